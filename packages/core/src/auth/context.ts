@@ -1,0 +1,26 @@
+import type { ResolvedConfig } from "../config/options.ts";
+import type { Clock, Random } from "../ports/clock.ts";
+import type { Store } from "../ports/store.ts";
+import type { PasswordHasher } from "../password/argon2.ts";
+import type { AuthEvents } from "../events/events.ts";
+import type { SessionService } from "../session/session.ts";
+import type { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
+import type { Mailer } from "../email/mailer.ts";
+import type { OneTimeSecrets } from "../one-time/one-time.ts";
+
+/** What every feature service is built on. Created once by `createAuthCore`. */
+export interface AuthContext {
+  config: ResolvedConfig;
+  store: Store;
+  clock: Clock;
+  random: Random;
+  hasher: PasswordHasher;
+  events: AuthEvents;
+  sessions: SessionService;
+  lockout: Lockout;
+  rateLimiter: RateLimiter;
+  mailer: Mailer;
+  secrets: OneTimeSecrets;
+  /** Spends one password hash so unknown identifiers cost the same as known ones. */
+  burnPasswordHash(password: string): Promise<void>;
+}

@@ -1,0 +1,7 @@
+export { createAuthCore } from "./auth-core.ts";
+export type { AuthCore } from "./auth-core.ts";
+export type { AuthContext } from "./context.ts";
+export type { AuthPlugin } from "./plugin.ts";
+export type { RequestMeta } from "./request-meta.ts";
+export { SERVER_CALL } from "./request-meta.ts";
+export { normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./validation.ts";

@@ -1,0 +1,216 @@
+import { AuthConfigError } from "../errors/errors.ts";
+import { parseDuration, type Duration } from "./duration.ts";
+import type { Store } from "../ports/store.ts";
+import type { Clock, Random } from "../ports/clock.ts";
+import type { PasswordHasher } from "../password/argon2.ts";
+import type { EmailSender, EmailTemplates } from "../email/email.ts";
+import type { AuthPlugin } from "../auth/plugin.ts";
+
+export interface RateLimitRule {
+  window: Duration;
+  max: number;
+}
+
+/** Everything `createAuth` accepts (hono-adapter adds HTTP-only options such as `getClientIp`). */
+export interface AuthOptions {
+  /** At least 32 characters; derives the JWT key-encryption key. `latchkey secret` prints one. */
+  secret: string;
+  database: Store;
+  /** Application base URL: callback links, JWT issuer/audience defaults, trusted origin. Required in production. */
+  baseUrl?: string;
+  /** Prefix of the standalone handler (`auth.handler`); the sub-app itself is unprefixed. Default "/auth". */
+  basePath?: string;
+  /** "production" (default) refuses insecure cookies; "development" allows them and prints emails in full. */
+  environment?: "production" | "development";
+  /** Shown in emails. Default "Latchkey". */
+  appName?: string;
+  cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" };
+  email?: { sender?: EmailSender; from?: string; templates?: EmailTemplates };
+  trustedOrigins?: string[];
+  session?: { expiresIn?: Duration; updateAge?: Duration };
+  emailPassword?: {
+    allowUsernameChange?: boolean;
+    requireUsername?: boolean;
+    minPasswordLength?: number;
+    maxPasswordLength?: number;
+    passwordReset?: { expiresIn?: Duration; callbackPath?: string; callbackUrlOverride?: string };
+  };
+  emailVerification?: { expiresIn?: Duration; callbackPath?: string; requireVerifiedForSignIn?: boolean; callbackUrlOverride?: string };
+  deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
+  rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
+  lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
+  plugins?: AuthPlugin[];
+  /** Tests only: keep plaintext codes in memory for `auth.getOtp(identifier)`. */
+  captureOtp?: boolean;
+  /** Injected for tests; defaults to the system clock and Web Crypto. */
+  clock?: Clock;
+  random?: Random;
+  /** Default: argon2id m=19456 KiB, t=2, p=1 (native where it loads, else @noble/hashes). */
+  passwordHasher?: PasswordHasher;
+}
+
+export interface ResolvedRule {
+  windowMs: number;
+  max: number;
+}
+
+export interface ResolvedConfig {
+  secret: string;
+  baseUrl: string;
+  baseOrigin: string;
+  basePath: string;
+  environment: "production" | "development";
+  appName: string;
+  cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" };
+  email: { from: string; templates: EmailTemplates };
+  trustedOrigins: string[];
+  session: { expiresInMs: number; updateAgeMs: number };
+  emailPassword: { allowUsernameChange: boolean; requireUsername: boolean; minPasswordLength: number; maxPasswordLength: number; passwordReset: { expiresInMs: number; callbackPath: string; callbackUrlOverride: string | null } };
+  emailVerification: { expiresInMs: number; callbackPath: string; requireVerifiedForSignIn: boolean; callbackUrlOverride: string | null };
+  deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
+  rateLimit: { enabled: boolean; global: ResolvedRule; rules: Record<string, ResolvedRule | false> };
+  lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
+  captureOtp: boolean;
+}
+
+/** Per-IP rules the service applies unless overridden by `rateLimit.rules` (paths relative to the mount). */
+export const DEFAULT_RATE_LIMIT_RULES: Record<string, RateLimitRule> = {
+  "/sign-in/email": { window: "1m", max: 10 },
+  "/sign-up/email": { window: "1m", max: 10 },
+  "/request-password-reset": { window: "1m", max: 3 },
+  "/reset-password": { window: "1m", max: 10 },
+  "/send-verification-email": { window: "1m", max: 3 },
+  "/verify-email": { window: "1m", max: 10 },
+  "/verify-password": { window: "1m", max: 10 },
+  "/change-password": { window: "1m", max: 10 },
+  "/delete-account": { window: "1m", max: 10 },
+  "/delete-account/request": { window: "1m", max: 3 },
+  "/delete-account/confirm": { window: "1m", max: 10 },
+  "/email-otp/send-verification-otp": { window: "1m", max: 3 },
+  "/email-otp/request-password-reset": { window: "1m", max: 3 },
+  "/email-otp/request-email-change": { window: "1m", max: 3 },
+  "/email-otp/check-verification-otp": { window: "1m", max: 10 },
+  "/sign-in/email-otp": { window: "1m", max: 10 },
+  "/email-otp/verify-email": { window: "1m", max: 10 },
+  "/email-otp/reset-password": { window: "1m", max: 10 },
+  "/email-otp/change-email": { window: "1m", max: 10 },
+};
+
+function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {
+  if (value === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new AuthConfigError(field, "must be an absolute URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new AuthConfigError(field, "must be http(s)");
+  if (url.origin === baseOrigin) throw new AuthConfigError(field, "is only for another origin; use callbackPath for baseUrl's origin");
+  return url.toString();
+}
+
+function path(value: string | undefined, fallback: string, field: string): string {
+  const v = value ?? fallback;
+  if (!v.startsWith("/") || v.startsWith("//") || v.includes("\\")) throw new AuthConfigError(field, "must be a path starting with a single /");
+  return v;
+}
+
+function rule(r: RateLimitRule, field: string): ResolvedRule {
+  if (!Number.isInteger(r.max) || r.max < 1) throw new AuthConfigError(`${field}.max`, "must be a positive integer");
+  return { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
+}
+
+/** Validates options and fills defaults. Throws `AuthConfigError` naming the first bad field. */
+export function resolveConfig(options: AuthOptions): ResolvedConfig {
+  if (options === null || typeof options !== "object") throw new AuthConfigError("options", "must be an object");
+  if (typeof options.secret !== "string" || options.secret.length < 32) throw new AuthConfigError("secret", "must be a string of at least 32 characters (run `latchkey secret`)");
+  if (!options.database || typeof options.database !== "object" || !("users" in options.database)) throw new AuthConfigError("database", "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
+  const environment = options.environment ?? "production";
+  if (environment !== "production" && environment !== "development") throw new AuthConfigError("environment", 'must be "production" or "development"');
+  if (environment === "production" && options.baseUrl === undefined) throw new AuthConfigError("baseUrl", "is required in production (callback links and CSRF origins are built from it)");
+  const baseUrlText = options.baseUrl ?? "http://localhost:3000";
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(baseUrlText);
+  } catch {
+    throw new AuthConfigError("baseUrl", "must be an absolute URL");
+  }
+  const secure = options.cookies?.secure ?? true;
+  if (environment === "production" && !secure) throw new AuthConfigError("cookies.secure", "cannot be false in production (set environment: \"development\" for local HTTP)");
+  const basePath = options.basePath ?? "/auth";
+  if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');
+  const trustedOrigins = (options.trustedOrigins ?? []).map((o, i) => {
+    try {
+      return new URL(o).origin;
+    } catch {
+      throw new AuthConfigError(`trustedOrigins[${i}]`, "must be an absolute URL");
+    }
+  });
+  const minPasswordLength = options.emailPassword?.minPasswordLength ?? 8;
+  const maxPasswordLength = options.emailPassword?.maxPasswordLength ?? 128;
+  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1) throw new AuthConfigError("emailPassword.minPasswordLength", "must be a positive integer");
+  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024) throw new AuthConfigError("emailPassword.maxPasswordLength", "must be an integer between minPasswordLength and 1024");
+  const rules: Record<string, ResolvedRule | false> = {};
+  for (const [p, r] of Object.entries(DEFAULT_RATE_LIMIT_RULES)) rules[p] = rule(r, `rateLimit.rules["${p}"]`);
+  for (const [p, r] of Object.entries(options.rateLimit?.rules ?? {})) rules[p] = r === false ? false : rule(r, `rateLimit.rules["${p}"]`);
+  const maxFailures = options.lockout?.maxFailures ?? 5;
+  if (!Number.isInteger(maxFailures) || maxFailures < 1) throw new AuthConfigError("lockout.maxFailures", "must be a positive integer");
+  const sessionExpires = parseDuration(options.session?.expiresIn ?? "7d", "session.expiresIn");
+  const updateAge = parseDuration(options.session?.updateAge ?? "1d", "session.updateAge");
+  if (updateAge > sessionExpires) throw new AuthConfigError("session.updateAge", "must not exceed session.expiresIn");
+  const subject = options.deleteAccount?.subject ?? "Confirm account deletion";
+  if (typeof subject !== "string" || subject.length === 0) throw new AuthConfigError("deleteAccount.subject", "must be a non-empty string");
+
+  return {
+    secret: options.secret,
+    baseUrl: baseUrl.toString().replace(/\/$/, ""),
+    baseOrigin: baseUrl.origin,
+    basePath,
+    environment,
+    appName: options.appName ?? "Latchkey",
+    cookies: {
+      secure,
+      name: secure ? "__Secure-latchkey.session" : "latchkey.session",
+      domain: options.cookies?.domain ?? null,
+      sameSite: options.cookies?.sameSite ?? "Lax",
+    },
+    email: { from: options.email?.from ?? `no-reply@${baseUrl.hostname}`, templates: options.email?.templates ?? {} },
+    trustedOrigins: [baseUrl.origin, ...trustedOrigins],
+    session: { expiresInMs: sessionExpires, updateAgeMs: updateAge },
+    emailPassword: {
+      allowUsernameChange: options.emailPassword?.allowUsernameChange ?? false,
+      requireUsername: options.emailPassword?.requireUsername ?? false,
+      minPasswordLength,
+      maxPasswordLength,
+      passwordReset: {
+        expiresInMs: parseDuration(options.emailPassword?.passwordReset?.expiresIn ?? "1h", "emailPassword.passwordReset.expiresIn"),
+        callbackPath: path(options.emailPassword?.passwordReset?.callbackPath, "/reset-password", "emailPassword.passwordReset.callbackPath"),
+        callbackUrlOverride: callbackOverride(options.emailPassword?.passwordReset?.callbackUrlOverride, "emailPassword.passwordReset.callbackUrlOverride", baseUrl.origin),
+      },
+    },
+    emailVerification: {
+      expiresInMs: parseDuration(options.emailVerification?.expiresIn ?? "1d", "emailVerification.expiresIn"),
+      callbackPath: path(options.emailVerification?.callbackPath, "/verify-email", "emailVerification.callbackPath"),
+      requireVerifiedForSignIn: options.emailVerification?.requireVerifiedForSignIn ?? false,
+      callbackUrlOverride: callbackOverride(options.emailVerification?.callbackUrlOverride, "emailVerification.callbackUrlOverride", baseUrl.origin),
+    },
+    deleteAccount: {
+      expiresInMs: parseDuration(options.deleteAccount?.expiresIn ?? "1h", "deleteAccount.expiresIn"),
+      callbackPath: path(options.deleteAccount?.callbackPath, "/delete-account/confirm", "deleteAccount.callbackPath"),
+      subject,
+      callbackUrlOverride: callbackOverride(options.deleteAccount?.callbackUrlOverride, "deleteAccount.callbackUrlOverride", baseUrl.origin),
+    },
+    rateLimit: {
+      enabled: options.rateLimit?.enabled ?? true,
+      global: rule({ window: options.rateLimit?.window ?? "10s", max: options.rateLimit?.max ?? 100 }, "rateLimit"),
+      rules,
+    },
+    lockout: {
+      enabled: options.lockout?.enabled ?? true,
+      maxFailures,
+      windowMs: parseDuration(options.lockout?.window ?? "15m", "lockout.window"),
+      durationMs: parseDuration(options.lockout?.duration ?? "15m", "lockout.duration"),
+    },
+    captureOtp: options.captureOtp ?? false,
+  };
+}

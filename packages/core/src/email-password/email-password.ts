@@ -1,0 +1,175 @@
+import { AuthError } from "../errors/errors.ts";
+import { randomId } from "../crypto/crypto.ts";
+import { checkPasswordLength, normalizeEmail, normalizeUsername, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
+import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AccountRecord, UserRecord } from "../ports/records.ts";
+import type { EmailVerificationService } from "../email-verification/email-verification.ts";
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  name?: string | null;
+  username?: string | null;
+  image?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export type SignUpResult = SignInResult | { success: true };
+
+export type SignInInput = { email: string; password: string } | { username: string; password: string };
+
+/** The lockout identifier of an email or username. */
+export function lockoutIdentifier(input: { email: string } | { username: string }): string {
+  return "email" in input ? `email:${input.email}` : `username:${input.username}`;
+}
+
+/** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
+export class EmailPasswordService {
+  constructor(private readonly ctx: AuthContext, private readonly verification: EmailVerificationService) {}
+
+  private credentialAccount(userId: string, passwordHash: string): AccountRecord {
+    const now = new Date(this.ctx.clock.now());
+    return { id: randomId(this.ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now };
+  }
+
+  /** Validates and inserts a user with a credential account; throws on a taken username, returns null on a taken email. */
+  private async insertUser(input: SignUpInput, interactive: boolean, emailVerified: boolean): Promise<UserRecord | null> {
+    const { config, clock } = this.ctx;
+    const email = normalizeEmail(input.email);
+    checkPasswordLength(config, input.password);
+    const username = input.username == null ? null : normalizeUsername(input.username);
+    if (interactive && config.emailPassword.requireUsername && username === null) throw new AuthError("USERNAME_REQUIRED", "A username is required");
+    const passwordHash = await this.ctx.hasher.hash(input.password);
+    const now = new Date(clock.now());
+    const user: UserRecord = {
+      id: randomId(this.ctx.random), email, emailVerified, name: input.name ?? null, image: input.image ?? null,
+      username, metadata: input.metadata ?? {}, createdAt: now, updatedAt: now,
+    };
+    const created = await this.ctx.store.users.create(user, [this.credentialAccount(user.id, passwordHash)]);
+    if (created.ok) return created.value;
+    if (created.conflict === "username") throw new AuthError("USERNAME_TAKEN", "That username is taken");
+    return null;
+  }
+
+  /** Interactive sign-up. With `requireVerifiedForSignIn` no session is issued and new and existing emails answer alike. */
+  async signUp(input: SignUpInput, meta: RequestMeta): Promise<SignUpResult> {
+    const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
+    const user = await this.insertUser(input, true, false);
+    if (!user) {
+      if (requireVerified) return { success: true };
+      throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+    }
+    await this.ctx.events.emit("UserSignedUp", { userId: user.id, email: user.email, at: user.createdAt, ip: meta.ip, userAgent: meta.userAgent });
+    if (requireVerified) {
+      await this.verification.sendFor(user, undefined, meta);
+      return { success: true };
+    }
+    return this.ctx.sessions.create(user, meta);
+  }
+
+  /** Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. */
+  async signIn(input: SignInInput, meta: RequestMeta): Promise<SignInResult> {
+    const { ctx } = this;
+    const byEmail = "email" in input;
+    const value = byEmail ? normalizeEmail(input.email) : input.username.trim().toLowerCase();
+    const identifier = lockoutIdentifier(byEmail ? { email: value } : { username: value });
+    await ctx.lockout.assertNotLocked(identifier);
+    const user = byEmail ? await ctx.store.users.findByEmail(value) : await ctx.store.users.findByUsername(value);
+    const account = user ? (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash) : undefined;
+    const valid = account?.passwordHash ? await ctx.hasher.verify(account.passwordHash, input.password) : (await ctx.burnPasswordHash(input.password), false);
+    if (!user || !valid) {
+      await ctx.lockout.recordFailure(identifier, meta);
+      await ctx.events.emit("SignInFailed", { identifier, reason: "invalid-credentials", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+      throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
+    }
+    await ctx.lockout.reset(identifier);
+    if (ctx.config.emailVerification.requireVerifiedForSignIn && !user.emailVerified) {
+      throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
+    }
+    const result = await ctx.sessions.create(user, meta);
+    await ctx.events.emit("UserSignedIn", { userId: user.id, method: "password", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    return result;
+  }
+
+  async signOut(token: string, meta: RequestMeta): Promise<void> {
+    const session = await this.ctx.sessions.revokeToken(token);
+    if (session) {
+      await this.ctx.events.emit("SessionRevoked", { userId: session.userId, sessionId: session.id, reason: "sign-out", count: 1, at: new Date(this.ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    }
+  }
+
+  /** Verifies the current password with lockout, for change-password, verify-password and delete-account. */
+  async verifyCurrentPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<boolean> {
+    const { ctx } = this;
+    const identifier = lockoutIdentifier({ email: user.email });
+    await ctx.lockout.assertNotLocked(identifier);
+    const account = (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash);
+    const valid = account?.passwordHash ? await ctx.hasher.verify(account.passwordHash, password) : (await ctx.burnPasswordHash(password), false);
+    if (!valid) {
+      await ctx.lockout.recordFailure(identifier, meta);
+      return false;
+    }
+    await ctx.lockout.reset(identifier);
+    return true;
+  }
+
+  async changePassword(current: ValidatedSession, input: { currentPassword: string; newPassword: string; revokeOtherSessions?: boolean }, meta: RequestMeta): Promise<void> {
+    const { ctx } = this;
+    checkPasswordLength(ctx.config, input.newPassword);
+    if (!(await this.verifyCurrentPassword(current.userRecord, input.currentPassword, meta))) {
+      throw new AuthError("INVALID_PASSWORD", "The current password is wrong");
+    }
+    const userId = current.userRecord.id;
+    await ctx.store.accounts.upsertPassword(userId, this.credentialAccount(userId, await ctx.hasher.hash(input.newPassword)));
+    const at = new Date(ctx.clock.now());
+    await ctx.events.emit("PasswordChanged", { userId, method: "change-password", at, ip: meta.ip, userAgent: meta.userAgent });
+    if (input.revokeOtherSessions) {
+      const count = await ctx.sessions.revokeAll(userId, current.session.id);
+      await ctx.events.emit("SessionRevoked", { userId, sessionId: null, reason: "password-changed", count, at, ip: meta.ip, userAgent: meta.userAgent });
+    }
+  }
+
+  /** Emails a reset link when the email belongs to a user; answers the same either way. */
+  async requestPasswordReset(input: { email: string; redirectTo?: string | null }, meta: RequestMeta): Promise<{ success: true }> {
+    const { ctx } = this;
+    const { passwordReset } = ctx.config.emailPassword;
+    const email = normalizeEmail(input.email);
+    const target = resolveCallbackUrl(ctx.config, input.redirectTo, passwordReset.callbackUrlOverride ?? ctx.config.baseUrl + passwordReset.callbackPath);
+    const user = await ctx.store.users.findByEmail(email);
+    if (!user) return { success: true };
+    const identifier = `password-reset:${user.id}`;
+    const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
+    const at = new Date(ctx.clock.now());
+    await ctx.events.emit("OtpRequested", { identifier: email, purpose: "password-reset-link", at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("OtpGenerated", { identifier: email, purpose: "password-reset-link", plain: token, at, ip: meta.ip, userAgent: meta.userAgent });
+    ctx.mailer.sendInBackground(meta, email, "password-reset", { url: withQuery(target, { token }), token, expiresInMinutes: String(Math.round(passwordReset.expiresInMs / 60000)) });
+    return { success: true };
+  }
+
+  /** Sets a new password from an emailed token and revokes every session of the user. */
+  async resetPassword(input: { token: string; newPassword: string }, meta: RequestMeta): Promise<{ success: true }> {
+    const { ctx } = this;
+    checkPasswordLength(ctx.config, input.newPassword);
+    const passwordHash = await ctx.hasher.hash(input.newPassword);
+    const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
+    const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
+    if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    await ctx.store.accounts.upsertPassword(user.id, this.credentialAccount(user.id, passwordHash));
+    const count = await ctx.sessions.revokeAll(user.id);
+    const at = new Date(ctx.clock.now());
+    await ctx.events.emit("OtpVerified", { identifier: user.email, purpose: "password-reset-link", userId: user.id, at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("PasswordChanged", { userId: user.id, method: "reset-token", at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "password-reset", count, at, ip: meta.ip, userAgent: meta.userAgent });
+    return { success: true };
+  }
+
+  /** Trusted server code: create a user (username optional even with `requireUsername`); no session. */
+  async createUser(input: SignUpInput & { emailVerified?: boolean }, meta: RequestMeta): Promise<UserView> {
+    const user = await this.insertUser(input, false, input.emailVerified ?? false);
+    if (!user) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+    await this.ctx.events.emit("UserSignedUp", { userId: user.id, email: user.email, at: user.createdAt, ip: meta.ip, userAgent: meta.userAgent });
+    return toUserView(user);
+  }
+}

@@ -1,0 +1,1 @@
+export { EmailVerificationService } from "./email-verification.ts";

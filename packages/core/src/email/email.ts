@@ -1,0 +1,75 @@
+/** One outgoing email. */
+export interface EmailMessage {
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** Which template produced it (e.g. "verification", "otp-sign-in"); lets senders route or tag. */
+  template: string;
+}
+
+/** The email port: one asynchronous operation. */
+export interface EmailSender {
+  send(message: EmailMessage): Promise<void>;
+}
+
+/**
+ * The default sender: writes mail to the console. In `environment: "development"` it prints the whole
+ * message (that is how a developer receives codes locally); in production it prints only recipient and
+ * subject, so codes and links never reach logs. Configure a real sender for production.
+ *
+ * @example
+ * import { consoleEmailSender } from "@latchkey/core";
+ * createAuth({ ..., email: { sender: consoleEmailSender({ showBody: true }) } });
+ */
+export function consoleEmailSender(options: { showBody?: boolean; log?: (line: string) => void } = {}): EmailSender & { showBody: boolean | undefined } {
+  const log = options.log ?? ((line: string) => console.log(line));
+  return {
+    showBody: options.showBody,
+    async send(message) {
+      const head = `[latchkey email] to=${message.to} subject=${JSON.stringify(message.subject)}`;
+      log(options.showBody ? `${head}\n${message.text}` : `${head} (body withheld: set environment "development" or configure a sender)`);
+    },
+  };
+}
+
+/** Template name -> source text with `{{variable}}` placeholders. Names ending in `.html` escape their variables. */
+export type EmailTemplates = Record<string, string>;
+
+export const DEFAULT_TEMPLATES: EmailTemplates = {
+  "verification.subject": "Verify your email",
+  "verification.txt": "Confirm your email address for {{appName}} by opening this link:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email.",
+  "verification.html": "<p>Confirm your email address for {{appName}}.</p><p><a href=\"{{url}}\">Verify email</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email.</p>",
+  "password-reset.subject": "Reset your password",
+  "password-reset.txt": "Someone asked to reset the password of your {{appName}} account. Open this link to choose a new one:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.",
+  "password-reset.html": "<p>Someone asked to reset the password of your {{appName}} account.</p><p><a href=\"{{url}}\">Choose a new password</a></p><p>The link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.</p>",
+  "delete-account.subject": "Confirm account deletion",
+  "delete-account.txt": "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
+  "delete-account.html": "<p>Open this link to delete your {{appName}} account for good.</p><p><a href=\"{{url}}\">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>",
+  "otp.subject": "Your {{appName}} code: {{otp}}",
+  "otp.txt": "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",
+  "otp.html": "<p>Your {{appName}} code to {{action}} is</p><p style=\"font-size:24px;letter-spacing:4px\"><strong>{{otp}}</strong></p><p>It expires in {{expiresInMinutes}} minutes. Do not share it.</p>",
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+}
+
+/** Fills `{{name}}` placeholders; unknown names render empty. HTML templates escape values. */
+export function renderTemplate(source: string, vars: Record<string, string>, html: boolean): string {
+  return source.replace(/\{\{\s*([a-zA-Z0-9_]+)\s*\}\}/g, (_, name: string) => {
+    const value = vars[name] ?? "";
+    return html ? escapeHtml(value) : value;
+  });
+}
+
+/** Renders `<name>.subject`, `<name>.txt` and `<name>.html`, falling back to the defaults. */
+export function renderEmail(templates: EmailTemplates, name: string, vars: Record<string, string>): { subject: string; text: string; html: string } {
+  const pick = (suffix: string) => templates[`${name}.${suffix}`] ?? DEFAULT_TEMPLATES[`${name}.${suffix}`] ?? "";
+  return {
+    subject: renderTemplate(pick("subject"), vars, false),
+    text: renderTemplate(pick("txt"), vars, false),
+    html: renderTemplate(pick("html"), vars, true),
+  };
+}

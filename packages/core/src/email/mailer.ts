@@ -1,0 +1,24 @@
+import type { ResolvedConfig } from "../config/options.ts";
+import { renderEmail, type EmailSender } from "./email.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+
+/** Renders a named template and hands it to the configured sender. */
+export class Mailer {
+  constructor(private readonly config: ResolvedConfig, readonly sender: EmailSender) {}
+
+  async send(to: string, template: string, vars: Record<string, string>, subjectOverride?: string): Promise<void> {
+    const rendered = renderEmail(this.config.email.templates, template, { appName: this.config.appName, ...vars });
+    await this.sender.send({ to, from: this.config.email.from, template, ...rendered, subject: subjectOverride ?? rendered.subject });
+  }
+
+  /**
+   * Sends without letting delivery time or failure show in the response (anti-enumeration endpoints):
+   * handed to `waitUntil` when the runtime has one. Failures are logged without the message body.
+   */
+  sendInBackground(meta: RequestMeta, to: string, template: string, vars: Record<string, string>, subjectOverride?: string): void {
+    const task = this.send(to, template, vars, subjectOverride).catch((error: unknown) => {
+      console.error(`[latchkey] email "${template}" could not be sent:`, error instanceof Error ? error.message : "unknown error");
+    });
+    meta.waitUntil?.(task);
+  }
+}

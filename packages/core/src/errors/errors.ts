@@ -1,0 +1,84 @@
+/** Every error code Latchkey can answer with. The HTTP status of each lives in one table in hono-adapter. */
+export type AuthErrorCode =
+  | "INVALID_REQUEST"
+  | "INVALID_EMAIL"
+  | "INVALID_PASSWORD"
+  | "INVALID_CREDENTIALS"
+  | "USER_ALREADY_EXISTS"
+  | "USERNAME_TAKEN"
+  | "USERNAME_REQUIRED"
+  | "USERNAME_CHANGE_DISABLED"
+  | "EMAIL_NOT_VERIFIED"
+  | "EMAIL_TAKEN"
+  | "PASSWORD_ALREADY_SET"
+  | "PASSWORD_TOO_SHORT"
+  | "PASSWORD_TOO_LONG"
+  | "INVALID_USERNAME"
+  | "NO_PASSWORD"
+  | "INVALID_OTP"
+  | "OTP_EXPIRED"
+  | "TOO_MANY_ATTEMPTS"
+  | "INVALID_TOKEN"
+  | "ACCOUNT_LOCKED"
+  | "RATE_LIMITED"
+  | "INVALID_API_KEY"
+  | "KEY_DISABLED"
+  | "KEY_EXPIRED"
+  | "KEY_NOT_FOUND"
+  | "USAGE_EXCEEDED"
+  | "INSUFFICIENT_PERMISSIONS"
+  | "SERVER_ONLY_PROPERTY"
+  | "INVALID_ORIGIN"
+  | "INVALID_CALLBACK_URL"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "PAYLOAD_TOO_LARGE"
+  | "NOT_FOUND"
+  | "JWT_KEY_UNREADABLE"
+  | "INVALID_JWT"
+  | "INTERNAL_ERROR";
+
+export interface AuthErrorOptions {
+  cause?: unknown;
+  /** Seconds until the caller may retry (lockout, rate limits). */
+  retryAfter?: number;
+  /** Field-level details, e.g. validation paths. Never secrets. */
+  details?: unknown;
+}
+
+/**
+ * The one error type of Latchkey. Core throws it; hono-adapter maps `code` to a status.
+ *
+ * @example
+ * import { AuthError } from "@latchkey/core";
+ * throw new AuthError("INVALID_OTP", "The code is wrong");
+ */
+export class AuthError extends Error {
+  override readonly name = "AuthError";
+  readonly code: AuthErrorCode;
+  readonly retryAfter: number | undefined;
+  readonly details: unknown;
+
+  constructor(code: AuthErrorCode, message: string, options: AuthErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryAfter = options.retryAfter;
+    this.details = options.details;
+  }
+}
+
+/**
+ * Thrown by `createAuth` (and plugin factories) when an option is invalid. `field` names the option.
+ *
+ * @example
+ * import { AuthConfigError } from "@latchkey/core";
+ * try { emailOtp({ codeLength: 2 }); } catch (e) { if (e instanceof AuthConfigError) console.log(e.field); }
+ */
+export class AuthConfigError extends Error {
+  override readonly name = "AuthConfigError";
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(`${field} ${message}`);
+    this.field = field;
+  }
+}

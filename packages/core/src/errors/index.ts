@@ -1,0 +1,2 @@
+export { AuthError, AuthConfigError } from "./errors.ts";
+export type { AuthErrorCode, AuthErrorOptions } from "./errors.ts";

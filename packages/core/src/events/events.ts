@@ -1,0 +1,82 @@
+/** Fields every event carries. */
+export interface EventBase {
+  at: Date;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export type OtpPurpose = "sign-in" | "email-verification" | "password-reset" | "email-change";
+
+/** Event name -> payload. Secrets appear only in `OtpGenerated`. */
+export interface AuthEventMap {
+  UserSignedUp: EventBase & { userId: string; email: string };
+  UserSignedIn: EventBase & { userId: string; method: "password" | "email-otp" | "email-verification" };
+  SignInFailed: EventBase & { identifier: string; reason: string };
+  SessionRevoked: EventBase & { userId: string; sessionId: string | null; reason: string; count: number };
+  PasswordChanged: EventBase & { userId: string; method: "change-password" | "reset-token" | "reset-otp" | "set-password" };
+  EmailVerified: EventBase & { userId: string; email: string };
+  EmailChanged: EventBase & { userId: string; oldEmail: string; newEmail: string };
+  AccountDeleted: EventBase & { userId: string; email: string };
+  AccountLocked: EventBase & { identifier: string; until: Date };
+  UserUpdated: EventBase & { userId: string; fields: string[] };
+  ApiKeyCreated: EventBase & { keyId: string; userId: string };
+  ApiKeyRevoked: EventBase & { keyId: string; userId: string };
+  ApiKeyVerifyFailed: EventBase & { keyId?: string; code: string };
+  OtpRequested: EventBase & { identifier: string; purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account" };
+  OtpVerified: EventBase & { identifier: string; purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account"; userId: string | null };
+  OtpVerifyFailed: EventBase & { identifier: string; purpose: OtpPurpose; attemptCount: number };
+  /** Carries the plaintext code or token. Never audited; meant for custom delivery and `captureOtp` in tests. */
+  OtpGenerated: EventBase & { identifier: string; purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account"; plain: string };
+}
+
+export type AuthEventName = keyof AuthEventMap;
+export type AuthEvent = { [K in AuthEventName]: { type: K } & AuthEventMap[K] }[AuthEventName];
+export type AuthEventListener<K extends AuthEventName> = (event: AuthEventMap[K] & { type: K }) => void | Promise<void>;
+
+/**
+ * Typed event bus. Listeners run in order; a failing listener is reported to `onError` and never breaks the flow.
+ *
+ * @example
+ * auth.events.on("OtpVerified", (e) => console.log(e.identifier, e.userId));
+ */
+export class AuthEvents {
+  readonly #listeners = new Map<AuthEventName, Set<AuthEventListener<AuthEventName>>>();
+  readonly #any = new Set<(event: AuthEvent) => void | Promise<void>>();
+  readonly #onError: (error: unknown) => void;
+
+  constructor(onError: (error: unknown) => void = (error) => console.error("[latchkey] event listener failed", error)) {
+    this.#onError = onError;
+  }
+
+  on<K extends AuthEventName>(name: K, listener: AuthEventListener<K>): () => void {
+    let set = this.#listeners.get(name);
+    if (!set) this.#listeners.set(name, (set = new Set()));
+    set.add(listener as unknown as AuthEventListener<AuthEventName>);
+    return () => set.delete(listener as unknown as AuthEventListener<AuthEventName>);
+  }
+
+  /** Every event (used by `auditLog()`). */
+  onAny(listener: (event: AuthEvent) => void | Promise<void>): () => void {
+    this.#any.add(listener);
+    return () => this.#any.delete(listener);
+  }
+
+  /** Runs the listeners and waits for async ones, so effects (audit rows) exist when the request answers. */
+  async emit<K extends AuthEventName>(name: K, payload: AuthEventMap[K]): Promise<void> {
+    const set = this.#listeners.get(name);
+    if (!set?.size && !this.#any.size) return;
+    const event = { type: name, ...payload } as AuthEventMap[K] & { type: K };
+    const pending: Promise<void>[] = [];
+    const run = (fn: () => void | Promise<void>) => {
+      try {
+        const r = fn();
+        if (r) pending.push(r.catch(this.#onError));
+      } catch (error) {
+        this.#onError(error);
+      }
+    };
+    if (set) for (const l of set) run(() => l(event));
+    for (const l of this.#any) run(() => l(event as unknown as AuthEvent));
+    if (pending.length) await Promise.all(pending);
+  }
+}

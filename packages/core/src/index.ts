@@ -1,0 +1,27 @@
+/**
+ * @latchkey/core: transport-free authentication logic over Web Crypto and storage ports.
+ *
+ * @example
+ * import { createAuthCore, AuthError, emailOtp } from "@latchkey/core";
+ */
+export { AuthError, AuthConfigError } from "./errors/index.ts";
+export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
+export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES } from "./config/index.ts";
+export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule } from "./config/index.ts";
+export { systemClock, webCryptoRandom, createTestClock } from "./ports/index.ts";
+export type * from "./ports/index.ts";
+export { base64url, fromBase64url, hashSecret, constantTimeEqual, randomId, randomToken, randomString, randomDigits, utf8, fromUtf8 } from "./crypto/index.ts";
+export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
+export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
+export { AuthEvents } from "./events/index.ts";
+export type { AuthEventMap, AuthEventName, AuthEvent, AuthEventListener, EventBase, OtpPurpose } from "./events/index.ts";
+export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
+export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
+export { SessionService, toUserView, toSessionView } from "./session/index.ts";
+export type { UserView, SessionView, Credentials, CookieDescriptor, SignInResult, ValidatedSession } from "./session/index.ts";
+export { RateLimiter, Lockout, ipBucket } from "./rate-limit/index.ts";
+export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.ts";
+export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
+export { EmailVerificationService } from "./email-verification/index.ts";
+export { createAuthCore, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
+export type { AuthCore, AuthContext, AuthPlugin, RequestMeta } from "./auth/index.ts";

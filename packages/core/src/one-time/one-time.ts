@@ -1,0 +1,46 @@
+import { AuthError } from "../errors/errors.ts";
+import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
+import type { Clock, Random } from "../ports/clock.ts";
+import type { VerificationRecord } from "../ports/records.ts";
+import type { Store } from "../ports/store.ts";
+
+/**
+ * Single-use link tokens (email verification, password reset, account deletion): 32 random bytes, only the
+ * SHA-256 stored, one live token per identifier, consumed atomically. OTP codes build on the same rows.
+ */
+export class OneTimeSecrets {
+  constructor(private readonly store: Store, private readonly clock: Clock, private readonly random: Random) {}
+
+  /** Issues a new token for `identifier` (earlier ones die) and returns the plain token. */
+  async issueToken(identifier: string, userId: string | null, ttlMs: number, payload: string | null = null): Promise<string> {
+    const token = randomToken(this.random, 32);
+    await this.issue(identifier, hashSecret(token), userId, ttlMs, payload);
+    return token;
+  }
+
+  /** Stores a hashed secret for `identifier`, replacing earlier ones. */
+  async issue(identifier: string, valueHash: string, userId: string | null, ttlMs: number, payload: string | null): Promise<VerificationRecord> {
+    const now = this.clock.now();
+    const record: VerificationRecord = {
+      id: randomId(this.random), identifier, valueHash, attemptCount: 0,
+      expiresAt: new Date(now + ttlMs), createdAt: new Date(now), userId, payload,
+    };
+    await this.store.verifications.issue(record);
+    return record;
+  }
+
+  /**
+   * Consumes a link token whose identifier starts with `identifierPrefix`. Exactly one of N concurrent
+   * callers wins; everything else (unknown, other purpose, expired, lost race) is INVALID_TOKEN.
+   */
+  async consumeToken(token: string, identifierPrefix: string): Promise<VerificationRecord> {
+    const invalid = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
+    const found = await this.store.verifications.findByValueHash(hashSecret(token));
+    if (!found || !found.identifier.startsWith(identifierPrefix)) throw invalid();
+    const consumed = await this.store.verifications.consume(found.id);
+    if (!consumed) throw invalid();
+    if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalid();
+    return consumed;
+  }
+}

@@ -1,0 +1,126 @@
+/** Metadata and permission objects are stored as JSON. */
+export type JsonObject = { [key: string]: unknown };
+
+/** `resource -> actions`, e.g. `{ files: ["read", "write"] }`. */
+export type Permissions = Record<string, string[]>;
+
+export interface UserRecord {
+  id: string;
+  /** Trimmed, lower-cased. Unique. */
+  email: string;
+  emailVerified: boolean;
+  name: string | null;
+  image: string | null;
+  /** Unique when set. Stored lower-cased. */
+  username: string | null;
+  metadata: JsonObject;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  /** SHA-256 of the session token, base64url. The token itself is never stored. */
+  tokenHash: string;
+  expiresAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** `credential` holds a password; `EMAIL_OTP` is created by OTP sign-in. */
+export type ProviderId = "credential" | "EMAIL_OTP" | (string & {});
+
+export interface AccountRecord {
+  id: string;
+  userId: string;
+  providerId: ProviderId;
+  /** PHC string (argon2id) for `credential` accounts, else null. */
+  passwordHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * A one-time secret: an OTP, a link token (email verification, password reset, account deletion).
+ * `identifier` binds it to a purpose and target, e.g. `otp:sign-in:ada@example.com`.
+ */
+export interface VerificationRecord {
+  id: string;
+  identifier: string;
+  /** SHA-256 of the plain code or token, base64url. */
+  valueHash: string;
+  attemptCount: number;
+  expiresAt: Date;
+  createdAt: Date;
+  /** The user the secret was issued for, when known (deleted with the user). */
+  userId: string | null;
+  /** Extra non-secret data, e.g. the new email of an email change. */
+  payload: string | null;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string | null;
+  prefix: string;
+  /** First characters of the key (prefix included), for display. */
+  start: string;
+  /** SHA-256 of the key, base64url. Unique. */
+  keyHash: string;
+  enabled: boolean;
+  metadata: JsonObject;
+  permissions: Permissions;
+  /** Uses left; null means unlimited. */
+  remaining: number | null;
+  /** Per-key rate limit: at most `rateLimitMax` uses per `rateLimitWindowMs`; null disables it. */
+  rateLimitMax: number | null;
+  rateLimitWindowMs: number | null;
+  /** Uses in the current window and when the window started (ms epoch as Date). */
+  requestCount: number;
+  windowStart: Date | null;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface JwkRecord {
+  id: string;
+  /** Monotonic, unique: concurrent creators of the same generation race on a unique constraint. */
+  generation: number;
+  alg: string;
+  /** Public JWK as JSON. */
+  publicKey: string;
+  /** Private JWK as JSON, or its AES-256-GCM envelope (see core/jwt). */
+  privateKey: string;
+  createdAt: Date;
+  /** When the key stopped signing (a newer key exists); null while current. */
+  retiredAt: Date | null;
+}
+
+export interface AuditRecord {
+  id: string;
+  type: string;
+  userId: string | null;
+  identifier: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  at: Date;
+  /** The event's other fields (no secrets), as JSON. */
+  data: JsonObject;
+}
+
+export interface CounterState {
+  count: number;
+  /** When the current window ends (ms epoch). */
+  resetAt: number;
+}
+
+/** A page of a keyset-paginated listing. `cursor` is opaque to callers. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,141 @@
+import type {
+  AccountRecord, ApiKeyRecord, AuditRecord, CounterState, JsonObject, JwkRecord, Page, Permissions,
+  SessionRecord, UserRecord, VerificationRecord,
+} from "./records.ts";
+
+/** Result of a write that may hit a unique constraint. */
+export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };
+
+export type UserPatch = Partial<Pick<UserRecord, "name" | "image" | "metadata" | "username" | "email" | "emailVerified" | "updatedAt">>;
+
+export interface UserStore {
+  /** Inserts the user and its accounts together (all or nothing). Email/username uniqueness is enforced by the store. */
+  create(user: UserRecord, accounts: AccountRecord[]): Promise<UniqueResult<UserRecord>>;
+  findById(id: string): Promise<UserRecord | null>;
+  findByEmail(email: string): Promise<UserRecord | null>;
+  findByUsername(username: string): Promise<UserRecord | null>;
+  /** Applies the patch; null when the user does not exist. Unique fields conflict atomically. */
+  update(id: string, patch: UserPatch): Promise<UniqueResult<UserRecord> | null>;
+  /**
+   * Deletes the user and every auth-owned row of theirs (sessions, accounts, API keys, verifications)
+   * in one atomic step. Audit rows stay. Returns false when the user was already gone.
+   */
+  delete(id: string): Promise<boolean>;
+}
+
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** The session and its user in one lookup; null when unknown. Expiry is checked by the caller. */
+  findByTokenHash(tokenHash: string): Promise<{ session: SessionRecord; user: UserRecord } | null>;
+  /** Sliding refresh. */
+  touch(id: string, expiresAt: Date, updatedAt: Date): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  /** Deletes all sessions of the user except `exceptId`; returns how many went. */
+  deleteByUser(userId: string, exceptId?: string): Promise<number>;
+  deleteExpired(now: Date): Promise<number>;
+}
+
+export interface AccountStore {
+  listByUser(userId: string): Promise<AccountRecord[]>;
+  create(account: AccountRecord): Promise<void>;
+  /** Sets the password of the user's credential account, creating the account when missing. */
+  upsertPassword(userId: string, account: AccountRecord): Promise<void>;
+  /** Creates the credential account only when the user has no password yet; false when one exists (atomic). */
+  setPasswordIfAbsent(userId: string, account: AccountRecord): Promise<boolean>;
+  /** Deletes every account of the user whose provider is not `keepProviderId`. Returns how many went. */
+  deleteAllExcept(userId: string, keepProviderId: string): Promise<number>;
+}
+
+export type FailedAttemptResult = { attemptCount: number; destroyed: boolean };
+
+export interface VerificationStore {
+  /** Deletes every row with the same identifier and inserts this one, atomically (each send rotates). */
+  issue(record: VerificationRecord): Promise<void>;
+  findByIdentifier(identifier: string): Promise<VerificationRecord | null>;
+  findByValueHash(valueHash: string): Promise<VerificationRecord | null>;
+  /** Deletes the row and returns it; null when already gone. Exactly one of N concurrent callers wins. */
+  consume(id: string): Promise<VerificationRecord | null>;
+  /**
+   * Atomically increments `attemptCount`; when it reaches `maxAttempts` the row is deleted.
+   * Null when the row was already gone.
+   */
+  recordFailedAttempt(id: string, maxAttempts: number): Promise<FailedAttemptResult | null>;
+  deleteByIdentifier(identifier: string): Promise<number>;
+  deleteExpired(now: Date): Promise<number>;
+}
+
+export interface CounterStore {
+  /**
+   * Fixed-window counter: increments `key` and returns the new count. A window that ended at or before `now`
+   * starts over at 1 with `resetAt = now + windowMs`. Atomic: N concurrent hits produce counts 1..N.
+   */
+  hit(key: string, windowMs: number, now: number): Promise<CounterState>;
+  /** Current state, or null when absent or its window ended. */
+  peek(key: string, now: number): Promise<CounterState | null>;
+  delete(key: string): Promise<void>;
+  /** Moves a counter to a new key (username change moves lockout state); overwrites `to`. */
+  rename(from: string, to: string): Promise<void>;
+}
+
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, "name" | "enabled" | "metadata" | "permissions" | "remaining" | "rateLimitMax" | "rateLimitWindowMs" | "expiresAt" | "updatedAt">>;
+
+/** Why an atomic use of an API key was refused. */
+export type ApiKeyUseRefusal = "NOT_FOUND" | "KEY_DISABLED" | "KEY_EXPIRED" | "USAGE_EXCEEDED" | "RATE_LIMITED";
+
+export type ApiKeyUseResult =
+  | { ok: true; key: ApiKeyRecord }
+  | { ok: false; reason: ApiKeyUseRefusal; key: ApiKeyRecord | null };
+
+export interface ApiKeyStore {
+  create(key: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  findById(id: string): Promise<ApiKeyRecord | null>;
+  /** Newest first; `cursor` is opaque (from a previous page). */
+  listByUser(userId: string, options: { limit: number; cursor: string | null }): Promise<Page<ApiKeyRecord>>;
+  /** Updates a key owned by `userId` (or any owner when `userId` is null); null when not found. */
+  update(id: string, userId: string | null, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
+  delete(id: string, userId: string | null): Promise<ApiKeyRecord | null>;
+  /** Deletes keys expired at `now`, of one user or (null) all users. */
+  deleteExpired(now: Date, userId: string | null): Promise<number>;
+  /**
+   * One atomic conditional update: the key must be enabled, unexpired at `now`, have `remaining` > 0 (or null),
+   * and be under its per-key window limit. On success `remaining` drops by one (when not null), the window
+   * count rises (a window that ended restarts), `lastUsedAt = now`. Exactly `remaining` of N concurrent uses win.
+   */
+  consumeUse(id: string, now: Date): Promise<ApiKeyUseResult>;
+}
+
+export interface JwkStore {
+  list(): Promise<JwkRecord[]>;
+  /** Inserts the key unless one with the same `generation` exists (then false: another instance won). */
+  insert(record: JwkRecord): Promise<boolean>;
+  /** Marks keys other than `exceptId` retired at `at` (only those not yet retired). */
+  retireOthers(exceptId: string, at: Date): Promise<void>;
+  /** Deletes retired keys retired before `before`. */
+  deleteRetiredBefore(before: Date): Promise<number>;
+}
+
+export interface AuditStore {
+  append(record: AuditRecord): Promise<void>;
+  /** Newest first; keyset pagination. */
+  list(options: { userId: string | null; limit: number; cursor: string | null }): Promise<Page<AuditRecord>>;
+}
+
+/**
+ * Everything Latchkey persists. Every method is domain-shaped; every store passes `@latchkey/store-conformance`.
+ */
+export interface Store {
+  readonly kind: string;
+  users: UserStore;
+  sessions: SessionStore;
+  accounts: AccountStore;
+  verifications: VerificationStore;
+  counters: CounterStore;
+  apiKeys: ApiKeyStore;
+  jwks: JwkStore;
+  audit: AuditStore;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+export type { JsonObject, Permissions };

@@ -1,0 +1,1 @@
+export { RateLimiter, Lockout, ipBucket } from "./rate-limit.ts";

@@ -1,0 +1,156 @@
+import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
+import type { ResolvedConfig } from "../config/options.ts";
+import type { Clock, Random } from "../ports/clock.ts";
+import type { SessionRecord, UserRecord } from "../ports/records.ts";
+import type { Store } from "../ports/store.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+
+/** The user as returned to callers. */
+export interface UserView {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  name: string | null;
+  image: string | null;
+  username: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The session as returned to callers (never the token or its hash). */
+export interface SessionView {
+  id: string;
+  userId: string;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** `{ token, expiresAt }`: the session token for `Authorization: Bearer` use. */
+export interface Credentials {
+  token: string;
+  expiresAt: string;
+}
+
+/** A cookie to set (or clear, with `maxAge: 0`). Only hono-adapter turns it into a header. */
+export interface CookieDescriptor {
+  name: string;
+  value: string;
+  maxAge: number;
+  httpOnly: true;
+  secure: boolean;
+  sameSite: "Lax" | "Strict";
+  path: "/";
+  domain: string | null;
+}
+
+/** What a sign-in of any kind returns. */
+export interface SignInResult {
+  user: UserView;
+  session: SessionView;
+  credentials: Credentials;
+  cookie: CookieDescriptor;
+}
+
+export interface ValidatedSession {
+  user: UserView;
+  session: SessionView;
+  /** The stored records, for services that need more than the views. */
+  userRecord: UserRecord;
+  sessionRecord: SessionRecord;
+  /** Set when the sliding refresh extended the session: the caller re-sends the cookie. */
+  refreshedCookie: CookieDescriptor | null;
+}
+
+export function toUserView(u: UserRecord): UserView {
+  return {
+    id: u.id, email: u.email, emailVerified: u.emailVerified, name: u.name, image: u.image,
+    username: u.username, metadata: u.metadata, createdAt: u.createdAt.toISOString(), updatedAt: u.updatedAt.toISOString(),
+  };
+}
+
+export function toSessionView(s: SessionRecord): SessionView {
+  return {
+    id: s.id, userId: s.userId, expiresAt: s.expiresAt.toISOString(), createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(), ip: s.ip, userAgent: s.userAgent,
+  };
+}
+
+/**
+ * Sessions: a 32-byte random token goes to the client; only its SHA-256 is stored.
+ *
+ * @example
+ * const { token } = await sessions.create(user, meta);
+ * const current = await sessions.validate(token);
+ */
+export class SessionService {
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly random: Random,
+  ) {}
+
+  cookie(token: string, expiresAt: Date | null): CookieDescriptor {
+    const { cookies } = this.config;
+    const maxAge = expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - this.clock.now()) / 1000)) : 0;
+    return { name: cookies.name, value: expiresAt ? token : "", maxAge, httpOnly: true, secure: cookies.secure, sameSite: cookies.sameSite, path: "/", domain: cookies.domain };
+  }
+
+  /** The cookie that deletes the session cookie. */
+  clearCookie(): CookieDescriptor {
+    return this.cookie("", null);
+  }
+
+  /** A new session with a new token (every sign-in: no fixation). */
+  async create(user: UserRecord, meta: RequestMeta): Promise<SignInResult> {
+    const now = this.clock.now();
+    const token = randomToken(this.random, 32);
+    const expiresAt = new Date(now + this.config.session.expiresInMs);
+    const record: SessionRecord = {
+      id: randomId(this.random), userId: user.id, tokenHash: hashSecret(token), expiresAt,
+      createdAt: new Date(now), updatedAt: new Date(now), ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null,
+    };
+    await this.store.sessions.create(record);
+    return {
+      user: toUserView(user), session: toSessionView(record),
+      credentials: { token, expiresAt: expiresAt.toISOString() }, cookie: this.cookie(token, expiresAt),
+    };
+  }
+
+  /** The live session of a token, or null. Expired sessions are deleted; old ones slide forward. */
+  async validate(token: string): Promise<ValidatedSession | null> {
+    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+    const found = await this.store.sessions.findByTokenHash(hashSecret(token));
+    if (!found) return null;
+    const now = this.clock.now();
+    let { session } = found;
+    if (session.expiresAt.getTime() <= now) {
+      await this.store.sessions.delete(session.id);
+      return null;
+    }
+    let refreshedCookie: CookieDescriptor | null = null;
+    const { expiresInMs, updateAgeMs } = this.config.session;
+    if (session.expiresAt.getTime() - now < expiresInMs - updateAgeMs) {
+      const expiresAt = new Date(now + expiresInMs);
+      await this.store.sessions.touch(session.id, expiresAt, new Date(now));
+      session = { ...session, expiresAt, updatedAt: new Date(now) };
+      refreshedCookie = this.cookie(token, expiresAt);
+    }
+    return { user: toUserView(found.user), session: toSessionView(session), userRecord: found.user, sessionRecord: session, refreshedCookie };
+  }
+
+  async revokeToken(token: string): Promise<SessionRecord | null> {
+    const found = await this.store.sessions.findByTokenHash(hashSecret(token));
+    if (!found) return null;
+    await this.store.sessions.delete(found.session.id);
+    return found.session;
+  }
+
+  revokeAll(userId: string, exceptSessionId?: string): Promise<number> {
+    return this.store.sessions.deleteByUser(userId, exceptSessionId);
+  }
+}

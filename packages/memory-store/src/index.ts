@@ -1,0 +1,1 @@
+export { memoryStore } from "./memory-store.ts";

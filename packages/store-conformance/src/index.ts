@@ -1,0 +1,3 @@
+export { runStoreConformance } from "./conformance.ts";
+export type { ConformanceOptions } from "./conformance.ts";
+export * as fixtures from "./fixtures.ts";
