@@ -1,0 +1,30 @@
+import { generateSecret } from "./secret/index.ts";
+
+const USAGE = `Usage:
+  latchkey secret                      print a fresh 64-character secret
+  latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  async secret() {
+    process.stdout.write(`${generateSecret()}\n`);
+    return 0;
+  },
+};
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${USAGE}\n`);
+    return name === undefined || name === "--help" || name === "-h" ? 0 : 2;
+  }
+  return command(rest);
+}
+
+/** Registers a subcommand (used by `migrate`, which lives in its own folder). */
+export function registerCommand(name: string, command: Command): void {
+  commands[name] = command;
+}

@@ -1,0 +1,2 @@
+export { generateSecret } from "./secret/index.ts";
+export { runCli } from "./cli.ts";
