@@ -25,3 +25,4 @@ export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/in
 export { EmailVerificationService } from "./email-verification/index.ts";
 export { createAuthCore, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
 export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
+export { argon2idEngine } from "./password/index.ts";

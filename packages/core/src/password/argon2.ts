@@ -22,6 +22,16 @@ export const DEFAULT_ARGON2_PARAMS: Argon2Params = { memoryCost: 19456, timeCost
 /** Computes raw argon2id output; the native engine (Node, Bun) when it loads, else pure JS. */
 export type Argon2idRaw = (password: Uint8Array, salt: Uint8Array, params: Argon2Params, outputLength: number) => Promise<Uint8Array>;
 
+/**
+ * The engine `argon2idHasher` picks on this runtime when none is given: `"native"` (@node-rs/argon2) or
+ * `"portable"` (@noble/hashes). Chosen by the `#native-argon2` import conditions; reported by the runtime tests.
+ *
+ * @example
+ * import { argon2idEngine } from "@latchkey/core";
+ * console.log(`argon2id engine: ${argon2idEngine}`);
+ */
+export const argon2idEngine: "native" | "portable" = nativeArgon2idRaw ? "native" : "portable";
+
 export const portableArgon2idRaw: Argon2idRaw = (password, salt, p, dkLen) =>
   argon2idAsync(password, salt, { m: p.memoryCost, t: p.timeCost, p: p.parallelism, dkLen });
 

@@ -1,0 +1,20 @@
+// Node runner: the suite as Vitest tests, in process, against the standalone handler.
+import { describe, expect, it } from "vitest";
+import { argon2idEngine } from "@latchkey/core";
+import { createE2eAuth } from "../app.ts";
+import { planSuite, registerSuite } from "../harness/runner.ts";
+import { JOURNEYS } from "../journeys/index.ts";
+
+const { target, plugins } = createE2eAuth();
+const cases = await planSuite(target, JOURNEYS);
+
+describe(`e2e on Node (features: ${plugins.join(", ") || "core only"})`, () => {
+  registerSuite(cases, {
+    test: (name, run) => it(name, run),
+    skip: (name, reason) => it.skip(`${name} (${reason})`, () => {}),
+  });
+
+  it("uses the native argon2id engine", () => {
+    expect(argon2idEngine).toBe("native");
+  });
+});

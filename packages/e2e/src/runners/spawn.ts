@@ -1,0 +1,41 @@
+import { spawn } from "node:child_process";
+import { REPORT_PREFIX, type RuntimeReport } from "./run-runtime.ts";
+
+export interface ChildRun {
+  code: number | null;
+  output: string;
+  report: RuntimeReport | null;
+}
+
+/**
+ * Runs a runner process to completion and reads its report line (Node only: used by the Vitest runtime tests).
+ *
+ * @example
+ * const run = await runChild("node_modules/.bin/bun", ["run", "src/runners/bun.ts"], packageDir);
+ */
+export function runChild(command: string, args: string[], cwd: string, timeoutMs = 110_000): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => void (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => void (output += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command} ${args.join(" ")} timed out:\n${output}`));
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const line = output.split("\n").find((l) => l.startsWith(REPORT_PREFIX));
+      resolve({ code, output, report: line ? (JSON.parse(line.slice(REPORT_PREFIX.length)) as RuntimeReport) : null });
+    });
+  });
+}
+
+/** The child's output without the (long) JSON report line, for failure messages. */
+export function readableOutput(run: ChildRun): string {
+  return run.output.split("\n").filter((l) => !l.startsWith(REPORT_PREFIX)).join("\n");
+}

@@ -1,0 +1,4 @@
+import { defineProject } from "vitest/config";
+
+// The child runtimes (Bun, Deno, workerd) start in seconds but run the whole suite plus argon2id at production cost.
+export default defineProject({ test: { name: "e2e", testTimeout: 120_000 } });
