@@ -39,3 +39,48 @@ export function runChild(command: string, args: string[], cwd: string, timeoutMs
 export function readableOutput(run: ChildRun): string {
   return run.output.split("\n").filter((l) => !l.startsWith(REPORT_PREFIX)).join("\n");
 }
+
+export interface RunningServer {
+  /** The URL the server printed, e.g. `http://localhost:41234`. */
+  url: string;
+  output(): string;
+  stop(): void;
+}
+
+/**
+ * Starts a server process and resolves once it prints a line matching `ready` (whose first group is the URL).
+ *
+ * @example
+ * const server = await startServer(bunBin, ["run", "src/server.ts"], { cwd, env: { PORT: "0" }, ready: /listening on (http:\S+)/ });
+ * try { await fetch(`${server.url}/auth/get-session`); } finally { server.stop(); }
+ */
+export function startServer(command: string, args: string[], options: { cwd: string; env?: Record<string, string>; ready: RegExp; timeoutMs?: number }): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...options.env } });
+    let output = "";
+    let started = false;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command} did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 20_000);
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      const found = options.ready.exec(output);
+      if (found && !started) {
+        started = true;
+        clearTimeout(timer);
+        resolve({ url: found[1]!, output: () => output, stop: () => void child.kill() });
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (!started) reject(new Error(`${command} exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+}
