@@ -2,7 +2,13 @@ import { MongoClient } from "mongodb";
 import { resolveDatabaseName } from "./connection.ts";
 import { ensureIndexes, INDEX_SPECS } from "./indexes.ts";
 
-/** Options of `migrateMongo`. */
+/**
+ * Options of `migrateMongo`.
+ *
+ * @example
+ * import type { MigrateMongoOptions } from "@latchkey/mongo-store";
+ * const options: MigrateMongoOptions = { dbName: "auth", log: (line) => process.stdout.write(`${line}\n`) };
+ */
 export interface MigrateMongoOptions {
   /** Receives each applied change as it happens, and one summary line when there was nothing to do. Default: console.log. */
   log?: (line: string) => void;

@@ -21,7 +21,13 @@ interface MongoStoreCommon {
   transactions?: boolean;
 }
 
-/** Options of `mongoStore`: a connection string (the store owns and closes the client) or your own client. */
+/**
+ * Options of `mongoStore`: a connection string (the store owns and closes the client) or your own client.
+ *
+ * @example
+ * import type { MongoStoreOptions } from "@latchkey/mongo-store";
+ * const options: MongoStoreOptions = { client: new MongoClient(url), dbName: "auth" };
+ */
 export type MongoStoreOptions =
   | (MongoStoreCommon & { url: string; client?: undefined })
   | (MongoStoreCommon & { client: MongoClient; url?: undefined });
