@@ -238,3 +238,23 @@ describe("POST /verify-password", () => {
     expect((await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: PASSWORD } })).status).toBe(200);
   });
 });
+
+describe("OpenAPI", () => {
+  it("documents the account and link-verification operations, with the session requirement where it applies", async () => {
+    const t = createTestAuth();
+    const doc = await (await t.request("GET", "/openapi.json")).json();
+    const ops: Array<[string, string, boolean]> = [
+      ["/user", "patch", true], ["/set-password", "post", true], ["/verify-password", "post", true], ["/delete-account", "post", true],
+      ["/delete-account/request", "post", true], ["/delete-account/confirm", "post", false],
+      ["/send-verification-email", "post", false], ["/verify-email", "post", false],
+    ];
+    for (const [path, method, authenticated] of ops) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.description.length).toBeGreaterThan(40);
+      expect(op.security.length > 0, path).toBe(authenticated);
+      expect(op.responses["400"]).toBeDefined();
+    }
+    expect(Object.keys(doc.paths["/user"].patch.requestBody.content["application/json"].schema.properties).sort()).toEqual(["image", "metadata", "name", "username"]);
+  });
+});
