@@ -22,9 +22,10 @@ export type { UserView, SessionView, Credentials, CookieDescriptor, SignInResult
 export { RateLimiter, Lockout, ipBucket } from "./rate-limit/index.ts";
 export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
-export { EmailVerificationService, verificationLinkIdentifier } from "./email-verification/index.ts";
+export { EmailVerificationService } from "./email-verification/index.ts";
 export { createAuthCore, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
 export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
+export { verificationLinkIdentifier } from "./email-verification/index.ts";
 export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
 export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS } from "./audit-log/index.ts";

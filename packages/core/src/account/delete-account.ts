@@ -5,7 +5,12 @@ import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 
-/** The verification-row identifier of a deletion token: one live token per user. */
+/**
+ * The verification-row identifier of a deletion token: one live token per user.
+ *
+ * @example
+ * await store.verifications.findByIdentifier(deleteAccountIdentifier(user.id));
+ */
 export function deleteAccountIdentifier(userId: string): string {
   return `delete-account:${userId}`;
 }

@@ -5,7 +5,13 @@ import type { AuthPlugin } from "../auth/plugin.ts";
 import type { AuthEvent } from "../events/events.ts";
 import type { AuditRecord, JsonObject } from "../ports/records.ts";
 
-/** Field names never stored in an audit row, at any depth (compared case-insensitively). */
+/**
+ * Field names never stored in an audit row, at any depth (compared case-insensitively).
+ *
+ * @example
+ * import { AUDIT_REDACTED_FIELDS } from "@latchkey/core";
+ * AUDIT_REDACTED_FIELDS.includes("password"); // true
+ */
 export const AUDIT_REDACTED_FIELDS: readonly string[] = ["plain", "token", "key", "password", "otp", "code"];
 // Also dropped: compound names that announce a secret (`newPassword`, `sessionToken`, `clientSecret`).
 const REDACTED_SUFFIXES = ["password", "token", "secret"];
@@ -71,7 +77,13 @@ declare module "../auth/api.ts" {
   }
 }
 
-/** Stores every event but `OtpGenerated` through the `audit` store port, and lists the rows. */
+/**
+ * Stores every event but `OtpGenerated` through the `audit` store port, and lists the rows.
+ * Built by `auditLog()`; reach it with `auth.core.plugin<AuditLogService>("audit-log")`.
+ *
+ * @example
+ * const page = await auth.core.plugin<AuditLogService>("audit-log")!.list({ userId, limit: 10 });
+ */
 export class AuditLogService {
   readonly api: { listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage> };
 

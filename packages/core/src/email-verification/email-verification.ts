@@ -6,7 +6,12 @@ import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import type { SignInResult } from "../session/session.ts";
 
-/** The verification-row identifier of a link token sent to `email`. */
+/**
+ * The verification-row identifier of a link token sent to `email` (one live token per address).
+ *
+ * @example
+ * await store.verifications.findByIdentifier(verificationLinkIdentifier("ada@example.com"));
+ */
 export function verificationLinkIdentifier(email: string): string {
   return `email-verification-link:${email}`;
 }
