@@ -1,14 +1,25 @@
 import type { ResolvedConfig } from "../config/options.ts";
-import { renderEmail, type EmailSender } from "./email.ts";
+import { renderEmail, renderTemplate, type EmailSender } from "./email.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 
-/** Renders a named template and hands it to the configured sender. */
+/**
+ * Renders a named template and hands it to the configured sender.
+ *
+ * @example
+ * await ctx.mailer.send("ada@example.com", "verification", { url, token, email, expiresInMinutes: "1440" });
+ */
 export class Mailer {
   constructor(private readonly config: ResolvedConfig, readonly sender: EmailSender) {}
 
+  /**
+   * Renders `<template>.subject/.txt/.html` with `appName` plus `vars` and sends it. `subjectOverride`
+   * (e.g. `deleteAccount.subject`) replaces the subject template and may use the same `{{variables}}`.
+   */
   async send(to: string, template: string, vars: Record<string, string>, subjectOverride?: string): Promise<void> {
-    const rendered = renderEmail(this.config.email.templates, template, { appName: this.config.appName, ...vars });
-    await this.sender.send({ to, from: this.config.email.from, template, ...rendered, subject: subjectOverride ?? rendered.subject });
+    const all = { appName: this.config.appName, ...vars };
+    const rendered = renderEmail(this.config.email.templates, template, all);
+    const subject = subjectOverride === undefined ? rendered.subject : renderTemplate(subjectOverride, all, false);
+    await this.sender.send({ to, from: this.config.email.from, template, ...rendered, subject });
   }
 
   /**
