@@ -268,6 +268,25 @@ describe("plugin installation", () => {
   });
 });
 
+describe("auth.api", () => {
+  it("sends, checks, signs in, verifies and resets without HTTP", async () => {
+    const t = createOtpTestAuth();
+    expect(await t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "sign-in" })).toEqual({ success: true });
+    const code = t.auth.getOtp("ada@example.com")!;
+    expect(await t.auth.api.checkVerificationOtp({ email: "ada@example.com", purpose: "sign-in", otp: code })).toEqual({ success: true });
+    const signedIn = await t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: code, name: "Ada" });
+    expect(signedIn.user).toMatchObject({ email: "ada@example.com", emailVerified: true, name: "Ada" });
+    expect(signedIn.cookie.value).toBe(signedIn.credentials.token);
+    await t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-verification" });
+    expect((await t.auth.api.verifyEmailOtp({ email: "ada@example.com", otp: t.auth.getOtp("ada@example.com")! })).user.id).toBe(signedIn.user.id);
+    await t.auth.api.requestPasswordResetEmailOtp({ email: "ada@example.com" });
+    expect(await t.auth.api.resetPasswordEmailOtp({ email: "ada@example.com", otp: t.auth.getOtp("ada@example.com")!, password: "a fresh password" })).toEqual({ success: true });
+    expect(await t.auth.api.getSession(signedIn.credentials.token)).toBeNull();
+    await expect(t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: "12345" })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-change" as never })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+  });
+});
+
 describe("events", () => {
   it("no plaintext code appears in any event but OtpGenerated, nor in the store", async () => {
     const t = createOtpTestAuth({ emailChange: { enabled: true } });
