@@ -8,12 +8,20 @@ import type { UserRecord } from "../ports/records.ts";
 import type { ResolvedEmailOtpOptions } from "./options.ts";
 import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 
+/**
+ * @example
+ * const input: RequestEmailChangeInput = { newEmail: "ada@new.example", otpForCurrent: "042917" };
+ */
 export interface RequestEmailChangeInput {
   newEmail: string;
   /** An `email-verification` code of the current email; required with `emailChange.verifyCurrentEmail`. */
   otpForCurrent?: string | null;
 }
 
+/**
+ * @example
+ * const input: ChangeEmailInput = { newEmail: "ada@new.example", otp: "042917" };
+ */
 export interface ChangeEmailInput {
   newEmail: string;
   otp: string;

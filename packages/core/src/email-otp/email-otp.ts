@@ -10,17 +10,29 @@ import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from ".
 import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 import { proveMailbox } from "./mailbox-proof.ts";
 
+/**
+ * @example
+ * const input: SendOtpInput = { email: "ada@example.com", purpose: "sign-in" };
+ */
 export interface SendOtpInput {
   email: string;
   purpose: SendPurpose;
 }
 
+/**
+ * @example
+ * const input: CheckOtpInput = { email: "ada@example.com", purpose: "sign-in", otp: "042917" };
+ */
 export interface CheckOtpInput {
   email: string;
   purpose: SendPurpose;
   otp: string;
 }
 
+/**
+ * @example
+ * const input: SignInOtpInput = { email: "ada@example.com", otp: "042917", name: "Ada" };
+ */
 export interface SignInOtpInput {
   email: string;
   otp: string;
@@ -28,6 +40,10 @@ export interface SignInOtpInput {
   name?: string | null;
 }
 
+/**
+ * @example
+ * const input: ResetPasswordOtpInput = { email: "ada@example.com", otp: "042917", password: "a new passphrase" };
+ */
 export interface ResetPasswordOtpInput {
   email: string;
   otp: string;

@@ -3,13 +3,28 @@ import { parseDuration, type Duration } from "../config/duration.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
 import type { OtpPurpose } from "../events/events.ts";
 
-/** Purposes a client may ask a code for at `send-verification-otp` (email change has its own endpoint). */
+/**
+ * Purposes a client may ask a code for at `send-verification-otp` (email change has its own endpoint).
+ *
+ * @example
+ * import { SEND_PURPOSES } from "@latchkey/core";
+ * SEND_PURPOSES.includes("sign-in"); // true
+ */
 export const SEND_PURPOSES = ["sign-in", "email-verification", "password-reset"] as const;
+/**
+ * @example
+ * const purpose: SendPurpose = "password-reset";
+ */
 export type SendPurpose = (typeof SEND_PURPOSES)[number];
 
 const ALL_PURPOSES: readonly OtpPurpose[] = [...SEND_PURPOSES, "email-change"];
 
-/** The `{{action}}` of the `otp.*` templates, per purpose ("Your code to {{action}} is ..."). */
+/**
+ * The `{{action}}` of the `otp.*` templates, per purpose ("Your code to {{action}} is ...").
+ *
+ * @example
+ * OTP_ACTIONS["sign-in"]; // "sign in"
+ */
 export const OTP_ACTIONS: Record<OtpPurpose, string> = {
   "sign-in": "sign in",
   "email-verification": "verify your email address",
@@ -17,7 +32,12 @@ export const OTP_ACTIONS: Record<OtpPurpose, string> = {
   "email-change": "confirm your new email address",
 };
 
-/** `emailOtp({...})` options (spec `EmailOtpOptions`, camelCased). */
+/**
+ * `emailOtp({...})` options (spec `EmailOtpOptions`, camelCased).
+ *
+ * @example
+ * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };
+ */
 export interface EmailOtpOptions {
   /** Digits per code, 4..10. Default 6. */
   codeLength?: number;
@@ -41,6 +61,12 @@ export interface EmailOtpOptions {
   templates?: EmailTemplates;
 }
 
+/**
+ * Options with defaults filled and durations in milliseconds.
+ *
+ * @example
+ * const { codeLength, expiresInMs } = resolveEmailOtpOptions({});
+ */
 export interface ResolvedEmailOtpOptions {
   codeLength: number;
   expiresInMs: number;
@@ -93,6 +119,9 @@ export function resolveEmailOtpOptions(options: EmailOtpOptions = {}): ResolvedE
 /**
  * The template sources of each purpose, most specific first: plugin `otp-<purpose>.*`, `email.templates`
  * `otp-<purpose>.*`, plugin `otp.*`, `email.templates` `otp.*`, built-in `otp.*`. Keyed `otp-<purpose>.<part>`.
+ *
+ * @example
+ * otpTemplateSources({ "otp-sign-in.subject": "Your sign-in code" }, {})["otp-sign-in.subject"]; // "Your sign-in code"
  */
 export function otpTemplateSources(plugin: EmailTemplates, global: EmailTemplates): EmailTemplates {
   const out: EmailTemplates = {};

@@ -7,7 +7,12 @@ import type { VerificationRecord } from "../ports/records.ts";
 import type { ResolvedEmailOtpOptions } from "./options.ts";
 import { OTP_ACTIONS } from "./options.ts";
 
-/** One OTP slot: the row it lives in and the email events and mail are about. */
+/**
+ * One OTP slot: the row it lives in and the email events and mail are about.
+ *
+ * @example
+ * const target: OtpTarget = { purpose: "sign-in", identifier: otpIdentifier("sign-in", "ada@example.com"), email: "ada@example.com" };
+ */
 export interface OtpTarget {
   purpose: OtpPurpose;
   /** Verification row identifier, e.g. `otp:sign-in:ada@example.com`. One live code per identifier. */
@@ -16,13 +21,24 @@ export interface OtpTarget {
   email: string;
 }
 
-/** Who gets the code when the recipient is eligible. */
+/**
+ * Who gets the code when the recipient is eligible.
+ *
+ * @example
+ * const recipient: OtpRecipient = { userId: user.id, payload: null };
+ */
 export interface OtpRecipient {
   userId: string | null;
   /** Non-secret data bound to the code (the new email of an email change). */
   payload: string | null;
 }
 
+/**
+ * How `OtpCodes.verify` treats a code.
+ *
+ * @example
+ * const opts: VerifyOptions = { mode: "consume", lockoutKey: "email:ada@example.com", matches: (row) => row.userId === user.id };
+ */
 export interface VerifyOptions {
   /** `check` leaves a correct code in place; `consume` deletes it (exactly one concurrent caller wins). */
   mode: "check" | "consume";
@@ -32,7 +48,12 @@ export interface VerifyOptions {
   matches?: (row: VerificationRecord) => boolean;
 }
 
-/** The row identifier of an email-bound OTP. */
+/**
+ * The row identifier of an OTP: `otp:<purpose>:<email>` (email change: `otp:email-change:<userId>`).
+ *
+ * @example
+ * otpIdentifier("sign-in", "ada@example.com"); // "otp:sign-in:ada@example.com"
+ */
 export function otpIdentifier(purpose: OtpPurpose, key: string): string {
   return `otp:${purpose}:${key}`;
 }

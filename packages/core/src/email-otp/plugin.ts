@@ -8,10 +8,21 @@ import { OtpCodes } from "./otp-codes.ts";
 import { EmailOtpService, type CheckOtpInput, type ResetPasswordOtpInput, type SendOtpInput, type SignInOtpInput } from "./email-otp.ts";
 import { EmailChangeService, type ChangeEmailInput, type RequestEmailChangeInput } from "./email-change.ts";
 
-/** The plugin id; `core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID)`. */
+/**
+ * The plugin id.
+ *
+ * @example
+ * const feature = auth.core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID);
+ */
 export const EMAIL_OTP_PLUGIN_ID = "email-otp";
 
-/** `auth.api` operations of the email OTP feature (trusted server calls, no HTTP, no rate limit). */
+/**
+ * `auth.api` operations of the email OTP feature (trusted server calls, no HTTP, no rate limit).
+ *
+ * @example
+ * await auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "sign-in" });
+ * const { user, session } = await auth.api.signInEmailOtp({ email: "ada@example.com", otp: "042917" });
+ */
 export interface EmailOtpApi {
   sendVerificationOtp(input: SendOtpInput, meta?: RequestMeta): Promise<{ success: true }>;
   checkVerificationOtp(input: CheckOtpInput, meta?: RequestMeta): Promise<{ success: true }>;
@@ -28,7 +39,12 @@ declare module "../auth/api.ts" {
   interface PluginApis extends EmailOtpApi {}
 }
 
-/** What `emailOtp()` installs: `core.plugin<EmailOtpFeature>("email-otp")`. */
+/**
+ * What `emailOtp()` installs.
+ *
+ * @example
+ * const { options, service } = auth.core.plugin<EmailOtpFeature>("email-otp")!;
+ */
 export interface EmailOtpFeature {
   options: ResolvedEmailOtpOptions;
   service: EmailOtpService;
@@ -37,6 +53,10 @@ export interface EmailOtpFeature {
   api: EmailOtpApi;
 }
 
+/**
+ * @example
+ * const plugin: EmailOtpPlugin = emailOtp();
+ */
 export type EmailOtpPlugin = AuthPlugin<typeof EMAIL_OTP_PLUGIN_ID, EmailOtpFeature>;
 
 /**

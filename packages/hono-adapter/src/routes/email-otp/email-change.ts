@@ -6,7 +6,12 @@ import { EmailField, SuccessSchema, UserResponseSchema } from "../schemas.ts";
 
 const TAG = "Email OTP";
 
-/** `request-email-change` and `change-email`; registered only with `emailOtp({ emailChange: { enabled: true } })`. */
+/**
+ * `request-email-change` and `change-email`; registered only with `emailOtp({ emailChange: { enabled: true } })`.
+ *
+ * @example
+ * if (feature.options.emailChange.enabled) registerEmailChangeRoutes(app, tools, feature, otpField(6));
+ */
 export function registerEmailChangeRoutes(app: AuthApp, tools: RequestTools, feature: EmailOtpFeature, otp: z.ZodType<string>): void {
   const { emailChange, options } = feature;
   const current = options.emailChange.verifyCurrentEmail;

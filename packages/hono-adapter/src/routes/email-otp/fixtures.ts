@@ -1,15 +1,23 @@
 import { emailOtp, type EmailOtpOptions, type OtpPurpose, type VerificationRecord } from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
-import type { CreateAuthOptions } from "../../create-auth.ts";
 
 let nextIp = 0;
 
-/** A fresh client address, so per-IP limits do not interfere unless a test means them to. */
+/**
+ * A fresh client address, so per-IP limits do not interfere unless a test means them to.
+ *
+ * @example
+ * await t.post("/email-otp/send-verification-otp", body, { ip: freshIp() });
+ */
 export function freshIp(): string {
   nextIp++;
   return `10.${(nextIp >> 16) & 255}.${(nextIp >> 8) & 255}.${nextIp & 255}`;
 }
 
+/**
+ * @example
+ * const t: OtpTestAuth = createOtpTestAuth();
+ */
 export interface OtpTestAuth extends TestAuth {
   /** Every `OtpGenerated` event so far (plaintext codes included: tests only). */
   generated: Array<{ identifier: string; purpose: string; plain: string }>;
@@ -23,13 +31,24 @@ export interface OtpTestAuth extends TestAuth {
   countSessions(userId: string): Promise<number>;
 }
 
-/** A different code of the same length (never equal to `code`). */
+/**
+ * A different code of the same length (never equal to `code`).
+ *
+ * @example
+ * wrongCode("042917"); // "142917"
+ */
 export function wrongCode(code: string): string {
   return code.split("").map((d, i) => (i === 0 ? String((Number(d) + 1) % 10) : d)).join("");
 }
 
-/** `createTestAuth` with `emailOtp(options)` installed and small helpers for the OTP tests. */
-export function createOtpTestAuth(options: EmailOtpOptions = {}, overrides: Partial<CreateAuthOptions> = {}): OtpTestAuth {
+/**
+ * `createTestAuth` with `emailOtp(options)` installed and small helpers for the OTP tests.
+ *
+ * @example
+ * const t = createOtpTestAuth({ allowSignUp: false }, { rateLimit: { enabled: false } });
+ * const code = await t.sendCode("ada@example.com", "sign-in");
+ */
+export function createOtpTestAuth(options: EmailOtpOptions = {}, overrides: Parameters<typeof createTestAuth>[0] = {}): OtpTestAuth {
   const t = createTestAuth({ plugins: [emailOtp(options)], ...overrides });
   const generated: OtpTestAuth["generated"] = [];
   t.auth.events.on("OtpGenerated", (e) => void generated.push({ identifier: e.identifier, purpose: e.purpose, plain: e.plain }));

@@ -8,14 +8,24 @@ import { registerEmailChangeRoutes } from "./email-change.ts";
 
 const TAG = "Email OTP";
 
-/** A code field: exactly `length` ASCII digits (letters, other lengths and non-strings are 400 INVALID_REQUEST). */
+/**
+ * A code field: exactly `length` ASCII digits (letters, other lengths and non-strings are 400 INVALID_REQUEST).
+ *
+ * @example
+ * z.object({ email: EmailField, otp: otpField(6) });
+ */
 export function otpField(length: number) {
   return z.string().length(length).regex(/^[0-9]+$/, "digits only").openapi({ description: `${length} digits`, example: "042917".padStart(length, "0").slice(-length) });
 }
 
 const PurposeField = z.enum(SEND_PURPOSES).openapi({ description: "What the code is for; a code only works for its own purpose." });
 
-/** Registers the email OTP endpoints when `emailOtp()` is installed (else they answer 404). */
+/**
+ * Registers the email OTP endpoints when `emailOtp()` is installed (else they answer 404).
+ *
+ * @example
+ * registerEmailOtpRoutes(app, tools); // listed in FEATURE_ROUTES
+ */
 export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void {
   const feature = tools.core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID);
   if (!feature) return;
