@@ -30,3 +30,5 @@ export { AccountService, AccountDeletionService, deleteAccountIdentifier } from 
 export type { UpdateUserInput } from "./account/index.ts";
 export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS } from "./audit-log/index.ts";
 export type { ListAuditEventsInput, AuditEventPage } from "./audit-log/index.ts";
+export { emailOtp, EMAIL_OTP_PLUGIN_ID, resolveEmailOtpOptions, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES, OtpCodes, otpIdentifier, EmailOtpService, EmailChangeService, proveMailbox } from "./email-otp/index.ts";
+export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin, EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose, OtpTarget, OtpRecipient, VerifyOptions, SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput, RequestEmailChangeInput, ChangeEmailInput } from "./email-otp/index.ts";

@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from "../config/options.ts";
-import { renderEmail, renderTemplate, type EmailSender } from "./email.ts";
+import { renderEmail, renderTemplate, type EmailSender, type EmailTemplates } from "./email.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 
 /**
@@ -14,10 +14,12 @@ export class Mailer {
   /**
    * Renders `<template>.subject/.txt/.html` with `appName` plus `vars` and sends it. `subjectOverride`
    * (e.g. `deleteAccount.subject`) replaces the subject template and may use the same `{{variables}}`.
+   * `templates` (a feature's own overrides, e.g. `emailOtp({ templates })`) win over `email.templates`.
    */
-  async send(to: string, template: string, vars: Record<string, string>, subjectOverride?: string): Promise<void> {
+  async send(to: string, template: string, vars: Record<string, string>, subjectOverride?: string, templates?: EmailTemplates): Promise<void> {
     const all = { appName: this.config.appName, ...vars };
-    const rendered = renderEmail(this.config.email.templates, template, all);
+    const sources = templates ? { ...this.config.email.templates, ...templates } : this.config.email.templates;
+    const rendered = renderEmail(sources, template, all);
     const subject = subjectOverride === undefined ? rendered.subject : renderTemplate(subjectOverride, all, false);
     await this.sender.send({ to, from: this.config.email.from, template, ...rendered, subject });
   }
@@ -26,8 +28,8 @@ export class Mailer {
    * Sends without letting delivery time or failure show in the response (anti-enumeration endpoints):
    * handed to `waitUntil` when the runtime has one. Failures are logged without the message body.
    */
-  sendInBackground(meta: RequestMeta, to: string, template: string, vars: Record<string, string>, subjectOverride?: string): void {
-    const task = this.send(to, template, vars, subjectOverride).catch((error: unknown) => {
+  sendInBackground(meta: RequestMeta, to: string, template: string, vars: Record<string, string>, subjectOverride?: string, templates?: EmailTemplates): void {
+    const task = this.send(to, template, vars, subjectOverride, templates).catch((error: unknown) => {
       console.error(`[latchkey] email "${template}" could not be sent:`, error instanceof Error ? error.message : "unknown error");
     });
     meta.waitUntil?.(task);
