@@ -1,3 +1,4 @@
+import { auditLog, emailOtp } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 
@@ -20,6 +21,9 @@ function authFor(env: Env): Auth {
     database: memoryStore(),
     // Cloudflare sets cf-connecting-ip at its edge; clients cannot forge it on a Worker.
     getClientIp: clientIp.fromCfConnectingIp,
+    // Every optional feature, so the bundle report measures the full library. Email goes to the console
+    // sender (the Workers log) in the background through ctx.waitUntil; pass `email: { sender }` for real mail.
+    plugins: [emailOtp(), auditLog()],
   });
   return auth;
 }
