@@ -30,3 +30,8 @@ export { AccountService, AccountDeletionService, deleteAccountIdentifier } from 
 export type { UpdateUserInput } from "./account/index.ts";
 export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS } from "./audit-log/index.ts";
 export type { ListAuditEventsInput, AuditEventPage } from "./audit-log/index.ts";
+export { jwt, JwtService, RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
+export type {
+  JwtOptions, ResolvedJwtOptions, JwtSettings, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,
+  JwtPayloadContext, JwtSigner, JwtSignerFactory,
+} from "./jwt/index.ts";
