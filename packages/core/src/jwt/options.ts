@@ -9,12 +9,12 @@ export type JwtAlgorithm = "EdDSA" | "Ed25519" | "ES256" | "RS256" | "PS256";
 /** The algorithm as it appears in headers and JWKs. */
 export type JwsAlgorithm = "EdDSA" | "ES256" | "RS256" | "PS256";
 
-/** The protected header of every token: `{ alg, kid, typ: "JWT" }`. */
-export interface JwtHeader {
+/** The protected header of every token: `{ alg, kid, typ: "JWT" }` (a type alias, so jose's header types accept it). */
+export type JwtHeader = {
   alg: JwsAlgorithm;
   kid: string;
   typ: "JWT";
-}
+};
 
 /** The claims of a Latchkey JWT (plus whatever `payloadBuilder` adds). Times are seconds since the epoch. */
 export interface JwtClaims {
