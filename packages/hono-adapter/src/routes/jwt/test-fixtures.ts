@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
+import type { Store } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
 import type { Auth } from "../../create-auth.ts";
 import { bearer, type TestAuth } from "../../testing/test-auth.ts";
 
@@ -60,3 +62,26 @@ export function decodeParts(token: string): { header: Record<string, unknown>; p
 
 /** Members a public JWK must never carry. */
 export const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k"] as const;
+
+/** The memory store with counters on the key port, to prove what the hot path does not do. */
+export function countingStore(): { store: Store; calls: { list: number; insert: number } } {
+  const inner = memoryStore();
+  const calls = { list: 0, insert: 0 };
+  const jwks: Store["jwks"] = {
+    ...inner.jwks,
+    list: () => (calls.list++, inner.jwks.list()),
+    insert: (record) => (calls.insert++, inner.jwks.insert(record)),
+  };
+  return { store: { ...inner, jwks }, calls };
+}
+
+/** The `token` of a 200 /token answer. */
+export async function tokenOf(res: Response): Promise<string> {
+  if (res.status !== 200) throw new Error(`/token answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** The kids /jwks publishes, in order. */
+export async function publishedKids(t: TestAuth): Promise<string[]> {
+  return ((await (await t.request("GET", "/jwks")).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+}
