@@ -21,7 +21,13 @@ declare module "../auth/api.ts" {
   }
 }
 
-/** Claims the service always sets itself; `payloadBuilder` cannot replace them. */
+/**
+ * Claims the service always sets itself; `payloadBuilder` cannot replace them.
+ *
+ * @example
+ * import { RESERVED_CLAIMS } from "@latchkey/core";
+ * RESERVED_CLAIMS.has("sub"); // true
+ */
 export const RESERVED_CLAIMS: ReadonlySet<string> = new Set(["sub", "sid", "iat", "exp", "iss", "aud"]);
 const MAX_TOKEN_LENGTH = 16 * 1024;
 // Unknown kids trigger at most one store re-read per this interval, so forged kids cannot flood the store.

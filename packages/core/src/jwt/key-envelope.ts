@@ -11,7 +11,6 @@ const HKDF_INFO = utf8("aes-256-gcm v1");
  * Stored form: `v1.<iv>.<ciphertext+tag>`, both base64url.
  *
  * @example
- * import { KeyEnvelope } from "@latchkey/core";
  * const envelope = new KeyEnvelope(secret, webCryptoRandom);
  * const stored = await envelope.seal("key-id", '{"kty":"OKP",...}');
  * const plain = await envelope.open("key-id", stored); // throws when the secret changed

@@ -56,6 +56,13 @@ export interface JwtPayloadContext {
 /**
  * A custom signer, e.g. a key-management service. Latchkey builds the header and claims; the signer returns
  * the compact JWS of exactly that header and payload, and lists the public keys that verify it.
+ *
+ * @example
+ * const signer: JwtSigner = {
+ *   currentKid: () => "kms-key-1",
+ *   sign: ({ header, payload }) => kms.signCompactJws(header, payload),
+ *   publicKeys: () => kms.listPublicJwks(),
+ * };
  */
 export interface JwtSigner {
   /** The kid of the key that signs now; it goes into the header and must be among `publicKeys()`. */
@@ -69,7 +76,12 @@ export interface JwtSigner {
 /** Builds the custom signer once, on first use. */
 export type JwtSignerFactory = (context: { alg: JwsAlgorithm; clock: Clock }) => JwtSigner | Promise<JwtSigner>;
 
-/** Options of `jwt({ ... })` (spec JwtOptions in camelCase). */
+/**
+ * Options of `jwt({ ... })` (spec JwtOptions in camelCase). See docs/jwt.md.
+ *
+ * @example
+ * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.metadata.role }) });
+ */
 export interface JwtOptions {
   /** Default `"EdDSA"` (Ed25519). Also `"ES256"`, `"RS256"`, `"PS256"`. */
   alg?: JwtAlgorithm;

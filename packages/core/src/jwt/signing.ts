@@ -17,7 +17,6 @@ const PUBLIC_MEMBERS = ["kty", "crv", "x", "y", "n", "e"] as const;
  * The public part of a JWK with `kid`, `alg` and `use: "sig"`; null when it has no `kty` or `kid`.
  *
  * @example
- * import { toPublicJwk } from "@latchkey/core";
  * toPublicJwk({ kty: "OKP", crv: "Ed25519", x: "...", d: "secret" }, "kid-1", "EdDSA"); // no `d`
  */
 export function toPublicJwk(jwk: Record<string, unknown>, kid: unknown, alg: string): PublicJwk | null {
@@ -30,7 +29,12 @@ export function toPublicJwk(jwk: Record<string, unknown>, kid: unknown, alg: str
   return out;
 }
 
-/** A freshly generated key pair as JWKs (the private one is exported once, to be sealed and stored). */
+/**
+ * A freshly generated key pair as JWKs (the private one is exported once, to be sealed and stored).
+ *
+ * @example
+ * const { publicJwk, privateJwk } = await generateSigningKey("EdDSA", randomId(random));
+ */
 export async function generateSigningKey(alg: JwsAlgorithm, kid: string): Promise<{ publicJwk: PublicJwk; privateJwk: JWK }> {
   const pair = await generateKeyPair(alg, { extractable: true });
   const publicJwk = toPublicJwk(await exportJWK(pair.publicKey), kid, alg);
@@ -41,6 +45,10 @@ export async function generateSigningKey(alg: JwsAlgorithm, kid: string): Promis
 /**
  * A signing key ready for the hot path: the imported, non-extractable `CryptoKey` and the encoded header,
  * so a signature costs one JSON encode and one `crypto.subtle.sign`.
+ *
+ * @example
+ * const signer = await LocalSigner.fromPrivateJwk(privateJwk, "EdDSA", kid);
+ * const token = await signer.sign(claims);
  */
 export class LocalSigner {
   readonly header: JwtHeader;
@@ -67,6 +75,10 @@ export class LocalSigner {
 /**
  * The published keys: the JWKS object, its JSON (serialised once, served as is) and the imported
  * verification keys by kid (imported on first use, carried over between refreshes).
+ *
+ * @example
+ * const keys = new PublicKeySet([publicJwk], previousKeys);
+ * const key = await keys.verificationKey(header.kid, "EdDSA"); // null when unknown
  */
 export class PublicKeySet {
   readonly jwks: JsonWebKeySet;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { jwt } from "@latchkey/core";
 import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../../testing/test-auth.ts";
@@ -79,6 +79,19 @@ describe("POST /token", () => {
     expect(payload.exp).toBe((payload.iat as number) + 900);
     expect([payload.iss, payload.aud]).toEqual([BASE_URL, BASE_URL]);
     expect((await t.auth.api.verifyJwt(token)).role).toBe("admin");
+  });
+
+  it("a payloadBuilder that returns no object is a 500 on /token; get-session still answers without the header", async () => {
+    const t = createTestAuth({ plugins: [jwt({ payloadBuilder: () => "role=admin" as never })] });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const { token: session } = await t.signUp("ada@example.com");
+    const res = await t.request("POST", "/token", { headers: bearer(session) });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("jwt.payloadBuilder") });
+    const got = await t.request("GET", "/get-session", { headers: bearer(session) });
+    expect(got.status).toBe(200);
+    expect(got.headers.get("set-auth-jwt")).toBeNull();
+    errors.mockRestore();
   });
 
   it("stays valid after sign-out and session revocation until it expires (JWTs are stateless)", async () => {
