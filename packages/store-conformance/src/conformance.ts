@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "@latchkey/core";
 import { account, apiKey, at, session, T0, uid, user, verification } from "./fixtures.ts";
+import { describeRoundTrips } from "./round-trip.ts";
 
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "memory", "postgres", "libsql". */
@@ -420,6 +421,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
         expect(after.find((k) => k.id === current.id)).toEqual(current);
       });
     });
+
+    describeRoundTrips(() => store);
 
     describe("audit", () => {
       it("appends and lists newest first with keyset pagination, filtered by user", async () => {
