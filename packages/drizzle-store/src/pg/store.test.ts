@@ -49,8 +49,8 @@ describe("postgres store mapping", () => {
     await expect(store.users.create(u, [dup, { ...dup }])).rejects.toThrow();
     expect(await store.users.findById(u.id)).toBeNull();
     expect(await store.users.findByEmail(u.email)).toBeNull();
-    const [{ n }] = await client<{ n: number }[]>`select count(*)::int as n from users where id = ${u.id}`;
-    expect(n).toBe(0);
+    const rows = await client<{ n: number }[]>`select count(*)::int as n from users where id = ${u.id}`;
+    expect(rows[0]?.n).toBe(0);
   });
 
   it("a second credential account for a user violates accounts_credential_unique", async () => {
@@ -79,7 +79,7 @@ describe("postgres store mapping", () => {
   it("close() leaves a client the caller passed in open", async () => {
     const borrowed = drizzleStore({ dialect: "postgres", client });
     await borrowed.close();
-    const [{ one }] = await client<{ one: number }[]>`select 1 as one`;
-    expect(one).toBe(1);
+    const rows = await client<{ one: number }[]>`select 1 as one`;
+    expect(rows[0]?.one).toBe(1);
   });
 });
