@@ -18,10 +18,13 @@ async function latchkey(...args: string[]): Promise<{ code: number; stdout: stri
   }
 }
 
+// Each run of the bin starts Node and tsx (a second or more on a loaded two-core machine).
+const SUBPROCESS_TIMEOUT = { timeout: 30_000 };
+
 const notInstalled = () => Promise.reject(Object.assign(new Error("Cannot find package '@latchkey/mongo-store' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));
 
 describe("latchkey migrate", () => {
-  it("migrates a fresh libSQL file through the CLI; a second run applies nothing", async () => {
+  it("migrates a fresh libSQL file through the CLI; a second run applies nothing", SUBPROCESS_TIMEOUT, async () => {
     const database = await createTestSqliteFile();
     try {
       const first = await latchkey("migrate", "--database", database.url);
@@ -34,7 +37,7 @@ describe("latchkey migrate", () => {
     }
   });
 
-  it("migrates a fresh PostgreSQL database (postgres:// and postgresql://) and reports what it applied", async () => {
+  it("migrates a fresh PostgreSQL database (postgres:// and postgresql://) and reports what it applied", SUBPROCESS_TIMEOUT, async () => {
     const database = await createTestPostgresDatabase();
     try {
       const lines: string[] = [];
@@ -49,7 +52,7 @@ describe("latchkey migrate", () => {
     }
   });
 
-  it("refuses a missing or unsupported --database with the usage and exit code 2, printing no password", async () => {
+  it("refuses a missing or unsupported --database with the usage and exit code 2, printing no password", SUBPROCESS_TIMEOUT, async () => {
     const missing = await latchkey("migrate");
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("latchkey migrate --database <url>");
