@@ -24,4 +24,4 @@ export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";
 export { createAuthCore, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
-export type { AuthCore, AuthContext, AuthPlugin, RequestMeta } from "./auth/index.ts";
+export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";

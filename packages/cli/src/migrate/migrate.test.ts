@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/drizzle-store/testing";
 import { describe, expect, it } from "vitest";
-import { databaseKind, migrate, migrateWith, redactUrl } from "./migrate.ts";
+import { databaseKind, importMongoStore, loadMongoMigrator, migrate, migrateWith, redactUrl } from "./migrate.ts";
 
 const bin = fileURLToPath(new URL("../../bin/latchkey.js", import.meta.url));
 const run = promisify(execFile);
@@ -71,6 +71,10 @@ describe("latchkey migrate", () => {
     expect(applied).toEqual(["users.email_unique"]);
     expect(calls).toEqual(["mongodb://127.0.0.1:27017/app"]);
     expect(lines).toEqual(["created indexes"]);
+  });
+
+  it("finds migrateMongo in the installed @latchkey/mongo-store", async () => {
+    expect(await loadMongoMigrator(importMongoStore)).toBeTypeOf("function");
   });
 
   it("says which package to install when @latchkey/mongo-store is absent, and keeps other load errors", async () => {

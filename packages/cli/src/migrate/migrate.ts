@@ -6,8 +6,10 @@ export interface MigrateOptions {
 /** The migrator `@latchkey/mongo-store` exports. */
 export type MongoMigrator = (url: string, options: { log: (line: string) => void }) => Promise<string[]>;
 
-// A variable specifier: the package is optional, so neither TypeScript nor the bundler may insist on it.
-const MONGO_STORE: string = "@latchkey/mongo-store";
+const MONGO_STORE = "@latchkey/mongo-store";
+
+/** Loads `@latchkey/mongo-store` on demand: only `mongodb://` URLs pay for the MongoDB driver. */
+export const importMongoStore = (): Promise<unknown> => import("@latchkey/mongo-store");
 
 /** Which store family a database URL belongs to, or null for any other URL. */
 export function databaseKind(url: string): "postgres" | "sqlite" | "mongodb" | null {
@@ -39,10 +41,10 @@ function isMissingPackage(error: unknown, name: string): boolean {
 }
 
 /** Loads `migrateMongo` from `@latchkey/mongo-store`, with an error that says what to install when it is absent. */
-async function loadMongoMigrator(importMongoStore: () => Promise<unknown>): Promise<MongoMigrator> {
+export async function loadMongoMigrator(importStore: () => Promise<unknown>): Promise<MongoMigrator> {
   let loaded: unknown;
   try {
-    loaded = await importMongoStore();
+    loaded = await importStore();
   } catch (error) {
     if (!isMissingPackage(error, MONGO_STORE)) throw error;
     throw new Error(`mongodb:// databases are migrated by ${MONGO_STORE}, which is not installed: add it next to @latchkey/cli`, { cause: error });
@@ -62,14 +64,14 @@ async function loadMongoMigrator(importMongoStore: () => Promise<unknown>): Prom
  * await migrate("postgres://localhost/app", { log: console.log }); // ["0000_initial"]
  */
 export function migrate(url: string, options: MigrateOptions = {}): Promise<string[]> {
-  return migrateWith(url, options, () => import(MONGO_STORE));
+  return migrateWith(url, options, importMongoStore);
 }
 
 /** `migrate` with the loading of `@latchkey/mongo-store` passed in (tests hand in a stand-in). */
-export async function migrateWith(url: string, options: MigrateOptions, importMongoStore: () => Promise<unknown>): Promise<string[]> {
+export async function migrateWith(url: string, options: MigrateOptions, importStore: () => Promise<unknown>): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const kind = databaseKind(url);
-  if (kind === "mongodb") return (await loadMongoMigrator(importMongoStore))(url, { log });
+  if (kind === "mongodb") return (await loadMongoMigrator(importStore))(url, { log });
   if (kind === null) throw new TypeError(`unsupported database URL ${redactUrl(url)}: expected postgres://, postgresql://, file:, libsql:// or mongodb://`);
   // Loaded on demand: `latchkey secret` should not pay for database drivers.
   const { migrateDatabase } = await import("@latchkey/drizzle-store");

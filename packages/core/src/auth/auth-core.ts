@@ -12,6 +12,7 @@ import { randomToken } from "../crypto/crypto.ts";
 import { EmailPasswordService } from "../email-password/email-password.ts";
 import { EmailVerificationService } from "../email-verification/email-verification.ts";
 import type { AuthContext } from "./context.ts";
+import { buildApi, type AuthApi } from "./api.ts";
 
 /** The transport-free auth engine that hono-adapter serves over HTTP. */
 export interface AuthCore {
@@ -20,6 +21,8 @@ export interface AuthCore {
   events: AuthEvents;
   emailPassword: EmailPasswordService;
   emailVerification: EmailVerificationService;
+  /** Trusted server-side operations (no HTTP). */
+  api: AuthApi;
   /** The service of an installed plugin, or null. */
   plugin<S>(id: string): S | null;
   /** With `captureOtp: true`: the latest plaintext code or token sent to `identifier` (tests only). */
@@ -58,21 +61,28 @@ export function createAuthCore(options: AuthOptions): AuthCore {
   const emailPassword = new EmailPasswordService(ctx, emailVerification);
 
   const plugins = new Map<string, unknown>();
+  const pluginApis: Record<string, unknown> = {};
   for (const [i, plugin] of (options.plugins ?? []).entries()) {
     if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function") throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
     if (plugins.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
-    plugins.set(plugin.id, plugin.init(ctx));
+    const service = plugin.init(ctx);
+    plugins.set(plugin.id, service);
+    const contributed = (service as { api?: Record<string, unknown> } | null)?.api;
+    if (contributed) Object.assign(pluginApis, contributed);
   }
 
   const captured = new Map<string, string>();
   if (config.captureOtp) events.on("OtpGenerated", (e) => void captured.set(e.identifier, e.plain));
 
-  return {
+  const core: AuthCore = {
     config, ctx, events, emailPassword, emailVerification,
+    api: undefined as unknown as AuthApi,
     plugin: <S>(id: string) => (plugins.get(id) as S | undefined) ?? null,
     getOtp(identifier) {
       if (!config.captureOtp) throw new AuthError("NOT_FOUND", "getOtp needs captureOtp: true (tests only)");
       return captured.get(identifier.trim().toLowerCase());
     },
   };
+  core.api = buildApi(core, pluginApis);
+  return core;
 }

@@ -5,3 +5,4 @@ export type { AuthPlugin } from "./plugin.ts";
 export type { RequestMeta } from "./request-meta.ts";
 export { SERVER_CALL } from "./request-meta.ts";
 export { normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./validation.ts";
+export type { AuthApi, BaseApi, PluginApis } from "./api.ts";

@@ -1,0 +1,50 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { memoryStore } from "@latchkey/memory-store";
+import { createDemoApp } from "./app.ts";
+
+const BASE = "http://localhost:3000";
+
+describe("node demo", () => {
+  it("signs up over /auth and reads /me with the session cookie", async () => {
+    const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
+    expect((await app.request(`${BASE}/me`)).status).toBe(401);
+    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    expect(up.status).toBe(200);
+    const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
+    expect(cookie.startsWith("latchkey.session=")).toBe(true);
+    const me = await app.request(`${BASE}/me`, { headers: { cookie } });
+    expect((await me.json()).user.email).toBe("ada@example.com");
+  });
+
+  it("starts as a process and prints its URL and the explorer URL", async () => {
+    const port = 20000 + Math.floor(Math.random() * 10000);
+    const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {
+      env: { ...process.env, PORT: String(port), LATCHKEY_SECRET: "y".repeat(64) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const output = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 20_000);
+        server.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes("/auth/reference")) {
+            clearTimeout(timer);
+            resolve(out);
+          }
+        });
+        let err = "";
+        server.stderr.on("data", (d: Buffer) => void (err += d.toString()));
+        server.on("exit", (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
+      });
+      expect(output).toContain(`http://localhost:${port}`);
+      const res = await fetch(`http://127.0.0.1:${port}/auth/get-session`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toBeNull();
+    } finally {
+      server.kill();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,37 @@
+import type { Context } from "hono";
+
+/** Finds the client address of a request for rate limiting; null when unknown. */
+export type GetClientIp = (request: Request, c: Context) => string | null;
+
+interface SocketEnv {
+  incoming?: { socket?: { remoteAddress?: string } };
+  server?: { requestIP?: (request: Request) => { address: string } | null };
+  remoteAddr?: { hostname?: string };
+}
+
+/**
+ * The peer address of the connection: Node (`@hono/node-server`), Bun (`fetch(req, server)` passed as env
+ * `{ server }`) and Deno (`Deno.serve` info passed as env). The safe default: headers are not trusted.
+ */
+export const fromSocket: GetClientIp = (request, c) => {
+  const env = (c.env ?? {}) as SocketEnv;
+  return env.incoming?.socket?.remoteAddress ?? env.server?.requestIP?.(request)?.address ?? env.remoteAddr?.hostname ?? null;
+};
+
+/** Cloudflare's `cf-connecting-ip`: use only behind Cloudflare (Workers), where clients cannot set it. */
+export const fromCfConnectingIp: GetClientIp = (request) => request.headers.get("cf-connecting-ip");
+
+/**
+ * `X-Forwarded-For` behind exactly `hops` trusted proxies: the address `hops` entries from the right
+ * (the one your outermost proxy saw). Never use it without proxies that overwrite the header.
+ */
+export function fromForwardedFor(hops = 1): GetClientIp {
+  if (!Number.isInteger(hops) || hops < 1) throw new Error("fromForwardedFor(hops): hops must be a positive integer");
+  return (request) => {
+    const list = request.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean) ?? [];
+    return list.length >= hops ? list[list.length - hops]! : null;
+  };
+}
+
+/** The presets, for `getClientIp`. */
+export const clientIp = { fromSocket, fromCfConnectingIp, fromForwardedFor };

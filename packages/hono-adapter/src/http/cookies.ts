@@ -1,0 +1,25 @@
+import type { Context } from "hono";
+import type { CookieDescriptor } from "@latchkey/core";
+
+/** Serialises a core cookie descriptor into a `Set-Cookie` header value. */
+export function serializeCookie(cookie: CookieDescriptor): string {
+  let out = `${cookie.name}=${cookie.value}; Max-Age=${cookie.maxAge}; Path=${cookie.path}; HttpOnly; SameSite=${cookie.sameSite}`;
+  if (cookie.secure) out += "; Secure";
+  if (cookie.domain) out += `; Domain=${cookie.domain}`;
+  return out;
+}
+
+export function setCookie(c: Context, cookie: CookieDescriptor): void {
+  c.header("set-cookie", serializeCookie(cookie), { append: true });
+}
+
+/** Reads one cookie value from the request without parsing the rest. */
+export function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}

@@ -1,0 +1,33 @@
+import { HTTPException } from "hono/http-exception";
+import { AuthError } from "@latchkey/core";
+import { ERROR_STATUS } from "./error-status.ts";
+
+/** The error body every Latchkey response uses. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+/** Turns any thrown value into the JSON error response. Unknown errors become a bare 500. */
+export function errorResponse(error: unknown): Response {
+  let status: number;
+  let body: ErrorBody;
+  const headers = new Headers({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  if (error instanceof AuthError) {
+    status = ERROR_STATUS[error.code] ?? 500;
+    body = { code: error.code, message: error.message };
+    if (error.details !== undefined) body.details = error.details;
+    if (error.retryAfter !== undefined) headers.set("retry-after", String(error.retryAfter));
+    if (status === 500) console.error("[latchkey]", error);
+  } else if (error instanceof HTTPException && error.status < 500) {
+    // Hono's validator throws these for malformed JSON bodies.
+    status = error.status === 413 ? 413 : 400;
+    body = status === 413 ? { code: "PAYLOAD_TOO_LARGE", message: "The request body is too large" } : { code: "INVALID_REQUEST", message: "The request body is not valid JSON" };
+  } else {
+    status = 500;
+    body = { code: "INTERNAL_ERROR", message: "Something went wrong" };
+    console.error("[latchkey] unexpected error", error);
+  }
+  return new Response(JSON.stringify(body), { status, headers });
+}

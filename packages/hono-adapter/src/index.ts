@@ -1,0 +1,15 @@
+/**
+ * @latchkey/hono-adapter: Latchkey over HTTP as a Hono sub-app, a standalone handler and middleware.
+ *
+ * @example
+ * import { createAuth, clientIp } from "@latchkey/hono-adapter";
+ */
+export { createAuth } from "./create-auth.ts";
+export type { Auth, CreateAuthOptions, ExecutionContextLike } from "./create-auth.ts";
+export { clientIp, fromSocket, fromCfConnectingIp, fromForwardedFor } from "./http/client-ip.ts";
+export type { GetClientIp } from "./http/client-ip.ts";
+export { ERROR_STATUS } from "./http/error-status.ts";
+export { errorResponse } from "./http/errors.ts";
+export type { ErrorBody } from "./http/errors.ts";
+export type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
+export type { AuthApp } from "./routes/define.ts";

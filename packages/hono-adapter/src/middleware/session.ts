@@ -1,0 +1,81 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { AuthError, type AuthCore, type RequestMeta, type ValidatedSession } from "@latchkey/core";
+import { readCookie, setCookie } from "../http/cookies.ts";
+import { errorResponse } from "../http/errors.ts";
+import type { GetClientIp } from "../http/client-ip.ts";
+import type { AuthVariables, OptionalAuthVariables } from "../env.ts";
+
+/** Where the session token came from: Bearer wins over the cookie when both are sent. */
+export function sessionToken(c: Context, cookieName: string): { token: string; from: "bearer" | "cookie" } | null {
+  const auth = c.req.header("authorization");
+  if (auth && /^bearer /i.test(auth)) return { token: auth.slice(7).trim(), from: "bearer" };
+  const cookie = readCookie(c.req.header("cookie"), cookieName);
+  return cookie ? { token: cookie, from: "cookie" } : null;
+}
+
+/** Request-scoped helpers shared by routes and dependencies. */
+export interface RequestTools {
+  core: AuthCore;
+  meta(c: Context): RequestMeta;
+  /** The live session of the request (looked up once per request), refreshing the cookie when it slid. */
+  session(c: Context): Promise<ValidatedSession | null>;
+  /** The session or a thrown INVALID_CREDENTIALS. */
+  requireSession(c: Context): Promise<ValidatedSession>;
+  /** Features decorate get-session answers here (the JWT plugin adds `set-auth-jwt`). */
+  afterGetSession: Array<(c: Context, session: ValidatedSession) => Promise<void>>;
+}
+
+export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): RequestTools {
+  const cookieName = core.config.cookies.name;
+  const tools: RequestTools = {
+    core,
+    afterGetSession: [],
+    meta(c) {
+      const execution = (() => {
+        try {
+          return c.executionCtx;
+        } catch {
+          return undefined;
+        }
+      })();
+      return {
+        ip: getClientIp(c.req.raw, c),
+        userAgent: c.req.header("user-agent") ?? null,
+        waitUntil: execution ? (task) => execution.waitUntil(task) : undefined,
+      };
+    },
+    async session(c) {
+      const cached = c.get("latchkeySession") as ValidatedSession | null | undefined;
+      if (cached !== undefined) return cached;
+      const found = sessionToken(c, cookieName);
+      const validated = found ? await core.ctx.sessions.validate(found.token) : null;
+      if (validated?.refreshedCookie && found?.from === "cookie") setCookie(c, validated.refreshedCookie);
+      c.set("latchkeySession", validated);
+      return validated;
+    },
+    async requireSession(c) {
+      const s = await tools.session(c);
+      if (!s) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
+      return s;
+    },
+  };
+  return tools;
+}
+
+/** Host-route dependencies: they answer 401 themselves, so they work without `auth.middleware`. */
+export function createDependencies(tools: RequestTools) {
+  const required: MiddlewareHandler<{ Variables: AuthVariables }> = async (c, next) => {
+    const s = await tools.session(c);
+    if (!s) return errorResponse(new AuthError("INVALID_CREDENTIALS", "Sign in first"));
+    c.set("user", s.user);
+    c.set("session", s.session);
+    await next();
+  };
+  const optional: MiddlewareHandler<{ Variables: OptionalAuthVariables }> = async (c, next) => {
+    const s = await tools.session(c);
+    c.set("user", s?.user ?? null);
+    c.set("session", s?.session ?? null);
+    await next();
+  };
+  return { requireUser: required, requireSession: required, optionalUser: optional, optionalSession: optional };
+}

@@ -1,0 +1,2 @@
+export { registerDocsRoutes } from "./docs.ts";
+export type { DocsOptions } from "./docs.ts";

@@ -1,0 +1,1 @@
+export { registerEmailPasswordRoutes, signInResponse } from "./routes.ts";

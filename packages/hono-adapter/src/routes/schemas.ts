@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+
+export const ErrorSchema = z
+  .object({
+    code: z.string().openapi({ example: "INVALID_CREDENTIALS" }),
+    message: z.string().openapi({ example: "Invalid email or password" }),
+    details: z.unknown().optional(),
+  })
+  .openapi("Error");
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string().openapi({ example: "ada@example.com" }),
+    emailVerified: z.boolean(),
+    name: z.string().nullable(),
+    image: z.string().nullable(),
+    username: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.string().openapi({ format: "date-time" }),
+    updatedAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("User");
+
+export const SessionSchema = z
+  .object({
+    id: z.string(),
+    userId: z.string(),
+    expiresAt: z.string().openapi({ format: "date-time" }),
+    createdAt: z.string().openapi({ format: "date-time" }),
+    updatedAt: z.string().openapi({ format: "date-time" }),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+  })
+  .openapi("Session");
+
+export const CredentialsSchema = z
+  .object({
+    token: z.string().openapi({ description: "The session token, for `Authorization: Bearer` clients. Shown once." }),
+    expiresAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("Credentials");
+
+export const SignInResponseSchema = z.object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema }).openapi("SignInResponse");
+export const SuccessSchema = z.object({ success: z.literal(true) }).openapi("Success");
+export const UserResponseSchema = z.object({ user: UserSchema }).openapi("UserResponse");
+
+/** Emails: checked for shape in core (400 INVALID_EMAIL); here only bounded. */
+export const EmailField = z.string().max(320).openapi({ format: "email", example: "ada@example.com" });
+/** Passwords: 8..128 enforced in core with clear codes; bounded here so nothing huge is hashed. */
+export const PasswordField = z.string().max(1024).openapi({ format: "password", example: "correct horse battery staple" });

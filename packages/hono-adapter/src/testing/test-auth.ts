@@ -1,0 +1,79 @@
+import { argon2idHasher, createTestClock, webCryptoRandom, type EmailMessage, type EmailSender, type Store } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
+import { createAuth, type Auth, type CreateAuthOptions } from "../create-auth.ts";
+
+export const TEST_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
+export const BASE_URL = "https://app.example";
+
+/** An email sender that keeps messages for assertions. */
+export function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?: string): EmailMessage | undefined } {
+  const sent: EmailMessage[] = [];
+  return {
+    sent,
+    async send(message) {
+      sent.push(message);
+    },
+    last(to) {
+      return [...sent].reverse().find((m) => to === undefined || m.to === to);
+    },
+  };
+}
+
+export interface TestAuth {
+  auth: Auth;
+  store: Store;
+  clock: ReturnType<typeof createTestClock>;
+  emails: ReturnType<typeof captureEmails>;
+  /** Calls the standalone handler (mounted at /auth) with JSON and optional headers. */
+  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; ip?: string }): Promise<Response>;
+  /** Signs up and returns the session token and the user id. */
+  signUp(email: string, password?: string, extra?: Record<string, unknown>): Promise<{ token: string; userId: string; cookie: string }>;
+}
+
+/**
+ * A fully wired auth for HTTP tests: memory store (or `store`), movable clock, captured emails,
+ * cheap argon2id parameters, client IP from the `x-test-ip` header.
+ */
+export function createTestAuth(overrides: Partial<CreateAuthOptions> & { store?: Store } = {}): TestAuth {
+  const clock = createTestClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  const emails = captureEmails();
+  const store = overrides.store ?? overrides.database ?? memoryStore();
+  const auth = createAuth({
+    secret: TEST_SECRET,
+    baseUrl: BASE_URL,
+    clock,
+    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+    getClientIp: (request) => request.headers.get("x-test-ip") ?? "192.0.2.1",
+    captureOtp: true,
+    ...overrides,
+    database: store,
+    email: { sender: emails, ...overrides.email },
+  });
+  const request: TestAuth["request"] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...(init.ip ? { "x-test-ip": init.ip } : {}), ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    return auth.handler(new Request(`${BASE_URL}/auth${path}`, { method, headers, body }));
+  };
+  return {
+    auth, store, clock, emails, request,
+    async signUp(email, password = "correct horse battery", extra = {}) {
+      const res = await request("POST", "/sign-up/email", { body: { email, password, ...extra }, ip: `198.51.100.${Math.floor(Math.random() * 250)}` });
+      if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+      const json = (await res.json()) as { credentials: { token: string }; user: { id: string } };
+      return { token: json.credentials.token, userId: json.user.id, cookie: res.headers.get("set-cookie") ?? "" };
+    },
+  };
+}
+
+/** `Authorization: Bearer` headers for a token. */
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Session cookie headers, with a trusted Origin (CSRF) unless `origin` is given. */
+export const cookieHeaders = (token: string, origin: string | null = BASE_URL, secure = true) => ({
+  cookie: `${secure ? "__Secure-latchkey.session" : "latchkey.session"}=${token}`,
+  ...(origin === null ? {} : { origin }),
+});
