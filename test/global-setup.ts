@@ -1,3 +1,5 @@
+// Brings "vitest" into scope for the ProvidedContext augmentation below.
+import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { startTestPostgres } from "./postgres-server.ts";
 

