@@ -1,5 +1,5 @@
 import type { Store } from "@latchkey/core";
-import type { Client } from "@libsql/client";
+import type { Client, InStatement, TransactionMode } from "@libsql/client";
 import { fixtures } from "@latchkey/store-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drizzleStore } from "../drizzle-store.ts";
@@ -72,6 +72,20 @@ describe("libsql store mapping", () => {
     await store.apiKeys.create(apiKey(u.id));
     expect(await store.apiKeys.listByUser(u.id, { limit: 10, cursor: "not-a-cursor" })).toEqual({ items: [], nextCursor: null });
     expect(await store.audit.list({ userId: u.id, limit: 10, cursor: "x:y" })).toEqual({ items: [], nextCursor: null });
+  });
+
+  it("runs drizzle's batches (users.create with accounts) as libSQL write transactions", async () => {
+    const modes: unknown[] = [];
+    const recording = new Proxy(client, {
+      get(target, property) {
+        if (property === "batch") return (statements: InStatement[], mode?: TransactionMode) => (modes.push(mode), target.batch(statements, mode));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const u = user();
+    expect((await drizzleStore({ dialect: "sqlite", client: recording }).users.create(u, [account(u.id)])).ok).toBe(true);
+    expect(modes).toEqual(["write"]);
   });
 
   it("close() leaves a client the caller passed in open", async () => {

@@ -10,9 +10,9 @@ export type SqliteDatabase = LibSQLDatabase;
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
 
-// Several rows that change together go in one `batch`: a single transaction on the server (libsql://) or one
-// synchronous BEGIN..COMMIT on the connection (file:), so nothing interleaves and a failure rolls back all of it.
-// Every batch starts with a write, so it takes the write lock at its first statement, as BEGIN IMMEDIATE would.
+// Several rows that change together go in one `batch`: one write transaction (BEGIN IMMEDIATE, see
+// withWriteBatches) on the server (libsql://) or run synchronously on one connection (file:), so nothing
+// interleaves and a failure rolls back all of it. No interactive transaction is used.
 
 /** `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. */
 export function sqliteUserStore(db: SqliteDatabase): UserStore {
