@@ -1,14 +1,16 @@
 import { Hono } from "hono";
+import { emailOtp } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
- * The demo app: auth mounted at /auth, a protected /me route, console email.
+ * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change).
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>) {
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
+    plugins: [emailOtp({ emailChange: { enabled: true } })],
     ...options,
   });
   const app = new Hono();
