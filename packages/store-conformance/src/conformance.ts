@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "@latchkey/core";
 import { account, apiKey, at, session, T0, uid, user, verification } from "./fixtures.ts";
+import { describeRoundTrips } from "./round-trip.ts";
 
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "memory", "postgres", "libsql". */
@@ -438,6 +439,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
         expect((await store.jwks.list()).filter((k) => [first.id, second.id, third.id].includes(k.id)).map((k) => k.id)).toEqual([second.id, third.id]);
       });
     });
+
+    describeRoundTrips(() => store);
 
     describe("audit", () => {
       it("appends and lists newest first with keyset pagination, filtered by user", async () => {
