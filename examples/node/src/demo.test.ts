@@ -32,6 +32,19 @@ describe("node demo", () => {
     expect((await me.json()).user).toMatchObject({ email: "otp@example.com", emailVerified: true });
   });
 
+  it("issues JWTs: /auth/token and the set-auth-jwt header verify against the demo's keys", async () => {
+    const { app, auth } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
+    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const { credentials, user } = (await up.json()) as { credentials: { token: string }; user: { id: string } };
+    const headers = { authorization: `Bearer ${credentials.token}` };
+    const { token } = (await (await app.request(`${BASE}/auth/token`, { method: "POST", headers })).json()) as { token: string };
+    expect((await auth.api.verifyJwt(token)).sub).toBe(user.id);
+    const header = (await app.request(`${BASE}/auth/get-session`, { headers })).headers.get("set-auth-jwt");
+    expect((await auth.api.verifyJwt(header!)).sub).toBe(user.id);
+    const jwks = (await (await app.request(`${BASE}/auth/jwks`)).json()) as { keys: Array<{ kid: string; alg: string }> };
+    expect(jwks.keys).toEqual([expect.objectContaining({ alg: "EdDSA", kid: JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid })]);
+  });
+
   it("starts as a process and prints its URL and the explorer URL", async () => {
     const port = 20000 + Math.floor(Math.random() * 10000);
     const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {

@@ -32,4 +32,9 @@ export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS } from 
 export type { ListAuditEventsInput, AuditEventPage } from "./audit-log/index.ts";
 export { emailOtp, EMAIL_OTP_PLUGIN_ID, resolveEmailOtpOptions, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES, OtpCodes, otpIdentifier, EmailOtpService, EmailChangeService, proveMailbox } from "./email-otp/index.ts";
 export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin, EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose, OtpTarget, OtpRecipient, VerifyOptions, SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput, RequestEmailChangeInput, ChangeEmailInput } from "./email-otp/index.ts";
+export { jwt, JwtService, RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
+export type {
+  JwtOptions, ResolvedJwtOptions, JwtSettings, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,
+  JwtPayloadContext, JwtSigner, JwtSignerFactory,
+} from "./jwt/index.ts";
 export { argon2idEngine } from "./password/index.ts";
