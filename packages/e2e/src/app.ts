@@ -1,5 +1,5 @@
 import * as core from "@latchkey/core";
-import { argon2idHasher, auditLog, emailOtp, webCryptoRandom, type AuthPlugin, type EmailSender, type Store } from "@latchkey/core";
+import { argon2idHasher, auditLog, emailOtp, jwt, webCryptoRandom, type AuthPlugin, type EmailSender, type Store } from "@latchkey/core";
 import { createAuth, type Auth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import type { E2eTarget } from "./harness/journey.ts";
@@ -15,7 +15,6 @@ const E2E_SECRET = "e2e-secret-0123456789abcdefghijklmnopqrstuvwxyz";
  */
 const PENDING_PLUGINS: ReadonlyArray<{ factory: string; options: Record<string, unknown> }> = [
   { factory: "apiKeys", options: {} },
-  { factory: "jwt", options: {} },
 ];
 
 function pendingPlugins(): AuthPlugin[] {
@@ -52,7 +51,7 @@ export interface E2eAuth {
  */
 export function createE2eAuth(options: E2eAuthOptions = {}): E2eAuth {
   const store = (options.createStore ?? memoryStore)();
-  const plugins: AuthPlugin[] = [emailOtp(), auditLog(), ...pendingPlugins()];
+  const plugins: AuthPlugin[] = [emailOtp(), jwt(), auditLog(), ...pendingPlugins()];
   // Codes reach the suite only through the event, as `auth.getOtp` does; nothing is printed.
   const quiet: EmailSender = { async send() {} };
   const auth = createAuth({

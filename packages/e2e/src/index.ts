@@ -14,7 +14,10 @@ export type { E2eTarget, Journey, JourneyContext } from "./harness/journey.ts";
 export { planSuite, registerSuite, runSuite, summaryLine } from "./harness/runner.ts";
 export type { PlannedCase, TestRegistrar, SuiteResult } from "./harness/runner.ts";
 export { signUpWithPassword, E2E_PASSWORD } from "./harness/sign-up.ts";
-export { JOURNEYS } from "./journeys/index.ts";
+export {
+  JOURNEYS, apiKeysJourney, csrfJourney, deleteAccountJourney, emailOtpJourney, getSessionJourney, jwtJourney,
+  notFoundJourney, openApiJourney, passwordJourney, signOutJourney,
+} from "./journeys/index.ts";
 export { createE2eAuth, E2E_BASE_URL } from "./app.ts";
 export type { E2eAuth, E2eAuthOptions } from "./app.ts";
 export { exchangeHashes, EXCHANGE_PASSWORD } from "./argon2-exchange.ts";
