@@ -25,3 +25,8 @@ export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/in
 export { EmailVerificationService } from "./email-verification/index.ts";
 export { createAuthCore, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
 export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
+export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID, isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, normalizePermissions, toApiKeyView } from "./api-key/index.ts";
+export type {
+  ApiKeysOptions, ResolvedApiKeysOptions, ApiKeyAuthentication, ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode,
+  ApiKeyApi, ApiKeyPage, CreateApiKeyInput, CreateApiKeyResult, CallerCreateApiKeyInput, UpdateApiKeyInput, CallerUpdateApiKeyInput, VerifyApiKeyInput,
+} from "./api-key/index.ts";

@@ -1,8 +1,10 @@
 import type { AuthApp } from "./define.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { registerEmailPasswordRoutes } from "./email-password/index.ts";
+import { registerApiKeyRoutes } from "./api-key/index.ts";
 
 /** Every feature's routes. Each registrar returns early when its feature is not installed (paths stay 404). */
 export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> = [
   registerEmailPasswordRoutes,
+  registerApiKeyRoutes,
 ];
