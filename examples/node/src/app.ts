@@ -1,20 +1,24 @@
 import { Hono } from "hono";
+import { apiKeys } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
- * The demo app: auth mounted at /auth, a protected /me route, console email.
+ * The demo app: auth mounted at /auth, a protected /me route, an API-key-protected /api/data route, console email.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>) {
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
+    // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create).
+    plugins: [apiKeys({ grantablePermissions: { demo: ["read"] } })],
     ...options,
   });
   const app = new Hono();
   app.use("*", auth.middleware);
   app.route("/auth", auth.app);
-  app.get("/", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me" }));
+  app.get("/", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me", apiData: "/api/data (x-api-key)" }));
   app.get("/me", auth.requireUser, (c) => c.json({ user: c.var.user, session: c.var.session }));
+  app.get("/api/data", auth.requireApiKey({ permissions: { demo: ["read"] } }), (c) => c.json({ owner: c.var.user.email, key: c.var.apiKey.name }));
   return { app, auth };
 }
