@@ -1,14 +1,14 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomString } from "../crypto/crypto.ts";
 import { SERVER_CALL, type RequestMeta } from "../auth/request-meta.ts";
-import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
 import type { ApiKeyRecord, Permissions } from "../ports/records.ts";
 import type { ApiKeyPatch } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import { resolveApiKeysOptions, type ApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts";
-import { toApiKeyView, VERIFY_MESSAGES, type ApiKeyVerifyErrorCode, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
+import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
+import { API_KEY_RANDOM_LENGTH, API_KEY_START_LENGTH, authenticateApiKey, verifyApiKey, type ApiKeyAuthentication } from "./verify.ts";
 import {
   assertNoServerOnlyFields, checkCount, checkCursor, checkEnabled, checkExpiresIn, checkLimit, checkMetadata, checkName,
   checkPermissions, checkPrefix, checkRateLimitWindow, resolveRateLimit,
@@ -18,34 +18,22 @@ import type {
   UpdateApiKeyInput, VerifyApiKeyInput,
 } from "./api.ts";
 
-export const API_KEY_PLUGIN_ID = "api-key";
-/** Random part of every key: 40 base62 characters (about 238 bits). */
-export const API_KEY_RANDOM_LENGTH = 40;
-export const API_KEY_START_LENGTH = 8;
-// Prefix (1..16 of A-Z a-z 0-9 _) + 40 base62. Checked before hashing so junk never reaches the store.
-const KEY_SHAPE = /^[A-Za-z0-9_]{1,16}[A-Za-z0-9]{40}$/;
-const MAX_KEY_LENGTH = 16 + API_KEY_RANDOM_LENGTH;
-
 /**
- * True when `key` has the shape of a Latchkey API key (any prefix, so keys keep working after
- * `defaultPrefix` changes). Empty, oversized, non-ASCII and prefix-less input is false.
+ * The id `apiKeys()` installs under; adapters look the service up with it.
  *
  * @example
- * import { isWellFormedApiKey } from "@latchkey/core";
- * isWellFormedApiKey("lk_" + "a".repeat(40)); // true
+ * const service = auth.core.plugin<ApiKeyService>(API_KEY_PLUGIN_ID);
  */
-export function isWellFormedApiKey(key: unknown): key is string {
-  return typeof key === "string" && key.length > API_KEY_RANDOM_LENGTH && key.length <= MAX_KEY_LENGTH && KEY_SHAPE.test(key);
-}
+export const API_KEY_PLUGIN_ID = "api-key";
 
-/** Only keys with a quota or a per-key rate limit need the atomic write on verify. */
-function isMetered(k: ApiKeyRecord): boolean {
-  return k.remaining !== null || (k.rateLimitMax !== null && k.rateLimitWindowMs !== null);
-}
-
-export type ApiKeyAuthentication = { valid: true; apiKey: ApiKeyView; user: UserView } | Extract<ApiKeyVerifyResult, { valid: false }>;
-
-/** API keys: create, verify (the hot path), list, update, revoke and sweep. Installed by `apiKeys()`. */
+/**
+ * API keys: create, verify (the hot path), list, update, revoke and sweep. Installed by `apiKeys()`; the
+ * HTTP routes call the `*ForCaller` methods, `auth.api` the trusted ones.
+ *
+ * @example
+ * const service = auth.core.plugin<ApiKeyService>(API_KEY_PLUGIN_ID)!;
+ * const result = await service.verify({ key: request.headers.get("x-api-key") }, SERVER_CALL);
+ */
 export class ApiKeyService {
   /** Trusted operations; they join `auth.api`. */
   readonly api: ApiKeyApi;
@@ -136,52 +124,14 @@ export class ApiKeyService {
     }
   }
 
-  /**
-   * The hot path: one indexed read by hash; then, only for keys with a quota or a per-key rate limit, one
-   * atomic conditional write that consumes a use. Unlimited keys are checked in memory and never written.
-   * Permissions are checked before the write so a refused check does not burn quota.
-   */
-  async verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
-    const key = input?.key;
-    if (!isWellFormedApiKey(key)) return this.fail(null, "INVALID_API_KEY", meta);
-    const row = await this.ctx.store.apiKeys.findByHash(hashSecret(key));
-    if (!row) return this.fail(null, "INVALID_API_KEY", meta);
-    const now = this.ctx.clock.now();
-    if (!row.enabled) return this.fail(row.id, "KEY_DISABLED", meta);
-    if (row.expiresAt !== null && row.expiresAt.getTime() <= now) return this.fail(row.id, "KEY_EXPIRED", meta);
-    if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions))) return this.fail(row.id, "INSUFFICIENT_PERMISSIONS", meta);
-    if (!isMetered(row)) return { valid: true, apiKey: toApiKeyView(row) };
-    const used = await this.ctx.store.apiKeys.consumeUse(row.id, new Date(now));
-    if (used.ok) return { valid: true, apiKey: toApiKeyView(used.key) };
-    switch (used.reason) {
-      case "NOT_FOUND":
-        return this.fail(row.id, "INVALID_API_KEY", meta);
-      case "USAGE_EXCEEDED":
-        return this.fail(row.id, "USAGE_EXCEEDED", meta, null);
-      case "RATE_LIMITED": {
-        const k = used.key ?? row;
-        const windowMs = k.rateLimitWindowMs ?? 0;
-        const resetAt = (k.windowStart?.getTime() ?? now) + windowMs;
-        return this.fail(row.id, "RATE_LIMITED", meta, Math.max(1, resetAt - now));
-      }
-      default:
-        return this.fail(row.id, used.reason, meta);
-    }
+  /** See `verifyApiKey`: the hot path. */
+  verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
+    return verifyApiKey(this.ctx, input, meta);
   }
 
   /** Verify plus the key's owner, for `requireApiKey` host routes. */
-  async authenticate(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyAuthentication> {
-    const result = await this.verify(input, meta);
-    if (!result.valid) return result;
-    const user = await this.ctx.store.users.findById(result.apiKey.userId);
-    // The owner was deleted between the two reads (its keys go with it): the key no longer exists.
-    if (!user) return this.fail(result.apiKey.id, "INVALID_API_KEY", meta);
-    return { valid: true, apiKey: result.apiKey, user: toUserView(user) };
-  }
-
-  private async fail(keyId: string | null, code: ApiKeyVerifyErrorCode, meta: RequestMeta, tryAgainIn?: number | null): Promise<Extract<ApiKeyVerifyResult, { valid: false }>> {
-    await this.ctx.events.emit("ApiKeyVerifyFailed", { ...(keyId ? { keyId } : {}), code, at: new Date(this.ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
-    return { valid: false, error: tryAgainIn === undefined ? { code, message: VERIFY_MESSAGES[code] } : { code, message: VERIFY_MESSAGES[code], tryAgainIn } };
+  authenticate(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyAuthentication> {
+    return authenticateApiKey(this.ctx, input, meta);
   }
 
   /** A page of the user's keys, newest first. */

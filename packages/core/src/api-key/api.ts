@@ -74,7 +74,12 @@ export interface ApiKeyPage {
   nextCursor: string | null;
 }
 
-/** The API-key operations of `auth.api` (trusted server code, no HTTP). */
+/**
+ * The API-key operations of `auth.api` (trusted server code, no HTTP).
+ *
+ * @example
+ * const { key } = await auth.api.createApiKey({ userId, name: "nightly export", remaining: 1000, rateLimitMax: 10, rateLimitWindow: "1m" });
+ */
 export interface ApiKeyApi {
   /** Creates a key for any user; the result is the only place the plaintext `key` appears. */
   createApiKey(input: CreateApiKeyInput, meta?: RequestMeta): Promise<CreateApiKeyResult>;

@@ -1,5 +1,6 @@
-export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID, isWellFormedApiKey } from "./api-key.ts";
-export type { ApiKeyAuthentication } from "./api-key.ts";
+export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID } from "./api-key.ts";
+export { isWellFormedApiKey } from "./verify.ts";
+export type { ApiKeyAuthentication } from "./verify.ts";
 export { resolveApiKeysOptions } from "./options.ts";
 export type { ApiKeysOptions, ResolvedApiKeysOptions } from "./options.ts";
 export { hasPermissions, normalizePermissions } from "./permissions.ts";

@@ -3,7 +3,12 @@ import { parseDuration, type Duration } from "../config/duration.ts";
 import type { Permissions } from "../ports/records.ts";
 import { normalizePermissions } from "./permissions.ts";
 
-/** Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry). */
+/**
+ * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
+ *
+ * @example
+ * apiKeys({ defaultPrefix: "acme_", defaultRateLimitMax: 100, defaultRateLimitWindow: "1m", grantablePermissions: { files: ["read"] } });
+ */
 export interface ApiKeysOptions {
   /** Prefix of new keys when create omits one: 1..16 of `A-Z a-z 0-9 _`. Default `"lk_"`. */
   defaultPrefix?: string;

@@ -1,6 +1,12 @@
 import type { ApiKeyRecord, JsonObject, Permissions } from "../ports/records.ts";
 
-/** An API key as returned to callers: never the key itself nor its hash. Dates are ISO strings. */
+/**
+ * An API key as returned to callers: never the key itself nor its hash. Dates are ISO strings.
+ *
+ * @example
+ * const { apiKeys } = await auth.api.listApiKeys({ userId });
+ * apiKeys.map((k: ApiKeyView) => `${k.start}... ${k.name}`);
+ */
 export interface ApiKeyView {
   id: string;
   userId: string;
@@ -54,7 +60,13 @@ export interface ApiKeyVerifyError {
   tryAgainIn?: number | null;
 }
 
-/** The answer of a verify: a result, never a thrown error, so a service can branch on it cheaply. */
+/**
+ * The answer of a verify: a result, never a thrown error, so a service can branch on it cheaply.
+ *
+ * @example
+ * const result = await auth.api.verifyApiKey({ key, permissions: { files: ["read"] } });
+ * if (!result.valid) console.log(result.error.code, result.error.tryAgainIn);
+ */
 export type ApiKeyVerifyResult = { valid: true; apiKey: ApiKeyView } | { valid: false; error: ApiKeyVerifyError };
 
 export const VERIFY_MESSAGES: Record<ApiKeyVerifyErrorCode, string> = {

@@ -3,7 +3,12 @@ import { API_KEY_PLUGIN_ID, AuthConfigError, AuthError, normalizePermissions, ty
 import { errorResponse } from "../../http/errors.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 
-/** Context variables set by `auth.requireApiKey()`. */
+/**
+ * Context variables set by `auth.requireApiKey()`.
+ *
+ * @example
+ * app.get("/data", auth.requireApiKey(), (c) => c.json({ user: c.var.user.email, key: c.var.apiKey.name }));
+ */
 export interface ApiKeyVariables {
   /** The verified key (never the key itself or its hash). */
   apiKey: ApiKeyView;
@@ -11,6 +16,12 @@ export interface ApiKeyVariables {
   user: UserView;
 }
 
+/**
+ * Options of `auth.requireApiKey(options)`.
+ *
+ * @example
+ * auth.requireApiKey({ permissions: { files: ["read", "write"] } });
+ */
 export interface RequireApiKeyOptions {
   /** Permissions the key must hold (all-of), e.g. `{ files: ["read"] }`. */
   permissions?: Permissions;
