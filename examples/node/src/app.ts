@@ -1,17 +1,21 @@
 import { Hono } from "hono";
-import { apiKeys } from "@latchkey/core";
+import { apiKeys, emailOtp } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
- * The demo app: auth mounted at /auth, a protected /me route, an API-key-protected /api/data route, console email.
+ * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change),
+ * and an API-key-protected /api/data route.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>) {
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
-    // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create).
-    plugins: [apiKeys({ grantablePermissions: { demo: ["read"] } })],
+    plugins: [
+      emailOtp({ emailChange: { enabled: true } }),
+      // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create).
+      apiKeys({ grantablePermissions: { demo: ["read"] } }),
+    ],
     ...options,
   });
   const app = new Hono();

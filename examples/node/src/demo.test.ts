@@ -18,6 +18,20 @@ describe("node demo", () => {
     expect((await me.json()).user.email).toBe("ada@example.com");
   });
 
+  it("signs in with an emailed one-time code (emailOtp is installed)", async () => {
+    const { app, auth } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE, email: { sender: { send: async () => {} } } });
+    const codes: string[] = [];
+    auth.events.on("OtpGenerated", (e) => void codes.push(e.plain));
+    const json = { "content-type": "application/json" };
+    const send = await app.request(`${BASE}/auth/email-otp/send-verification-otp`, { method: "POST", headers: json, body: JSON.stringify({ email: "otp@example.com", purpose: "sign-in" }) });
+    expect(await send.json()).toEqual({ success: true });
+    const signIn = await app.request(`${BASE}/auth/sign-in/email-otp`, { method: "POST", headers: json, body: JSON.stringify({ email: "otp@example.com", otp: codes[0] }) });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+    const me = await app.request(`${BASE}/me`, { headers: { cookie } });
+    expect((await me.json()).user).toMatchObject({ email: "otp@example.com", emailVerified: true });
+  });
+
   it("creates an API key with the session and calls /api/data with it", async () => {
     const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
     const json = { "content-type": "application/json" };
