@@ -3,7 +3,7 @@
  * `auth.requireApiKey()`, on the memory store, next to a plain Hono JSON route, all through `app.request()`
  * in one process (no sockets, so the numbers compare framework and library work, not the network).
  *
- *   pnpm bench:micro                          # defaults: 3 rounds x 2 s per scenario, 16 requests in flight
+ *   pnpm bench:micro                          # defaults: 4 rounds x 2 s per scenario, 16 requests in flight
  *   pnpm bench:micro -- --duration=5000 --concurrency=64 --rounds=5
  *
  * Prints ops/s per scenario (median of the rounds) and its ratio to the plain route. No assertions on timing.
@@ -26,7 +26,7 @@ function settings(argv: string[]): Settings {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
     return value;
   };
-  return { durationMs: arg("duration", 2000), concurrency: arg("concurrency", 16), rounds: arg("rounds", 3) };
+  return { durationMs: arg("duration", 2000), concurrency: arg("concurrency", 16), rounds: arg("rounds", 4) };
 }
 
 interface Scenario {
@@ -96,9 +96,15 @@ async function main(): Promise<void> {
     await measure(scenario, { ...s, durationMs: Math.min(500, s.durationMs) });
   }
   const results = new Map<string, number[]>(scenarios.map((sc) => [sc.name, []]));
-  // Rounds interleave the scenarios so drift (thermal, GC) spreads evenly across them.
+  // Each round starts at another scenario (the one measured right after another pays for its garbage), and a
+  // collection runs before each measurement when the script has --expose-gc (the pnpm script passes it).
+  const gc = (globalThis as { gc?: () => void }).gc;
   for (let round = 0; round < s.rounds; round++) {
-    for (const scenario of scenarios) results.get(scenario.name)!.push(await measure(scenario, s));
+    for (let i = 0; i < scenarios.length; i++) {
+      const scenario = scenarios[(round + i) % scenarios.length]!;
+      gc?.();
+      results.get(scenario.name)!.push(await measure(scenario, s));
+    }
   }
 
   const floor = median(results.get(scenarios[0]!.name)!);
