@@ -45,6 +45,19 @@ describe("node demo", () => {
     expect(jwks.keys).toEqual([expect.objectContaining({ alg: "EdDSA", kid: JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid })]);
   });
 
+  it("creates an API key with the session and calls /api/data with it", async () => {
+    const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
+    const json = { "content-type": "application/json" };
+    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: json, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const { credentials } = await up.json();
+    const created = await app.request(`${BASE}/auth/api-key/create`, { method: "POST", headers: { ...json, authorization: `Bearer ${credentials.token}` }, body: JSON.stringify({ name: "demo", permissions: { demo: ["read"] } }) });
+    expect(created.status).toBe(200);
+    const { key } = await created.json();
+    expect((await app.request(`${BASE}/api/data`)).status).toBe(401);
+    const data = await app.request(`${BASE}/api/data`, { headers: { "x-api-key": key } });
+    expect(await data.json()).toEqual({ owner: "ada@example.com", key: "demo" });
+  });
+
   it("starts as a process and prints its URL and the explorer URL", async () => {
     const port = 20000 + Math.floor(Math.random() * 10000);
     const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {
