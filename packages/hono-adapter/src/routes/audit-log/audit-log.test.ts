@@ -1,6 +1,6 @@
 // auditLog() has no routes of its own: these tests drive it through the other features' endpoints.
 import { describe, expect, it } from "vitest";
-import { auditLog, hashSecret, type AuditRecord } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, hashSecret, type AuditRecord } from "@latchkey/core";
 import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
 
 async function allRows(t: TestAuth, userId?: string): Promise<AuditRecord[]> {
@@ -18,7 +18,7 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 
 describe("auditLog() over HTTP", () => {
   it("after sign-up, sign-in, failures, reset, verification, set-password and deletion, no row holds a password, token or code (secrets in the audit trail)", async () => {
-    const t = createTestAuth({ plugins: [auditLog()], rateLimit: { enabled: false } });
+    const t = createTestAuth({ plugins: [auditLog(), emailOtp(), apiKeys()], rateLimit: { enabled: false } });
     const secrets: string[] = [];
     const keep = (s: string) => (secrets.push(s, hashSecret(s)), s);
     const ua = { "user-agent": "audit-test/1.0" };
@@ -50,6 +50,17 @@ describe("auditLog() over HTTP", () => {
     expect((await t.request("POST", "/set-password", { headers: bearer(grace.token), body: { newPassword: keep("grace's new password") } })).status).toBe(200);
     expect((await t.request("POST", "/delete-account", { headers: bearer(grace.token), body: { password: "grace's new password" } })).status).toBe(200);
 
+    // Email OTP: the code that signed in, and an API key created and verified with that session.
+    await t.request("POST", "/email-otp/send-verification-otp", { body: { email: "otp@example.com", purpose: "sign-in" } });
+    const code = keep(t.auth.getOtp("otp@example.com")!);
+    const otpSignIn = await t.request("POST", "/sign-in/email-otp", { body: { email: "otp@example.com", otp: code } });
+    expect(otpSignIn.status).toBe(200);
+    const otpSession = keep((await otpSignIn.json()).credentials.token);
+    const created = await t.request("POST", "/api-key/create", { headers: bearer(otpSession), body: { name: "ci" } });
+    const apiKey = keep((await created.json()).key);
+    expect((await (await t.request("POST", "/api-key/verify", { body: { key: apiKey } })).json()).valid).toBe(true);
+    await t.request("POST", "/api-key/verify", { body: { key: `${apiKey.slice(0, -1)}x` } });
+
     await t.request("POST", "/delete-account/request", { headers: bearer(session), body: {} });
     const deleteToken = keep(t.auth.getOtp("ada@example.com")!);
     expect((await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } })).status).toBe(200);
@@ -57,7 +68,7 @@ describe("auditLog() over HTTP", () => {
 
     const rows = await allRows(t);
     const types = new Set(rows.map((r) => r.type));
-    for (const type of ["UserSignedUp", "UserSignedIn", "SignInFailed", "OtpRequested", "OtpVerified", "PasswordChanged", "SessionRevoked", "EmailVerified", "UserUpdated", "AccountDeleted"]) {
+    for (const type of ["UserSignedUp", "UserSignedIn", "SignInFailed", "OtpRequested", "OtpVerified", "PasswordChanged", "SessionRevoked", "EmailVerified", "UserUpdated", "AccountDeleted", "ApiKeyCreated", "ApiKeyVerifyFailed"]) {
       expect(types.has(type), type).toBe(true);
     }
     expect(types.has("OtpGenerated")).toBe(false);

@@ -1,0 +1,58 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "@latchkey/core";
+import { at, T0, uid } from "./fixtures.ts";
+
+/** Conformance of the `jwks` port; registered by `runStoreConformance`. */
+export function describeJwks(getStore: () => Store): void {
+  describe("jwks", () => {
+    let store: Store;
+    beforeAll(() => {
+      store = getStore();
+    });
+
+    it("inserts one key per generation, even under 10 parallel inserts", async () => {
+      const before = (await store.jwks.list()).length;
+      const generation = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+      const make = () => ({ id: uid("jwk"), generation, alg: "EdDSA", publicKey: "{}", privateKey: "{}", createdAt: T0, retiredAt: null });
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.jwks.insert(make())));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await store.jwks.list()).length).toBe(before + 1);
+    });
+
+    it("retires older keys and deletes those retired long enough", async () => {
+      const base = 2_000_000 + Math.floor(Math.random() * 1_000_000);
+      const old = { id: uid("jwk"), generation: base, alg: "EdDSA", publicKey: '{"kty":"OKP"}', privateKey: "enc", createdAt: T0, retiredAt: null };
+      const current = { ...old, id: uid("jwk"), generation: base + 1, createdAt: at(1000) };
+      await store.jwks.insert(old);
+      await store.jwks.insert(current);
+      await store.jwks.retireOthers(current.id, at(2000));
+      const list = await store.jwks.list();
+      expect(list.find((k) => k.id === old.id)!.retiredAt).toEqual(at(2000));
+      expect(list.find((k) => k.id === current.id)).toEqual(current);
+      const gens = list.map((k) => k.generation);
+      expect(gens).toEqual([...gens].sort((a, b) => a - b));
+      expect(await store.jwks.deleteRetiredBefore(at(3000))).toBeGreaterThanOrEqual(1);
+      const after = await store.jwks.list();
+      expect(after.find((k) => k.id === old.id)).toBeUndefined();
+      expect(after.find((k) => k.id === current.id)).toEqual(current);
+    });
+
+    it("keeps the first retirement time of keys already retired (a later rotation does not restart their grace)", async () => {
+      const base = 3_000_000 + Math.floor(Math.random() * 1_000_000);
+      const first = { id: uid("jwk"), generation: base, alg: "EdDSA", publicKey: '{"kty":"OKP"}', privateKey: "enc", createdAt: T0, retiredAt: null };
+      const second = { ...first, id: uid("jwk"), generation: base + 1, createdAt: at(1000) };
+      const third = { ...first, id: uid("jwk"), generation: base + 2, createdAt: at(4000) };
+      await store.jwks.insert(first);
+      await store.jwks.insert(second);
+      await store.jwks.retireOthers(second.id, at(2000));
+      await store.jwks.insert(third);
+      await store.jwks.retireOthers(third.id, at(5000));
+      const list = await store.jwks.list();
+      expect(list.find((k) => k.id === first.id)!.retiredAt).toEqual(at(2000));
+      expect(list.find((k) => k.id === second.id)!.retiredAt).toEqual(at(5000));
+      expect(list.find((k) => k.id === third.id)!.retiredAt).toBeNull();
+      await store.jwks.deleteRetiredBefore(at(3000));
+      expect((await store.jwks.list()).filter((k) => [first.id, second.id, third.id].includes(k.id)).map((k) => k.id)).toEqual([second.id, third.id]);
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "@latchkey/core";
+import { at, session, T0, user } from "./fixtures.ts";
+
+/** Conformance of the `sessions` port; registered by `runStoreConformance`. */
+export function describeSessions(getStore: () => Store): void {
+  describe("sessions", () => {
+    let store: Store;
+    beforeAll(() => {
+      store = getStore();
+    });
+
+    it("stores, finds by token hash with the user, touches and deletes", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      const s = session(u.id);
+      await store.sessions.create(s);
+      expect(await store.sessions.findByTokenHash(s.tokenHash)).toEqual({ session: s, user: u });
+      await store.sessions.touch(s.id, at(999_000), at(5000));
+      expect((await store.sessions.findByTokenHash(s.tokenHash))!.session).toEqual({ ...s, expiresAt: at(999_000), updatedAt: at(5000) });
+      expect(await store.sessions.delete(s.id)).toBe(true);
+      expect(await store.sessions.delete(s.id)).toBe(false);
+      expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
+    });
+
+    it("deletes all of a user's sessions except one, and expired ones", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      const keep = session(u.id);
+      const others = [session(u.id), session(u.id)];
+      const expired = session(u.id, { expiresAt: at(-1) });
+      for (const s of [keep, ...others, expired]) await store.sessions.create(s);
+      expect(await store.sessions.deleteByUser(u.id, keep.id)).toBe(3);
+      expect(await store.sessions.findByTokenHash(keep.tokenHash)).not.toBeNull();
+      const old = session(u.id, { expiresAt: at(-1) });
+      await store.sessions.create(old);
+      expect(await store.sessions.deleteExpired(T0)).toBeGreaterThanOrEqual(1);
+      expect(await store.sessions.findByTokenHash(old.tokenHash)).toBeNull();
+      expect(await store.sessions.findByTokenHash(keep.tokenHash)).not.toBeNull();
+      expect(await store.sessions.deleteByUser(u.id)).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,100 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "@latchkey/core";
+import { account, apiKey, at, session, T0, uid, user, verification } from "./fixtures.ts";
+
+/** Conformance of the `users` port; registered by `runStoreConformance`. */
+export function describeUsers(getStore: () => Store): void {
+  describe("users", () => {
+    let store: Store;
+    beforeAll(() => {
+      store = getStore();
+    });
+
+    it("creates a user with accounts and finds it by id, email and username", async () => {
+      const u = user({ username: uid("name").toLowerCase() });
+      const created = await store.users.create(u, [account(u.id)]);
+      expect(created).toEqual({ ok: true, value: u });
+      expect(await store.users.findById(u.id)).toEqual(u);
+      expect(await store.users.findByEmail(u.email)).toEqual(u);
+      expect(await store.users.findByUsername(u.username!)).toEqual(u);
+      expect(await store.users.findById(uid("missing"))).toBeNull();
+      expect(await store.users.findByEmail("nobody@example.com")).toBeNull();
+      const accounts = await store.accounts.listByUser(u.id);
+      expect(accounts).toHaveLength(1);
+      expect(accounts[0]!.providerId).toBe("credential");
+    });
+
+    it("rejects a duplicate email or username and writes nothing (accounts included)", async () => {
+      const u = user({ username: uid("dup").toLowerCase() });
+      await store.users.create(u, []);
+      const sameEmail = user({ email: u.email });
+      expect(await store.users.create(sameEmail, [account(sameEmail.id)])).toEqual({ ok: false, conflict: "email" });
+      expect(await store.users.findById(sameEmail.id)).toBeNull();
+      expect(await store.accounts.listByUser(sameEmail.id)).toEqual([]);
+      const sameName = user({ username: u.username });
+      expect(await store.users.create(sameName, [])).toEqual({ ok: false, conflict: "username" });
+      expect(await store.users.findById(sameName.id)).toBeNull();
+    });
+
+    it("20 parallel creates of one email: exactly one wins", async () => {
+      const email = `${uid("race")}@example.com`;
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.users.create(user({ email }), [])));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok && r.conflict === "email")).toHaveLength(19);
+    });
+
+    it("20 parallel username claims: exactly one wins", async () => {
+      const name = uid("claim").toLowerCase();
+      const users = Array.from({ length: 20 }, () => user());
+      for (const u of users) await store.users.create(u, []);
+      const results = await Promise.all(users.map((u) => store.users.update(u.id, { username: name })));
+      expect(results.filter((r) => r?.ok)).toHaveLength(1);
+      expect(results.filter((r) => r && !r.ok && r.conflict === "username")).toHaveLength(19);
+    });
+
+    it("updates fields, keeps omitted ones, clears with null, and enforces uniqueness", async () => {
+      const u = user({ image: "https://img.example/a.png" });
+      await store.users.create(u, []);
+      const r = await store.users.update(u.id, { name: null, metadata: {}, updatedAt: at(1000) });
+      expect(r).toEqual({ ok: true, value: { ...u, name: null, metadata: {}, updatedAt: at(1000) } });
+      const other = user();
+      await store.users.create(other, []);
+      expect(await store.users.update(u.id, { email: other.email })).toEqual({ ok: false, conflict: "email" });
+      expect((await store.users.findById(u.id))!.email).toBe(u.email);
+      const moved = await store.users.update(u.id, { email: `${uid("new")}@example.com`, emailVerified: true });
+      expect(moved?.ok && moved.value.emailVerified).toBe(true);
+      expect(await store.users.findByEmail(u.email)).toBeNull();
+      expect(await store.users.update(uid("missing"), { name: "x" })).toBeNull();
+    });
+
+    it("delete removes the user and every auth-owned row, but not audit rows", async () => {
+      const u = user();
+      await store.users.create(u, [account(u.id)]);
+      const s = session(u.id);
+      await store.sessions.create(s);
+      const k = apiKey(u.id);
+      await store.apiKeys.create(k);
+      const v = verification({ userId: u.id });
+      await store.verifications.issue(v);
+      await store.audit.append({ id: uid("au"), type: "UserSignedUp", userId: u.id, identifier: u.email, ip: null, userAgent: null, at: T0, data: {} });
+      expect(await store.users.delete(u.id)).toBe(true);
+      expect(await store.users.findById(u.id)).toBeNull();
+      expect(await store.users.findByEmail(u.email)).toBeNull();
+      expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
+      expect(await store.accounts.listByUser(u.id)).toEqual([]);
+      expect(await store.apiKeys.findByHash(k.keyHash)).toBeNull();
+      expect(await store.verifications.findByIdentifier(v.identifier)).toBeNull();
+      expect((await store.audit.list({ userId: u.id, limit: 10, cursor: null })).items).toHaveLength(1);
+      expect(await store.users.delete(u.id)).toBe(false);
+      // The email is free again.
+      expect((await store.users.create(user({ email: u.email }), [])).ok).toBe(true);
+    });
+
+    it("10 parallel deletes of one user: exactly one reports true", async () => {
+      const u = user();
+      await store.users.create(u, [account(u.id)]);
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.users.delete(u.id)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
+}
