@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOURNEYS, deleteAccountJourney, jwtJourney, planSuite, runSuite } from "@latchkey/e2e";
+import { JOURNEYS, apiKeysJourney, deleteAccountJourney, jwtJourney, planSuite, runSuite } from "@latchkey/e2e";
 import { bundleWorker, startWorker, type RunningWorker, type WorkerBundle } from "@latchkey/e2e/workerd";
 import { budgetProblems } from "../../../bench/bundle/measure.ts";
 
@@ -82,7 +82,7 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     const result = await runSuite(cases, (line) => lines.push(line));
     expect(result.failed, lines.join("\n")).toEqual([]);
     expect(result.passed.length).toBeGreaterThanOrEqual(6);
-    // The worker installs jwt(): its tokens, signed in workerd, verify with jose against /jwks.
-    expect(result.passed).toEqual(expect.arrayContaining([jwtJourney.name, deleteAccountJourney.name]));
+    // The worker installs apiKeys() and jwt(): keys verify, and tokens signed in workerd verify with jose in Node.
+    expect(result.passed).toEqual(expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name]));
   });
 });

@@ -1,4 +1,4 @@
-import { auditLog, emailOtp, jwt } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 
@@ -23,7 +23,7 @@ function authFor(env: Env): Auth {
     getClientIp: clientIp.fromCfConnectingIp,
     // Every optional feature, so the bundle report measures the full library. Email goes to the console
     // sender (the Workers log) in the background through ctx.waitUntil; pass `email: { sender }` for real mail.
-    plugins: [emailOtp(), jwt(), auditLog()],
+    plugins: [emailOtp(), apiKeys(), jwt(), auditLog()],
   });
   return auth;
 }

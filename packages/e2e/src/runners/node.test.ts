@@ -14,6 +14,10 @@ describe(`e2e on Node (features: ${plugins.join(", ") || "core only"})`, () => {
     skip: (name, reason) => it.skip(`${name} (${reason})`, () => {}),
   });
 
+  it("installs every feature a journey needs (a renamed path cannot silently skip a journey)", () => {
+    expect(cases.filter((c) => c.skipReason !== null).map((c) => `${c.name}: ${c.skipReason}`)).toEqual([]);
+  });
+
   it("uses the native argon2id engine", () => {
     expect(argon2idEngine).toBe("native");
   });
