@@ -1,0 +1,21 @@
+import type { AuditStore } from "@latchkey/core";
+import type { Collections } from "./collections.ts";
+import { auditFromDoc, auditToDoc } from "./documents.ts";
+import { encodeCursor, keysetFilter } from "./queries.ts";
+
+export function mongoAuditStore(c: Collections): AuditStore {
+  return {
+    async append(record) {
+      await c.audit.insertOne(auditToDoc(record));
+    },
+    async list({ userId, limit, cursor }) {
+      const after = keysetFilter("at", cursor);
+      if (after === null) return { items: [], nextCursor: null };
+      const filter = userId === null ? after : { userId, ...after };
+      const docs = await c.audit.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).toArray();
+      const items = docs.slice(0, limit).map(auditFromDoc);
+      const last = items[items.length - 1];
+      return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.at, last.id) : null };
+    },
+  };
+}

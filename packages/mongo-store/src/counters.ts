@@ -1,0 +1,42 @@
+import type { CounterStore } from "@latchkey/core";
+import type { Collections } from "./collections.ts";
+import { counterFromDoc } from "./documents.ts";
+import { isDuplicateOn } from "./duplicate-key.ts";
+import { counterHitUpdate } from "./queries.ts";
+
+/** Runs an upsert once more when it lost the insert race on `_id` to a concurrent upsert of the same key. */
+async function upsertWithRetry<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isDuplicateOn(error, "_id")) throw error;
+    return write();
+  }
+}
+
+export function mongoCounterStore(c: Collections): CounterStore {
+  return {
+    async hit(key, windowMs, now) {
+      // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.
+      const doc = await upsertWithRetry(() =>
+        c.counters.findOneAndUpdate({ _id: key }, counterHitUpdate(windowMs, now), { upsert: true, returnDocument: "after" }));
+      if (!doc) throw new Error(`mongodb: counter upsert for ${key} returned no document`);
+      return counterFromDoc(doc);
+    },
+    async peek(key, now) {
+      const doc = await c.counters.findOne({ _id: key, resetAt: { $gt: new Date(now) } });
+      return doc ? counterFromDoc(doc) : null;
+    },
+    async delete(key) {
+      await c.counters.deleteOne({ _id: key });
+    },
+    async rename(from, to) {
+      const moved = await c.counters.findOneAndDelete({ _id: from });
+      if (!moved) {
+        await c.counters.deleteOne({ _id: to });
+        return;
+      }
+      await upsertWithRetry(() => c.counters.replaceOne({ _id: to }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }));
+    },
+  };
+}

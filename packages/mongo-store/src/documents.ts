@@ -1,0 +1,93 @@
+import type {
+  AccountRecord, ApiKeyRecord, AuditRecord, CounterState, JwkRecord, SessionRecord, UserRecord, VerificationRecord,
+} from "@latchkey/core";
+
+/** A record as stored: its `id` becomes the string `_id`; dates stay BSON dates, JSON fields stay subdocuments. */
+export type Doc<R extends { id: string }> = Omit<R, "id"> & { _id: string };
+
+export type UserDoc = Doc<UserRecord>;
+export type SessionDoc = Doc<SessionRecord>;
+export type AccountDoc = Doc<AccountRecord>;
+export type VerificationDoc = Doc<VerificationRecord>;
+export type ApiKeyDoc = Doc<ApiKeyRecord>;
+export type JwkDoc = Doc<JwkRecord>;
+export type AuditDoc = Doc<AuditRecord>;
+
+/** A fixed-window counter; `resetAt` is a BSON date so a TTL index can clean ended windows up. */
+export interface CounterDoc {
+  _id: string;
+  count: number;
+  resetAt: Date;
+}
+
+/**
+ * The stored fields of a record, other than `id`. A `Record` over `keyof` makes the compiler reject a missing or
+ * unknown field, so a field added to a record in core fails the build here instead of silently not round-tripping.
+ */
+type FieldSet<R> = Record<Exclude<keyof R, "id">, true>;
+
+const userFields: FieldSet<UserRecord> = {
+  email: true, emailVerified: true, name: true, image: true, username: true, metadata: true, createdAt: true, updatedAt: true,
+};
+const sessionFields: FieldSet<SessionRecord> = {
+  userId: true, tokenHash: true, expiresAt: true, createdAt: true, updatedAt: true, ip: true, userAgent: true,
+};
+const accountFields: FieldSet<AccountRecord> = {
+  userId: true, providerId: true, passwordHash: true, createdAt: true, updatedAt: true,
+};
+const verificationFields: FieldSet<VerificationRecord> = {
+  identifier: true, valueHash: true, attemptCount: true, expiresAt: true, createdAt: true, userId: true, payload: true,
+};
+const apiKeyFields: FieldSet<ApiKeyRecord> = {
+  userId: true, name: true, prefix: true, start: true, keyHash: true, enabled: true, metadata: true, permissions: true,
+  remaining: true, rateLimitMax: true, rateLimitWindowMs: true, requestCount: true, windowStart: true, lastUsedAt: true,
+  expiresAt: true, createdAt: true, updatedAt: true,
+};
+const jwkFields: FieldSet<JwkRecord> = {
+  generation: true, alg: true, publicKey: true, privateKey: true, createdAt: true, retiredAt: true,
+};
+const auditFields: FieldSet<AuditRecord> = {
+  type: true, userId: true, identifier: true, ip: true, userAgent: true, at: true, data: true,
+};
+
+// Copies exactly the listed fields, so a stray field in a document (or a record) never leaks across.
+function pick(source: object, fields: object): Record<string, unknown> {
+  const from = source as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(fields)) out[field] = from[field];
+  return out;
+}
+
+const toDoc = <R extends { id: string }>(record: R, fields: FieldSet<R>): Doc<R> =>
+  ({ _id: record.id, ...pick(record, fields) }) as Doc<R>;
+
+const fromDoc = <R extends { id: string }>(doc: Doc<R>, fields: FieldSet<R>): R =>
+  ({ id: doc._id, ...pick(doc, fields) }) as R;
+
+export const userToDoc = (r: UserRecord): UserDoc => toDoc(r, userFields);
+export const userFromDoc = (d: UserDoc): UserRecord => fromDoc(d, userFields);
+export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFields);
+export const sessionFromDoc = (d: SessionDoc): SessionRecord => fromDoc(d, sessionFields);
+export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
+export const accountFromDoc = (d: AccountDoc): AccountRecord => fromDoc(d, accountFields);
+export const verificationToDoc = (r: VerificationRecord): VerificationDoc => toDoc(r, verificationFields);
+export const verificationFromDoc = (d: VerificationDoc): VerificationRecord => fromDoc(d, verificationFields);
+export const apiKeyToDoc = (r: ApiKeyRecord): ApiKeyDoc => toDoc(r, apiKeyFields);
+export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => fromDoc(d, apiKeyFields);
+export const jwkToDoc = (r: JwkRecord): JwkDoc => toDoc(r, jwkFields);
+export const jwkFromDoc = (d: JwkDoc): JwkRecord => fromDoc(d, jwkFields);
+export const auditToDoc = (r: AuditRecord): AuditDoc => toDoc(r, auditFields);
+export const auditFromDoc = (d: AuditDoc): AuditRecord => fromDoc(d, auditFields);
+
+export const counterFromDoc = (d: CounterDoc): CounterState => ({ count: d.count, resetAt: d.resetAt.getTime() });
+
+/**
+ * A patch as a `$set` document: `undefined` members are dropped (they mean "keep"), `null` stays (it clears).
+ * Returns null for an empty patch, since MongoDB rejects an empty `$set`.
+ */
+export function patchToSet<P extends object>(patch: P): Partial<P> | null {
+  const set: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(patch)) if (value !== undefined) set[field] = value;
+  if ("id" in set || "_id" in set) throw new TypeError("A patch cannot change a record id");
+  return Object.keys(set).length > 0 ? (set as Partial<P>) : null;
+}

@@ -1,0 +1,29 @@
+import type { JwkStore } from "@latchkey/core";
+import type { Collections } from "./collections.ts";
+import { jwkFromDoc, jwkToDoc } from "./documents.ts";
+import { isDuplicateOn } from "./duplicate-key.ts";
+
+export function mongoJwkStore(c: Collections): JwkStore {
+  return {
+    async list() {
+      return (await c.jwks.find().sort({ generation: 1 }).toArray()).map(jwkFromDoc);
+    },
+    async insert(record) {
+      try {
+        await c.jwks.insertOne(jwkToDoc(record));
+        return true;
+      } catch (error) {
+        // `generation_unique`: another instance created this generation first.
+        if (isDuplicateOn(error, "generation")) return false;
+        throw error;
+      }
+    },
+    async retireOthers(exceptId, at) {
+      await c.jwks.updateMany({ _id: { $ne: exceptId }, retiredAt: null }, { $set: { retiredAt: at } });
+    },
+    async deleteRetiredBefore(before) {
+      // `$lt` on a date never matches null, so current keys stay.
+      return (await c.jwks.deleteMany({ retiredAt: { $lt: before } })).deletedCount;
+    },
+  };
+}

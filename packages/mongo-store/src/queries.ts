@@ -1,0 +1,118 @@
+import type { Document, Filter } from "mongodb";
+import type { ApiKeyRecord, ApiKeyUseRefusal } from "@latchkey/core";
+import type { ApiKeyDoc, VerificationDoc } from "./documents.ts";
+
+// Pure builders for the filters and update pipelines whose shape carries the atomicity. Values are only numbers
+// and Dates, never caller strings: in a pipeline a string starting with "$" would be read as a field path.
+
+/**
+ * Update pipeline for `counters.hit`: one atomic upsert. A window still running (`resetAt > now`) counts up;
+ * an ended or missing one (a missing field sorts below any date) restarts at 1 with `resetAt = now + windowMs`.
+ * Every expression in one `$set` stage sees the document as it was before the update.
+ */
+export function counterHitUpdate(windowMs: number, now: number): Document[] {
+  const running = { $gt: ["$resetAt", new Date(now)] };
+  return [{
+    $set: {
+      count: { $cond: [running, { $add: ["$count", 1] }, 1] },
+      resetAt: { $cond: [running, "$resetAt", new Date(now + windowMs)] },
+    },
+  }];
+}
+
+// The per-key window has ended at `now`; a null or missing `windowStart` counts as the epoch (long ended).
+const windowEnded = (now: Date) => ({
+  $lte: [{ $add: [{ $ifNull: ["$windowStart", new Date(0)] }, "$rateLimitWindowMs"] }, now],
+});
+
+/**
+ * Filter for `apiKeys.consumeUse`: matches only a key that may be used at `now`: enabled, unexpired, with uses
+ * left (or unlimited), and under its per-key window limit (or without one). Same rules as `apiKeyRefusal`.
+ */
+export function apiKeyUseFilter(id: string, now: Date): Filter<ApiKeyDoc> {
+  return {
+    _id: id,
+    enabled: true,
+    $and: [
+      { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
+      { $or: [{ remaining: null }, { remaining: { $gt: 0 } }] },
+      {
+        $or: [
+          { rateLimitMax: null },
+          { rateLimitWindowMs: null },
+          // An ended window restarts at 0 uses, so it admits whenever the limit allows at least one.
+          { $expr: { $and: [windowEnded(now), { $gt: ["$rateLimitMax", 0] }] } },
+          { $expr: { $and: [{ $not: [windowEnded(now)] }, { $lt: ["$requestCount", "$rateLimitMax"] }] } },
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * Update pipeline for `apiKeys.consumeUse`, applied only to a key `apiKeyUseFilter` matched: one use less
+ * (unless unlimited), the window count up by one (restarting an ended window at `now`), `lastUsedAt = now`.
+ */
+export function apiKeyUseUpdate(now: Date): Document[] {
+  const limited = { $and: [{ $isNumber: "$rateLimitMax" }, { $isNumber: "$rateLimitWindowMs" }] };
+  const ended = windowEnded(now);
+  return [{
+    $set: {
+      remaining: { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
+      requestCount: { $cond: [limited, { $cond: [ended, 1, { $add: ["$requestCount", 1] }] }, "$requestCount"] },
+      windowStart: { $cond: [limited, { $cond: [ended, now, "$windowStart"] }, "$windowStart"] },
+      lastUsedAt: now,
+    },
+  }];
+}
+
+/**
+ * Why a key cannot be used at `now`, checked in the port's order; null when it could. Used only to explain a
+ * `consumeUse` whose atomic update matched nothing; it never decides a use by itself.
+ */
+export function apiKeyRefusal(key: ApiKeyRecord | null, now: Date): ApiKeyUseRefusal | null {
+  if (key === null) return "NOT_FOUND";
+  if (!key.enabled) return "KEY_DISABLED";
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return "KEY_EXPIRED";
+  if (key.remaining !== null && key.remaining <= 0) return "USAGE_EXCEEDED";
+  if (key.rateLimitMax !== null && key.rateLimitWindowMs !== null) {
+    const ended = key.windowStart === null || key.windowStart.getTime() + key.rateLimitWindowMs <= now.getTime();
+    if ((ended ? 0 : key.requestCount) >= key.rateLimitMax) return "RATE_LIMITED";
+  }
+  return null;
+}
+
+/**
+ * The two conditional writes of `verifications.recordFailedAttempt`: `destroy` matches the row whose next failure
+ * reaches `maxAttempts` (it is deleted), `increment` matches a row that stays below it (`$inc`). A row matches
+ * at most one of them, so each failure is counted exactly once and exactly one caller destroys the row.
+ */
+export function failedAttemptFilters(id: string, maxAttempts: number): { destroy: Filter<VerificationDoc>; increment: Filter<VerificationDoc> } {
+  return {
+    destroy: { _id: id, attemptCount: { $gte: maxAttempts - 1 } },
+    increment: { _id: id, attemptCount: { $lt: maxAttempts - 1 } },
+  };
+}
+
+/** Opaque keyset cursor: the last item's time (ms) and id. */
+export function encodeCursor(at: Date, id: string): string {
+  return `${at.getTime()}:${id}`;
+}
+
+/** Parses a cursor made by `encodeCursor`; null when it is not one (callers answer with an empty page). */
+export function decodeCursor(cursor: string): { at: Date; id: string } | null {
+  const match = /^(\d{1,15}):(.+)$/s.exec(cursor);
+  if (!match?.[1] || match[2] === undefined) return null;
+  return { at: new Date(Number(match[1])), id: match[2] };
+}
+
+/**
+ * Filter for the page after `cursor` in newest-first order by (`field`, `_id`): strictly older, or the same
+ * time with a smaller id. An empty filter for the first page; null for a malformed cursor.
+ */
+export function keysetFilter(field: string, cursor: string | null): Document | null {
+  if (cursor === null) return {};
+  const after = decodeCursor(cursor);
+  if (after === null) return null;
+  return { $or: [{ [field]: { $lt: after.at } }, { [field]: after.at, _id: { $lt: after.id } }] };
+}

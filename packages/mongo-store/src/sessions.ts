@@ -1,0 +1,35 @@
+import type { SessionStore } from "@latchkey/core";
+import type { Collections } from "./collections.ts";
+import { COLLECTION_NAMES } from "./collections.ts";
+import { sessionFromDoc, sessionToDoc, userFromDoc, type SessionDoc, type UserDoc } from "./documents.ts";
+
+export function mongoSessionStore(c: Collections): SessionStore {
+  return {
+    async create(session) {
+      await c.sessions.insertOne(sessionToDoc(session));
+    },
+    async findByTokenHash(tokenHash) {
+      // One round trip: the session joined with its user.
+      const [row] = await c.sessions.aggregate<SessionDoc & { owner: UserDoc[] }>([
+        { $match: { tokenHash } },
+        { $limit: 1 },
+        { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
+      ]).toArray();
+      const owner = row?.owner[0];
+      return row && owner ? { session: sessionFromDoc(row), user: userFromDoc(owner) } : null;
+    },
+    async touch(id, expiresAt, updatedAt) {
+      await c.sessions.updateOne({ _id: id }, { $set: { expiresAt, updatedAt } });
+    },
+    async delete(id) {
+      return (await c.sessions.deleteOne({ _id: id })).deletedCount === 1;
+    },
+    async deleteByUser(userId, exceptId) {
+      const filter = exceptId === undefined ? { userId } : { userId, _id: { $ne: exceptId } };
+      return (await c.sessions.deleteMany(filter)).deletedCount;
+    },
+    async deleteExpired(now) {
+      return (await c.sessions.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { AccountRecord, UniqueResult, UserRecord, UserStore } from "@latchkey/core";
+import type { Collections } from "./collections.ts";
+import type { Transactions } from "./connection.ts";
+import { accountToDoc, patchToSet, userFromDoc, userToDoc } from "./documents.ts";
+import { userConflict } from "./duplicate-key.ts";
+
+// With transactions (replica set, sharded cluster) user + accounts and the delete cascade are all-or-nothing.
+// A standalone server has none, so create inserts the user first (the unique email/username index decides a
+// race) and deletes it again when the accounts fail; delete removes dependents, then the user, then sweeps again.
+
+async function createWithoutTransaction(c: Collections, user: UserRecord, accounts: AccountRecord[]): Promise<void> {
+  await c.users.insertOne(userToDoc(user));
+  if (accounts.length === 0) return;
+  try {
+    await c.accounts.insertMany(accounts.map(accountToDoc), { ordered: true });
+  } catch (error) {
+    // Compensate: an ordered insert may have written some accounts before failing.
+    await c.accounts.deleteMany({ _id: { $in: accounts.map((a) => a.id) } });
+    await c.users.deleteOne({ _id: user.id });
+    throw error;
+  }
+}
+
+async function deleteDependents(c: Collections, userId: string): Promise<void> {
+  await Promise.all([
+    c.sessions.deleteMany({ userId }),
+    c.accounts.deleteMany({ userId }),
+    c.apiKeys.deleteMany({ userId }),
+    c.verifications.deleteMany({ userId }),
+  ]);
+}
+
+export function mongoUserStore(c: Collections, tx: Transactions): UserStore {
+  return {
+    async create(user, accounts): Promise<UniqueResult<UserRecord>> {
+      try {
+        if (await tx.available()) {
+          await tx.run(async (session) => {
+            await c.users.insertOne(userToDoc(user), { session });
+            if (accounts.length > 0) await c.accounts.insertMany(accounts.map(accountToDoc), { session, ordered: true });
+          });
+        } else {
+          await createWithoutTransaction(c, user, accounts);
+        }
+      } catch (error) {
+        const conflict = userConflict(error);
+        if (conflict) return { ok: false, conflict };
+        throw error;
+      }
+      return { ok: true, value: structuredClone(user) };
+    },
+    async findById(id) {
+      const doc = await c.users.findOne({ _id: id });
+      return doc ? userFromDoc(doc) : null;
+    },
+    async findByEmail(email) {
+      const doc = await c.users.findOne({ email });
+      return doc ? userFromDoc(doc) : null;
+    },
+    async findByUsername(username) {
+      // The `$type` clause repeats the partial index's filter so the planner may use `username_unique`.
+      const doc = await c.users.findOne({ username: { $eq: username, $type: "string" } });
+      return doc ? userFromDoc(doc) : null;
+    },
+    async update(id, patch) {
+      const set = patchToSet(patch);
+      try {
+        const doc = set === null
+          ? await c.users.findOne({ _id: id })
+          : await c.users.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" });
+        return doc ? { ok: true, value: userFromDoc(doc) } : null;
+      } catch (error) {
+        const conflict = userConflict(error);
+        if (conflict) return { ok: false, conflict };
+        throw error;
+      }
+    },
+    async delete(id) {
+      if (await tx.available()) {
+        return tx.run(async (session) => {
+          const gone = await c.users.findOneAndDelete({ _id: id }, { session });
+          if (!gone) return false;
+          // Sequential: a transaction's operations must not run in parallel.
+          await c.sessions.deleteMany({ userId: id }, { session });
+          await c.accounts.deleteMany({ userId: id }, { session });
+          await c.apiKeys.deleteMany({ userId: id }, { session });
+          await c.verifications.deleteMany({ userId: id }, { session });
+          return true;
+        });
+      }
+      // Dependents first, so an interrupted delete leaves the user in place and can simply be run again; the
+      // user's own delete decides which of several callers wins; the second sweep catches rows written meanwhile.
+      await deleteDependents(c, id);
+      const gone = await c.users.findOneAndDelete({ _id: id });
+      if (!gone) return false;
+      await deleteDependents(c, id);
+      return true;
+    },
+  };
+}
