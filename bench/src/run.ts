@@ -99,7 +99,7 @@ async function runFloor(): Promise<Measurement> {
 const missingFor = (scenario: Scenario, lk: ServerFeatures): Feature[] => scenario.needs.filter((f) => !lk[f]);
 
 /** Both servers in one configuration: seeded alike, each scenario run on both, alternating who goes first. */
-async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, scenarios: Scenario[], floor: number | null, results: ScenarioResult[], info: Record<string, string>) {
+async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, scenarios: Scenario[], floor: Measurement | null, results: ScenarioResult[], info: Record<string, string>) {
   const lk = await start("latchkey", store, jwtHeader);
   const ba = await start("better-auth", store, jwtHeader);
   const both = [lk, ba];
@@ -143,7 +143,7 @@ async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, 
       }
       const r = ratio(result);
       const c = cpuRatio(result);
-      if (r !== null) log(`    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor) * 100).toFixed(0)}% of the Hono floor)` : ""}`);
+      if (r !== null) log(`    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor.opsPerSec) * 100).toFixed(0)}% of the Hono floor; CPU/op ${((floor.cpuMsPerOp / result.latchkey.cpuMsPerOp) * 100).toFixed(0)}%)` : ""}`);
       results.push(result);
     }
   } finally {
@@ -165,7 +165,7 @@ async function profile(): Promise<void> {
   const m = await measure(server, plan(scenario.plan(profileImpl, server, s), Math.max(MEASURE_MS, 8_000)));
   log(progressLine(profileImpl, m));
   await server.stop();
-  log(summarizeProfile(dir, 20));
+  log(summarizeProfile(dir, 25, m.windowMonotonicUs));
 }
 
 async function main(): Promise<void> {
@@ -177,12 +177,11 @@ async function main(): Promise<void> {
   const selected = SCENARIOS.filter((s) => !only || only.includes(s.id));
   const results: ScenarioResult[] = [];
 
-  let floor: number | null = null;
+  let floor: Measurement | null = null;
   if (!only || only.includes("floor")) {
     log("\nHono floor (GET /hello, plain JSON)");
-    const m = await runFloor();
-    floor = m.opsPerSec;
-    log(progressLine("hono", m));
+    floor = await runFloor();
+    log(progressLine("hono", floor));
   }
 
   for (const store of stores) {
@@ -211,7 +210,7 @@ async function main(): Promise<void> {
     "",
     ...Object.entries(info).map(([k, v]) => `- ${k}: ${v}`),
     "",
-    floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor).toLocaleString("en-US")} req/s.`,
+    floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
     "",
     markdownTable(results, floor),
     "",

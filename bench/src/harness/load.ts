@@ -14,6 +14,8 @@ export interface Measurement {
   /** Server process CPU time (all threads) per successful operation, in ms. */
   cpuMsPerOp: number;
   windowMs: number;
+  /** The window on the system's monotonic clock (µs), which V8 CPU profiles also use. */
+  windowMonotonicUs: [number, number];
 }
 
 export interface LoadPlan {
@@ -71,6 +73,8 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
   let cpuEnd = 0;
   let windowStart = 0;
   let windowEnd = 0;
+  const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+  const window: [number, number] = [0, 0];
   const instance = autocannon({
     url: server.baseUrl,
     connections: plan.connections,
@@ -87,11 +91,13 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
     setTimeout(() => {
       cpuStart = server.cpuMs();
       windowStart = performance.now();
+      window[0] = monotonicUs();
       measuring = true;
     }, plan.warmupMs);
     setTimeout(() => {
       measuring = false;
       windowEnd = performance.now();
+      window[1] = monotonicUs();
       cpuEnd = server.cpuMs();
       resolve();
     }, totalMs);
@@ -109,5 +115,6 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
     ops,
     cpuMsPerOp: ops === 0 ? Number.NaN : (cpuEnd - cpuStart) / ops,
     windowMs,
+    windowMonotonicUs: window,
   };
 }

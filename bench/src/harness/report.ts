@@ -45,7 +45,7 @@ export function cpuRatio(result: ScenarioResult): number | null {
   return Number.isFinite(r) ? r : null;
 }
 
-function verdict(result: ScenarioResult, floor: number | null): string {
+function verdict(result: ScenarioResult, floor: Measurement | null): string {
   const r = ratio(result);
   const c = cpuRatio(result);
   const parts: string[] = [];
@@ -54,14 +54,16 @@ function verdict(result: ScenarioResult, floor: number | null): string {
     parts.push(`>= ${result.target}x: ${r >= result.target ? "met" : "MISSED"}${cpu}`);
   }
   if (result.floorTarget !== null && floor && result.latchkey) {
-    const share = result.latchkey.opsPerSec / floor;
-    parts.push(`${fmt(share * 100)}% of floor (>= ${fmt(result.floorTarget * 100)}%: ${share >= result.floorTarget ? "met" : "MISSED"})`);
+    const share = result.latchkey.opsPerSec / floor.opsPerSec;
+    const cpuShare = floor.cpuMsPerOp / result.latchkey.cpuMsPerOp;
+    const target = result.floorTarget;
+    parts.push(`${fmt(share * 100)}% of floor, CPU/op ${fmt(cpuShare * 100)}% (>= ${fmt(target * 100)}%: ${share >= target ? "met" : "MISSED"}, CPU/op: ${cpuShare >= target ? "met" : "missed"})`);
   }
   return parts.join("; ") || "-";
 }
 
 /** The results as a Markdown table (also what docs/benchmarks.md shows). */
-export function markdownTable(results: ScenarioResult[], floor: number | null): string {
+export function markdownTable(results: ScenarioResult[], floor: Measurement | null): string {
   const head =
     "| scenario | store | Latchkey ops/s | p50 ms | p99 ms | err | CPU ms/op | Better Auth ops/s | p50 ms | p99 ms | err | CPU ms/op | ratio LK/BA | CPU/op BA/LK | target |\n" +
     "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|";
