@@ -3,6 +3,6 @@ import { defineConfig } from "vitest/config";
 // One Vitest run, one project per package (the "projects" form that replaced vitest.workspace.ts).
 export default defineConfig({
   test: {
-    projects: ["packages/*", "examples/*"],
+    projects: ["packages/*", "examples/*", "bench"],
   },
 });
