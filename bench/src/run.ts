@@ -61,7 +61,7 @@ function machine(): Record<string, string> {
     autocannon: pkg(`${benchDir}node_modules/autocannon/package.json`),
     pinning: pinning ? `load generator on CPU 0, servers on CPU ${serverCpus}` : "none (taskset missing or 1 core)",
     "load average at start": loadavg().map((l) => l.toFixed(1)).join(" "),
-    load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server`,
+    load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP)`,
   };
 }
 
@@ -77,8 +77,8 @@ async function features(server: ServerProcess): Promise<ServerFeatures> {
   return (await (await fetch(`${server.baseUrl}/__bench/features`)).json()) as ServerFeatures;
 }
 
-function plan(partial: Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">, measureMs = MEASURE_MS): LoadPlan {
-  return { ...partial, connections: CONNECTIONS, warmupMs: WARMUP_MS, measureMs };
+function plan(partial: Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">, scale = 1, measureMs = MEASURE_MS): LoadPlan {
+  return { ...partial, connections: CONNECTIONS, warmupMs: WARMUP_MS * scale, measureMs: measureMs * scale };
 }
 
 async function settle(target: ServerProcess, all: ServerProcess[]): Promise<void> {
@@ -136,7 +136,7 @@ async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, 
           continue;
         }
         await settle(server, both);
-        const m = await measure(server, plan(scenario.plan(impl, server, seeds.get(server) as Seed)));
+        const m = await measure(server, plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale));
         log(progressLine(impl, m));
         if (impl === "latchkey") result.latchkey = m;
         else result.betterAuth = m;
@@ -162,7 +162,7 @@ async function profile(): Promise<void> {
   const f = await features(server);
   const s = await seed(server, USERS, profileImpl === "better-auth" || f.apiKeys);
   await settle(server, [server]);
-  const m = await measure(server, plan(scenario.plan(profileImpl, server, s), Math.max(MEASURE_MS, 8_000)));
+  const m = await measure(server, plan(scenario.plan(profileImpl, server, s), scenario.windowScale, Math.max(MEASURE_MS, 8_000)));
   log(progressLine(profileImpl, m));
   await server.stop();
   log(summarizeProfile(dir, 25, m.windowMonotonicUs));
