@@ -1,20 +1,23 @@
 import { Hono } from "hono";
+import { emailOtp, jwt } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
- * The demo app: auth mounted at /auth, a protected /me route, console email.
+ * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change),
+ * JWTs (/auth/token, /auth/jwks).
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>) {
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
+    plugins: [emailOtp({ emailChange: { enabled: true } }), jwt()],
     ...options,
   });
   const app = new Hono();
   app.use("*", auth.middleware);
   app.route("/auth", auth.app);
-  app.get("/", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me" }));
+  app.get("/", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me", jwks: "/auth/jwks" }));
   app.get("/me", auth.requireUser, (c) => c.json({ user: c.var.user, session: c.var.session }));
   return { app, auth };
 }

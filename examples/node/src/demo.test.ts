@@ -18,6 +18,33 @@ describe("node demo", () => {
     expect((await me.json()).user.email).toBe("ada@example.com");
   });
 
+  it("signs in with an emailed one-time code (emailOtp is installed)", async () => {
+    const { app, auth } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE, email: { sender: { send: async () => {} } } });
+    const codes: string[] = [];
+    auth.events.on("OtpGenerated", (e) => void codes.push(e.plain));
+    const json = { "content-type": "application/json" };
+    const send = await app.request(`${BASE}/auth/email-otp/send-verification-otp`, { method: "POST", headers: json, body: JSON.stringify({ email: "otp@example.com", purpose: "sign-in" }) });
+    expect(await send.json()).toEqual({ success: true });
+    const signIn = await app.request(`${BASE}/auth/sign-in/email-otp`, { method: "POST", headers: json, body: JSON.stringify({ email: "otp@example.com", otp: codes[0] }) });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+    const me = await app.request(`${BASE}/me`, { headers: { cookie } });
+    expect((await me.json()).user).toMatchObject({ email: "otp@example.com", emailVerified: true });
+  });
+
+  it("issues JWTs: /auth/token and the set-auth-jwt header verify against the demo's keys", async () => {
+    const { app, auth } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
+    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const { credentials, user } = (await up.json()) as { credentials: { token: string }; user: { id: string } };
+    const headers = { authorization: `Bearer ${credentials.token}` };
+    const { token } = (await (await app.request(`${BASE}/auth/token`, { method: "POST", headers })).json()) as { token: string };
+    expect((await auth.api.verifyJwt(token)).sub).toBe(user.id);
+    const header = (await app.request(`${BASE}/auth/get-session`, { headers })).headers.get("set-auth-jwt");
+    expect((await auth.api.verifyJwt(header!)).sub).toBe(user.id);
+    const jwks = (await (await app.request(`${BASE}/auth/jwks`)).json()) as { keys: Array<{ kid: string; alg: string }> };
+    expect(jwks.keys).toEqual([expect.objectContaining({ alg: "EdDSA", kid: JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid })]);
+  });
+
   it("starts as a process and prints its URL and the explorer URL", async () => {
     const port = 20000 + Math.floor(Math.random() * 10000);
     const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {

@@ -1,3 +1,4 @@
+import { migrateCommand } from "./migrate/index.ts";
 import { generateSecret } from "./secret/index.ts";
 
 const USAGE = `Usage:
@@ -11,6 +12,7 @@ const commands: Record<string, Command> = {
     process.stdout.write(`${generateSecret()}\n`);
     return 0;
   },
+  migrate: migrateCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */

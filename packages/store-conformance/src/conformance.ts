@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "@latchkey/core";
 import { account, apiKey, at, session, T0, uid, user, verification } from "./fixtures.ts";
+import { describeRoundTrips } from "./round-trip.ts";
 
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "memory", "postgres", "libsql". */
@@ -419,7 +420,27 @@ export function runStoreConformance(options: ConformanceOptions): void {
         expect(after.find((k) => k.id === old.id)).toBeUndefined();
         expect(after.find((k) => k.id === current.id)).toEqual(current);
       });
+
+      it("keeps the first retirement time of keys already retired (a later rotation does not restart their grace)", async () => {
+        const base = 3_000_000 + Math.floor(Math.random() * 1_000_000);
+        const first = { id: uid("jwk"), generation: base, alg: "EdDSA", publicKey: '{"kty":"OKP"}', privateKey: "enc", createdAt: T0, retiredAt: null };
+        const second = { ...first, id: uid("jwk"), generation: base + 1, createdAt: at(1000) };
+        const third = { ...first, id: uid("jwk"), generation: base + 2, createdAt: at(4000) };
+        await store.jwks.insert(first);
+        await store.jwks.insert(second);
+        await store.jwks.retireOthers(second.id, at(2000));
+        await store.jwks.insert(third);
+        await store.jwks.retireOthers(third.id, at(5000));
+        const list = await store.jwks.list();
+        expect(list.find((k) => k.id === first.id)!.retiredAt).toEqual(at(2000));
+        expect(list.find((k) => k.id === second.id)!.retiredAt).toEqual(at(5000));
+        expect(list.find((k) => k.id === third.id)!.retiredAt).toBeNull();
+        await store.jwks.deleteRetiredBefore(at(3000));
+        expect((await store.jwks.list()).filter((k) => [first.id, second.id, third.id].includes(k.id)).map((k) => k.id)).toEqual([second.id, third.id]);
+      });
     });
+
+    describeRoundTrips(() => store);
 
     describe("audit", () => {
       it("appends and lists newest first with keyset pagination, filtered by user", async () => {

@@ -3,6 +3,7 @@ import { SERVER_CALL, type RequestMeta } from "./request-meta.ts";
 import type { AuthCore } from "./auth-core.ts";
 import type { SignInInput, SignUpInput, SignUpResult } from "../email-password/email-password.ts";
 import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";
+import type { UpdateUserInput } from "../account/account.ts";
 
 /** Server-side operations every installation has (no HTTP, trusted caller). */
 export interface BaseApi {
@@ -19,6 +20,10 @@ export interface BaseApi {
   verifyEmail(input: { email: string; token: string }, meta?: RequestMeta): Promise<SignInResult>;
   /** Revokes every session of a user. */
   revokeSessions(userId: string, meta?: RequestMeta): Promise<number>;
+  /** Updates a user's profile; may change the username even without `allowUsernameChange`. NOT_FOUND for unknown ids. */
+  updateUser(userId: string, input: UpdateUserInput, meta?: RequestMeta): Promise<UserView>;
+  /** Deletes a user and every auth-owned row of theirs (audit rows stay); false when there was no such user. */
+  deleteUser(userId: string, meta?: RequestMeta): Promise<boolean>;
 }
 
 /**
@@ -53,6 +58,15 @@ export function buildApi(core: AuthCore, pluginApis: Record<string, unknown>): A
       const at = new Date(core.ctx.clock.now());
       await core.events.emit("SessionRevoked", { userId, sessionId: null, reason: "server", count, at, ip: m(meta).ip, userAgent: m(meta).userAgent });
       return count;
+    },
+    updateUser: async (userId, input, meta) => {
+      const user = await core.ctx.store.users.findById(userId);
+      if (!user) throw new AuthError("NOT_FOUND", "No such user");
+      return core.account.updateUser(user, input, m(meta), { trusted: true });
+    },
+    deleteUser: async (userId, meta) => {
+      const user = await core.ctx.store.users.findById(userId);
+      return user ? core.accountDeletion.remove(user, m(meta)) : false;
     },
   };
   const api = { ...pluginApis, ...base } as AuthApi;

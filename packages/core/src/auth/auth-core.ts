@@ -11,6 +11,8 @@ import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { randomToken } from "../crypto/crypto.ts";
 import { EmailPasswordService } from "../email-password/email-password.ts";
 import { EmailVerificationService } from "../email-verification/email-verification.ts";
+import { AccountService } from "../account/account.ts";
+import { AccountDeletionService } from "../account/delete-account.ts";
 import type { AuthContext } from "./context.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 
@@ -21,6 +23,10 @@ export interface AuthCore {
   events: AuthEvents;
   emailPassword: EmailPasswordService;
   emailVerification: EmailVerificationService;
+  /** Profile update, set-password, verify-password. */
+  account: AccountService;
+  /** Account deletion by password or emailed token. */
+  accountDeletion: AccountDeletionService;
   /** Trusted server-side operations (no HTTP). */
   api: AuthApi;
   /** The service of an installed plugin, or null. */
@@ -59,6 +65,8 @@ export function createAuthCore(options: AuthOptions): AuthCore {
   };
   const emailVerification = new EmailVerificationService(ctx);
   const emailPassword = new EmailPasswordService(ctx, emailVerification);
+  const account = new AccountService(ctx, emailPassword);
+  const accountDeletion = new AccountDeletionService(ctx, emailPassword);
 
   const plugins = new Map<string, unknown>();
   const pluginApis: Record<string, unknown> = {};
@@ -75,7 +83,7 @@ export function createAuthCore(options: AuthOptions): AuthCore {
   if (config.captureOtp) events.on("OtpGenerated", (e) => void captured.set(e.identifier, e.plain));
 
   const core: AuthCore = {
-    config, ctx, events, emailPassword, emailVerification,
+    config, ctx, events, emailPassword, emailVerification, account, accountDeletion,
     api: undefined as unknown as AuthApi,
     plugin: <S>(id: string) => (plugins.get(id) as S | undefined) ?? null,
     getOtp(identifier) {

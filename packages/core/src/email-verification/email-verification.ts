@@ -1,57 +1,94 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
+import { lockoutIdentifier } from "../email-password/email-password.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import type { SignInResult } from "../session/session.ts";
 
 /**
+ * The verification-row identifier of a link token sent to `email` (one live token per address).
+ *
+ * @example
+ * await store.verifications.findByIdentifier(verificationLinkIdentifier("ada@example.com"));
+ */
+export function verificationLinkIdentifier(email: string): string {
+  return `email-verification-link:${email}`;
+}
+
+const invalidToken = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+
+/**
  * Link-token email verification: a single-use token emailed as a link (templates `verification.html` and
  * `verification.txt`); consuming it verifies the email and signs the user in.
+ *
+ * @example
+ * await core.emailVerification.send({ email: "ada@example.com" }, SERVER_CALL);
+ * const { user, session, credentials } = await core.emailVerification.verify({ email, token }, SERVER_CALL);
  */
 export class EmailVerificationService {
   constructor(private readonly ctx: AuthContext) {}
 
-  private identifier(email: string): string {
-    return `email-verification-link:${email}`;
+  /** Where the emailed link points: the request's trusted `callbackUrl`, else the override, else baseUrl + callbackPath. */
+  private linkTarget(callbackUrl: string | null | undefined): string {
+    const { config } = this.ctx;
+    const fallback = config.emailVerification.callbackUrlOverride ?? config.baseUrl + config.emailVerification.callbackPath;
+    return resolveCallbackUrl(config, callbackUrl, fallback);
   }
 
-  /** Issues and emails a token to a known user. */
-  async sendFor(user: UserRecord, callbackUrl: string | undefined, meta: RequestMeta): Promise<void> {
+  /** Issues a token to a known user (earlier tokens die) and emails the link in the background. */
+  async sendFor(user: UserRecord, callbackUrl: string | null | undefined, meta: RequestMeta): Promise<void> {
     const { ctx } = this;
-    const { emailVerification } = ctx.config;
-    const target = resolveCallbackUrl(ctx.config, callbackUrl, emailVerification.callbackUrlOverride ?? ctx.config.baseUrl + emailVerification.callbackPath);
-    const token = await ctx.secrets.issueToken(this.identifier(user.email), user.id, emailVerification.expiresInMs);
+    const { expiresInMs } = ctx.config.emailVerification;
+    const target = this.linkTarget(callbackUrl);
+    const token = await ctx.secrets.issueToken(verificationLinkIdentifier(user.email), user.id, expiresInMs);
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpRequested", { identifier: user.email, purpose: "email-verification-link", at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("OtpGenerated", { identifier: user.email, purpose: "email-verification-link", plain: token, at, ip: meta.ip, userAgent: meta.userAgent });
+    const base = { identifier: user.email, purpose: "email-verification-link" as const, at, ip: meta.ip, userAgent: meta.userAgent };
+    await ctx.events.emit("OtpRequested", base);
+    await ctx.events.emit("OtpGenerated", { ...base, plain: token });
     const url = withQuery(target, { token, email: user.email });
-    ctx.mailer.sendInBackground(meta, user.email, "verification", { url, token, email: user.email, expiresInMinutes: String(Math.round(emailVerification.expiresInMs / 60000)) });
+    ctx.mailer.sendInBackground(meta, user.email, "verification", { url, token, email: user.email, expiresInMinutes: String(Math.round(expiresInMs / 60000)) });
   }
 
   /** `{success: true}` whatever the email: unknown and already-verified addresses get nothing. */
   async send(input: { email: string; callbackUrl?: string | null }, meta: RequestMeta): Promise<{ success: true }> {
     const email = normalizeEmail(input.email);
     // Validate the callback before the lookup so its error cannot depend on the email.
-    resolveCallbackUrl(this.ctx.config, input.callbackUrl, this.ctx.config.baseUrl);
+    this.linkTarget(input.callbackUrl);
     const user = await this.ctx.store.users.findByEmail(email);
-    if (user && !user.emailVerified) await this.sendFor(user, input.callbackUrl ?? undefined, meta);
+    if (user && !user.emailVerified) await this.sendFor(user, input.callbackUrl, meta);
     return { success: true };
   }
 
-  /** Consumes the token, marks the email verified and signs the user in with a fresh session. */
+  /**
+   * Consumes the token, marks the email verified and signs the user in with a fresh session.
+   * Failures feed the email's lockout counter, like a wrong password (the endpoint signs in).
+   */
   async verify(input: { email: string; token: string }, meta: RequestMeta): Promise<SignInResult> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
-    const row = await ctx.secrets.consumeToken(input.token, this.identifier(email));
-    if (row.identifier !== this.identifier(email) || !row.userId) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    const updated = await ctx.store.users.update(row.userId, { emailVerified: true, updatedAt: new Date(ctx.clock.now()) });
-    if (!updated?.ok || updated.value.email !== email) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    const lockId = lockoutIdentifier({ email });
+    await ctx.lockout.assertNotLocked(lockId);
+    let userId: string | null;
+    try {
+      // Exact identifier: a token issued for another address is refused without being consumed.
+      userId = (await ctx.secrets.consumeTokenFor(input.token, verificationLinkIdentifier(email))).userId;
+    } catch (error) {
+      if (error instanceof AuthError && error.code === "INVALID_TOKEN") await ctx.lockout.recordFailure(lockId, meta);
+      throw error;
+    }
+    const user = userId ? await ctx.store.users.findById(userId) : null;
+    // The email may have changed since the link was sent: the link proves the old address only.
+    if (!user || user.email !== email) throw invalidToken();
+    const updated = await ctx.store.users.update(user.id, { emailVerified: true, updatedAt: new Date(ctx.clock.now()) });
+    if (!updated?.ok) throw invalidToken();
+    await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpVerified", { identifier: email, purpose: "email-verification-link", userId: row.userId, at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("EmailVerified", { userId: row.userId, email, at, ip: meta.ip, userAgent: meta.userAgent });
+    const base = { at, ip: meta.ip, userAgent: meta.userAgent };
+    await ctx.events.emit("OtpVerified", { ...base, identifier: email, purpose: "email-verification-link", userId: user.id });
+    if (!user.emailVerified) await ctx.events.emit("EmailVerified", { ...base, userId: user.id, email });
     const result = await ctx.sessions.create(updated.value, meta);
-    await ctx.events.emit("UserSignedIn", { userId: row.userId, method: "email-verification", at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("UserSignedIn", { ...base, userId: user.id, method: "email-verification" });
     return result;
   }
 }

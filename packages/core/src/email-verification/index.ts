@@ -1,1 +1,1 @@
-export { EmailVerificationService } from "./email-verification.ts";
+export { EmailVerificationService, verificationLinkIdentifier } from "./email-verification.ts";

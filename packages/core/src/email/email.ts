@@ -44,7 +44,6 @@ export const DEFAULT_TEMPLATES: EmailTemplates = {
   "password-reset.subject": "Reset your password",
   "password-reset.txt": "Someone asked to reset the password of your {{appName}} account. Open this link to choose a new one:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.",
   "password-reset.html": "<p>Someone asked to reset the password of your {{appName}} account.</p><p><a href=\"{{url}}\">Choose a new password</a></p><p>The link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.</p>",
-  "delete-account.subject": "Confirm account deletion",
   "delete-account.txt": "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
   "delete-account.html": "<p>Open this link to delete your {{appName}} account for good.</p><p><a href=\"{{url}}\">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>",
   "otp.subject": "Your {{appName}} code: {{otp}}",

@@ -33,11 +33,23 @@ export class OneTimeSecrets {
    * Consumes a link token whose identifier starts with `identifierPrefix`. Exactly one of N concurrent
    * callers wins; everything else (unknown, other purpose, expired, lost race) is INVALID_TOKEN.
    */
-  async consumeToken(token: string, identifierPrefix: string): Promise<VerificationRecord> {
+  consumeToken(token: string, identifierPrefix: string): Promise<VerificationRecord> {
+    return this.consumeMatching(token, (identifier) => identifier.startsWith(identifierPrefix));
+  }
+
+  /**
+   * Like `consumeToken`, but the row's identifier must equal `identifier`. The check runs before the
+   * row is consumed, so a token submitted for the wrong target is refused without being burnt.
+   */
+  consumeTokenFor(token: string, identifier: string): Promise<VerificationRecord> {
+    return this.consumeMatching(token, (candidate) => candidate === identifier);
+  }
+
+  private async consumeMatching(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
     const invalid = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
     if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
     const found = await this.store.verifications.findByValueHash(hashSecret(token));
-    if (!found || !found.identifier.startsWith(identifierPrefix)) throw invalid();
+    if (!found || !accepts(found.identifier)) throw invalid();
     const consumed = await this.store.verifications.consume(found.id);
     if (!consumed) throw invalid();
     if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalid();

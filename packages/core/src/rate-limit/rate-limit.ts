@@ -90,6 +90,12 @@ export class Lockout {
     await this.store.counters.delete(`fail:${identifier}`);
   }
 
+  /** Drops every failure and lock of an identifier: the account behind it is gone, or newly owns it. */
+  async forget(identifier: string): Promise<void> {
+    await this.store.counters.delete(`fail:${identifier}`);
+    await this.store.counters.delete(`lock:${identifier}`);
+  }
+
   /** Moves lockout state when the identifier changes (username change). */
   async move(from: string, to: string): Promise<void> {
     await this.store.counters.rename(`fail:${from}`, `fail:${to}`);

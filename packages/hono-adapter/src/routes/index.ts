@@ -1,8 +1,16 @@
 import type { AuthApp } from "./define.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { registerEmailPasswordRoutes } from "./email-password/index.ts";
+import { registerAccountRoutes } from "./account/index.ts";
+import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
+import { registerEmailOtpRoutes } from "./email-otp/index.ts";
+import { registerJwtRoutes } from "./jwt/index.ts";
 
 /** Every feature's routes. Each registrar returns early when its feature is not installed (paths stay 404). */
 export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> = [
   registerEmailPasswordRoutes,
+  registerAccountRoutes,
+  registerEmailVerificationRoutes,
+  registerEmailOtpRoutes,
+  registerJwtRoutes,
 ];

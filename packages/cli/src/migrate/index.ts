@@ -1,0 +1,2 @@
+export { migrate, migrateCommand } from "./migrate.ts";
+export type { MigrateOptions, MongoMigrator } from "./migrate.ts";

@@ -1,0 +1,94 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/drizzle-store/testing";
+import { describe, expect, it } from "vitest";
+import { databaseKind, importMongoStore, loadMongoMigrator, migrate, migrateWith, redactUrl } from "./migrate.ts";
+
+const bin = fileURLToPath(new URL("../../bin/latchkey.js", import.meta.url));
+const run = promisify(execFile);
+
+async function latchkey(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { encoding: "utf8" });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+// Each run of the bin starts Node and tsx (a second or more on a loaded two-core machine).
+const SUBPROCESS_TIMEOUT = { timeout: 30_000 };
+
+const notInstalled = () => Promise.reject(Object.assign(new Error("Cannot find package '@latchkey/mongo-store' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));
+
+describe("latchkey migrate", () => {
+  it("migrates a fresh libSQL file through the CLI; a second run applies nothing", SUBPROCESS_TIMEOUT, async () => {
+    const database = await createTestSqliteFile();
+    try {
+      const first = await latchkey("migrate", "--database", database.url);
+      expect(first).toMatchObject({ code: 0, stderr: "" });
+      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\n`);
+      const second = await latchkey("migrate", `--database=${database.url}`);
+      expect(second).toMatchObject({ code: 0, stdout: `Migrating ${database.url}\nnothing to apply: the schema is up to date\n` });
+    } finally {
+      await database.dispose();
+    }
+  });
+
+  it("migrates a fresh PostgreSQL database (postgres:// and postgresql://) and reports what it applied", SUBPROCESS_TIMEOUT, async () => {
+    const database = await createTestPostgresDatabase();
+    try {
+      const lines: string[] = [];
+      expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
+      expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
+      expect(lines).toEqual(["applied 0000_initial"]);
+      const again = await latchkey("migrate", "--database", database.url);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain("nothing to apply");
+    } finally {
+      await database.dispose();
+    }
+  });
+
+  it("refuses a missing or unsupported --database with the usage and exit code 2, printing no password", SUBPROCESS_TIMEOUT, async () => {
+    const missing = await latchkey("migrate");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("latchkey migrate --database <url>");
+    const mysql = await latchkey("migrate", "--database", "mysql://root:hunter2@localhost/app");
+    expect(mysql.code).toBe(2);
+    expect(mysql.stderr).toContain("unsupported database URL mysql://root:***@localhost/app");
+    expect(mysql.stderr + mysql.stdout).not.toContain("hunter2");
+    await expect(migrate("mysql://localhost/app")).rejects.toThrow(/expected postgres:\/\/, postgresql:\/\/, file:, libsql:\/\/ or mongodb:\/\//);
+  });
+
+  it("hands mongodb:// URLs to migrateMongo of @latchkey/mongo-store", async () => {
+    const calls: string[] = [];
+    const fake = { migrateMongo: async (url: string, { log }: { log: (line: string) => void }) => (calls.push(url), log("created indexes"), ["users.email_unique"]) };
+    const lines: string[] = [];
+    const applied = await migrateWith("mongodb://127.0.0.1:27017/app", { log: (line) => lines.push(line) }, async () => fake);
+    expect(applied).toEqual(["users.email_unique"]);
+    expect(calls).toEqual(["mongodb://127.0.0.1:27017/app"]);
+    expect(lines).toEqual(["created indexes"]);
+  });
+
+  it("finds migrateMongo in the installed @latchkey/mongo-store", async () => {
+    expect(await loadMongoMigrator(importMongoStore)).toBeTypeOf("function");
+  });
+
+  it("says which package to install when @latchkey/mongo-store is absent, and keeps other load errors", async () => {
+    await expect(migrateWith("mongodb://localhost/app", {}, notInstalled)).rejects.toThrow(/@latchkey\/mongo-store, which is not installed/);
+    await expect(migrateWith("mongodb://localhost/app", {}, async () => ({}))).rejects.toThrow(/does not export migrateMongo/);
+    const broken = () => Promise.reject(new Error("mongodb driver exploded"));
+    await expect(migrateWith("mongodb://localhost/app", {}, broken)).rejects.toThrow("mongodb driver exploded");
+  });
+
+  it("classifies URLs and masks passwords and auth tokens", () => {
+    expect(["postgres://h/d", "postgresql://h/d", "file:/tmp/a.db", "libsql://db.example.io", "mongodb+srv://c/d", "mysql://h/d"].map(databaseKind))
+      .toEqual(["postgres", "postgres", "sqlite", "sqlite", "mongodb", null]);
+    expect(redactUrl("postgres://app:s3cret@db:5432/auth")).toBe("postgres://app:***@db:5432/auth");
+    expect(redactUrl("libsql://db.example.io?authToken=eyJhbGciOi")).toBe("libsql://db.example.io?authToken=***");
+    expect(redactUrl("file:./auth.db")).toBe("file:./auth.db");
+  });
+});

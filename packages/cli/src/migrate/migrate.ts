@@ -1,0 +1,118 @@
+/**
+ * Options of `migrate`.
+ *
+ * @example
+ * import type { MigrateOptions } from "@latchkey/cli";
+ * const options: MigrateOptions = { log: console.log };
+ */
+export interface MigrateOptions {
+  /** Told each step as it happens (what was applied, or that nothing was). */
+  log?: (line: string) => void;
+}
+
+/** The migrator `@latchkey/mongo-store` exports. */
+export type MongoMigrator = (url: string, options: { log: (line: string) => void }) => Promise<string[]>;
+
+const MONGO_STORE = "@latchkey/mongo-store";
+
+/** Loads `@latchkey/mongo-store` on demand: only `mongodb://` URLs pay for the MongoDB driver. */
+export const importMongoStore = (): Promise<unknown> => import("@latchkey/mongo-store");
+
+/** Which store family a database URL belongs to, or null for any other URL. */
+export function databaseKind(url: string): "postgres" | "sqlite" | "mongodb" | null {
+  if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
+  if (/^(file|libsql):/i.test(url)) return "sqlite";
+  if (/^mongodb(\+srv)?:\/\//i.test(url)) return "mongodb";
+  return null;
+}
+
+/** The URL with its password and any `authToken` parameter masked, for printing. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!parsed.password && !parsed.searchParams.has("authToken")) return url;
+  if (parsed.password) parsed.password = "***";
+  if (parsed.searchParams.has("authToken")) parsed.searchParams.set("authToken", "***");
+  return parsed.toString();
+}
+
+function isMissingPackage(error: unknown, name: string): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  const missing = code === "ERR_MODULE_NOT_FOUND" || /cannot find (package|module)|failed to (load|resolve)/i.test(error.message);
+  return missing && error.message.includes(name);
+}
+
+/** Loads `migrateMongo` from `@latchkey/mongo-store`, with an error that says what to install when it is absent. */
+export async function loadMongoMigrator(importStore: () => Promise<unknown>): Promise<MongoMigrator> {
+  let loaded: unknown;
+  try {
+    loaded = await importStore();
+  } catch (error) {
+    if (!isMissingPackage(error, MONGO_STORE)) throw error;
+    throw new Error(`mongodb:// databases are migrated by ${MONGO_STORE}, which is not installed: add it next to @latchkey/cli`, { cause: error });
+  }
+  const migrateMongo = (loaded as { migrateMongo?: unknown } | null)?.migrateMongo;
+  if (typeof migrateMongo !== "function") throw new Error(`${MONGO_STORE} does not export migrateMongo(url, { log })`);
+  return migrateMongo as MongoMigrator;
+}
+
+/**
+ * Applies Latchkey's schema migrations to the database at `url` (`postgres://`, `postgresql://`, `file:`,
+ * `libsql://` through `@latchkey/drizzle-store`; `mongodb://` through `@latchkey/mongo-store`). Idempotent:
+ * resolves to what it applied, which is nothing on a second run.
+ *
+ * @example
+ * import { migrate } from "@latchkey/cli";
+ * await migrate("postgres://localhost/app", { log: console.log }); // ["0000_initial"]
+ */
+export function migrate(url: string, options: MigrateOptions = {}): Promise<string[]> {
+  return migrateWith(url, options, importMongoStore);
+}
+
+/** `migrate` with the loading of `@latchkey/mongo-store` passed in (tests hand in a stand-in). */
+export async function migrateWith(url: string, options: MigrateOptions, importStore: () => Promise<unknown>): Promise<string[]> {
+  const log = options.log ?? (() => undefined);
+  const kind = databaseKind(url);
+  if (kind === "mongodb") return (await loadMongoMigrator(importStore))(url, { log });
+  if (kind === null) throw new TypeError(`unsupported database URL ${redactUrl(url)}: expected postgres://, postgresql://, file:, libsql:// or mongodb://`);
+  // Loaded on demand: `latchkey secret` should not pay for database drivers.
+  const { migrateDatabase } = await import("@latchkey/drizzle-store");
+  return migrateDatabase(url, { log });
+}
+
+/**
+ * `latchkey migrate --database <url>`: prints each step; exit code 0 on success, 1 on failure, 2 on bad usage.
+ *
+ * @example
+ * process.exitCode = await migrateCommand(["--database", "file:./auth.db"]);
+ */
+export async function migrateCommand(args: string[]): Promise<number> {
+  const url = databaseArgument(args);
+  if (url === null || databaseKind(url) === null) {
+    if (url !== null) process.stderr.write(`latchkey migrate: unsupported database URL ${redactUrl(url)}\n`);
+    process.stderr.write("Usage: latchkey migrate --database <url>   (postgres://, postgresql://, file:, libsql://, mongodb://)\n");
+    return 2;
+  }
+  process.stdout.write(`Migrating ${redactUrl(url)}\n`);
+  try {
+    await migrate(url, { log: (line) => process.stdout.write(`${line}\n`) });
+    return 0;
+  } catch (error) {
+    process.stderr.write(`latchkey migrate: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function databaseArgument(args: string[]): string | null {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith("--database=")) return arg.slice("--database=".length) || null;
+    if (arg === "--database") return args[i + 1] ?? null;
+  }
+  return null;
+}

@@ -1,0 +1,103 @@
+import { AuthError } from "../errors/errors.ts";
+import { randomId } from "../crypto/crypto.ts";
+import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
+import { lockoutIdentifier, type EmailPasswordService } from "../email-password/email-password.ts";
+import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { JsonObject, UserRecord } from "../ports/records.ts";
+import type { UserPatch } from "../ports/store.ts";
+
+/** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */
+export interface UpdateUserInput {
+  name?: string | null;
+  image?: string | null;
+  /** Replaces the whole stored object; `{}` clears it. */
+  metadata?: JsonObject;
+  /** Only when `emailPassword.allowUsernameChange` (trusted server calls always may). Cannot be cleared. */
+  username?: string;
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Account settings of a signed-in user: profile update, adding a first password, checking the current one.
+ *
+ * @example
+ * const view = await core.account.updateUser(session.userRecord, { name: "Ada", image: null }, meta);
+ * await core.account.setPassword(session, "a new long password", meta);
+ */
+export class AccountService {
+  constructor(private readonly ctx: AuthContext, private readonly emailPassword: EmailPasswordService) {}
+
+  /**
+   * Applies a profile patch. Only name, image, metadata and username are ever written (email, emailVerified
+   * and ids cannot be reached from here). `trusted` (server code) may change the username even when
+   * `allowUsernameChange` is off.
+   */
+  async updateUser(user: UserRecord, input: UpdateUserInput, meta: RequestMeta, options: { trusted?: boolean } = {}): Promise<UserView> {
+    const { ctx } = this;
+    const patch: UserPatch = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.image !== undefined) patch.image = input.image;
+    if (input.metadata !== undefined) {
+      if (!isPlainObject(input.metadata)) throw new AuthError("INVALID_REQUEST", "metadata must be an object");
+      patch.metadata = input.metadata;
+    }
+    let newUsername: string | null = null;
+    if (input.username !== undefined) {
+      if (typeof input.username !== "string") throw new AuthError("INVALID_USERNAME", "A username cannot be cleared");
+      // Re-sending the current username (a form that posts every field) is not a change.
+      if (input.username.trim().toLowerCase() !== user.username) {
+        if (!options.trusted && !ctx.config.emailPassword.allowUsernameChange) throw new AuthError("USERNAME_CHANGE_DISABLED", "Usernames cannot be changed");
+        newUsername = normalizeUsername(input.username);
+        patch.username = newUsername;
+      }
+    }
+    const fields = Object.keys(patch);
+    if (fields.length === 0) return toUserView(user);
+    patch.updatedAt = new Date(ctx.clock.now());
+    const result = await ctx.store.users.update(user.id, patch);
+    if (!result) throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
+    if (!result.ok) throw new AuthError("USERNAME_TAKEN", "That username is taken");
+    if (newUsername !== null) {
+      // Failures counted against the old name follow the account; the new name starts clean for it.
+      if (user.username !== null) await ctx.lockout.move(lockoutIdentifier({ username: user.username }), lockoutIdentifier({ username: newUsername }));
+      else await ctx.lockout.forget(lockoutIdentifier({ username: newUsername }));
+    }
+    await ctx.events.emit("UserUpdated", { userId: user.id, fields, at: patch.updatedAt, ip: meta.ip, userAgent: meta.userAgent });
+    return toUserView(result.value);
+  }
+
+  /**
+   * Adds a credential password to an account without one (e.g. created by OTP sign-in). Atomic: of two
+   * parallel calls one wins, the other gets PASSWORD_ALREADY_SET. Other sessions are revoked, this one kept.
+   */
+  async setPassword(current: ValidatedSession, newPassword: string, meta: RequestMeta): Promise<{ success: true }> {
+    const { ctx } = this;
+    const userId = current.userRecord.id;
+    checkPasswordLength(ctx.config, newPassword);
+    const alreadySet = () => new AuthError("PASSWORD_ALREADY_SET", "This account already has a password; use change-password");
+    // A cheap read first so the common refusal costs no hash; the write below decides atomically.
+    if ((await ctx.store.accounts.listByUser(userId)).some((a) => a.providerId === "credential" && a.passwordHash)) throw alreadySet();
+    const passwordHash = await ctx.hasher.hash(newPassword);
+    const now = new Date(ctx.clock.now());
+    const added = await ctx.store.accounts.setPasswordIfAbsent(userId, {
+      id: randomId(ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now,
+    });
+    if (!added) throw alreadySet();
+    const count = await ctx.sessions.revokeAll(userId, current.session.id);
+    const base = { userId, at: now, ip: meta.ip, userAgent: meta.userAgent };
+    await ctx.events.emit("PasswordChanged", { ...base, method: "set-password" });
+    await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-set", count });
+    return { success: true };
+  }
+
+  /** `{valid: true}` or 401 INVALID_PASSWORD; failures feed the same lockout as sign-in (429 ACCOUNT_LOCKED). */
+  async verifyPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<{ valid: true }> {
+    if (!(await this.emailPassword.verifyCurrentPassword(user, password, meta))) throw new AuthError("INVALID_PASSWORD", "The password is wrong");
+    return { valid: true };
+  }
+}

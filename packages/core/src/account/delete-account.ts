@@ -1,0 +1,88 @@
+import { AuthError } from "../errors/errors.ts";
+import { withQuery } from "../auth/validation.ts";
+import { lockoutIdentifier, type EmailPasswordService } from "../email-password/email-password.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { UserRecord } from "../ports/records.ts";
+
+/**
+ * The verification-row identifier of a deletion token: one live token per user.
+ *
+ * @example
+ * await store.verifications.findByIdentifier(deleteAccountIdentifier(user.id));
+ */
+export function deleteAccountIdentifier(userId: string): string {
+  return `delete-account:${userId}`;
+}
+
+const invalidToken = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+
+/**
+ * Account deletion: directly with the password, or through a single-use token emailed to the account's
+ * address. Deletion removes the user with its sessions, accounts, API keys and verification rows in one
+ * atomic store call, and the lockout state of its email and username; audit rows stay.
+ *
+ * @example
+ * await core.accountDeletion.request(session.userRecord, meta);           // emails the link
+ * await core.accountDeletion.confirm(token, null, meta);                  // the token alone suffices
+ */
+export class AccountDeletionService {
+  constructor(private readonly ctx: AuthContext, private readonly emailPassword: EmailPasswordService) {}
+
+  /** Deletes after verifying the current password (401 INVALID_PASSWORD, counted by the lockout). */
+  async deleteWithPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<{ success: true }> {
+    if (!(await this.emailPassword.verifyCurrentPassword(user, password, meta))) throw new AuthError("INVALID_PASSWORD", "The password is wrong");
+    // A parallel deletion won: the session this request stood on is gone with the user.
+    if (!(await this.remove(user, meta))) throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
+    return { success: true };
+  }
+
+  /**
+   * Emails a confirmation link (`deleteAccount.callbackUrlOverride`, else baseUrl + `callbackPath`, with
+   * `?token=`) to the account's current address. A new request invalidates the previous token.
+   */
+  async request(user: UserRecord, meta: RequestMeta): Promise<{ success: true }> {
+    const { ctx } = this;
+    const { deleteAccount, baseUrl } = ctx.config;
+    const token = await ctx.secrets.issueToken(deleteAccountIdentifier(user.id), user.id, deleteAccount.expiresInMs);
+    const base = { identifier: user.email, purpose: "delete-account" as const, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent };
+    await ctx.events.emit("OtpRequested", base);
+    await ctx.events.emit("OtpGenerated", { ...base, plain: token });
+    const url = withQuery(deleteAccount.callbackUrlOverride ?? baseUrl + deleteAccount.callbackPath, { token });
+    // Awaited: the caller is signed in (nothing to enumerate) and should learn when the email could not go.
+    await ctx.mailer.send(user.email, "delete-account", { url, token, email: user.email, expiresInMinutes: String(Math.round(deleteAccount.expiresInMs / 60000)) }, deleteAccount.subject);
+    return { success: true };
+  }
+
+  /**
+   * Deletes the account the token was issued for. The token alone suffices (it proves the mailbox); when the
+   * request also carries a session (`sessionUserId`), the token must belong to that same user, and a token
+   * of another user is refused without being consumed. Exactly one of N parallel confirmations deletes.
+   */
+  async confirm(token: string, sessionUserId: string | null, meta: RequestMeta): Promise<{ success: true }> {
+    const { ctx } = this;
+    const row = sessionUserId === null
+      ? await ctx.secrets.consumeToken(token, "delete-account:")
+      : await ctx.secrets.consumeTokenFor(token, deleteAccountIdentifier(sessionUserId));
+    if (!row.userId || row.identifier !== deleteAccountIdentifier(row.userId)) throw invalidToken();
+    const user = await ctx.store.users.findById(row.userId);
+    if (!user) throw invalidToken();
+    await ctx.events.emit("OtpVerified", { identifier: user.email, purpose: "delete-account", userId: user.id, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    if (!(await this.remove(user, meta))) throw invalidToken();
+    return { success: true };
+  }
+
+  /**
+   * Removes the user and everything auth-owned of theirs. False when another call deleted it first
+   * (only the winner emits `AccountDeleted`). Issued JWTs are stateless and live until they expire.
+   */
+  async remove(user: UserRecord, meta: RequestMeta): Promise<boolean> {
+    const { ctx } = this;
+    if (!(await ctx.store.users.delete(user.id))) return false;
+    // Counters are keyed by identifier, not user id, so the store cascade cannot reach them.
+    await ctx.lockout.forget(lockoutIdentifier({ email: user.email }));
+    if (user.username !== null) await ctx.lockout.forget(lockoutIdentifier({ username: user.username }));
+    await ctx.events.emit("AccountDeleted", { userId: user.id, email: user.email, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    return true;
+  }
+}

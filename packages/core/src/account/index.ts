@@ -1,0 +1,3 @@
+export { AccountService } from "./account.ts";
+export type { UpdateUserInput } from "./account.ts";
+export { AccountDeletionService, deleteAccountIdentifier } from "./delete-account.ts";

@@ -1,0 +1,122 @@
+import { AuthError } from "../errors/errors.ts";
+import { randomId } from "../crypto/crypto.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { AuthPlugin } from "../auth/plugin.ts";
+import type { AuthEvent } from "../events/events.ts";
+import type { AuditRecord, JsonObject } from "../ports/records.ts";
+
+/**
+ * Field names never stored in an audit row, at any depth (compared case-insensitively).
+ *
+ * @example
+ * import { AUDIT_REDACTED_FIELDS } from "@latchkey/core";
+ * AUDIT_REDACTED_FIELDS.includes("password"); // true
+ */
+export const AUDIT_REDACTED_FIELDS: readonly string[] = ["plain", "token", "key", "password", "otp", "code"];
+// Also dropped: compound names that announce a secret (`newPassword`, `sessionToken`, `clientSecret`).
+const REDACTED_SUFFIXES = ["password", "token", "secret"];
+
+function isSecretField(name: string): boolean {
+  const n = name.toLowerCase();
+  return AUDIT_REDACTED_FIELDS.includes(n) || REDACTED_SUFFIXES.some((suffix) => n.endsWith(suffix));
+}
+
+function toJsonValue(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(toJsonValue);
+  if (typeof value === "object" && value !== null) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined && !isSecretField(k)) out[k] = toJsonValue(v);
+    return out;
+  }
+  if (typeof value === "bigint") return value.toString();
+  return typeof value === "function" || typeof value === "symbol" ? null : value;
+}
+
+/**
+ * The audit row of an event: `type`, `userId`, `identifier`, `ip`, `userAgent` and `at` as columns, every
+ * other field in `data` with secret-named fields removed (see `AUDIT_REDACTED_FIELDS`).
+ *
+ * @example
+ * import { toAuditRecord } from "@latchkey/core";
+ * const row = toAuditRecord({ type: "SignInFailed", identifier: "email:ada@example.com", reason: "invalid-credentials", at: new Date() }, "id1");
+ */
+export function toAuditRecord(event: AuthEvent, id: string): AuditRecord {
+  const { type, at, ip, userAgent, ...rest } = event as AuthEvent & Record<string, unknown>;
+  const { userId, identifier, ...data } = rest;
+  return {
+    id, type, at,
+    userId: typeof userId === "string" ? userId : null,
+    identifier: typeof identifier === "string" ? identifier : null,
+    ip: ip ?? null,
+    userAgent: userAgent ?? null,
+    data: toJsonValue(data) as JsonObject,
+  };
+}
+
+export interface ListAuditEventsInput {
+  /** Only this user's rows; omitted or null lists every row. */
+  userId?: string | null;
+  /** 1..100, default 20. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string | null;
+}
+
+export interface AuditEventPage {
+  /** Newest first. */
+  events: AuditRecord[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+declare module "../auth/api.ts" {
+  interface PluginApis {
+    /** Audit rows, newest first, keyset-paginated (needs `auditLog()`). */
+    listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
+  }
+}
+
+/**
+ * Stores every event but `OtpGenerated` through the `audit` store port, and lists the rows.
+ * Built by `auditLog()`; reach it with `auth.core.plugin<AuditLogService>("audit-log")`.
+ *
+ * @example
+ * const page = await auth.core.plugin<AuditLogService>("audit-log")!.list({ userId, limit: 10 });
+ */
+export class AuditLogService {
+  readonly api: { listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage> };
+
+  constructor(private readonly ctx: AuthContext) {
+    this.api = { listAuditEvents: (input) => this.list(input) };
+    // Emit awaits async listeners, so the row exists by the time the request that caused it answers.
+    ctx.events.onAny((event) => this.record(event));
+  }
+
+  async record(event: AuthEvent): Promise<void> {
+    // OtpGenerated carries the plaintext code or token: never persisted.
+    if (event.type === "OtpGenerated") return;
+    await this.ctx.store.audit.append(toAuditRecord(event, randomId(this.ctx.random)));
+  }
+
+  async list(input: ListAuditEventsInput = {}): Promise<AuditEventPage> {
+    const limit = input.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new AuthError("INVALID_REQUEST", "limit must be an integer from 1 to 100");
+    if (input.cursor != null && (typeof input.cursor !== "string" || input.cursor.length > 512)) throw new AuthError("INVALID_REQUEST", "cursor is not valid");
+    const page = await this.ctx.store.audit.list({ userId: input.userId ?? null, limit, cursor: input.cursor ?? null });
+    return { events: page.items, nextCursor: page.nextCursor };
+  }
+}
+
+/**
+ * The audit-log plugin: every event except `OtpGenerated` becomes a row (no secrets) that survives account
+ * deletion; `auth.api.listAuditEvents` reads them back.
+ *
+ * @example
+ * import { auditLog } from "@latchkey/core";
+ * const auth = createAuth({ secret, database, baseUrl, plugins: [auditLog()] });
+ * const { events, nextCursor } = await auth.api.listAuditEvents({ userId, limit: 50 });
+ */
+export function auditLog(): AuthPlugin<"audit-log", AuditLogService> {
+  return { id: "audit-log", init: (ctx) => new AuditLogService(ctx) };
+}

@@ -1,0 +1,100 @@
+import { AuthError } from "../errors/errors.ts";
+import { normalizeEmail } from "../auth/validation.ts";
+import { lockoutIdentifier } from "../email-password/email-password.ts";
+import { toUserView, type UserView } from "../session/session.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { UserRecord } from "../ports/records.ts";
+import type { ResolvedEmailOtpOptions } from "./options.ts";
+import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
+
+/**
+ * @example
+ * const input: RequestEmailChangeInput = { newEmail: "ada@new.example", otpForCurrent: "042917" };
+ */
+export interface RequestEmailChangeInput {
+  newEmail: string;
+  /** An `email-verification` code of the current email; required with `emailChange.verifyCurrentEmail`. */
+  otpForCurrent?: string | null;
+}
+
+/**
+ * @example
+ * const input: ChangeEmailInput = { newEmail: "ada@new.example", otp: "042917" };
+ */
+export interface ChangeEmailInput {
+  newEmail: string;
+  otp: string;
+}
+
+/**
+ * Email change by OTP (only with `emailChange.enabled`). One pending change per user: the row is keyed by the
+ * user id and carries the new email, so another user asking for the same address cannot cancel it.
+ *
+ * @example
+ * await emailChange.request(user, { newEmail: "ada@new.example" }, meta);
+ * const { user: changed } = await emailChange.change(user, { newEmail: "ada@new.example", otp: "042917" }, meta);
+ */
+export class EmailChangeService {
+  constructor(
+    private readonly ctx: AuthContext,
+    private readonly options: ResolvedEmailOtpOptions,
+    private readonly codes: OtpCodes,
+  ) {}
+
+  private assertEnabled(): void {
+    if (!this.options.emailChange.enabled) throw new AuthError("NOT_FOUND", "Email change is not enabled");
+  }
+
+  private target(user: UserRecord, newEmail: string): OtpTarget {
+    return { purpose: "email-change", identifier: otpIdentifier("email-change", user.id), email: newEmail };
+  }
+
+  /**
+   * Sends a code to the new email. An address that already belongs to someone gets the same
+   * `{success: true}` and nothing else (no enumeration); `change` then fails with INVALID_OTP.
+   */
+  async request(user: UserRecord, input: RequestEmailChangeInput, meta: RequestMeta): Promise<{ success: true }> {
+    this.assertEnabled();
+    const { ctx } = this;
+    const newEmail = normalizeEmail(input.newEmail);
+    if (newEmail === user.email) throw new AuthError("INVALID_REQUEST", "The new email is the current one", { details: [{ path: "newEmail", message: "same as the current email" }] });
+    if (this.options.emailChange.verifyCurrentEmail) {
+      if (input.otpForCurrent == null) {
+        throw new AuthError("INVALID_REQUEST", "otpForCurrent is required: send an email-verification code to the current email first", { details: [{ path: "otpForCurrent", message: "required" }] });
+      }
+      this.codes.assertFormat(input.otpForCurrent, "otpForCurrent");
+      const current: OtpTarget = { purpose: "email-verification", identifier: otpIdentifier("email-verification", user.email), email: user.email };
+      await this.codes.verify(current, input.otpForCurrent, meta, {
+        mode: "consume",
+        lockoutKey: lockoutIdentifier({ email: user.email }),
+        matches: (row) => row.userId === user.id,
+      });
+      await this.codes.verified(current, user.id, meta);
+    }
+    const owner = await ctx.store.users.findByEmail(newEmail);
+    await this.codes.issueTo(this.target(user, newEmail), owner ? null : { userId: user.id, payload: newEmail }, meta);
+    return { success: true };
+  }
+
+  /** Consumes the code sent to `newEmail` for this user, then moves the email (409 EMAIL_TAKEN on a conflict). */
+  async change(user: UserRecord, input: ChangeEmailInput, meta: RequestMeta): Promise<{ user: UserView }> {
+    this.assertEnabled();
+    const { ctx } = this;
+    const newEmail = normalizeEmail(input.newEmail);
+    const t = this.target(user, newEmail);
+    await this.codes.verify(t, input.otp, meta, {
+      mode: "consume",
+      // The account doing the change is locked, never the address being claimed (a third party's).
+      lockoutKey: lockoutIdentifier({ email: user.email }),
+      matches: (row) => row.userId === user.id && row.payload === newEmail,
+    });
+    const at = new Date(ctx.clock.now());
+    const updated = await ctx.store.users.update(user.id, { email: newEmail, emailVerified: true, updatedAt: at });
+    if (!updated) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
+    if (!updated.ok) throw new AuthError("EMAIL_TAKEN", "That email belongs to another account");
+    await this.codes.verified(t, user.id, meta);
+    await ctx.events.emit("EmailChanged", { userId: user.id, oldEmail: user.email, newEmail, at, ip: meta.ip, userAgent: meta.userAgent });
+    return { user: toUserView(updated.value) };
+  }
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { memoryStore } from "@latchkey/memory-store";
+import { AuthConfigError, AuthError } from "../errors/errors.ts";
+import { createAuthCore } from "../auth/auth-core.ts";
+import { SERVER_CALL } from "../auth/request-meta.ts";
+import { argon2idHasher } from "../password/argon2.ts";
+import { createTestClock, webCryptoRandom, type Random } from "../ports/clock.ts";
+import { hashSecret } from "../crypto/crypto.ts";
+import { DEFAULT_TEMPLATES } from "../email/email.ts";
+import { emailOtp, EMAIL_OTP_PLUGIN_ID, type EmailOtpFeature } from "./plugin.ts";
+import { otpTemplateSources, resolveEmailOtpOptions, type EmailOtpOptions } from "./options.ts";
+import { otpIdentifier } from "./otp-codes.ts";
+
+function fieldOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AuthConfigError) return error.field;
+    throw error;
+  }
+  return undefined;
+}
+
+function setup(options: EmailOtpOptions = {}, random: Random = webCryptoRandom) {
+  const store = memoryStore();
+  const core = createAuthCore({
+    secret: "s".repeat(32), database: store, baseUrl: "https://app.example", clock: createTestClock(), random,
+    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+    email: { sender: { send: async () => {} } }, plugins: [emailOtp(options)], captureOtp: true,
+  });
+  return { core, store, feature: core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID)! };
+}
+
+describe("emailOtp options", () => {
+  it("defaults: 6 digits, 5 minutes, 3 attempts, sign-up allowed, email change off", () => {
+    expect(resolveEmailOtpOptions()).toEqual({
+      codeLength: 6, expiresInMs: 300_000, maxAttempts: 3, allowSignUp: true,
+      emailChange: { enabled: false, verifyCurrentEmail: false }, templates: {},
+    });
+    expect(resolveEmailOtpOptions({ expiresIn: "30s", codeLength: 10 })).toMatchObject({ expiresInMs: 30_000, codeLength: 10 });
+  });
+
+  it("emailOtp() itself throws AuthConfigError naming the bad option", () => {
+    expect(fieldOf(() => emailOtp({ codeLength: 3 }))).toBe("emailOtp.codeLength");
+    expect(fieldOf(() => emailOtp({ codeLength: 11 }))).toBe("emailOtp.codeLength");
+    expect(fieldOf(() => emailOtp({ maxAttempts: 0 }))).toBe("emailOtp.maxAttempts");
+    expect(fieldOf(() => emailOtp({ expiresIn: "5 minutes" as never }))).toBe("emailOtp.expiresIn");
+    expect(fieldOf(() => emailOtp({ allowSignUp: "no" as never }))).toBe("emailOtp.allowSignUp");
+    expect(fieldOf(() => emailOtp({ emailChange: { verifyCurrentEmail: 1 as never } }))).toBe("emailOtp.emailChange.verifyCurrentEmail");
+    expect(fieldOf(() => emailOtp({ templates: { "otp-signin.subject": "x" } }))).toBe('emailOtp.templates["otp-signin.subject"]');
+    expect(fieldOf(() => emailOtp({ templates: { "otp.txt": 5 as never } }))).toBe('emailOtp.templates["otp.txt"]');
+    expect(fieldOf(() => emailOtp({ codeLength: 4, maxAttempts: 100 }))).toBeUndefined();
+  });
+
+  it("template sources: plugin per-purpose, then global per-purpose, then plugin otp.*, global otp.*, built-in", () => {
+    const sources = otpTemplateSources(
+      { "otp-sign-in.subject": "P-signin", "otp.txt": "P-txt" },
+      { "otp-sign-in.txt": "G-signin-txt", "otp.subject": "G-subject", "otp-email-change.html": "G-change-html" },
+    );
+    expect(sources["otp-sign-in.subject"]).toBe("P-signin");
+    expect(sources["otp-sign-in.txt"]).toBe("G-signin-txt");
+    expect(sources["otp-password-reset.subject"]).toBe("G-subject");
+    expect(sources["otp-password-reset.txt"]).toBe("P-txt");
+    expect(sources["otp-password-reset.html"]).toBe(DEFAULT_TEMPLATES["otp.html"]);
+    expect(sources["otp-email-change.html"]).toBe("G-change-html");
+  });
+});
+
+describe("OTP codes", () => {
+  it("are drawn uniformly over all codeLength-digit strings, leading zeros kept", async () => {
+    const { core, feature } = setup({ codeLength: 4 });
+    const counts = Array.from({ length: 4 }, () => new Array<number>(10).fill(0));
+    const n = 3000;
+    let leadingZero = 0;
+    for (let i = 0; i < n; i++) {
+      await feature.codes.issueTo({ purpose: "sign-in", identifier: "otp:sign-in:x@example.com", email: "x@example.com" }, { userId: null, payload: null }, SERVER_CALL);
+      const code = core.getOtp("x@example.com")!;
+      expect(code).toMatch(/^[0-9]{4}$/);
+      if (code.startsWith("0")) leadingZero++;
+      for (let p = 0; p < 4; p++) counts[p]![Number(code[p])]!++;
+    }
+    // Expected 300 per digit and position (sd ~16); 6 sd either side.
+    for (const c of counts.flat()) {
+      expect(c).toBeGreaterThan(200);
+      expect(c).toBeLessThan(400);
+    }
+    expect(leadingZero).toBeGreaterThan(200);
+  });
+
+  it("come from the injected CSPRNG (all-zero bytes give an all-zero code) and only their SHA-256 is stored", async () => {
+    const zeros: Random = { bytes: (k) => new Uint8Array(k) };
+    const { core, store, feature } = setup({ codeLength: 6 }, zeros);
+    await feature.service.send({ email: "x@example.com", purpose: "sign-in" }, SERVER_CALL);
+    expect(core.getOtp("x@example.com")).toBe("000000");
+    expect((await store.verifications.findByIdentifier(otpIdentifier("sign-in", "x@example.com")))!.valueHash).toBe(hashSecret("000000"));
+  });
+
+  it("parallel wrong codes destroy the row exactly once (one TOO_MANY_ATTEMPTS), never more attempts than maxAttempts", async () => {
+    const { core, store, feature } = setup({ maxAttempts: 3 });
+    await feature.service.send({ email: "x@example.com", purpose: "sign-in" }, SERVER_CALL);
+    const wrong = core.getOtp("x@example.com") === "111111" ? "222222" : "111111";
+    const failed: number[] = [];
+    core.events.on("OtpVerifyFailed", (e) => void failed.push(e.attemptCount));
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => feature.service.check({ email: "x@example.com", purpose: "sign-in", otp: wrong }, SERVER_CALL)));
+    const codes = results.map((r) => (r.status === "rejected" ? (r.reason as AuthError).code : "ok"));
+    expect(codes.filter((c) => c === "TOO_MANY_ATTEMPTS")).toHaveLength(1);
+    expect(codes.filter((c) => c === "INVALID_OTP")).toHaveLength(9);
+    expect(Math.max(...failed)).toBe(3);
+    expect(await store.verifications.findByIdentifier(otpIdentifier("sign-in", "x@example.com"))).toBeNull();
+  });
+
+  it("server calls validate the code format like HTTP does", async () => {
+    const { feature } = setup();
+    for (const otp of ["12345", "1234567", "abcdef", 123456 as never]) {
+      await expect(feature.service.check({ email: "x@example.com", purpose: "sign-in", otp }, SERVER_CALL)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    }
+  });
+});

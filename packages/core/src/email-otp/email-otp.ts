@@ -1,0 +1,192 @@
+import { AuthError } from "../errors/errors.ts";
+import { randomId } from "../crypto/crypto.ts";
+import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
+import { lockoutIdentifier } from "../email-password/email-password.ts";
+import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
+import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
+import { proveMailbox } from "./mailbox-proof.ts";
+
+/**
+ * @example
+ * const input: SendOtpInput = { email: "ada@example.com", purpose: "sign-in" };
+ */
+export interface SendOtpInput {
+  email: string;
+  purpose: SendPurpose;
+}
+
+/**
+ * @example
+ * const input: CheckOtpInput = { email: "ada@example.com", purpose: "sign-in", otp: "042917" };
+ */
+export interface CheckOtpInput {
+  email: string;
+  purpose: SendPurpose;
+  otp: string;
+}
+
+/**
+ * @example
+ * const input: SignInOtpInput = { email: "ada@example.com", otp: "042917", name: "Ada" };
+ */
+export interface SignInOtpInput {
+  email: string;
+  otp: string;
+  /** Used only when the sign-in creates the user. */
+  name?: string | null;
+}
+
+/**
+ * @example
+ * const input: ResetPasswordOtpInput = { email: "ada@example.com", otp: "042917", password: "a new passphrase" };
+ */
+export interface ResetPasswordOtpInput {
+  email: string;
+  otp: string;
+  password: string;
+}
+
+function target(purpose: SendPurpose, email: string): OtpTarget {
+  return { purpose, identifier: otpIdentifier(purpose, email), email };
+}
+
+/**
+ * Email OTP flows that need no session: send, check, sign-in, verify-email and password reset.
+ *
+ * @example
+ * await service.send({ email: "ada@example.com", purpose: "sign-in" }, meta);
+ * const { user, session, cookie } = await service.signIn({ email: "ada@example.com", otp: "042917" }, meta);
+ */
+export class EmailOtpService {
+  constructor(
+    private readonly ctx: AuthContext,
+    readonly options: ResolvedEmailOtpOptions,
+    readonly codes: OtpCodes,
+  ) {}
+
+  /**
+   * `{success: true}` whether or not the email is registered. Eligible: a user for email-verification and
+   * password-reset; anyone for sign-in unless `allowSignUp` is false (then users only).
+   */
+  async send(input: SendOtpInput, meta: RequestMeta): Promise<{ success: true }> {
+    if (!SEND_PURPOSES.includes(input.purpose)) throw new AuthError("INVALID_REQUEST", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
+    const email = normalizeEmail(input.email);
+    const user = await this.ctx.store.users.findByEmail(email);
+    const eligible = user !== null || (input.purpose === "sign-in" && this.options.allowSignUp);
+    await this.codes.issueTo(target(input.purpose, email), eligible ? { userId: user?.id ?? null, payload: null } : null, meta);
+    return { success: true };
+  }
+
+  /** Verifies without consuming; a wrong code still counts against the row (not against the lockout). */
+  async check(input: CheckOtpInput, meta: RequestMeta): Promise<{ success: true }> {
+    if (!SEND_PURPOSES.includes(input.purpose)) throw new AuthError("INVALID_REQUEST", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
+    const email = normalizeEmail(input.email);
+    await this.codes.verify(target(input.purpose, email), input.otp, meta, { mode: "check", lockoutKey: null });
+    return { success: true };
+  }
+
+  /** Signs in (creating the user when unknown and `allowSignUp`) and issues a fresh session. */
+  async signIn(input: SignInOtpInput, meta: RequestMeta): Promise<SignInResult> {
+    const { ctx } = this;
+    const email = normalizeEmail(input.email);
+    const lockoutKey = lockoutIdentifier({ email });
+    if (!this.options.allowSignUp && !(await ctx.store.users.findByEmail(email))) {
+      await ctx.lockout.assertNotLocked(lockoutKey);
+      await ctx.lockout.recordFailure(lockoutKey, meta);
+      await ctx.events.emit("SignInFailed", { identifier: lockoutKey, reason: "unknown-email", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+      throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
+    }
+    const t = target("sign-in", email);
+    await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey });
+    let user = await ctx.store.users.findByEmail(email);
+    if (!user) {
+      if (!this.options.allowSignUp) throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
+      const created = await this.createUser(email, input.name ?? null, meta);
+      user = created.user;
+      if (!created.isNew) user = await this.proveForOtp(user, meta);
+    } else {
+      user = await this.proveForOtp(user, meta);
+    }
+    const result = await ctx.sessions.create(user, meta);
+    await this.codes.verified(t, user.id, meta);
+    await ctx.events.emit("UserSignedIn", { userId: user.id, method: "email-otp", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    return result;
+  }
+
+  /** Consumes an `email-verification` code and marks the email verified. */
+  async verifyEmail(input: { email: string; otp: string }, meta: RequestMeta): Promise<{ user: UserView }> {
+    const email = normalizeEmail(input.email);
+    const t = target("email-verification", email);
+    const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
+    const user = await this.ctx.store.users.findByEmail(email);
+    if (!user || (row.userId !== null && row.userId !== user.id)) throw new AuthError("INVALID_OTP", "The code is wrong");
+    const proven = await this.proveForOtp(user, meta);
+    await this.codes.verified(t, proven.id, meta);
+    return { user: toUserView(proven) };
+  }
+
+  /** `{success: true}` always; registered emails get a `password-reset` code. */
+  requestPasswordReset(input: { email: string }, meta: RequestMeta): Promise<{ success: true }> {
+    return this.send({ email: input.email, purpose: "password-reset" }, meta);
+  }
+
+  /**
+   * Consumes a `password-reset` code, sets the password (creating the credential account if missing),
+   * marks the email verified (the code proved the mailbox) and revokes every session of the user.
+   */
+  async resetPassword(input: ResetPasswordOtpInput, meta: RequestMeta): Promise<{ success: true }> {
+    const { ctx } = this;
+    const email = normalizeEmail(input.email);
+    if (typeof input.password !== "string") throw new AuthError("INVALID_REQUEST", "password must be a string");
+    checkPasswordLength(ctx.config, input.password);
+    const t = target("password-reset", email);
+    const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
+    const user = await ctx.store.users.findByEmail(email);
+    if (!user || row.userId !== user.id) throw new AuthError("INVALID_OTP", "The code is wrong");
+    // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
+    const passwordHash = await ctx.hasher.hash(input.password);
+    await proveMailbox(ctx, user, "credential", meta);
+    await ctx.store.accounts.upsertPassword(user.id, this.account(user.id, "credential", passwordHash));
+    const count = await ctx.sessions.revokeAll(user.id);
+    const at = new Date(ctx.clock.now());
+    await this.codes.verified(t, user.id, meta);
+    await ctx.events.emit("PasswordChanged", { userId: user.id, method: "reset-otp", at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "password-reset", count, at, ip: meta.ip, userAgent: meta.userAgent });
+    return { success: true };
+  }
+
+  /** Mailbox proven by an OTP: pre-proof accounts go (unverified users only) and an `EMAIL_OTP` account exists. */
+  private async proveForOtp(user: UserRecord, meta: RequestMeta): Promise<UserRecord> {
+    const proven = await proveMailbox(this.ctx, user, "EMAIL_OTP", meta);
+    const accounts = await this.ctx.store.accounts.listByUser(proven.id);
+    if (!accounts.some((a) => a.providerId === "EMAIL_OTP")) await this.ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
+    return proven;
+  }
+
+  private account(userId: string, providerId: ProviderId, passwordHash: string | null): AccountRecord {
+    const now = new Date(this.ctx.clock.now());
+    return { id: randomId(this.ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
+  }
+
+  /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
+  private async createUser(email: string, name: string | null, meta: RequestMeta): Promise<{ user: UserRecord; isNew: boolean }> {
+    const { ctx } = this;
+    const now = new Date(ctx.clock.now());
+    const user: UserRecord = {
+      id: randomId(ctx.random), email, emailVerified: true, name, image: null, username: null,
+      metadata: {}, createdAt: now, updatedAt: now,
+    };
+    const created = await ctx.store.users.create(user, [this.account(user.id, "EMAIL_OTP", null)]);
+    if (created.ok) {
+      await ctx.events.emit("UserSignedUp", { userId: user.id, email, at: now, ip: meta.ip, userAgent: meta.userAgent });
+      return { user: created.value, isNew: true };
+    }
+    const existing = await ctx.store.users.findByEmail(email);
+    if (!existing) throw new AuthError("INTERNAL_ERROR", "The user could not be created", { cause: created });
+    return { user: existing, isNew: false };
+  }
+}

@@ -1,0 +1,11 @@
+export { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
+export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin } from "./plugin.ts";
+export { resolveEmailOtpOptions, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES } from "./options.ts";
+export type { EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose } from "./options.ts";
+export { OtpCodes, otpIdentifier } from "./otp-codes.ts";
+export type { OtpTarget, OtpRecipient, VerifyOptions } from "./otp-codes.ts";
+export { EmailOtpService } from "./email-otp.ts";
+export type { SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput } from "./email-otp.ts";
+export { EmailChangeService } from "./email-change.ts";
+export type { RequestEmailChangeInput, ChangeEmailInput } from "./email-change.ts";
+export { proveMailbox } from "./mailbox-proof.ts";

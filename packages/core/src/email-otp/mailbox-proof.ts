@@ -1,0 +1,45 @@
+import { AuthError } from "../errors/errors.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { ProviderId, UserRecord } from "../ports/records.ts";
+
+/**
+ * Marks a user's email verified because a code sent to it was just used. When the user was NOT verified yet,
+ * nothing done before this proof can be trusted: whoever registered the address never showed they own it
+ * (pre-account hijacking, Better Auth GHSA-qq9h-g4jm-xgf3). So every account except `keepProvider` is deleted
+ * (e.g. an attacker-set password), every session is revoked and every API key of the user is revoked.
+ * Already verified users are returned unchanged.
+ *
+ * @example
+ * const user = await proveMailbox(ctx, unverifiedUser, "EMAIL_OTP", meta); // user.emailVerified === true
+ */
+export async function proveMailbox(ctx: AuthContext, user: UserRecord, keepProvider: ProviderId, meta: RequestMeta): Promise<UserRecord> {
+  if (user.emailVerified) return user;
+  const { store } = ctx;
+  await store.accounts.deleteAllExcept(user.id, keepProvider);
+  const sessions = await ctx.sessions.revokeAll(user.id);
+  await revokeApiKeys(ctx, user.id, meta);
+  const at = new Date(ctx.clock.now());
+  const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });
+  if (!updated?.ok) throw new AuthError("INVALID_OTP", "The code is wrong");
+  if (sessions > 0) await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "email-proven", count: sessions, at, ip: meta.ip, userAgent: meta.userAgent });
+  await ctx.events.emit("EmailVerified", { userId: user.id, email: user.email, at, ip: meta.ip, userAgent: meta.userAgent });
+  return updated.value;
+}
+
+/** Deletes every API key of the user (page by page); returns how many went. */
+async function revokeApiKeys(ctx: AuthContext, userId: string, meta: RequestMeta): Promise<number> {
+  let revoked = 0;
+  for (;;) {
+    // Always the first page: deleting shifts the keyset; a page that deletes nothing ends the loop.
+    const page = await ctx.store.apiKeys.listByUser(userId, { limit: 100, cursor: null });
+    let deleted = 0;
+    for (const key of page.items) {
+      if (!(await ctx.store.apiKeys.delete(key.id, userId))) continue;
+      deleted++;
+      await ctx.events.emit("ApiKeyRevoked", { keyId: key.id, userId, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    }
+    revoked += deleted;
+    if (deleted === 0) return revoked;
+  }
+}

@@ -1,0 +1,159 @@
+import { AuthError } from "../errors/errors.ts";
+import { constantTimeEqual, hashSecret, randomDigits } from "../crypto/crypto.ts";
+import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
+import type { OtpPurpose } from "../events/events.ts";
+import type { VerificationRecord } from "../ports/records.ts";
+import type { ResolvedEmailOtpOptions } from "./options.ts";
+import { OTP_ACTIONS } from "./options.ts";
+
+/**
+ * One OTP slot: the row it lives in and the email events and mail are about.
+ *
+ * @example
+ * const target: OtpTarget = { purpose: "sign-in", identifier: otpIdentifier("sign-in", "ada@example.com"), email: "ada@example.com" };
+ */
+export interface OtpTarget {
+  purpose: OtpPurpose;
+  /** Verification row identifier, e.g. `otp:sign-in:ada@example.com`. One live code per identifier. */
+  identifier: string;
+  /** The email the code is sent to; the `identifier` of the events (and of `getOtp`). */
+  email: string;
+}
+
+/**
+ * Who gets the code when the recipient is eligible.
+ *
+ * @example
+ * const recipient: OtpRecipient = { userId: user.id, payload: null };
+ */
+export interface OtpRecipient {
+  userId: string | null;
+  /** Non-secret data bound to the code (the new email of an email change). */
+  payload: string | null;
+}
+
+/**
+ * How `OtpCodes.verify` treats a code.
+ *
+ * @example
+ * const opts: VerifyOptions = { mode: "consume", lockoutKey: "email:ada@example.com", matches: (row) => row.userId === user.id };
+ */
+export interface VerifyOptions {
+  /** `check` leaves a correct code in place; `consume` deletes it (exactly one concurrent caller wins). */
+  mode: "check" | "consume";
+  /** Identifier-lockout key fed by wrong codes (`email:<email>`), or null (check endpoint). */
+  lockoutKey: string | null;
+  /** Extra binding a row must satisfy (owner, payload); a mismatch counts like a wrong code. */
+  matches?: (row: VerificationRecord) => boolean;
+}
+
+/**
+ * The row identifier of an OTP: `otp:<purpose>:<email>` (email change: `otp:email-change:<userId>`).
+ *
+ * @example
+ * otpIdentifier("sign-in", "ada@example.com"); // "otp:sign-in:ada@example.com"
+ */
+export function otpIdentifier(purpose: OtpPurpose, key: string): string {
+  return `otp:${purpose}:${key}`;
+}
+
+/**
+ * The OTP row state machine over the `verifications` port: issue (rotating), check, consume, failed
+ * attempts and expiry. Only SHA-256 of a code is stored; codes are uniform over all `codeLength`-digit strings.
+ *
+ * @example
+ * const codes = new OtpCodes(ctx, resolveEmailOtpOptions({}), templates);
+ * await codes.issueTo({ purpose: "sign-in", identifier: otpIdentifier("sign-in", email), email }, { userId: null, payload: null }, meta);
+ * const row = await codes.verify(target, "123456", meta, { mode: "consume", lockoutKey: `email:${email}` });
+ */
+export class OtpCodes {
+  constructor(
+    private readonly ctx: AuthContext,
+    private readonly options: ResolvedEmailOtpOptions,
+    private readonly templates: Record<string, string>,
+  ) {}
+
+  /**
+   * Issues and mails a fresh code when `recipient` is set (earlier codes of the target die). For an ineligible
+   * recipient (null) it does the same work shape without a row, event or email, so both answers look alike.
+   */
+  async issueTo(target: OtpTarget, recipient: OtpRecipient | null, meta: RequestMeta): Promise<void> {
+    const { ctx, options } = this;
+    const plain = randomDigits(ctx.random, options.codeLength);
+    const valueHash = hashSecret(plain);
+    if (!recipient) {
+      await ctx.store.verifications.deleteByIdentifier(target.identifier);
+      return;
+    }
+    await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
+    const at = new Date(ctx.clock.now());
+    await ctx.events.emit("OtpRequested", { identifier: target.email, purpose: target.purpose, at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("OtpGenerated", { identifier: target.email, purpose: target.purpose, plain, at, ip: meta.ip, userAgent: meta.userAgent });
+    const vars = {
+      otp: plain, action: OTP_ACTIONS[target.purpose], email: target.email,
+      expiresInMinutes: String(Math.max(1, Math.round(options.expiresInMs / 60_000))),
+    };
+    ctx.mailer.sendInBackground(meta, target.email, `otp-${target.purpose}`, vars, undefined, this.templates);
+  }
+
+  /** 400 INVALID_REQUEST unless `otp` is exactly `codeLength` ASCII digits (server callers skip zod). */
+  assertFormat(otp: unknown, field = "otp"): asserts otp is string {
+    const n = this.options.codeLength;
+    if (typeof otp !== "string" || otp.length !== n || !/^[0-9]+$/.test(otp)) {
+      throw new AuthError("INVALID_REQUEST", `${field} must be a string of ${n} digits`, { details: [{ path: field, message: `expected ${n} digits` }] });
+    }
+  }
+
+  /**
+   * Verifies `otp` against the target's row. Throws INVALID_OTP (wrong, unknown, or a lost consume race),
+   * OTP_EXPIRED (row deleted), TOO_MANY_ATTEMPTS (this failure destroyed the row) or ACCOUNT_LOCKED.
+   * Returns the row (for `consume`: the row this caller deleted).
+   */
+  async verify(target: OtpTarget, otp: unknown, meta: RequestMeta, opts: VerifyOptions): Promise<VerificationRecord> {
+    const { ctx } = this;
+    this.assertFormat(otp);
+    if (opts.lockoutKey) await ctx.lockout.assertNotLocked(opts.lockoutKey);
+    const row = await ctx.store.verifications.findByIdentifier(target.identifier);
+    if (!row) {
+      await this.failed(target, 0, opts.lockoutKey, meta);
+      throw new AuthError("INVALID_OTP", "The code is wrong");
+    }
+    if (row.expiresAt.getTime() <= ctx.clock.now()) {
+      // By id, not identifier: a fresh code issued meanwhile must survive.
+      await ctx.store.verifications.consume(row.id);
+      await this.failed(target, row.attemptCount, null, meta);
+      throw new AuthError("OTP_EXPIRED", "The code has expired; request a new one");
+    }
+    const sameCode = constantTimeEqual(hashSecret(otp), row.valueHash);
+    if (!sameCode || (opts.matches && !opts.matches(row))) {
+      const attempt = await ctx.store.verifications.recordFailedAttempt(row.id, this.options.maxAttempts);
+      await this.failed(target, attempt?.attemptCount ?? row.attemptCount, opts.lockoutKey, meta);
+      if (attempt?.destroyed) throw new AuthError("TOO_MANY_ATTEMPTS", "Too many wrong codes; request a new one");
+      throw new AuthError("INVALID_OTP", "The code is wrong");
+    }
+    if (opts.mode === "check") {
+      await this.verified(target, row.userId, meta);
+      return row;
+    }
+    const consumed = await ctx.store.verifications.consume(row.id);
+    if (!consumed) {
+      // Another request with the same code won; a replay is no guess, so the lockout is not fed.
+      await this.failed(target, row.attemptCount, null, meta);
+      throw new AuthError("INVALID_OTP", "The code is wrong");
+    }
+    if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
+    return consumed;
+  }
+
+  /** `OtpVerified` for a performed action (consume callers emit it once they know the user). */
+  async verified(target: OtpTarget, userId: string | null, meta: RequestMeta): Promise<void> {
+    await this.ctx.events.emit("OtpVerified", { identifier: target.email, purpose: target.purpose, userId, at: new Date(this.ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+  }
+
+  private async failed(target: OtpTarget, attemptCount: number, lockoutKey: string | null, meta: RequestMeta): Promise<void> {
+    const { ctx } = this;
+    await ctx.events.emit("OtpVerifyFailed", { identifier: target.email, purpose: target.purpose, attemptCount, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta);
+  }
+}

@@ -1,0 +1,7 @@
+export { jwt, JwtService, RESERVED_CLAIMS } from "./jwt.ts";
+export type { JwtSettings } from "./jwt.ts";
+export { resolveJwtOptions } from "./options.ts";
+export type {
+  JwtOptions, ResolvedJwtOptions, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,
+  JwtPayloadContext, JwtSigner, JwtSignerFactory,
+} from "./options.ts";

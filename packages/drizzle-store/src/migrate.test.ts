@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { migrateDatabase } from "./migrate.ts";
+import { openPostgres } from "./pg/store.ts";
+import { openSqlite } from "./sqlite/store.ts";
+import { createTestPostgresDatabase, createTestSqliteFile } from "./testing/index.ts";
+
+const TABLES = ["accounts", "api_keys", "audit_events", "counters", "jwks", "sessions", "users", "verifications"];
+
+describe("migrateDatabase", () => {
+  it("applies the schema to a fresh PostgreSQL database once; the second run applies nothing", async () => {
+    const database = await createTestPostgresDatabase();
+    try {
+      const lines: string[] = [];
+      expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
+      expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([]);
+      expect(lines).toEqual(["applied 0000_initial", "nothing to apply: the schema is up to date"]);
+      const client = openPostgres(database.url, 1);
+      const rows = await client<{ table_name: string }[]>`
+        select table_name from information_schema.tables where table_schema = 'public' order by table_name`;
+      await client.end();
+      expect(rows.map((r) => r.table_name)).toEqual(TABLES);
+    } finally {
+      await database.dispose();
+    }
+  });
+
+  it("serialises concurrent PostgreSQL migrators: one applies, the others find nothing to do", async () => {
+    const database = await createTestPostgresDatabase();
+    try {
+      const results = await Promise.all([1, 2, 3].map(() => migrateDatabase(database.url)));
+      expect(results.flat()).toEqual(["0000_initial"]);
+    } finally {
+      await database.dispose();
+    }
+  });
+
+  it("applies the schema to a fresh libSQL file once; the second run applies nothing", async () => {
+    const database = await createTestSqliteFile();
+    try {
+      expect(await migrateDatabase(database.url)).toEqual(["0000_initial"]);
+      expect(await migrateDatabase({ dialect: "sqlite", url: database.url })).toEqual([]);
+      const client = openSqlite(database.url);
+      const { rows } = await client.execute("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' order by name");
+      client.close();
+      expect(rows.map((r) => r["name"])).toEqual(TABLES);
+    } finally {
+      await database.dispose();
+    }
+  });
+
+  it("rejects a URL of another database", async () => {
+    await expect(migrateDatabase("mysql://localhost/db")).rejects.toThrow(/postgres:\/\/, postgresql:\/\/, file: or libsql:\/\//);
+  });
+});

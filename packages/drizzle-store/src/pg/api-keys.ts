@@ -1,0 +1,79 @@
+import type { ApiKeyPatch, ApiKeyStore, ApiKeyUseResult } from "@latchkey/core";
+import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { decodeCursor, toPage } from "../keyset-cursor.ts";
+import { apiKeys } from "./schema.ts";
+import type { PgDatabase } from "./users.ts";
+
+const k = apiKeys;
+const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
+// A Date inside hand-written SQL skips drizzle's column encoding: bind it as an ISO string cast to timestamptz.
+const instant = (at: Date) => sql`${at.toISOString()}::timestamptz`;
+
+/** `ApiKeyStore` over PostgreSQL; a use is one conditional UPDATE ... RETURNING. */
+export function pgApiKeyStore(db: PgDatabase): ApiKeyStore {
+  const findById = async (id: string) => (await db.select().from(k).where(eq(k.id, id)).limit(1))[0] ?? null;
+  const owned = (id: string, userId: string | null): SQL | undefined => and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
+
+  // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
+  // (a window that ended restarts at `now`). Row locks serialise concurrent uses of the same key.
+  const useOnce = async (id: string, now: Date) => {
+    const at = instant(now);
+    const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
+    const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} * interval '1 millisecond' <= ${at})`;
+    const [row] = await db.update(k).set({
+      remaining: sql`${k.remaining} - 1`,
+      requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
+      windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
+      lastUsedAt: now,
+    }).where(and(
+      eq(k.id, id),
+      eq(k.enabled, true),
+      sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
+      sql`(${k.remaining} is null or ${k.remaining} > 0)`,
+      sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
+    )).returning();
+    return row ?? null;
+  };
+
+  return {
+    async create(key) {
+      await db.insert(k).values(key);
+    },
+    async findByHash(keyHash) {
+      return (await db.select().from(k).where(eq(k.keyHash, keyHash)).limit(1))[0] ?? null;
+    },
+    findById,
+    async listByUser(userId, { limit, cursor }) {
+      const after = cursor === null ? null : decodeCursor(cursor);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
+      const rows = await db.select().from(k).where(and(eq(k.userId, userId), older ?? undefined))
+        .orderBy(desc(k.createdAt), desc(k.id)).limit(limit + 1);
+      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
+    },
+    async update(id, userId, patch) {
+      if (!hasFields(patch)) return (await db.select().from(k).where(owned(id, userId)).limit(1))[0] ?? null;
+      return (await db.update(k).set(patch).where(owned(id, userId)).returning())[0] ?? null;
+    },
+    async delete(id, userId) {
+      return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
+    },
+    async deleteExpired(now, userId) {
+      const mine = userId === null ? undefined : eq(k.userId, userId);
+      return (await db.delete(k).where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))).count;
+    },
+    async consumeUse(id, now): Promise<ApiKeyUseResult> {
+      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
+        const used = await useOnce(id, now);
+        if (used) return { ok: true, key: used };
+        // Only now, to name the reason: the decision above was already made in SQL.
+        const key = await findById(id);
+        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
+        const reason = apiKeyRefusal(key, now);
+        if (reason) return { ok: false, reason, key };
+      }
+      throw unstableKeyError(id);
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import type { AuditStore, JwkStore } from "@latchkey/core";
+import { and, asc, desc, eq, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
+import { decodeCursor, toPage } from "../keyset-cursor.ts";
+import { auditEvents, jwks } from "./schema.ts";
+import type { PgDatabase } from "./users.ts";
+
+/** `JwkStore` over PostgreSQL: the unique generation index decides which racing instance's key wins. */
+export function pgJwkStore(db: PgDatabase): JwkStore {
+  return {
+    async list() {
+      return db.select().from(jwks).orderBy(asc(jwks.generation));
+    },
+    async insert(record) {
+      const inserted = await db.insert(jwks).values(record).onConflictDoNothing({ target: jwks.generation }).returning({ id: jwks.id });
+      return inserted.length > 0;
+    },
+    async retireOthers(exceptId, at) {
+      await db.update(jwks).set({ retiredAt: at }).where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
+    },
+    async deleteRetiredBefore(before) {
+      return (await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before)))).count;
+    },
+  };
+}
+
+/** `AuditStore` over PostgreSQL: append-only, newest first by (at, id). */
+export function pgAuditStore(db: PgDatabase): AuditStore {
+  const a = auditEvents;
+  return {
+    async append(record) {
+      await db.insert(a).values(record);
+    },
+    async list({ userId, limit, cursor }) {
+      const after = cursor === null ? null : decodeCursor(cursor);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const older = after && or(lt(a.at, after.at), and(eq(a.at, after.at), lt(a.id, after.id)));
+      const rows = await db.select().from(a).where(and(userId === null ? undefined : eq(a.userId, userId), older ?? undefined))
+        .orderBy(desc(a.at), desc(a.id)).limit(limit + 1);
+      return toPage(rows, limit, (row) => ({ at: row.at, id: row.id }));
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { Store } from "@latchkey/core";
+import { fixtures } from "@latchkey/store-conformance";
+import type { Sql } from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { drizzleStore } from "../drizzle-store.ts";
+import { migrateDatabase } from "../migrate.ts";
+import { createTestPostgresDatabase, type TestDatabase } from "../testing/index.ts";
+import { userConflictOf } from "./errors.ts";
+import { openPostgres } from "./store.ts";
+
+const { account, apiKey, at, session, user } = fixtures;
+
+describe("postgres store mapping", () => {
+  let database: TestDatabase;
+  let client: Sql;
+  let store: Store;
+  beforeAll(async () => {
+    database = await createTestPostgresDatabase();
+    await migrateDatabase(database.url);
+    client = openPostgres(database.url);
+    store = drizzleStore({ dialect: "postgres", client });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await client?.end({ timeout: 5 });
+    await database?.dispose();
+  });
+
+  it("maps unique violations of users_email_unique and users_username_unique, and only those", async () => {
+    const u = user({ username: fixtures.uid("n").toLowerCase() });
+    const other = user();
+    await store.users.create(u, []);
+    await store.users.create(other, []);
+    const email = await client`update users set email = ${u.email} where id = ${other.id}`.catch((e: unknown) => e);
+    expect(userConflictOf(email)).toBe("email");
+    const name = await client`update users set username = ${u.username} where id = ${other.id}`.catch((e: unknown) => e);
+    expect(userConflictOf(name)).toBe("username");
+    const s = session(u.id);
+    await store.sessions.create(s);
+    const sameToken = await store.sessions.create(session(u.id, { tokenHash: s.tokenHash })).catch((e: unknown) => e);
+    expect(sameToken).toBeInstanceOf(Error);
+    expect(userConflictOf(sameToken)).toBeNull();
+    expect(userConflictOf(new Error("not a database error"))).toBeNull();
+  });
+
+  it("rolls users.create back when an insert after the user's fails (no user row is left)", async () => {
+    const u = user();
+    const dup = account(u.id);
+    await expect(store.users.create(u, [dup, { ...dup }])).rejects.toThrow();
+    expect(await store.users.findById(u.id)).toBeNull();
+    expect(await store.users.findByEmail(u.email)).toBeNull();
+    const rows = await client<{ n: number }[]>`select count(*)::int as n from users where id = ${u.id}`;
+    expect(rows[0]?.n).toBe(0);
+  });
+
+  it("a second credential account for a user violates accounts_credential_unique", async () => {
+    const u = user();
+    await expect(store.users.create(u, [account(u.id), account(u.id)])).rejects.toThrow();
+    expect(await store.users.findById(u.id)).toBeNull();
+  });
+
+  it("stores instants as timestamptz with milliseconds and JSON as json text", async () => {
+    const u = user({ createdAt: at(123), metadata: { b: 1, a: [true] } });
+    await store.users.create(u, []);
+    const [row] = await client<{ type: string; same: boolean; metadata: string }[]>`
+      select pg_typeof(created_at)::text as type, created_at = ${"2026-01-01T12:00:00.123Z"}::timestamptz as same,
+        metadata::text as metadata from users where id = ${u.id}`;
+    expect(row).toEqual({ type: "timestamp with time zone", same: true, metadata: '{"b":1,"a":[true]}' });
+  });
+
+  it("answers a cursor it did not make with an empty page", async () => {
+    const u = user();
+    await store.users.create(u, []);
+    await store.apiKeys.create(apiKey(u.id));
+    expect(await store.apiKeys.listByUser(u.id, { limit: 10, cursor: "not-a-cursor" })).toEqual({ items: [], nextCursor: null });
+    expect(await store.audit.list({ userId: u.id, limit: 10, cursor: "x:y" })).toEqual({ items: [], nextCursor: null });
+  });
+
+  it("close() leaves a client the caller passed in open", async () => {
+    const borrowed = drizzleStore({ dialect: "postgres", client });
+    await borrowed.close();
+    const rows = await client<{ one: number }[]>`select 1 as one`;
+    expect(rows[0]?.one).toBe(1);
+  });
+});

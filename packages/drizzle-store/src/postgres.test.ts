@@ -1,0 +1,20 @@
+import { runStoreConformance } from "@latchkey/store-conformance";
+import { afterAll, expect, it } from "vitest";
+import { drizzleStore } from "./drizzle-store.ts";
+import { migrateDatabase } from "./migrate.ts";
+import { createTestPostgresDatabase, testPostgresUrl, type TestDatabase } from "./testing/index.ts";
+
+let database: TestDatabase | undefined;
+afterAll(() => database?.dispose());
+
+// Fails, rather than skips, when the global setup could not start a server: a skipped database suite proves nothing.
+it("has a PostgreSQL server to run against", () => expect(testPostgresUrl()).toMatch(/^postgres(ql)?:\/\//));
+
+runStoreConformance({
+  name: "postgres",
+  async createStore() {
+    database = await createTestPostgresDatabase();
+    await migrateDatabase(database.url);
+    return drizzleStore({ dialect: "postgres", url: database.url });
+  },
+});

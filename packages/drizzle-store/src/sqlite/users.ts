@@ -1,0 +1,124 @@
+import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
+import { and, asc, eq, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { userConflictOf } from "./errors.ts";
+import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
+
+/** The database handle every SQLite port implementation shares. */
+export type SqliteDatabase = LibSQLDatabase;
+
+// Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
+const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
+
+// Several rows that change together go in one `batch`: one write transaction (BEGIN IMMEDIATE, see
+// withWriteBatches) on the server (libsql://) or run synchronously on one connection (file:), so nothing
+// interleaves and a failure rolls back all of it. No interactive transaction is used.
+
+/** `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. */
+export function sqliteUserStore(db: SqliteDatabase): UserStore {
+  const findOne = async (where: SQL) => (await db.select().from(users).where(where).limit(1))[0] ?? null;
+  const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
+    const conflict = userConflictOf(error);
+    if (conflict === null) throw error;
+    return { ok: false, conflict };
+  };
+  return {
+    async create(user, userAccounts) {
+      const insertUser = db.insert(users).values(user).returning();
+      try {
+        const [[row]] = userAccounts.length > 0
+          ? await db.batch([insertUser, db.insert(accounts).values(userAccounts)])
+          : [await insertUser];
+        return { ok: true, value: row! };
+      } catch (error) {
+        return mapConflict(error);
+      }
+    },
+    findById: (id) => findOne(eq(users.id, id)),
+    findByEmail: (email) => findOne(eq(users.email, email)),
+    findByUsername: (username) => findOne(eq(users.username, username)),
+    async update(id, patch: UserPatch) {
+      if (!hasFields(patch)) {
+        const current = await findOne(eq(users.id, id));
+        return current && { ok: true, value: current };
+      }
+      try {
+        const [row] = await db.update(users).set(patch).where(eq(users.id, id)).returning();
+        return row ? { ok: true, value: row } : null;
+      } catch (error) {
+        return mapConflict(error);
+      }
+    },
+    async delete(id) {
+      // Explicit deletes: foreign-key enforcement is a per-connection PRAGMA in SQLite, so the cascade is not relied on.
+      const results = await db.batch([
+        db.delete(sessions).where(eq(sessions.userId, id)),
+        db.delete(accounts).where(eq(accounts.userId, id)),
+        db.delete(apiKeys).where(eq(apiKeys.userId, id)),
+        db.delete(verifications).where(eq(verifications.userId, id)),
+        db.delete(users).where(eq(users.id, id)).returning({ id: users.id }),
+      ]);
+      return results[4].length > 0;
+    },
+  };
+}
+
+/** `SessionStore` over SQLite/libSQL. */
+export function sqliteSessionStore(db: SqliteDatabase): SessionStore {
+  return {
+    async create(session) {
+      await db.insert(sessions).values(session);
+    },
+    async findByTokenHash(tokenHash) {
+      const [row] = await db.select({ session: sessions, user: users }).from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, tokenHash)).limit(1);
+      return row ?? null;
+    },
+    async touch(id, expiresAt, updatedAt) {
+      await db.update(sessions).set({ expiresAt, updatedAt }).where(eq(sessions.id, id));
+    },
+    async delete(id) {
+      return (await db.delete(sessions).where(eq(sessions.id, id))).rowsAffected > 0;
+    },
+    async deleteByUser(userId, exceptId) {
+      const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
+      return (await db.delete(sessions).where(and(eq(sessions.userId, userId), except))).rowsAffected;
+    },
+    async deleteExpired(now) {
+      return (await db.delete(sessions).where(lte(sessions.expiresAt, now))).rowsAffected;
+    },
+  };
+}
+
+const isCredential = sql`provider_id = 'credential'`;
+
+/** `AccountStore` over SQLite/libSQL: password writes are single upserts on the one-credential-per-user index. */
+export function sqliteAccountStore(db: SqliteDatabase): AccountStore {
+  return {
+    async listByUser(userId) {
+      return db.select().from(accounts).where(eq(accounts.userId, userId)).orderBy(asc(accounts.createdAt), asc(accounts.id));
+    },
+    async create(account) {
+      await db.insert(accounts).values(account);
+    },
+    async upsertPassword(userId, account) {
+      await db.insert(accounts).values({ ...account, userId }).onConflictDoUpdate({
+        target: accounts.userId,
+        targetWhere: isCredential,
+        set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+      });
+    },
+    async setPasswordIfAbsent(userId, account) {
+      const written = await db.insert(accounts).values({ ...account, userId }).onConflictDoUpdate({
+        target: accounts.userId,
+        targetWhere: isCredential,
+        set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+        setWhere: isNull(accounts.passwordHash),
+      }).returning({ id: accounts.id });
+      return written.length > 0;
+    },
+    async deleteAllExcept(userId, keepProviderId) {
+      return (await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId)))).rowsAffected;
+    },
+  };
+}

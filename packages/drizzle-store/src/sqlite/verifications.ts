@@ -1,0 +1,73 @@
+import type { CounterStore, VerificationStore } from "@latchkey/core";
+import { and, eq, gt, gte, lte, sql } from "drizzle-orm";
+import { counters, verifications } from "./schema.ts";
+import type { SqliteDatabase } from "./users.ts";
+
+/** `VerificationStore` over SQLite/libSQL: one row per identifier, consumed and counted atomically. */
+export function sqliteVerificationStore(db: SqliteDatabase): VerificationStore {
+  return {
+    async issue(record) {
+      // The identifier is unique, so "delete the old rows, insert this one" is one upsert replacing every column.
+      const { identifier: _, ...replacement } = record;
+      await db.insert(verifications).values(record).onConflictDoUpdate({ target: verifications.identifier, set: replacement });
+    },
+    async findByIdentifier(identifier) {
+      return (await db.select().from(verifications).where(eq(verifications.identifier, identifier)).limit(1))[0] ?? null;
+    },
+    async findByValueHash(valueHash) {
+      return (await db.select().from(verifications).where(eq(verifications.valueHash, valueHash)).limit(1))[0] ?? null;
+    },
+    async consume(id) {
+      return (await db.delete(verifications).where(eq(verifications.id, id)).returning())[0] ?? null;
+    },
+    async recordFailedAttempt(id, maxAttempts) {
+      // One write transaction: the increment, then the delete when the new count reached the limit.
+      const [bumped, destroyed] = await db.batch([
+        db.update(verifications).set({ attemptCount: sql`${verifications.attemptCount} + 1` })
+          .where(eq(verifications.id, id)).returning({ attemptCount: verifications.attemptCount }),
+        db.delete(verifications).where(and(eq(verifications.id, id), gte(verifications.attemptCount, maxAttempts)))
+          .returning({ id: verifications.id }),
+      ]);
+      const [row] = bumped;
+      return row ? { attemptCount: row.attemptCount, destroyed: destroyed.length > 0 } : null;
+    },
+    async deleteByIdentifier(identifier) {
+      return (await db.delete(verifications).where(eq(verifications.identifier, identifier))).rowsAffected;
+    },
+    async deleteExpired(now) {
+      return (await db.delete(verifications).where(lte(verifications.expiresAt, now))).rowsAffected;
+    },
+  };
+}
+
+/** `CounterStore` over SQLite/libSQL: every hit is one INSERT ... ON CONFLICT DO UPDATE with the window logic in SQL. */
+export function sqliteCounterStore(db: SqliteDatabase): CounterStore {
+  return {
+    async hit(key, windowMs, now) {
+      const live = sql`${counters.resetAt} > ${now}`;
+      const [state] = await db.insert(counters).values({ key, count: 1, resetAt: now + windowMs }).onConflictDoUpdate({
+        target: counters.key,
+        set: {
+          count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
+          resetAt: sql`case when ${live} then ${counters.resetAt} else ${now + windowMs} end`,
+        },
+      }).returning({ count: counters.count, resetAt: counters.resetAt });
+      return state!;
+    },
+    async peek(key, now) {
+      const [state] = await db.select({ count: counters.count, resetAt: counters.resetAt }).from(counters)
+        .where(and(eq(counters.key, key), gt(counters.resetAt, now))).limit(1);
+      return state ?? null;
+    },
+    async delete(key) {
+      await db.delete(counters).where(eq(counters.key, key));
+    },
+    async rename(from, to) {
+      if (from === to) return;
+      await db.batch([
+        db.delete(counters).where(eq(counters.key, to)),
+        db.update(counters).set({ key: to }).where(eq(counters.key, from)),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * Test databases for Latchkey's own tests: a fresh PostgreSQL database on the server the Vitest global setup
+ * started, or a temporary SQLite file.
+ *
+ * @example
+ * import { createTestPostgresDatabase } from "@latchkey/drizzle-store/testing";
+ */
+export { createTestPostgresDatabase, createTestSqliteFile, testPostgresUrl } from "./test-databases.ts";
+export type { TestDatabase } from "./test-databases.ts";

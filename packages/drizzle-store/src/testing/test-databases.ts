@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inject } from "vitest";
+import { openPostgres } from "../pg/store.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Set by the repository's Vitest global setup (test/global-setup.ts). */
+    latchkeyPgUrl: string | null;
+    latchkeyPgError: string | null;
+  }
+}
+
+/** A database that exists for one test file. */
+export interface TestDatabase {
+  url: string;
+  /** Removes the database; safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The PostgreSQL server the global setup started (or `LATCHKEY_TEST_PG_URL`). Throws, so the calling test fails,
+ * when there is none: a run that skipped its database tests would look green and prove nothing.
+ */
+export function testPostgresUrl(): string {
+  const url = inject("latchkeyPgUrl") ?? process.env.LATCHKEY_TEST_PG_URL ?? null;
+  if (url) return url;
+  throw new Error(inject("latchkeyPgError") ?? "no PostgreSQL for tests: run through the repository's vitest.config.ts or set LATCHKEY_TEST_PG_URL");
+}
+
+/**
+ * A fresh, empty PostgreSQL database on the test server, so each test file migrates from nothing.
+ *
+ * @example
+ * const db = await createTestPostgresDatabase();
+ * afterAll(() => db.dispose());
+ */
+export async function createTestPostgresDatabase(): Promise<TestDatabase> {
+  const serverUrl = testPostgresUrl();
+  const name = `latchkey_${randomBytes(6).toString("hex")}`;
+  const admin = openPostgres(serverUrl, 1);
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  let disposed = false;
+  return {
+    url: url.toString(),
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      const dropper = openPostgres(serverUrl, 1);
+      try {
+        await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+/**
+ * A real SQLite file (`file:/tmp/...`) in a fresh temporary folder.
+ *
+ * @example
+ * const db = await createTestSqliteFile();
+ * afterAll(() => db.dispose());
+ */
+export async function createTestSqliteFile(): Promise<TestDatabase> {
+  const dir = await mkdtemp(join(tmpdir(), "latchkey-sqlite-"));
+  return { url: `file:${join(dir, "latchkey.db")}`, dispose: () => rm(dir, { recursive: true, force: true }) };
+}

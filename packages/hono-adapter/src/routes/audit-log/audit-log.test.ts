@@ -1,0 +1,87 @@
+// auditLog() has no routes of its own: these tests drive it through the other features' endpoints.
+import { describe, expect, it } from "vitest";
+import { auditLog, hashSecret, type AuditRecord } from "@latchkey/core";
+import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+
+async function allRows(t: TestAuth, userId?: string): Promise<AuditRecord[]> {
+  const rows: AuditRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await t.auth.api.listAuditEvents({ userId, limit: 7, cursor });
+    rows.push(...page.events);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return rows;
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe("auditLog() over HTTP", () => {
+  it("after sign-up, sign-in, failures, reset, verification, set-password and deletion, no row holds a password, token or code (secrets in the audit trail)", async () => {
+    const t = createTestAuth({ plugins: [auditLog()], rateLimit: { enabled: false } });
+    const secrets: string[] = [];
+    const keep = (s: string) => (secrets.push(s, hashSecret(s)), s);
+    const ua = { "user-agent": "audit-test/1.0" };
+
+    const adaPassword = keep("ada's first password");
+    const ada = await t.signUp("ada@example.com", adaPassword);
+    keep(ada.token);
+    const signedIn = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: adaPassword }, headers: ua, ip: "203.0.113.5" });
+    keep((await signedIn.json()).credentials.token);
+    keep("a wrong password guess");
+    await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "a wrong password guess" }, headers: ua, ip: "203.0.113.6" });
+    await t.request("POST", "/verify-password", { headers: bearer(ada.token), body: { password: "a wrong password guess" } });
+
+    await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
+    const resetToken = keep(t.auth.getOtp("ada@example.com")!);
+    const newPassword = keep("ada's second password");
+    expect((await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword } })).status).toBe(200);
+
+    await t.request("POST", "/send-verification-email", { body: { email: "ada@example.com" } });
+    const verifyToken = keep(t.auth.getOtp("ada@example.com")!);
+    const verified = await t.request("POST", "/verify-email", { body: { email: "ada@example.com", token: verifyToken } });
+    expect(verified.status).toBe(200);
+    const session = keep((await verified.json()).credentials.token);
+    await t.request("PATCH", "/user", { headers: bearer(session), body: { name: "Ada", metadata: { token: keep("metadata-token-value") } } });
+
+    const grace = await t.signUp("grace@example.com", keep("grace's password!"));
+    keep(grace.token);
+    await t.store.accounts.deleteAllExcept(grace.userId, "EMAIL_OTP");
+    expect((await t.request("POST", "/set-password", { headers: bearer(grace.token), body: { newPassword: keep("grace's new password") } })).status).toBe(200);
+    expect((await t.request("POST", "/delete-account", { headers: bearer(grace.token), body: { password: "grace's new password" } })).status).toBe(200);
+
+    await t.request("POST", "/delete-account/request", { headers: bearer(session), body: {} });
+    const deleteToken = keep(t.auth.getOtp("ada@example.com")!);
+    expect((await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } })).status).toBe(200);
+    await flush();
+
+    const rows = await allRows(t);
+    const types = new Set(rows.map((r) => r.type));
+    for (const type of ["UserSignedUp", "UserSignedIn", "SignInFailed", "OtpRequested", "OtpVerified", "PasswordChanged", "SessionRevoked", "EmailVerified", "UserUpdated", "AccountDeleted"]) {
+      expect(types.has(type), type).toBe(true);
+    }
+    expect(types.has("OtpGenerated")).toBe(false);
+    expect(rows.length).toBeGreaterThan(15);
+    for (const row of rows) {
+      const json = JSON.stringify(row);
+      for (const secret of secrets) expect(json, `${row.type} leaks a secret`).not.toContain(secret);
+    }
+    // Request context is recorded.
+    expect(rows.find((r) => r.type === "SignInFailed")).toMatchObject({ identifier: "email:ada@example.com", ip: "203.0.113.6", userAgent: "audit-test/1.0" });
+  });
+
+  it("rows survive account deletion and stay listable by the deleted user's id", async () => {
+    const t = createTestAuth({ plugins: [auditLog()] });
+    const { token, userId } = await t.signUp("ada@example.com");
+    // Rows are ordered by time; within one millisecond their order is unspecified, so time moves between steps.
+    t.clock.advance(1000);
+    await t.request("PATCH", "/user", { headers: bearer(token), body: { name: "Ada" } });
+    t.clock.advance(1000);
+    expect((await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: "correct horse battery" } })).status).toBe(200);
+    expect(await t.store.users.findById(userId)).toBeNull();
+    const rows = await allRows(t, userId);
+    expect(rows.map((r) => r.type)).toEqual(["AccountDeleted", "UserUpdated", "UserSignedUp"]);
+    expect(rows[0]).toMatchObject({ userId, data: { email: "ada@example.com" } });
+    expect(rows[1]!.data).toEqual({ fields: ["name"] });
+  });
+});

@@ -1,0 +1,2 @@
+export { registerEmailOtpRoutes, otpField } from "./routes.ts";
+export { registerEmailChangeRoutes } from "./email-change.ts";

@@ -1,0 +1,1 @@
+export { registerEmailVerificationRoutes } from "./routes.ts";

