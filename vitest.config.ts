@@ -1,10 +1,17 @@
 import { defineConfig } from "vitest/config";
 
+// The HTTP suites of every feature run once per store: memory (the hono-adapter project itself), a real libSQL
+// file and a real PostgreSQL (the global setup starts a throwaway cluster).
+const httpSuiteOn = (store: "sqlite" | "postgres") => ({
+  extends: "./packages/hono-adapter/vitest.config.ts",
+  test: { name: `hono-adapter (${store})`, root: "./packages/hono-adapter", env: { LATCHKEY_TEST_STORE: store } },
+});
+
 // One Vitest run, one project per package (the "projects" form that replaced vitest.workspace.ts).
 // The global setup starts a throwaway PostgreSQL for the run (see test/global-setup.ts).
 export default defineConfig({
   test: {
-    projects: ["packages/*", "examples/*", "bench"],
+    projects: ["packages/*", "examples/*", httpSuiteOn("sqlite"), httpSuiteOn("postgres"), "bench"],
     globalSetup: ["./test/global-setup.ts"],
   },
 });

@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
@@ -45,33 +48,66 @@ describe("node demo", () => {
     expect(jwks.keys).toEqual([expect.objectContaining({ alg: "EdDSA", kid: JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid })]);
   });
 
-  it("starts as a process and prints its URL and the explorer URL", async () => {
-    const port = 20000 + Math.floor(Math.random() * 10000);
-    const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {
-      env: { ...process.env, PORT: String(port), LATCHKEY_SECRET: "y".repeat(64) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+  it("creates an API key with the session and calls /api/data with it", async () => {
+    const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
+    const json = { "content-type": "application/json" };
+    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: json, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const { credentials } = await up.json();
+    const created = await app.request(`${BASE}/auth/api-key/create`, { method: "POST", headers: { ...json, authorization: `Bearer ${credentials.token}` }, body: JSON.stringify({ name: "demo", permissions: { demo: ["read"] } }) });
+    expect(created.status).toBe(200);
+    const { key } = await created.json();
+    expect((await app.request(`${BASE}/api/data`)).status).toBe(401);
+    const data = await app.request(`${BASE}/api/data`, { headers: { "x-api-key": key } });
+    expect(await data.json()).toEqual({ owner: "ada@example.com", key: "demo" });
+  });
+
+  it("starts as a process on an embedded libSQL file, prints its URLs, and keeps data across a restart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "latchkey-demo-"));
+    const env = { LATCHKEY_SECRET: "y".repeat(64), LATCHKEY_DATABASE_URL: `file:${join(dir, "demo.db")}` };
+    const first = await startDemo(env);
     try {
-      const output = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 20_000);
-        server.stdout.on("data", (d: Buffer) => {
-          out += d.toString();
-          if (out.includes("/auth/reference")) {
-            clearTimeout(timer);
-            resolve(out);
-          }
-        });
-        let err = "";
-        server.stderr.on("data", (d: Buffer) => void (err += d.toString()));
-        server.on("exit", (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
-      });
-      expect(output).toContain(`http://localhost:${port}`);
-      const res = await fetch(`http://127.0.0.1:${port}/auth/get-session`);
-      expect(res.status).toBe(200);
-      expect(await res.json()).toBeNull();
+      expect(first.output).toContain(`http://localhost:${first.port}`);
+      expect(first.output).toContain("Store: sqlite");
+      expect(first.output).toMatch(/\[migrate\] .*0000_initial/);
+      const session = await fetch(`http://127.0.0.1:${first.port}/auth/get-session`);
+      expect(await session.json()).toBeNull();
+      const up = await fetch(`http://127.0.0.1:${first.port}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+      expect(up.status).toBe(200);
     } finally {
-      server.kill();
+      await first.stop();
     }
-  }, 30_000);
+    const second = await startDemo(env);
+    try {
+      expect(second.output).not.toMatch(/\[migrate\] .*applied 0000_initial/);
+      const signIn = await fetch(`http://127.0.0.1:${second.port}/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+      expect(signIn.status).toBe(200);
+    } finally {
+      await second.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
+
+async function startDemo(extraEnv: Record<string, string>): Promise<{ port: number; output: string; stop(): Promise<void> }> {
+  const port = 20000 + Math.floor(Math.random() * 10000);
+  const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {
+    env: { ...process.env, PORT: String(port), ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => server.on("exit", () => resolve()));
+  const output = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => reject(new Error(`no start line: ${out} ${err}`)), 30_000);
+    server.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("Store:")) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    });
+    server.stderr.on("data", (d: Buffer) => void (err += d.toString()));
+    server.on("exit", (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
+  });
+  return { port, output, stop: async () => { server.kill(); await exited; } };
+}

@@ -1,16 +1,19 @@
 import { serve } from "@hono/node-server";
-import { memoryStore } from "@latchkey/memory-store";
 import { generateDevSecret } from "./dev-secret.ts";
 import { createDemoApp } from "./app.ts";
+import { DEFAULT_DEMO_DATABASE, openDemoDatabase } from "./database.ts";
 
 // The example reads its environment; the library never does.
 const port = Number(process.env.PORT ?? 3000);
 const baseUrl = process.env.LATCHKEY_BASE_URL ?? `http://localhost:${port}`;
 const secret = process.env.LATCHKEY_SECRET ?? generateDevSecret();
+const databaseUrl = process.env.LATCHKEY_DATABASE_URL ?? DEFAULT_DEMO_DATABASE;
 
-const { app } = createDemoApp({ secret, database: memoryStore(), baseUrl });
+const database = await openDemoDatabase(databaseUrl, (line) => console.log(`[migrate] ${line}`));
+const { app } = createDemoApp({ secret, database, baseUrl });
 
 serve({ fetch: app.fetch, port, hostname: process.env.HOST ?? "127.0.0.1" }, (info) => {
   console.log(`Latchkey demo listening on http://localhost:${info.port}`);
   console.log(`API explorer: http://localhost:${info.port}/auth/reference`);
+  console.log(`Store: ${database.kind}`);
 });

@@ -37,3 +37,8 @@ export type {
   JwtOptions, ResolvedJwtOptions, JwtSettings, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,
   JwtPayloadContext, JwtSigner, JwtSignerFactory,
 } from "./jwt/index.ts";
+export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID, isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, normalizePermissions, toApiKeyView } from "./api-key/index.ts";
+export type {
+  ApiKeysOptions, ResolvedApiKeysOptions, ApiKeyAuthentication, ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode,
+  ApiKeyApi, ApiKeyPage, CreateApiKeyInput, CreateApiKeyResult, CallerCreateApiKeyInput, UpdateApiKeyInput, CallerUpdateApiKeyInput, VerifyApiKeyInput,
+} from "./api-key/index.ts";

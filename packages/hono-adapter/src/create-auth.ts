@@ -9,6 +9,7 @@ import { createDependencies, createRequestTools, type RequestTools } from "./mid
 import { FEATURE_ROUTES } from "./routes/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
+import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
 
 export interface CreateAuthOptions extends AuthOptions {
   /** Client address for rate limits. Default `clientIp.fromSocket`; headers are never trusted unless you choose a preset that reads them. */
@@ -29,6 +30,8 @@ export interface Auth {
   requireSession: MiddlewareHandler<{ Variables: AuthVariables }>;
   optionalUser: MiddlewareHandler<{ Variables: OptionalAuthVariables }>;
   optionalSession: MiddlewareHandler<{ Variables: OptionalAuthVariables }>;
+  /** Host routes protected by an API key (needs `apiKeys()`): sets `c.var.apiKey` and `c.var.user`. */
+  requireApiKey(options?: RequireApiKeyOptions): MiddlewareHandler<{ Variables: ApiKeyVariables }>;
   /** Trusted server-side operations (no HTTP). */
   api: AuthApi;
   events: AuthEvents;
@@ -107,6 +110,7 @@ export function createAuth(options: CreateAuthOptions): Auth {
     handler: async (request, env, executionCtx) => root.fetch(request, env, executionCtx as never),
     middleware,
     ...deps,
+    requireApiKey: createRequireApiKey(tools),
     api: core.api,
     events: core.events,
     getOtp: (identifier) => core.getOtp(identifier),

@@ -13,3 +13,4 @@ export { errorResponse } from "./http/errors.ts";
 export type { ErrorBody } from "./http/errors.ts";
 export type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 export type { AuthApp } from "./routes/define.ts";
+export type { ApiKeyVariables, RequireApiKeyOptions } from "./routes/api-key/index.ts";

@@ -1,5 +1,5 @@
 import type {
-  AccountRecord, ApiKeyRecord, ApiKeyUseResult, AuditRecord, CounterState, JwkRecord, Page, SessionRecord, Store,
+  AccountRecord, ApiKeyRecord, ApiKeyUseResult, AuditRecord, CounterState, JwkRecord, Page, RevokedApiKey, SessionRecord, Store,
   UniqueResult, UserRecord, VerificationRecord,
 } from "@latchkey/core";
 
@@ -255,11 +255,11 @@ export function memoryStore(): Store {
         return copy(deleteApiKey(id)!);
       },
       async deleteExpired(now, userId) {
-        let n = 0;
+        const gone: RevokedApiKey[] = [];
         for (const k of [...apiKeys.values()]) {
-          if (k.expiresAt !== null && k.expiresAt <= now && (userId === null || k.userId === userId) && deleteApiKey(k.id)) n++;
+          if (k.expiresAt !== null && k.expiresAt <= now && (userId === null || k.userId === userId) && deleteApiKey(k.id)) gone.push({ id: k.id, userId: k.userId });
         }
-        return n;
+        return gone;
       },
       async consumeUse(id, now): Promise<ApiKeyUseResult> {
         const k = apiKeys.get(id);

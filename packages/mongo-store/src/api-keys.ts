@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, ApiKeyStore, ApiKeyUseResult } from "@latchkey/core";
+import type { ApiKeyRecord, ApiKeyStore, ApiKeyUseResult, RevokedApiKey } from "@latchkey/core";
 import type { Filter } from "mongodb";
 import type { Collections } from "./collections.ts";
 import { apiKeyFromDoc, apiKeyToDoc, patchToSet, type ApiKeyDoc } from "./documents.ts";
@@ -7,6 +7,7 @@ import { apiKeyRefusal, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFi
 // A refused use is explained by reading the key afterwards. If that read finds a key that could be used (it was
 // changed between the two steps), the use is tried again; after a few such rounds it is refused as rate-limited.
 const USE_ROUNDS = 3;
+const SWEEP_BATCH = 100;
 
 const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> => (userId === null ? { _id: id } : { _id: id, userId });
 
@@ -44,7 +45,16 @@ export function mongoApiKeyStore(c: Collections): ApiKeyStore {
     },
     async deleteExpired(now, userId) {
       const filter: Filter<ApiKeyDoc> = userId === null ? { expiresAt: { $lte: now } } : { userId, expiresAt: { $lte: now } };
-      return (await c.apiKeys.deleteMany(filter)).deletedCount;
+      const candidates = await c.apiKeys.find(filter, { projection: { _id: 1, userId: 1 } }).toArray();
+      const gone: RevokedApiKey[] = [];
+      // One conditional delete per key, so a key removed by a concurrent sweep is reported by that sweep only
+      // (each deleted key gets exactly one ApiKeyRevoked event). Batched to bound the round trips.
+      for (let i = 0; i < candidates.length; i += SWEEP_BATCH) {
+        const batch = candidates.slice(i, i + SWEEP_BATCH);
+        const deleted = await Promise.all(batch.map((k) => c.apiKeys.findOneAndDelete({ _id: k._id, expiresAt: { $lte: now } }, { projection: { _id: 1, userId: 1 } })));
+        for (const d of deleted) if (d) gone.push({ id: d._id, userId: d.userId });
+      }
+      return gone;
     },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       let key: ApiKeyRecord | null = null;

@@ -79,6 +79,9 @@ export interface CounterStore {
 
 export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, "name" | "enabled" | "metadata" | "permissions" | "remaining" | "rateLimitMax" | "rateLimitWindowMs" | "expiresAt" | "updatedAt">>;
 
+/** A key removed by a sweep. */
+export type RevokedApiKey = Pick<ApiKeyRecord, "id" | "userId">;
+
 /** Why an atomic use of an API key was refused. */
 export type ApiKeyUseRefusal = "NOT_FOUND" | "KEY_DISABLED" | "KEY_EXPIRED" | "USAGE_EXCEEDED" | "RATE_LIMITED";
 
@@ -95,8 +98,11 @@ export interface ApiKeyStore {
   /** Updates a key owned by `userId` (or any owner when `userId` is null); null when not found. */
   update(id: string, userId: string | null, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
   delete(id: string, userId: string | null): Promise<ApiKeyRecord | null>;
-  /** Deletes keys expired at `now`, of one user or (null) all users. */
-  deleteExpired(now: Date, userId: string | null): Promise<number>;
+  /**
+   * Deletes keys expired at `now` (`expiresAt <= now`), of one user or (null) all users, and returns the id and
+   * owner of each deleted key (the service emits one `ApiKeyRevoked` per key).
+   */
+  deleteExpired(now: Date, userId: string | null): Promise<RevokedApiKey[]>;
   /**
    * One atomic conditional update: the key must be enabled, unexpired at `now`, have `remaining` > 0 (or null),
    * and be under its per-key window limit. On success `remaining` drops by one (when not null), the window

@@ -61,7 +61,7 @@ export function pgApiKeyStore(db: PgDatabase): ApiKeyStore {
     },
     async deleteExpired(now, userId) {
       const mine = userId === null ? undefined : eq(k.userId, userId);
-      return (await db.delete(k).where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))).count;
+      return db.delete(k).where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine)).returning({ id: k.id, userId: k.userId });
     },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {

@@ -9,6 +9,26 @@ export interface ErrorBody {
   details?: unknown;
 }
 
+/**
+ * What the server log gets for an unexpected error: names and first message lines along the cause chain.
+ * Query parameters (password hashes, token hashes) that drivers append to messages never reach the log.
+ */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (current instanceof Error) {
+      const firstLine = current.message.split("\n")[0]!.replace(/\bparams:.*$/i, "").slice(0, 300);
+      parts.push(`${current.name}: ${firstLine}`);
+      current = current.cause;
+    } else {
+      parts.push(typeof current);
+      break;
+    }
+  }
+  return parts.join(" <- ");
+}
+
 /** Turns any thrown value into the JSON error response. Unknown errors become a bare 500. */
 export function errorResponse(error: unknown): Response {
   let status: number;
@@ -19,7 +39,7 @@ export function errorResponse(error: unknown): Response {
     body = { code: error.code, message: error.message };
     if (error.details !== undefined) body.details = error.details;
     if (error.retryAfter !== undefined) headers.set("retry-after", String(error.retryAfter));
-    if (status === 500) console.error("[latchkey]", error);
+    if (status === 500) console.error(`[latchkey] ${describeError(error)}`);
   } else if (error instanceof HTTPException && error.status < 500) {
     // Hono's validator throws these for malformed JSON bodies.
     status = error.status === 413 ? 413 : 400;
@@ -27,7 +47,7 @@ export function errorResponse(error: unknown): Response {
   } else {
     status = 500;
     body = { code: "INTERNAL_ERROR", message: "Something went wrong" };
-    console.error("[latchkey] unexpected error", error);
+    console.error(`[latchkey] unexpected error: ${describeError(error)}`);
   }
   return new Response(JSON.stringify(body), { status, headers });
 }

@@ -66,7 +66,11 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   spec: RouteSpec<B, Q>,
   handler: (c: Context<AuthEnv>, input: RouteInput<B, Q>) => Promise<Response>,
 ): void {
-  const middleware: MiddlewareHandler<AuthEnv>[] = [rateLimit(tools, spec.path, spec.globalRateLimit ?? spec.method !== "get")];
+  const global = spec.globalRateLimit ?? spec.method !== "get";
+  const rule = tools.core.ctx.rateLimiter.ruleFor(spec.path);
+  // Rules are fixed at construction: a path no rule can count skips the middleware (API-key verify is hot).
+  const limited = tools.core.config.rateLimit.enabled && (rule || (global && rule !== false));
+  const middleware: MiddlewareHandler<AuthEnv>[] = limited ? [rateLimit(tools, spec.path, global)] : [];
   if (spec.rejectNavigation) middleware.unshift(rejectCrossSiteNavigation());
   const errors = new Set(spec.errors ?? []);
   if (spec.body || spec.query) errors.add(400);

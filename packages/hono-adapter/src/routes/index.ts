@@ -5,6 +5,7 @@ import { registerAccountRoutes } from "./account/index.ts";
 import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
 import { registerEmailOtpRoutes } from "./email-otp/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
+import { registerApiKeyRoutes } from "./api-key/index.ts";
 
 /** Every feature's routes. Each registrar returns early when its feature is not installed (paths stay 404). */
 export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> = [
@@ -13,4 +14,5 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerEmailVerificationRoutes,
   registerEmailOtpRoutes,
   registerJwtRoutes,
+  registerApiKeyRoutes,
 ];

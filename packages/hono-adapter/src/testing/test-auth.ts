@@ -1,6 +1,7 @@
 import { argon2idHasher, createTestClock, webCryptoRandom, type EmailMessage, type EmailSender, type Store } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth, type Auth, type CreateAuthOptions } from "../create-auth.ts";
+import { storeForTestRun } from "./test-stores.ts";
 
 export const TEST_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 export const BASE_URL = "https://app.example";
@@ -31,13 +32,14 @@ export interface TestAuth {
 }
 
 /**
- * A fully wired auth for HTTP tests: memory store (or `store`), movable clock, captured emails,
+ * A fully wired auth for HTTP tests: a fresh store of the run's kind (`LATCHKEY_TEST_STORE`: memory, sqlite or
+ * postgres; or `store`), movable clock, captured emails,
  * cheap argon2id parameters, client IP from the `x-test-ip` header.
  */
 export function createTestAuth(overrides: Partial<CreateAuthOptions> & { store?: Store } = {}): TestAuth {
   const clock = createTestClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const emails = captureEmails();
-  const store = overrides.store ?? overrides.database ?? memoryStore();
+  const store = overrides.store ?? overrides.database ?? storeForTestRun() ?? memoryStore();
   const auth = createAuth({
     secret: TEST_SECRET,
     baseUrl: BASE_URL,

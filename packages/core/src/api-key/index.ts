@@ -1,0 +1,12 @@
+export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID } from "./api-key.ts";
+export { isWellFormedApiKey } from "./verify.ts";
+export type { ApiKeyAuthentication } from "./verify.ts";
+export { resolveApiKeysOptions } from "./options.ts";
+export type { ApiKeysOptions, ResolvedApiKeysOptions } from "./options.ts";
+export { hasPermissions, normalizePermissions } from "./permissions.ts";
+export { toApiKeyView } from "./view.ts";
+export type { ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode } from "./view.ts";
+export type {
+  ApiKeyApi, ApiKeyPage, CreateApiKeyInput, CreateApiKeyResult, CallerCreateApiKeyInput, UpdateApiKeyInput,
+  CallerUpdateApiKeyInput, VerifyApiKeyInput,
+} from "./api.ts";

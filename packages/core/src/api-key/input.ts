@@ -1,0 +1,116 @@
+import { AuthConfigError, AuthError } from "../errors/errors.ts";
+import { parseDuration, type Duration } from "../config/duration.ts";
+import type { JsonObject, Permissions } from "../ports/records.ts";
+import { normalizePermissions } from "./permissions.ts";
+import { API_KEY_PREFIX_SHAPE, MAX_API_KEY_COUNT, MAX_API_KEY_LIFETIME_MS, MAX_RATE_LIMIT_WINDOW_MS } from "./options.ts";
+
+/** Key names only trusted server code may send: quota, rate limit, refill and owner. */
+const SERVER_ONLY = new Set(["userId", "remaining", "rateLimitEnabled", "rateLimitMax", "rateLimitWindow", "rateLimitWindowMs", "rateLimitTimeWindow", "requestCount", "lastRequest"]);
+
+export const MAX_API_KEY_NAME = 256;
+
+function invalid(path: string, message: string): AuthError {
+  return new AuthError("INVALID_REQUEST", `${path} ${message}`, { details: [{ path, message }] });
+}
+
+/**
+ * Refuses a caller body that names a server-only property (400 SERVER_ONLY_PROPERTY) instead of silently
+ * dropping it, so a client asking for a bigger quota or another owner learns it cannot.
+ *
+ * @example
+ * assertNoServerOnlyFields({ name: "ci", remaining: 1e9 }); // throws SERVER_ONLY_PROPERTY
+ */
+export function assertNoServerOnlyFields(body: Record<string, unknown>): void {
+  const fields = Object.keys(body).filter((k) => SERVER_ONLY.has(k) || k.startsWith("refill"));
+  if (fields.length > 0) {
+    throw new AuthError("SERVER_ONLY_PROPERTY", `${fields.join(", ")} can only be set by the server`, { details: fields.map((path) => ({ path, message: "server-only property" })) });
+  }
+}
+
+export function checkName(value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== "string" || value.length > MAX_API_KEY_NAME) throw invalid("name", `must be null or a string of at most ${MAX_API_KEY_NAME} characters`);
+  return value;
+}
+
+export function checkPrefix(value: unknown): string {
+  if (typeof value !== "string" || !API_KEY_PREFIX_SHAPE.test(value)) throw invalid("prefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
+  return value;
+}
+
+export function checkMetadata(value: unknown): JsonObject {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid("metadata", "must be an object");
+  return value as JsonObject;
+}
+
+export function checkPermissions(value: unknown): Permissions {
+  const checked = normalizePermissions(value);
+  if (!checked.ok) throw invalid("permissions", checked.message);
+  return checked.value;
+}
+
+export function checkEnabled(value: unknown): boolean {
+  if (typeof value !== "boolean") throw invalid("enabled", "must be a boolean");
+  return value;
+}
+
+/** A quota or per-window maximum: null, or an integer in `min..2^31-1`. */
+export function checkCount(value: unknown, path: string, min: number): number | null {
+  if (value === null) return null;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > MAX_API_KEY_COUNT) {
+    throw invalid(path, `must be null or an integer from ${min} to ${MAX_API_KEY_COUNT}`);
+  }
+  return value;
+}
+
+function durationMs(value: unknown, path: string, maxMs: number): number | null {
+  if (value === null) return null;
+  let ms: number;
+  try {
+    ms = parseDuration(value as Duration, path);
+  } catch (error) {
+    if (error instanceof AuthConfigError) throw invalid(path, "must be seconds or a compact duration like \"30s\", \"15m\", \"7d\"");
+    throw error;
+  }
+  if (ms > maxMs) throw invalid(path, `must be at most ${maxMs / 86_400_000} days`);
+  return ms;
+}
+
+export function checkExpiresIn(value: unknown): number | null {
+  return durationMs(value, "expiresIn", MAX_API_KEY_LIFETIME_MS);
+}
+
+export function checkRateLimitWindow(value: unknown): number | null {
+  return durationMs(value, "rateLimitWindow", MAX_RATE_LIMIT_WINDOW_MS);
+}
+
+/** The per-key limit after a change: both set or both null (a limit needs a window and the reverse). */
+export function resolveRateLimit(
+  max: number | null | undefined,
+  windowMs: number | null | undefined,
+  current: { max: number | null; windowMs: number | null },
+): { max: number | null; windowMs: number | null } {
+  if (max === null || windowMs === null) {
+    if ((max ?? null) !== null || (windowMs ?? null) !== null) throw invalid("rateLimitMax", "and rateLimitWindow must be both set or both null");
+    return { max: null, windowMs: null };
+  }
+  const nextMax = max ?? current.max;
+  const nextWindow = windowMs === undefined ? current.windowMs : windowMs;
+  if (nextMax === null && nextWindow === null) return { max: null, windowMs: null };
+  if (nextMax === null) throw invalid("rateLimitMax", "is required with rateLimitWindow");
+  if (nextWindow === null) throw invalid("rateLimitWindow", "is required with rateLimitMax");
+  return { max: nextMax, windowMs: nextWindow };
+}
+
+/** `limit` of a list page: 1..100, default 20. */
+export function checkLimit(value: unknown): number {
+  if (value === undefined || value === null) return 20;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 100) throw invalid("limit", "must be an integer from 1 to 100");
+  return value;
+}
+
+export function checkCursor(value: unknown): string | null {
+  if (value === undefined || value === null || value === "") return null;
+  if (typeof value !== "string" || value.length > 512) throw invalid("cursor", "must be a cursor from a previous page");
+  return value;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { AuthConfigError } from "../errors/errors.ts";
+import { apiKeys } from "./api-key.ts";
+import { isWellFormedApiKey } from "./verify.ts";
+import { resolveApiKeysOptions, type ApiKeysOptions } from "./options.ts";
+import { hasPermissions, normalizePermissions } from "./permissions.ts";
+
+function fieldOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AuthConfigError) return error.field;
+    throw error;
+  }
+  return undefined;
+}
+
+describe("apiKeys options", () => {
+  it("default to automation-friendly values: lk_ prefix, no quota, no rate limit, no expiry, nothing grantable", () => {
+    expect(resolveApiKeysOptions()).toEqual({
+      defaultPrefix: "lk_", defaultRemaining: null, defaultRateLimitMax: null, defaultRateLimitWindowMs: null,
+      defaultExpiresInMs: null, grantablePermissions: {}, header: "x-api-key",
+    });
+    expect(resolveApiKeysOptions({ defaultRateLimitMax: 5, defaultRateLimitWindow: "1m", defaultExpiresIn: "30d", header: "X-Service-Key" })).toMatchObject({
+      defaultRateLimitMax: 5, defaultRateLimitWindowMs: 60_000, defaultExpiresInMs: 30 * 86_400_000, header: "x-service-key",
+    });
+  });
+
+  it("are validated when apiKeys() runs, naming apiKeys.<field>", () => {
+    const cases: Array<[ApiKeysOptions, string]> = [
+      [{ defaultPrefix: "lk-" }, "apiKeys.defaultPrefix"],
+      [{ defaultPrefix: "" }, "apiKeys.defaultPrefix"],
+      [{ defaultPrefix: "a".repeat(17) }, "apiKeys.defaultPrefix"],
+      [{ defaultRemaining: 0 }, "apiKeys.defaultRemaining"],
+      [{ defaultRemaining: 1.5 }, "apiKeys.defaultRemaining"],
+      [{ defaultRemaining: 2 ** 31 }, "apiKeys.defaultRemaining"],
+      [{ defaultRateLimitMax: 5 }, "apiKeys.defaultRateLimitWindow"],
+      [{ defaultRateLimitWindow: "1m" }, "apiKeys.defaultRateLimitMax"],
+      [{ defaultRateLimitMax: 0, defaultRateLimitWindow: "1m" }, "apiKeys.defaultRateLimitMax"],
+      [{ defaultRateLimitMax: 5, defaultRateLimitWindow: "soon" as never }, "apiKeys.defaultRateLimitWindow"],
+      [{ defaultRateLimitMax: 5, defaultRateLimitWindow: "400d" }, "apiKeys.defaultRateLimitWindow"],
+      [{ defaultExpiresIn: -1 }, "apiKeys.defaultExpiresIn"],
+      [{ defaultExpiresIn: "4000d" }, "apiKeys.defaultExpiresIn"],
+      [{ grantablePermissions: { files: "read" } as never }, "apiKeys.grantablePermissions"],
+      [{ grantablePermissions: { "*": ["read"] } }, "apiKeys.grantablePermissions"],
+      [{ header: "x api key" }, "apiKeys.header"],
+      [{ header: "Authorization" }, "apiKeys.header"],
+      [{ header: "cookie" }, "apiKeys.header"],
+    ];
+    for (const [options, field] of cases) expect(fieldOf(() => apiKeys(options)), JSON.stringify(options)).toBe(field);
+  });
+});
+
+describe("permissions", () => {
+  it("pass only when every requested action of every requested resource is granted (all-of)", () => {
+    const granted = { files: ["read", "write"], users: ["read"] };
+    expect(hasPermissions(granted, {})).toBe(true);
+    expect(hasPermissions(granted, { files: ["read", "write"], users: ["read"] })).toBe(true);
+    expect(hasPermissions(granted, { files: ["read", "delete"] })).toBe(false);
+    expect(hasPermissions(granted, { billing: [] })).toBe(false);
+    expect(hasPermissions({}, { files: ["read"] })).toBe(false);
+  });
+
+  it("prototype keys are never granted: constructor, toString and __proto__ are not resources", () => {
+    expect(hasPermissions({}, { constructor: [] })).toBe(false);
+    expect(hasPermissions({}, { toString: [] })).toBe(false);
+    expect(normalizePermissions(JSON.parse('{"__proto__": ["read"]}'))).toMatchObject({ ok: false });
+  });
+
+  it("are normalized: duplicates dropped, bad shapes refused", () => {
+    expect(normalizePermissions({ files: ["read", "read", "write"] })).toEqual({ ok: true, value: { files: ["read", "write"] } });
+    for (const bad of [null, [], "files", { files: [1] }, { files: ["a b"] }, { "": ["read"] }, { files: Array.from({ length: 65 }, (_, i) => `a${i}`) }]) {
+      expect(normalizePermissions(bad).ok, JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe("key shape", () => {
+  it("accepts any 1..16-char prefix plus 40 base62 characters, nothing else", () => {
+    const body = "A1b2C3d4E5".repeat(4);
+    expect(isWellFormedApiKey(`lk_${body}`)).toBe(true);
+    expect(isWellFormedApiKey(`acme_prod_${body}`)).toBe(true);
+    for (const bad of ["", body, `lk-${body}`, `lk_${body}x`.slice(0, 40), `lk_${body.slice(1)}é`, `${"p".repeat(17)}${body}`, `lk_${body}`.repeat(100), 42, null]) {
+      expect(isWellFormedApiKey(bad), String(bad).slice(0, 30)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { AuthConfigError } from "../errors/errors.ts";
+import { parseDuration, type Duration } from "../config/duration.ts";
+import type { Permissions } from "../ports/records.ts";
+import { normalizePermissions } from "./permissions.ts";
+
+/**
+ * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
+ *
+ * @example
+ * apiKeys({ defaultPrefix: "acme_", defaultRateLimitMax: 100, defaultRateLimitWindow: "1m", grantablePermissions: { files: ["read"] } });
+ */
+export interface ApiKeysOptions {
+  /** Prefix of new keys when create omits one: 1..16 of `A-Z a-z 0-9 _`. Default `"lk_"`. */
+  defaultPrefix?: string;
+  /** Uses a new key gets when create omits `remaining`. Default `null` (unlimited). */
+  defaultRemaining?: number | null;
+  /** Per-key rate limit of new keys: at most this many verifies per `defaultRateLimitWindow`. Default `null` (none). */
+  defaultRateLimitMax?: number | null;
+  /** Window of the per-key rate limit; required with `defaultRateLimitMax`. Default `null`. */
+  defaultRateLimitWindow?: Duration | null;
+  /** Lifetime of new keys; also the longest lifetime an HTTP caller may ask for. Default `null` (never expire). */
+  defaultExpiresIn?: Duration | null;
+  /** Permissions a signed-in user may put on their own keys over HTTP. Default `{}` (none). */
+  grantablePermissions?: Permissions;
+  /** Request header carrying the key for `requireApiKey` and `/api-key/verify`. Default `"x-api-key"`. */
+  header?: string;
+}
+
+/** `ApiKeysOptions` validated, with defaults filled and durations in milliseconds. */
+export interface ResolvedApiKeysOptions {
+  defaultPrefix: string;
+  defaultRemaining: number | null;
+  defaultRateLimitMax: number | null;
+  defaultRateLimitWindowMs: number | null;
+  defaultExpiresInMs: number | null;
+  grantablePermissions: Permissions;
+  /** Lower-cased header name. */
+  header: string;
+}
+
+export const API_KEY_PREFIX_SHAPE = /^[A-Za-z0-9_]{1,16}$/;
+/** Largest quota or per-window maximum: fits a signed 32-bit column in every store. */
+export const MAX_API_KEY_COUNT = 2_147_483_647;
+/** Longest per-key rate-limit window (366 days) and longest lifetime (10 years) a key may get. */
+export const MAX_RATE_LIMIT_WINDOW_MS = 366 * 86_400_000;
+export const MAX_API_KEY_LIFETIME_MS = 3650 * 86_400_000;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// These already carry sessions; sharing them with API keys would make every credential ambiguous.
+const RESERVED_HEADERS = new Set(["authorization", "cookie"]);
+
+function count(value: unknown, field: string, min: number): number | null {
+  if (value === null) return null;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > MAX_API_KEY_COUNT) {
+    throw new AuthConfigError(field, `must be null or an integer from ${min} to ${MAX_API_KEY_COUNT}`);
+  }
+  return value;
+}
+
+function optionalDuration(value: Duration | null, field: string, maxMs: number): number | null {
+  if (value === null) return null;
+  const ms = parseDuration(value, field);
+  if (ms > maxMs) throw new AuthConfigError(field, `must be at most ${maxMs / 86_400_000} days`);
+  return ms;
+}
+
+/**
+ * Validates `apiKeys({...})` options and fills the defaults. Throws `AuthConfigError` naming `apiKeys.<field>`.
+ *
+ * @example
+ * import { resolveApiKeysOptions } from "@latchkey/core";
+ * resolveApiKeysOptions({ defaultPrefix: "acme_" }).header; // "x-api-key"
+ */
+export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApiKeysOptions {
+  if (options === null || typeof options !== "object") throw new AuthConfigError("apiKeys", "options must be an object");
+  const defaultPrefix = options.defaultPrefix ?? "lk_";
+  if (typeof defaultPrefix !== "string" || !API_KEY_PREFIX_SHAPE.test(defaultPrefix)) {
+    throw new AuthConfigError("apiKeys.defaultPrefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
+  }
+  // A zero default quota would make every key created over HTTP unusable: surely a mistake.
+  const defaultRemaining = count(options.defaultRemaining ?? null, "apiKeys.defaultRemaining", 1);
+  const defaultRateLimitMax = count(options.defaultRateLimitMax ?? null, "apiKeys.defaultRateLimitMax", 1);
+  const defaultRateLimitWindowMs = optionalDuration(options.defaultRateLimitWindow ?? null, "apiKeys.defaultRateLimitWindow", MAX_RATE_LIMIT_WINDOW_MS);
+  if (defaultRateLimitMax !== null && defaultRateLimitWindowMs === null) {
+    throw new AuthConfigError("apiKeys.defaultRateLimitWindow", "is required when apiKeys.defaultRateLimitMax is set");
+  }
+  if (defaultRateLimitMax === null && defaultRateLimitWindowMs !== null) {
+    throw new AuthConfigError("apiKeys.defaultRateLimitMax", "is required when apiKeys.defaultRateLimitWindow is set");
+  }
+  const defaultExpiresInMs = optionalDuration(options.defaultExpiresIn ?? null, "apiKeys.defaultExpiresIn", MAX_API_KEY_LIFETIME_MS);
+  const grantable = normalizePermissions(options.grantablePermissions ?? {});
+  if (!grantable.ok) throw new AuthConfigError("apiKeys.grantablePermissions", grantable.message);
+  const header = options.header ?? "x-api-key";
+  if (typeof header !== "string" || !HEADER_NAME.test(header)) throw new AuthConfigError("apiKeys.header", "must be a valid HTTP header name");
+  if (RESERVED_HEADERS.has(header.toLowerCase())) throw new AuthConfigError("apiKeys.header", `cannot be "${header}" (it carries sessions)`);
+  return {
+    defaultPrefix,
+    defaultRemaining,
+    defaultRateLimitMax,
+    defaultRateLimitWindowMs,
+    defaultExpiresInMs,
+    grantablePermissions: grantable.value,
+    header: header.toLowerCase(),
+  };
+}

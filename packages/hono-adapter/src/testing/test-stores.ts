@@ -1,0 +1,102 @@
+import { copyFile, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import type { Store } from "@latchkey/core";
+import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
+import { testPostgresUrl } from "@latchkey/drizzle-store/testing";
+
+/** Which store the HTTP suites run on: `LATCHKEY_TEST_STORE` = memory (default) | sqlite | postgres. */
+export type TestStoreKind = "memory" | "sqlite" | "postgres";
+
+export function testStoreKind(): TestStoreKind {
+  const kind = process.env.LATCHKEY_TEST_STORE ?? "memory";
+  if (kind !== "memory" && kind !== "sqlite" && kind !== "postgres") throw new Error(`LATCHKEY_TEST_STORE must be memory, sqlite or postgres (got ${kind})`);
+  return kind;
+}
+
+// One migrated template per worker; every test auth gets a copy, so tests never see each other's rows.
+let sqliteTemplate: Promise<string> | null = null;
+let pgTemplate: Promise<{ server: string; name: string }> | null = null;
+
+async function freshSqlite(): Promise<Store> {
+  sqliteTemplate ??= (async () => {
+    const file = join(await mkdtemp(join(tmpdir(), "latchkey-http-")), "template.db");
+    await migrateDatabase(`file:${file}`);
+    return file;
+  })();
+  const template = await sqliteTemplate;
+  const file = join(await mkdtemp(join(tmpdir(), "latchkey-http-")), "store.db");
+  await copyFile(template, file);
+  return drizzleStore({ dialect: "sqlite", url: `file:${file}` });
+}
+
+async function freshPostgres(): Promise<Store> {
+  pgTemplate ??= (async () => {
+    const server = testPostgresUrl();
+    const name = `latchkey_tpl_${randomBytes(5).toString("hex")}`;
+    const admin = postgres(server, { max: 1, onnotice: () => undefined });
+    try {
+      await admin.unsafe(`create database ${name}`);
+    } finally {
+      await admin.end({ timeout: 5 });
+    }
+    await migrateDatabase(withDatabase(server, name));
+    return { server, name };
+  })();
+  const { server, name: template } = await pgTemplate;
+  const name = `latchkey_t_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(server, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`create database ${name} template ${template} strategy file_copy`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  // Small pools that close when idle: hundreds of test auths must not exhaust max_connections.
+  const client = postgres(withDatabase(server, name), { max: 4, idle_timeout: 1, onnotice: () => undefined });
+  return drizzleStore({ dialect: "postgres", client });
+}
+
+function withDatabase(server: string, name: string): string {
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * A store that becomes usable once its database is ready, so `createTestAuth()` stays synchronous:
+ * every port call first awaits the fresh database.
+ */
+function lazyStore(kind: string, ready: Promise<Store>): Store {
+  const port = (name: keyof Store) =>
+    new Proxy({}, {
+      get: (_, method: string) => async (...args: unknown[]) => {
+        const store = await ready;
+        const target = store[name] as unknown as Record<string, (...a: unknown[]) => unknown>;
+        return target[method]!(...args);
+      },
+    });
+  return {
+    kind,
+    users: port("users") as Store["users"],
+    sessions: port("sessions") as Store["sessions"],
+    accounts: port("accounts") as Store["accounts"],
+    verifications: port("verifications") as Store["verifications"],
+    counters: port("counters") as Store["counters"],
+    apiKeys: port("apiKeys") as Store["apiKeys"],
+    jwks: port("jwks") as Store["jwks"],
+    audit: port("audit") as Store["audit"],
+    close: async () => (await ready).close(),
+  };
+}
+
+/** A fresh store of the kind this test run targets, or null for the memory store. */
+export function storeForTestRun(): Store | null {
+  const kind = testStoreKind();
+  if (kind === "memory") return null;
+  const ready = kind === "sqlite" ? freshSqlite() : freshPostgres();
+  // Surface setup failures in the test that uses the store, not as an unhandled rejection.
+  ready.catch(() => undefined);
+  return lazyStore(kind, ready);
+}
