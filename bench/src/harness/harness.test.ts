@@ -1,0 +1,96 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { apiKey } from "@better-auth/api-key";
+import { getSchema } from "better-auth/db";
+import { emailOTP, jwt } from "better-auth/plugins";
+import { describe, expect, it } from "vitest";
+import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
+import type { Measurement } from "./load.ts";
+import { summarizeProfile } from "./profile.ts";
+import { cpuRatio, markdownTable, ratio, type ScenarioResult } from "./report.ts";
+
+// The harness's own logic; no timing is asserted anywhere (numbers come only from `pnpm bench`).
+
+const measurement = (opsPerSec: number, cpuMsPerOp: number): Measurement => ({
+  opsPerSec,
+  cpuMsPerOp,
+  p50Ms: 1,
+  p99Ms: 2,
+  errors: 0,
+  ops: opsPerSec * 5,
+  windowMs: 5000,
+  windowMonotonicUs: [0, 5_000_000],
+});
+
+const result = (latchkey: Measurement | null, betterAuth: Measurement | null, target: number | null): ScenarioResult => ({
+  id: "token",
+  title: "/token",
+  store: "memory",
+  unit: "req",
+  latchkey,
+  betterAuth,
+  target,
+  floorTarget: null,
+  skipped: null,
+});
+
+describe("Better Auth libSQL schema", () => {
+  const options = { emailAndPassword: { enabled: true }, plugins: [emailOTP({ async sendVerificationOTP() {} }), apiKey(), jwt()] };
+  const { tables, ddl } = betterAuthSqliteSchema(getSchema(options as never) as BetterAuthSchema);
+
+  it("creates every table Better Auth's schema names, users first (sessions reference them)", () => {
+    expect(Object.keys(tables)).toEqual(expect.arrayContaining(["user", "session", "account", "verification", "apikey", "jwks"]));
+    expect(ddl[0]).toMatch(/^create table "user"/);
+  });
+
+  it("gives Better Auth the unique constraints and indexes its CLI would, so its lookups are not table scans", () => {
+    const all = ddl.join("\n");
+    expect(all).toMatch(/"email" text not null unique/);
+    expect(all).toMatch(/"token" text not null unique/);
+    expect(all).toContain('create index "apikey_key_idx" on "apikey" ("key")');
+    expect(all).toContain('create index "session_userId_idx" on "session" ("userId")');
+    expect(all).toContain('create index "verification_identifier_idx" on "verification" ("identifier")');
+  });
+});
+
+describe("report", () => {
+  it("computes the throughput ratio and the CPU-per-op ratio from the same window", () => {
+    const r = result(measurement(1000, 0.5), measurement(100, 5), 5);
+    expect(ratio(r)).toBe(10);
+    expect(cpuRatio(r)).toBe(10);
+  });
+
+  it("says MISSED when a target is not reached, and met when it is", () => {
+    expect(markdownTable([result(measurement(300, 1), measurement(100, 3), 5)], null)).toContain(">= 5x: MISSED");
+    expect(markdownTable([result(measurement(600, 1), measurement(100, 6), 5)], null)).toContain(">= 5x: met");
+  });
+
+  it("keeps Better Auth's numbers when the Latchkey half was skipped, and says why", () => {
+    const skipped = { ...result(null, measurement(100, 3), 5), skipped: "no jwt plugin" };
+    const table = markdownTable([skipped], null);
+    expect(table).toContain("Latchkey skipped: no jwt plugin");
+    expect(table).toContain("| 100 |");
+  });
+});
+
+describe("CPU profile summary", () => {
+  it("counts only samples inside the measured window", () => {
+    const dir = mkdtempSync(`${tmpdir()}/bench-profile-`);
+    const profile = {
+      startTime: 1_000,
+      nodes: [
+        { id: 1, callFrame: { functionName: "(root)", url: "", lineNumber: -1 } },
+        { id: 2, callFrame: { functionName: "startup", url: "file:///x/node_modules/.pnpm/tsx@1/node_modules/tsx/a.js", lineNumber: 0 } },
+        { id: 3, callFrame: { functionName: "validate", url: "file:///w/packages/core/src/session/session.ts", lineNumber: 9 } },
+      ],
+      // startup at t=1100 and 1200 (before the window), validate at 2100 and 2200 (inside)
+      samples: [2, 2, 3, 3],
+      timeDeltas: [100, 100, 900, 100],
+    };
+    writeFileSync(`${dir}/a.cpuprofile`, JSON.stringify(profile));
+    const summary = summarizeProfile(dir, 5, [2_000, 3_000]);
+    expect(summary).toContain("validate");
+    expect(summary).toContain("@latchkey/core");
+    expect(summary).not.toContain("startup");
+  });
+});

@@ -1,0 +1,136 @@
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export type Impl = "latchkey" | "better-auth" | "floor";
+
+export interface ServerSpec {
+  impl: Impl;
+  port: number;
+  store: "memory" | "libsql";
+  jwtHeader: boolean;
+  dbFile?: string;
+  /** Write a V8 CPU profile of the whole server run into this folder. */
+  cpuProfileDir?: string;
+  /** Pin the server to these CPUs (taskset list such as "1"). */
+  cpus?: string | null;
+}
+
+export interface ServerProcess {
+  spec: ServerSpec;
+  pid: number;
+  baseUrl: string;
+  /** User + system CPU time of the whole process (all threads), in ms. */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+const benchDir = fileURLToPath(new URL("../..", import.meta.url));
+const entries: Record<Impl, string> = {
+  latchkey: "src/servers/latchkey.ts",
+  "better-auth": "src/servers/better-auth.ts",
+  floor: "src/servers/floor.ts",
+};
+
+let clockTicks = 0;
+function ticksPerSecond(): number {
+  if (clockTicks === 0) {
+    try {
+      clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** utime + stime of a process from /proc/<pid>/stat, in ms (all threads, so argon2/scrypt worker threads count). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may contain spaces) start at field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1000) / ticksPerSecond();
+}
+
+export function hasTaskset(): boolean {
+  try {
+    execFileSync("taskset", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pins the calling process (the load generator) to a CPU list, when taskset exists. */
+export function pinSelf(cpus: string): void {
+  execFileSync("taskset", ["-a", "-p", "-c", cpus, String(process.pid)], { stdio: "ignore" });
+}
+
+/** Starts one bench server as its own Node process on loopback and waits for its `READY` line. */
+export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
+  const nodeArgs = ["--expose-gc", "--import", "tsx"];
+  if (spec.cpuProfileDir) nodeArgs.push("--cpu-prof", "--cpu-prof-dir", spec.cpuProfileDir);
+  nodeArgs.push(entries[spec.impl]);
+  const [command, args] = spec.cpus ? ["taskset", ["-c", spec.cpus, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const child: ChildProcess = spawn(command as string, args as string[], {
+    cwd: benchDir,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      BENCH_PORT: String(spec.port),
+      BENCH_STORE: spec.store,
+      BENCH_JWT_HEADER: spec.jwtHeader ? "1" : "0",
+      BENCH_DB_FILE: spec.dbFile ?? "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (stderr.length > 20_000) stderr = stderr.slice(-20_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${spec.impl} did not start in 30 s:\n${stderr}`)), 30_000);
+    let stdout = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes("READY")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${spec.impl} exited with ${code} before it was ready:\n${stderr}`));
+    });
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${spec.impl}: no pid`);
+  return {
+    spec,
+    pid,
+    baseUrl: `http://127.0.0.1:${spec.port}`,
+    cpuMs: () => processCpuMs(pid),
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const timeout = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}
+
+/** Waits until the server has been idle (under 2% of a core) for 300 ms, at most `maxMs`. */
+export async function waitForIdle(server: ServerProcess, maxMs = 5_000): Promise<void> {
+  const started = Date.now();
+  let last = server.cpuMs();
+  while (Date.now() - started < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = server.cpuMs();
+    if (now - last <= 6) return;
+    last = now;
+  }
+}

@@ -1,0 +1,198 @@
+import type { SequenceStep } from "autocannon";
+import type { LoadPlan } from "./load.ts";
+import type { Impl, ServerProcess } from "./process.ts";
+import { SEED_PASSWORD, type Seed } from "./seed.ts";
+
+export type Feature = "jwt" | "apiKeys" | "emailOtp";
+
+/** A load scenario run against both servers in the same server configuration. */
+export interface Scenario {
+  id: string;
+  title: string;
+  /** Server configuration: does get-session add the JWT header. */
+  jwtHeader: boolean;
+  needs: Feature[];
+  /** Ratio Latchkey/Better Auth the issue asks for, per store (null: no target). */
+  target: { memory: number | null; libsql: number | null };
+  /** What one operation is, for the table. */
+  unit: "req" | "round trip";
+  /**
+   * Window multiplier for slow operations (password hashing): at 32 connections one request waits for the 31
+   * ahead of it, so the windows must be long against that queue for the count to mean anything.
+   */
+  windowScale?: number;
+  plan(impl: Exclude<Impl, "floor">, server: ServerProcess, seed: Seed): Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">;
+}
+
+const json = (server: ServerProcess) => ({ "content-type": "application/json", origin: server.baseUrl });
+
+/** Rotates through the seeded sessions so no single row or cache line serves every request. */
+function rotating<T>(items: T[]): () => T {
+  let next = 0;
+  return () => {
+    const item = items[next % items.length] as T;
+    next += 1;
+    return item;
+  };
+}
+
+function getSession(jwtHeader: boolean): Scenario {
+  return {
+    id: jwtHeader ? "get-session-jwt" : "get-session",
+    title: jwtHeader ? "get-session (cookie, JWT header on)" : "get-session (cookie, JWT header off)",
+    jwtHeader,
+    needs: jwtHeader ? ["jwt"] : [],
+    target: { memory: 10, libsql: 10 },
+    unit: "req",
+    plan(_impl, _server, seed) {
+      const cookie = rotating(seed.users.map((u) => u.cookie));
+      const step: SequenceStep = { method: "GET", path: "/auth/get-session", setupRequest: (req) => ({ ...req, headers: { cookie: cookie() } }) };
+      return {
+        steps: [step],
+        completesOn: 0,
+        // A `null` body is a 200 too: count only answers that carry the session (and the header when it is on).
+        check: (_s, _status, body, headers) => body.includes('"session"') && (!jwtHeader || typeof headers["set-auth-jwt"] === "string"),
+      };
+    },
+  };
+}
+
+function apiKeyVerify(kind: "unlimited" | "quota"): Scenario {
+  return {
+    id: `api-key-verify-${kind}`,
+    title: kind === "unlimited" ? "API-key verify (unlimited key)" : "API-key verify (quota key)",
+    jwtHeader: true,
+    needs: ["apiKeys"],
+    target: kind === "unlimited" ? { memory: null, libsql: 20 } : { memory: null, libsql: 5 },
+    unit: "req",
+    plan(impl, server, seed) {
+      if (!seed.keys) throw new Error("no API keys were seeded");
+      const body = JSON.stringify({ key: seed.keys[kind] });
+      // Better Auth's verify is server-only; its bench server exposes `auth.api.verifyApiKey` on one route.
+      const path = impl === "latchkey" ? "/auth/api-key/verify" : "/bench/api-key/verify";
+      return {
+        steps: [{ method: "POST", path, headers: json(server), body }],
+        completesOn: 0,
+        check: (_s, _status, text) => text.includes('"valid":true'),
+      };
+    },
+  };
+}
+
+const token: Scenario = {
+  id: "token",
+  title: "/token (session -> JWT)",
+  jwtHeader: true,
+  needs: ["jwt"],
+  target: { memory: 5, libsql: 5 },
+  unit: "req",
+  plan(_impl, _server, seed) {
+    const cookie = rotating(seed.users.map((u) => u.cookie));
+    return {
+      steps: [{ method: "GET", path: "/auth/token", setupRequest: (req) => ({ ...req, headers: { cookie: cookie() } }) }],
+      completesOn: 0,
+      check: (_s, _status, body) => body.includes('"token"'),
+    };
+  },
+};
+
+const jwks: Scenario = {
+  id: "jwks",
+  title: "/jwks",
+  jwtHeader: true,
+  needs: ["jwt"],
+  target: { memory: 20, libsql: 20 },
+  unit: "req",
+  plan() {
+    return {
+      steps: [{ method: "GET", path: "/auth/jwks" }],
+      completesOn: 0,
+      check: (_s, _status, body) => body.includes('"keys"'),
+    };
+  },
+};
+
+const signIn: Scenario = {
+  id: "sign-in",
+  title: "password sign-in",
+  jwtHeader: true,
+  needs: [],
+  target: { memory: 5, libsql: 5 },
+  unit: "req",
+  windowScale: 2,
+  plan(_impl, server, seed) {
+    const email = rotating(seed.users.map((u) => u.email));
+    return {
+      steps: [
+        {
+          method: "POST",
+          path: "/auth/sign-in/email",
+          headers: json(server),
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: email(), password: SEED_PASSWORD }) }),
+        },
+      ],
+      completesOn: 0,
+      check: (_s, _status, body) => body.includes('"user"'),
+    };
+  },
+};
+
+let otpCounter = 0;
+const otpRoundTrip: Scenario = {
+  id: "otp-round-trip",
+  title: "OTP send + sign-in (new user)",
+  jwtHeader: true,
+  needs: ["emailOtp"],
+  target: { memory: null, libsql: null },
+  unit: "round trip",
+  windowScale: 2,
+  plan(impl, server) {
+    const run = Date.now().toString(36);
+    // Send, read the code the server captured in-process, sign in with it. The middle request is a private
+    // route that costs both servers the same Map lookup.
+    const send: SequenceStep = {
+      method: "POST",
+      path: "/auth/email-otp/send-verification-otp",
+      headers: json(server),
+      setupRequest: (req, context) => {
+        otpCounter += 1;
+        context.email = `otp-${run}-${otpCounter}@bench.test`;
+        const purpose = impl === "latchkey" ? { purpose: "sign-in" } : { type: "sign-in" };
+        return { ...req, body: JSON.stringify({ email: context.email, ...purpose }) };
+      },
+    };
+    const read: SequenceStep = {
+      method: "GET",
+      setupRequest: (req, context) => ({ ...req, path: `/__bench/otp?email=${encodeURIComponent(context.email as string)}` }),
+      onResponse: (status, body, context) => {
+        if (status === 200) context.otp = (JSON.parse(body) as { otp: string }).otp;
+      },
+    };
+    const signInOtp: SequenceStep = {
+      method: "POST",
+      path: "/auth/sign-in/email-otp",
+      headers: json(server),
+      setupRequest: (req, context) => ({ ...req, body: JSON.stringify({ email: context.email, otp: context.otp ?? "000000" }) }),
+    };
+    return {
+      steps: [send, read, signInOtp],
+      completesOn: 2,
+      check: (step, _status, body) => step !== 2 || body.includes('"user"'),
+    };
+  },
+};
+
+/**
+ * Order matters for fairness only through what a scenario leaves in the store: the read-only scenarios run
+ * first, then the ones that add sessions (sign-in) and users (OTP), on both servers alike.
+ */
+export const SCENARIOS: Scenario[] = [
+  getSession(true),
+  getSession(false),
+  apiKeyVerify("unlimited"),
+  apiKeyVerify("quota"),
+  token,
+  jwks,
+  signIn,
+  otpRoundTrip,
+];

@@ -1,0 +1,75 @@
+import { createClient } from "@libsql/client";
+import type { AuthPlugin, Store } from "@latchkey/core";
+import { createAuth } from "@latchkey/hono-adapter";
+import { memoryStore } from "@latchkey/memory-store";
+import { useWal } from "./sqlite.ts";
+import { latchkeyPlugins, loadDrizzleStore } from "./latchkey-features.ts";
+import { readServerEnv, runServer } from "./shell.ts";
+
+// Latchkey with the same features as the Better Auth server, each plugin enabled when this checkout exports it.
+// Defaults everywhere (argon2id m=19456 KiB t=2 p=1 via @node-rs/argon2, Ed25519 JWTs with an encrypted
+// private key), throttling off.
+const env = readServerEnv();
+const codes = new Map<string, string>();
+const available = latchkeyPlugins();
+
+const plugins: AuthPlugin[] = [];
+if (available.emailOtp) plugins.push(available.emailOtp());
+if (available.apiKeys) plugins.push(available.apiKeys());
+if (available.jwt) plugins.push(available.jwt({ disableSettingJwtHeader: !env.jwtHeader }));
+
+async function database(): Promise<Store> {
+  if (env.store === "memory") return memoryStore();
+  const drizzle = await loadDrizzleStore();
+  if (!drizzle) throw new Error("@latchkey/drizzle-store is not in this workspace");
+  const client = createClient({ url: `file:${env.dbFile}` });
+  await useWal(client);
+  await drizzle.migrateDatabase({ dialect: "sqlite", client });
+  return drizzle.drizzleStore({ dialect: "sqlite", client });
+}
+
+const auth = createAuth({
+  secret: env.secret,
+  database: await database(),
+  baseUrl: env.baseUrl,
+  environment: "production",
+  // No email leaves the machine; codes are captured from the OtpGenerated event (as Better Auth's hook does).
+  email: { sender: { send: async () => undefined } },
+  rateLimit: { enabled: false },
+  plugins,
+});
+auth.events.on("OtpGenerated", (event) => {
+  codes.set(event.identifier, event.plain);
+});
+
+/** The API-key part of `auth.api` as the bench calls it (typed loosely: the plugin may not be in this checkout). */
+interface ApiKeyCalls {
+  createApiKey(input: { userId: string; name: string; remaining: number | null; expiresIn: null; rateLimitMax: null; rateLimitWindow: null }): Promise<{ key: string }>;
+}
+
+runServer(
+  env,
+  (app) => {
+    app.use("*", auth.middleware);
+    app.route("/auth", auth.app);
+  },
+  {
+    features: {
+      name: "latchkey",
+      version: "0.1.0",
+      jwt: available.jwt !== null,
+      apiKeys: available.apiKeys !== null,
+      emailOtp: available.emailOtp !== null,
+      store: env.store === "memory" ? "@latchkey/memory-store" : "@latchkey/drizzle-store + @libsql/client (file, WAL)",
+      passwordHash: "argon2id m=19456 KiB t=2 p=1 (@node-rs/argon2, default)",
+    },
+    async createApiKeys(userId) {
+      const api = auth.api as unknown as ApiKeyCalls;
+      const base = { userId, expiresIn: null, rateLimitMax: null, rateLimitWindow: null } as const;
+      const unlimited = await api.createApiKey({ ...base, name: "unlimited", remaining: null });
+      const quota = await api.createApiKey({ ...base, name: "quota", remaining: 1_000_000_000 });
+      return { unlimited: unlimited.key, quota: quota.key };
+    },
+    otpFor: (email) => codes.get(email),
+  },
+);
