@@ -52,6 +52,15 @@ describe("body rules", () => {
     const big = await t.request("POST", "/sign-in/email", { body: { email: "a@example.com", password: "x".repeat(70_000) } });
     expect(big.status).toBe(413);
     expect((await big.json()).code).toBe("PAYLOAD_TOO_LARGE");
+    const declared = await t.request("POST", "/sign-in/email", { body: "{}", headers: { "content-length": String(70_000) } });
+    expect(declared.status).toBe(413);
+    const chunks = new TextEncoder().encode(JSON.stringify({ email: "a@example.com", password: "x".repeat(70_000) }));
+    const streamed = await t.auth.handler(new Request("https://app.example/auth/sign-in/email", {
+      method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      body: new ReadableStream({ start(controller) { for (let i = 0; i < chunks.length; i += 8192) controller.enqueue(chunks.subarray(i, i + 8192)); controller.close(); } }),
+      duplex: "half",
+    } as RequestInit));
+    expect(streamed.status).toBe(413);
     const malformed = await t.request("POST", "/sign-in/email", { body: "{\"email\":", headers: { "content-type": "application/json; charset=UTF-8" } });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).code).toBe("INVALID_REQUEST");

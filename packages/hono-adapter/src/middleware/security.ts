@@ -35,6 +35,13 @@ export function bodyGuard(): MiddlewareHandler {
     if (!MUTATING.has(c.req.method) || !hasBody(c.req.raw)) return next();
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/json") return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
+    // A declared length is enforced by the runtime's HTTP parser, so checking it is enough; only streamed
+    // (chunked) bodies need the counting reader, which also forces Node's adapter to build a full Request.
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && /^\d+$/.test(declared)) {
+      if (Number(declared) > MAX_BODY_BYTES) return errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
+      return next();
+    }
     return limit(c, next);
   };
 }
