@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { zodEnglishOnly } from "@latchkey/hono-adapter/esbuild";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { basename } from "node:path";
@@ -66,6 +67,8 @@ async function bundle(name: string, source: string): Promise<{ path: string; min
       mainFields: ["browser", "module", "main"],
       external: ["node:*", "cloudflare:*"],
       define: { "process.env.NODE_ENV": '"production"' },
+      // The same English-only zod build for both libraries (both bundle zod 4): see docs/runtimes.md.
+      plugins: [zodEnglishOnly()],
       write: false,
       logLevel: "silent",
     });

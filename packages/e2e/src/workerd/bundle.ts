@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { build, type Metafile } from "esbuild";
+import { zodEnglishOnly } from "@latchkey/hono-adapter/esbuild";
 
 /** The conditions wrangler resolves with: `#native-argon2` and `#scalar-script` pick their web files. */
 export const WORKERD_CONDITIONS = ["workerd", "worker", "browser"];
@@ -56,6 +57,7 @@ export async function bundleWorker(entry: string, options: { minify?: boolean } 
     target: "es2022",
     minify: options.minify ?? false,
     external: ["node:*"],
+    plugins: [zodEnglishOnly()],
     logLevel: "silent",
   });
   const output = result.outputFiles[0]!;
