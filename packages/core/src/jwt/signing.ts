@@ -80,6 +80,10 @@ export class LocalSigner {
     }
     const key = await importJWK({ ...jwk, alg }, alg, { extractable: false });
     if (key instanceof Uint8Array || key.type !== "private") throw new Error("The stored JWT key is not a private key");
+    // RFC 7518 asks for 2048-bit RSA keys; the node:crypto path refuses shorter ones too.
+    if ("modulusLength" in key.algorithm && (key.algorithm as RsaHashedKeyAlgorithm).modulusLength < 2048) {
+      throw new Error(`The stored JWT key is not a private ${alg} key`);
+    }
     const params = SIGN_PARAMS[alg];
     const signInput = async (input: string): Promise<string> =>
       base64url(new Uint8Array(await crypto.subtle.sign(params, key, utf8(input) as BufferSource)));
