@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 
 // Core must run unchanged on every runtime: no Node built-ins, no HTTP framework, no database driver.
 const FORBIDDEN = /from\s+["'](node:[^"']+|hono(\/[^"']*)?|@hono\/[^"']+|postgres|@libsql\/client|mongodb|drizzle-orm(\/[^"']*)?|fs|path|crypto|buffer)["']/;
-// The only runtime-specific file, chosen by the "node" export condition.
-const ALLOWED = new Set(["password/native-argon2.node.ts"]);
+// The only runtime-specific files, each chosen by the "node" import condition.
+const ALLOWED = new Set(["password/native-argon2.node.ts", "jwt/native-jws.node.ts"]);
 
 function files(dir: string, prefix = ""): string[] {
   return readdirSync(dir).flatMap((name) => {

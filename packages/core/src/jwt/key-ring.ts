@@ -83,7 +83,7 @@ export class StoredKeyRing implements KeySource {
     const records = await this.o.store.list();
     const current = newestActive(records);
     // An instance with a wrong secret must not take over the key ring unless told to.
-    if (current && !force) await this.readSigner(current);
+    if (current && !force && !(this.state?.signer && this.state.current.id === current.id)) await this.readSigner(current);
     const state = await this.settle(await this.createKey(records, now), now);
     return { kid: state.current.id };
   }

@@ -1,5 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { base64url, utf8 } from "../crypto/crypto.ts";
+import { nativeJws } from "#native-jws";
+import type { NativeJws } from "./native-jws.ts";
 import type { JsonWebKeySet, JwsAlgorithm, JwtClaims, JwtHeader, PublicJwk } from "./options.ts";
 
 // Web Crypto parameters of each JWS algorithm (RFC 7518: PS256 uses a salt as long as the hash).
@@ -43,33 +45,59 @@ export async function generateSigningKey(alg: JwsAlgorithm, kid: string): Promis
 }
 
 /**
- * A signing key ready for the hot path: the imported, non-extractable `CryptoKey` and the encoded header,
- * so a signature costs one JSON encode and one `crypto.subtle.sign`.
+ * A signing key ready for the hot path: the key imported once and the header encoded once, so a signature
+ * costs one JSON encode and one sign. On Node the key is a `KeyObject` signed synchronously (`#native-jws`);
+ * elsewhere, or if Node refuses the key, a non-extractable `CryptoKey` and `crypto.subtle.sign`.
  *
  * @example
  * const signer = await LocalSigner.fromPrivateJwk(privateJwk, "EdDSA", kid);
  * const token = await signer.sign(claims);
+ * signer.engine; // "node" on Node, "webcrypto" on workerd, Deno and browsers
  */
 export class LocalSigner {
   readonly header: JwtHeader;
   private readonly encodedHeader: string;
 
-  private constructor(private readonly key: CryptoKey, alg: JwsAlgorithm, kid: string) {
+  private constructor(
+    alg: JwsAlgorithm,
+    kid: string,
+    readonly engine: "node" | "webcrypto",
+    private readonly signInput: (input: string) => string | Promise<string>,
+    private readonly encode: (text: string) => string,
+  ) {
     this.header = { alg, kid, typ: "JWT" };
-    this.encodedHeader = base64url(utf8(JSON.stringify(this.header)));
+    this.encodedHeader = encode(JSON.stringify(this.header));
   }
 
-  static async fromPrivateJwk(jwk: JWK, alg: JwsAlgorithm, kid: string): Promise<LocalSigner> {
+  /** `native` defaults to this runtime's `#native-jws`; pass null to force Web Crypto. */
+  static async fromPrivateJwk(jwk: JWK, alg: JwsAlgorithm, kid: string, native: NativeJws | null = nativeJws): Promise<LocalSigner> {
+    if (native) {
+      try {
+        return new LocalSigner(alg, kid, "node", native.signer({ ...jwk, alg }, alg), native.encode);
+      } catch {
+        // Fall through: Web Crypto either signs with it or throws the error the caller reports.
+      }
+    }
     const key = await importJWK({ ...jwk, alg }, alg, { extractable: false });
     if (key instanceof Uint8Array || key.type !== "private") throw new Error("The stored JWT key is not a private key");
-    return new LocalSigner(key, alg, kid);
+    // RFC 7518 asks for 2048-bit RSA keys; the node:crypto path refuses shorter ones too.
+    if ("modulusLength" in key.algorithm && (key.algorithm as RsaHashedKeyAlgorithm).modulusLength < 2048) {
+      throw new Error(`The stored JWT key is not a private ${alg} key`);
+    }
+    const params = SIGN_PARAMS[alg];
+    const signInput = async (input: string): Promise<string> =>
+      base64url(new Uint8Array(await crypto.subtle.sign(params, key, utf8(input) as BufferSource)));
+    return new LocalSigner(alg, kid, "webcrypto", signInput, encodeUtf8);
   }
 
   async sign(payload: JwtClaims): Promise<string> {
-    const input = `${this.encodedHeader}.${base64url(utf8(JSON.stringify(payload)))}`;
-    const signature = await crypto.subtle.sign(SIGN_PARAMS[this.header.alg], this.key, utf8(input) as BufferSource);
-    return `${input}.${base64url(new Uint8Array(signature))}`;
+    const input = `${this.encodedHeader}.${this.encode(JSON.stringify(payload))}`;
+    return `${input}.${await this.signInput(input)}`;
   }
+}
+
+function encodeUtf8(text: string): string {
+  return base64url(utf8(text));
 }
 
 /**
