@@ -2,7 +2,7 @@ import type { Store } from "@latchkey/core";
 import type { Client as LibsqlClient } from "@libsql/client";
 import type { Sql } from "postgres";
 import { openPostgres, pgStore } from "./pg/store.ts";
-import { openSqlite, sqliteStore } from "./sqlite/store.ts";
+import { openSqliteForStore, sqliteStore } from "./sqlite/store.ts";
 
 /**
  * Where a Drizzle store keeps its data: a URL the store connects to, or a client the caller owns.
@@ -33,7 +33,7 @@ export function drizzleStore(options: DrizzleStoreOptions): Store {
   if (options.dialect === "postgres") {
     return "client" in options ? pgStore(options.client, false) : pgStore(openPostgres(options.url), true);
   }
-  return "client" in options ? sqliteStore(options.client, false) : sqliteStore(openSqlite(options.url, options.authToken), true);
+  return "client" in options ? sqliteStore(options.client, false) : sqliteStore(openSqliteForStore(options.url, options.authToken), true);
 }
 
 /** The dialect a database URL speaks, or null when the URL is neither PostgreSQL nor SQLite/libSQL. */

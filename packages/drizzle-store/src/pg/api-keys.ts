@@ -1,47 +1,51 @@
 import type { ApiKeyPatch, ApiKeyStore, ApiKeyUseResult } from "@latchkey/core";
 import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import { apiKeys } from "./schema.ts";
 import type { PgDatabase } from "./users.ts";
 
 const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
-// A Date inside hand-written SQL skips drizzle's column encoding: bind it as an ISO string cast to timestamptz.
-const instant = (at: Date) => sql`${at.toISOString()}::timestamptz`;
 
 /** `ApiKeyStore` over PostgreSQL; a use is one conditional UPDATE ... RETURNING. */
 export function pgApiKeyStore(db: PgDatabase): ApiKeyStore {
-  const findById = async (id: string) => (await db.select().from(k).where(eq(k.id, id)).limit(1))[0] ?? null;
+  // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
+  const byColumn = (column: typeof k.id | typeof k.keyHash, name: string) =>
+    db.select().from(k).where(eq(column, sql.placeholder("value"))).limit(1).prepare(name);
+  const byId = byColumn(k.id, "api_keys_by_id");
+  const byHash = byColumn(k.keyHash, "api_keys_by_hash");
+  const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
   const owned = (id: string, userId: string | null): SQL | undefined => and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
 
   // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
   // (a window that ended restarts at `now`). Row locks serialise concurrent uses of the same key.
-  const useOnce = async (id: string, now: Date) => {
-    const at = instant(now);
-    const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
-    const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} * interval '1 millisecond' <= ${at})`;
-    const [row] = await db.update(k).set({
-      remaining: sql`${k.remaining} - 1`,
-      requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
-      windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
-      lastUsedAt: now,
-    }).where(and(
-      eq(k.id, id),
-      eq(k.enabled, true),
-      sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-      sql`(${k.remaining} is null or ${k.remaining} > 0)`,
-      sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-    )).returning();
-    return row ?? null;
-  };
+  // Hand-written SQL skips drizzle's column encoding: `now` is bound as an ISO string cast to timestamptz.
+  const at = sql`${sql.placeholder("at")}::timestamptz`;
+  const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
+  const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} * interval '1 millisecond' <= ${at})`;
+  const use = db.update(k).set({
+    remaining: sql`${k.remaining} - 1`,
+    requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
+    windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
+    lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
+  }).where(and(
+    eq(k.id, sql.placeholder("id")),
+    eq(k.enabled, true),
+    sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
+    sql`(${k.remaining} is null or ${k.remaining} > 0)`,
+    sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
+  )).returning().prepare("api_keys_consume_use");
+  const useOnce = async (id: string, now: Date) =>
+    (await use.execute({ id, now, at: now.toISOString() }))[0] ?? null;
 
   return {
     async create(key) {
       await db.insert(k).values(key);
     },
     async findByHash(keyHash) {
-      return (await db.select().from(k).where(eq(k.keyHash, keyHash)).limit(1))[0] ?? null;
+      return (await byHash.execute({ value: keyHash }))[0] ?? null;
     },
     findById,
     async listByUser(userId, { limit, cursor }) {

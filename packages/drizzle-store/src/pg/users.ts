@@ -1,6 +1,8 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
 import { and, asc, eq, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { boundPlaceholder } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { accounts, sessions, users, verifications } from "./schema.ts";
 
@@ -12,7 +14,13 @@ const hasFields = (patch: object) => Object.values(patch).some((v) => v !== unde
 
 /** `UserStore` over PostgreSQL: uniqueness by unique indexes, create and delete in transactions. */
 export function pgUserStore(db: PgDatabase): UserStore {
-  const findOne = async (where: SQL) => (await db.select().from(users).where(where).limit(1))[0] ?? null;
+  // The lookups every sign-in and session read make: built once, bound per call.
+  const byField = (column: PgColumn, name: string) =>
+    db.select().from(users).where(eq(column, sql.placeholder("value"))).limit(1).prepare(name);
+  const byId = byField(users.id, "users_by_id");
+  const byEmail = byField(users.email, "users_by_email");
+  const byUsername = byField(users.username, "users_by_username");
+  const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
   const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
     const conflict = userConflictOf(error);
     if (conflict === null) throw error;
@@ -31,12 +39,12 @@ export function pgUserStore(db: PgDatabase): UserStore {
         return mapConflict(error);
       }
     },
-    findById: (id) => findOne(eq(users.id, id)),
-    findByEmail: (email) => findOne(eq(users.email, email)),
-    findByUsername: (username) => findOne(eq(users.username, username)),
+    findById,
+    findByEmail: async (email) => (await byEmail.execute({ value: email }))[0] ?? null,
+    findByUsername: async (username) => (await byUsername.execute({ value: username }))[0] ?? null,
     async update(id, patch: UserPatch) {
       if (!hasFields(patch)) {
-        const current = await findOne(eq(users.id, id));
+        const current = await findById(id);
         return current && { ok: true, value: current };
       }
       try {
@@ -60,17 +68,22 @@ export function pgUserStore(db: PgDatabase): UserStore {
 
 /** `SessionStore` over PostgreSQL. */
 export function pgSessionStore(db: PgDatabase): SessionStore {
+  // Every authenticated request reads a session and many extend it: both statements are built once.
+  const byTokenHash = db.select({ session: sessions, user: users }).from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, sql.placeholder("tokenHash"))).limit(1)
+    .prepare("sessions_by_token_hash");
+  const touch = db.update(sessions)
+    .set({ expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt), updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt) })
+    .where(eq(sessions.id, sql.placeholder("id"))).prepare("sessions_touch");
   return {
     async create(session) {
       await db.insert(sessions).values(session);
     },
     async findByTokenHash(tokenHash) {
-      const [row] = await db.select({ session: sessions, user: users }).from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, tokenHash)).limit(1);
-      return row ?? null;
+      return (await byTokenHash.execute({ tokenHash }))[0] ?? null;
     },
     async touch(id, expiresAt, updatedAt) {
-      await db.update(sessions).set({ expiresAt, updatedAt }).where(eq(sessions.id, id));
+      await touch.execute({ id, expiresAt, updatedAt });
     },
     async delete(id) {
       return (await db.delete(sessions).where(eq(sessions.id, id))).count > 0;

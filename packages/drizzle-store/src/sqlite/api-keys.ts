@@ -1,6 +1,7 @@
 import type { ApiKeyPatch, ApiKeyStore, ApiKeyUseResult } from "@latchkey/core";
 import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import { apiKeys } from "./schema.ts";
 import type { SqliteDatabase } from "./users.ts";
@@ -10,36 +11,41 @@ const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !==
 
 /** `ApiKeyStore` over SQLite/libSQL; a use is one conditional UPDATE ... RETURNING. */
 export function sqliteApiKeyStore(db: SqliteDatabase): ApiKeyStore {
-  const findById = async (id: string) => (await db.select().from(k).where(eq(k.id, id)).limit(1))[0] ?? null;
+  // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
+  const byColumn = (column: typeof k.id | typeof k.keyHash) =>
+    db.select().from(k).where(eq(column, sql.placeholder("value"))).limit(1).prepare();
+  const byId = byColumn(k.id);
+  const byHash = byColumn(k.keyHash);
+  const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
   const owned = (id: string, userId: string | null): SQL | undefined => and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
 
   // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
   // (a window that ended restarts at `now`). Instants are epoch milliseconds, so the window is plain arithmetic.
-  const useOnce = async (id: string, now: Date) => {
-    const at = now.getTime();
-    const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
-    const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} <= ${at})`;
-    const [row] = await db.update(k).set({
-      remaining: sql`${k.remaining} - 1`,
-      requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
-      windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
-      lastUsedAt: now,
-    }).where(and(
-      eq(k.id, id),
-      eq(k.enabled, true),
-      sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-      sql`(${k.remaining} is null or ${k.remaining} > 0)`,
-      sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-    )).returning();
-    return row ?? null;
-  };
+  // Hand-written SQL skips drizzle's column encoding: `now` is bound as epoch milliseconds.
+  const at = sql.placeholder("at");
+  const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
+  const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} <= ${at})`;
+  const use = db.update(k).set({
+    remaining: sql`${k.remaining} - 1`,
+    requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
+    windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
+    lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
+  }).where(and(
+    eq(k.id, sql.placeholder("id")),
+    eq(k.enabled, true),
+    sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
+    sql`(${k.remaining} is null or ${k.remaining} > 0)`,
+    sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
+  )).returning().prepare();
+  const useOnce = async (id: string, now: Date) =>
+    (await use.all({ id, now, at: now.getTime() }))[0] ?? null;
 
   return {
     async create(key) {
       await db.insert(k).values(key);
     },
     async findByHash(keyHash) {
-      return (await db.select().from(k).where(eq(k.keyHash, keyHash)).limit(1))[0] ?? null;
+      return (await byHash.all({ value: keyHash }))[0] ?? null;
     },
     findById,
     async listByUser(userId, { limit, cursor }) {

@@ -6,7 +6,7 @@ import { drizzleStore } from "../drizzle-store.ts";
 import { migrateDatabase } from "../migrate.ts";
 import { createTestSqliteFile, type TestDatabase } from "../testing/index.ts";
 import { userConflictOf } from "./errors.ts";
-import { openSqlite } from "./store.ts";
+import { openSqlite, openSqliteForStore } from "./store.ts";
 
 const { account, apiKey, at, session, user } = fixtures;
 
@@ -92,5 +92,19 @@ describe("libsql store mapping", () => {
     const borrowed = drizzleStore({ dialect: "sqlite", client });
     await borrowed.close();
     expect((await client.execute("select 1 as one")).rows[0]?.["one"]).toBe(1);
+  });
+
+  it("a store that opens its own file: database uses WAL and synchronous=NORMAL; a caller's client keeps its settings", async () => {
+    const own = openSqliteForStore(database.url);
+    const pragma = async (c: Client, name: string) => Object.values((await c.execute(`pragma ${name}`)).rows[0] ?? {})[0];
+    // Concurrent first calls: each must see the settings, whichever connection it lands on.
+    const seen = await Promise.all([pragma(own, "journal_mode"), pragma(own, "synchronous"), pragma(own, "synchronous")]);
+    expect(seen).toEqual(["wal", 1, 1]);
+    own.close();
+    const caller = openSqlite(database.url);
+    const borrowed = drizzleStore({ dialect: "sqlite", client: caller });
+    expect(await borrowed.users.findById("nobody")).toBeNull();
+    expect(await pragma(caller, "synchronous")).toBe(2);
+    caller.close();
   });
 });

@@ -1,6 +1,8 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
 import { and, asc, eq, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { boundPlaceholder } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
 
@@ -16,7 +18,13 @@ const hasFields = (patch: object) => Object.values(patch).some((v) => v !== unde
 
 /** `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. */
 export function sqliteUserStore(db: SqliteDatabase): UserStore {
-  const findOne = async (where: SQL) => (await db.select().from(users).where(where).limit(1))[0] ?? null;
+  // The lookups every sign-in and session read make: built once, bound per call.
+  const byField = (column: SQLiteColumn) =>
+    db.select().from(users).where(eq(column, sql.placeholder("value"))).limit(1).prepare();
+  const byId = byField(users.id);
+  const byEmail = byField(users.email);
+  const byUsername = byField(users.username);
+  const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
   const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
     const conflict = userConflictOf(error);
     if (conflict === null) throw error;
@@ -34,12 +42,12 @@ export function sqliteUserStore(db: SqliteDatabase): UserStore {
         return mapConflict(error);
       }
     },
-    findById: (id) => findOne(eq(users.id, id)),
-    findByEmail: (email) => findOne(eq(users.email, email)),
-    findByUsername: (username) => findOne(eq(users.username, username)),
+    findById,
+    findByEmail: async (email) => (await byEmail.all({ value: email }))[0] ?? null,
+    findByUsername: async (username) => (await byUsername.all({ value: username }))[0] ?? null,
     async update(id, patch: UserPatch) {
       if (!hasFields(patch)) {
-        const current = await findOne(eq(users.id, id));
+        const current = await findById(id);
         return current && { ok: true, value: current };
       }
       try {
@@ -65,17 +73,22 @@ export function sqliteUserStore(db: SqliteDatabase): UserStore {
 
 /** `SessionStore` over SQLite/libSQL. */
 export function sqliteSessionStore(db: SqliteDatabase): SessionStore {
+  // Every authenticated request reads a session and many extend it: both statements are built once.
+  const byTokenHash = db.select({ session: sessions, user: users }).from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, sql.placeholder("tokenHash"))).limit(1)
+    .prepare();
+  const touch = db.update(sessions)
+    .set({ expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt), updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt) })
+    .where(eq(sessions.id, sql.placeholder("id"))).prepare();
   return {
     async create(session) {
       await db.insert(sessions).values(session);
     },
     async findByTokenHash(tokenHash) {
-      const [row] = await db.select({ session: sessions, user: users }).from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, tokenHash)).limit(1);
-      return row ?? null;
+      return (await byTokenHash.all({ tokenHash }))[0] ?? null;
     },
     async touch(id, expiresAt, updatedAt) {
-      await db.update(sessions).set({ expiresAt, updatedAt }).where(eq(sessions.id, id));
+      await touch.run({ id, expiresAt, updatedAt });
     },
     async delete(id) {
       return (await db.delete(sessions).where(eq(sessions.id, id))).rowsAffected > 0;
