@@ -116,7 +116,9 @@ export class OtpCodes {
     if (opts.lockoutKey) await ctx.lockout.assertNotLocked(opts.lockoutKey);
     const row = await ctx.store.verifications.findByIdentifier(target.identifier);
     if (!row) {
-      await this.failed(target, 0, opts.lockoutKey, meta);
+      // Nothing to guess against (never sent, destroyed, or consumed by a parallel request with the same code):
+      // counting it would let the losers of a legitimate double-submit lock the account.
+      await this.failed(target, 0, null, meta);
       throw new AuthError("INVALID_OTP", "The code is wrong");
     }
     if (row.expiresAt.getTime() <= ctx.clock.now()) {

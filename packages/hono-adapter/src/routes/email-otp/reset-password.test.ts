@@ -90,4 +90,17 @@ describe("password reset by OTP", () => {
     const loser = passwords.find((p) => p !== winners[0])!;
     expect((await t.post("/sign-in/email", { email: "ada@example.com", password: loser })).status).toBe(401);
   });
+
+  it("late duplicates of a used code do not lock the account (double-submit race, found by the 20-way reset on PostgreSQL)", async () => {
+    const t = createOtpTestAuth({}, { rateLimit: { enabled: false } });
+    await t.signUp("ada@example.com", OLD);
+    const code = (await t.sendCode("ada@example.com", "password-reset"))!;
+    expect((await t.post(RESET, { email: "ada@example.com", otp: code, password: "the winning password" })).status).toBe(200);
+    // Requests that arrive after the row is gone: the same right code, more times than the lockout allows.
+    for (let i = 0; i < 6; i++) {
+      const late = await t.post(RESET, { email: "ada@example.com", otp: code, password: `late password ${i}` });
+      expect((await late.json()).code).toBe("INVALID_OTP");
+    }
+    expect((await t.post("/sign-in/email", { email: "ada@example.com", password: "the winning password" })).status).toBe(200);
+  });
 });
