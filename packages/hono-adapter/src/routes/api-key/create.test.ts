@@ -1,24 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { apiKeys, hashSecret, type ApiKeysOptions, type AuthEvent } from "@latchkey/core";
-import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
-
-function setup(options: ApiKeysOptions = {}) {
-  const t = createTestAuth({ plugins: [apiKeys(options)] });
-  const events: AuthEvent[] = [];
-  t.auth.events.onAny((e) => void events.push(e));
-  return { t, events };
-}
-
-async function signedIn(t: TestAuth, email = "ada@example.com") {
-  const { token, userId } = await t.signUp(email);
-  return { headers: bearer(token), userId };
-}
-
-async function createKey(t: TestAuth, headers: Record<string, string>, body: Record<string, unknown> = {}) {
-  const res = await t.request("POST", "/api-key/create", { body, headers });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return (await res.json()) as { key: string; apiKey: { id: string; start: string; [k: string]: unknown } };
-}
+import { apiKeys, hashSecret } from "@latchkey/core";
+import { cookieHeaders } from "../../testing/test-auth.ts";
+import { setup, signedIn, createKey } from "./fixtures.ts";
 
 describe("POST /api-key/create", () => {
   it("returns the plaintext once; the store keeps only SHA-256(key), and no event carries the key", async () => {
