@@ -33,7 +33,7 @@ export function drizzleStore(options: DrizzleStoreOptions): Store {
   if (options.dialect === "postgres") {
     return "client" in options ? pgStore(options.client, false) : pgStore(openPostgres(options.url), true);
   }
-  return "client" in options ? sqliteStore(options.client, false) : sqliteStore(openSqliteForStore(options.url, options.authToken), true);
+  return "client" in options ? sqliteStore(options.client, false) : sqliteStore(openSqliteForStore(options.url, options.authToken), true, options.url);
 }
 
 /** The dialect a database URL speaks, or null when the URL is neither PostgreSQL nor SQLite/libSQL. */

@@ -3,6 +3,7 @@ import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-or
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
+import { readThrough, type FileReads } from "./file-reads.ts";
 import { apiKeys } from "./schema.ts";
 import type { SqliteDatabase } from "./users.ts";
 
@@ -10,12 +11,15 @@ const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
 
 /** `ApiKeyStore` over SQLite/libSQL; a use is one conditional UPDATE ... RETURNING. */
-export function sqliteApiKeyStore(db: SqliteDatabase): ApiKeyStore {
+export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = null): ApiKeyStore {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byColumn = (column: typeof k.id | typeof k.keyHash) =>
     db.select().from(k).where(eq(column, sql.placeholder("value"))).limit(1).prepare();
   const byId = byColumn(k.id);
   const byHash = byColumn(k.keyHash);
+  // The same lookup on the read connection (see file-reads.ts); drizzle maps its rows the same way.
+  const readByHash = readThrough(reads, (rdb) => rdb.select().from(k).where(eq(k.keyHash, sql.placeholder("value"))).limit(1).prepare(),
+    (values) => byHash.all(values));
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
   const owned = (id: string, userId: string | null): SQL | undefined => and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
 
@@ -45,7 +49,7 @@ export function sqliteApiKeyStore(db: SqliteDatabase): ApiKeyStore {
       await db.insert(k).values(key);
     },
     async findByHash(keyHash) {
-      return (await byHash.all({ value: keyHash }))[0] ?? null;
+      return (await readByHash({ value: keyHash }))[0] ?? null;
     },
     findById,
     async listByUser(userId, { limit, cursor }) {

@@ -2,6 +2,7 @@ import type { Store } from "@latchkey/core";
 import { createClient, type Client, type InStatement, type TransactionMode } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { sqliteApiKeyStore } from "./api-keys.ts";
+import { fileReads, type FileReads } from "./file-reads.ts";
 import { sqliteAuditStore, sqliteJwkStore } from "./jwks.ts";
 import { sqliteAccountStore, sqliteSessionStore, sqliteUserStore } from "./users.ts";
 import { sqliteCounterStore, sqliteVerificationStore } from "./verifications.ts";
@@ -62,20 +63,26 @@ export function withWriteBatches(client: Client): Client {
   });
 }
 
-/** Builds the SQLite store over a libSQL client; `close` closes the client only when the store opened it. */
-export function sqliteStore(client: Client, ownsClient: boolean): Store {
+/**
+ * Builds the SQLite store over a libSQL client; `close` closes the client only when the store opened it. A store
+ * that opened its own `file:` database also runs its hottest read-only lookups through statements prepared once on
+ * a second connection (see file-reads.ts); writes and batches stay on the client.
+ */
+export function sqliteStore(client: Client, ownsClient: boolean, url?: string): Store {
   const db = drizzle({ client: withWriteBatches(client) });
+  const reads: FileReads | null = ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client) : null;
   return {
     kind: "sqlite",
-    users: sqliteUserStore(db),
-    sessions: sqliteSessionStore(db),
+    users: sqliteUserStore(db, reads),
+    sessions: sqliteSessionStore(db, reads),
     accounts: sqliteAccountStore(db),
     verifications: sqliteVerificationStore(db),
     counters: sqliteCounterStore(db),
-    apiKeys: sqliteApiKeyStore(db),
+    apiKeys: sqliteApiKeyStore(db, reads),
     jwks: sqliteJwkStore(db),
     audit: sqliteAuditStore(db),
     async close() {
+      await reads?.close();
       if (ownsClient) client.close();
     },
   };

@@ -4,6 +4,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
+import { readThrough, type FileReads } from "./file-reads.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
 
 /** The database handle every SQLite port implementation shares. */
@@ -16,15 +17,21 @@ const hasFields = (patch: object) => Object.values(patch).some((v) => v !== unde
 // withWriteBatches) on the server (libsql://) or run synchronously on one connection (file:), so nothing
 // interleaves and a failure rolls back all of it. No interactive transaction is used.
 
+// The same condition on the client and on the read connection (see file-reads.ts); drizzle maps both rows alike.
+const emailIs = eq(users.email, sql.placeholder("value"));
+const tokenHashIs = eq(sessions.tokenHash, sql.placeholder("tokenHash"));
+const sessionWithUser = { session: sessions, user: users };
+
 /** `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. */
-export function sqliteUserStore(db: SqliteDatabase): UserStore {
+export function sqliteUserStore(db: SqliteDatabase, reads: FileReads | null = null): UserStore {
   // The lookups every sign-in and session read make: built once, bound per call.
   const byField = (column: SQLiteColumn) =>
     db.select().from(users).where(eq(column, sql.placeholder("value"))).limit(1).prepare();
   const byId = byField(users.id);
-  const byEmail = byField(users.email);
+  const byEmail = db.select().from(users).where(emailIs).limit(1).prepare();
   const byUsername = byField(users.username);
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
+  const readByEmail = readThrough(reads, (rdb) => rdb.select().from(users).where(emailIs).limit(1).prepare(), (values) => byEmail.all(values));
   const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
     const conflict = userConflictOf(error);
     if (conflict === null) throw error;
@@ -43,7 +50,7 @@ export function sqliteUserStore(db: SqliteDatabase): UserStore {
       }
     },
     findById,
-    findByEmail: async (email) => (await byEmail.all({ value: email }))[0] ?? null,
+    findByEmail: async (email) => (await readByEmail({ value: email }))[0] ?? null,
     findByUsername: async (username) => (await byUsername.all({ value: username }))[0] ?? null,
     async update(id, patch: UserPatch) {
       if (!hasFields(patch)) {
@@ -72,11 +79,12 @@ export function sqliteUserStore(db: SqliteDatabase): UserStore {
 }
 
 /** `SessionStore` over SQLite/libSQL. */
-export function sqliteSessionStore(db: SqliteDatabase): SessionStore {
+export function sqliteSessionStore(db: SqliteDatabase, reads: FileReads | null = null): SessionStore {
   // Every authenticated request reads a session and many extend it: both statements are built once.
-  const byTokenHash = db.select({ session: sessions, user: users }).from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, sql.placeholder("tokenHash"))).limit(1)
-    .prepare();
+  const byTokenHash = db.select(sessionWithUser).from(sessions).innerJoin(users, eq(users.id, sessions.userId))
+    .where(tokenHashIs).limit(1).prepare();
+  const readByTokenHash = readThrough(reads, (rdb) => rdb.select(sessionWithUser).from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId)).where(tokenHashIs).limit(1).prepare(), (values) => byTokenHash.all(values));
   const touch = db.update(sessions)
     .set({ expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt), updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt) })
     .where(eq(sessions.id, sql.placeholder("id"))).prepare();
@@ -85,7 +93,7 @@ export function sqliteSessionStore(db: SqliteDatabase): SessionStore {
       await db.insert(sessions).values(session);
     },
     async findByTokenHash(tokenHash) {
-      return (await byTokenHash.all({ tokenHash }))[0] ?? null;
+      return (await readByTokenHash({ tokenHash }))[0] ?? null;
     },
     async touch(id, expiresAt, updatedAt) {
       await touch.run({ id, expiresAt, updatedAt });
