@@ -60,7 +60,7 @@ const features = {
   jwt: true,
   apiKeys: true,
   emailOtp: true,
-  store: env.store === "memory" ? "@better-auth/memory-adapter" : "drizzle adapter + @libsql/client (file, WAL)",
+  store: env.store === "memory" ? "@better-auth/memory-adapter" : "drizzle adapter + @libsql/client (file, WAL, synchronous=NORMAL on its first connection)",
   passwordHash: "scrypt N=16384 r=16 p=1 (node:crypto, default)",
 };
 

@@ -27,7 +27,7 @@ export function latchkeyPlugins(): LatchkeyPlugins {
 
 /** What the bench needs from `@latchkey/drizzle-store` (typed here: the package may not be in this checkout yet). */
 interface DrizzleStoreModule {
-  drizzleStore(options: { dialect: "sqlite"; client: unknown }): Store;
+  drizzleStore(options: { dialect: "sqlite"; client: unknown } | { dialect: "sqlite"; url: string }): Store;
   migrateDatabase(target: { dialect: "sqlite"; client: unknown }): Promise<string[]>;
 }
 

@@ -25,7 +25,9 @@ async function database(): Promise<Store> {
   const client = createClient({ url: `file:${env.dbFile}` });
   await useWal(client);
   await drizzle.migrateDatabase({ dialect: "sqlite", client });
-  return drizzle.drizzleStore({ dialect: "sqlite", client });
+  client.close();
+  // As an application would: the store opens the file itself (WAL, synchronous=NORMAL, prepared read path).
+  return drizzle.drizzleStore({ dialect: "sqlite", url: `file:${env.dbFile}` });
 }
 
 const auth = createAuth({
@@ -60,7 +62,7 @@ runServer(
       jwt: available.jwt !== null,
       apiKeys: available.apiKeys !== null,
       emailOtp: available.emailOtp !== null,
-      store: env.store === "memory" ? "@latchkey/memory-store" : "@latchkey/drizzle-store + @libsql/client (file, WAL)",
+      store: env.store === "memory" ? "@latchkey/memory-store" : "@latchkey/drizzle-store opening the file itself (WAL, synchronous=NORMAL, prepared reads)",
       passwordHash: "argon2id m=19456 KiB t=2 p=1 (@node-rs/argon2, default)",
     },
     async createApiKeys(userId) {
