@@ -4,7 +4,7 @@
  * @example
  * import { createAuthCore, AuthError, emailOtp } from "@latchkey/core";
  */
-export { AuthError, AuthConfigError } from "./errors/index.ts";
+export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
 export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES } from "./config/index.ts";
 export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule } from "./config/index.ts";

@@ -1,3 +1,4 @@
+import { describeError } from "../errors/describe.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 import { renderEmail, renderTemplate, type EmailSender, type EmailTemplates } from "./email.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
@@ -30,7 +31,7 @@ export class Mailer {
    */
   sendInBackground(meta: RequestMeta, to: string, template: string, vars: Record<string, string>, subjectOverride?: string, templates?: EmailTemplates): void {
     const task = this.send(to, template, vars, subjectOverride, templates).catch((error: unknown) => {
-      console.error(`[latchkey] email "${template}" could not be sent:`, error instanceof Error ? error.message : "unknown error");
+      console.error(`[latchkey] email "${template}" could not be sent: ${describeError(error)}`);
     });
     meta.waitUntil?.(task);
   }

@@ -1,3 +1,4 @@
+import { describeError } from "../errors/describe.ts";
 /** Fields every event carries. */
 export interface EventBase {
   at: Date;
@@ -44,7 +45,7 @@ export class AuthEvents {
   readonly #any = new Set<(event: AuthEvent) => void | Promise<void>>();
   readonly #onError: (error: unknown) => void;
 
-  constructor(onError: (error: unknown) => void = (error) => console.error("[latchkey] event listener failed", error)) {
+  constructor(onError: (error: unknown) => void = (error) => console.error(`[latchkey] event listener failed: ${describeError(error)}`)) {
     this.#onError = onError;
   }
 

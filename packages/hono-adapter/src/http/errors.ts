@@ -1,5 +1,7 @@
 import { HTTPException } from "hono/http-exception";
-import { AuthError } from "@latchkey/core";
+import { AuthError, describeError } from "@latchkey/core";
+
+export { describeError };
 import { ERROR_STATUS } from "./error-status.ts";
 
 /** The error body every Latchkey response uses. */
@@ -7,26 +9,6 @@ export interface ErrorBody {
   code: string;
   message: string;
   details?: unknown;
-}
-
-/**
- * What the server log gets for an unexpected error: names and first message lines along the cause chain.
- * Query parameters (password hashes, token hashes) that drivers append to messages never reach the log.
- */
-export function describeError(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (current instanceof Error) {
-      const firstLine = current.message.split("\n")[0]!.replace(/\bparams:.*$/i, "").slice(0, 300);
-      parts.push(`${current.name}: ${firstLine}`);
-      current = current.cause;
-    } else {
-      parts.push(typeof current);
-      break;
-    }
-  }
-  return parts.join(" <- ");
 }
 
 /** Turns any thrown value into the JSON error response. Unknown errors become a bare 500. */

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { JwtService } from "@latchkey/core";
+import { describeError, type JwtService } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 
@@ -42,7 +42,7 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
         c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
-        console.error("[latchkey] set-auth-jwt omitted:", error);
+        console.error(`[latchkey] set-auth-jwt omitted: ${describeError(error)}`);
       }
     });
   }
