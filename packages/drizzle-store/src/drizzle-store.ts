@@ -1,44 +1,55 @@
 import type { Store } from "@latchkey/core";
-import type { Client as LibsqlClient } from "@libsql/client";
-import type { Sql } from "postgres";
-import { openPostgres, pgStore } from "./pg/store.ts";
-import { openSqliteForStore, sqliteStore } from "./sqlite/store.ts";
+import type { MigrateOptions } from "./migrations.ts";
 
 /**
- * Where a Drizzle store keeps its data: a URL the store connects to, or a client the caller owns.
- * SQLite URLs are `file:` or `libsql://` (with `authToken` for Turso / sqld).
+ * A database URL and, for `libsql://`, its token: what the URL-driven helpers of the root entry take.
  *
  * @example
- * import type { DrizzleStoreOptions } from "@latchkey/drizzle-store";
- * const options: DrizzleStoreOptions = { dialect: "sqlite", url: "file:./auth.db" };
+ * import type { DatabaseUrl } from "@latchkey/drizzle-store";
+ * const target: DatabaseUrl = { url: "libsql://auth.example.turso.io", authToken: process.env.TURSO_TOKEN };
  */
-export type DrizzleStoreOptions =
-  | { dialect: "postgres"; url: string }
-  | { dialect: "postgres"; client: Sql }
-  | { dialect: "sqlite"; url: string; authToken?: string }
-  | { dialect: "sqlite"; client: LibsqlClient };
-
-/**
- * A relational store on PostgreSQL (postgres.js) or SQLite/libSQL (`file:` or `libsql://`), through Drizzle ORM.
- * Run `migrateDatabase` (or `latchkey migrate`) first. With `url` the store opens the connection and `close()`
- * ends it; with `client` the connection stays yours and `close()` leaves it open.
- *
- * @example
- * import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
- * await migrateDatabase(process.env.DATABASE_URL!);
- * const database = drizzleStore({ dialect: "postgres", url: process.env.DATABASE_URL! });
- * const auth = createAuth({ secret, database, baseUrl: "https://example.com" });
- */
-export function drizzleStore(options: DrizzleStoreOptions): Store {
-  if (options.dialect === "postgres") {
-    return "client" in options ? pgStore(options.client, false) : pgStore(openPostgres(options.url), true);
-  }
-  return "client" in options ? sqliteStore(options.client, false) : sqliteStore(openSqliteForStore(options.url, options.authToken), true, options.url);
+export interface DatabaseUrl {
+  url: string;
+  authToken?: string;
 }
 
 /** The dialect a database URL speaks, or null when the URL is neither PostgreSQL nor SQLite/libSQL. */
-export function dialectOfUrl(url: string): DrizzleStoreOptions["dialect"] | null {
+export function dialectOfUrl(url: string): "postgres" | "sqlite" | null {
   if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
   if (/^(file|libsql):/i.test(url)) return "sqlite";
   return null;
+}
+
+function dialectOf(url: string): "postgres" | "sqlite" {
+  const dialect = dialectOfUrl(url);
+  if (dialect === null) throw new TypeError("expected a postgres://, postgresql://, file: or libsql:// database URL");
+  return dialect;
+}
+
+/**
+ * Opens the store a URL names, loading only that dialect's driver (`postgres` or `@libsql/client`). For code that
+ * picks the database at run time; with a fixed dialect, `drizzleStore` from `/postgres` or `/sqlite` is synchronous.
+ *
+ * @example
+ * import { openDrizzleStore } from "@latchkey/drizzle-store";
+ * const database = await openDrizzleStore(process.env.DATABASE_URL!);
+ */
+export async function openDrizzleStore(target: string | DatabaseUrl): Promise<Store> {
+  const { url, authToken } = typeof target === "string" ? { url: target, authToken: undefined } : target;
+  if (dialectOf(url) === "postgres") return (await import("./postgres.ts")).drizzleStore({ url });
+  return (await import("./sqlite.ts")).drizzleStore(authToken === undefined ? { url } : { url, authToken });
+}
+
+/**
+ * Applies the schema migrations for the database a URL names; idempotent (a second run applies nothing). Resolves
+ * to the tags of the migrations it applied.
+ *
+ * @example
+ * import { migrateDatabase } from "@latchkey/drizzle-store";
+ * const applied = await migrateDatabase("file:./auth.db", { log: console.log }); // ["0000_initial"], then []
+ */
+export async function migrateDatabase(target: string | DatabaseUrl, options: MigrateOptions = {}): Promise<string[]> {
+  const { url, authToken } = typeof target === "string" ? { url: target, authToken: undefined } : target;
+  if (dialectOf(url) === "postgres") return (await import("./postgres.ts")).migrateDatabase(url, options);
+  return (await import("./sqlite.ts")).migrateDatabase(url, authToken === undefined ? options : { ...options, authToken });
 }

@@ -1,10 +1,12 @@
 /**
  * @latchkey/drizzle-store: Latchkey's relational store on PostgreSQL or SQLite/libSQL, through Drizzle ORM.
+ * Import a dialect's entry to load only its driver: `@latchkey/drizzle-store/postgres` or
+ * `@latchkey/drizzle-store/sqlite`. This root entry picks the dialect from a URL at run time.
  *
  * @example
- * import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
+ * import { openDrizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
  */
-export { drizzleStore } from "./drizzle-store.ts";
-export type { DrizzleStoreOptions } from "./drizzle-store.ts";
-export { migrateDatabase, MIGRATIONS_FOLDERS } from "./migrate.ts";
-export type { MigrateOptions } from "./migrate.ts";
+export { openDrizzleStore, migrateDatabase, dialectOfUrl } from "./drizzle-store.ts";
+export type { DatabaseUrl } from "./drizzle-store.ts";
+export { MIGRATIONS_FOLDERS } from "./migrations.ts";
+export type { MigrateOptions } from "./migrations.ts";

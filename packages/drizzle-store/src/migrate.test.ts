@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { migrateDatabase } from "./migrate.ts";
+import { migrateDatabase } from "./drizzle-store.ts";
 import { openPostgres } from "./pg/store.ts";
 import { openSqlite } from "./sqlite/store.ts";
-import { createTestPostgresDatabase, createTestSqliteFile } from "./testing/index.ts";
+import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 
 const TABLES = ["accounts", "api_keys", "audit_events", "counters", "jwks", "sessions", "users", "verifications"];
 
@@ -38,7 +38,7 @@ describe("migrateDatabase", () => {
     const database = await createTestSqliteFile();
     try {
       expect(await migrateDatabase(database.url)).toEqual(["0000_initial"]);
-      expect(await migrateDatabase({ dialect: "sqlite", url: database.url })).toEqual([]);
+      expect(await migrateDatabase({ url: database.url })).toEqual([]);
       const client = openSqlite(database.url);
       const { rows } = await client.execute("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' order by name");
       client.close();

@@ -1,8 +1,7 @@
 import { runStoreConformance } from "@latchkey/store-conformance";
 import { afterAll, expect, it } from "vitest";
-import { drizzleStore } from "./drizzle-store.ts";
-import { migrateDatabase } from "./migrate.ts";
-import { createTestPostgresDatabase, testPostgresUrl, type TestDatabase } from "./testing/index.ts";
+import { drizzleStore, migrateDatabase } from "./postgres.ts";
+import { createTestPostgresDatabase, testPostgresUrl, type TestDatabase } from "@latchkey/test-support";
 
 let database: TestDatabase | undefined;
 afterAll(() => database?.dispose());

@@ -1,8 +1,7 @@
 import { runStoreConformance } from "@latchkey/store-conformance";
 import { afterAll } from "vitest";
-import { drizzleStore } from "./drizzle-store.ts";
-import { migrateDatabase } from "./migrate.ts";
-import { createTestSqliteFile, type TestDatabase } from "./testing/index.ts";
+import { drizzleStore, migrateDatabase } from "./sqlite.ts";
+import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
 
 let database: TestDatabase | undefined;
 afterAll(() => database?.dispose());

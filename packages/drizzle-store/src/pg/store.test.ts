@@ -2,9 +2,8 @@ import type { Store } from "@latchkey/core";
 import { fixtures } from "@latchkey/store-conformance";
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drizzleStore } from "../drizzle-store.ts";
-import { migrateDatabase } from "../migrate.ts";
-import { createTestPostgresDatabase, type TestDatabase } from "../testing/index.ts";
+import { drizzleStore, migrateDatabase } from "../postgres.ts";
+import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/test-support";
 import { userConflictOf } from "./errors.ts";
 import { openPostgres } from "./store.ts";
 

@@ -2,9 +2,8 @@ import type { Store } from "@latchkey/core";
 import type { Client, InStatement, TransactionMode } from "@libsql/client";
 import { fixtures } from "@latchkey/store-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drizzleStore } from "../drizzle-store.ts";
-import { migrateDatabase } from "../migrate.ts";
-import { createTestSqliteFile, type TestDatabase } from "../testing/index.ts";
+import { drizzleStore, migrateDatabase } from "../sqlite.ts";
+import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
 import { userConflictOf } from "./errors.ts";
 import { openSqlite, openSqliteForStore } from "./store.ts";
 

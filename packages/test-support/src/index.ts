@@ -3,7 +3,7 @@
  * started, or a temporary SQLite file.
  *
  * @example
- * import { createTestPostgresDatabase } from "@latchkey/drizzle-store/testing";
+ * import { createTestPostgresDatabase } from "@latchkey/test-support";
  */
 export { createTestPostgresDatabase, createTestSqliteFile, testPostgresUrl } from "./test-databases.ts";
 export type { TestDatabase } from "./test-databases.ts";

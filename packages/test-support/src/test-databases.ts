@@ -3,7 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
-import { openPostgres } from "../pg/store.ts";
+import postgres from "postgres";
+
+const openPostgres = (url: string, max: number) => postgres(url, { max, onnotice: () => undefined });
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,0 +1,8 @@
+import { defineConfig } from "tsdown";
+import { libraryBuild } from "../../tsdown.shared.ts";
+
+// The SQL migrations travel with the package: `build` copies the repository's drizzle-kit output (drizzle/) into
+// migrations/, which the code finds relative to its own dist/.
+export default defineConfig(
+  libraryBuild({ index: "src/index.ts", postgres: "src/postgres.ts", sqlite: "src/sqlite.ts" }),
+);
