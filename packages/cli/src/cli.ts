@@ -25,8 +25,3 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   return command(rest);
 }
-
-/** Registers a subcommand (used by `migrate`, which lives in its own folder). */
-export function registerCommand(name: string, command: Command): void {
-  commands[name] = command;
-}

@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/drizzle-store/testing";
+import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
 import { databaseKind, importMongoStore, loadMongoMigrator, migrate, migrateWith, redactUrl } from "./migrate.ts";
 
-const bin = fileURLToPath(new URL("../../bin/latchkey.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
 const run = promisify(execFile);
 
 async function latchkey(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -18,7 +18,7 @@ async function latchkey(...args: string[]): Promise<{ code: number; stdout: stri
   }
 }
 
-// Each run of the bin starts Node and tsx (a second or more on a loaded two-core machine).
+// Each run of the bin starts Node (up to a second on a loaded two-core machine).
 const SUBPROCESS_TIMEOUT = { timeout: 30_000 };
 
 const notInstalled = () => Promise.reject(Object.assign(new Error("Cannot find package '@latchkey/mongo-store' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));

@@ -80,9 +80,15 @@ export async function migrateWith(url: string, options: MigrateOptions, importSt
   const kind = databaseKind(url);
   if (kind === "mongodb") return (await loadMongoMigrator(importStore))(url, { log });
   if (kind === null) throw new TypeError(`unsupported database URL ${redactUrl(url)}: expected postgres://, postgresql://, file:, libsql:// or mongodb://`);
-  // Loaded on demand: `latchkey secret` should not pay for database drivers.
+  // Loaded on demand: `latchkey secret` should not pay for database drivers, and each dialect loads only its own.
   const { migrateDatabase } = await import("@latchkey/drizzle-store");
-  return migrateDatabase(url, { log });
+  const driver = kind === "postgres" ? "postgres" : "@libsql/client";
+  try {
+    return await migrateDatabase(url, { log });
+  } catch (error) {
+    if (!isMissingPackage(error, driver)) throw error;
+    throw new Error(`${kind === "postgres" ? "PostgreSQL" : "SQLite/libSQL"} databases need the ${driver} driver, which is not installed: npm install ${driver}`, { cause: error });
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { generateSecret } from "./secret.ts";
 
-const bin = fileURLToPath(new URL("../../bin/latchkey.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
 
 describe("latchkey secret", () => {
   it("prints a fresh 64-character base62 secret each run", () => {
