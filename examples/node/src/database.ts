@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Store } from "@latchkey/core";
 import { migrate } from "@latchkey/cli";
-import { drizzleStore } from "@latchkey/drizzle-store";
+import { openDrizzleStore } from "@latchkey/drizzle-store";
 
 /** The demo's default: an embedded libSQL file beside the example, created and migrated on first start. */
 export const DEFAULT_DEMO_DATABASE = `file:${resolve(dirname(fileURLToPath(import.meta.url)), "../.data/latchkey-demo.db")}`;
@@ -19,5 +19,5 @@ export async function openDemoDatabase(url: string = DEFAULT_DEMO_DATABASE, log:
     const { mongoStore } = await import("@latchkey/mongo-store");
     return mongoStore({ url });
   }
-  return drizzleStore(/^postgres(ql)?:\/\//.test(url) ? { dialect: "postgres", url } : { dialect: "sqlite", url });
+  return openDrizzleStore(url);
 }

@@ -92,7 +92,3 @@ export interface ApiKeyApi {
   deleteExpiredApiKeys(meta?: RequestMeta): Promise<{ deleted: number }>;
 }
 
-declare module "../auth/api.ts" {
-  // Installing `apiKeys()` adds these to `auth.api` (without the plugin they reject with NOT_FOUND).
-  interface PluginApis extends ApiKeyApi {}
-}

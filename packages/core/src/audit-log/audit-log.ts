@@ -70,11 +70,10 @@ export interface AuditEventPage {
   nextCursor: string | null;
 }
 
-declare module "../auth/api.ts" {
-  interface PluginApis {
-    /** Audit rows, newest first, keyset-paginated (needs `auditLog()`). */
-    listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
-  }
+/** What `auditLog()` adds to `auth.api`. */
+export interface AuditLogApi {
+  /** Audit rows, newest first, keyset-paginated (needs `auditLog()`). */
+  listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
 }
 
 /**

@@ -4,6 +4,10 @@ import type { AuthCore } from "./auth-core.ts";
 import type { SignInInput, SignUpInput, SignUpResult } from "../email-password/email-password.ts";
 import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";
 import type { UpdateUserInput } from "../account/account.ts";
+import type { EmailOtpApi } from "../email-otp/plugin.ts";
+import type { ApiKeyApi } from "../api-key/api.ts";
+import type { JwtApi } from "../jwt/jwt.ts";
+import type { AuditLogApi } from "../audit-log/audit-log.ts";
 
 /** Server-side operations every installation has (no HTTP, trusted caller). */
 export interface BaseApi {
@@ -27,12 +31,10 @@ export interface BaseApi {
 }
 
 /**
- * Operations contributed by features. Each feature module augments this interface
- * (`declare module "@latchkey/core" { interface PluginApis { ... } }`) and returns the methods as `api`
- * from its plugin's `init`. Calling a method of a feature that is not installed throws NOT_FOUND.
+ * Operations contributed by the features (email OTP, API keys, JWT, audit log); each plugin returns its methods as `api` from
+ * its `init`. Calling a method of a feature that is not installed rejects with NOT_FOUND.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface PluginApis {}
+export interface PluginApis extends EmailOtpApi, ApiKeyApi, JwtApi, AuditLogApi {}
 
 export type AuthApi = BaseApi & PluginApis;
 

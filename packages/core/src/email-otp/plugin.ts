@@ -35,10 +35,6 @@ export interface EmailOtpApi {
   changeEmailOtp(input: ChangeEmailInput & { userId: string }, meta?: RequestMeta): Promise<{ user: UserView }>;
 }
 
-declare module "../auth/api.ts" {
-  interface PluginApis extends EmailOtpApi {}
-}
-
 /**
  * What `emailOtp()` installs.
  *

@@ -1,5 +1,5 @@
 export { jwt, JwtService, RESERVED_CLAIMS } from "./jwt.ts";
-export type { JwtSettings } from "./jwt.ts";
+export type { JwtSettings, JwtApi } from "./jwt.ts";
 export { resolveJwtOptions } from "./options.ts";
 export type {
   JwtOptions, ResolvedJwtOptions, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,

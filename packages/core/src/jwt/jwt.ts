@@ -8,17 +8,16 @@ import { CustomSignerSource } from "./custom-signer.ts";
 import type { KeySource } from "./key-source.ts";
 import { resolveJwtOptions, type JsonWebKeySet, type JwsAlgorithm, type JwtClaims, type JwtOptions, type JwtPayloadContext, type ResolvedJwtOptions } from "./options.ts";
 
-declare module "../auth/api.ts" {
-  interface PluginApis {
-    /** A JWT for a session (`{ user, session }`, e.g. what `auth.api.getSession(token)` returns). */
-    signJwt(session: JwtPayloadContext): Promise<string>;
-    /** Verifies a Latchkey JWT (alg, signature, `iss`, `aud`, `exp`); the claims, or AuthError `INVALID_JWT`. */
-    verifyJwt(token: string): Promise<JwtClaims>;
-    /** The JWKS document served at `/jwks`. */
-    getJwks(): Promise<JsonWebKeySet>;
-    /** Creates a new signing key now and retires the others (they stay in the JWKS for `gracePeriod`). */
-    rotateJwks(options?: { force?: boolean }): Promise<{ kid: string }>;
-  }
+/** What `jwt()` adds to `auth.api`. */
+export interface JwtApi {
+  /** A JWT for a session (`{ user, session }`, e.g. what `auth.api.getSession(token)` returns). */
+  signJwt(session: JwtPayloadContext): Promise<string>;
+  /** Verifies a Latchkey JWT (alg, signature, `iss`, `aud`, `exp`); the claims, or AuthError `INVALID_JWT`. */
+  verifyJwt(token: string): Promise<JwtClaims>;
+  /** The JWKS document served at `/jwks`. */
+  getJwks(): Promise<JsonWebKeySet>;
+  /** Creates a new signing key now and retires the others (they stay in the JWKS for `gracePeriod`). */
+  rotateJwks(options?: { force?: boolean }): Promise<{ kid: string }>;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import postgres from "postgres";
 import { createClient } from "@libsql/client";
-import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
-import { createTestPostgresDatabase, createTestSqliteFile, type TestDatabase } from "@latchkey/drizzle-store/testing";
+import { migrateDatabase } from "@latchkey/drizzle-store";
+import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres";
+import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
+import { createTestPostgresDatabase, createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
 import { createTestAuth } from "../testing/test-auth.ts";
 
 // A database failure half-way through sign-up (after the user insert, at the account insert) must answer
@@ -13,7 +15,7 @@ afterAll(async () => {
   for (const db of databases) await db.dispose();
 });
 
-async function signUpThroughBrokenAccounts(store: ReturnType<typeof drizzleStore>) {
+async function signUpThroughBrokenAccounts(store: ReturnType<typeof sqliteStore>) {
   const t = createTestAuth({ store });
   const res = await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: "long enough pw" } });
   const text = await res.text();
@@ -32,7 +34,7 @@ describe("a database error mid-request", () => {
     const client = createClient({ url: db.url });
     await client.execute(`create trigger break_accounts before insert on accounts begin select raise(abort, '${DRIVER_TEXT}'); end`);
     client.close();
-    const store = drizzleStore({ dialect: "sqlite", url: db.url });
+    const store = sqliteStore({ url: db.url });
     await signUpThroughBrokenAccounts(store);
     await store.close();
   });
@@ -45,7 +47,7 @@ describe("a database error mid-request", () => {
     await sql.unsafe(`create function break_accounts() returns trigger language plpgsql as $$ begin raise exception '${DRIVER_TEXT}'; end $$`);
     await sql.unsafe("create trigger break_accounts before insert on accounts for each row execute function break_accounts()");
     await sql.end();
-    const store = drizzleStore({ dialect: "postgres", url: db.url });
+    const store = postgresStore({ url: db.url });
     await signUpThroughBrokenAccounts(store);
     await store.close();
   });

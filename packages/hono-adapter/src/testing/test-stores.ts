@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import type { Store } from "@latchkey/core";
-import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store";
-import { testPostgresUrl } from "@latchkey/drizzle-store/testing";
+import { migrateDatabase } from "@latchkey/drizzle-store";
+import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres";
+import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
+import { testPostgresUrl } from "@latchkey/test-support";
 
 /** Which store the HTTP suites run on: `LATCHKEY_TEST_STORE` = memory (default) | sqlite | postgres. */
 export type TestStoreKind = "memory" | "sqlite" | "postgres";
@@ -29,7 +31,7 @@ async function freshSqlite(): Promise<Store> {
   const template = await sqliteTemplate;
   const file = join(await mkdtemp(join(tmpdir(), "latchkey-http-")), "store.db");
   await copyFile(template, file);
-  return drizzleStore({ dialect: "sqlite", url: `file:${file}` });
+  return sqliteStore({ url: `file:${file}` });
 }
 
 async function freshPostgres(): Promise<Store> {
@@ -55,7 +57,7 @@ async function freshPostgres(): Promise<Store> {
   }
   // Small pools that close when idle: hundreds of test auths must not exhaust max_connections.
   const client = postgres(withDatabase(server, name), { max: 4, idle_timeout: 1, onnotice: () => undefined });
-  return drizzleStore({ dialect: "postgres", client });
+  return postgresStore({ client });
 }
 
 function withDatabase(server: string, name: string): string {

@@ -12,6 +12,9 @@ export interface DocsOptions {
   scriptUrl?: string;
 }
 
+const EXPLORER_MISSING =
+  "The API explorer is not enabled: install the optional peer dependency @scalar/api-reference (npm install @scalar/api-reference) on Node, Bun or Deno, or set reference.scriptUrl to a copy of its browser/standalone.js you host (edge runtimes). /openapi.json works without it.";
+
 /** `/openapi.json` (generated from the route schemas) and the Scalar explorer at `/reference`, offline. */
 export function registerDocsRoutes(app: AuthApp, options: DocsOptions): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "sessionCookie", { type: "apiKey", in: "cookie", name: "__Secure-latchkey.session", description: "The session cookie (`latchkey.session` when cookies are not secure)." });
@@ -23,11 +26,13 @@ export function registerDocsRoutes(app: AuthApp, options: DocsOptions): void {
 
   app.get("/reference/scalar.js", async () => {
     const script = await loadScalarScript();
-    if (script === null) return errorResponse(new AuthError("NOT_FOUND", "The explorer script is not available on this runtime; set reference.scriptUrl"));
+    if (script === null) return errorResponse(new AuthError("NOT_FOUND", EXPLORER_MISSING));
     return new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } });
   });
 
   app.get("/reference", async (c, next) => {
+    // Without a script to load, the page would be blank: say what to install instead.
+    if (options.scriptUrl === undefined && (await loadScalarScript()) === null) return errorResponse(new AuthError("NOT_FOUND", EXPLORER_MISSING));
     const nonce = base64url(webCryptoRandom.bytes(16));
     const page = Scalar({ url: "openapi.json", cdn: options.scriptUrl ?? "reference/scalar.js", nonce, pageTitle: options.title, withDefaultFonts: false, hideClientButton: true });
     const response = await page(c as never, next);
