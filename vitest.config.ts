@@ -11,7 +11,7 @@ const httpSuiteOn = (store: "sqlite" | "postgres") => ({
 // The global setup starts a throwaway PostgreSQL for the run (see test/global-setup.ts).
 export default defineConfig({
   test: {
-    projects: ["packages/*", "examples/*", httpSuiteOn("sqlite"), httpSuiteOn("postgres"), "bench"],
+    projects: ["packages/*", "examples/*", httpSuiteOn("sqlite"), httpSuiteOn("postgres"), "bench", "test/consumers"],
     globalSetup: ["./test/global-setup.ts"],
   },
 });

@@ -2,21 +2,12 @@
 // nothing but what runs (no tests, fixtures, benchmarks or config), `publint` clean, and `attw` (ESM-only profile)
 // clean. Exit code 1 on any finding. Needs the packages built (`pnpm build`).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packPublicPackages, root } from "./pack-packages.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = (name) => join(root, "node_modules/.bin", name);
-const pnpm = ["-y", "--package=pnpm@12.21.0", "pnpm"];
-
-/** The public packages: every packages/* manifest that is not private. */
-export function publicPackages() {
-  return readdirSync(join(root, "packages"))
-    .map((dir) => ({ dir: join(root, "packages", dir), manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
-    .filter(({ manifest }) => !manifest.private);
-}
 
 // What a tarball may not carry: tests, fixtures, benchmarks, TypeScript sources and tool configuration.
 const FORBIDDEN = [/\.test\.[cm]?[jt]sx?$/, /(^|\/)(test|tests|__tests__|fixtures?|bench|src)\//, /(^|\/)(vitest|tsdown|tsconfig|drizzle)[^/]*\.(ts|json|mjs)$/, /\.py$/, /(^|\/)testing\//];
@@ -24,10 +15,8 @@ const FORBIDDEN = [/\.test\.[cm]?[jt]sx?$/, /(^|\/)(test|tests|__tests__|fixture
 const problems = [];
 const out = mkdtempSync(join(tmpdir(), "latchkey-pack-"));
 try {
-  for (const { dir, manifest } of publicPackages()) {
-    const before = new Set(readdirSync(out));
-    execFileSync("npx", [...pnpm, "pack", "--pack-destination", out], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
-    const tarball = join(out, readdirSync(out).find((f) => !before.has(f)));
+  for (const { name, tarball } of packPublicPackages(out)) {
+    const manifest = { name };
     const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
     for (const file of files) if (FORBIDDEN.some((re) => re.test(file))) problems.push(`${manifest.name}: the tarball carries ${file}`);
     for (const required of ["README.md", "LICENSE", "package.json"]) if (!files.includes(required)) problems.push(`${manifest.name}: the tarball lacks ${required}`);
@@ -42,12 +31,12 @@ try {
     try {
       execFileSync(bin("publint"), ["run", tarball, "--strict"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     } catch (error) {
-      problems.push(`${manifest.name}: publint\n${error.stdout}${error.stderr}`);
+      problems.push(`${manifest.name}: publint\n${error.stdout ?? ""}${error.stderr ?? error.message}`);
     }
     try {
       execFileSync(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     } catch (error) {
-      problems.push(`${manifest.name}: attw\n${error.stdout}${error.stderr}`);
+      problems.push(`${manifest.name}: attw\n${error.stdout ?? ""}${error.stderr ?? error.message}`);
     }
   }
 } finally {

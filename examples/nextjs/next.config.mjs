@@ -1,7 +1,5 @@
-// The @latchkey packages ship TypeScript sources; Next compiles them like the app's own files.
+// Nothing Latchkey-specific: the @latchkey/* packages ship compiled JavaScript with types.
 /** @type {import("next").NextConfig} */
-const nextConfig = {
-  transpilePackages: ["@latchkey/core", "@latchkey/hono-adapter", "@latchkey/memory-store"],
-};
+const nextConfig = {};
 
 export default nextConfig;

@@ -1,11 +1,14 @@
 import { apiKeys, auditLog, emailOtp, jwt } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
+import { emailSender } from "./email.ts";
 
 /** Bindings from wrangler.toml (`[vars]`) and `wrangler secret put`. */
 export interface Env {
   LATCHKEY_SECRET: string;
   LATCHKEY_BASE_URL: string;
+  /** Optional: POST every email to this URL as JSON instead of logging it (see email.ts). */
+  EMAIL_WEBHOOK_URL?: string;
 }
 
 // One auth per isolate, built on the first request: bindings arrive with requests, and Workers refuse random
@@ -21,8 +24,9 @@ function authFor(env: Env): Auth {
     database: memoryStore(),
     // Cloudflare sets cf-connecting-ip at its edge; clients cannot forge it on a Worker.
     getClientIp: clientIp.fromCfConnectingIp,
-    // Every optional feature, so the bundle report measures the full library. Email goes to the console
-    // sender (the Workers log) in the background through ctx.waitUntil; pass `email: { sender }` for real mail.
+    // Every optional feature, so the bundle report measures the full library. Email is sent in the background
+    // through ctx.waitUntil, to the webhook when EMAIL_WEBHOOK_URL is bound, else to the Workers log.
+    email: { sender: emailSender(env.EMAIL_WEBHOOK_URL) },
     plugins: [emailOtp(), apiKeys(), jwt(), auditLog()],
   });
   return auth;

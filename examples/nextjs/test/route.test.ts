@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { JOURNEYS, planSuite, runSuite, type FetchHandler } from "@latchkey/e2e";
 
 const BASE_URL = "http://localhost:3000";
-type Route = Record<"GET" | "POST" | "PATCH", (request: Request) => Promise<Response>>;
+type Route = Record<"GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS", (request: Request) => Promise<Response>>;
 let route: Route;
 
 // What Next does: pick the export named after the method (405 when there is none), with X-Forwarded-For from the proxy.
@@ -21,8 +21,8 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
     route = (await import("../app/api/auth/[...all]/route.ts")) as Route;
   });
 
-  it("exports GET, POST and PATCH", () => {
-    expect(Object.keys(route).sort()).toEqual(["GET", "PATCH", "POST"]);
+  it("exports GET, POST, PATCH, DELETE and OPTIONS", () => {
+    expect(Object.keys(route).sort()).toEqual(["DELETE", "GET", "OPTIONS", "PATCH", "POST"]);
   });
 
   it("signs up under /api/auth and reads the session back by cookie", async () => {
@@ -39,8 +39,8 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
   });
 
   it("keeps one auth across module re-evaluation (next dev reloads)", async () => {
-    const { auth } = await import("../lib/auth.ts");
-    expect((globalThis as { latchkeyAuth?: unknown }).latchkeyAuth).toBe(auth);
+    const { getAuth } = await import("../lib/auth.ts");
+    expect((globalThis as { latchkeyAuth?: unknown }).latchkeyAuth).toBe(getAuth());
   });
 
   it("passes the shared e2e journeys through the route exports", async () => {

@@ -1,0 +1,203 @@
+// Latchkey as its users get it: every public package packed, installed with plain npm from the tarballs into fresh
+// projects outside the workspace, and driven through one journey (journey.mjs) over real HTTP on Node 20/22/24,
+// Bun and Deno, compiled by a strict TypeScript consumer, built into a real Next.js app and a real Workers bundle,
+// and its CLI run from the installed package. Nothing here resolves from the workspace's node_modules; the
+// runtimes themselves (bun, deno, workerd through Miniflare) are tools from the workspace.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
+import { packPublicPackages } from "../../scripts/pack-packages.mjs";
+import { runJourney } from "./fixtures/plain/journey.mjs";
+import { copyInto, emailCapture, freePort, npmProject, printed, run, start, waitForHttp, type Packs } from "./harness/projects.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "latchkey-consumers-"));
+const plain = join(work, "plain");
+const tools = join(work, "tools");
+const bun = join(root, "packages/e2e/node_modules/.bin/bun");
+const deno = join(root, "packages/e2e/node_modules/.bin/deno");
+const STEPS = ["sign-up", "session", "email-otp", "api-key", "jwt"];
+const HOST_APP = ["@latchkey/core", "@latchkey/hono-adapter", "@latchkey/memory-store"];
+let packs: Packs;
+
+/** Runs a journey script (run-*.mjs) and expects its CONSUMER-OK line with every step. */
+async function expectJourney(command: string, args: string[], runtime: RegExp): Promise<void> {
+  const result = await run(command, args, { cwd: plain, env: { PORT: String(await freePort()) }, timeoutMs: 120_000 });
+  const line = result.stdout.split("\n").find((l) => l.startsWith("CONSUMER-OK "));
+  expect(line, printed(result)).toBeDefined();
+  const report = JSON.parse(line!.slice("CONSUMER-OK ".length)) as { runtime: string; steps: string[] };
+  expect(report.runtime).toMatch(runtime);
+  expect(report.steps).toEqual(STEPS);
+  expect(result.code, printed(result)).toBe(0);
+}
+
+beforeAll(async () => {
+  mkdirSync(join(work, "packs"));
+  packs = Object.fromEntries(packPublicPackages(join(work, "packs")).map((p: { name: string; tarball: string }) => [p.name, p.tarball]));
+  mkdirSync(plain, { recursive: true });
+  copyInto(fixtures, plain, ["app.mjs", "journey.mjs", "run-node.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
+  await Promise.all([
+    // Node 22 and 24 as npm ships them (the `node` package); Node 20 is the one running this test.
+    npmProject(tools, packs, [], { node22: "npm:node@^22", node24: "npm:node@^24" }),
+    npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], {
+      hono: "^4.13.19", "@hono/node-server": "^2.1.8", jose: "^6.2.17", "@libsql/client": "^0.18.0", postgres: "^3.4.9", typescript: "5.9.3",
+    }),
+  ]);
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("installed from tarballs into a plain project", () => {
+  it("Node 20, plain ESM (.mjs, no loader): the journey over HTTP through the consumer's own Hono", async () => {
+    await expectJourney(process.execPath, ["run-node.mjs"], /^node v20\./);
+  });
+
+  it("Node 22 (the node package from npm)", async () => {
+    await expectJourney(join(tools, "node_modules/node22/bin/node"), ["run-node.mjs"], /^node v22\./);
+  });
+
+  it("Node 24 (the node package from npm)", async () => {
+    await expectJourney(join(tools, "node_modules/node24/bin/node"), ["run-node.mjs"], /^node v24\./);
+  });
+
+  it("Bun", async () => {
+    await expectJourney(bun, ["run-bun.mjs"], /^bun /);
+  });
+
+  it("Deno, packages from the project's package.json and node_modules", async () => {
+    await expectJourney(deno, ["run", "--allow-all", "--no-prompt", "run-deno.mjs"], /^deno /);
+  });
+
+  it("a strict TypeScript consumer compiles with moduleResolution bundler and nodenext (our .d.ts checked as source too)", async () => {
+    const tsc = join(plain, "node_modules/typescript/bin/tsc");
+    for (const config of ["bundler", "nodenext", "bundler-libs", "nodenext-libs"]) {
+      const result = await run(process.execPath, [tsc, "-p", `tsconfig.${config}.json`], { cwd: plain });
+      expect(result.code, `${config}: ${printed(result)}`).toBe(0);
+    }
+  });
+
+  it("the TypeScript check fails on a wrong use (c.var.user has no such field; an unknown plugin API)", async () => {
+    writeFileSync(join(plain, "consumer-wrong.ts"), [
+      'import { Hono } from "hono";',
+      'import { createAuth } from "@latchkey/hono-adapter";',
+      'import { memoryStore } from "@latchkey/memory-store";',
+      'const auth = createAuth({ secret: "s".repeat(64), baseUrl: "https://app.example", database: memoryStore() });',
+      "const app = new Hono();",
+      'app.get("/me", auth.requireUser, (c) => c.json({ nope: c.var.user.notAField }));',
+      "export const missing = auth.api.noSuchOperation;",
+      "",
+    ].join("\n"));
+    writeFileSync(join(plain, "tsconfig.wrong.json"), JSON.stringify({ extends: "./tsconfig.nodenext.json", files: ["consumer-wrong.ts"] }));
+    const result = await run(process.execPath, [join(plain, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.wrong.json"], { cwd: plain });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toMatch(/consumer-wrong\.ts\(6,.*Property 'notAField' does not exist/);
+    expect(result.stdout).toMatch(/consumer-wrong\.ts\(7,.*Property 'noSuchOperation' does not exist/);
+  });
+});
+
+describe("the installed CLI (npx latchkey)", () => {
+  const latchkey = (args: string[]) => run("npx", ["--no-install", "latchkey", ...args], { cwd: plain, timeoutMs: 60_000 });
+
+  it("secret prints a fresh 64-character secret each time", async () => {
+    const [a, b] = [await latchkey(["secret"]), await latchkey(["secret"])];
+    expect(a.stdout.trim(), printed(a)).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(b.stdout.trim()).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(a.stdout).not.toBe(b.stdout);
+  });
+
+  it("migrate applies the shipped migrations to a libSQL file, then nothing", async () => {
+    const db = await createTestSqliteFile();
+    try {
+      const first = await latchkey(["migrate", "--database", db.url]);
+      expect(first.code, printed(first)).toBe(0);
+      expect(first.stdout).toContain("applied 0000_initial");
+      const second = await latchkey(["migrate", "--database", db.url]);
+      expect(second.code, printed(second)).toBe(0);
+      expect(second.stdout).toContain("nothing to apply");
+    } finally {
+      await db.dispose();
+    }
+  });
+
+  it("migrate applies them to PostgreSQL, then nothing", async () => {
+    const db = await createTestPostgresDatabase();
+    try {
+      const first = await latchkey(["migrate", "--database", db.url]);
+      expect(first.code, printed(first)).toBe(0);
+      expect(first.stdout).toContain("applied 0000_initial");
+      const second = await latchkey(["migrate", "--database", db.url]);
+      expect(second.code, printed(second)).toBe(0);
+      expect(second.stdout).toContain("nothing to apply");
+    } finally {
+      await db.dispose();
+    }
+  });
+});
+
+describe("examples/nextjs as a real Next.js app", () => {
+  it("next build, next start on loopback, the journey through app/api/auth/[...all]/route.ts", async () => {
+    const app = join(work, "nextjs");
+    mkdirSync(app, { recursive: true });
+    copyInto(join(root, "examples/nextjs"), app, ["app", "lib", "next.config.mjs", "tsconfig.json"]);
+    await npmProject(app, packs, HOST_APP, {
+      hono: "^4.13.19", next: "^16.4.6", react: "^19.3.1", "react-dom": "^19.3.1", typescript: "5.9.3", "@types/react": "^19.3.0", "@types/node": "^22.20.5",
+    });
+    const build = await run(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "build"], { cwd: app, env: { NEXT_TELEMETRY_DISABLED: "1" } });
+    expect(build.code, printed(build)).toBe(0);
+    const capture = await emailCapture();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const server = start(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+      cwd: app,
+      env: { NEXT_TELEMETRY_DISABLED: "1", LATCHKEY_SECRET: "n".repeat(64), LATCHKEY_BASE_URL: base, EMAIL_WEBHOOK_URL: capture.url },
+    });
+    try {
+      await waitForHttp(`${base}/api/auth/get-session`, server);
+      expect(await runJourney(base, capture.outbox, { prefix: "/api/auth", hostRoute: null })).toEqual(STEPS);
+    } finally {
+      await server.stop();
+      await capture.close();
+    }
+  });
+});
+
+describe("examples/cloudflare-workers as a real Workers build", () => {
+  it("wrangler deploy --dry-run bundles the installed packages; the bundle answers the journey in workerd", async () => {
+    const app = join(work, "workers");
+    mkdirSync(app, { recursive: true });
+    copyInto(join(root, "examples/cloudflare-workers"), app, ["src/worker.ts", "src/email.ts", "wrangler.toml"]);
+    await npmProject(app, packs, HOST_APP, { hono: "^4.13.19", wrangler: "^4.164.0" });
+    // wrangler needs Node >= 22: the Node 24 from npm runs it.
+    const node24 = join(tools, "node_modules/node24/bin/node");
+    const bundle = await run(node24, [join(app, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", "out"], {
+      cwd: app,
+      env: { WRANGLER_SEND_METRICS: "false", CI: "1", NO_UPDATE_NOTIFIER: "1" },
+    });
+    expect(bundle.code, printed(bundle)).toBe(0);
+    const capture = await emailCapture();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const mf = new Miniflare({
+      // The module list names the bundle relative to its folder (workerd refuses paths that climb out of it).
+      modules: true,
+      scriptPath: join(app, "out/worker.js"),
+      modulesRoot: join(app, "out"),
+      compatibilityDate: "2026-04-01",
+      host: "127.0.0.1",
+      port,
+      bindings: { LATCHKEY_SECRET: "w".repeat(64), LATCHKEY_BASE_URL: base, EMAIL_WEBHOOK_URL: capture.url },
+    });
+    try {
+      await mf.ready;
+      expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: null })).toEqual(STEPS);
+    } finally {
+      await mf.dispose();
+      await capture.close();
+    }
+  });
+});
