@@ -27,6 +27,16 @@ try {
         if (!/^[\^>]/.test(range)) problems.push(`${manifest.name}: ${field}.${name} is "${range}", not a caret range`);
       }
     }
+    // Runtime-selected files: what a bundler picks by default (or for workerd/browser) must be Web-only.
+    for (const [specifier, conditions] of Object.entries(packed.imports ?? {})) {
+      for (const condition of ["default", "workerd", "worker", "browser"]) {
+        const target = conditions[condition];
+        if (target === undefined) continue;
+        const code = execFileSync("tar", ["-xzOf", tarball, `package/${target.replace(/^\.\//, "")}`], { encoding: "utf8" });
+        const native = code.match(/(?:from\s*|import\s*\(\s*)["'](node:[^"']+|@node-rs\/[^"']+)["']/);
+        if (native) problems.push(`${manifest.name}: imports "${specifier}" under "${condition}" reaches ${native[1]}`);
+      }
+    }
     console.log(`${manifest.name}: ${files.length} files`);
     try {
       execFileSync(bin("publint"), ["run", tarball, "--strict"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });

@@ -1,8 +1,9 @@
 // Latchkey as its users get it: every public package packed, installed with plain npm from the tarballs into fresh
 // projects outside the workspace, and driven through one journey (journey.mjs) over real HTTP on Node 20/22/24,
 // Bun and Deno, compiled by a strict TypeScript consumer, built into a real Next.js app and a real Workers bundle,
-// and its CLI run from the installed package. Nothing here resolves from the workspace's node_modules; the
-// runtimes themselves (bun, deno, workerd through Miniflare) are tools from the workspace.
+// and its CLI run from the installed package. Nothing here resolves from the workspace's node_modules: the
+// runtimes come from npm into a tools project beside the consumers; only workerd (Miniflare, which runs the
+// wrangler-built bundle) is the workspace's.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,8 +20,9 @@ const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "latchkey-consumers-"));
 const plain = join(work, "plain");
 const tools = join(work, "tools");
-const bun = join(root, "packages/e2e/node_modules/.bin/bun");
-const deno = join(root, "packages/e2e/node_modules/.bin/deno");
+// Runtimes from npm, installed beside the consumers (pnpm's shims in the workspace would export NODE_PATH).
+const bun = join(tools, "node_modules/.bin/bun");
+const deno = join(tools, "node_modules/.bin/deno");
 const STEPS = ["sign-up", "session", "email-otp", "api-key", "jwt"];
 const HOST_APP = ["@latchkey/core", "@latchkey/hono-adapter", "@latchkey/memory-store"];
 let packs: Packs;
@@ -42,15 +44,18 @@ beforeAll(async () => {
   mkdirSync(plain, { recursive: true });
   copyInto(fixtures, plain, ["app.mjs", "journey.mjs", "run-node.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
   await Promise.all([
-    // Node 22 and 24 as npm ships them (the `node` package); Node 20 is the one running this test.
-    npmProject(tools, packs, [], { node22: "npm:node@^22", node24: "npm:node@^24" }),
+    // Node 22 and 24 as npm ships them (the `node` package; Node 20 is the one running this test), Bun and Deno.
+    npmProject(tools, packs, [], { node22: "npm:node@^22", node24: "npm:node@^24", bun: "^1.4.5", deno: "^2.9.6" }),
     npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], {
       hono: "^4.13.19", "@hono/node-server": "^2.1.8", jose: "^6.2.17", "@libsql/client": "^0.18.0", postgres: "^3.4.9", typescript: "5.9.3",
     }),
   ]);
 });
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// LATCHKEY_KEEP_CONSUMERS=1 keeps the projects for a look after a failure.
+afterAll(() => {
+  if (!process.env.LATCHKEY_KEEP_CONSUMERS) rmSync(work, { recursive: true, force: true });
+});
 
 describe("installed from tarballs into a plain project", () => {
   it("Node 20, plain ESM (.mjs, no loader): the journey over HTTP through the consumer's own Hono", async () => {
@@ -110,8 +115,8 @@ describe("the installed CLI (npx latchkey)", () => {
     expect(a.stdout).not.toBe(b.stdout);
   });
 
-  it("migrate applies the shipped migrations to a libSQL file, then nothing", async () => {
-    const db = await createTestSqliteFile();
+  /** Migrates the database twice: the first run applies the shipped migrations, the second finds nothing to do. */
+  async function expectMigrateTwice(db: { url: string; dispose(): Promise<void> }): Promise<void> {
     try {
       const first = await latchkey(["migrate", "--database", db.url]);
       expect(first.code, printed(first)).toBe(0);
@@ -122,20 +127,14 @@ describe("the installed CLI (npx latchkey)", () => {
     } finally {
       await db.dispose();
     }
+  }
+
+  it("migrate applies the shipped migrations to a libSQL file, then nothing", async () => {
+    await expectMigrateTwice(await createTestSqliteFile());
   });
 
   it("migrate applies them to PostgreSQL, then nothing", async () => {
-    const db = await createTestPostgresDatabase();
-    try {
-      const first = await latchkey(["migrate", "--database", db.url]);
-      expect(first.code, printed(first)).toBe(0);
-      expect(first.stdout).toContain("applied 0000_initial");
-      const second = await latchkey(["migrate", "--database", db.url]);
-      expect(second.code, printed(second)).toBe(0);
-      expect(second.stdout).toContain("nothing to apply");
-    } finally {
-      await db.dispose();
-    }
+    await expectMigrateTwice(await createTestPostgresDatabase());
   });
 });
 

@@ -13,10 +13,20 @@ export interface RunResult {
   stderr: string;
 }
 
+/**
+ * The environment a consumer's process gets: ours without NODE_PATH, which pnpm's shims point at the workspace's
+ * store (require() would find workspace packages through it).
+ */
+export function consumerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.NODE_PATH;
+  return env;
+}
+
 /** Runs a command to completion (never throws on a non-zero exit; the caller asserts). */
 export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 240_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd: options.cwd, env: consumerEnv(options.env), timeout: options.timeoutMs ?? 240_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr: error && !stderr ? error.message : stderr });
     });
@@ -69,7 +79,7 @@ export interface Started {
 }
 
 export function start(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Started {
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { cwd: options.cwd, env: consumerEnv(options.env), stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
   child.stdout?.on("data", (d: Buffer) => void (text += d.toString()));
   child.stderr?.on("data", (d: Buffer) => void (text += d.toString()));

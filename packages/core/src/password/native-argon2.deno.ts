@@ -1,4 +1,5 @@
 import type { Argon2idRaw } from "./argon2.ts";
+import { loadNodeRsArgon2 } from "./node-rs-argon2.ts";
 
 interface DenoPermissions {
   permissions?: { querySync?(descriptor: { name: "ffi" | "env" }): { state: "granted" | "denied" | "prompt" } };
@@ -10,13 +11,7 @@ async function loadNative(): Promise<Argon2idRaw | null> {
   const permissions = (globalThis as { Deno?: DenoPermissions }).Deno?.permissions;
   const granted = (name: "ffi" | "env") => permissions?.querySync?.({ name }).state === "granted";
   if (!granted("ffi") || !granted("env")) return null;
-  try {
-    const { hashRaw } = await import("@node-rs/argon2");
-    return async (password, salt, p, outputLen) =>
-      new Uint8Array(await hashRaw(password, { algorithm: 2, version: 1, memoryCost: p.memoryCost, timeCost: p.timeCost, parallelism: p.parallelism, outputLen, salt }));
-  } catch {
-    return null;
-  }
+  return loadNodeRsArgon2();
 }
 
 // Selected by the "deno" condition of `#native-argon2`.
