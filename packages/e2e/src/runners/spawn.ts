@@ -56,11 +56,20 @@ export interface RunningServer {
  */
 export function startServer(command: string, args: string[], options: { cwd: string; env?: Record<string, string>; ready: RegExp; timeoutMs?: number }): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...options.env } });
+    // A process group of its own: package-manager shims (node_modules/.bin/deno) run the runtime as a child, and
+    // stopping only the shim would leave the server running.
+    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...options.env }, detached: true });
+    const stopGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        child.kill(signal);
+      }
+    };
     let output = "";
     let started = false;
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      stopGroup("SIGKILL");
       reject(new Error(`${command} did not start in time:\n${output}`));
     }, options.timeoutMs ?? 20_000);
     const onData = (d: Buffer) => {
@@ -69,7 +78,7 @@ export function startServer(command: string, args: string[], options: { cwd: str
       if (found && !started) {
         started = true;
         clearTimeout(timer);
-        resolve({ url: found[1]!, output: () => output, stop: () => void child.kill() });
+        resolve({ url: found[1]!, output: () => output, stop: () => stopGroup("SIGTERM") });
       }
     };
     child.stdout.on("data", onData);
