@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Client } from "@libsql/client";
 import * as core from "@latchkey/core";
 import type { AuthPlugin, Store } from "@latchkey/core";
 
@@ -25,21 +24,18 @@ export function latchkeyPlugins(): LatchkeyPlugins {
   return { jwt: factory("jwt"), apiKeys: factory("apiKeys"), emailOtp: factory("emailOtp") };
 }
 
-/** What the bench needs from `@latchkey/drizzle-store` (typed here: the package may not be in this checkout yet). */
+/** What the bench needs from `@latchkey/drizzle-store/sqlite`. */
 interface DrizzleStoreModule {
-  drizzleStore(options: { dialect: "sqlite"; client: unknown } | { dialect: "sqlite"; url: string }): Store;
-  migrateDatabase(target: { dialect: "sqlite"; client: unknown }): Promise<string[]>;
+  drizzleStore(options: { url: string }): Store;
+  migrateDatabase(target: Client): Promise<string[]>;
 }
 
-const drizzleStoreEntry = fileURLToPath(new URL("../../../packages/drizzle-store/src/index.ts", import.meta.url));
-
-/** Whether the workspace has Latchkey's libSQL store (the libSQL scenarios run only then). */
+/** Whether Latchkey's libSQL store is available (it is a workspace package; kept for the runner's skip path). */
 export function hasDrizzleStore(): boolean {
-  return existsSync(drizzleStoreEntry);
+  return true;
 }
 
-/** Loads `@latchkey/drizzle-store` from the workspace; null when the package is not there. */
+/** Loads `@latchkey/drizzle-store/sqlite` (the built package, as an application would). */
 export async function loadDrizzleStore(): Promise<DrizzleStoreModule | null> {
-  if (!hasDrizzleStore()) return null;
-  return (await import(pathToFileURL(drizzleStoreEntry).href)) as DrizzleStoreModule;
+  return (await import("@latchkey/drizzle-store/sqlite")) as DrizzleStoreModule;
 }

@@ -24,10 +24,10 @@ async function database(): Promise<Store> {
   if (!drizzle) throw new Error("@latchkey/drizzle-store is not in this workspace");
   const client = createClient({ url: `file:${env.dbFile}` });
   await useWal(client);
-  await drizzle.migrateDatabase({ dialect: "sqlite", client });
+  await drizzle.migrateDatabase(client);
   client.close();
   // As an application would: the store opens the file itself (WAL, synchronous=NORMAL, prepared read path).
-  return drizzle.drizzleStore({ dialect: "sqlite", url: `file:${env.dbFile}` });
+  return drizzle.drizzleStore({ url: `file:${env.dbFile}` });
 }
 
 const auth = createAuth({

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@latchkey/core";
 import { startTestPostgres } from "../../../test/postgres-server.ts";
-import { drizzleStore, migrateDatabase, type DrizzleStoreOptions } from "../src/index.ts";
+import { migrateDatabase, openDrizzleStore } from "../src/index.ts";
 
 const calls = Number(process.argv[2] ?? 20_000);
 const only = process.argv[3];
@@ -34,9 +34,9 @@ async function time(label: string, fn: (i: number) => Promise<unknown>, n = call
   console.log(`  ${label.padEnd(34)} ${Math.round(n / seconds).toString().padStart(7)} ops/s  (${n} calls)`);
 }
 
-async function run(name: string, options: DrizzleStoreOptions) {
-  await migrateDatabase(options);
-  const store = drizzleStore(options);
+async function run(name: string, url: string) {
+  await migrateDatabase(url);
+  const store = await openDrizzleStore(url);
   await seed(store);
   console.log(name);
   const now = new Date(T0.getTime() + 1000);
@@ -63,7 +63,7 @@ async function run(name: string, options: DrizzleStoreOptions) {
 if (only !== "postgres") {
   const dir = mkdtempSync(join(tmpdir(), "latchkey-hot-"));
   try {
-    await run("libSQL file", { dialect: "sqlite", url: `file:${join(dir, "hot.db")}` });
+    await run("libSQL file", `file:${join(dir, "hot.db")}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -71,7 +71,7 @@ if (only !== "postgres") {
 if (only !== "sqlite") {
   const server = await startTestPostgres();
   try {
-    await run(`PostgreSQL (${server.source})`, { dialect: "postgres", url: server.url });
+    await run(`PostgreSQL (${server.source})`, server.url);
   } finally {
     await server.stop();
   }
