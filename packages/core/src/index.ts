@@ -6,8 +6,8 @@
  */
 export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
-export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES } from "./config/index.ts";
-export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule } from "./config/index.ts";
+export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES, rejectUnknownOptions, nearestName, EACH } from "./config/index.ts";
+export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule, OptionShape } from "./config/index.ts";
 export { systemClock, webCryptoRandom, createTestClock } from "./ports/index.ts";
 export type * from "./ports/index.ts";
 export { base64url, fromBase64url, hashSecret, constantTimeEqual, randomId, randomToken, randomString, randomDigits, utf8, fromUtf8 } from "./crypto/index.ts";

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
-import { AuthError, createAuthCore, type AuthApi, type AuthCore, type AuthEvents, type AuthOptions } from "@latchkey/core";
+import { AuthError, createAuthCore, type AuthApi, type AuthCore, type AuthEvents, type AuthOptions, type OptionShape } from "@latchkey/core";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
@@ -17,6 +17,15 @@ export interface CreateAuthOptions extends AuthOptions {
   /** The API explorer at `/reference`. */
   reference?: { enabled?: boolean; scriptUrl?: string; title?: string };
 }
+
+/**
+ * The keys `createAuth` accepts on top of core's (`AUTH_OPTION_SHAPE` in @latchkey/core); anything else is an
+ * `AuthConfigError` naming the nearest valid key. A new HTTP option is one line here.
+ */
+export const ADAPTER_OPTION_SHAPE: OptionShape = {
+  getClientIp: true,
+  reference: { enabled: true, scriptUrl: true, title: true },
+};
 
 /** The object `createAuth` returns. */
 export interface Auth {
@@ -48,8 +57,28 @@ export interface ExecutionContextLike {
   passThroughOnException(): void;
 }
 
+/** Path -> methods of every route registered so far (HEAD wherever GET is: Hono answers it from GET). */
+function allowedMethods(app: AuthApp): Map<string, string[]> {
+  const byPath = new Map<string, Set<string>>();
+  for (const route of app.routes) {
+    if (route.method === "ALL" || route.path.includes("*")) continue;
+    const set = byPath.get(route.path) ?? new Set<string>();
+    set.add(route.method);
+    if (route.method === "GET") set.add("HEAD");
+    byPath.set(route.path, set);
+  }
+  const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+  return new Map([...byPath].map(([path, set]) => [path, [...set].sort((a, b) => order.indexOf(a) - order.indexOf(b))]));
+}
+
+/** Where the sub-app is mounted, from the catch-all's own pattern (`/auth/*` -> `/auth`). */
+function mountPrefix(routePath: string): string {
+  return routePath.replace(/\/?\*$/, "");
+}
+
 function invalidRequest(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): Response {
-  const details = issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  // A body that is not an object at all (`[]`, `"x"`) has no field to name: its path is `body`.
+  const details = issues.map((i) => ({ path: i.path.length === 0 ? "body" : i.path.map(String).join("."), message: i.message }));
   return errorResponse(new AuthError("INVALID_REQUEST", "The request is invalid", { details }));
 }
 
@@ -68,7 +97,7 @@ function invalidRequest(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>
  * app.get("/me", auth.requireUser, (c) => c.json(c.var.user));
  */
 export function createAuth(options: CreateAuthOptions): Auth {
-  const core = createAuthCore(options);
+  const core = createAuthCore(options, ADAPTER_OPTION_SHAPE);
   const { config } = core;
   const tools = createRequestTools(core, options.getClientIp ?? fromSocket);
 
@@ -83,8 +112,16 @@ export function createAuth(options: CreateAuthOptions): Auth {
   if (options.reference?.enabled !== false) {
     registerDocsRoutes(app, { title: options.reference?.title ?? `${config.appName} auth API`, version: "0.1.0", scriptUrl: options.reference?.scriptUrl });
   }
-  // Unknown paths under the mount (and disabled features) answer JSON 404 with the security headers.
-  app.all("*", () => errorResponse(new AuthError("NOT_FOUND", "No such endpoint")));
+  // A known path with another method is 405 with `Allow`; unknown paths under the mount (and disabled
+  // features) answer JSON 404. Both carry the security headers.
+  const allowed = allowedMethods(app);
+  app.all("*", (c) => {
+    const methods = allowed.get(c.req.path.slice(mountPrefix(c.req.routePath).length) || "/");
+    if (!methods) return errorResponse(new AuthError("NOT_FOUND", "No such endpoint"));
+    const response = errorResponse(new AuthError("METHOD_NOT_ALLOWED", `${c.req.method} is not supported here; use ${methods.join(" or ")}`));
+    response.headers.set("allow", methods.join(", "));
+    return response;
+  });
 
   const root = new Hono();
   root.use("*", securityHeaders(config));

@@ -1,5 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
+import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { Permissions } from "../ports/records.ts";
 import { normalizePermissions } from "./permissions.ts";
 
@@ -38,6 +39,17 @@ export interface ResolvedApiKeysOptions {
   header: string;
 }
 
+/** Every key `apiKeys({...})` accepts. A new option is one line here plus its validation below. */
+export const API_KEYS_OPTION_SHAPE: OptionShape = {
+  defaultPrefix: true,
+  defaultRemaining: true,
+  defaultRateLimitMax: true,
+  defaultRateLimitWindow: true,
+  defaultExpiresIn: true,
+  grantablePermissions: true,
+  header: true,
+};
+
 export const API_KEY_PREFIX_SHAPE = /^[A-Za-z0-9_]{1,16}$/;
 /** Largest quota or per-window maximum: fits a signed 32-bit column in every store. */
 export const MAX_API_KEY_COUNT = 2_147_483_647;
@@ -73,6 +85,7 @@ function optionalDuration(value: Duration | null, field: string, maxMs: number):
  */
 export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApiKeysOptions {
   if (options === null || typeof options !== "object") throw new AuthConfigError("apiKeys", "options must be an object");
+  rejectUnknownOptions(options, API_KEYS_OPTION_SHAPE, "apiKeys");
   const defaultPrefix = options.defaultPrefix ?? "lk_";
   if (typeof defaultPrefix !== "string" || !API_KEY_PREFIX_SHAPE.test(defaultPrefix)) {
     throw new AuthConfigError("apiKeys.defaultPrefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");

@@ -1,4 +1,5 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthConfigError, AuthError } from "../errors/errors.ts";
+import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
@@ -107,6 +108,12 @@ export class AuditLogService {
   }
 }
 
+/** `auditLog()` has no options yet; the object form keeps the call shape of the other plugins. */
+export type AuditLogOptions = Record<string, never>;
+
+/** Every key `auditLog({...})` accepts: none yet. A new option is one line here. */
+export const AUDIT_LOG_OPTION_SHAPE: OptionShape = {};
+
 /**
  * The audit-log plugin: every event except `OtpGenerated` becomes a row (no secrets) that survives account
  * deletion; `auth.api.listAuditEvents` reads them back.
@@ -116,6 +123,8 @@ export class AuditLogService {
  * const auth = createAuth({ secret, database, baseUrl, plugins: [auditLog()] });
  * const { events, nextCursor } = await auth.api.listAuditEvents({ userId, limit: 50 });
  */
-export function auditLog(): AuthPlugin<"audit-log", AuditLogService> {
+export function auditLog(options: AuditLogOptions = {}): AuthPlugin<"audit-log", AuditLogService> {
+  if (options === null || typeof options !== "object") throw new AuthConfigError("auditLog", "options must be an object");
+  rejectUnknownOptions(options, AUDIT_LOG_OPTION_SHAPE, "auditLog");
   return { id: "audit-log", init: (ctx) => new AuditLogService(ctx) };
 }

@@ -1,5 +1,6 @@
 import { AuthConfigError, AuthError } from "../errors/errors.ts";
 import { resolveConfig, type AuthOptions, type ResolvedConfig } from "../config/options.ts";
+import type { OptionShape } from "../config/closed-options.ts";
 import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { AuthEvents } from "../events/events.ts";
@@ -36,14 +37,15 @@ export interface AuthCore {
 }
 
 /**
- * Validates options and wires the services. Throws `AuthConfigError` naming the bad option.
+ * Validates options and wires the services. Throws `AuthConfigError` naming the bad option. `adapterOptions`
+ * lists the extra keys a transport accepts in the same object (they are not validated here beyond existing).
  *
  * @example
  * import { createAuthCore } from "@latchkey/core";
  * const core = createAuthCore({ secret, database: memoryStore(), baseUrl: "https://app.example" });
  */
-export function createAuthCore(options: AuthOptions): AuthCore {
-  const config = resolveConfig(options);
+export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape = {}): AuthCore {
+  const config = resolveConfig(options, adapterOptions);
   const store = options.database;
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;

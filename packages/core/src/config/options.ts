@@ -1,5 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "./duration.ts";
+import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.ts";
 import type { Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
@@ -96,6 +97,48 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, RateLimitRule> = {
   "/email-otp/change-email": { window: "1m", max: 10 },
 };
 
+const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
+const TEMPLATE_FAMILIES = ["verification", "password-reset", "otp", "otp-sign-in", "otp-email-verification", "otp-password-reset", "otp-email-change"];
+/** Names `email.templates` accepts (the deletion subject is the option `deleteAccount.subject`). */
+export const EMAIL_TEMPLATE_NAMES: readonly string[] = [
+  ...TEMPLATE_FAMILIES.flatMap((family) => TEMPLATE_PARTS.map((part) => `${family}.${part}`)),
+  "delete-account.txt",
+  "delete-account.html",
+];
+
+/**
+ * Every key `createAuth` accepts from core (hono-adapter adds its HTTP options); anything else is an
+ * `AuthConfigError` naming the nearest valid key. A new option is one line here plus its validation below.
+ */
+export const AUTH_OPTION_SHAPE: OptionShape = {
+  secret: true,
+  database: true,
+  baseUrl: true,
+  basePath: true,
+  environment: true,
+  appName: true,
+  cookies: { secure: true, domain: true, sameSite: true },
+  email: { sender: true, from: true, templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])) },
+  trustedOrigins: true,
+  session: { expiresIn: true, updateAge: true },
+  emailPassword: {
+    allowUsernameChange: true,
+    requireUsername: true,
+    minPasswordLength: true,
+    maxPasswordLength: true,
+    passwordReset: { expiresIn: true, callbackPath: true, callbackUrlOverride: true },
+  },
+  emailVerification: { expiresIn: true, callbackPath: true, requireVerifiedForSignIn: true, callbackUrlOverride: true },
+  deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
+  rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } } },
+  lockout: { enabled: true, maxFailures: true, window: true, duration: true },
+  plugins: true,
+  captureOtp: true,
+  clock: true,
+  random: true,
+  passwordHasher: true,
+};
+
 function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {
   if (value === undefined) return null;
   let url: URL;
@@ -120,9 +163,13 @@ function rule(r: RateLimitRule, field: string): ResolvedRule {
   return { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
 }
 
-/** Validates options and fills defaults. Throws `AuthConfigError` naming the first bad field. */
-export function resolveConfig(options: AuthOptions): ResolvedConfig {
+/**
+ * Validates options and fills defaults. Throws `AuthConfigError` naming the first bad field, including keys
+ * that are not options (`adapterOptions`: the keys a transport adds, e.g. hono-adapter's `getClientIp`).
+ */
+export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape = {}): ResolvedConfig {
   if (options === null || typeof options !== "object") throw new AuthConfigError("options", "must be an object");
+  rejectUnknownOptions(options, { ...AUTH_OPTION_SHAPE, ...adapterOptions }, "");
   if (typeof options.secret !== "string" || options.secret.length < 32) throw new AuthConfigError("secret", "must be a string of at least 32 characters (run `latchkey secret`)");
   if (!options.database || typeof options.database !== "object" || !("users" in options.database)) throw new AuthConfigError("database", "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
   const environment = options.environment ?? "production";

@@ -7,7 +7,7 @@ import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
-import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
+import { invalidOtp, otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 import { proveMailbox } from "./mailbox-proof.ts";
 
 /**
@@ -123,7 +123,7 @@ export class EmailOtpService {
     const t = target("email-verification", email);
     const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
     const user = await this.ctx.store.users.findByEmail(email);
-    if (!user || (row.userId !== null && row.userId !== user.id)) throw new AuthError("INVALID_OTP", "The code is wrong");
+    if (!user || (row.userId !== null && row.userId !== user.id)) throw invalidOtp();
     const proven = await this.proveForOtp(user, meta);
     await this.codes.verified(t, proven.id, meta);
     return { user: toUserView(proven) };
@@ -146,7 +146,7 @@ export class EmailOtpService {
     const t = target("password-reset", email);
     const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
     const user = await ctx.store.users.findByEmail(email);
-    if (!user || row.userId !== user.id) throw new AuthError("INVALID_OTP", "The code is wrong");
+    if (!user || row.userId !== user.id) throw invalidOtp();
     // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
     const passwordHash = await ctx.hasher.hash(input.password);
     await proveMailbox(ctx, user, "credential", meta);

@@ -1,4 +1,4 @@
-import { AuthError } from "../errors/errors.ts";
+import { invalidOtp } from "./otp-codes.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { ProviderId, UserRecord } from "../ports/records.ts";
@@ -21,7 +21,7 @@ export async function proveMailbox(ctx: AuthContext, user: UserRecord, keepProvi
   await revokeApiKeys(ctx, user.id, meta);
   const at = new Date(ctx.clock.now());
   const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });
-  if (!updated?.ok) throw new AuthError("INVALID_OTP", "The code is wrong");
+  if (!updated?.ok) throw invalidOtp();
   if (sessions > 0) await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "email-proven", count: sessions, at, ip: meta.ip, userAgent: meta.userAgent });
   await ctx.events.emit("EmailVerified", { userId: user.id, email: user.email, at, ip: meta.ip, userAgent: meta.userAgent });
   return updated.value;

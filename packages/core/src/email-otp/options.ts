@@ -1,5 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
+import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
 import type { OtpPurpose } from "../events/events.ts";
 
@@ -76,6 +77,16 @@ export interface ResolvedEmailOtpOptions {
   templates: EmailTemplates;
 }
 
+/** Every key `emailOtp({...})` accepts (templates are checked by name below). A new option is one line here. */
+export const EMAIL_OTP_OPTION_SHAPE: OptionShape = {
+  codeLength: true,
+  expiresIn: true,
+  maxAttempts: true,
+  allowSignUp: true,
+  emailChange: { enabled: true, verifyCurrentEmail: true },
+  templates: true,
+};
+
 const TEMPLATE_KEY = /^otp(-(sign-in|email-verification|password-reset|email-change))?\.(subject|txt|html)$/;
 
 function flag(value: unknown, fallback: boolean, field: string): boolean {
@@ -92,6 +103,7 @@ function flag(value: unknown, fallback: boolean, field: string): boolean {
  */
 export function resolveEmailOtpOptions(options: EmailOtpOptions = {}): ResolvedEmailOtpOptions {
   if (options === null || typeof options !== "object") throw new AuthConfigError("emailOtp", "options must be an object");
+  rejectUnknownOptions(options, EMAIL_OTP_OPTION_SHAPE, "emailOtp");
   const codeLength = options.codeLength ?? 6;
   if (!Number.isInteger(codeLength) || codeLength < 4 || codeLength > 10) throw new AuthConfigError("emailOtp.codeLength", "must be 4..10");
   const maxAttempts = options.maxAttempts ?? 3;

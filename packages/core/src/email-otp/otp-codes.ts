@@ -59,6 +59,18 @@ export function otpIdentifier(purpose: OtpPurpose, key: string): string {
 }
 
 /**
+ * The answer to every code that cannot be used: wrong, already used, replaced by a newer one or destroyed after
+ * too many tries. One message for all, because telling "no code exists" apart from "wrong code" would reveal
+ * which addresses were sent one (unknown emails get none); it says what to do in every case.
+ *
+ * @example
+ * throw invalidOtp();
+ */
+export function invalidOtp(): AuthError {
+  return new AuthError("INVALID_OTP", "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code");
+}
+
+/**
  * The OTP row state machine over the `verifications` port: issue (rotating), check, consume, failed
  * attempts and expiry. Only SHA-256 of a code is stored; codes are uniform over all `codeLength`-digit strings.
  *
@@ -119,7 +131,7 @@ export class OtpCodes {
       // Nothing to guess against (never sent, destroyed, or consumed by a parallel request with the same code):
       // counting it would let the losers of a legitimate double-submit lock the account.
       await this.failed(target, 0, null, meta);
-      throw new AuthError("INVALID_OTP", "The code is wrong");
+      throw invalidOtp();
     }
     if (row.expiresAt.getTime() <= ctx.clock.now()) {
       // By id, not identifier: a fresh code issued meanwhile must survive.
@@ -132,7 +144,7 @@ export class OtpCodes {
       const attempt = await ctx.store.verifications.recordFailedAttempt(row.id, this.options.maxAttempts);
       await this.failed(target, attempt?.attemptCount ?? row.attemptCount, opts.lockoutKey, meta);
       if (attempt?.destroyed) throw new AuthError("TOO_MANY_ATTEMPTS", "Too many wrong codes; request a new one");
-      throw new AuthError("INVALID_OTP", "The code is wrong");
+      throw invalidOtp();
     }
     if (opts.mode === "check") {
       await this.verified(target, row.userId, meta);
@@ -142,7 +154,7 @@ export class OtpCodes {
     if (!consumed) {
       // Another request with the same code won; a replay is no guess, so the lockout is not fed.
       await this.failed(target, row.attemptCount, null, meta);
-      throw new AuthError("INVALID_OTP", "The code is wrong");
+      throw invalidOtp();
     }
     if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
     return consumed;

@@ -15,9 +15,10 @@ export interface EmailSender {
 }
 
 /**
- * The default sender: writes mail to the console. In `environment: "development"` it prints the whole
- * message (that is how a developer receives codes locally); in production it prints only recipient and
- * subject, so codes and links never reach logs. Configure a real sender for production.
+ * The default sender: writes mail to the console. With `showBody` (what `environment: "development"` uses) it
+ * prints the whole message, announcing on its first line that it does so (that is how a developer receives
+ * codes locally). Otherwise it prints only the recipient and the template name: no subject, no body, so no
+ * code or link reaches a log even when a subject template carries one. Configure a real sender for production.
  *
  * @example
  * import { consoleEmailSender } from "@latchkey/core";
@@ -28,8 +29,11 @@ export function consoleEmailSender(options: { showBody?: boolean; log?: (line: s
   return {
     showBody: options.showBody,
     async send(message) {
-      const head = `[latchkey email] to=${message.to} subject=${JSON.stringify(message.subject)}`;
-      log(options.showBody ? `${head}\n${message.text}` : `${head} (body withheld: set environment "development" or configure a sender)`);
+      if (options.showBody) {
+        log(`[latchkey email] development mode: printing the whole email, codes and links included (never in production)\nto=${message.to} from=${message.from} template=${message.template}\nsubject: ${message.subject}\n\n${message.text}`);
+      } else {
+        log(`[latchkey email] to=${message.to} template=${message.template} (subject and body withheld: set environment "development" or configure a sender)`);
+      }
     },
   };
 }
@@ -46,7 +50,7 @@ export const DEFAULT_TEMPLATES: EmailTemplates = {
   "password-reset.html": "<p>Someone asked to reset the password of your {{appName}} account.</p><p><a href=\"{{url}}\">Choose a new password</a></p><p>The link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.</p>",
   "delete-account.txt": "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
   "delete-account.html": "<p>Open this link to delete your {{appName}} account for good.</p><p><a href=\"{{url}}\">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>",
-  "otp.subject": "Your {{appName}} code: {{otp}}",
+  "otp.subject": "Your {{appName}} code",
   "otp.txt": "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",
   "otp.html": "<p>Your {{appName}} code to {{action}} is</p><p style=\"font-size:24px;letter-spacing:4px\"><strong>{{otp}}</strong></p><p>It expires in {{expiresInMinutes}} minutes. Do not share it.</p>",
 };

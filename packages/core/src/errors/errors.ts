@@ -29,6 +29,8 @@ export type AuthErrorCode =
   | "INSUFFICIENT_PERMISSIONS"
   | "SERVER_ONLY_PROPERTY"
   | "INVALID_ORIGIN"
+  | "MISSING_ORIGIN"
+  | "METHOD_NOT_ALLOWED"
   | "INVALID_CALLBACK_URL"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "PAYLOAD_TOO_LARGE"
@@ -50,7 +52,7 @@ export interface AuthErrorOptions {
  *
  * @example
  * import { AuthError } from "@latchkey/core";
- * throw new AuthError("INVALID_OTP", "The code is wrong");
+ * throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
  */
 export class AuthError extends Error {
   override readonly name = "AuthError";

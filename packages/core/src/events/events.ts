@@ -32,7 +32,12 @@ export interface AuthEventMap {
 
 export type AuthEventName = keyof AuthEventMap;
 export type AuthEvent = { [K in AuthEventName]: { type: K } & AuthEventMap[K] }[AuthEventName];
-export type AuthEventListener<K extends AuthEventName> = (event: AuthEventMap[K] & { type: K }) => void | Promise<void>;
+/** A listener may return anything; a returned thenable (promise) is awaited before the request answers, any other value is ignored. */
+export type AuthEventListener<K extends AuthEventName> = (event: AuthEventMap[K] & { type: K }) => unknown;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
 
 /**
  * Typed event bus. Listeners run in order; a failing listener is reported to `onError` and never breaks the flow.
@@ -42,7 +47,7 @@ export type AuthEventListener<K extends AuthEventName> = (event: AuthEventMap[K]
  */
 export class AuthEvents {
   readonly #listeners = new Map<AuthEventName, Set<AuthEventListener<AuthEventName>>>();
-  readonly #any = new Set<(event: AuthEvent) => void | Promise<void>>();
+  readonly #any = new Set<(event: AuthEvent) => unknown>();
   readonly #onError: (error: unknown) => void;
 
   constructor(onError: (error: unknown) => void = (error) => console.error(`[latchkey] event listener failed: ${describeError(error)}`)) {
@@ -57,7 +62,7 @@ export class AuthEvents {
   }
 
   /** Every event (used by `auditLog()`). */
-  onAny(listener: (event: AuthEvent) => void | Promise<void>): () => void {
+  onAny(listener: (event: AuthEvent) => unknown): () => void {
     this.#any.add(listener);
     return () => this.#any.delete(listener);
   }
@@ -67,11 +72,12 @@ export class AuthEvents {
     const set = this.#listeners.get(name);
     if (!set?.size && !this.#any.size) return;
     const event = { type: name, ...payload } as AuthEventMap[K] & { type: K };
-    const pending: Promise<void>[] = [];
-    const run = (fn: () => void | Promise<void>) => {
+    const pending: Promise<unknown>[] = [];
+    const run = (fn: () => unknown) => {
       try {
         const r = fn();
-        if (r) pending.push(r.catch(this.#onError));
+        // `(e) => list.push(e)` returns a number: only thenables are awaited.
+        if (isThenable(r)) pending.push(Promise.resolve(r).catch(this.#onError));
       } catch (error) {
         this.#onError(error);
       }

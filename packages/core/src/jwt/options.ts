@@ -1,5 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
+import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { SessionView, UserView } from "../session/session.ts";
 
@@ -128,10 +129,22 @@ export interface ResolvedJwtOptions {
   signerFactory: JwtSignerFactory | null;
 }
 
-const KNOWN = new Set([
-  "alg", "expiresIn", "issuer", "audience", "rotationInterval", "gracePeriod", "keyCacheTtl", "disableSettingJwtHeader",
-  "disablePrivateKeyEncryption", "jwksPath", "tokenPath", "payloadBuilder", "signerFactory",
-]);
+/** Every key `jwt({...})` accepts. A new option is one line here plus its validation below. */
+export const JWT_OPTION_SHAPE: OptionShape = {
+  alg: true,
+  expiresIn: true,
+  issuer: true,
+  audience: true,
+  rotationInterval: true,
+  gracePeriod: true,
+  keyCacheTtl: true,
+  disableSettingJwtHeader: true,
+  disablePrivateKeyEncryption: true,
+  jwksPath: true,
+  tokenPath: true,
+  payloadBuilder: true,
+  signerFactory: true,
+};
 const ALGORITHMS: Record<JwtAlgorithm, JwsAlgorithm> = { EdDSA: "EdDSA", Ed25519: "EdDSA", ES256: "ES256", RS256: "RS256", PS256: "PS256" };
 // Literal segments only: `:` and `*` would turn the path into a Hono pattern.
 const PATH_SHAPE = /^(\/[A-Za-z0-9._~-]+)+$/;
@@ -162,7 +175,7 @@ function nonEmpty(value: unknown, field: string): string {
  */
 export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions {
   if (options === null || typeof options !== "object") throw new AuthConfigError("jwt", "options must be an object");
-  for (const key of Object.keys(options)) if (!KNOWN.has(key)) throw new AuthConfigError(`jwt.${key}`, "is not a jwt option");
+  rejectUnknownOptions(options, JWT_OPTION_SHAPE, "jwt");
   const algName: unknown = options.alg ?? "EdDSA";
   if (typeof algName !== "string" || !Object.hasOwn(ALGORITHMS, algName)) throw new AuthConfigError("jwt.alg", 'must be "EdDSA" (or "Ed25519"), "ES256", "RS256" or "PS256"');
   const alg = ALGORITHMS[algName as JwtAlgorithm];

@@ -25,6 +25,17 @@ export function ipBucket(ip: string): string {
   return `${groups.slice(0, 4).map((g) => (g || "0").replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
+/**
+ * A wait in words for 429 messages (the exact seconds are in `Retry-After`): "1 second", "45 seconds", "3 minutes".
+ *
+ * @example
+ * retryAfterText(90); // "2 minutes"
+ */
+export function retryAfterText(seconds: number): string {
+  if (seconds < 120) return seconds === 1 ? "1 second" : `${seconds} seconds`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
 /** Per-IP fixed-window limits with counters in the store, so every instance shares them. */
 export class RateLimiter {
   constructor(private readonly config: ResolvedConfig, private readonly store: Store, private readonly clock: Clock) {}
@@ -50,7 +61,8 @@ export class RateLimiter {
     for (const [key, rule] of checks) {
       const state = await this.store.counters.hit(key, rule.windowMs, now);
       if (state.count > rule.max) {
-        throw new AuthError("RATE_LIMITED", "Too many requests; try again later", { retryAfter: Math.max(1, Math.ceil((state.resetAt - now) / 1000)) });
+        const retryAfter = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
+        throw new AuthError("RATE_LIMITED", `Too many requests from this address; try again in ${retryAfterText(retryAfter)}`, { retryAfter });
       }
     }
   }
@@ -68,7 +80,9 @@ export class Lockout {
     if (!this.config.lockout.enabled) return;
     const now = this.clock.now();
     const lock = await this.store.counters.peek(`lock:${identifier}`, now);
-    if (lock) throw new AuthError("ACCOUNT_LOCKED", "Too many failed attempts; try again later", { retryAfter: Math.max(1, Math.ceil((lock.resetAt - now) / 1000)) });
+    if (!lock) return;
+    const retryAfter = Math.max(1, Math.ceil((lock.resetAt - now) / 1000));
+    throw new AuthError("ACCOUNT_LOCKED", `Too many failed attempts; try again in ${retryAfterText(retryAfter)}`, { retryAfter });
   }
 
   /** Counts a failure; the failure that reaches the limit locks the identifier. */

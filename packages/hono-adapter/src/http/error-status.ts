@@ -1,7 +1,7 @@
 import type { AuthErrorCode } from "@latchkey/core";
 
 /** The one table that maps `AuthError.code` to an HTTP status. */
-export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500> = {
+export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500> = {
   INVALID_REQUEST: 400,
   INVALID_EMAIL: 400,
   INVALID_USERNAME: 400,
@@ -25,8 +25,10 @@ export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 409 | 4
   EMAIL_NOT_VERIFIED: 403,
   INSUFFICIENT_PERMISSIONS: 403,
   INVALID_ORIGIN: 403,
+  MISSING_ORIGIN: 403,
   KEY_NOT_FOUND: 404,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   PASSWORD_ALREADY_SET: 409,
   USERNAME_TAKEN: 409,
   EMAIL_TAKEN: 409,

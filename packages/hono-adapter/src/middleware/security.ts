@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AuthError, type ResolvedConfig } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
@@ -22,17 +22,62 @@ export function securityHeaders(config: ResolvedConfig): MiddlewareHandler {
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-function hasBody(req: Request): boolean {
-  const length = req.headers.get("content-length");
-  if (length !== null) return length !== "0";
-  return req.headers.has("transfer-encoding") || req.body !== null;
+const BODY_HEADERS = ["content-type", "content-length", "transfer-encoding"];
+
+/** The same request with no body and no body headers: what validation sees for a missing or empty body. */
+function withoutBody(req: Request): Request {
+  const headers = new Headers(req.headers);
+  for (const name of BODY_HEADERS) headers.delete(name);
+  return new Request(req.url, { method: req.method, headers, signal: req.signal });
 }
 
-/** JSON only (415 otherwise) and at most 64 KiB (413), before anything parses the body. */
+/**
+ * Whether the request really carries body bytes. A declared length answers it; otherwise (no header, a chunked
+ * body, Node's stream for a bodiless POST) the first non-empty chunk is read and put back in front of the rest.
+ */
+async function presentBody(c: Context): Promise<boolean> {
+  const req = c.req.raw;
+  const length = req.headers.get("content-length");
+  if (length !== null && /^\d+$/.test(length)) return Number(length) > 0;
+  if (req.body === null) return false;
+  const reader = req.body.getReader();
+  let first: Uint8Array | undefined;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return false;
+    if (value && value.byteLength > 0) {
+      first = value;
+      break;
+    }
+  }
+  const head = first;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(head);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  c.req.raw = new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal, duplex: "half" } as RequestInit);
+  return true;
+}
+
+/**
+ * A missing or empty body counts as no body (validated as `{}`), whatever its headers say; a present body
+ * must be JSON (415 otherwise) and at most 64 KiB (413), checked before anything parses it.
+ */
 export function bodyGuard(): MiddlewareHandler {
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB")) });
   return async (c, next) => {
-    if (!MUTATING.has(c.req.method) || !hasBody(c.req.raw)) return next();
+    if (!MUTATING.has(c.req.method)) return next();
+    if (!(await presentBody(c))) {
+      if (c.req.raw.body !== null || BODY_HEADERS.some((name) => c.req.raw.headers.has(name))) c.req.raw = withoutBody(c.req.raw);
+      return next();
+    }
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/json") return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
     // A declared length is enforced by the runtime's HTTP parser, so checking it is enough; only streamed
@@ -57,13 +102,20 @@ function originOf(value: string | undefined): string | null {
 
 /**
  * CSRF: a state-changing request that carries the session cookie must come from a trusted origin
- * (`Origin`, else `Referer`). Bearer- or API-key-only requests carry no ambient credential and skip it.
+ * (`Origin`, else `Referer`): neither is 403 `MISSING_ORIGIN`, an untrusted or opaque (`null`) one 403
+ * `INVALID_ORIGIN`. Bearer- or API-key-only requests carry no ambient credential and skip it.
  */
 export function csrfProtection(config: ResolvedConfig): MiddlewareHandler {
   return async (c, next) => {
     if (!MUTATING.has(c.req.method)) return next();
     if (readCookie(c.req.header("cookie"), config.cookies.name) === null) return next();
-    const origin = originOf(c.req.header("origin") ?? c.req.header("referer"));
+    const claimed = c.req.header("origin") ?? c.req.header("referer");
+    if (claimed === undefined || claimed === "") {
+      // Browsers send Origin on every cross-origin and same-origin POST; its absence means a non-browser client
+      // (curl, a server) that carries the cookie, which should use Bearer instead, or a stripped header.
+      return errorResponse(new AuthError("MISSING_ORIGIN", "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer"));
+    }
+    const origin = originOf(claimed);
     if (origin === null || !config.trustedOrigins.includes(origin)) {
       return errorResponse(new AuthError("INVALID_ORIGIN", "The request origin is not trusted"));
     }

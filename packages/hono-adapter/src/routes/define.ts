@@ -1,9 +1,8 @@
-import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AuthEnv } from "../env.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { rejectCrossSiteNavigation } from "../middleware/security.ts";
-import { errorResponse } from "../http/errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 
 export type AuthApp = OpenAPIHono<AuthEnv>;
@@ -41,6 +40,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: "Not authenticated or wrong credentials",
   403: "Forbidden (origin, permissions, verification)",
   404: "Not found",
+  405: "Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones)",
   409: "Conflict",
   413: "Body over 64 KiB",
   415: "Body is not application/json",
@@ -48,16 +48,8 @@ const ERROR_TEXT: Record<number, string> = {
   429: "Rate limited or locked (`Retry-After` header)",
 };
 
-function rateLimit(tools: RequestTools, path: string, global: boolean): MiddlewareHandler<AuthEnv> {
-  return async (c, next) => {
-    try {
-      await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, path, { global });
-    } catch (error) {
-      return errorResponse(error);
-    }
-    return next();
-  };
-}
+// What a POST without fields accepts: no body, an empty body or `{}` (other fields are ignored).
+const NoFields = z.object({}).openapi("NoFields", { description: "This endpoint takes no fields: send no body, an empty body or `{}`." });
 
 /** Registers one documented route: OpenAPI operation, validation, rate limit, then the handler. */
 export function defineRoute<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined>(
@@ -70,13 +62,15 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   const rule = tools.core.ctx.rateLimiter.ruleFor(spec.path);
   // Rules are fixed at construction: a path no rule can count skips the middleware (API-key verify is hot).
   const limited = tools.core.config.rateLimit.enabled && (rule || (global && rule !== false));
-  const middleware: MiddlewareHandler<AuthEnv>[] = limited ? [rateLimit(tools, spec.path, global)] : [];
-  if (spec.rejectNavigation) middleware.unshift(rejectCrossSiteNavigation());
+  const middleware: MiddlewareHandler<AuthEnv>[] = spec.rejectNavigation ? [rejectCrossSiteNavigation()] : [];
+  // Bodiless methods aside, a route without fields still documents (and validates) an optional `{}` body.
+  const optionalBody = !spec.body && spec.method !== "get" && spec.method !== "delete";
   const errors = new Set(spec.errors ?? []);
-  if (spec.body || spec.query) errors.add(400);
+  errors.add(405);
+  if (spec.body || spec.query || optionalBody) errors.add(400);
   if (spec.authenticated) errors.add(401);
   if (spec.method !== "get") errors.add(429);
-  if (spec.body) {
+  if (spec.body || optionalBody) {
     errors.add(413);
     errors.add(415);
   }
@@ -94,11 +88,14 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     middleware,
     request: {
       ...(spec.body ? { body: { content: { "application/json": { schema: spec.body } }, required: true } } : {}),
+      ...(optionalBody ? { body: { content: { "application/json": { schema: NoFields } }, required: false, description: "Optional: no body, an empty body and `{}` are all accepted." } } : {}),
       ...(spec.query ? { query: spec.query } : {}),
     },
     responses: responses as never,
   });
   app.openapi(route, (async (c: Context<AuthEnv>) => {
+    // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
+    if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
     const input = { body: spec.body ? req.valid("json") : undefined, query: spec.query ? req.valid("query") : undefined } as RouteInput<B, Q>;
     return handler(c, input);

@@ -73,7 +73,6 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     method: "post", path: "/delete-account/request", tag: TAG, authenticated: true,
     summary: "Email a deletion confirmation link",
     description: "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",
-    body: z.object({}),
     response: { schema: SuccessSchema, description: "The email was sent" },
   }, async (c) => {
     const s = await tools.requireSession(c);

@@ -39,10 +39,13 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     method: "post", path: "/sign-in/email", tag: TAG, rejectNavigation: true,
     summary: "Sign in with email (or username) and password",
     description: "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
-    body: z.union([
-      z.object({ email: EmailField, password: PasswordField }),
-      z.object({ username: z.string().min(1).max(64), password: PasswordField }),
-    ]),
+    // One object rather than a union, so a missing field is reported by name (`email`, `password`).
+    body: z
+      .object({ email: EmailField.optional(), username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }), password: PasswordField })
+      .superRefine((b, ctx) => {
+        if (b.email === undefined && b.username === undefined) ctx.addIssue({ code: "custom", path: ["email"], message: "Required: email (or username)" });
+      })
+      .transform((b) => (b.email !== undefined ? { email: b.email, password: b.password } : { username: b.username as string, password: b.password })),
     response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
     errors: [401, 403],
   }, async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c))));
