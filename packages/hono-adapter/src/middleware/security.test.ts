@@ -15,13 +15,13 @@ function expectSecurityHeaders(res: Response) {
 }
 
 describe("CSRF", () => {
-  it("refuses cookie-authenticated POSTs from a foreign or null Origin (403 INVALID_ORIGIN) and changes nothing", async () => {
+  it("refuses cookie-authenticated POSTs from a foreign or null Origin (403 INVALID_ORIGIN) or with none (403 MISSING_ORIGIN) and changes nothing", async () => {
     const t = createTestAuth();
     const { token } = await t.signUp("ada@example.com");
-    for (const origin of ["https://evil.example", "null", null]) {
+    for (const [origin, code] of [["https://evil.example", "INVALID_ORIGIN"], ["null", "INVALID_ORIGIN"], [null, "MISSING_ORIGIN"]] as const) {
       const res = await t.request("POST", "/sign-out", { headers: cookieHeaders(token, origin) });
       expect(res.status, String(origin)).toBe(403);
-      expect(await res.json()).toEqual({ code: "INVALID_ORIGIN", message: expect.any(String) });
+      expect(await res.json()).toEqual({ code, message: expect.any(String) });
     }
     expect((await (await t.request("GET", "/get-session", { headers: bearer(token) })).json()).user.email).toBe("ada@example.com");
   });

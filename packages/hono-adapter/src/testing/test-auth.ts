@@ -36,10 +36,12 @@ export interface TestAuth {
  * postgres; or `store`), movable clock, captured emails,
  * cheap argon2id parameters, client IP from the `x-test-ip` header.
  */
-export function createTestAuth(overrides: Partial<CreateAuthOptions> & { store?: Store } = {}): TestAuth {
+export function createTestAuth(testOptions: Partial<CreateAuthOptions> & { store?: Store } = {}): TestAuth {
   const clock = createTestClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const emails = captureEmails();
-  const store = overrides.store ?? overrides.database ?? storeForTestRun() ?? memoryStore();
+  // `store` is this helper's own key: createAuth rejects keys it does not know.
+  const { store: given, ...overrides } = testOptions;
+  const store = given ?? overrides.database ?? storeForTestRun() ?? memoryStore();
   const auth = createAuth({
     secret: TEST_SECRET,
     baseUrl: BASE_URL,

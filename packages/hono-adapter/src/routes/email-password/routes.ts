@@ -42,8 +42,11 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     // One object rather than a union, so a missing field is reported by name (`email`, `password`).
     body: z
       .object({ email: EmailField.optional(), username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }), password: PasswordField })
-      .superRefine((b, ctx) => {
-        if (b.email === undefined && b.username === undefined) ctx.addIssue({ code: "custom", path: ["email"], message: "Required: email (or username)" });
+      // `when`: also runs when other fields failed, so `{}` names `email` next to `password`.
+      .refine((b) => b.email !== undefined || b.username !== undefined, {
+        path: ["email"],
+        message: "Required: email (or username)",
+        when: (payload) => typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value),
       })
       .transform((b) => (b.email !== undefined ? { email: b.email, password: b.password } : { username: b.username as string, password: b.password })),
     response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
