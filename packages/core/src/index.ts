@@ -28,16 +28,16 @@ export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, 
 export { verificationLinkIdentifier } from "./email-verification/index.ts";
 export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
-export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS } from "./audit-log/index.ts";
-export type { ListAuditEventsInput, AuditEventPage, AuditLogApi } from "./audit-log/index.ts";
-export { emailOtp, EMAIL_OTP_PLUGIN_ID, resolveEmailOtpOptions, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES, OtpCodes, otpIdentifier, EmailOtpService, EmailChangeService, proveMailbox } from "./email-otp/index.ts";
+export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS, AUDIT_LOG_OPTION_SHAPE } from "./audit-log/index.ts";
+export type { ListAuditEventsInput, AuditEventPage, AuditLogApi, AuditLogOptions } from "./audit-log/index.ts";
+export { emailOtp, EMAIL_OTP_PLUGIN_ID, resolveEmailOtpOptions, EMAIL_OTP_OPTION_SHAPE, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES, OtpCodes, otpIdentifier, EmailOtpService, EmailChangeService, proveMailbox } from "./email-otp/index.ts";
 export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin, EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose, OtpTarget, OtpRecipient, VerifyOptions, SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput, RequestEmailChangeInput, ChangeEmailInput } from "./email-otp/index.ts";
-export { jwt, JwtService, RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
+export { jwt, JwtService, RESERVED_CLAIMS, resolveJwtOptions, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions, ResolvedJwtOptions, JwtSettings, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,
   JwtPayloadContext, JwtSigner, JwtSignerFactory, JwtApi,
 } from "./jwt/index.ts";
-export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID, isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, normalizePermissions, toApiKeyView } from "./api-key/index.ts";
+export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID, isWellFormedApiKey, resolveApiKeysOptions, API_KEYS_OPTION_SHAPE, hasPermissions, normalizePermissions, toApiKeyView } from "./api-key/index.ts";
 export type {
   ApiKeysOptions, ResolvedApiKeysOptions, ApiKeyAuthentication, ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode,
   ApiKeyApi, ApiKeyPage, CreateApiKeyInput, CreateApiKeyResult, CallerCreateApiKeyInput, UpdateApiKeyInput, CallerUpdateApiKeyInput, VerifyApiKeyInput,

@@ -4,7 +4,7 @@
  * @example
  * import { createAuth, clientIp } from "@latchkey/hono-adapter";
  */
-export { createAuth } from "./create-auth.ts";
+export { createAuth, ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
 export type { Auth, CreateAuthOptions, ExecutionContextLike } from "./create-auth.ts";
 export { clientIp, fromSocket, fromCfConnectingIp, fromForwardedFor } from "./http/client-ip.ts";
 export type { GetClientIp } from "./http/client-ip.ts";

@@ -1,7 +1,7 @@
 export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
-export { resolveApiKeysOptions } from "./options.ts";
+export { resolveApiKeysOptions, API_KEYS_OPTION_SHAPE } from "./options.ts";
 export type { ApiKeysOptions, ResolvedApiKeysOptions } from "./options.ts";
 export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";

@@ -35,24 +35,24 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * The valid name closest to `name`: same letters in another case, a name containing it (`prefix` ->
- * `defaultPrefix`), or the smallest edit distance within about a third of its length. `null` when none is close.
+ * The valid name closest to `name`: the smallest edit distance (case-insensitive) within about a third of its
+ * length, else the shortest name containing it or contained in it (`prefix` -> `defaultPrefix`). `null` when none.
  *
  * @example
  * nearestName("enable", ["enabled", "window", "max"]); // "enabled"
  */
 export function nearestName(name: string, candidates: readonly string[]): string | null {
   const lower = name.toLowerCase();
-  const sameLetters = candidates.find((c) => c.toLowerCase() === lower);
-  if (sameLetters) return sameLetters;
   let best: string | null = null;
-  let bestScore = Number.POSITIVE_INFINITY;
+  let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {
-    const c = candidate.toLowerCase();
-    const score = lower.length >= 3 && (c.includes(lower) || lower.includes(c)) ? 0.5 : editDistance(lower, c);
-    if (score < bestScore) [best, bestScore] = [candidate, score];
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
   }
-  return bestScore <= Math.max(2, Math.ceil(lower.length / 3)) ? best : null;
+  if (best !== null && bestDistance <= Math.max(2, Math.ceil(lower.length / 3))) return best;
+  if (lower.length < 3) return null;
+  const related = candidates.filter((c) => c.toLowerCase().includes(lower) || lower.includes(c.toLowerCase()));
+  return related.sort((a, b) => a.length - b.length)[0] ?? null;
 }
 
 function join(path: string, key: string): string {

@@ -84,10 +84,10 @@ export const EMAIL_OTP_OPTION_SHAPE: OptionShape = {
   maxAttempts: true,
   allowSignUp: true,
   emailChange: { enabled: true, verifyCurrentEmail: true },
-  templates: true,
+  templates: Object.fromEntries(
+    ["otp", ...ALL_PURPOSES.map((p) => `otp-${p}`)].flatMap((family) => ["subject", "txt", "html"].map((part) => [`${family}.${part}`, true as const])),
+  ),
 };
-
-const TEMPLATE_KEY = /^otp(-(sign-in|email-verification|password-reset|email-change))?\.(subject|txt|html)$/;
 
 function flag(value: unknown, fallback: boolean, field: string): boolean {
   if (value === undefined) return fallback;
@@ -112,7 +112,6 @@ export function resolveEmailOtpOptions(options: EmailOtpOptions = {}): ResolvedE
   const templates = options.templates ?? {};
   if (templates === null || typeof templates !== "object") throw new AuthConfigError("emailOtp.templates", "must be an object of template sources");
   for (const [key, source] of Object.entries(templates)) {
-    if (!TEMPLATE_KEY.test(key)) throw new AuthConfigError(`emailOtp.templates["${key}"]`, "is not an OTP template (otp.<part> or otp-<purpose>.<part>, part: subject, txt, html)");
     if (typeof source !== "string") throw new AuthConfigError(`emailOtp.templates["${key}"]`, "must be a string");
   }
   return {
