@@ -19,7 +19,7 @@ export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } fr
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
 export { SessionService, toUserView, toSessionView } from "./session/index.ts";
 export type { UserView, SessionView, Credentials, CookieDescriptor, SignInResult, ValidatedSession } from "./session/index.ts";
-export { RateLimiter, Lockout, ipBucket } from "./rate-limit/index.ts";
+export { RateLimiter, Lockout, ipBucket, retryAfterText } from "./rate-limit/index.ts";
 export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";

@@ -5,6 +5,7 @@ import type { RequestMeta } from "../auth/request-meta.ts";
 import type { ApiKeyRecord } from "../ports/records.ts";
 import { hasPermissions } from "./permissions.ts";
 import { checkPermissions } from "./input.ts";
+import { retryAfterText } from "../rate-limit/rate-limit.ts";
 import { toApiKeyView, VERIFY_MESSAGES, type ApiKeyVerifyErrorCode, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
 import type { VerifyApiKeyInput } from "./api.ts";
 
@@ -39,7 +40,8 @@ export type ApiKeyAuthentication = { valid: true; apiKey: ApiKeyView; user: User
 
 async function refuse(ctx: AuthContext, keyId: string | null, code: ApiKeyVerifyErrorCode, meta: RequestMeta, tryAgainIn?: number | null): Promise<Refused> {
   await ctx.events.emit("ApiKeyVerifyFailed", { ...(keyId ? { keyId } : {}), code, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
-  const message = VERIFY_MESSAGES[code];
+  // A per-key limit says when it lifts, like the per-IP one (`tryAgainIn` and Retry-After carry the exact time).
+  const message = code === "RATE_LIMITED" && typeof tryAgainIn === "number" ? `The API key is over its rate limit; try again in ${retryAfterText(Math.max(1, Math.ceil(tryAgainIn / 1000)))}` : VERIFY_MESSAGES[code];
   return { valid: false, error: tryAgainIn === undefined ? { code, message } : { code, message, tryAgainIn } };
 }
 

@@ -13,7 +13,7 @@ export const csrfJourney: Journey = {
     const crossSite = await client.call("POST", "/sign-out", { cookie: mallory.cookie, origin: "https://evil.example" });
     expectError(crossSite, 403, "INVALID_ORIGIN", "sign-out from another origin");
     const noOrigin = await client.call("POST", "/sign-out", { cookie: mallory.cookie, origin: null });
-    expectError(noOrigin, 403, "INVALID_ORIGIN", "sign-out without Origin or Referer");
+    expectError(noOrigin, 403, "MISSING_ORIGIN", "sign-out without Origin or Referer");
     const nullOrigin = await client.call("POST", "/sign-out", { cookie: mallory.cookie, origin: "null" });
     expectError(nullOrigin, 403, "INVALID_ORIGIN", "sign-out with Origin: null");
 

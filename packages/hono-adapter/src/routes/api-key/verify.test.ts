@@ -111,7 +111,7 @@ describe("POST /api-key/verify", () => {
     t.clock.advance(10_000);
     expect((await verify(t, { key })).valid).toBe(true);
     t.clock.advance(5_000);
-    expect(await verify(t, { key })).toEqual({ valid: false, error: { code: "RATE_LIMITED", message: expect.any(String), tryAgainIn: 45_000 } });
+    expect(await verify(t, { key })).toEqual({ valid: false, error: { code: "RATE_LIMITED", message: "The API key is over its rate limit; try again in 45 seconds", tryAgainIn: 45_000 } });
     t.clock.advance(45_000);
     expect((await verify(t, { key })).valid).toBe(true);
   });
