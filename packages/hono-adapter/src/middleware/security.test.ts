@@ -176,3 +176,20 @@ describe("OpenAPI and the explorer", () => {
     expect((await script.text()).length).toBeGreaterThan(1_000_000);
   });
 });
+
+describe("CSRF: a cookie request without Origin or Referer", () => {
+  it("is 403 MISSING_ORIGIN with its own message; an untrusted one stays INVALID_ORIGIN", async () => {
+    const t = createTestAuth();
+    const { token } = await t.signUp("ada@example.com");
+    const missing = await t.request("POST", "/sign-out", { headers: cookieHeaders(token, null) });
+    expect(missing.status).toBe(403);
+    const missingBody = await missing.json();
+    expect(missingBody.code).toBe("MISSING_ORIGIN");
+    expect(missingBody.message).toMatch(/Origin/);
+    const foreign = await t.request("POST", "/sign-out", { headers: cookieHeaders(token, "https://evil.example") });
+    const foreignBody = await foreign.json();
+    expect(foreignBody.code).toBe("INVALID_ORIGIN");
+    expect(foreignBody.message).not.toBe(missingBody.message);
+    expect((await t.auth.api.getSession(token))?.user.email).toBe("ada@example.com");
+  });
+});
