@@ -4,7 +4,7 @@
  * @example
  * import { createAuthCore, AuthError, emailOtp } from "@latchkey/core";
  */
-export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
+export { AuthError, AuthConfigError, invalidField, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
 export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES, rejectUnknownOptions, nearestName, EACH } from "./config/index.ts";
 export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule, OptionShape } from "./config/index.ts";

@@ -1,4 +1,4 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
 import { lockoutIdentifier, type EmailPasswordService } from "../email-password/email-password.ts";
@@ -43,7 +43,7 @@ export class AccountService {
     if (input.name !== undefined) patch.name = input.name;
     if (input.image !== undefined) patch.image = input.image;
     if (input.metadata !== undefined) {
-      if (!isPlainObject(input.metadata)) throw new AuthError("INVALID_REQUEST", "metadata must be an object");
+      if (!isPlainObject(input.metadata)) throw invalidField("metadata", "metadata must be an object");
       patch.metadata = input.metadata;
     }
     let newUsername: string | null = null;

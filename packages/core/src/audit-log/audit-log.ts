@@ -1,4 +1,4 @@
-import { AuthConfigError, AuthError } from "../errors/errors.ts";
+import { AuthConfigError, AuthError, invalidField } from "../errors/errors.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../auth/context.ts";
@@ -101,8 +101,8 @@ export class AuditLogService {
 
   async list(input: ListAuditEventsInput = {}): Promise<AuditEventPage> {
     const limit = input.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new AuthError("INVALID_REQUEST", "limit must be an integer from 1 to 100");
-    if (input.cursor != null && (typeof input.cursor !== "string" || input.cursor.length > 512)) throw new AuthError("INVALID_REQUEST", "cursor is not valid");
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidField("limit", "limit must be an integer from 1 to 100");
+    if (input.cursor != null && (typeof input.cursor !== "string" || input.cursor.length > 512)) throw invalidField("cursor", "cursor is not valid");
     const page = await this.ctx.store.audit.list({ userId: input.userId ?? null, limit, cursor: input.cursor ?? null });
     return { events: page.items, nextCursor: page.nextCursor };
   }

@@ -1,4 +1,4 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
 import { lockoutIdentifier } from "../email-password/email-password.ts";
@@ -73,7 +73,7 @@ export class EmailOtpService {
    * password-reset; anyone for sign-in unless `allowSignUp` is false (then users only).
    */
   async send(input: SendOtpInput, meta: RequestMeta): Promise<{ success: true }> {
-    if (!SEND_PURPOSES.includes(input.purpose)) throw new AuthError("INVALID_REQUEST", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
+    if (!SEND_PURPOSES.includes(input.purpose)) throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
     const email = normalizeEmail(input.email);
     const user = await this.ctx.store.users.findByEmail(email);
     const eligible = user !== null || (input.purpose === "sign-in" && this.options.allowSignUp);
@@ -83,7 +83,7 @@ export class EmailOtpService {
 
   /** Verifies without consuming; a wrong code still counts against the row (not against the lockout). */
   async check(input: CheckOtpInput, meta: RequestMeta): Promise<{ success: true }> {
-    if (!SEND_PURPOSES.includes(input.purpose)) throw new AuthError("INVALID_REQUEST", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
+    if (!SEND_PURPOSES.includes(input.purpose)) throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
     const email = normalizeEmail(input.email);
     await this.codes.verify(target(input.purpose, email), input.otp, meta, { mode: "check", lockoutKey: null });
     return { success: true };
@@ -141,7 +141,7 @@ export class EmailOtpService {
   async resetPassword(input: ResetPasswordOtpInput, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
-    if (typeof input.password !== "string") throw new AuthError("INVALID_REQUEST", "password must be a string");
+    if (typeof input.password !== "string") throw invalidField("password", "password must be a string");
     checkPasswordLength(ctx.config, input.password);
     const t = target("password-reset", email);
     const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });

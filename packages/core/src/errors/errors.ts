@@ -69,6 +69,16 @@ export class AuthError extends Error {
 }
 
 /**
+ * 400 `INVALID_REQUEST` about one field, with `details` naming it (the shape the route schemas answer with).
+ *
+ * @example
+ * throw invalidField("purpose", "purpose must be one of sign-in, email-verification, password-reset");
+ */
+export function invalidField(path: string, message: string): AuthError {
+  return new AuthError("INVALID_REQUEST", message, { details: [{ path, message }] });
+}
+
+/**
  * Thrown by `createAuth` (and plugin factories) when an option is invalid. `field` names the option.
  *
  * @example
