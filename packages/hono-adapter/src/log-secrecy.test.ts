@@ -122,3 +122,27 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
     expect(leaks).toEqual([]);
   }, 60_000);
 });
+
+describe("development mode is the one place the console prints an email", () => {
+  it("prints the whole email with the code, and its first line says it is development mode", async () => {
+    const auth = createAuth({ secret: SECRET, environment: "development", database: storeForTestRun() ?? memoryStore(), plugins: [emailOtp()] });
+    let code = "";
+    auth.events.on("OtpGenerated", (e) => void (code = e.plain));
+    const background: Promise<unknown>[] = [];
+    const executionCtx = { waitUntil: (p: Promise<unknown>) => void background.push(p), passThroughOnException: () => undefined };
+    const capture = captureOutput();
+    try {
+      const res = await auth.handler(new Request("http://localhost:3000/auth/email-otp/send-verification-otp", {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "dev@example.com", purpose: "sign-in" }),
+      }), {}, executionCtx);
+      expect(res.status).toBe(200);
+      await Promise.all(background);
+    } finally {
+      capture.stop();
+    }
+    const printed = capture.stdout.find((l) => l.includes("to=dev@example.com")) ?? "";
+    expect(printed.split("\n")[0]).toMatch(/^\[latchkey email\] development mode: printing the whole email/);
+    expect(code).toMatch(/^\d{6}$/);
+    expect(printed).toContain(code);
+  });
+});
