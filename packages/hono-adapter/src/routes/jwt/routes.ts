@@ -39,7 +39,9 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
     tools.afterGetSession.push(async (c, session) => {
       try {
         c.header("set-auth-jwt", await service.sign(session));
-        c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
+        // For hosts running their own CORS middleware; createAuth({ cors }) already lists it.
+        const exposed = c.res.headers.get("access-control-expose-headers") ?? "";
+        if (!/(^|,)\s*set-auth-jwt\s*(,|$)/i.test(exposed)) c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
         console.error(`[latchkey] set-auth-jwt omitted: ${describeError(error)}`);
