@@ -90,7 +90,7 @@ export function createAuth(options: CreateAuthOptions): Auth {
   app.onError((error) => errorResponse(error));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
-    registerDocsRoutes(app, { title: options.reference?.title ?? `${config.appName} auth API`, version: "0.1.0", scriptUrl: options.reference?.scriptUrl });
+    registerDocsRoutes(app, { title: options.reference?.title ?? `${config.appName} auth API`, version: "0.1.0", scriptUrl: options.reference?.scriptUrl, cookieName: config.cookies.name, baseOrigin: config.baseOrigin });
   }
   // Unknown paths under the mount (and disabled features) answer JSON 404 with the security headers.
   app.all("*", () => errorResponse(new AuthError("NOT_FOUND", "No such endpoint")));
