@@ -63,11 +63,14 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
   defineRoute(app, tools, {
     method: "post", path: "/email-otp/verify-email", operationId: "verifyEmailOtp", tag: TAG,
     summary: "Verify the email with a code",
-    description: `Uses an \`email-verification\` code and sets \`emailVerified\`. For a user not verified before, accounts and sessions made before this proof are removed (a password set by whoever registered the address stops working). Wrong codes count towards the account lockout. ${rules}`,
+    description: `Uses an \`email-verification\` code and sets \`emailVerified\`. Sent with a session of that same user (cookie or Bearer), the password, API keys and the current session are kept and only the user's other sessions are revoked. Otherwise, for a user not verified before, accounts, sessions and API keys made before this proof are removed (a password set by whoever registered the address stops working). Wrong codes count towards the account lockout. ${rules}`,
     body: z.object({ email: EmailField, otp }),
     response: { schema: UserResponseSchema, description: "Verified" },
     errors: [403],
-  }, async (c, { body }) => c.json(await service.verifyEmail(body, tools.meta(c))));
+  }, async (c, { body }) => {
+    const s = await tools.session(c);
+    return c.json(await service.verifyEmail(body, tools.meta(c), s ? { userId: s.user.id, sessionId: s.session.id } : null));
+  });
 
   defineRoute(app, tools, {
     method: "post", path: "/email-otp/request-password-reset", operationId: "requestPasswordResetOtp", tag: TAG, rejectNavigation: true,
