@@ -210,12 +210,20 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": key } })).status).toBe(401);
   });
 
-  it("shows the current JWT and verifies it against /jwks in the page", async () => {
+  it("shows the current JWT (from set-auth-jwt) and a fresh one, each verified against /jwks in the page", async () => {
     await page.getByRole("link", { name: "JWT" }).click();
-    await page.getByRole("button", { name: "Get a fresh JWT" }).click();
     const ada = (await store.users.findByEmail("ada@example.com"))!;
+    // The session store's JWT: the set-auth-jwt header of the last get-session.
     await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
-    expect(await page.getByTestId("jwt").textContent()).toMatch(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
+    const fromHeader = (await page.getByTestId("jwt").textContent())!;
+    expect(fromHeader).toMatch(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
+    const [fresh] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${api}/auth/token` && r.request().method() === "POST"),
+      page.getByRole("button", { name: "Get a fresh JWT" }).click(),
+    ]);
+    const { token } = (await fresh.json()) as { token: string };
+    await poll(() => page.getByTestId("jwt").textContent()).toBe(token);
+    await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
   });
 
   it("signs in with an emailed code", async () => {
