@@ -92,6 +92,27 @@ describe("@latchkey/client", () => {
     expect(seen.map((s) => s.data?.user.email ?? null)).toEqual([null, "ada@example.com", null]);
   });
 
+  it("a sign-in that finishes while an older session request is under way still ends signed in", async () => {
+    const { auth } = server();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    let first = true;
+    const client = createLatchkeyClient({
+      baseURL: `${BASE}/auth`, auth: "bearer",
+      fetch: async (r) => {
+        if (first && r.url.endsWith("/get-session")) { first = false; const answer = await auth.handler(r); await gate; return answer; }
+        return auth.handler(r);
+      },
+    });
+    const stale = client.session.refetch(); // answers "signed out", but only after the sign-in below
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const after = client.session.refetch();
+    release();
+    await stale;
+    expect((await after).data?.user.email).toBe("ada@example.com");
+    expect(client.session.get().data?.user.email).toBe("ada@example.com");
+  });
+
   it("cookie mode sends credentials: include and no Authorization header; call options add headers", async () => {
     const requests: Request[] = [];
     const client = createLatchkeyClient({ baseURL: "https://api.example/auth/", headers: { "x-app": "demo" }, fetch: async (r) => { requests.push(r); return Response.json(null); } });

@@ -74,7 +74,7 @@ export interface SessionStore {
   get(): SessionState;
   /** Calls `listener` after every change; the first subscriber triggers the first fetch. Returns the unsubscribe. */
   subscribe(listener: (state: SessionState) => void): () => void;
-  /** Asks `/get-session` again (concurrent calls share one request). */
+  /** Asks `/get-session` again (calls made while one is under way share one follow-up request). */
   refetch(): Promise<SessionState>;
 }
 
@@ -228,8 +228,16 @@ function createSessionStore(fetchSession: () => Promise<Result<Output<"getSessio
     for (const listener of [...listeners]) listener(state);
   };
 
+  let queued: Promise<SessionState> | null = null;
   const refetch = (): Promise<SessionState> => {
-    if (inFlight) return inFlight;
+    // A request already under way may have left before a sign-in or sign-out: ask once more after it.
+    if (inFlight) {
+      queued ??= inFlight.then(() => {
+        queued = null;
+        return refetch();
+      });
+      return queued;
+    }
     inFlight = (async () => {
       try {
         const result = await fetchSession();
