@@ -236,8 +236,15 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
   });
 
+  it("the session store refetches when the window regains focus (a session revoked elsewhere shows as signed out)", async () => {
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    expect(await store.sessions.deleteByUser(ada.id)).toBeGreaterThan(0);
+    await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+    await poll(() => who().textContent()).toBe("Signed out");
+  });
+
   it("forgot password: the emailed link opens a working page that sets the password", async () => {
-    await signOut();
     await page.getByRole("link", { name: "Forgot password" }).click();
     const mail = await nextEmail("ada@example.com", () => submit("request password reset", { Email: "ada@example.com" }));
     await page.getByText("a link to set a new password is on its way").waitFor();
