@@ -42,11 +42,11 @@ beforeAll(async () => {
   mkdirSync(join(work, "packs"));
   packs = Object.fromEntries(packPublicPackages(join(work, "packs")).map((p: { name: string; tarball: string }) => [p.name, p.tarball]));
   mkdirSync(plain, { recursive: true });
-  copyInto(fixtures, plain, ["app.mjs", "journey.mjs", "run-node.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
+  copyInto(fixtures, plain, ["app.mjs", "client-run.mjs", "consumer-client.ts", "journey.mjs", "run-node.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
   await Promise.all([
     // Node 22 and 24 as npm ships them (the `node` package; Node 20 is the one running this test), Bun and Deno.
     npmProject(tools, packs, [], { node22: "npm:node@^22", node24: "npm:node@^24", bun: "^1.4.5", deno: "^2.9.6" }),
-    npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], {
+    npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli", "@latchkey/client"], {
       hono: "^4.13.19", "@hono/node-server": "^2.1.8", jose: "^6.2.17", "@libsql/client": "^0.18.0", postgres: "^3.4.9", typescript: "5.9.3",
     }),
   ]);
@@ -102,6 +102,29 @@ describe("installed from tarballs into a plain project", () => {
     expect(result.code).not.toBe(0);
     expect(result.stdout).toMatch(/consumer-wrong\.ts\(6,.*Property 'notAField' does not exist/);
     expect(result.stdout).toMatch(/consumer-wrong\.ts\(7,.*Property 'noSuchOperation' does not exist/);
+  });
+});
+
+describe("the installed @latchkey/client", () => {
+  it("drives the installed server (bearer mode, no React installed): typed calls, typed errors, set-auth-jwt, the session store", async () => {
+    const result = await run(process.execPath, ["client-run.mjs"], { cwd: plain, timeoutMs: 60_000 });
+    const line = result.stdout.split("\n").find((l) => l.startsWith("CLIENT-OK "));
+    expect(line, printed(result)).toBeDefined();
+    expect(JSON.parse(line!.slice("CLIENT-OK ".length))).toEqual({ email: "consumer@example.com", jwt: true, wrong: "INVALID_CREDENTIALS", token: null, seen: [null, "consumer@example.com"] });
+  });
+
+  it("type-checks under strict tsc (bundler and nodenext), and a wrong body field does not", async () => {
+    const tsc = join(plain, "node_modules/typescript/bin/tsc");
+    writeFileSync(join(plain, "consumer-client-wrong.ts"), 'import { createLatchkeyClient } from "@latchkey/client";\nexport const p = createLatchkeyClient({ baseURL: "/auth" }).signInEmail({ emial: "a@example.com", password: "x" });\n');
+    for (const [moduleResolution, module] of [["bundler", "ESNext"], ["nodenext", "NodeNext"]]) {
+      const options = { strict: true, noEmit: true, skipLibCheck: true, target: "ES2022", module, moduleResolution, lib: ["ES2023", "DOM"], types: [] };
+      writeFileSync(join(plain, "tsconfig.client.json"), JSON.stringify({ compilerOptions: options, files: ["consumer-client.ts"] }));
+      const ok = await run(process.execPath, [tsc, "-p", "tsconfig.client.json"], { cwd: plain });
+      expect(ok.code, `${moduleResolution}: ${printed(ok)}`).toBe(0);
+      writeFileSync(join(plain, "tsconfig.client-wrong.json"), JSON.stringify({ compilerOptions: options, files: ["consumer-client-wrong.ts"] }));
+      const wrong = await run(process.execPath, [tsc, "-p", "tsconfig.client-wrong.json"], { cwd: plain });
+      expect(wrong.stdout).toMatch(/consumer-client-wrong\.ts\(2,.*'emial'/);
+    }
   });
 });
 

@@ -4,13 +4,14 @@ import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
  * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change),
- * JWTs (/auth/token, /auth/jwks) and an API-key-protected /api/data route.
+ * JWTs (/auth/token, /auth/jwks) and an API-key-protected /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>) {
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
+    emailPassword: { allowUsernameChange: true },
     plugins: [
       emailOtp({ emailChange: { enabled: true } }),
       // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create).
@@ -22,7 +23,7 @@ export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "datab
   const app = new Hono();
   app.use("*", auth.middleware);
   app.route("/auth", auth.app);
-  app.get("/", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me", jwks: "/auth/jwks", apiData: "/api/data (x-api-key)" }));
+  app.get("/api", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me", jwks: "/auth/jwks", apiData: "/api/data (x-api-key)" }));
   app.get("/me", auth.requireUser, (c) => c.json({ user: c.var.user, session: c.var.session }));
   app.get("/api/data", auth.requireApiKey({ permissions: { demo: ["read"] } }), (c) => c.json({ owner: c.var.user.email, key: c.var.apiKey.name }));
   return { app, auth };

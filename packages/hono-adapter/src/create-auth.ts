@@ -5,6 +5,7 @@ import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
 import { bodyGuard, csrfProtection, securityHeaders } from "./middleware/security.ts";
+import { corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
 import { createDependencies, createRequestTools, type RequestTools } from "./middleware/session.ts";
 import { FEATURE_ROUTES } from "./routes/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
@@ -16,6 +17,11 @@ export interface CreateAuthOptions extends AuthOptions {
   getClientIp?: GetClientIp;
   /** The API explorer at `/reference`. */
   reference?: { enabled?: boolean; scriptUrl?: string; title?: string };
+  /**
+   * CORS for browser apps on other origins (default off). `true` allows `trustedOrigins` with credentials; an object
+   * narrows or extends that. Preflights (`OPTIONS`) then answer 204 on every auth path. See docs/client.md.
+   */
+  cors?: boolean | CorsOptions;
 }
 
 /**
@@ -25,6 +31,8 @@ export interface CreateAuthOptions extends AuthOptions {
 export const ADAPTER_OPTION_SHAPE: OptionShape = {
   getClientIp: true,
   reference: { enabled: true, scriptUrl: true, title: true },
+  // `cors: true` is a boolean; an object is checked key by key.
+  cors: { origins: true, allowHeaders: true, exposeHeaders: true, maxAge: true },
 };
 
 /** The object `createAuth` returns. */
@@ -104,13 +112,16 @@ export function createAuth(options: CreateAuthOptions): Auth {
   const app: AuthApp = new OpenAPIHono<AuthEnv>({
     defaultHook: (result) => (result.success ? undefined : invalidRequest(result.error.issues)),
   });
+  const cors = corsMiddleware(options.cors ?? false, config.trustedOrigins);
+  // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
+  if (cors) app.use("*", cors);
   app.use("*", securityHeaders(config));
   app.use("*", bodyGuard());
   app.use("*", csrfProtection(config));
   app.onError((error) => errorResponse(error));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
-    registerDocsRoutes(app, { title: options.reference?.title ?? `${config.appName} auth API`, version: "0.1.0", scriptUrl: options.reference?.scriptUrl });
+    registerDocsRoutes(app, { title: options.reference?.title ?? `${config.appName} auth API`, version: "0.1.0", scriptUrl: options.reference?.scriptUrl, cookieName: config.cookies.name, baseOrigin: config.baseOrigin });
   }
   // A known path with another method is 405 with `Allow`; unknown paths under the mount (and disabled
   // features) answer JSON 404. Both carry the security headers.

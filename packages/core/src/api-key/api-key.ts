@@ -74,16 +74,18 @@ export class ApiKeyService {
 
   /**
    * Create for the signed-in caller (HTTP): server-only fields are refused, permissions must be grantable,
-   * and the lifetime may not exceed `defaultExpiresIn` when one is configured.
+   * and a requested lifetime may not exceed `maxExpiresIn` (default one year); without one, `defaultExpiresIn` applies.
    */
   async createForCaller(userId: string, input: CallerCreateApiKeyInput, meta: RequestMeta): Promise<CreateApiKeyResult> {
     const { options } = this;
     assertNoServerOnlyFields(input);
     const permissions = input.permissions === undefined ? {} : checkPermissions(input.permissions);
     this.assertGrantable(permissions);
+    // Omitted: the operator's default lifetime. Asked for: at most `maxExpiresIn` (and not "never") when capped.
     const expiresInMs = input.expiresIn === undefined ? options.defaultExpiresInMs : checkExpiresIn(input.expiresIn);
-    if (options.defaultExpiresInMs !== null && (expiresInMs === null || expiresInMs > options.defaultExpiresInMs)) {
-      throw new AuthError("INVALID_REQUEST", `expiresIn may be at most ${options.defaultExpiresInMs / 1000} seconds`, { details: [{ path: "expiresIn", message: "longer than the configured key lifetime" }] });
+    const cap = options.maxExpiresInMs;
+    if (input.expiresIn !== undefined && cap !== null && (expiresInMs === null || expiresInMs > cap)) {
+      throw new AuthError("INVALID_REQUEST", `expiresIn may be at most ${cap / 1000} seconds`, { details: [{ path: "expiresIn", message: "longer than the longest key lifetime allowed" }] });
     }
     return this.insert(userId, {
       name: input.name === undefined ? null : checkName(input.name),

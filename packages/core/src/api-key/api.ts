@@ -25,7 +25,7 @@ export interface CreateApiKeyInput {
 export interface CallerCreateApiKeyInput {
   name?: string | null;
   prefix?: string;
-  /** Seconds or a compact duration (checked at runtime); at most `defaultExpiresIn` when that is set. */
+  /** Seconds or a compact duration (checked at runtime); at most `maxExpiresIn` when that is set. Omitted: `defaultExpiresIn`. */
   expiresIn?: Duration | string | null;
   metadata?: JsonObject;
   permissions?: Permissions;

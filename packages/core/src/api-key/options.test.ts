@@ -19,8 +19,9 @@ describe("apiKeys options", () => {
   it("default to automation-friendly values: lk_ prefix, no quota, no rate limit, no expiry, nothing grantable", () => {
     expect(resolveApiKeysOptions()).toEqual({
       defaultPrefix: "lk_", defaultRemaining: null, defaultRateLimitMax: null, defaultRateLimitWindowMs: null,
-      defaultExpiresInMs: null, grantablePermissions: {}, header: "x-api-key",
+      defaultExpiresInMs: null, maxExpiresInMs: 365 * 86_400_000, grantablePermissions: {}, header: "x-api-key",
     });
+    expect(resolveApiKeysOptions({ maxExpiresIn: null, defaultExpiresIn: "2000d" })).toMatchObject({ maxExpiresInMs: null, defaultExpiresInMs: 2000 * 86_400_000 });
     expect(resolveApiKeysOptions({ defaultRateLimitMax: 5, defaultRateLimitWindow: "1m", defaultExpiresIn: "30d", header: "X-Service-Key" })).toMatchObject({
       defaultRateLimitMax: 5, defaultRateLimitWindowMs: 60_000, defaultExpiresInMs: 30 * 86_400_000, header: "x-service-key",
     });
@@ -41,6 +42,9 @@ describe("apiKeys options", () => {
       [{ defaultRateLimitMax: 5, defaultRateLimitWindow: "400d" }, "apiKeys.defaultRateLimitWindow"],
       [{ defaultExpiresIn: -1 }, "apiKeys.defaultExpiresIn"],
       [{ defaultExpiresIn: "4000d" }, "apiKeys.defaultExpiresIn"],
+      [{ defaultExpiresIn: "400d" }, "apiKeys.defaultExpiresIn"],
+      [{ maxExpiresIn: "4000d" }, "apiKeys.maxExpiresIn"],
+      [{ maxExpiresIn: 0 }, "apiKeys.maxExpiresIn"],
       [{ grantablePermissions: { files: "read" } as never }, "apiKeys.grantablePermissions"],
       [{ grantablePermissions: { "*": ["read"] } }, "apiKeys.grantablePermissions"],
       [{ header: "x api key" }, "apiKeys.header"],

@@ -19,8 +19,13 @@ export interface ApiKeysOptions {
   defaultRateLimitMax?: number | null;
   /** Window of the per-key rate limit; required with `defaultRateLimitMax`. Default `null`. */
   defaultRateLimitWindow?: Duration | null;
-  /** Lifetime of new keys; also the longest lifetime an HTTP caller may ask for. Default `null` (never expire). */
+  /** Lifetime of keys created without `expiresIn`. Default `null` (never expire). */
   defaultExpiresIn?: Duration | null;
+  /**
+   * Longest lifetime an HTTP caller may ask for with `expiresIn` (asking for `null`, never, is refused too).
+   * Default `"365d"`; `null` = no cap. `auth.api.createApiKey` is not capped.
+   */
+  maxExpiresIn?: Duration | null;
   /** Permissions a signed-in user may put on their own keys over HTTP. Default `{}` (none). */
   grantablePermissions?: Permissions;
   /** Request header carrying the key for `requireApiKey` and `/api-key/verify`. Default `"x-api-key"`. */
@@ -34,6 +39,8 @@ export interface ResolvedApiKeysOptions {
   defaultRateLimitMax: number | null;
   defaultRateLimitWindowMs: number | null;
   defaultExpiresInMs: number | null;
+  /** `null`: HTTP callers may ask for any lifetime, or none. */
+  maxExpiresInMs: number | null;
   grantablePermissions: Permissions;
   /** Lower-cased header name. */
   header: string;
@@ -46,6 +53,7 @@ export const API_KEYS_OPTION_SHAPE: OptionShape = {
   defaultRateLimitMax: true,
   defaultRateLimitWindow: true,
   defaultExpiresIn: true,
+  maxExpiresIn: true,
   grantablePermissions: true,
   header: true,
 };
@@ -56,6 +64,8 @@ export const MAX_API_KEY_COUNT = 2_147_483_647;
 /** Longest per-key rate-limit window (366 days) and longest lifetime (10 years) a key may get. */
 export const MAX_RATE_LIMIT_WINDOW_MS = 366 * 86_400_000;
 export const MAX_API_KEY_LIFETIME_MS = 3650 * 86_400_000;
+/** Default cap on the lifetime an HTTP caller may ask for. */
+const DEFAULT_MAX_EXPIRES_IN = "365d";
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // These already carry sessions; sharing them with API keys would make every credential ambiguous.
@@ -101,6 +111,10 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
     throw new AuthConfigError("apiKeys.defaultRateLimitMax", "is required when apiKeys.defaultRateLimitWindow is set");
   }
   const defaultExpiresInMs = optionalDuration(options.defaultExpiresIn ?? null, "apiKeys.defaultExpiresIn", MAX_API_KEY_LIFETIME_MS);
+  const maxExpiresInMs = optionalDuration(options.maxExpiresIn === undefined ? DEFAULT_MAX_EXPIRES_IN : options.maxExpiresIn, "apiKeys.maxExpiresIn", MAX_API_KEY_LIFETIME_MS);
+  if (defaultExpiresInMs !== null && maxExpiresInMs !== null && defaultExpiresInMs > maxExpiresInMs) {
+    throw new AuthConfigError("apiKeys.defaultExpiresIn", "must not be longer than apiKeys.maxExpiresIn");
+  }
   const grantable = normalizePermissions(options.grantablePermissions ?? {});
   if (!grantable.ok) throw new AuthConfigError("apiKeys.grantablePermissions", grantable.message);
   const header = options.header ?? "x-api-key";
@@ -112,6 +126,7 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
     defaultRateLimitMax,
     defaultRateLimitWindowMs,
     defaultExpiresInMs,
+    maxExpiresInMs,
     grantablePermissions: grantable.value,
     header: header.toLowerCase(),
   };

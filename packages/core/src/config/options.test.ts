@@ -46,6 +46,8 @@ describe("options", () => {
     expect(fieldOf(() => resolveConfig({ ...base(), secret: "short" }))).toBe("secret");
     expect(fieldOf(() => resolveConfig({ ...base(), database: {} as never }))).toBe("database");
     expect(fieldOf(() => resolveConfig({ ...base(), cookies: { secure: false } }))).toBe("cookies.secure");
+    expect(fieldOf(() => resolveConfig({ ...base(), environment: "development", cookies: { secure: false, sameSite: "None" } }))).toBe("cookies.sameSite");
+    expect(resolveConfig({ ...base(), cookies: { sameSite: "None" } }).cookies.sameSite).toBe("None");
     expect(fieldOf(() => resolveConfig({ ...base(), baseUrl: undefined }))).toBe("baseUrl");
     expect(fieldOf(() => resolveConfig({ ...base(), session: { expiresIn: "1h", updateAge: "1d" } }))).toBe("session.updateAge");
     expect(fieldOf(() => resolveConfig({ ...base(), trustedOrigins: ["not a url"] }))).toBe("trustedOrigins[0]");

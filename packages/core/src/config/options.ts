@@ -25,7 +25,8 @@ export interface AuthOptions {
   environment?: "production" | "development";
   /** Shown in emails. Default "Latchkey". */
   appName?: string;
-  cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" };
+  /** `sameSite: "None"` (needs `secure`) is for a front end on another site than the API; see docs/client.md. */
+  cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" | "None" };
   email?: { sender?: EmailSender; from?: string; templates?: EmailTemplates };
   trustedOrigins?: string[];
   session?: { expiresIn?: Duration; updateAge?: Duration };
@@ -62,7 +63,7 @@ export interface ResolvedConfig {
   basePath: string;
   environment: "production" | "development";
   appName: string;
-  cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" };
+  cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" | "None" };
   email: { from: string; templates: EmailTemplates };
   trustedOrigins: string[];
   session: { expiresInMs: number; updateAgeMs: number };
@@ -183,6 +184,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
     throw new AuthConfigError("baseUrl", "must be an absolute URL");
   }
   const secure = options.cookies?.secure ?? true;
+  if (options.cookies?.sameSite === "None" && !secure) throw new AuthConfigError("cookies.sameSite", "\"None\" needs secure cookies (browsers drop SameSite=None cookies without Secure)");
   if (environment === "production" && !secure) throw new AuthConfigError("cookies.secure", "cannot be false in production (set environment: \"development\" for local HTTP)");
   const basePath = options.basePath ?? "/auth";
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');

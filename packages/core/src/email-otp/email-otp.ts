@@ -117,14 +117,17 @@ export class EmailOtpService {
     return result;
   }
 
-  /** Consumes an `email-verification` code and marks the email verified. */
-  async verifyEmail(input: { email: string; otp: string }, meta: RequestMeta): Promise<{ user: UserView }> {
+  /**
+   * Consumes an `email-verification` code and marks the email verified. `signedInAs`: the session the request
+   * carried, if any; when it is this user's, the password and that session survive the proof (see proveMailbox).
+   */
+  async verifyEmail(input: { email: string; otp: string }, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<{ user: UserView }> {
     const email = normalizeEmail(input.email);
     const t = target("email-verification", email);
     const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
     const user = await this.ctx.store.users.findByEmail(email);
     if (!user || (row.userId !== null && row.userId !== user.id)) throw invalidOtp();
-    const proven = await this.proveForOtp(user, meta);
+    const proven = await this.proveForOtp(user, meta, signedInAs);
     await this.codes.verified(t, proven.id, meta);
     return { user: toUserView(proven) };
   }
@@ -160,8 +163,8 @@ export class EmailOtpService {
   }
 
   /** Mailbox proven by an OTP: pre-proof accounts go (unverified users only) and an `EMAIL_OTP` account exists. */
-  private async proveForOtp(user: UserRecord, meta: RequestMeta): Promise<UserRecord> {
-    const proven = await proveMailbox(this.ctx, user, "EMAIL_OTP", meta);
+  private async proveForOtp(user: UserRecord, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<UserRecord> {
+    const proven = await proveMailbox(this.ctx, user, "EMAIL_OTP", meta, signedInAs);
     const accounts = await this.ctx.store.accounts.listByUser(proven.id);
     if (!accounts.some((a) => a.providerId === "EMAIL_OTP")) await this.ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
     return proven;

@@ -10,15 +10,25 @@ import type { ProviderId, UserRecord } from "../ports/records.ts";
  * (e.g. an attacker-set password), every session is revoked and every API key of the user is revoked.
  * Already verified users are returned unchanged.
  *
+ * `signedInAs` is the session the proof arrived with, when it belongs to this same user: then the person holding
+ * it signed in with the user's own credentials and has now shown the mailbox too, so accounts (the password),
+ * API keys and that session are kept; only the user's other sessions are revoked.
+ *
  * @example
  * const user = await proveMailbox(ctx, unverifiedUser, "EMAIL_OTP", meta); // user.emailVerified === true
  */
-export async function proveMailbox(ctx: AuthContext, user: UserRecord, keepProvider: ProviderId, meta: RequestMeta): Promise<UserRecord> {
+export async function proveMailbox(ctx: AuthContext, user: UserRecord, keepProvider: ProviderId, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<UserRecord> {
   if (user.emailVerified) return user;
   const { store } = ctx;
-  await store.accounts.deleteAllExcept(user.id, keepProvider);
-  const sessions = await ctx.sessions.revokeAll(user.id);
-  await revokeApiKeys(ctx, user.id, meta);
+  const sameUser = signedInAs !== null && signedInAs.userId === user.id;
+  let sessions: number;
+  if (sameUser) {
+    sessions = await ctx.sessions.revokeAll(user.id, signedInAs.sessionId);
+  } else {
+    await store.accounts.deleteAllExcept(user.id, keepProvider);
+    sessions = await ctx.sessions.revokeAll(user.id);
+    await revokeApiKeys(ctx, user.id, meta);
+  }
   const at = new Date(ctx.clock.now());
   const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });
   if (!updated?.ok) throw invalidOtp();

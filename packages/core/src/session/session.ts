@@ -42,7 +42,7 @@ export interface CookieDescriptor {
   maxAge: number;
   httpOnly: true;
   secure: boolean;
-  sameSite: "Lax" | "Strict";
+  sameSite: "Lax" | "Strict" | "None";
   path: "/";
   domain: string | null;
 }

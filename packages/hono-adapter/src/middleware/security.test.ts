@@ -170,6 +170,10 @@ describe("OpenAPI and the explorer", () => {
     const html = await page.text();
     expect(html).toContain('src="reference/scalar.js"');
     expect(html).not.toMatch(/https?:\/\/cdn/);
+    // Scalar's hosted-service buttons, toolbar, agent and telemetry are off (the page stays offline).
+    for (const setting of ['"hideClientButton":true', '"showDeveloperTools":"never"', '"telemetry":false', '"agent":{"disabled":true}', '"mcp":{"disabled":true}']) {
+      expect(html.replace(/\s/g, "").replace(/&quot;/g, '"'), setting).toContain(setting);
+    }
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self' 'nonce-");
     const script = await t.request("GET", "/reference/scalar.js");
     expect(script.status).toBe(200);

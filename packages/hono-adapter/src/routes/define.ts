@@ -13,6 +13,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
   method: Method;
   /** Path relative to the mount, e.g. "/sign-in/email"; also the rate-limit rule key. */
   path: string;
+  /** Stable operation name (`signInEmail`): the OpenAPI `operationId` and the `@latchkey/client` method name. */
+  operationId: string;
   tag: string;
   summary: string;
   description: string;
@@ -20,10 +22,15 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
   query?: Q;
   /** Schema and description of the 200 answer. */
   response: { schema: z.ZodType; description: string; headers?: Record<string, { description: string; schema: { type: "string" } }> };
-  /** Error statuses worth documenting (400 is always listed when there is a body). */
+  /**
+   * Error statuses worth documenting beyond the automatic ones: 400 with a body or query, 401 with `authenticated`,
+   * and for every state-changing method 403 (CSRF origin check), 413 and 415 (body rules) and 429 (rate limits).
+   */
   errors?: number[];
   /** Needs a session (documents the security requirement; the handler still enforces it). */
   authenticated?: boolean;
+  /** Documented security alternatives when not simply "a session" (e.g. an API key header, or nothing). */
+  security?: Array<Record<string, string[]>>;
   /** Count against the global per-IP rule too (cheap reads opt out). Default: true for non-GET. */
   globalRateLimit?: boolean;
   /** Refuse cross-site top-level navigations (sign-in and code-sending endpoints). */
@@ -38,7 +45,7 @@ export type RouteInput<B, Q> = {
 const ERROR_TEXT: Record<number, string> = {
   400: "Invalid input (`INVALID_REQUEST` with `details`, or a more specific code)",
   401: "Not authenticated or wrong credentials",
-  403: "Forbidden (origin, permissions, verification)",
+  403: "Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons",
   404: "Not found",
   405: "Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones)",
   409: "Conflict",
@@ -69,22 +76,24 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   errors.add(405);
   if (spec.body || spec.query || optionalBody) errors.add(400);
   if (spec.authenticated) errors.add(401);
-  if (spec.method !== "get") errors.add(429);
-  if (spec.body || optionalBody) {
-    errors.add(413);
-    errors.add(415);
+  if (limited) errors.add(429);
+  if (spec.method !== "get") {
+    // The body rules and the CSRF check run before any route on every state-changing request.
+    for (const status of [403, 413, 415, 429]) errors.add(status);
   }
   const responses: Record<string, unknown> = {
     200: { description: spec.response.description, content: { "application/json": { schema: spec.response.schema } }, headers: spec.response.headers },
   };
-  for (const status of [...errors].sort()) responses[status] = { description: ERROR_TEXT[status] ?? "Error", content: { "application/json": { schema: ErrorSchema } } };
+  for (const status of [...errors].sort((a, b) => a - b)) responses[status] = { description: ERROR_TEXT[status] ?? "Error", content: { "application/json": { schema: ErrorSchema } } };
   const route = createRoute({
     method: spec.method,
     path: spec.path,
+    operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
     description: spec.description,
-    security: spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : [],
+    // Public operations say so explicitly (`[]`): there is no document-wide requirement.
+    security: spec.security ?? (spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : []),
     middleware,
     request: {
       ...(spec.body ? { body: { content: { "application/json": { schema: spec.body } }, required: true } } : {}),

@@ -1,8 +1,13 @@
 import { z } from "@hono/zod-openapi";
+import type { AuthErrorCode } from "@latchkey/core";
+import { ERROR_STATUS } from "../http/error-status.ts";
+
+/** Every code an error body may carry (typed clients get them as a union). */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [AuthErrorCode, ...AuthErrorCode[]];
 
 export const ErrorSchema = z
   .object({
-    code: z.string().openapi({ example: "INVALID_CREDENTIALS" }),
+    code: z.enum(ERROR_CODES).openapi({ example: "INVALID_CREDENTIALS" }),
     message: z.string().openapi({ example: "Invalid email or password" }),
     details: z.unknown().optional(),
   })

@@ -18,7 +18,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
 
   defineRoute(app, tools, {
-    method: "patch", path: "/user", tag: TAG, authenticated: true,
+    method: "patch", path: "/user", operationId: "updateUser", tag: TAG, authenticated: true,
     summary: "Update the profile",
     description: "Changes `name` and `image` (a string, or null to clear), `metadata` (replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.",
     body: z.object({
@@ -35,7 +35,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/set-password", tag: TAG, authenticated: true,
+    method: "post", path: "/set-password", operationId: "setPassword", tag: TAG, authenticated: true,
     summary: "Add a password to an account without one",
     description: "For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.",
     body: z.object({ newPassword: PasswordField }),
@@ -47,7 +47,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/verify-password", tag: TAG, authenticated: true,
+    method: "post", path: "/verify-password", operationId: "verifyPassword", tag: TAG, authenticated: true,
     summary: "Check the current password",
     description: "`{valid: true}` for the right password; a wrong one is 401 `INVALID_PASSWORD`. Failures count towards the same lockout as sign-in (429 `ACCOUNT_LOCKED`).",
     body: z.object({ password: PasswordField }),
@@ -58,7 +58,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/delete-account", tag: TAG, authenticated: true,
+    method: "post", path: "/delete-account", operationId: "deleteAccount", tag: TAG, authenticated: true,
     summary: "Delete the account with the password",
     description: "Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.",
     body: z.object({ password: PasswordField }),
@@ -70,7 +70,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/delete-account/request", tag: TAG, authenticated: true,
+    method: "post", path: "/delete-account/request", operationId: "requestAccountDeletion", tag: TAG, authenticated: true,
     summary: "Email a deletion confirmation link",
     description: "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",
     response: { schema: SuccessSchema, description: "The email was sent" },
@@ -80,7 +80,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/delete-account/confirm", tag: TAG,
+    method: "post", path: "/delete-account/confirm", operationId: "confirmAccountDeletion", tag: TAG,
     summary: "Delete the account with the emailed token",
     description: "The token alone suffices: it proves access to the mailbox, so the link also works in a browser that is not signed in. When the request does carry a session, the token must have been issued to that same user (else 400 `INVALID_TOKEN`, and the token stays usable). Unknown, used or expired tokens are 400 `INVALID_TOKEN`. Clears the session cookie.",
     body: z.object({ token: z.string().max(256) }),

@@ -76,7 +76,7 @@ describe("POST /api-key/create", () => {
   });
 
   it("rejects bad input with 400 and writes nothing", async () => {
-    const { t } = setup({ defaultExpiresIn: "7d" });
+    const { t } = setup({ maxExpiresIn: "7d" });
     const { headers, userId } = await signedIn(t);
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ prefix: "lk-" }, "INVALID_REQUEST"],
@@ -100,5 +100,36 @@ describe("POST /api-key/create", () => {
     expect((await t.request("POST", "/api-key/create", { body: "{not json", headers })).status).toBe(400);
     expect((await t.store.apiKeys.listByUser(userId, { limit: 10, cursor: null })).items).toEqual([]);
     expect((await t.request("POST", "/api-key/create", { body: { expiresIn: "1d" }, headers })).status).toBe(200);
+  });
+
+  it("defaultExpiresIn is the lifetime of keys created without expiresIn; maxExpiresIn caps what a caller asks for", async () => {
+    const { t } = setup({ defaultExpiresIn: "30d", maxExpiresIn: "90d" });
+    const { headers, userId } = await signedIn(t);
+    const now = t.clock.now();
+    const byDefault = await createKey(t, headers, {});
+    expect(Date.parse(String(byDefault.apiKey.expiresAt))).toBe(now + 30 * 86_400_000);
+    // Longer than the default but within the cap: allowed (the default no longer caps).
+    const longer = await createKey(t, headers, { expiresIn: "60d" });
+    expect(Date.parse(String(longer.apiKey.expiresAt))).toBe(now + 60 * 86_400_000);
+    for (const expiresIn of ["91d", null]) {
+      const res = await t.request("POST", "/api-key/create", { body: { expiresIn }, headers });
+      expect(res.status, String(expiresIn)).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "INVALID_REQUEST", details: [{ path: "expiresIn" }] });
+    }
+    const stored = (await t.store.apiKeys.listByUser(userId, { limit: 10, cursor: null })).items;
+    expect(stored.map((k) => k.expiresAt?.getTime()).sort()).toEqual([now + 30 * 86_400_000, now + 60 * 86_400_000]);
+  });
+
+  it("the default cap is one year; maxExpiresIn: null lets a caller ask for any lifetime or none", async () => {
+    const capped = setup();
+    const a = await signedIn(capped.t);
+    expect((await capped.t.request("POST", "/api-key/create", { body: { expiresIn: "366d" }, headers: a.headers })).status).toBe(400);
+    expect((await capped.t.request("POST", "/api-key/create", { body: { expiresIn: "365d" }, headers: a.headers })).status).toBe(200);
+    // Without defaultExpiresIn an omitted lifetime means never.
+    expect((await createKey(capped.t, a.headers, {})).apiKey.expiresAt).toBeNull();
+    const open = setup({ maxExpiresIn: null });
+    const b = await signedIn(open.t);
+    expect((await createKey(open.t, b.headers, { expiresIn: "3000d" })).apiKey.expiresAt).not.toBeNull();
+    expect((await createKey(open.t, b.headers, { expiresIn: null })).apiKey.expiresAt).toBeNull();
   });
 });

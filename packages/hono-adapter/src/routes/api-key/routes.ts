@@ -16,9 +16,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: header, description: "A Latchkey API key (for `requireApiKey` routes and `/api-key/verify`)." });
 
   defineRoute(app, tools, {
-    method: "post", path: "/api-key/create", tag: TAG, authenticated: true,
+    method: "post", path: "/api-key/create", operationId: "createApiKey", tag: TAG, authenticated: true,
     summary: "Create an API key for the signed-in user",
-    description: "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. `expiresIn` may not exceed `defaultExpiresIn` when one is configured.",
+    description: "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).",
     body: CreateBody,
     response: { schema: CreateResponse, description: "The key and its plaintext value" },
     errors: [403],
@@ -28,7 +28,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/api-key/verify", tag: TAG,
+    method: "post", path: "/api-key/verify", operationId: "verifyApiKey", tag: TAG,
+    // The key may come in the header instead of the body; without either the answer is `valid: false`.
+    security: [{ apiKey: [] }, {}],
     // One indexed read (plus one atomic write for metered keys): a per-IP counter would add a write to every call.
     globalRateLimit: false,
     summary: "Verify an API key",
@@ -41,7 +43,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "get", path: "/api-key/list", tag: TAG, authenticated: true,
+    method: "get", path: "/api-key/list", operationId: "listApiKeys", tag: TAG, authenticated: true,
     summary: "List the signed-in user's API keys",
     description: "Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash.",
     query: ListQuery,
@@ -52,7 +54,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/api-key/update", tag: TAG, authenticated: true,
+    method: "post", path: "/api-key/update", operationId: "updateApiKey", tag: TAG, authenticated: true,
     summary: "Change an API key's name, enabled flag, metadata or permissions",
     description: "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota and rate-limit fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object.",
     body: UpdateBody,
@@ -64,7 +66,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/api-key/delete", tag: TAG, authenticated: true,
+    method: "post", path: "/api-key/delete", operationId: "deleteApiKey", tag: TAG, authenticated: true,
     summary: "Revoke an API key",
     description: "Deletes one of the caller's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRevoked`.",
     body: DeleteBody,
@@ -76,7 +78,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/api-key/delete-all-expired", tag: TAG, authenticated: true,
+    method: "post", path: "/api-key/delete-all-expired", operationId: "deleteExpiredApiKeys", tag: TAG, authenticated: true,
     summary: "Sweep the caller's expired API keys",
     description: "Deletes the signed-in user's expired keys and answers how many went (`auth.api.deleteExpiredApiKeys()` sweeps every user's).",
     response: { schema: DeletedResponse, description: "How many keys were deleted" },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret, type ApiKeyRecord } from "@latchkey/core";
-import { bearer } from "../../testing/test-auth.ts";
+import { bearer, cookieHeaders } from "../../testing/test-auth.ts";
 import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
 
 const SIGN_IN = "/sign-in/email-otp";
@@ -121,6 +121,40 @@ describe("pre-account hijacking", () => {
     expect((await t.store.accounts.listByUser(attacker.userId)).map((a) => a.providerId)).toEqual(["EMAIL_OTP"]);
     expect(await t.store.sessions.findByTokenHash(hashSecret(attacker.token))).toBeNull();
     expect(revoked).toEqual([expect.objectContaining({ reason: "email-proven", count: 1 })]);
+    expect((await t.post("/sign-in/email", { email: "victim@example.com", password: "attacker password" })).status).toBe(401);
+  });
+
+  it("verifying the email while signed in as that same user keeps the password, API keys and the current session; other sessions go", async () => {
+    const t = createOtpTestAuth();
+    const ada = await t.signUp("ada@example.com", PASSWORD);
+    const other = await t.post("/sign-in/email", { email: "ada@example.com", password: PASSWORD });
+    const otherToken = (await other.json()).credentials.token as string;
+    await t.store.apiKeys.create(apiKey(ada.userId, new Date(t.clock.now())));
+    const revoked: Array<{ reason: string; count: number }> = [];
+    t.auth.events.on("SessionRevoked", (e) => void revoked.push(e));
+    const code = (await t.sendCode("ada@example.com", "email-verification"))!;
+    // The cookie carries the session (with a trusted Origin, as a browser sends it).
+    const res = await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: code }, { headers: cookieHeaders(ada.token) });
+    expect(res.status).toBe(200);
+    expect((await res.json()).user).toMatchObject({ id: ada.userId, emailVerified: true });
+    expect(await t.store.sessions.findByTokenHash(hashSecret(ada.token))).not.toBeNull();
+    expect(await t.store.sessions.findByTokenHash(hashSecret(otherToken))).toBeNull();
+    expect(revoked).toEqual([expect.objectContaining({ reason: "email-proven", count: 1 })]);
+    expect((await t.store.accounts.listByUser(ada.userId)).map((a) => a.providerId).sort()).toEqual(["EMAIL_OTP", "credential"]);
+    expect(await t.store.apiKeys.findById(`key-${ada.userId}`)).not.toBeNull();
+    expect((await t.post("/sign-in/email", { email: "ada@example.com", password: PASSWORD })).status).toBe(200);
+  });
+
+  it("verifying with another user's session (or none) is a proof without the owner's session: the full clean-up runs", async () => {
+    const t = createOtpTestAuth();
+    const attacker = await t.signUp("victim@example.com", "attacker password");
+    const eve = await t.signUp("eve@example.com", PASSWORD);
+    const code = (await t.sendCode("victim@example.com", "email-verification"))!;
+    const res = await t.post("/email-otp/verify-email", { email: "victim@example.com", otp: code }, { headers: bearer(eve.token) });
+    expect(res.status).toBe(200);
+    expect((await t.store.accounts.listByUser(attacker.userId)).map((a) => a.providerId)).toEqual(["EMAIL_OTP"]);
+    expect(await t.store.sessions.findByTokenHash(hashSecret(attacker.token))).toBeNull();
+    expect(await t.store.sessions.findByTokenHash(hashSecret(eve.token))).not.toBeNull();
     expect((await t.post("/sign-in/email", { email: "victim@example.com", password: "attacker password" })).status).toBe(401);
   });
 

@@ -18,7 +18,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   const { core } = tools;
 
   defineRoute(app, tools, {
-    method: "post", path: "/sign-up/email", tag: TAG, rejectNavigation: true,
+    method: "post", path: "/sign-up/email", operationId: "signUpEmail", tag: TAG, rejectNavigation: true,
     summary: "Create an account with email and password",
     description: "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.",
     body: z.object({
@@ -36,7 +36,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/sign-in/email", tag: TAG, rejectNavigation: true,
+    method: "post", path: "/sign-in/email", operationId: "signInEmail", tag: TAG, rejectNavigation: true,
     summary: "Sign in with email (or username) and password",
     description: "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
     // One object rather than a union, so a missing field is reported by name (`email`, `password`).
@@ -54,7 +54,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   }, async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c))));
 
   defineRoute(app, tools, {
-    method: "post", path: "/sign-out", tag: TAG,
+    method: "post", path: "/sign-out", operationId: "signOut", tag: TAG,
     summary: "Sign out",
     description: "Deletes the current session and clears the cookie. Answers success without a session too.",
     response: { schema: SuccessSchema, description: "Signed out" },
@@ -66,7 +66,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   });
 
   defineRoute(app, tools, {
-    method: "get", path: "/get-session", tag: TAG,
+    method: "get", path: "/get-session", operationId: "getSession", tag: TAG,
     summary: "The current session",
     description: "`{user, session}` for a valid cookie or Bearer token, else `null` (200). Slides the session forward after `session.updateAge`. With the JWT plugin the `set-auth-jwt` header carries a fresh JWT.",
     response: {
@@ -82,7 +82,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/change-password", tag: TAG, authenticated: true,
+    method: "post", path: "/change-password", operationId: "changePassword", tag: TAG, authenticated: true,
     summary: "Change the password",
     description: "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.",
     body: z.object({ currentPassword: PasswordField, newPassword: PasswordField, revokeOtherSessions: z.boolean().optional() }),
@@ -94,7 +94,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   });
 
   defineRoute(app, tools, {
-    method: "post", path: "/request-password-reset", tag: TAG, rejectNavigation: true,
+    method: "post", path: "/request-password-reset", operationId: "requestPasswordReset", tag: TAG, rejectNavigation: true,
     summary: "Email a password-reset link",
     description: "Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.",
     body: z.object({ email: EmailField, redirectTo: z.string().max(2048).nullish() }),
@@ -102,7 +102,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
   }, async (c, { body }) => c.json(await core.emailPassword.requestPasswordReset(body, tools.meta(c))));
 
   defineRoute(app, tools, {
-    method: "post", path: "/reset-password", tag: TAG,
+    method: "post", path: "/reset-password", operationId: "resetPassword", tag: TAG,
     summary: "Set a new password with an emailed token",
     description: "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.",
     body: z.object({ token: z.string().max(256), newPassword: PasswordField }),

@@ -39,7 +39,9 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
     tools.afterGetSession.push(async (c, session) => {
       try {
         c.header("set-auth-jwt", await service.sign(session));
-        c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
+        // For hosts running their own CORS middleware; createAuth({ cors }) already lists it.
+        const exposed = c.res.headers.get("access-control-expose-headers") ?? "";
+        if (!/(^|,)\s*set-auth-jwt\s*(,|$)/i.test(exposed)) c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
         console.error(`[latchkey] set-auth-jwt omitted: ${describeError(error)}`);
@@ -49,7 +51,7 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
 
   for (const method of ["post", "get"] as const) {
     defineRoute(app, tools, {
-      method, path: tokenPath, tag: TAG, authenticated: true,
+      method, path: tokenPath, operationId: method === "post" ? "createToken" : "getToken", tag: TAG, authenticated: true,
       // Signing needs a valid session and costs one signature: like get-session, not a write worth a counter.
       globalRateLimit: false,
       summary: method === "post" ? "Exchange the session for a JWT" : "Exchange the session for a JWT (GET form)",
@@ -63,7 +65,7 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
   }
 
   defineRoute(app, tools, {
-    method: "get", path: jwksPath, tag: TAG,
+    method: "get", path: jwksPath, operationId: "getJwks", tag: TAG,
     summary: "Public keys that verify the JWTs",
     description: `The JWKS: the current key first, then retired keys still within \`gracePeriod\`. Only public members (never \`d\`, \`p\`, \`q\`, \`dp\`, \`dq\`, \`qi\`, \`k\`). Cacheable for 5 minutes (\`Cache-Control: public, max-age=300\`); a verifier that meets an unknown \`kid\` should re-fetch.\n\n${STATELESS}`,
     response: { schema: JwksSchema, description: "`{keys: [...]}`" },

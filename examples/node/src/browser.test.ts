@@ -1,0 +1,317 @@
+// The demo web app in a real Chromium (Debian's /usr/bin/chromium through playwright-core): every flow against the
+// running demo server (`src/server.ts` on an embedded libSQL file, the pages Vite built), with real cookies and real
+// Origin headers, plus a page on a second loopback origin that signs in with CORS and credentials. Effects are
+// checked in the demo's own database. Codes and links come from the server's console, as a developer reads them.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "@latchkey/core";
+import { openDemoDatabase } from "./database.ts";
+import { WEB_ROOT, webPages } from "./static.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const PASSWORD = "correct horse battery";
+
+let api = "";
+let spaOrigin = "";
+let server: ChildProcess;
+let console_ = "";
+let spa: { close(callback?: () => void): unknown };
+let context: BrowserContext;
+let page: Page;
+let store: Store;
+let work = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Newest modification time under a folder (the sources a build depends on). */
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** Builds the pages with Vite unless dist-web is newer than web/ and the client package it bundles. */
+async function ensurePagesBuilt(): Promise<void> {
+  const built = join(WEB_ROOT, "index.html");
+  const client = here("../node_modules/@latchkey/client/dist");
+  if (existsSync(built) && statSync(built).mtimeMs > Math.max(newest(here("../web")), newest(client))) return;
+  const { build } = await import("vite");
+  await build({ configFile: here("../web/vite.config.ts"), logLevel: "warn" });
+}
+
+/** Emails the demo printed to `to` (its console sender prints them in development). */
+function emailsTo(to: string): string[] {
+  return console_.split("[latchkey email] ").filter((block) => block.startsWith(`to=${to} `));
+}
+
+/** Runs `action`, then waits for the next email to `to` and returns its text. */
+async function nextEmail(to: string, action: () => Promise<unknown>): Promise<string> {
+  const before = emailsTo(to).length;
+  await action();
+  for (let i = 0; i < 400; i++) {
+    const all = emailsTo(to);
+    // An email is complete once the next console line started (or, for the last one, after its body line).
+    if (all.length > before && /\n\S.*\n/.test(all[before]!)) return all[before]!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no email to ${to}; console:\n${console_}`);
+}
+
+const codeIn = (email: string) => /is (\d{6})\./.exec(email)?.[1] ?? "";
+const linkIn = (email: string) => /(http:\/\/\S+)/.exec(email)?.[1] ?? "";
+/** Waits for the page to catch up (a generous ceiling: nothing here measures speed). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
+const form = (name: string): Locator => page.getByRole("form", { name });
+const who = () => page.getByTestId("who");
+
+async function submit(name: string, fields: Record<string, string>, button?: string): Promise<void> {
+  const f = form(name);
+  for (const [label, value] of Object.entries(fields)) await f.getByLabel(label, { exact: true }).fill(value);
+  await (button ? f.getByRole("button", { name: button }) : f.getByRole("button")).click();
+}
+
+async function go(path: string): Promise<void> {
+  await page.goto(`${api}${path}`);
+}
+
+async function signOut(): Promise<void> {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await poll(() => who().textContent()).toBe("Signed out");
+}
+
+beforeAll(async () => {
+  await ensurePagesBuilt();
+  work = mkdtempSync(join(tmpdir(), "latchkey-browser-"));
+  const [apiPort, spaPort] = [await freePort(), await freePort()];
+  api = `http://127.0.0.1:${apiPort}`;
+  spaOrigin = `http://127.0.0.1:${spaPort}`;
+  const databaseUrl = `file:${join(work, "demo.db")}`;
+  server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
+    env: { ...process.env, PORT: String(apiPort), LATCHKEY_BASE_URL: api, LATCHKEY_SECRET: "b".repeat(64), LATCHKEY_DATABASE_URL: databaseUrl, LATCHKEY_TRUSTED_ORIGINS: spaOrigin },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
+  server.stderr!.on("data", (d: Buffer) => void (console_ += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    server.once("exit", (code) => reject(new Error(`the demo exited (${code}):\n${console_}`)));
+    const check = () => (console_.includes("Store:") ? resolve() : setTimeout(check, 25));
+    check();
+  });
+  store = await openDemoDatabase(databaseUrl);
+  // The second origin: the same built pages, spa.html for every path.
+  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html"));
+  spa = serve({ fetch: site.fetch, port: spaPort, hostname: "127.0.0.1" });
+  // A real Chromium must start: a missing browser fails the suite (.ci/run installs Debian's chromium).
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
+  context = await chromium.launchPersistentContext(join(work, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  spa?.close();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill();
+    await exited;
+  }
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
+  it("signs up, then verifies the email with the code from the console and stays signed in with the password", async () => {
+    await go("/sign-up");
+    await submit("sign up", { Email: "ada@example.com", Name: "Ada", Password: PASSWORD });
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    const ada = await store.users.findByEmail("ada@example.com");
+    expect(ada).toMatchObject({ name: "Ada", emailVerified: false });
+    const cookies = await context.cookies(api);
+    expect(cookies.find((c) => c.name === "latchkey.session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+
+    expect(page.url()).toBe(`${api}/verify`);
+    const mail = await nextEmail("ada@example.com", () => form("email me a verification code").getByRole("button").click());
+    await submit("verify email", { Code: codeIn(mail) });
+    await page.getByText("Your email ada@example.com is verified.").waitFor();
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    expect((await store.users.findByEmail("ada@example.com"))!.emailVerified).toBe(true);
+    expect((await store.accounts.listByUser(ada!.id)).map((a) => a.providerId).sort()).toEqual(["EMAIL_OTP", "credential"]);
+  });
+
+  it("signs out and in with the password; a wrong password reads as words, not a code", async () => {
+    await signOut();
+    await go("/sign-in");
+    await submit("sign in with password", { "Email or username": "ada@example.com", Password: "not the password" });
+    const alert = form("sign in with password").getByRole("alert");
+    await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
+    await submit("sign in with password", { "Email or username": "ada@example.com", Password: PASSWORD });
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    expect(page.url()).toBe(`${api}/`);
+  });
+
+  it("account settings: name, image and username; checking and adding a password", async () => {
+    await page.getByRole("link", { name: "Settings" }).click();
+    await submit("profile", { Name: "Ada Lovelace", "Image URL": "https://example.com/ada.png", Username: "ada_l" });
+    await page.getByText("Profile saved.").waitFor();
+    expect(await store.users.findByEmail("ada@example.com")).toMatchObject({ name: "Ada Lovelace", image: "https://example.com/ada.png", username: "ada_l" });
+    await submit("verify password", { Password: "wrong password!" });
+    await poll(() => form("verify password").getByRole("alert").textContent()).toBe("That password is not right.");
+    await submit("verify password", { Password: PASSWORD });
+    await page.getByText("That password is right.").waitFor();
+    await submit("set password", { "New password": "another long password" });
+    await poll(() => form("set password").getByRole("alert").textContent()).toBe("This account already has a password. Change it instead.");
+    await page.getByRole("link", { name: "Latchkey demo" }).click();
+    await poll(() => page.getByTestId("profile-username").textContent()).toBe("ada_l");
+  });
+
+  it("API keys: create with a lifetime and see it once, list, use, revoke", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByTestId("no-keys").waitFor();
+    await form("create api key").getByLabel("Name").fill("ci");
+    await form("create api key").getByLabel("Lifetime").selectOption("365d");
+    await form("create api key").getByRole("button").click();
+    const key = (await page.getByTestId("new-key").textContent())!;
+    expect(key).toMatch(/^lk_/);
+    await poll(() => page.getByTestId("key-row").count()).toBe(1);
+    const [stored] = (await store.apiKeys.listByUser((await store.users.findByEmail("ada@example.com"))!.id, { limit: 10, cursor: null })).items;
+    expect(stored!.expiresAt!.getTime() - stored!.createdAt.getTime()).toBe(365 * 86_400_000);
+    expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": key } })).status).toBe(200);
+    // Shown once: after leaving the page only the list remains.
+    await page.getByRole("link", { name: "JWT" }).click();
+    await page.getByRole("link", { name: "API keys" }).click();
+    await poll(() => page.getByTestId("key-row").count()).toBe(1);
+    await poll(() => page.getByTestId("new-key").count()).toBe(0);
+    await page.getByRole("button", { name: "Revoke ci" }).click();
+    await page.getByTestId("no-keys").waitFor();
+    expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": key } })).status).toBe(401);
+  });
+
+  it("shows the current JWT (from set-auth-jwt) and a fresh one, each verified against /jwks in the page", async () => {
+    await page.getByRole("link", { name: "JWT" }).click();
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    // The session store's JWT: the set-auth-jwt header of the last get-session.
+    await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
+    const fromHeader = (await page.getByTestId("jwt").textContent())!;
+    expect(fromHeader).toMatch(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
+    const [fresh] = await Promise.all([
+      page.waitForResponse((r) => r.url() === `${api}/auth/token` && r.request().method() === "POST"),
+      page.getByRole("button", { name: "Get a fresh JWT" }).click(),
+    ]);
+    const { token } = (await fresh.json()) as { token: string };
+    await poll(() => page.getByTestId("jwt").textContent()).toBe(token);
+    await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
+  });
+
+  it("signs in with an emailed code", async () => {
+    await signOut();
+    await go("/sign-in");
+    const mail = await nextEmail("ada@example.com", () => submit("email me a sign-in code", { Email: "ada@example.com" }));
+    await submit("sign in with code", { Code: "000000" === codeIn(mail) ? "111111" : "000000" });
+    await poll(() => form("sign in with code").getByRole("alert").textContent()).toBe("That code is not right. Check the email and try again.");
+    await submit("sign in with code", { Code: codeIn(mail) });
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+  });
+
+  it("the session store refetches when the window regains focus (a session revoked elsewhere shows as signed out)", async () => {
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    expect(await store.sessions.deleteByUser(ada.id)).toBeGreaterThan(0);
+    await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+    await poll(() => who().textContent()).toBe("Signed out");
+  });
+
+  it("forgot password: the emailed link opens a working page that sets the password", async () => {
+    await page.getByRole("link", { name: "Forgot password" }).click();
+    const mail = await nextEmail("ada@example.com", () => submit("request password reset", { Email: "ada@example.com" }));
+    await page.getByText("a link to set a new password is on its way").waitFor();
+    const link = linkIn(mail);
+    expect(link.startsWith(`${api}/reset-password?token=`)).toBe(true);
+    await page.goto(link);
+    await submit("reset password", { "New password": "a brand new password" });
+    await page.getByText("Your password is changed.").waitFor();
+    await page.getByRole("button", { name: "Go to sign in" }).click();
+    await submit("sign in with password", { "Email or username": "ada_l", Password: PASSWORD });
+    await form("sign in with password").getByRole("alert").waitFor();
+    await submit("sign in with password", { "Email or username": "ada_l", Password: "a brand new password" });
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+  });
+
+  it("deletes the account with the password", async () => {
+    await page.getByRole("link", { name: "Delete account" }).click();
+    await submit("delete account with password", { Password: "not it at all" });
+    await poll(() => form("delete account with password").getByRole("alert").textContent()).toBe("That password is not right.");
+    await submit("delete account with password", { Password: "a brand new password" });
+    await poll(() => who().textContent()).toBe("Signed out");
+    expect(await store.users.findByEmail("ada@example.com")).toBeNull();
+  });
+
+  it("a code-only account adds a password, then deletes itself through the emailed link", async () => {
+    await go("/sign-in");
+    const mail = await nextEmail("grace@example.com", () => submit("email me a sign-in code", { Email: "grace@example.com" }));
+    await submit("sign in with code", { Code: codeIn(mail) });
+    await poll(() => who().textContent()).toBe("Signed in as grace@example.com");
+    await page.getByRole("link", { name: "Settings" }).click();
+    await submit("set password", { "New password": "grace's own password" });
+    await page.getByText("Password added.").waitFor();
+    const grace = (await store.users.findByEmail("grace@example.com"))!;
+    expect((await store.accounts.listByUser(grace.id)).map((a) => a.providerId).sort()).toEqual(["EMAIL_OTP", "credential"]);
+
+    await page.getByRole("link", { name: "Delete account" }).click();
+    const deletion = await nextEmail("grace@example.com", () => form("email me a deletion link").getByRole("button").click());
+    await page.getByText("We emailed you a link").waitFor();
+    expect(await store.users.findById(grace.id)).not.toBeNull();
+    await page.goto(linkIn(deletion));
+    await form("confirm deletion").getByRole("button").click();
+    await page.getByText("Your account is deleted.").waitFor();
+    expect(await store.users.findById(grace.id)).toBeNull();
+  });
+});
+
+describe("a page on another origin", { timeout: 30_000 }, () => {
+  it("signs in with CORS and credentials, reads the session, and signs out", async () => {
+    const up = await fetch(`${api}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "linus@example.com", password: PASSWORD }) });
+    expect(up.status).toBe(200);
+    await context.clearCookies();
+    const sent: Array<Promise<string>> = [];
+    page.on("request", (request) => {
+      // allHeaders(): what went on the wire, Origin included (headers() shows only the page's own).
+      if (request.url().startsWith(`${api}/auth/`)) sent.push(request.allHeaders().then((h) => `${request.method()} ${h.origin ?? "no origin"}`));
+    });
+    await page.goto(`${spaOrigin}/spa.html?api=${encodeURIComponent(api)}`);
+    await poll(() => who().textContent()).toBe("Signed out");
+    await submit("sign in with password", { Email: "linus@example.com", Password: "wrong password" });
+    await poll(() => form("sign in with password").getByRole("alert").textContent()).toBe("That email and password do not match an account.");
+    await submit("sign in with password", { Email: "linus@example.com", Password: PASSWORD });
+    await poll(() => who().textContent()).toBe("Signed in as linus@example.com");
+    // The cookie belongs to the API's origin; the page's own origin went with every call.
+    expect((await context.cookies(api)).some((c) => c.name === "latchkey.session")).toBe(true);
+    expect(new Set(await Promise.all(sent))).toEqual(new Set([`GET ${spaOrigin}`, `POST ${spaOrigin}`]));
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await poll(() => who().textContent()).toBe("Signed out");
+    expect((await context.cookies(api)).some((c) => c.name === "latchkey.session" && c.value !== "")).toBe(false);
+  });
+});

@@ -1,0 +1,69 @@
+import { useState, type FormEvent, type ReactNode } from "react";
+import type { ClientErrorCode, LatchkeyError, Result } from "@latchkey/client";
+
+/** What the person reads for each error: words, never codes. Unlisted codes show the server's own message. */
+const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
+  INVALID_CREDENTIALS: "That email and password do not match an account.",
+  INVALID_PASSWORD: "That password is not right.",
+  ACCOUNT_LOCKED: "Too many failed attempts. Wait a few minutes, then try again.",
+  RATE_LIMITED: "Too many requests. Wait a moment, then try again.",
+  INVALID_OTP: "That code is not right. Check the email and try again.",
+  OTP_EXPIRED: "That code has expired. Ask for a new one.",
+  TOO_MANY_ATTEMPTS: "Too many wrong codes. Ask for a new one.",
+  INVALID_TOKEN: "This link is invalid, used or expired. Ask for a new one.",
+  USER_ALREADY_EXISTS: "An account with this email already exists. Sign in instead.",
+  EMAIL_TAKEN: "Another account already uses this email.",
+  USERNAME_TAKEN: "That username is taken. Pick another one.",
+  INVALID_USERNAME: "Usernames are 3 to 30 letters, digits, dots or underscores.",
+  PASSWORD_TOO_SHORT: "Use at least 8 characters for the password.",
+  PASSWORD_TOO_LONG: "That password is too long.",
+  PASSWORD_ALREADY_SET: "This account already has a password. Change it instead.",
+  INVALID_EMAIL: "Enter a valid email address.",
+  EMAIL_NOT_VERIFIED: "Verify your email address first.",
+  INVALID_ORIGIN: "This page is not allowed to do that.",
+  INVALID_REQUEST: "Some fields are missing or not valid.",
+  NETWORK_ERROR: "The server cannot be reached. Check the connection and try again.",
+};
+
+export function describeError(error: LatchkeyError): string {
+  return MESSAGES[error.code] ?? error.message;
+}
+
+export function ErrorText({ error }: { error: LatchkeyError | null }) {
+  return error ? <p className="error" role="alert">{describeError(error)}</p> : null;
+}
+
+export function Notice({ children }: { children: ReactNode }) {
+  return <p className="notice" role="status">{children}</p>;
+}
+
+/** A form that runs one client call and shows its error in words. `onDone` gets the data. */
+export function ActionForm<T>(props: { name: string; submit: string; run: (fields: Record<string, string>) => Promise<Result<T>>; onDone?: (data: T) => void; children: ReactNode }) {
+  const [error, setError] = useState<LatchkeyError | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const fields = Object.fromEntries([...new FormData(event.currentTarget).entries()].map(([k, v]) => [k, String(v)]));
+    setBusy(true);
+    const result = await props.run(fields);
+    setBusy(false);
+    setError(result.error);
+    if (result.error === null) props.onDone?.(result.data);
+  }
+  return (
+    <form aria-label={props.name} onSubmit={onSubmit}>
+      {props.children}
+      <ErrorText error={error} />
+      <button type="submit" disabled={busy}>{props.submit}</button>
+    </form>
+  );
+}
+
+export function Field(props: { label: string; name: string; type?: string; defaultValue?: string; required?: boolean; autoComplete?: string }) {
+  return (
+    <label>
+      {props.label}
+      <input name={props.name} type={props.type ?? "text"} defaultValue={props.defaultValue} required={props.required ?? true} autoComplete={props.autoComplete} />
+    </label>
+  );
+}

@@ -1,0 +1,131 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { apiKeys, argon2idHasher, emailOtp, jwt, webCryptoRandom } from "@latchkey/core";
+import { createAuth } from "@latchkey/hono-adapter";
+import { memoryStore } from "@latchkey/memory-store";
+import { generatedSource } from "../scripts/source.ts";
+import { createLatchkeyClient, type SessionState } from "./index.ts";
+
+const BASE = "https://app.example";
+
+function server() {
+  const store = memoryStore();
+  const auth = createAuth({
+    secret: "client-test-0123456789abcdefghijklmnopqrstuvwxyz",
+    baseUrl: BASE,
+    database: store,
+    captureOtp: true,
+    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+    email: { sender: { async send() {} } },
+    plugins: [emailOtp(), jwt(), apiKeys()],
+  });
+  return { auth, store };
+}
+
+describe("@latchkey/client", () => {
+  it("the committed generated types match the server's current OpenAPI document", async () => {
+    const committed = readFileSync(new URL("./generated/api.ts", import.meta.url), "utf8");
+    // Stale after a route or schema change: rebuild @latchkey/hono-adapter, then `pnpm --filter @latchkey/client generate`.
+    expect(committed === (await generatedSource()), "src/generated/api.ts is stale: run `pnpm --filter @latchkey/client generate`").toBe(true);
+  });
+
+  it("bearer mode: signs up, keeps the token, types the answers, reads set-auth-jwt and signs out", async () => {
+    const { auth, store } = server();
+    const tokens: Array<string | null> = [];
+    const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r), onTokenChange: (t) => tokens.push(t) });
+    const signUp = await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery", name: "Ada" });
+    expect(signUp.error).toBeNull();
+    const token = client.getBearerToken();
+    expect(token).toMatch(/.{20,}/);
+    expect(tokens).toEqual([token]);
+
+    const session = await client.getSession();
+    expect(session.data?.user.email).toBe("ada@example.com");
+    expect(client.getJwt()).toMatch(/^ey/);
+    const user = await store.users.findByEmail("ada@example.com");
+    expect(session.data?.user.id).toBe(user!.id);
+
+    const created = await client.createApiKey({ name: "ci", expiresIn: "30d" });
+    expect(created.data?.key).toMatch(/^lk_/);
+    const listed = await client.listApiKeys({ limit: 5 });
+    expect(listed.data?.apiKeys.map((k) => k.name)).toEqual(["ci"]);
+
+    expect((await client.signOut()).data).toEqual({ success: true });
+    expect(client.getBearerToken()).toBeNull();
+    expect(tokens).toEqual([token, null]);
+    expect(await auth.api.getSession(token!)).toBeNull();
+  });
+
+  it("errors come back as { code, message, status } and never throw", async () => {
+    const { auth } = server();
+    const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const wrong = await client.signInEmail({ email: "ada@example.com", password: "not the password" });
+    expect(wrong.data).toBeNull();
+    expect(wrong.error).toMatchObject({ code: "INVALID_CREDENTIALS", status: 401, message: expect.any(String) });
+    const invalid = await client.signInEmail({ email: "ada@example.com", password: 42 as unknown as string });
+    expect(invalid.error).toMatchObject({ code: "INVALID_REQUEST", status: 400, details: expect.any(Array) });
+    const offline = createLatchkeyClient({ baseURL: `${BASE}/auth`, fetch: async () => { throw new TypeError("fetch failed"); } });
+    expect((await offline.getSession()).error).toEqual({ code: "NETWORK_ERROR", message: "fetch failed", status: 0 });
+  });
+
+  it("the session store: the first subscriber fetches, sign-in and sign-out refetch, listeners see each change", async () => {
+    const { auth } = server();
+    const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+    const seen: SessionState[] = [];
+    const next = () => new Promise<SessionState>((resolve) => { const off = client.session.subscribe((s) => { off(); resolve(s); }); });
+    expect(client.session.get()).toMatchObject({ data: null, isPending: true });
+    const unsubscribe = client.session.subscribe((s) => seen.push(s));
+    await client.session.refetch();
+    expect(client.session.get()).toMatchObject({ data: null, isPending: false, error: null });
+
+    const signedIn = next();
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    expect((await signedIn).data?.user.email).toBe("ada@example.com");
+    expect(client.session.get().jwt).toMatch(/^ey/);
+    const snapshot = client.session.get();
+    await client.session.refetch();
+    expect(client.session.get()).toBe(snapshot); // unchanged data keeps the same object (stable React snapshots)
+
+    const signedOut = next();
+    await client.signOut();
+    expect((await signedOut).data).toBeNull();
+    unsubscribe();
+    expect(seen.map((s) => s.data?.user.email ?? null)).toEqual([null, "ada@example.com", null]);
+  });
+
+  it("a sign-in that finishes while an older session request is under way still ends signed in", async () => {
+    const { auth } = server();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    let first = true;
+    const client = createLatchkeyClient({
+      baseURL: `${BASE}/auth`, auth: "bearer",
+      fetch: async (r) => {
+        if (first && r.url.endsWith("/get-session")) { first = false; const answer = await auth.handler(r); await gate; return answer; }
+        return auth.handler(r);
+      },
+    });
+    const stale = client.session.refetch(); // answers "signed out", but only after the sign-in below
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const after = client.session.refetch();
+    release();
+    await stale;
+    expect((await after).data?.user.email).toBe("ada@example.com");
+    expect(client.session.get().data?.user.email).toBe("ada@example.com");
+  });
+
+  it("cookie mode sends credentials: include and no Authorization header; call options add headers", async () => {
+    const requests: Request[] = [];
+    const client = createLatchkeyClient({ baseURL: "https://api.example/auth/", headers: { "x-app": "demo" }, fetch: async (r) => { requests.push(r); return Response.json(null); } });
+    await client.getSession({ headers: { "x-trace": "1" } });
+    await client.listApiKeys({ limit: 3, cursor: "abc" });
+    await client.requestAccountDeletion();
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET https://api.example/auth/get-session", "GET https://api.example/auth/api-key/list?limit=3&cursor=abc", "POST https://api.example/auth/delete-account/request"]);
+    expect(requests[0]!.credentials).toBe("include");
+    expect(requests[0]!.headers.get("authorization")).toBeNull();
+    expect(requests[0]!.headers.get("x-app")).toBe("demo");
+    expect(requests[0]!.headers.get("x-trace")).toBe("1");
+    expect(await requests[2]!.text()).toBe("{}");
+  });
+});

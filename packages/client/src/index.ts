@@ -1,0 +1,290 @@
+/**
+ * @latchkey/client: a typed client for Latchkey's HTTP API, for browsers and servers.
+ *
+ * @example
+ * import { createLatchkeyClient } from "@latchkey/client";
+ * const auth = createLatchkeyClient({ baseURL: "https://app.example/auth" });
+ * const { data, error } = await auth.signInEmail({ email: "ada@example.com", password: "correct horse battery" });
+ * if (error) console.log(error.code); // "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | ...
+ */
+import { OPERATIONS, type components, type operations } from "./generated/api.ts";
+
+export { OPERATIONS };
+export type { components, operations, paths } from "./generated/api.ts";
+
+export type Schemas = components["schemas"];
+export type User = Schemas["User"];
+export type Session = Schemas["Session"];
+export type ApiKey = Schemas["ApiKey"];
+/** Every code a Latchkey error body carries. */
+export type ErrorCode = Schemas["Error"]["code"];
+/** `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). */
+export type ClientErrorCode = ErrorCode | "NETWORK_ERROR";
+
+/** A failed call: the server's `{code, message, details?}` plus the HTTP status (0 for network errors). */
+export interface LatchkeyError {
+  code: ClientErrorCode;
+  message: string;
+  status: number;
+  details?: unknown;
+}
+
+export type OperationId = keyof typeof OPERATIONS;
+type Kind<K extends OperationId> = (typeof OPERATIONS)[K]["input"];
+type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": infer B } } } ? B : Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? Exclude<Q, undefined> : never;
+
+/** The request body (or query) an operation takes, from the server's schemas. */
+export type Input<K extends OperationId> = Kind<K> extends "body" ? JsonBody<operations[K]> : Kind<K> extends "query" ? QueryOf<operations[K]> : undefined;
+/** The 200 answer of an operation, from the server's schemas. */
+export type Output<K extends OperationId> = operations[K]["responses"][200]["content"]["application/json"];
+
+/** Every call resolves (never rejects) to data or a typed error. */
+export type Result<T> =
+  | { data: T; error: null; response: Response }
+  | { data: null; error: LatchkeyError; response: Response | null };
+
+export interface CallOptions {
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** One method per operation: body or query first (optional when every field is), then call options. */
+export type OperationMethod<K extends OperationId> = Kind<K> extends "none"
+  ? (options?: CallOptions) => Promise<Result<Output<K>>>
+  : {} extends Input<K>
+    ? (input?: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>
+    : (input: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>;
+
+export type OperationMethods = { [K in OperationId]: OperationMethod<K> };
+
+export interface SessionState {
+  /** The signed-in user and session, or null. */
+  data: { user: User; session: Session } | null;
+  /** True until the first answer (and while a refetch runs after none had arrived). */
+  isPending: boolean;
+  error: LatchkeyError | null;
+  /** The latest `set-auth-jwt` value (JWT plugin), or null. */
+  jwt: string | null;
+}
+
+export interface SessionStore {
+  /** The current state (the same object until something changes). */
+  get(): SessionState;
+  /** Calls `listener` after every change; the first subscriber triggers the first fetch. Returns the unsubscribe. */
+  subscribe(listener: (state: SessionState) => void): () => void;
+  /** Asks `/get-session` again (calls made while one is under way share one follow-up request). */
+  refetch(): Promise<SessionState>;
+}
+
+export interface ClientOptions {
+  /** Where the API is mounted: `https://app.example/auth`, or `/auth` in a browser on the same origin. */
+  baseURL: string;
+  /**
+   * `"cookie"` (default): the browser carries the session cookie (`credentials: "include"`).
+   * `"bearer"`: the client keeps the session token from sign-in answers and sends `Authorization: Bearer`.
+   */
+  auth?: "cookie" | "bearer";
+  /** Bearer mode: a token to start with (e.g. restored from secure storage). */
+  token?: string | null;
+  /** Bearer mode: called whenever the token changes (sign-in, sign-out), to persist it. */
+  onTokenChange?: (token: string | null) => void;
+  /** Headers sent with every call (server-side: forward the incoming `cookie` and `origin`). */
+  headers?: Record<string, string> | (() => Record<string, string>);
+  /** A fetch implementation (default: the global one; `auth.handler` works for in-process calls). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Refetch the session when the window regains focus or becomes visible. Default true (browsers only). */
+  refetchOnWindowFocus?: boolean;
+}
+
+export type LatchkeyClient = OperationMethods & {
+  /** The session store components subscribe to (React: `useSession(client)` from `@latchkey/client/react`). */
+  session: SessionStore;
+  /** Bearer mode: the current session token (`getToken()` is the JWT endpoint). */
+  getBearerToken(): string | null;
+  setBearerToken(token: string | null): void;
+  /** The latest `set-auth-jwt` value, or null. */
+  getJwt(): string | null;
+  /** Any operation by its `operationId`. */
+  call<K extends OperationId>(operationId: K, input?: Input<K>, options?: CallOptions): Promise<Result<Output<K>>>;
+};
+
+// Calls after which the session (or the user in it) may have changed: the store refetches when they succeed.
+const SESSION_CHANGING = new Set<OperationId>([
+  "signUpEmail", "signInEmail", "signInEmailOtp", "signOut", "verifyEmail", "verifyEmailOtp", "updateUser", "changeEmail",
+  "setPassword", "changePassword", "resetPassword", "resetPasswordOtp", "deleteAccount", "confirmAccountDeletion",
+]);
+// Calls that end the current session: bearer mode forgets its token.
+const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion"]);
+
+function isErrorBody(value: unknown): value is { code: ErrorCode; message: string; details?: unknown } {
+  return typeof value === "object" && value !== null && typeof (value as { code?: unknown }).code === "string" && typeof (value as { message?: unknown }).message === "string";
+}
+
+/**
+ * Creates a client. Every method resolves to `{ data, error }`; `error.code` is a union of Latchkey's codes.
+ *
+ * @example
+ * const auth = createLatchkeyClient({ baseURL: "/auth" });
+ * auth.session.subscribe((s) => render(s.data?.user));
+ * await auth.signInEmail({ email, password }); // the store refetches
+ */
+export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
+  const base = options.baseURL.replace(/\/+$/, "");
+  const mode = options.auth ?? "cookie";
+  const doFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  let token = options.token ?? null;
+  let jwt: string | null = null;
+
+  const setToken = (next: string | null) => {
+    if (next === token) return;
+    token = next;
+    options.onTokenChange?.(next);
+  };
+
+  async function call<K extends OperationId>(operationId: K, input?: Input<K>, callOptions: CallOptions = {}): Promise<Result<Output<K>>> {
+    const op = OPERATIONS[operationId];
+    let url = `${base}${op.path}`;
+    const headers: Record<string, string> = { accept: "application/json", ...(typeof options.headers === "function" ? options.headers() : options.headers), ...callOptions.headers };
+    let body: string | undefined;
+    if (op.input === "body") {
+      body = JSON.stringify(input ?? {});
+      headers["content-type"] = "application/json";
+    } else if (op.input === "query" && input) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(input as Record<string, unknown>)) if (value !== undefined && value !== null) query.set(name, String(value));
+      const text = query.toString();
+      if (text) url += `?${text}`;
+    }
+    if (mode === "bearer" && token) headers.authorization = `Bearer ${token}`;
+    let response: Response;
+    try {
+      const init: RequestInit = { method: op.method, headers, credentials: mode === "cookie" ? "include" : "omit" };
+      if (body !== undefined) init.body = body;
+      if (callOptions.signal) init.signal = callOptions.signal;
+      response = await doFetch(new Request(url, init));
+    } catch (error) {
+      return { data: null, error: { code: "NETWORK_ERROR", message: error instanceof Error ? error.message : "The request failed", status: 0 }, response: null };
+    }
+    const headerJwt = response.headers.get("set-auth-jwt");
+    if (headerJwt) jwt = headerJwt;
+    let payload: unknown = null;
+    const text = await response.text();
+    try {
+      payload = text ? JSON.parse(text) : null;
+    } catch {
+      payload = undefined;
+    }
+    if (!response.ok) {
+      const error: LatchkeyError = isErrorBody(payload)
+        ? { code: payload.code, message: payload.message, status: response.status, ...(payload.details === undefined ? {} : { details: payload.details }) }
+        : { code: "INTERNAL_ERROR", message: `The server answered ${response.status} without a Latchkey error body`, status: response.status };
+      return { data: null, error, response };
+    }
+    if (payload === undefined) {
+      return { data: null, error: { code: "INTERNAL_ERROR", message: "The answer was not JSON", status: response.status }, response };
+    }
+    if (mode === "bearer") {
+      const credentials = (payload as { credentials?: { token?: unknown } } | null)?.credentials;
+      if (credentials && typeof credentials.token === "string") setToken(credentials.token);
+      else if (SESSION_ENDING.has(operationId)) setToken(null);
+    }
+    if (operationId === "getSession") store.accept(payload as SessionState["data"]);
+    else if (SESSION_CHANGING.has(operationId)) void store.refetch();
+    return { data: payload as Output<K>, error: null, response };
+  }
+
+  const store = createSessionStore(() => call("getSession"), () => jwt, options.refetchOnWindowFocus ?? true);
+
+  const methods = {} as Record<OperationId, (...args: unknown[]) => Promise<unknown>>;
+  for (const id of Object.keys(OPERATIONS) as OperationId[]) {
+    const kind = OPERATIONS[id].input;
+    methods[id] = kind === "none"
+      ? (callOptions?: unknown) => call(id, undefined, callOptions as CallOptions | undefined)
+      : (input?: unknown, callOptions?: unknown) => call(id, input as Input<typeof id>, callOptions as CallOptions | undefined);
+  }
+
+  return {
+    ...(methods as unknown as OperationMethods),
+    session: store,
+    getBearerToken: () => token,
+    setBearerToken: setToken,
+    getJwt: () => jwt,
+    call,
+  };
+}
+
+function createSessionStore(fetchSession: () => Promise<Result<Output<"getSession">>>, currentJwt: () => string | null, refetchOnFocus: boolean): SessionStore & { accept(data: SessionState["data"]): void } {
+  let state: SessionState = { data: null, isPending: true, error: null, jwt: null };
+  const listeners = new Set<(state: SessionState) => void>();
+  let inFlight: Promise<SessionState> | null = null;
+  let started = false;
+  let detachFocus: (() => void) | null = null;
+
+  const set = (next: SessionState) => {
+    if (next.data === state.data && next.isPending === state.isPending && next.error === state.error && next.jwt === state.jwt) return;
+    state = next;
+    for (const listener of [...listeners]) listener(state);
+  };
+
+  let queued: Promise<SessionState> | null = null;
+  const refetch = (): Promise<SessionState> => {
+    // A request already under way may have left before a sign-in or sign-out: ask once more after it.
+    if (inFlight) {
+      queued ??= inFlight.then(() => {
+        queued = null;
+        return refetch();
+      });
+      return queued;
+    }
+    inFlight = (async () => {
+      try {
+        const result = await fetchSession();
+        if (result.error) set({ ...state, isPending: false, error: result.error, jwt: currentJwt() });
+        return state;
+      } finally {
+        inFlight = null;
+      }
+    })();
+    return inFlight;
+  };
+
+  const onFocus = () => {
+    const doc = (globalThis as { document?: { visibilityState?: string } }).document;
+    if (doc?.visibilityState === undefined || doc.visibilityState === "visible") void refetch();
+  };
+
+  return {
+    get: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      if (!started) {
+        started = true;
+        void refetch();
+      }
+      const win = globalThis as { addEventListener?: (type: string, fn: () => void) => void; removeEventListener?: (type: string, fn: () => void) => void; document?: unknown };
+      if (refetchOnFocus && !detachFocus && typeof win.addEventListener === "function" && win.document !== undefined) {
+        win.addEventListener("focus", onFocus);
+        win.addEventListener("visibilitychange", onFocus);
+        detachFocus = () => {
+          win.removeEventListener?.("focus", onFocus);
+          win.removeEventListener?.("visibilitychange", onFocus);
+        };
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && detachFocus) {
+          detachFocus();
+          detachFocus = null;
+        }
+      };
+    },
+    refetch,
+    accept(data) {
+      // A fresh object only when something changed, so React keeps the same snapshot otherwise.
+      const same = JSON.stringify(data) === JSON.stringify(state.data);
+      set({ data: same ? state.data : data, isPending: false, error: null, jwt: currentJwt() });
+    },
+  };
+}

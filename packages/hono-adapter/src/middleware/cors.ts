@@ -1,0 +1,56 @@
+import type { MiddlewareHandler } from "hono";
+import { cors as honoCors } from "hono/cors";
+import { AuthConfigError } from "@latchkey/core";
+
+/** `createAuth({ cors })`: CORS for browser apps served from another origin than the auth API. */
+export interface CorsOptions {
+  /** Origins allowed to call the API with credentials. Default: `trustedOrigins` (which always includes `baseUrl`'s origin). */
+  origins?: string[];
+  /** Extra request headers a preflight may allow. Default: whatever the preflight asks for (`content-type`, `authorization`, ...). */
+  allowHeaders?: string[];
+  /** Response headers scripts may read, in addition to `set-auth-jwt` and `retry-after`. */
+  exposeHeaders?: string[];
+  /** Seconds a browser may cache a preflight answer. Default 600. */
+  maxAge?: number;
+}
+
+/** Response headers every CORS answer exposes: the JWT plugin's header and the rate limiter's. */
+export const EXPOSED_HEADERS = ["set-auth-jwt", "retry-after"];
+
+/** Normalises and checks `cors.origins` (absolute URLs, reduced to their origin). */
+function resolveOrigins(origins: string[], field: string): string[] {
+  return origins.map((value, i) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new AuthConfigError(`${field}[${i}]`, "must be an absolute URL");
+    }
+    if (url.origin === "null") throw new AuthConfigError(`${field}[${i}]`, "must be an http(s) origin");
+    return url.origin;
+  });
+}
+
+/**
+ * Hono's `cors` middleware with Latchkey's defaults: credentials allowed, only listed origins (never `*`), preflights
+ * answered with 204 on every path, `set-auth-jwt` exposed.
+ *
+ * @example
+ * app.use("*", corsMiddleware(true, config.trustedOrigins));
+ */
+export function corsMiddleware(option: boolean | CorsOptions, trustedOrigins: string[]): MiddlewareHandler | null {
+  if (option === false) return null;
+  const settings: CorsOptions = option === true ? {} : option;
+  if (settings.maxAge !== undefined && (!Number.isInteger(settings.maxAge) || settings.maxAge < 0)) {
+    throw new AuthConfigError("cors.maxAge", "must be a whole number of seconds (0 or more)");
+  }
+  const origins = new Set(settings.origins === undefined ? trustedOrigins : resolveOrigins(settings.origins, "cors.origins"));
+  return honoCors({
+    origin: (origin) => (origins.has(origin) ? origin : null),
+    credentials: true,
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+    ...(settings.allowHeaders ? { allowHeaders: settings.allowHeaders } : {}),
+    exposeHeaders: [...new Set([...EXPOSED_HEADERS, ...(settings.exposeHeaders ?? []).map((h) => h.toLowerCase())])],
+    maxAge: settings.maxAge ?? 600,
+  });
+}
