@@ -1,10 +1,12 @@
 import { apiKeys, auditLog, emailOtp, jwt } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
-import { memoryStore } from "@latchkey/memory-store";
+import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
 import { emailSender } from "./email.ts";
 
 /** Bindings from wrangler.toml (`[vars]`) and `wrangler secret put`. */
 export interface Env {
+  /** The D1 database (`[[d1_databases]]` in wrangler.toml), migrated with `wrangler d1 migrations apply`. */
+  DB: D1DatabaseBinding;
   LATCHKEY_SECRET: string;
   LATCHKEY_BASE_URL: string;
   /** Optional: POST every email to this URL as JSON instead of logging it (see email.ts). */
@@ -12,8 +14,8 @@ export interface Env {
 }
 
 // One auth per isolate, built on the first request: bindings arrive with requests, and Workers refuse random
-// values at global scope. memoryStore() lives in this isolate only (lost on eviction, not shared between isolates
-// or locations): demo only. In production pass drizzleStore(...) over libSQL/Turso or PostgreSQL (Hyperdrive).
+// values at global scope. Everything lives in D1, so every isolate and location shares sessions, codes, rate-limit
+// counters and locks.
 let auth: Auth | undefined;
 
 function authFor(env: Env): Auth {
@@ -21,7 +23,7 @@ function authFor(env: Env): Auth {
     secret: env.LATCHKEY_SECRET,
     baseUrl: env.LATCHKEY_BASE_URL,
     basePath: "/auth",
-    database: memoryStore(),
+    database: drizzleStore({ binding: env.DB }),
     // Cloudflare sets cf-connecting-ip at its edge; clients cannot forge it on a Worker.
     getClientIp: clientIp.fromCfConnectingIp,
     // Every optional feature, so the bundle report measures the full library. Email is sent in the background
