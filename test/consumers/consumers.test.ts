@@ -166,17 +166,24 @@ describe("examples/nextjs as a real Next.js app", () => {
 });
 
 describe("examples/cloudflare-workers as a real Workers build", () => {
-  it("wrangler deploy --dry-run bundles the installed packages; the bundle answers the journey in workerd", async () => {
+  it("wrangler applies the shipped migrations to its local D1 and bundles the installed packages; latchkey migrate --d1 shares its history; the bundle answers the journey in workerd on that D1", async () => {
     const app = join(work, "workers");
     mkdirSync(app, { recursive: true });
     copyInto(join(root, "examples/cloudflare-workers"), app, ["src/worker.ts", "src/email.ts", "wrangler.toml"]);
-    await npmProject(app, packs, HOST_APP, { hono: "^4.13.19", wrangler: "^4.164.0" });
-    // wrangler needs Node >= 22: the Node 24 from npm runs it.
+    await npmProject(app, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], { hono: "^4.13.19", wrangler: "^4.164.0" });
+    // wrangler needs Node >= 22: the Node 24 from npm runs it (and the CLI, which loads wrangler's Miniflare).
     const node24 = join(tools, "node_modules/node24/bin/node");
-    const bundle = await run(node24, [join(app, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", "out"], {
-      cwd: app,
-      env: { WRANGLER_SEND_METRICS: "false", CI: "1", NO_UPDATE_NOTIFIER: "1" },
-    });
+    const wrangler = join(app, "node_modules/wrangler/bin/wrangler.js");
+    const quiet = { WRANGLER_SEND_METRICS: "false", CI: "1", NO_UPDATE_NOTIFIER: "1" };
+    // The README's migration command, against the local D1 (`--remote` reaches Cloudflare): wrangler reads
+    // migrations_dir, the SQL folder inside the installed @latchkey/drizzle-store.
+    const applied = await run(node24, [wrangler, "d1", "migrations", "apply", "latchkey-auth", "--local"], { cwd: app, env: quiet });
+    expect(applied.code, printed(applied)).toBe(0);
+    expect(applied.stdout, printed(applied)).toContain("0000_initial.sql");
+    const cli = await run(node24, [join(app, "node_modules/@latchkey/cli/dist/bin.js"), "migrate", "--d1", "DB"], { cwd: app });
+    expect(cli.code, printed(cli)).toBe(0);
+    expect(cli.stdout, printed(cli)).toContain("nothing to apply");
+    const bundle = await run(node24, [wrangler, "deploy", "--dry-run", "--outdir", "out"], { cwd: app, env: quiet });
     expect(bundle.code, printed(bundle)).toBe(0);
     const capture = await emailCapture();
     const port = await freePort();
@@ -190,6 +197,9 @@ describe("examples/cloudflare-workers as a real Workers build", () => {
       host: "127.0.0.1",
       port,
       bindings: { LATCHKEY_SECRET: "w".repeat(64), LATCHKEY_BASE_URL: base, EMAIL_WEBHOOK_URL: capture.url },
+      // The D1 wrangler migrated: `wrangler dev` opens a binding without database_id under its binding name.
+      d1Databases: { DB: "DB" },
+      d1Persist: join(app, ".wrangler/state/v3/d1"),
     });
     try {
       await mf.ready;

@@ -48,7 +48,9 @@ beforeAll(async () => {
   persist = mkdtempSync(join(tmpdir(), "latchkey-d1-"));
   worker = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual(["0000_initial"]);
-  other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
+  // The second instance has no LATCHKEY_BASE_URL, like a fresh deploy: it takes the origin it is reached on.
+  const { LATCHKEY_BASE_URL: _, ...unpinned } = bindings;
+  other = await startWorker(bundle.code, unpinned, { d1: { ...D1, persist } });
 });
 
 afterAll(async () => {
@@ -149,6 +151,9 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
     const cookie = await signUp("grace@workers.example", "192.0.2.10");
     const onB = await viaB(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");
     expect(((await onB.json()) as { user: { email: string } } | null)?.user.email).toBe("grace@workers.example");
+    // B took its base URL from the request: a foreign Origin is refused, its own is trusted below.
+    const foreign = await viaB(new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: "https://evil.example" } }), "192.0.2.10");
+    expect(foreign.status).toBe(403);
     const out = await viaB(new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: BASE_URL } }), "192.0.2.10");
     expect(out.status).toBe(200);
     const onA = await viaA(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");

@@ -8,7 +8,8 @@ export interface Env {
   /** The D1 database (`[[d1_databases]]` in wrangler.toml), migrated with `wrangler d1 migrations apply`. */
   DB: D1DatabaseBinding;
   LATCHKEY_SECRET: string;
-  LATCHKEY_BASE_URL: string;
+  /** Optional: the public URL, when the worker answers on more than one hostname (else the request's origin). */
+  LATCHKEY_BASE_URL?: string;
   /** Optional: POST every email to this URL as JSON instead of logging it (see email.ts). */
   EMAIL_WEBHOOK_URL?: string;
 }
@@ -18,10 +19,12 @@ export interface Env {
 // counters and locks.
 let auth: Auth | undefined;
 
-function authFor(env: Env): Auth {
+function authFor(request: Request, env: Env): Auth {
   auth ??= createAuth({
     secret: env.LATCHKEY_SECRET,
-    baseUrl: env.LATCHKEY_BASE_URL,
+    // Cloudflare routes a request to the worker by its hostname, so its URL's origin is the worker's own
+    // (workers.dev or your route); LATCHKEY_BASE_URL pins one when several hostnames reach the worker.
+    baseUrl: env.LATCHKEY_BASE_URL || new URL(request.url).origin,
     basePath: "/auth",
     database: drizzleStore({ binding: env.DB }),
     // Cloudflare sets cf-connecting-ip at its edge; clients cannot forge it on a Worker.
@@ -36,6 +39,6 @@ function authFor(env: Env): Auth {
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
-    return authFor(env).handler(request, env, ctx);
+    return authFor(request, env).handler(request, env, ctx);
   },
 };
