@@ -1,4 +1,6 @@
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /**
  * Options of `migrateLocalD1`.
@@ -16,14 +18,36 @@ export interface LocalD1Options {
   log?: (line: string) => void;
 }
 
-/** Loads Miniflare on demand, with an error that says what to install when it is absent. */
-export async function importMiniflare(load: () => Promise<unknown> = () => import("miniflare")): Promise<typeof import("miniflare")> {
+/**
+ * The Miniflare that the project's wrangler uses, as a file path, or null without wrangler. Local D1 files carry
+ * workerd's own bookkeeping tables, whose layout changes between workerd versions: opening wrangler's state with
+ * another Miniflare can fail, so wrangler's own copy goes first.
+ */
+export function wranglerMiniflare(projectDir: string): string | null {
+  try {
+    const wrangler = createRequire(join(resolve(projectDir), "package.json")).resolve("wrangler/package.json");
+    return createRequire(wrangler).resolve("miniflare");
+  } catch {
+    return null;
+  }
+}
+
+const defaultLoad = (projectDir: string) => () => {
+  const path = wranglerMiniflare(projectDir);
+  return path === null ? import("miniflare") : import(pathToFileURL(path).href);
+};
+
+/**
+ * Loads Miniflare on demand (wrangler's copy when the project has wrangler, else the `miniflare` package), with an
+ * error that says what to install when neither is there.
+ */
+export async function importMiniflare(load: () => Promise<unknown> = defaultLoad(process.cwd())): Promise<typeof import("miniflare")> {
   try {
     return (await load()) as typeof import("miniflare");
   } catch (error) {
     const missing = error instanceof Error && /cannot find (package|module)|failed to (load|resolve)/i.test(error.message) && error.message.includes("miniflare");
     if (!missing) throw error;
-    throw new Error("local D1 databases are reached through Miniflare, which is not installed: npm install -D miniflare (wrangler's own copy may not be resolvable from @latchkey/cli)", { cause: error });
+    throw new Error("local D1 databases are reached through Miniflare, which is not installed: npm install -D wrangler (or miniflare)", { cause: error });
   }
 }
 
@@ -31,8 +55,9 @@ export async function importMiniflare(load: () => Promise<unknown> = () => impor
  * Applies Latchkey's SQLite migrations to a local D1 database: the one `wrangler dev` and `wrangler d1 ... --local`
  * use, in `<persistTo>/v3/d1`, opened through Miniflare. `id` is the id wrangler gives it locally: the binding's
  * `preview_database_id`, else its `database_id`, else the binding name. What was applied is recorded in wrangler's
- * migrations table, so `wrangler d1 migrations apply --local` and this see the same history. Remote D1 is not
- * reachable from here: use `wrangler d1 migrations apply <name> --remote`.
+ * migrations table, so `wrangler d1 migrations apply --local` and this see the same history. The Miniflare is the
+ * project's wrangler's (found from the current directory) when there is one. Remote D1 is not reachable from
+ * here: use `wrangler d1 migrations apply <name> --remote`.
  *
  * @example
  * import { migrateLocalD1 } from "@latchkey/cli";

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +7,7 @@ import { Miniflare } from "miniflare";
 import { promisify } from "node:util";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
+import { importMiniflare, wranglerMiniflare } from "./d1.ts";
 import { databaseKind, importMongoStore, loadMongoMigrator, migrate, migrateWith, redactUrl } from "./migrate.ts";
 
 const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
@@ -77,6 +78,23 @@ describe("latchkey migrate", () => {
       }
     } finally {
       rmSync(state, { recursive: true, force: true });
+    }
+  });
+
+  it("--d1 opens wrangler's local state with wrangler's own Miniflare when the project has wrangler", async () => {
+    const project = mkdtempSync(join(tmpdir(), "latchkey-wrangler-project-"));
+    try {
+      expect(wranglerMiniflare(project)).toBeNull();
+      const own = join(project, "node_modules/wrangler/node_modules/miniflare");
+      mkdirSync(own, { recursive: true });
+      writeFileSync(join(project, "node_modules/wrangler/package.json"), JSON.stringify({ name: "wrangler", version: "4.0.0" }));
+      writeFileSync(join(own, "package.json"), JSON.stringify({ name: "miniflare", version: "5.0.0", main: "index.js" }));
+      writeFileSync(join(own, "index.js"), "exports.Miniflare = class {};\n");
+      expect(wranglerMiniflare(project)).toBe(join(own, "index.js"));
+      const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'miniflare' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));
+      await expect(importMiniflare(missing)).rejects.toThrow(/Miniflare, which is not installed: npm install -D wrangler/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
   });
 
