@@ -64,16 +64,15 @@ export async function importMiniflare(load: () => Promise<unknown> = defaultLoad
  * await migrateLocalD1("DB", { log: console.log }); // ["0000_initial"], then []
  */
 export async function migrateLocalD1(id: string, options: LocalD1Options = {}): Promise<string[]> {
-  const { Miniflare } = await importMiniflare();
+  const { Miniflare, ...rest } = await importMiniflare();
   const { MIGRATIONS_FOLDERS, readSqlMigrations } = await import("@latchkey/drizzle-store");
   const { migrateD1Database } = await import("@latchkey/drizzle-store/d1");
-  const d1Persist = join(resolve(options.persistTo ?? ".wrangler/state"), "v3", "d1");
-  const mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 404 }); } }",
-    d1Databases: { DB: id },
-    d1Persist,
-  });
+  const state = join(resolve(options.persistTo ?? ".wrangler/state"), "v3");
+  const worker = { modules: true, script: "export default { fetch() { return new Response(null, { status: 404 }); } }", d1Databases: { DB: id } };
+  // Miniflare 4 takes these options as they are, D1 files under `d1Persist`; Miniflare 5 (wrangler's current one)
+  // takes them through its converter, with the whole state folder as `resourcePersistencePath`.
+  const convert = (rest as { convertV4MiniflareOptions?: (options: object) => object }).convertV4MiniflareOptions;
+  const mf = new Miniflare((convert ? convert({ ...worker, resourcePersistencePath: state }) : { ...worker, d1Persist: join(state, "d1") }) as ConstructorParameters<typeof Miniflare>[0]);
   try {
     const binding = await mf.getD1Database("DB");
     return await migrateD1Database(binding, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite), {
