@@ -27,6 +27,18 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
     expect(cases.filter((c) => c.name.startsWith("d1 store mapping >")).length).toBe(4);
   });
 
+  it("migrateD1Database: a second run applies nothing; a failing migration leaves neither its tables nor its history row", async () => {
+    const d1 = await worker.d1("DB");
+    const lines: string[] = [];
+    expect(await migrateD1Database(d1, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite), { log: (line) => lines.push(line) })).toEqual([]);
+    expect(lines).toEqual(["nothing to apply: the schema is up to date"]);
+    // The second statement collides with an existing table: the batch rolls back the first one too.
+    const broken = { name: "9999_broken.sql", sql: "CREATE TABLE `half_done` (`a` integer);\n--> statement-breakpoint\nCREATE TABLE `users` (`a` integer);" };
+    await expect(migrateD1Database(d1, [broken])).rejects.toThrow(/already exists/);
+    expect((await d1.prepare("select name from sqlite_master where name = 'half_done'").all()).results).toEqual([]);
+    expect((await d1.prepare("select name from d1_migrations order by id").all()).results).toEqual([{ name: "0000_initial.sql" }]);
+  });
+
   for (const c of cases) {
     (c.skip ? it.skip : it)(c.name, async () => {
       const result = (await (await worker.fetch(new Request(`http://conformance/cases/${c.id}`, { method: "POST" }))).json()) as { ok: boolean; error?: string };

@@ -7,7 +7,6 @@ import { userConflictOf } from "./errors.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
 
-
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
 
