@@ -44,7 +44,7 @@ export function bundleViolations(bundle: Pick<WorkerBundle, "nodeImports" | "for
  * const bundle = await bundleWorker("examples/cloudflare-workers/src/worker.ts", { minify: true });
  * if (bundleViolations(bundle).length) process.exit(1);
  */
-export async function bundleWorker(entry: string, options: { minify?: boolean; alias?: Record<string, string> } = {}): Promise<WorkerBundle> {
+export async function bundleWorker(entry: string, options: { minify?: boolean } = {}): Promise<WorkerBundle> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -57,7 +57,6 @@ export async function bundleWorker(entry: string, options: { minify?: boolean; a
     target: "es2022",
     minify: options.minify ?? false,
     external: ["node:*"],
-    ...(options.alias ? { alias: options.alias } : {}),
     plugins: [zodEnglishOnly()],
     logLevel: "silent",
   });
