@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, describe, expect, it } from "vitest";
-import { migrateD1Database, type D1DatabaseBinding } from "./d1.ts";
+import { drizzleStore, migrateD1Database, type D1DatabaseBinding } from "./d1.ts";
 import { MIGRATIONS_FOLDERS, readSqlMigrations } from "./migrations.ts";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -48,6 +48,11 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(40);
     expect(cases.filter((c) => c.name.startsWith("d1 store mapping >")).length).toBe(4);
+  });
+
+  it("refuses a missing binding at once, naming what to configure", () => {
+    expect(() => drizzleStore({ binding: undefined as unknown as D1DatabaseBinding })).toThrow(/needs a D1 binding: env\.DB from \[\[d1_databases\]\]/);
+    expect(() => drizzleStore({ binding: {} as D1DatabaseBinding })).toThrow(TypeError);
   });
 
   it("migrateD1Database: a second run applies nothing; a failing migration leaves neither its tables nor its history row", async () => {

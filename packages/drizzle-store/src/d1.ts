@@ -36,5 +36,9 @@ export interface D1StoreOptions {
  * const database = drizzleStore({ binding: env.DB });
  */
 export function drizzleStore(options: D1StoreOptions): Store {
+  // A missing binding would otherwise surface as an odd error on the first query, inside some request.
+  if (typeof options?.binding?.prepare !== "function" || typeof options.binding.batch !== "function") {
+    throw new TypeError("drizzleStore({ binding }) needs a D1 binding: env.DB from [[d1_databases]] in wrangler.toml");
+  }
   return d1Store(options.binding);
 }
