@@ -2,13 +2,12 @@
 // projects outside the workspace, and driven through one journey (journey.mjs) over real HTTP on Node 20/22/24,
 // Bun and Deno, compiled by a strict TypeScript consumer, built into a real Next.js app and a real Workers bundle,
 // and its CLI run from the installed package. Nothing here resolves from the workspace's node_modules: the
-// runtimes come from npm into a tools project beside the consumers; only workerd (Miniflare, which runs the
-// wrangler-built bundle) is the workspace's.
+// runtimes come from npm into a tools project beside the consumers, and the Workers project runs the workerd of the
+// wrangler it installs (`wrangler dev`, on the D1 that `wrangler d1 migrations apply --local` wrote).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { packPublicPackages } from "../../scripts/pack-packages.mjs";
@@ -189,36 +188,38 @@ describe("examples/nextjs as a real Next.js app", () => {
 });
 
 describe("examples/cloudflare-workers as a real Workers build", () => {
-  it("wrangler deploy --dry-run bundles the installed packages; the bundle answers the journey in workerd", async () => {
+  it("wrangler migrates its local D1 from the shipped SQL, latchkey migrate --d1 shares that history, wrangler bundles the installed packages, and wrangler dev serves the journey on that D1", async () => {
     const app = join(work, "workers");
     mkdirSync(app, { recursive: true });
     copyInto(join(root, "examples/cloudflare-workers"), app, ["src/worker.ts", "src/email.ts", "wrangler.toml"]);
-    await npmProject(app, packs, HOST_APP, { hono: "^4.13.19", wrangler: "^4.164.0" });
-    // wrangler needs Node >= 22: the Node 24 from npm runs it.
+    await npmProject(app, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], { hono: "^4.13.19", wrangler: "^4.164.0" });
+    // wrangler needs Node >= 22: the Node 24 from npm runs it (and the CLI, which loads wrangler's own Miniflare).
     const node24 = join(tools, "node_modules/node24/bin/node");
-    const bundle = await run(node24, [join(app, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", "out"], {
-      cwd: app,
-      env: { WRANGLER_SEND_METRICS: "false", CI: "1", NO_UPDATE_NOTIFIER: "1" },
-    });
+    const wrangler = join(app, "node_modules/wrangler/bin/wrangler.js");
+    const quiet = { WRANGLER_SEND_METRICS: "false", CI: "1", NO_UPDATE_NOTIFIER: "1" };
+    // The README's migration command against the local D1 (`--remote` reaches Cloudflare): wrangler reads
+    // migrations_dir, the SQL folder inside the installed @latchkey/drizzle-store.
+    const applied = await run(node24, [wrangler, "d1", "migrations", "apply", "latchkey-auth", "--local"], { cwd: app, env: quiet });
+    expect(applied.code, printed(applied)).toBe(0);
+    expect(applied.stdout, printed(applied)).toContain("0000_initial.sql");
+    const cli = await run(node24, [join(app, "node_modules/@latchkey/cli/dist/bin.js"), "migrate", "--d1", "DB"], { cwd: app });
+    expect(cli.code, printed(cli)).toBe(0);
+    expect(cli.stdout, printed(cli)).toContain("nothing to apply");
+    const bundle = await run(node24, [wrangler, "deploy", "--dry-run", "--outdir", "out"], { cwd: app, env: quiet });
     expect(bundle.code, printed(bundle)).toBe(0);
+    expect(bundle.stdout, printed(bundle)).toMatch(/env\.DB.*latchkey-auth/);
     const capture = await emailCapture();
+    // No LATCHKEY_BASE_URL: the worker takes the origin it is reached on, as on a fresh deploy.
+    writeFileSync(join(app, ".dev.vars"), `LATCHKEY_SECRET=${"w".repeat(64)}\nEMAIL_WEBHOOK_URL=${capture.url}\n`);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const mf = new Miniflare({
-      // The module list names the bundle relative to its folder (workerd refuses paths that climb out of it).
-      modules: true,
-      scriptPath: join(app, "out/worker.js"),
-      modulesRoot: join(app, "out"),
-      compatibilityDate: "2026-04-01",
-      host: "127.0.0.1",
-      port,
-      bindings: { LATCHKEY_SECRET: "w".repeat(64), LATCHKEY_BASE_URL: base, EMAIL_WEBHOOK_URL: capture.url },
-    });
+    // wrangler dev opens the D1 that `migrations apply --local` wrote (.wrangler/state), with its own workerd.
+    const server = start(node24, [wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--show-interactive-dev-session=false"], { cwd: app, env: quiet });
     try {
-      await mf.ready;
+      await waitForHttp(`${base}/auth/get-session`, server);
       expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: null })).toEqual(STEPS);
     } finally {
-      await mf.dispose();
+      await server.stop();
       await capture.close();
     }
   });

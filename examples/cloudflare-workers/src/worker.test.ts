@@ -1,32 +1,71 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JOURNEYS, apiKeysJourney, deleteAccountJourney, jwtJourney, planSuite, runSuite } from "@latchkey/e2e";
 import { bundleWorker, startWorker, type RunningWorker, type WorkerBundle } from "@latchkey/e2e/workerd";
+import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
+import { migrateD1Database } from "@latchkey/drizzle-store/d1";
 import { budgetProblems } from "../../../bench/bundle/measure.ts";
 
 const BASE_URL = "https://workers.example";
+// wrangler's local D1 for a binding without database_id: the id is the binding name, the files in .wrangler/state/v3/d1.
+const D1 = { databases: { DB: "DB" } };
 let bundle: WorkerBundle;
+let persist: string;
 let worker: RunningWorker;
+let other: RunningWorker;
+const outbox: Array<{ to: string; text: string }> = [];
+const capture = createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk: Buffer) => void (body += chunk.toString()));
+  req.on("end", () => {
+    outbox.push(JSON.parse(body) as { to: string; text: string });
+    res.writeHead(204).end();
+  });
+});
 
-// Cloudflare's edge sets cf-connecting-ip; the tests play the edge.
-const viaEdge = (request: Request, ip = "203.0.113.9") => {
+// Cloudflare's edge sets cf-connecting-ip; the tests play the edge, in front of either instance.
+const edgeOf = (target: () => RunningWorker) => (request: Request, ip = "203.0.113.9") => {
   const headers = new Headers(request.headers);
   headers.set("cf-connecting-ip", request.headers.get("x-e2e-ip") ?? ip);
-  return worker.fetch(new Request(request, { headers }));
+  return target().fetch(new Request(request, { headers }));
 };
+const viaEdge = edgeOf(() => worker);
 
-describe("Cloudflare Workers example (bundled with esbuild, run in workerd via Miniflare)", () => {
-  beforeAll(async () => {
-    bundle = await bundleWorker(fileURLToPath(new URL("./worker.ts", import.meta.url)), { minify: true });
-    worker = await startWorker(bundle.code, { LATCHKEY_SECRET: "w".repeat(64), LATCHKEY_BASE_URL: BASE_URL });
-  });
-  afterAll(async () => {
-    await worker?.dispose();
-  });
+beforeAll(async () => {
+  bundle = await bundleWorker(fileURLToPath(new URL("./worker.ts", import.meta.url)), { minify: true });
+  await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
+  const address = capture.address();
+  const bindings = {
+    LATCHKEY_SECRET: "w".repeat(64),
+    LATCHKEY_BASE_URL: BASE_URL,
+    EMAIL_WEBHOOK_URL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/emails`,
+  };
+  // One D1 on disk, as `wrangler dev` keeps it; two workerd processes (two Miniflare instances) open it.
+  persist = mkdtempSync(join(tmpdir(), "latchkey-d1-"));
+  worker = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
+  expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual(["0000_initial"]);
+  // The second instance has no LATCHKEY_BASE_URL, like a fresh deploy: it takes the origin it is reached on.
+  const { LATCHKEY_BASE_URL: _, ...unpinned } = bindings;
+  other = await startWorker(bundle.code, unpinned, { d1: { ...D1, persist } });
+});
 
+afterAll(async () => {
+  await worker?.dispose();
+  await other?.dispose();
+  await new Promise((resolve) => capture.close(resolve));
+  if (persist) rmSync(persist, { recursive: true, force: true });
+});
+
+describe("Cloudflare Workers example (bundled with esbuild, run in workerd via Miniflare, on D1)", () => {
   it("stays in the bundle budget: no node: imports, native argon2, drivers or 4 MB explorer script; gzip under budget", () => {
     expect(budgetProblems(bundle)).toEqual([]);
     expect(bundle.byPackage.map((p) => p.name)).not.toContain("@scalar/api-reference");
+    // The store is in the bundle: drizzle's D1 driver and the SQLite schema, no libSQL.
+    expect(bundle.byPackage.map((p) => p.name)).toContain("drizzle-orm");
     expect(bundle.bytes).toBeLessThan(1_000_000);
   });
 
@@ -84,5 +123,79 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     expect(result.passed.length).toBeGreaterThanOrEqual(6);
     // The worker installs apiKeys() and jwt(): keys verify, and tokens signed in workerd verify with jose in Node.
     expect(result.passed).toEqual(expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name]));
+  });
+});
+
+describe("two worker instances (two Miniflare processes) over one persisted D1 share what memory could not", () => {
+  const viaA = edgeOf(() => worker);
+  const viaB = edgeOf(() => other);
+  const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json", origin: BASE_URL }, body: JSON.stringify(body) });
+  const signUp = async (email: string, ip: string) => {
+    const res = await viaA(new Request(`${BASE_URL}/auth/sign-up/email`, json({ email, password: "correct horse battery" })), ip);
+    expect(res.status).toBe(200);
+    return res.headers.get("set-cookie")!.split(";")[0]!;
+  };
+  const signIn = (via: typeof viaA, email: string, password: string, ip: string) =>
+    via(new Request(`${BASE_URL}/auth/sign-in/email`, json({ email, password })), ip);
+  async function codeSentTo(email: string): Promise<string> {
+    // The worker mails in the background (ctx.waitUntil): wait for the webhook, a bounded number of turns.
+    for (let turn = 0; turn < 200; turn++) {
+      const code = outbox.findLast((m) => m.to === email)?.text.match(/\b(\d{6})\b/)?.[1];
+      if (code) return code;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`no code reached the webhook for ${email}`);
+  }
+
+  it("a session made on one instance is read, and revoked, on the other", async () => {
+    const cookie = await signUp("grace@workers.example", "192.0.2.10");
+    const onB = await viaB(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");
+    expect(((await onB.json()) as { user: { email: string } } | null)?.user.email).toBe("grace@workers.example");
+    // B took its base URL from the request: a foreign Origin is refused, its own is trusted below.
+    const foreign = await viaB(new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: "https://evil.example" } }), "192.0.2.10");
+    expect(foreign.status).toBe(403);
+    const out = await viaB(new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: BASE_URL } }), "192.0.2.10");
+    expect(out.status).toBe(200);
+    const onA = await viaA(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");
+    expect(await onA.json()).toBeNull();
+  });
+
+  it("an OTP code sent by one instance signs in once on the other and is spent for both", async () => {
+    const email = "otto@workers.example";
+    const sent = await viaA(new Request(`${BASE_URL}/auth/email-otp/send-verification-otp`, json({ email, purpose: "sign-in" })), "192.0.2.11");
+    expect(sent.status).toBe(200);
+    const otp = await codeSentTo(email);
+    const first = await viaB(new Request(`${BASE_URL}/auth/sign-in/email-otp`, json({ email, otp })), "192.0.2.11");
+    expect(first.status).toBe(200);
+    const replay = await viaA(new Request(`${BASE_URL}/auth/sign-in/email-otp`, json({ email, otp })), "192.0.2.11");
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { code: string }).code).toBe("INVALID_OTP");
+  });
+
+  it("one per-IP budget across instances: 10 sign-in attempts spread over both, the 11th is limited on either", async () => {
+    const attempt = (via: typeof viaA) => via(new Request(`${BASE_URL}/auth/sign-in/email`, json({ password: "no email" })), "198.51.100.90");
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await attempt(i % 2 === 0 ? viaA : viaB)).status);
+    expect(statuses).toEqual(Array(10).fill(400));
+    for (const via of [viaA, viaB]) {
+      const limited = await attempt(via);
+      expect(limited.status).toBe(429);
+      expect(((await limited.json()) as { code: string }).code).toBe("RATE_LIMITED");
+    }
+  });
+
+  it("lockout counts wrong passwords on both instances: 5 failures spread over both lock the account on either", async () => {
+    const email = "lin@workers.example";
+    await signUp(email, "192.0.2.20");
+    // A fresh address per attempt: only the identifier lockout is in play, not the per-IP limit.
+    for (let i = 0; i < 5; i++) {
+      const wrong = await signIn(i % 2 === 0 ? viaA : viaB, email, "wrong password!", `192.0.2.${30 + i}`);
+      expect(wrong.status).toBe(401);
+    }
+    for (const [via, ip] of [[viaA, "192.0.2.40"], [viaB, "192.0.2.41"]] as const) {
+      const locked = await signIn(via, email, "correct horse battery", ip);
+      expect(locked.status).toBe(429);
+      expect(((await locked.json()) as { code: string }).code).toBe("ACCOUNT_LOCKED");
+    }
   });
 });

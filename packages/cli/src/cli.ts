@@ -3,7 +3,8 @@ import { generateSecret } from "./secret/index.ts";
 
 const USAGE = `Usage:
   latchkey secret                      print a fresh 64-character secret
-  latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)`;
+  latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)
+  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)`;
 
 type Command = (args: string[]) => Promise<number>;
 

@@ -1,4 +1,4 @@
 export { generateSecret } from "./secret/index.ts";
 export { runCli } from "./cli.ts";
-export { migrate } from "./migrate/index.ts";
-export type { MigrateOptions } from "./migrate/index.ts";
+export { migrate, migrateLocalD1 } from "./migrate/index.ts";
+export type { LocalD1Options, MigrateOptions } from "./migrate/index.ts";

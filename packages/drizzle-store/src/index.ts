@@ -8,5 +8,5 @@
  */
 export { openDrizzleStore, migrateDatabase, dialectOfUrl } from "./drizzle-store.ts";
 export type { DatabaseUrl } from "./drizzle-store.ts";
-export { MIGRATIONS_FOLDERS } from "./migrations.ts";
+export { MIGRATIONS_FOLDERS, readSqlMigrations } from "./migrations.ts";
 export type { MigrateOptions } from "./migrations.ts";

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -45,4 +45,18 @@ export function reportApplied(folder: string, lastApplied: number | null, log: (
   for (const tag of applied) log(`applied ${tag}`);
   if (applied.length === 0) log("nothing to apply: the schema is up to date");
   return applied;
+}
+
+/**
+ * The SQL files of a migrations folder in the order they apply (by file name), with their text: what
+ * `migrateD1Database` of `@latchkey/drizzle-store/d1` takes, and what `wrangler d1 migrations apply` reads from the
+ * same folder.
+ *
+ * @example
+ * import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
+ * const migrations = readSqlMigrations(MIGRATIONS_FOLDERS.sqlite); // [{ name: "0000_initial.sql", sql: "CREATE TABLE ..." }]
+ */
+export function readSqlMigrations(folder: string): Array<{ name: string; sql: string }> {
+  return readdirSync(folder).filter((name) => name.endsWith(".sql")).sort()
+    .map((name) => ({ name, sql: readFileSync(`${folder}/${name}`, "utf8") }));
 }

@@ -11,7 +11,7 @@ import type { Client as LibsqlClient } from "@libsql/client";
 import { openSqliteForStore, sqliteStore } from "./sqlite/store.ts";
 
 export { migrateSqliteDatabase as migrateDatabase } from "./sqlite/migrate.ts";
-export { MIGRATIONS_FOLDERS } from "./migrations.ts";
+export { MIGRATIONS_FOLDERS, readSqlMigrations } from "./migrations.ts";
 export type { MigrateOptions } from "./migrations.ts";
 export * as schema from "./sqlite/schema.ts";
 

@@ -1,8 +1,13 @@
 import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
 import { promisify } from "node:util";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
+import { importMiniflare, wranglerMiniflare } from "./d1.ts";
 import { databaseKind, importMongoStore, loadMongoMigrator, migrate, migrateWith, redactUrl } from "./migrate.ts";
 
 const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
@@ -50,6 +55,53 @@ describe("latchkey migrate", () => {
     } finally {
       await database.dispose();
     }
+  });
+
+  it("migrates the local D1 of wrangler dev (--d1, --persist-to) and records wrangler's d1_migrations table", { timeout: 60_000 }, async () => {
+    const state = mkdtempSync(join(tmpdir(), "latchkey-wrangler-state-"));
+    try {
+      const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
+      expect(first).toMatchObject({ code: 0, stderr: "" });
+      expect(first.stdout).toBe(`Migrating local D1 DB in ${state}\napplied 0000_initial\n`);
+      const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
+      expect(second).toMatchObject({ code: 0, stdout: `Migrating local D1 DB in ${state}\nnothing to apply: the schema is up to date\n` });
+      // Where wrangler keeps local D1 files, and opened the way `wrangler dev` opens a binding named DB.
+      expect(readdirSync(join(state, "v3/d1/miniflare-D1DatabaseObject")).some((f) => f.endsWith(".sqlite"))).toBe(true);
+      const mf = new Miniflare({ modules: true, script: "export default { fetch() { return new Response(null); } }", d1Databases: { DB: "DB" }, d1Persist: join(state, "v3/d1") });
+      try {
+        const db = await mf.getD1Database("DB");
+        expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([{ id: 1, name: "0000_initial.sql" }]);
+        const tables = (await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()).results;
+        expect(tables).toEqual([{ name: "users" }]);
+      } finally {
+        await mf.dispose();
+      }
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+
+  it("--d1 opens wrangler's local state with wrangler's own Miniflare when the project has wrangler", async () => {
+    const project = mkdtempSync(join(tmpdir(), "latchkey-wrangler-project-"));
+    try {
+      expect(wranglerMiniflare(project)).toBeNull();
+      const own = join(project, "node_modules/wrangler/node_modules/miniflare");
+      mkdirSync(own, { recursive: true });
+      writeFileSync(join(project, "node_modules/wrangler/package.json"), JSON.stringify({ name: "wrangler", version: "4.0.0" }));
+      writeFileSync(join(own, "package.json"), JSON.stringify({ name: "miniflare", version: "5.0.0", main: "index.js" }));
+      writeFileSync(join(own, "index.js"), "exports.Miniflare = class {};\n");
+      expect(wranglerMiniflare(project)).toBe(join(own, "index.js"));
+      const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'miniflare' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));
+      await expect(importMiniflare(missing)).rejects.toThrow(/Miniflare, which is not installed: npm install -D wrangler/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses --d1 together with --database, with the usage and exit code 2", SUBPROCESS_TIMEOUT, async () => {
+    const both = await latchkey("migrate", "--d1", "DB", "--database", "file:./x.db");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("latchkey migrate --d1 <local-id>");
   });
 
   it("refuses a missing or unsupported --database with the usage and exit code 2, printing no password", SUBPROCESS_TIMEOUT, async () => {

@@ -1,3 +1,5 @@
+import { migrateLocalD1 } from "./d1.ts";
+
 /**
  * Options of `migrate`.
  *
@@ -91,22 +93,36 @@ export async function migrateWith(url: string, options: MigrateOptions, importSt
   }
 }
 
+const USAGE = `Usage: latchkey migrate --database <url>   (postgres://, postgresql://, file:, libsql://, mongodb://)
+       latchkey migrate --d1 <local-id> [--persist-to <dir>] [--migrations-table <name>]
+                        (the local D1 of wrangler dev; remote D1: wrangler d1 migrations apply <name> --remote)\n`;
+
 /**
- * `latchkey migrate --database <url>`: prints each step; exit code 0 on success, 1 on failure, 2 on bad usage.
+ * `latchkey migrate --database <url>` or `latchkey migrate --d1 <local-id>`: prints each step; exit code 0 on
+ * success, 1 on failure, 2 on bad usage.
  *
  * @example
  * process.exitCode = await migrateCommand(["--database", "file:./auth.db"]);
  */
 export async function migrateCommand(args: string[]): Promise<number> {
-  const url = databaseArgument(args);
-  if (url === null || databaseKind(url) === null) {
-    if (url !== null) process.stderr.write(`latchkey migrate: unsupported database URL ${redactUrl(url)}\n`);
-    process.stderr.write("Usage: latchkey migrate --database <url>   (postgres://, postgresql://, file:, libsql://, mongodb://)\n");
+  const url = argument(args, "database");
+  const d1 = argument(args, "d1");
+  if ((url === null) === (d1 === null) || (url !== null && databaseKind(url) === null)) {
+    if (url !== null && d1 === null) process.stderr.write(`latchkey migrate: unsupported database URL ${redactUrl(url)}\n`);
+    process.stderr.write(USAGE);
     return 2;
   }
-  process.stdout.write(`Migrating ${redactUrl(url)}\n`);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
   try {
-    await migrate(url, { log: (line) => process.stdout.write(`${line}\n`) });
+    if (d1 !== null) {
+      const persistTo = argument(args, "persist-to") ?? ".wrangler/state";
+      const table = argument(args, "migrations-table");
+      process.stdout.write(`Migrating local D1 ${d1} in ${persistTo}\n`);
+      await migrateLocalD1(d1, { persistTo, log, ...(table === null ? {} : { table }) });
+      return 0;
+    }
+    process.stdout.write(`Migrating ${redactUrl(url!)}\n`);
+    await migrate(url!, { log });
     return 0;
   } catch (error) {
     process.stderr.write(`latchkey migrate: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -114,11 +130,11 @@ export async function migrateCommand(args: string[]): Promise<number> {
   }
 }
 
-function databaseArgument(args: string[]): string | null {
+function argument(args: string[], name: string): string | null {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg.startsWith("--database=")) return arg.slice("--database=".length) || null;
-    if (arg === "--database") return args[i + 1] ?? null;
+    if (arg.startsWith(`--${name}=`)) return arg.slice(`--${name}=`.length) || null;
+    if (arg === `--${name}`) return args[i + 1] ?? null;
   }
   return null;
 }

@@ -3,9 +3,9 @@ import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-or
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
-import { readThrough, type FileReads } from "./file-reads.ts";
+import { readThrough, type FileReads } from "./read-through.ts";
 import { apiKeys } from "./schema.ts";
-import type { SqliteDatabase } from "./users.ts";
+import type { SqliteDatabase } from "./database.ts";
 
 const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);

@@ -3,14 +3,21 @@ import { errorChain, stringField, type UserConflict } from "../driver-error.ts";
 // SQLite names the columns, not the index: "UNIQUE constraint failed: users.email".
 const USER_COLUMNS: Record<string, UserConflict> = { "users.email": "email", "users.username": "username" };
 
+// D1 reports no error code: its messages carry SQLite's, "UNIQUE constraint failed: users.email: SQLITE_CONSTRAINT
+// (extended: SQLITE_CONSTRAINT_UNIQUE)", behind a "D1_ERROR: " prefix on the outer error.
+const D1_UNIQUE = /UNIQUE constraint failed: ([\w.]+): SQLITE_CONSTRAINT\b/;
+
 /**
- * Maps a SQLite unique violation on the users' email or username column to the field.
- * Anything else (another constraint, another error) is not a user conflict: null, and the caller rethrows.
+ * Maps a SQLite unique violation (libSQL's coded error or D1's message) on the users' email or username column to
+ * the field. Anything else (another constraint, another error) is not a user conflict: null, and the caller rethrows.
  */
 export function userConflictOf(error: unknown): UserConflict | null {
   for (const e of errorChain(error)) {
     const code = stringField(e, "extendedCode") ?? stringField(e, "code");
-    const match = /UNIQUE constraint failed: ([\w.]+)/.exec(stringField(e, "message") ?? "");
+    const message = stringField(e, "message") ?? "";
+    const d1 = code === undefined ? D1_UNIQUE.exec(message) : null;
+    if (d1?.[1]) return USER_COLUMNS[d1[1]] ?? null;
+    const match = /UNIQUE constraint failed: ([\w.]+)/.exec(message);
     if (code !== "SQLITE_CONSTRAINT_UNIQUE" && code !== "SQLITE_CONSTRAINT") continue;
     if (match?.[1]) return USER_COLUMNS[match[1]] ?? null;
   }

@@ -1,30 +1,14 @@
 import type { Client } from "@libsql/client";
 import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import type { FileReads, SqliteReadDatabase } from "./read-through.ts";
 
-/** The read-only drizzle handle of a `file:` store's lookup connection (the `libsql` engine, better-sqlite3 API). */
-export type SqliteReadDatabase = BaseSQLiteDatabase<"sync", unknown>;
+export { readThrough, type FileReads, type SqliteReadDatabase } from "./read-through.ts";
 
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
 function syncDrizzle(connection: Native): SqliteReadDatabase {
   const dialect = new SQLiteSyncDialect();
   return new BaseSQLiteDatabase("sync", dialect, new BetterSQLiteSession(connection as never, dialect, undefined), undefined);
-}
-
-/**
- * A second connection to a store's own `file:` database for its hottest read-only lookups. @libsql/client prepares
- * the SQL again on every call; statements prepared here once are only bound and stepped. In WAL mode each read
- * starts a fresh snapshot, and every client write has committed before its promise resolves, so reads see it.
- *
- * @example
- * const reads = fileReads(openSqliteForStore("file:./auth.db"));
- * const byEmail = readThrough(reads, (rdb) => rdb.select().from(users).where(eq(users.email, sql.placeholder("value"))).prepare(), fallback);
- */
-export interface FileReads {
-  /** The lookup connection, opened on first use; null when the engine cannot load or the database has no file. */
-  connection(): Promise<SqliteReadDatabase | null>;
-  /** Closes the lookup connection, if it was opened. */
-  close(): Promise<void>;
 }
 
 type Native = { prepare(sql: string): unknown; exec(sql: string): unknown; close(): void };
@@ -59,36 +43,5 @@ export function fileReads(client: Client): FileReads {
       native?.close();
       native = null;
     },
-  };
-}
-
-/** A prepared lookup on the read connection: drizzle's sync prepared query, bound per call. */
-type ReadStatement<Values, Row> = { all(values: Values): Row[] };
-
-/**
- * A lookup run through a statement prepared once on the read connection, or through `fallback` (the client) when
- * there is none. A statement that cannot be prepared yet (tables not migrated) is tried again on the next call.
- *
- * @example
- * const findByHash = readThrough(reads, (rdb) => rdb.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder("value"))).prepare(), (v) => byHash.all(v));
- */
-export function readThrough<Values, Row>(
-  reads: FileReads | null,
-  build: (db: SqliteReadDatabase) => ReadStatement<Values, Row>,
-  fallback: (values: Values) => Promise<Row[]>,
-): (values: Values) => Promise<Row[]> {
-  if (reads === null) return fallback;
-  let statement: ReadStatement<Values, Row> | null = null;
-  return async (values) => {
-    if (statement === null) {
-      const db = await reads.connection();
-      if (db === null) return fallback(values);
-      try {
-        statement = build(db);
-      } catch {
-        return fallback(values);
-      }
-    }
-    return statement.all(values);
   };
 }

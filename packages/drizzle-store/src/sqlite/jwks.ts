@@ -2,7 +2,7 @@ import type { AuditStore, JwkStore } from "@latchkey/core";
 import { and, asc, desc, eq, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import { auditEvents, jwks } from "./schema.ts";
-import type { SqliteDatabase } from "./users.ts";
+import { changedRows, type SqliteDatabase } from "./database.ts";
 
 /** `JwkStore` over SQLite/libSQL: the unique generation index decides which racing instance's key wins. */
 export function sqliteJwkStore(db: SqliteDatabase): JwkStore {
@@ -18,7 +18,7 @@ export function sqliteJwkStore(db: SqliteDatabase): JwkStore {
       await db.update(jwks).set({ retiredAt: at }).where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
     },
     async deleteRetiredBefore(before) {
-      return (await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before)))).rowsAffected;
+      return changedRows(await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before))));
     },
   };
 }

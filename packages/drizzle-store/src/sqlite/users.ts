@@ -1,14 +1,11 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
 import { and, asc, eq, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { boundPlaceholder } from "../bound-placeholder.ts";
+import { changedRows, type SqliteDatabase } from "./database.ts";
 import { userConflictOf } from "./errors.ts";
-import { readThrough, type FileReads } from "./file-reads.ts";
+import { readThrough, type FileReads } from "./read-through.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
-
-/** The database handle every SQLite port implementation shares. */
-export type SqliteDatabase = LibSQLDatabase;
 
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
@@ -99,14 +96,14 @@ export function sqliteSessionStore(db: SqliteDatabase, reads: FileReads | null =
       await touch.run({ id, expiresAt, updatedAt });
     },
     async delete(id) {
-      return (await db.delete(sessions).where(eq(sessions.id, id))).rowsAffected > 0;
+      return changedRows(await db.delete(sessions).where(eq(sessions.id, id))) > 0;
     },
     async deleteByUser(userId, exceptId) {
       const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
-      return (await db.delete(sessions).where(and(eq(sessions.userId, userId), except))).rowsAffected;
+      return changedRows(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
     },
     async deleteExpired(now) {
-      return (await db.delete(sessions).where(lte(sessions.expiresAt, now))).rowsAffected;
+      return changedRows(await db.delete(sessions).where(lte(sessions.expiresAt, now)));
     },
   };
 }
@@ -139,7 +136,7 @@ export function sqliteAccountStore(db: SqliteDatabase): AccountStore {
       return written.length > 0;
     },
     async deleteAllExcept(userId, keepProviderId) {
-      return (await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId)))).rowsAffected;
+      return changedRows(await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))));
     },
   };
 }

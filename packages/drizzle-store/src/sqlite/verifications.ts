@@ -2,7 +2,7 @@ import type { CounterStore, VerificationStore } from "@latchkey/core";
 import { and, eq, gt, gte, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { counters, verifications } from "./schema.ts";
-import type { SqliteDatabase } from "./users.ts";
+import { changedRows, type SqliteDatabase } from "./database.ts";
 
 /** `VerificationStore` over SQLite/libSQL: one row per identifier, consumed and counted atomically. */
 export function sqliteVerificationStore(db: SqliteDatabase): VerificationStore {
@@ -38,10 +38,10 @@ export function sqliteVerificationStore(db: SqliteDatabase): VerificationStore {
       return row ? { attemptCount: row.attemptCount, destroyed: destroyed.length > 0 } : null;
     },
     async deleteByIdentifier(identifier) {
-      return (await db.delete(verifications).where(eq(verifications.identifier, identifier))).rowsAffected;
+      return changedRows(await db.delete(verifications).where(eq(verifications.identifier, identifier)));
     },
     async deleteExpired(now) {
-      return (await db.delete(verifications).where(lte(verifications.expiresAt, now))).rowsAffected;
+      return changedRows(await db.delete(verifications).where(lte(verifications.expiresAt, now)));
     },
   };
 }

@@ -6,7 +6,7 @@ import { zodEnglishOnly } from "@latchkey/hono-adapter/esbuild";
 export const WORKERD_CONDITIONS = ["workerd", "worker", "browser"];
 
 /** Packages that must never reach a worker bundle: native addons, server drivers. */
-const FORBIDDEN_PACKAGES = ["@node-rs/argon2", "postgres", "mongodb", "@libsql/client", "@scalar/api-reference"];
+const FORBIDDEN_PACKAGES = ["@node-rs/argon2", "postgres", "mongodb", "@libsql/client", "libsql", "@scalar/api-reference"];
 
 export interface WorkerBundle {
   code: string;

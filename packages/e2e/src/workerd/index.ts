@@ -7,4 +7,4 @@
 export { bundleWorker, bundleViolations, WORKERD_CONDITIONS } from "./bundle.ts";
 export type { WorkerBundle } from "./bundle.ts";
 export { startWorker, COMPATIBILITY_DATE } from "./miniflare.ts";
-export type { RunningWorker } from "./miniflare.ts";
+export type { D1Handle, D1StatementHandle, RunningWorker, WorkerD1 } from "./miniflare.ts";
