@@ -1,4 +1,4 @@
-import type { Store } from "@latchkey/core";
+import { guardStore, type Store, type StorePorts } from "@latchkey/core";
 import { MongoClient } from "mongodb";
 import { mongoAccountStore } from "./accounts.ts";
 import { mongoApiKeyStore } from "./api-keys.ts";
@@ -48,8 +48,7 @@ export function mongoStore(options: MongoStoreOptions): Store {
   const db = client.db(resolveDatabaseName(options.url ?? null, options.dbName));
   const collections = collectionsOf(db);
   const transactions = transactionsFor(client, options.transactions);
-  return {
-    kind: "mongodb",
+  const ports: StorePorts = {
     users: mongoUserStore(collections, transactions),
     sessions: mongoSessionStore(collections),
     accounts: mongoAccountStore(collections),
@@ -58,8 +57,31 @@ export function mongoStore(options: MongoStoreOptions): Store {
     apiKeys: mongoApiKeyStore(collections),
     jwks: mongoJwkStore(collections),
     audit: mongoAuditStore(collections),
+  };
+  return guardStore({
+    kind: "mongodb",
+    ...ports,
+    // Best effort: the ports do not carry a driver session, so the body's writes are not one MongoDB transaction.
+    // User creation (with its accounts) and user deletion are transactional on their own when the deployment
+    // supports it (see `transactions`); the other multi-document flows run in order, first to last.
+    transaction: (body) => body(ports),
+    async ping() {
+      await db.command({ ping: 1 });
+    },
     async close() {
       if (owned) await client.close();
     },
-  };
+  }, isMongoUnavailable);
+}
+
+const UNAVAILABLE_NAMES = new Set(["MongoNetworkError", "MongoNetworkTimeoutError", "MongoServerSelectionError", "MongoTopologyClosedError", "MongoNotConnectedError", "PoolClearedError", "MongoPoolClearedError"]);
+
+/** True when a MongoDB driver error means the server cannot be reached (network, server selection, pool cleared). */
+export function isMongoUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (UNAVAILABLE_NAMES.has(current.name)) return true;
+    current = current.cause;
+  }
+  return false;
 }

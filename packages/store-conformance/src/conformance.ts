@@ -9,6 +9,8 @@ import { describeApiKeys } from "./api-keys.ts";
 import { describeJwks } from "./jwks.ts";
 import { describeAudit } from "./audit.ts";
 import { describeRoundTrips } from "./round-trip.ts";
+import { describeTransactions } from "./transactions.ts";
+import type { CounterStore } from "@latchkey/core";
 
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "memory", "postgres", "libsql". */
@@ -17,6 +19,8 @@ export interface ConformanceOptions {
   createStore: () => Promise<Store> | Store;
   /** When set, the suite is skipped and the reason printed (e.g. no MONGODB_URL). */
   skip?: string | false;
+  /** False for a store whose `transaction` is best effort (MongoDB without a replica set). Default true. */
+  atomicTransactions?: boolean;
 }
 
 /**
@@ -55,5 +59,26 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeRoundTrips(() => store);
 
     describeAudit(() => store);
+
+    describeTransactions(() => store, { atomic: options.atomicTransactions ?? true });
+  });
+}
+
+/**
+ * The counters part of the suite alone, for a counter store that lives outside the database (Redis).
+ *
+ * @example
+ * runCounterConformance({ name: "redis", createCounters: () => redisCounters({ url }) });
+ */
+export function runCounterConformance(options: { name: string; createCounters: () => Promise<CounterStore> | CounterStore }): void {
+  describe(`counter conformance: ${options.name}`, () => {
+    let counters: CounterStore;
+    beforeAll(async () => {
+      counters = await options.createCounters();
+    });
+    afterAll(async () => {
+      await counters?.close?.();
+    });
+    describeCounters(() => ({ counters }) as Store);
   });
 }

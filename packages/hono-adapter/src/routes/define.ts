@@ -46,6 +46,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: "Body is not application/json",
   422: "Already exists",
   429: "Rate limited or locked (`Retry-After` header)",
+  503: "`DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header)",
 };
 
 function rateLimit(tools: RequestTools, path: string, global: boolean): MiddlewareHandler<AuthEnv> {
@@ -76,6 +77,7 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   if (spec.body || spec.query) errors.add(400);
   if (spec.authenticated) errors.add(401);
   if (spec.method !== "get") errors.add(429);
+  errors.add(503);
   if (spec.body) {
     errors.add(413);
     errors.add(415);
