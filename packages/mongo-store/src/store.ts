@@ -10,6 +10,7 @@ import { mongoJwkStore } from "./jwks.ts";
 import { mongoSessionStore } from "./sessions.ts";
 import { mongoUserStore } from "./users.ts";
 import { mongoVerificationStore } from "./verifications.ts";
+import { mongoTransaction } from "./transaction.ts";
 
 interface MongoStoreCommon {
   /** Database name; default: the connection string's database, else `latchkey`. */
@@ -48,23 +49,23 @@ export function mongoStore(options: MongoStoreOptions): Store {
   const db = client.db(resolveDatabaseName(options.url ?? null, options.dbName));
   const collections = collectionsOf(db);
   const transactions = transactionsFor(client, options.transactions);
-  const ports: StorePorts = {
-    users: mongoUserStore(collections, transactions),
-    sessions: mongoSessionStore(collections),
-    accounts: mongoAccountStore(collections),
-    verifications: mongoVerificationStore(collections),
-    counters: mongoCounterStore(collections),
-    apiKeys: mongoApiKeyStore(collections),
-    jwks: mongoJwkStore(collections),
-    audit: mongoAuditStore(collections),
-  };
+  const portsFor = (c: typeof collections, tx: typeof transactions): StorePorts => ({
+    users: mongoUserStore(c, tx),
+    sessions: mongoSessionStore(c),
+    accounts: mongoAccountStore(c),
+    verifications: mongoVerificationStore(c),
+    counters: mongoCounterStore(c),
+    apiKeys: mongoApiKeyStore(c),
+    jwks: mongoJwkStore(c),
+    audit: mongoAuditStore(c),
+  });
+  const ports = portsFor(collections, transactions);
   return guardStore({
     kind: "mongodb",
     ...ports,
-    // Best effort: the ports do not carry a driver session, so the body's writes are not one MongoDB transaction.
-    // User creation (with its accounts) and user deletion are transactional on their own when the deployment
-    // supports it (see `transactions`); the other multi-document flows run in order, first to last.
-    transaction: (body) => body(ports),
+    // A replica set or sharded cluster: one multi-document transaction (every call of the body carries the
+    // session). A standalone server: compensation, the rows the body created are deleted again on a throw.
+    transaction: mongoTransaction(collections, transactions, portsFor, ports),
     async ping() {
       await db.command({ ping: 1 });
     },

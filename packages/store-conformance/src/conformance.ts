@@ -19,8 +19,6 @@ export interface ConformanceOptions {
   createStore: () => Promise<Store> | Store;
   /** When set, the suite is skipped and the reason printed (e.g. no MONGODB_URL). */
   skip?: string | false;
-  /** False for a store whose `transaction` is best effort (MongoDB without a replica set). Default true. */
-  atomicTransactions?: boolean;
 }
 
 /**
@@ -60,7 +58,7 @@ export function runStoreConformance(options: ConformanceOptions): void {
 
     describeAudit(() => store);
 
-    describeTransactions(() => store, { atomic: options.atomicTransactions ?? true });
+    describeTransactions(() => store);
   });
 }
 

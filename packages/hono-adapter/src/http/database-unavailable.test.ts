@@ -4,7 +4,7 @@ import pg from "pg";
 import { memoryStore } from "@latchkey/memory-store";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { drizzleStore } from "@latchkey/drizzle-store/postgres";
-import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/drizzle-store/testing";
+import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/test-support";
 import { createTestAuth } from "../testing/test-auth.ts";
 
 // An unreachable or dying database: 503 DATABASE_UNAVAILABLE with Retry-After and no driver text, within the
