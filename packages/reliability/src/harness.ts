@@ -94,12 +94,25 @@ export async function query<T extends pg.QueryResultRow>(url: string, text: stri
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `worker` on `concurrency` lanes until `durationMs` has passed. */
-export async function loadFor(durationMs: number, concurrency: number, worker: (lane: number) => Promise<void>): Promise<void> {
+/** Runs `worker` on `concurrency` lanes until `durationMs` has passed (or `done()` says so, when given). */
+export async function loadFor(durationMs: number, concurrency: number, worker: (lane: number) => Promise<void>, done?: () => boolean): Promise<void> {
   const until = Date.now() + durationMs;
+  const finished = done ?? (() => Date.now() >= until);
   await Promise.all(Array.from({ length: concurrency }, async (_, lane) => {
-    while (Date.now() < until) await worker(lane);
+    while (!finished()) await worker(lane);
   }));
+}
+
+/** A small seeded generator (mulberry32): a failing fuzz run can be replayed with the seed it prints. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 // What must never reach a client: stack frames, SQL, driver names.

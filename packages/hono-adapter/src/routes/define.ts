@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AuthEnv } from "../env.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { rejectCrossSiteNavigation } from "../middleware/security.ts";
+import { AuthError } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 
@@ -103,6 +104,26 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   app.openapi(route, (async (c: Context<AuthEnv>) => {
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
     const input = { body: spec.body ? req.valid("json") : undefined, query: spec.query ? req.valid("query") : undefined } as RouteInput<B, Q>;
+    const nul = nulPath(input.body, "") ?? nulPath(input.query, "");
+    if (nul !== null) {
+      return errorResponse(new AuthError("INVALID_REQUEST", "The request is invalid", { details: [{ path: nul, message: "Text may not contain NUL (U+0000)" }] }));
+    }
     return handler(c, input);
   }) as never);
+}
+
+/**
+ * The path of the first string in `value` that holds a NUL character, or null. PostgreSQL refuses NUL in text and
+ * JSON, so such input is rejected here, for every store alike, as 400 instead of failing in the database.
+ */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (value === null || typeof value !== "object") return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = path === "" ? key : `${path}.${key}`;
+    if (key.includes("\u0000")) return at;
+    const found = nulPath(inner, at);
+    if (found !== null) return found;
+  }
+  return null;
 }
