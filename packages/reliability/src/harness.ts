@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
-const INSTANCE = fileURLToPath(new URL("./instance.ts", import.meta.url));
-const TSX = createRequire(import.meta.url).resolve("tsx");
+const INSTANCE = fileURLToPath(new URL("./instance.mjs", import.meta.url));
 
 /** One Latchkey server process. */
 export interface Instance {
@@ -19,7 +17,7 @@ export interface Instance {
 }
 
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ["--import", TSX, INSTANCE], {
+  const child = spawn(process.execPath, [INSTANCE], {
     env: { ...process.env, ...env, NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
   });
