@@ -186,7 +186,9 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
           ledger.attempted.add(email);
           const sent = record(await call(instance, "POST", "/auth/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" } }), instance);
           if (sent.status !== 200) return;
-          const { otp } = json<{ otp: string | null }>(await call(instance, "GET", `/test/otp?email=${encodeURIComponent(email)}`));
+          const captured = await call(instance, "GET", `/test/otp?email=${encodeURIComponent(email)}`);
+          if (captured.status !== 200) return; // the instance is gone (kill -9); its answers were recorded above
+          const { otp } = json<{ otp: string | null }>(captured);
           const r = record(await call(other, "POST", "/auth/sign-in/email-otp", { body: { email, otp } }), other);
           if (r.status === 200) ledger.otpUsers.set(email, json<Sign>(r).session.id);
         }
@@ -229,7 +231,7 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
           healthy = (await call(instance, "GET", "/auth/health")).status === 200;
           if (!healthy) await sleep(200);
         }
-        expect(healthy, `${instance.name} healthy after the database returned`).toBe(true);
+        expect(healthy, `${instance.name} healthy after the database returned (${instance.alive() ? "running" : "the process exited"}); its stderr ends:\n${instance.stderr().slice(-1500)}`).toBe(true);
       }
       const recoveredIn = Date.now() - resumedAt;
       loadUntil = Date.now() + 3000;
