@@ -1,0 +1,66 @@
+// Side by side: get-session and API-key verify through `auth.handler` (in process, no HTTP) on one real PostgreSQL,
+// with the store on node-postgres (the default) and on postgres.js. Rounds alternate the drivers so a noisy
+// neighbour slows both alike; each round reports ops/s at concurrency 1 and 16.
+// `node --import tsx src/micro/pg-drivers.ts [--n=4000] [--rounds=3]`
+import postgres from "postgres";
+import { apiKeys, type Store } from "@latchkey/core";
+import { createAuth } from "@latchkey/hono-adapter";
+import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store/postgres";
+import { drizzleStore as postgresJsStore } from "@latchkey/drizzle-store/postgres-js";
+import { startTestPostgres } from "../../../test/postgres-server.ts";
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
+const n = Number(args.get("n") ?? 4000);
+const rounds = Number(args.get("rounds") ?? 3);
+
+const server = await startTestPostgres();
+await migrateDatabase(server.url);
+const pjs = postgres(server.url, { max: 10, onnotice: () => undefined });
+const drivers: Array<[string, () => Store]> = [
+  ["node-postgres", () => drizzleStore({ url: server.url, maxConnections: 10 })],
+  ["postgres.js", () => postgresJsStore({ client: pjs })],
+];
+
+async function setup(name: string, store: Store) {
+  const auth = createAuth({ secret: "bench-secret-0123456789abcdefghijklmnop", baseUrl: "http://localhost", environment: "development", cookies: { secure: false }, database: store, rateLimit: { enabled: false }, plugins: [apiKeys()] });
+  const email = `${name.replace(/\W/g, "")}-${Date.now()}@example.com`;
+  const up = await auth.handler(new Request("http://localhost/auth/sign-up/email", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "bench password 1" }) }));
+  const { credentials, user } = (await up.json()) as { credentials: { token: string }; user: { id: string } };
+  const { key } = await auth.api.createApiKey({ userId: user.id });
+  const getSession = () => auth.handler(new Request("http://localhost/auth/get-session", { headers: { authorization: `Bearer ${credentials.token}` } }));
+  const verify = () => auth.handler(new Request("http://localhost/auth/api-key/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key }) }));
+  return { auth, getSession, verify };
+}
+
+async function measure(call: () => Promise<Response>, concurrency: number): Promise<number> {
+  let next = 0;
+  const lane = async () => {
+    while (next++ < n) {
+      const res = await call();
+      if (res.status !== 200) throw new Error(`status ${res.status}`);
+      await res.arrayBuffer();
+    }
+  };
+  for (let i = 0; i < 500; i++) await (await call()).arrayBuffer(); // warm-up: JIT, prepared statements, pool
+  const start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return n / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+const results = new Map<string, number[]>();
+for (let round = 0; round < rounds; round++) {
+  for (const [name, open] of round % 2 === 0 ? drivers : [...drivers].reverse()) {
+    const { auth, getSession, verify } = await setup(name, open());
+    for (const [path, call] of [["get-session", getSession], ["api-key verify", verify]] as const) {
+      for (const concurrency of [1, 16]) {
+        const key = `${path} c=${concurrency} ${name}`;
+        results.set(key, [...(results.get(key) ?? []), await measure(call, concurrency)]);
+      }
+    }
+    await auth.close();
+  }
+}
+await pjs.end({ timeout: 5 });
+await server.stop();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const [key, xs] of results) console.log(`${key.padEnd(38)} median ${Math.round(median(xs)).toString().padStart(6)} ops/s  (rounds: ${xs.map((x) => Math.round(x)).join(", ")})`);
