@@ -89,3 +89,40 @@ describe("password changes and the sessions they revoke", () => {
     expect((await t.request("POST", "/sign-in/email", { body: { email: "cy@example.com", password: "old password 1" } })).status).toBe(200);
   });
 });
+
+describe("mailbox proof and link flows", () => {
+  it("OTP sign-in of an unverified user: a failure at the session keeps its password account, sessions and unverified state", async () => {
+    const t = setup("sessions.create");
+    const first = await t.signUp("eve@example.com", "old password 1");
+    await t.request("POST", "/email-otp/send-verification-otp", { body: { email: "eve@example.com", purpose: "sign-in" } });
+    t.state.armed = true;
+    const res = await t.request("POST", "/sign-in/email-otp", { body: { email: "eve@example.com", otp: t.auth.getOtp("eve@example.com") } });
+    expect(res.status).toBe(500);
+    t.state.armed = false;
+    // The proof (delete other accounts, revoke sessions, mark verified) rolled back with the session insert.
+    expect((await t.store.users.findById(first.userId))?.emailVerified).toBe(false);
+    expect((await t.store.accounts.listByUser(first.userId)).map((a) => a.providerId)).toEqual(["credential"]);
+    expect(await (await t.request("GET", "/get-session", { headers: bearer(first.token) })).json()).not.toBeNull();
+  });
+
+  it("email verification by link: a failure at the session leaves the user unverified", async () => {
+    const t = setup("sessions.create");
+    const { userId } = await t.signUp("fay@example.com");
+    await t.request("POST", "/send-verification-email", { body: { email: "fay@example.com" } });
+    t.state.armed = true;
+    const res = await t.request("POST", "/verify-email", { body: { email: "fay@example.com", token: t.auth.getOtp("fay@example.com") } });
+    expect(res.status).toBe(500);
+    expect((await t.store.users.findById(userId))?.emailVerified).toBe(false);
+  });
+
+  it("reset-password by link: a failure at the revocation keeps the old password", async () => {
+    const t = setup("sessions.deleteByUser");
+    await t.signUp("gus@example.com", "old password 1");
+    await t.request("POST", "/request-password-reset", { body: { email: "gus@example.com" } });
+    t.state.armed = true;
+    const res = await t.request("POST", "/reset-password", { body: { token: t.auth.getOtp("gus@example.com"), newPassword: "new password 2" } });
+    expect(res.status).toBe(500);
+    t.state.armed = false;
+    expect((await t.request("POST", "/sign-in/email", { body: { email: "gus@example.com", password: "old password 1" } })).status).toBe(200);
+  });
+});
