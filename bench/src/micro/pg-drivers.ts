@@ -1,7 +1,10 @@
 // Side by side: get-session and API-key verify through `auth.handler` (in process, no HTTP) on one real PostgreSQL,
 // with the store on node-postgres (the default) and on postgres.js. Rounds alternate the drivers so a noisy
-// neighbour slows both alike; each round reports ops/s at concurrency 1 and 16.
+// neighbour slows both alike; each round reports ops/s at concurrency 1 and 16, and this process's CPU time per
+// operation (handler + store + driver; PostgreSQL's own work is the same SQL for both), which a busy machine does
+// not inflate the way it inflates wall time.
 // `node --import tsx src/micro/pg-drivers.ts [--n=4000] [--rounds=3]`
+import pg from "pg";
 import postgres from "postgres";
 import { apiKeys, type Store } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
@@ -16,8 +19,11 @@ const rounds = Number(args.get("rounds") ?? 3);
 const server = await startTestPostgres();
 await migrateDatabase(server.url);
 const pjs = postgres(server.url, { max: 10, onnotice: () => undefined });
+// The store's own pool (timeouts set) and a bare pg.Pool of the caller's: what the timeouts cost, if anything.
+const bare = new pg.Pool({ connectionString: server.url, max: 10 });
 const drivers: Array<[string, () => Store]> = [
   ["node-postgres", () => drizzleStore({ url: server.url, maxConnections: 10 })],
+  ["node-postgres (bare pool)", () => drizzleStore({ client: bare })],
   ["postgres.js", () => postgresJsStore({ client: pjs })],
 ];
 
@@ -32,7 +38,7 @@ async function setup(name: string, store: Store) {
   return { auth, getSession, verify };
 }
 
-async function measure(call: () => Promise<Response>, concurrency: number): Promise<number> {
+async function measure(call: () => Promise<Response>, concurrency: number): Promise<{ ops: number; cpuUs: number }> {
   let next = 0;
   const lane = async () => {
     while (next++ < n) {
@@ -42,14 +48,17 @@ async function measure(call: () => Promise<Response>, concurrency: number): Prom
     }
   };
   for (let i = 0; i < 500; i++) await (await call()).arrayBuffer(); // warm-up: JIT, prepared statements, pool
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   await Promise.all(Array.from({ length: concurrency }, lane));
-  return n / (Number(process.hrtime.bigint() - start) / 1e9);
+  const used = process.cpuUsage(cpu);
+  return { ops: n / (Number(process.hrtime.bigint() - start) / 1e9), cpuUs: (used.user + used.system) / n };
 }
 
-const results = new Map<string, number[]>();
+const order = (round: number) => [...drivers.slice(round % drivers.length), ...drivers.slice(0, round % drivers.length)];
+const results = new Map<string, Array<{ ops: number; cpuUs: number }>>();
 for (let round = 0; round < rounds; round++) {
-  for (const [name, open] of round % 2 === 0 ? drivers : [...drivers].reverse()) {
+  for (const [name, open] of order(round)) {
     const { auth, getSession, verify } = await setup(name, open());
     for (const [path, call] of [["get-session", getSession], ["api-key verify", verify]] as const) {
       for (const concurrency of [1, 16]) {
@@ -61,6 +70,11 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 await pjs.end({ timeout: 5 });
+await bare.end();
 await server.stop();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-for (const [key, xs] of results) console.log(`${key.padEnd(38)} median ${Math.round(median(xs)).toString().padStart(6)} ops/s  (rounds: ${xs.map((x) => Math.round(x)).join(", ")})`);
+for (const [key, xs] of results) {
+  const ops = xs.map((x) => x.ops);
+  const cpu = xs.map((x) => x.cpuUs);
+  console.log(`${key.padEnd(48)} ${Math.round(median(ops)).toString().padStart(6)} ops/s  ${Math.round(median(cpu)).toString().padStart(5)} µs CPU/op  (rounds: ${ops.map((x) => Math.round(x)).join(", ")} ops/s; ${cpu.map((x) => Math.round(x)).join(", ")} µs)`);
+}
