@@ -76,5 +76,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 for (const [key, xs] of results) {
   const ops = xs.map((x) => x.ops);
   const cpu = xs.map((x) => x.cpuUs);
-  console.log(`${key.padEnd(48)} ${Math.round(median(ops)).toString().padStart(6)} ops/s  ${Math.round(median(cpu)).toString().padStart(5)} µs CPU/op  (rounds: ${ops.map((x) => Math.round(x)).join(", ")} ops/s; ${cpu.map((x) => Math.round(x)).join(", ")} µs)`);
+  // Medians, and the best round (the one least disturbed by other processes on a shared machine).
+  console.log(`${key.padEnd(48)} median ${Math.round(median(ops)).toString().padStart(6)} ops/s ${Math.round(median(cpu)).toString().padStart(5)} µs CPU/op; best ${Math.round(Math.max(...ops)).toString().padStart(6)} ops/s ${Math.round(Math.min(...cpu)).toString().padStart(5)} µs  (rounds: ${ops.map((x) => Math.round(x)).join(", ")} ops/s; ${cpu.map((x) => Math.round(x)).join(", ")} µs)`);
 }
