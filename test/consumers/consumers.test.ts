@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
+import { startTestRedis } from "../redis-server.ts";
 import { packPublicPackages } from "../../scripts/pack-packages.mjs";
 import { runJourney } from "./fixtures/plain/journey.mjs";
 import { copyInto, emailCapture, freePort, npmProject, printed, run, start, waitForHttp, type Packs } from "./harness/projects.ts";
@@ -41,12 +42,12 @@ beforeAll(async () => {
   mkdirSync(join(work, "packs"));
   packs = Object.fromEntries(packPublicPackages(join(work, "packs")).map((p: { name: string; tarball: string }) => [p.name, p.tarball]));
   mkdirSync(plain, { recursive: true });
-  copyInto(fixtures, plain, ["app.mjs", "client-run.mjs", "consumer-client.ts", "journey.mjs", "run-node.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
+  copyInto(fixtures, plain, ["app.mjs", "client-run.mjs", "consumer-client.ts", "journey.mjs", "run-node.mjs", "run-node-postgres-redis.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
   await Promise.all([
     // Node 22 and 24 as npm ships them (the `node` package; Node 20 is the one running this test), Bun and Deno.
     npmProject(tools, packs, [], { node22: "npm:node@^22", node24: "npm:node@^24", bun: "^1.4.5", deno: "^2.9.6" }),
-    npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli", "@latchkey/client"], {
-      hono: "^4.13.19", "@hono/node-server": "^2.1.8", jose: "^6.2.17", "@libsql/client": "^0.18.0", postgres: "^3.4.9", typescript: "5.9.3",
+    npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli", "@latchkey/client", "@latchkey/redis-store"], {
+      hono: "^4.13.19", "@hono/node-server": "^2.1.8", jose: "^6.2.17", "@libsql/client": "^0.18.0", pg: "^8.23.1", redis: "^6.3.1", typescript: "5.9.3",
     }),
   ]);
 });
@@ -59,6 +60,29 @@ afterAll(() => {
 describe("installed from tarballs into a plain project", () => {
   it("Node 20, plain ESM (.mjs, no loader): the journey over HTTP through the consumer's own Hono", async () => {
     await expectJourney(process.execPath, ["run-node.mjs"], /^node v20\./);
+  });
+
+  it("Node 20 on PostgreSQL (pg, migrated by the installed CLI) with @latchkey/redis-store counters; health; the process ends after auth.close()", async () => {
+    const db = await createTestPostgresDatabase();
+    const redis = await startTestRedis();
+    try {
+      const migrated = await run("npx", ["--no-install", "latchkey", "migrate", "--database", db.url], { cwd: plain, timeoutMs: 60_000 });
+      expect(migrated.code, printed(migrated)).toBe(0);
+      const result = await run(process.execPath, ["run-node-postgres-redis.mjs"], {
+        cwd: plain, env: { PORT: String(await freePort()), DATABASE_URL: db.url, REDIS_URL: redis.url }, timeoutMs: 120_000,
+      });
+      const line = result.stdout.split("\n").find((l) => l.startsWith("CONSUMER-OK "));
+      expect(line, printed(result)).toBeDefined();
+      const report = JSON.parse(line!.slice("CONSUMER-OK ".length)) as { steps: string[]; health: [number, unknown]; redisKeys: number };
+      expect(report.steps).toEqual(STEPS);
+      expect(report.health).toEqual([200, { status: "ok" }]);
+      expect(report.redisKeys).toBeGreaterThan(0);
+      // Exited by itself (no timeout kill): nothing was left open after auth.close().
+      expect(result.code, printed(result)).toBe(0);
+    } finally {
+      await redis.stop();
+      await db.dispose();
+    }
   });
 
   it("Node 22 (the node package from npm)", async () => {

@@ -4,6 +4,7 @@ import { createExampleAuth } from "./auth.ts";
 
 interface BunServer {
   port: number;
+  stop(closeActiveConnections?: boolean): Promise<void>;
   requestIP(request: Request): { address: string } | null;
 }
 declare const Bun: {
@@ -25,3 +26,8 @@ const server = Bun.serve({
 });
 console.log(`Latchkey on Bun listening on http://localhost:${server.port}`);
 console.log(`API explorer: http://localhost:${server.port}/auth/reference`);
+
+// Shutdown: stop listening, let the requests in flight finish, release the store's connections, exit.
+process.once("SIGTERM", () => {
+  void server.stop().then(() => auth.close()).then(() => process.exit(0));
+});

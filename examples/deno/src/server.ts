@@ -7,10 +7,12 @@ interface ServeHandlerInfo {
 }
 declare const Deno: {
   env: { get(name: string): string | undefined };
+  addSignalListener(signal: "SIGTERM" | "SIGINT", handler: () => void): void;
+  exit(code: number): never;
   serve(
     options: { port: number; hostname: string; onListen(local: { port: number }): void },
     handler: (request: Request, info: ServeHandlerInfo) => Promise<Response>,
-  ): unknown;
+  ): { shutdown(): Promise<void> };
 };
 
 // The example reads its environment; the library never does.
@@ -19,7 +21,7 @@ const secret = Deno.env.get("LATCHKEY_SECRET") ?? randomString(webCryptoRandom, 
 if (!Deno.env.get("LATCHKEY_SECRET")) console.warn("LATCHKEY_SECRET is not set: using a random secret for this run.");
 const auth = createExampleAuth({ secret, baseUrl: Deno.env.get("LATCHKEY_BASE_URL") ?? `http://localhost:${port}` });
 
-Deno.serve({
+const server = Deno.serve({
   port,
   hostname: Deno.env.get("HOST") ?? "127.0.0.1",
   onListen: (local) => {
@@ -27,3 +29,8 @@ Deno.serve({
     console.log(`API explorer: http://localhost:${local.port}/auth/reference`);
   },
 }, (request, info) => auth.handler(request, info)); // info.remoteAddr feeds clientIp.fromSocket
+
+// Shutdown: stop listening, let the requests in flight finish, release the store's connections, exit.
+Deno.addSignalListener("SIGTERM", () => {
+  void server.shutdown().then(() => auth.close()).then(() => Deno.exit(0));
+});

@@ -94,9 +94,9 @@ async function startDemo(extraEnv: Record<string, string>): Promise<{ port: numb
     env: { ...process.env, PORT: String(port), ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<void>((resolve) => server.on("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
+  let out = "";
   const output = await new Promise<string>((resolve, reject) => {
-    let out = "";
     let err = "";
     const timer = setTimeout(() => reject(new Error(`no start line: ${out} ${err}`)), 30_000);
     server.stdout.on("data", (d: Buffer) => {
@@ -109,5 +109,13 @@ async function startDemo(extraEnv: Record<string, string>): Promise<{ port: numb
     server.stderr.on("data", (d: Buffer) => void (err += d.toString()));
     server.on("exit", (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
   });
-  return { port, output, stop: async () => { server.kill(); await exited; } };
+  return {
+    port, output,
+    // SIGTERM: the demo closes its server and its database connections, then exits 0.
+    stop: async () => {
+      server.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(out).toContain("Latchkey demo stopped");
+    },
+  };
 }

@@ -8,7 +8,7 @@ export { AuthError, AuthConfigError, invalidField, describeError } from "./error
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
 export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES, rejectUnknownOptions, nearestName, EACH } from "./config/index.ts";
 export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule, OptionShape } from "./config/index.ts";
-export { systemClock, webCryptoRandom, createTestClock } from "./ports/index.ts";
+export { systemClock, webCryptoRandom, createTestClock, databaseUnavailable, isDatabaseUnavailable, guardPorts, guardStore, DATABASE_RETRY_AFTER_SECONDS } from "./ports/index.ts";
 export type * from "./ports/index.ts";
 export { base64url, fromBase64url, hashSecret, constantTimeEqual, randomId, randomToken, randomString, randomDigits, utf8, fromUtf8 } from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
@@ -23,7 +23,7 @@ export { RateLimiter, Lockout, ipBucket, retryAfterText } from "./rate-limit/ind
 export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";
-export { createAuthCore, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
+export { createAuthCore, inTransaction, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
 export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
 export { verificationLinkIdentifier } from "./email-verification/index.ts";
 export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";

@@ -1,5 +1,6 @@
 import type { Store } from "@latchkey/core";
 import type { MigrateOptions } from "./migrations.ts";
+import type { PgPoolOptions } from "./pg/store.ts";
 
 /**
  * A database URL and, for `libsql://`, its token: what the URL-driven helpers of the root entry take.
@@ -27,16 +28,17 @@ function dialectOf(url: string): "postgres" | "sqlite" {
 }
 
 /**
- * Opens the store a URL names, loading only that dialect's driver (`postgres` or `@libsql/client`). For code that
+ * Opens the store a URL names, loading only that dialect's driver (`pg` or `@libsql/client`); PostgreSQL takes the
+ * pool options of `@latchkey/drizzle-store/postgres` (`connectTimeout`, `queryTimeout`, ...). For code that
  * picks the database at run time; with a fixed dialect, `drizzleStore` from `/postgres` or `/sqlite` is synchronous.
  *
  * @example
  * import { openDrizzleStore } from "@latchkey/drizzle-store";
  * const database = await openDrizzleStore(process.env.DATABASE_URL!);
  */
-export async function openDrizzleStore(target: string | DatabaseUrl): Promise<Store> {
-  const { url, authToken } = typeof target === "string" ? { url: target, authToken: undefined } : target;
-  if (dialectOf(url) === "postgres") return (await import("./postgres.ts")).drizzleStore({ url });
+export async function openDrizzleStore(target: string | (DatabaseUrl & PgPoolOptions)): Promise<Store> {
+  const { url, authToken, ...pool } = typeof target === "string" ? { url: target, authToken: undefined } : target;
+  if (dialectOf(url) === "postgres") return (await import("./postgres.ts")).drizzleStore({ url, ...pool });
   return (await import("./sqlite.ts")).drizzleStore(authToken === undefined ? { url } : { url, authToken });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { migrateDatabase } from "./drizzle-store.ts";
-import { openPostgres } from "./pg/store.ts";
+import { openPostgres } from "./pg/postgres-js.ts";
 import { openSqlite } from "./sqlite/store.ts";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 

@@ -1,5 +1,6 @@
 /**
- * @latchkey/drizzle-store/postgres: the PostgreSQL store alone (loads the PostgreSQL driver, never libSQL).
+ * @latchkey/drizzle-store/postgres: the PostgreSQL store on node-postgres (`pg`), alone (never loads libSQL or
+ * postgres.js).
  *
  * @example
  * import { drizzleStore, migrateDatabase } from "@latchkey/drizzle-store/postgres";
@@ -7,31 +8,37 @@
  * const database = drizzleStore({ url: process.env.DATABASE_URL! });
  */
 import type { Store } from "@latchkey/core";
-import type { Sql } from "postgres";
-import { openPostgres, pgStore } from "./pg/store.ts";
+import type pg from "pg";
+import { openPgPool, pgStore, type PgPoolOptions } from "./pg/store.ts";
 
 export { migratePostgresDatabase as migrateDatabase } from "./pg/migrate.ts";
+export { isPgUnavailable } from "./pg/connection-errors.ts";
 export { MIGRATIONS_FOLDERS } from "./migrations.ts";
 export type { MigrateOptions } from "./migrations.ts";
+export type { PgPoolOptions } from "./pg/store.ts";
 export * as schema from "./pg/schema.ts";
 
 /**
- * Where the PostgreSQL store keeps its data: a URL the store connects to, or a postgres.js client you own.
+ * Where the PostgreSQL store keeps its data: a URL (the store opens a node-postgres pool with bounded connect and
+ * query times), or a `pg.Pool` you own.
  *
  * @example
  * import type { PostgresStoreOptions } from "@latchkey/drizzle-store/postgres";
- * const options: PostgresStoreOptions = { url: "postgres://app:pw@db:5432/app" };
+ * const options: PostgresStoreOptions = { url: "postgres://app:pw@db:5432/app", queryTimeout: "3s" };
  */
-export type PostgresStoreOptions = { dialect?: "postgres"; url: string } | { dialect?: "postgres"; client: Sql };
+export type PostgresStoreOptions = ({ dialect?: "postgres"; url: string } & PgPoolOptions) | { dialect?: "postgres"; client: pg.Pool };
 
 /**
- * The PostgreSQL store. Run `migrateDatabase` (or `latchkey migrate`) first. With `url` the store opens the
- * connection and `close()` ends it; with `client` the connection stays yours and `close()` leaves it open.
+ * The PostgreSQL store. Run `migrateDatabase` (or `latchkey migrate`) first. With `url` the store opens a
+ * node-postgres pool (`connectTimeout` and `queryTimeout` 5 s each, `maxConnections` 10, by default) and `close()`
+ * ends it; with `client` the pool stays yours and `close()` leaves it open. A database that cannot be reached
+ * makes requests answer 503 DATABASE_UNAVAILABLE within those bounds. For a postgres.js client, use
+ * `@latchkey/drizzle-store/postgres-js`.
  *
  * @example
  * import { drizzleStore } from "@latchkey/drizzle-store/postgres";
  * const database = drizzleStore({ url: process.env.DATABASE_URL! });
  */
 export function drizzleStore(options: PostgresStoreOptions): Store {
-  return "client" in options ? pgStore(options.client, false) : pgStore(openPostgres(options.url), true);
+  return "client" in options ? pgStore(options.client, false) : pgStore(openPgPool(options.url, options), true);
 }

@@ -63,7 +63,20 @@ export function memoryStore(): Store {
     return k;
   };
 
-  return {
+  // Transactions: the rows a transaction started from, restored when its body throws. Transactions run one at a
+  // time (a chain of promises), so one never restores over another's writes. Counters and audit rows are not
+  // part of it (counters count attempts whatever happens; events are emitted after a commit).
+  const tables: Array<Map<string, unknown>> = [users, emails, usernames, sessions, sessionsByHash, accounts, verifications, apiKeys, apiKeysByHash, jwks];
+  let queue: Promise<unknown> = Promise.resolve();
+  const snapshot = () => tables.map((t) => new Map(t));
+  const restore = (saved: ReturnType<typeof snapshot>) => {
+    tables.forEach((t, i) => {
+      t.clear();
+      for (const [k, v] of saved[i]!) t.set(k, v);
+    });
+  };
+
+  const store: Store = {
     kind: "memory",
     users: {
       async create(user, userAccounts): Promise<UniqueResult<UserRecord>> {
@@ -320,6 +333,21 @@ export function memoryStore(): Store {
         return page(rows, limit, cursor, (r) => orderKey(r.at, r.id));
       },
     },
+    transaction<T>(body: (tx: Store) => Promise<T>): Promise<T> {
+      const run = queue.then(async () => {
+        const saved = snapshot();
+        try {
+          return await body(store);
+        } catch (error) {
+          restore(saved);
+          throw error;
+        }
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async ping() {},
     async close() {},
   };
+  return store;
 }

@@ -1,4 +1,4 @@
-import type { Store } from "@latchkey/core";
+import { guardStore, type Store, type StorePorts } from "@latchkey/core";
 import { MongoClient } from "mongodb";
 import { mongoAccountStore } from "./accounts.ts";
 import { mongoApiKeyStore } from "./api-keys.ts";
@@ -10,6 +10,7 @@ import { mongoJwkStore } from "./jwks.ts";
 import { mongoSessionStore } from "./sessions.ts";
 import { mongoUserStore } from "./users.ts";
 import { mongoVerificationStore } from "./verifications.ts";
+import { mongoTransaction } from "./transaction.ts";
 
 interface MongoStoreCommon {
   /** Database name; default: the connection string's database, else `latchkey`. */
@@ -48,18 +49,40 @@ export function mongoStore(options: MongoStoreOptions): Store {
   const db = client.db(resolveDatabaseName(options.url ?? null, options.dbName));
   const collections = collectionsOf(db);
   const transactions = transactionsFor(client, options.transactions);
-  return {
+  const portsFor = (c: typeof collections, tx: typeof transactions): StorePorts => ({
+    users: mongoUserStore(c, tx),
+    sessions: mongoSessionStore(c),
+    accounts: mongoAccountStore(c),
+    verifications: mongoVerificationStore(c),
+    counters: mongoCounterStore(c),
+    apiKeys: mongoApiKeyStore(c),
+    jwks: mongoJwkStore(c),
+    audit: mongoAuditStore(c),
+  });
+  const ports = portsFor(collections, transactions);
+  return guardStore({
     kind: "mongodb",
-    users: mongoUserStore(collections, transactions),
-    sessions: mongoSessionStore(collections),
-    accounts: mongoAccountStore(collections),
-    verifications: mongoVerificationStore(collections),
-    counters: mongoCounterStore(collections),
-    apiKeys: mongoApiKeyStore(collections),
-    jwks: mongoJwkStore(collections),
-    audit: mongoAuditStore(collections),
+    ...ports,
+    // A replica set or sharded cluster: one multi-document transaction (every call of the body carries the
+    // session). A standalone server: compensation, the rows the body created are deleted again on a throw.
+    transaction: mongoTransaction(collections, transactions, portsFor, ports),
+    async ping() {
+      await db.command({ ping: 1 });
+    },
     async close() {
       if (owned) await client.close();
     },
-  };
+  }, isMongoUnavailable);
+}
+
+const UNAVAILABLE_NAMES = new Set(["MongoNetworkError", "MongoNetworkTimeoutError", "MongoServerSelectionError", "MongoTopologyClosedError", "MongoNotConnectedError", "PoolClearedError", "MongoPoolClearedError"]);
+
+/** True when a MongoDB driver error means the server cannot be reached (network, server selection, pool cleared). */
+export function isMongoUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (UNAVAILABLE_NAMES.has(current.name)) return true;
+    current = current.cause;
+  }
+  return false;
 }

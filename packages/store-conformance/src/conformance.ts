@@ -9,6 +9,8 @@ import { describeApiKeys } from "./api-keys.ts";
 import { describeJwks } from "./jwks.ts";
 import { describeAudit } from "./audit.ts";
 import { describeRoundTrips } from "./round-trip.ts";
+import { describeTransactions } from "./transactions.ts";
+import type { CounterStore } from "@latchkey/core";
 
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "memory", "postgres", "libsql". */
@@ -55,5 +57,26 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeRoundTrips(() => store);
 
     describeAudit(() => store);
+
+    describeTransactions(() => store);
+  });
+}
+
+/**
+ * The counters part of the suite alone, for a counter store that lives outside the database (Redis).
+ *
+ * @example
+ * runCounterConformance({ name: "redis", createCounters: () => redisCounters({ url }) });
+ */
+export function runCounterConformance(options: { name: string; createCounters: () => Promise<CounterStore> | CounterStore }): void {
+  describe(`counter conformance: ${options.name}`, () => {
+    let counters: CounterStore;
+    beforeAll(async () => {
+      counters = await options.createCounters();
+    });
+    afterAll(async () => {
+      await counters?.close?.();
+    });
+    describeCounters(() => ({ counters }) as Store);
   });
 }

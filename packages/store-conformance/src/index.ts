@@ -1,3 +1,3 @@
-export { runStoreConformance } from "./conformance.ts";
+export { runStoreConformance, runCounterConformance } from "./conformance.ts";
 export type { ConformanceOptions } from "./conformance.ts";
 export * as fixtures from "./fixtures.ts";

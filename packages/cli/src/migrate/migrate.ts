@@ -84,7 +84,7 @@ export async function migrateWith(url: string, options: MigrateOptions, importSt
   if (kind === null) throw new TypeError(`unsupported database URL ${redactUrl(url)}: expected postgres://, postgresql://, file:, libsql:// or mongodb://`);
   // Loaded on demand: `latchkey secret` should not pay for database drivers, and each dialect loads only its own.
   const { migrateDatabase } = await import("@latchkey/drizzle-store");
-  const driver = kind === "postgres" ? "postgres" : "@libsql/client";
+  const driver = kind === "postgres" ? "pg" : "@libsql/client";
   try {
     return await migrateDatabase(url, { log });
   } catch (error) {

@@ -7,6 +7,7 @@ import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { JsonObject, UserRecord } from "../ports/records.ts";
 import type { UserPatch } from "../ports/store.ts";
+import { inTransaction } from "../auth/transaction.ts";
 
 /** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */
 export interface UpdateUserInput {
@@ -84,11 +85,14 @@ export class AccountService {
     if ((await ctx.store.accounts.listByUser(userId)).some((a) => a.providerId === "credential" && a.passwordHash)) throw alreadySet();
     const passwordHash = await ctx.hasher.hash(newPassword);
     const now = new Date(ctx.clock.now());
-    const added = await ctx.store.accounts.setPasswordIfAbsent(userId, {
-      id: randomId(ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now,
+    // The password and the revocation of the other sessions commit together.
+    const count = await inTransaction(ctx, async (tx) => {
+      const added = await tx.store.accounts.setPasswordIfAbsent(userId, {
+        id: randomId(ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now,
+      });
+      if (!added) throw alreadySet();
+      return tx.sessions.revokeAll(userId, current.session.id);
     });
-    if (!added) throw alreadySet();
-    const count = await ctx.sessions.revokeAll(userId, current.session.id);
     const base = { userId, at: now, ip: meta.ip, userAgent: meta.userAgent };
     await ctx.events.emit("PasswordChanged", { ...base, method: "set-password" });
     await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-set", count });

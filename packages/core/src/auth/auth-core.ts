@@ -15,6 +15,7 @@ import { EmailVerificationService } from "../email-verification/email-verificati
 import { AccountService } from "../account/account.ts";
 import { AccountDeletionService } from "../account/delete-account.ts";
 import type { AuthContext } from "./context.ts";
+import type { Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 
 /** The transport-free auth engine that hono-adapter serves over HTTP. */
@@ -46,7 +47,8 @@ export interface AuthCore {
  */
 export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape = {}): AuthCore {
   const config = resolveConfig(options, adapterOptions);
-  const store = options.database;
+  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
+  const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   const hasher = options.passwordHasher ?? argon2idHasher({ random });

@@ -6,3 +6,4 @@ export type { RequestMeta } from "./request-meta.ts";
 export { SERVER_CALL } from "./request-meta.ts";
 export { normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./validation.ts";
 export type { AuthApi, BaseApi, PluginApis } from "./api.ts";
+export { inTransaction } from "./transaction.ts";

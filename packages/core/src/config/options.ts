@@ -1,7 +1,7 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "./duration.ts";
 import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.ts";
-import type { Store } from "../ports/store.ts";
+import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
@@ -17,6 +17,11 @@ export interface AuthOptions {
   /** At least 32 characters; derives the JWT key-encryption key. `latchkey secret` prints one. */
   secret: string;
   database: Store;
+  /**
+   * Where rate-limit, lockout and per-API-key window counters live. Default: the database's own counters.
+   * `redisCounters({ url })` from `@latchkey/redis-store` moves these hot writes to Redis or Valkey.
+   */
+  counters?: CounterStore;
   /** Application base URL: callback links, JWT issuer/audience defaults, trusted origin. Required in production. */
   baseUrl?: string;
   /** Prefix of the standalone handler (`auth.handler`); the sub-app itself is unprefixed. Default "/auth". */
@@ -114,6 +119,7 @@ export const EMAIL_TEMPLATE_NAMES: readonly string[] = [
 export const AUTH_OPTION_SHAPE: OptionShape = {
   secret: true,
   database: true,
+  counters: true,
   baseUrl: true,
   basePath: true,
   environment: true,
@@ -173,6 +179,9 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   rejectUnknownOptions(options, { ...AUTH_OPTION_SHAPE, ...adapterOptions }, "");
   if (typeof options.secret !== "string" || options.secret.length < 32) throw new AuthConfigError("secret", "must be a string of at least 32 characters (run `latchkey secret`)");
   if (!options.database || typeof options.database !== "object" || !("users" in options.database)) throw new AuthConfigError("database", "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
+  if (options.counters !== undefined && (options.counters === null || typeof options.counters !== "object" || typeof options.counters.hit !== "function")) {
+    throw new AuthConfigError("counters", "must be a counter store, e.g. redisCounters({ url })");
+  }
   const environment = options.environment ?? "production";
   if (environment !== "production" && environment !== "development") throw new AuthConfigError("environment", 'must be "production" or "development"');
   if (environment === "production" && options.baseUrl === undefined) throw new AuthConfigError("baseUrl", "is required in production (callback links and CSRF origins are built from it)");

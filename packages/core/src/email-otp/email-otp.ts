@@ -3,6 +3,7 @@ import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
 import { lockoutIdentifier } from "../email-password/email-password.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
+import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
@@ -102,16 +103,21 @@ export class EmailOtpService {
     }
     const t = target("sign-in", email);
     await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey });
-    let user = await ctx.store.users.findByEmail(email);
-    if (!user) {
-      if (!this.options.allowSignUp) throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
-      const created = await this.createUser(email, input.name ?? null, meta);
-      user = created.user;
-      if (!created.isNew) user = await this.proveForOtp(user, meta);
-    } else {
-      user = await this.proveForOtp(user, meta);
-    }
-    const result = await ctx.sessions.create(user, meta);
+    // A new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof and the
+    // session) commit together.
+    const result = await inTransaction(ctx, async (tx) => {
+      let user = await tx.store.users.findByEmail(email);
+      if (!user) {
+        if (!this.options.allowSignUp) throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
+        const created = await this.createUser(tx, email, input.name ?? null, meta);
+        user = created.user;
+        if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
+      } else {
+        user = await this.proveForOtp(tx, user, meta);
+      }
+      return tx.sessions.create(user, meta);
+    });
+    const user = result.user;
     await this.codes.verified(t, user.id, meta);
     await ctx.events.emit("UserSignedIn", { userId: user.id, method: "email-otp", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
     return result;
@@ -127,7 +133,7 @@ export class EmailOtpService {
     const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
     const user = await this.ctx.store.users.findByEmail(email);
     if (!user || (row.userId !== null && row.userId !== user.id)) throw invalidOtp();
-    const proven = await this.proveForOtp(user, meta, signedInAs);
+    const proven = await inTransaction(this.ctx, (tx) => this.proveForOtp(tx, user, meta, signedInAs));
     await this.codes.verified(t, proven.id, meta);
     return { user: toUserView(proven) };
   }
@@ -152,9 +158,12 @@ export class EmailOtpService {
     if (!user || row.userId !== user.id) throw invalidOtp();
     // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
     const passwordHash = await ctx.hasher.hash(input.password);
-    await proveMailbox(ctx, user, "credential", meta);
-    await ctx.store.accounts.upsertPassword(user.id, this.account(user.id, "credential", passwordHash));
-    const count = await ctx.sessions.revokeAll(user.id);
+    // Mailbox proof, new password and the revocation of every session commit together.
+    const count = await inTransaction(ctx, async (tx) => {
+      await proveMailbox(tx, user, "credential", meta);
+      await tx.store.accounts.upsertPassword(user.id, this.account(user.id, "credential", passwordHash));
+      return tx.sessions.revokeAll(user.id);
+    });
     const at = new Date(ctx.clock.now());
     await this.codes.verified(t, user.id, meta);
     await ctx.events.emit("PasswordChanged", { userId: user.id, method: "reset-otp", at, ip: meta.ip, userAgent: meta.userAgent });
@@ -163,10 +172,10 @@ export class EmailOtpService {
   }
 
   /** Mailbox proven by an OTP: pre-proof accounts go (unverified users only) and an `EMAIL_OTP` account exists. */
-  private async proveForOtp(user: UserRecord, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<UserRecord> {
-    const proven = await proveMailbox(this.ctx, user, "EMAIL_OTP", meta, signedInAs);
-    const accounts = await this.ctx.store.accounts.listByUser(proven.id);
-    if (!accounts.some((a) => a.providerId === "EMAIL_OTP")) await this.ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
+  private async proveForOtp(ctx: AuthContext, user: UserRecord, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<UserRecord> {
+    const proven = await proveMailbox(ctx, user, "EMAIL_OTP", meta, signedInAs);
+    const accounts = await ctx.store.accounts.listByUser(proven.id);
+    if (!accounts.some((a) => a.providerId === "EMAIL_OTP")) await ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
     return proven;
   }
 
@@ -176,8 +185,7 @@ export class EmailOtpService {
   }
 
   /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
-  private async createUser(email: string, name: string | null, meta: RequestMeta): Promise<{ user: UserRecord; isNew: boolean }> {
-    const { ctx } = this;
+  private async createUser(ctx: AuthContext, email: string, name: string | null, meta: RequestMeta): Promise<{ user: UserRecord; isNew: boolean }> {
     const now = new Date(ctx.clock.now());
     const user: UserRecord = {
       id: randomId(ctx.random), email, emailVerified: true, name, image: null, username: null,

@@ -3,6 +3,7 @@ import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail, normalizeUsername, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
 import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
+import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { AccountRecord, UserRecord } from "../ports/records.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
@@ -34,8 +35,12 @@ export class EmailPasswordService {
     return { id: randomId(this.ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now };
   }
 
-  /** Validates and inserts a user with a credential account; throws on a taken username, returns null on a taken email. */
-  private async insertUser(input: SignUpInput, interactive: boolean, emailVerified: boolean): Promise<UserRecord | null> {
+  /**
+   * Validates and inserts a user with a credential account (and, when `withSession`, its first session) in one
+   * transaction; throws on a taken username, returns null on a taken email.
+   */
+  private async insertUser<S extends boolean>(input: SignUpInput, interactive: boolean, emailVerified: boolean, withSession: S, meta: RequestMeta):
+    Promise<{ user: UserRecord; signIn: S extends true ? SignInResult : null } | null> {
     const { config, clock } = this.ctx;
     const email = normalizeEmail(input.email);
     checkPasswordLength(config, input.password);
@@ -47,8 +52,15 @@ export class EmailPasswordService {
       id: randomId(this.ctx.random), email, emailVerified, name: input.name ?? null, image: input.image ?? null,
       username, metadata: input.metadata ?? {}, createdAt: now, updatedAt: now,
     };
-    const created = await this.ctx.store.users.create(user, [this.credentialAccount(user.id, passwordHash)]);
-    if (created.ok) return created.value;
+    // User, credential account and first session commit together: a lost response never leaves an account
+    // without the session the client was promised (its retry would get USER_ALREADY_EXISTS).
+    const created = await inTransaction(this.ctx, async (tx) => {
+      const inserted = await tx.store.users.create(user, [this.credentialAccount(user.id, passwordHash)]);
+      if (!inserted.ok) return inserted;
+      const signIn = withSession ? await tx.sessions.create(inserted.value, meta) : null;
+      return { ok: true as const, user: inserted.value, signIn };
+    });
+    if (created.ok) return { user: created.user, signIn: created.signIn as S extends true ? SignInResult : null };
     if (created.conflict === "username") throw new AuthError("USERNAME_TAKEN", "That username is taken");
     return null;
   }
@@ -56,17 +68,16 @@ export class EmailPasswordService {
   /** Interactive sign-up. With `requireVerifiedForSignIn` no session is issued and new and existing emails answer alike. */
   async signUp(input: SignUpInput, meta: RequestMeta): Promise<SignUpResult> {
     const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
-    const user = await this.insertUser(input, true, false);
-    if (!user) {
+    const created = await this.insertUser(input, true, false, !requireVerified, meta);
+    if (!created) {
       if (requireVerified) return { success: true };
       throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     }
+    const { user, signIn } = created;
     await this.ctx.events.emit("UserSignedUp", { userId: user.id, email: user.email, at: user.createdAt, ip: meta.ip, userAgent: meta.userAgent });
-    if (requireVerified) {
-      await this.verification.sendFor(user, undefined, meta);
-      return { success: true };
-    }
-    return this.ctx.sessions.create(user, meta);
+    if (signIn) return signIn;
+    await this.verification.sendFor(user, undefined, meta);
+    return { success: true };
   }
 
   /** Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. */
@@ -122,11 +133,15 @@ export class EmailPasswordService {
       throw new AuthError("INVALID_PASSWORD", "The current password is wrong");
     }
     const userId = current.userRecord.id;
-    await ctx.store.accounts.upsertPassword(userId, this.credentialAccount(userId, await ctx.hasher.hash(input.newPassword)));
+    const account = this.credentialAccount(userId, await ctx.hasher.hash(input.newPassword));
+    // The new password and the revocation of the other sessions commit together.
+    const count = await inTransaction(ctx, async (tx) => {
+      await tx.store.accounts.upsertPassword(userId, account);
+      return input.revokeOtherSessions ? tx.sessions.revokeAll(userId, current.session.id) : null;
+    });
     const at = new Date(ctx.clock.now());
     await ctx.events.emit("PasswordChanged", { userId, method: "change-password", at, ip: meta.ip, userAgent: meta.userAgent });
-    if (input.revokeOtherSessions) {
-      const count = await ctx.sessions.revokeAll(userId, current.session.id);
+    if (count !== null) {
       await ctx.events.emit("SessionRevoked", { userId, sessionId: null, reason: "password-changed", count, at, ip: meta.ip, userAgent: meta.userAgent });
     }
   }
@@ -156,8 +171,11 @@ export class EmailPasswordService {
     const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
     const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    await ctx.store.accounts.upsertPassword(user.id, this.credentialAccount(user.id, passwordHash));
-    const count = await ctx.sessions.revokeAll(user.id);
+    const account = this.credentialAccount(user.id, passwordHash);
+    const count = await inTransaction(ctx, async (tx) => {
+      await tx.store.accounts.upsertPassword(user.id, account);
+      return tx.sessions.revokeAll(user.id);
+    });
     const at = new Date(ctx.clock.now());
     await ctx.events.emit("OtpVerified", { identifier: user.email, purpose: "password-reset-link", userId: user.id, at, ip: meta.ip, userAgent: meta.userAgent });
     await ctx.events.emit("PasswordChanged", { userId: user.id, method: "reset-token", at, ip: meta.ip, userAgent: meta.userAgent });
@@ -167,8 +185,9 @@ export class EmailPasswordService {
 
   /** Trusted server code: create a user (username optional even with `requireUsername`); no session. */
   async createUser(input: SignUpInput & { emailVerified?: boolean }, meta: RequestMeta): Promise<UserView> {
-    const user = await this.insertUser(input, false, input.emailVerified ?? false);
-    if (!user) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+    const created = await this.insertUser(input, false, input.emailVerified ?? false, false, meta);
+    if (!created) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+    const { user } = created;
     await this.ctx.events.emit("UserSignedUp", { userId: user.id, email: user.email, at: user.createdAt, ip: meta.ip, userAgent: meta.userAgent });
     return toUserView(user);
   }

@@ -1,6 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
 import { lockoutIdentifier } from "../email-password/email-password.ts";
+import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
@@ -80,14 +81,17 @@ export class EmailVerificationService {
     const user = userId ? await ctx.store.users.findById(userId) : null;
     // The email may have changed since the link was sent: the link proves the old address only.
     if (!user || user.email !== email) throw invalidToken();
-    const updated = await ctx.store.users.update(user.id, { emailVerified: true, updatedAt: new Date(ctx.clock.now()) });
-    if (!updated?.ok) throw invalidToken();
+    // The verified flag and the new session commit together.
+    const result = await inTransaction(ctx, async (tx) => {
+      const updated = await tx.store.users.update(user.id, { emailVerified: true, updatedAt: new Date(ctx.clock.now()) });
+      if (!updated?.ok) throw invalidToken();
+      return tx.sessions.create(updated.value, meta);
+    });
     await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
     const base = { at, ip: meta.ip, userAgent: meta.userAgent };
     await ctx.events.emit("OtpVerified", { ...base, identifier: email, purpose: "email-verification-link", userId: user.id });
     if (!user.emailVerified) await ctx.events.emit("EmailVerified", { ...base, userId: user.id, email });
-    const result = await ctx.sessions.create(updated.value, meta);
     await ctx.events.emit("UserSignedIn", { ...base, userId: user.id, method: "email-verification" });
     return result;
   }

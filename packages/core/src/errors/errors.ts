@@ -37,6 +37,7 @@ export type AuthErrorCode =
   | "NOT_FOUND"
   | "JWT_KEY_UNREADABLE"
   | "INVALID_JWT"
+  | "DATABASE_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {

@@ -2,3 +2,4 @@ export type * from "./records.ts";
 export type * from "./store.ts";
 export type { Clock, Random } from "./clock.ts";
 export { systemClock, webCryptoRandom, createTestClock } from "./clock.ts";
+export { databaseUnavailable, isDatabaseUnavailable, guardPorts, guardStore, DATABASE_RETRY_AFTER_SECONDS } from "./guard.ts";

@@ -75,6 +75,8 @@ export interface CounterStore {
   delete(key: string): Promise<void>;
   /** Moves a counter to a new key (username change moves lockout state); overwrites `to`. */
   rename(from: string, to: string): Promise<void>;
+  /** Releases connections of a counter store that has its own (e.g. Redis); absent on database-backed counters. */
+  close?(): Promise<void>;
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, "name" | "enabled" | "metadata" | "permissions" | "remaining" | "rateLimitMax" | "rateLimitWindowMs" | "expiresAt" | "updatedAt">>;
@@ -127,11 +129,8 @@ export interface AuditStore {
   list(options: { userId: string | null; limit: number; cursor: string | null }): Promise<Page<AuditRecord>>;
 }
 
-/**
- * Everything Latchkey persists. Every method is domain-shaped; every store passes `@latchkey/store-conformance`.
- */
-export interface Store {
-  readonly kind: string;
+/** The ports of a store: what a transaction body sees. */
+export interface StorePorts {
   users: UserStore;
   sessions: SessionStore;
   accounts: AccountStore;
@@ -140,6 +139,21 @@ export interface Store {
   apiKeys: ApiKeyStore;
   jwks: JwkStore;
   audit: AuditStore;
+}
+
+/**
+ * Everything Latchkey persists. Every method is domain-shaped; every store passes `@latchkey/store-conformance`.
+ */
+export interface Store extends StorePorts {
+  readonly kind: string;
+  /**
+   * Runs `body` against ports whose writes commit together or not at all: a database transaction (PostgreSQL,
+   * SQLite/libSQL, MongoDB with a replica set) or the store's equivalent. A throw from `body` rolls back and is
+   * rethrown. Keep bodies short: no password hashing, no email, no waiting on anything but the ports.
+   */
+  transaction<T>(body: (tx: StorePorts) => Promise<T>): Promise<T>;
+  /** One cheap round trip to the database (health checks); throws when it does not answer. */
+  ping(): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
-import type { Store } from "@latchkey/core";
+import type { Store, StorePorts } from "@latchkey/core";
+import { sql } from "drizzle-orm";
 import { drizzle, type AnyD1Database } from "drizzle-orm/d1";
 import { sqliteApiKeyStore } from "../sqlite/api-keys.ts";
 import type { SqliteDatabase } from "../sqlite/database.ts";
@@ -6,17 +7,17 @@ import { sqliteAuditStore, sqliteJwkStore } from "../sqlite/jwks.ts";
 import { sqliteAccountStore, sqliteSessionStore, sqliteUserStore } from "../sqlite/users.ts";
 import { sqliteCounterStore, sqliteVerificationStore } from "../sqlite/verifications.ts";
 import type { D1DatabaseBinding } from "./binding.ts";
+import { d1Transaction } from "./transaction.ts";
 
 /**
- * The SQLite store's port implementations over a D1 binding. D1 has no interactive transactions and needs none
- * here: every atomic change is one statement (upserts, conditional UPDATE ... RETURNING) or one `batch`, which D1
- * runs as one implicit transaction. D1 enforces foreign keys; the writes insert parents first and delete
+ * The SQLite store's port implementations over a D1 binding. D1 has no interactive transactions: every atomic
+ * change is one statement (upserts, conditional UPDATE ... RETURNING) or one `batch`, which D1 runs as one
+ * implicit transaction; `transaction` compensates across writes (see d1Transaction). D1 enforces foreign keys; the writes insert parents first and delete
  * children first, as they do on libSQL.
  */
 export function d1Store(binding: D1DatabaseBinding): Store {
   const db = drizzle(binding as unknown as AnyD1Database) as unknown as SqliteDatabase;
-  return {
-    kind: "d1",
+  const ports: StorePorts = {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
     accounts: sqliteAccountStore(db),
@@ -25,6 +26,15 @@ export function d1Store(binding: D1DatabaseBinding): Store {
     apiKeys: sqliteApiKeyStore(db),
     jwks: sqliteJwkStore(db),
     audit: sqliteAuditStore(db),
+  };
+  return {
+    kind: "d1",
+    ...ports,
+    // Multi-row flows (sign-up: user + accounts + session) undo their creations when a later step fails.
+    transaction: d1Transaction(db, ports),
+    async ping() {
+      await db.run(sql`select 1`);
+    },
     // The binding belongs to the Workers runtime: nothing to release.
     async close() {},
   };

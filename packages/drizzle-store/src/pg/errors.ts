@@ -9,7 +9,8 @@ const USER_CONSTRAINTS: Record<string, UserConflict> = { users_email_unique: "em
 export function userConflictOf(error: unknown): UserConflict | null {
   for (const e of errorChain(error)) {
     if (stringField(e, "code") !== "23505") continue;
-    return USER_CONSTRAINTS[stringField(e, "constraint_name") ?? ""] ?? null;
+    // postgres.js names the field `constraint_name`, node-postgres `constraint`.
+    return USER_CONSTRAINTS[stringField(e, "constraint_name") ?? stringField(e, "constraint") ?? ""] ?? null;
   }
   return null;
 }

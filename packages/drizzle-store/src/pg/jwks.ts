@@ -2,7 +2,7 @@ import type { AuditStore, JwkStore } from "@latchkey/core";
 import { and, asc, desc, eq, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import { auditEvents, jwks } from "./schema.ts";
-import type { PgDatabase } from "./users.ts";
+import { affected, type PgDatabase } from "./users.ts";
 
 /** `JwkStore` over PostgreSQL: the unique generation index decides which racing instance's key wins. */
 export function pgJwkStore(db: PgDatabase): JwkStore {
@@ -18,7 +18,7 @@ export function pgJwkStore(db: PgDatabase): JwkStore {
       await db.update(jwks).set({ retiredAt: at }).where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
     },
     async deleteRetiredBefore(before) {
-      return (await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before)))).count;
+      return affected(await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before))));
     },
   };
 }

@@ -1,28 +1,33 @@
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgresJs } from "drizzle-orm/postgres-js/migrator";
-import type { Sql } from "postgres";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
+import type pg from "pg";
 import { MIGRATIONS_FOLDERS, reportApplied, type MigrateOptions } from "../migrations.ts";
-import { openPostgres } from "./store.ts";
+import { openPgPool } from "./store.ts";
 
 // Any constant will do; it only has to be the same in every process that migrates this database.
-const PG_MIGRATION_LOCK = 7_203_551_094;
+export const PG_MIGRATION_LOCK = 7_203_551_094;
 
-async function migratePostgres(client: Sql, folder: string, log: (line: string) => void): Promise<string[]> {
+/** The newest applied migration's timestamp, or null on a database that has none. */
+export async function newestPgMigration(query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<number | null> {
+  const [table] = await query("select to_regclass('drizzle.__drizzle_migrations') is not null as exists");
+  if (!table?.["exists"]) return null;
+  const [newest] = await query("select max(created_at)::text as last from drizzle.__drizzle_migrations");
+  const last = newest?.["last"];
+  return last === null || last === undefined ? null : Number(last);
+}
+
+async function migrateNodePostgres(pool: pg.Pool, folder: string, log: (line: string) => void): Promise<string[]> {
   // A session advisory lock, held on a connection of its own, makes concurrent migrators run one after the other
   // while drizzle's migrator uses another connection of the pool.
-  if (client.options.max < 2) throw new TypeError("migrating PostgreSQL needs a postgres.js client with max >= 2 connections");
-  const lock = await client.reserve();
+  const lock = await pool.connect();
   try {
-    await lock`select pg_advisory_lock(${PG_MIGRATION_LOCK})`;
+    await lock.query("select pg_advisory_lock($1)", [PG_MIGRATION_LOCK]);
     try {
-      const [table] = await client<{ exists: boolean }[]>`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
-      const [newest] = table?.exists
-        ? await client<{ last: string | null }[]>`select max(created_at)::text as last from drizzle.__drizzle_migrations`
-        : [];
-      await migratePostgresJs(drizzlePostgres({ client }), { migrationsFolder: folder });
-      return reportApplied(folder, newest?.last == null ? null : Number(newest.last), log);
+      const newest = await newestPgMigration(async (sql) => (await pool.query(sql)).rows as Array<Record<string, unknown>>);
+      await migrateNodePg(drizzleNodePg({ client: pool }), { migrationsFolder: folder });
+      return reportApplied(folder, newest, log);
     } finally {
-      await lock`select pg_advisory_unlock(${PG_MIGRATION_LOCK})`;
+      await lock.query("select pg_advisory_unlock($1)", [PG_MIGRATION_LOCK]);
     }
   } finally {
     lock.release();
@@ -31,20 +36,20 @@ async function migratePostgres(client: Sql, folder: string, log: (line: string) 
 
 /**
  * Applies the PostgreSQL schema migrations; idempotent (a second run applies nothing). Takes a `postgres://` URL or
- * a client of yours, and resolves to the tags of the migrations it applied.
+ * a `pg.Pool` of yours, and resolves to the tags of the migrations it applied.
  *
  * @example
  * import { migrateDatabase } from "@latchkey/drizzle-store/postgres";
  * await migrateDatabase(process.env.DATABASE_URL!, { log: console.log });
  */
-export async function migratePostgresDatabase(target: string | Sql, options: MigrateOptions = {}): Promise<string[]> {
+export async function migratePostgresDatabase(target: string | pg.Pool, options: MigrateOptions = {}): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const folder = options.migrationsFolder ?? MIGRATIONS_FOLDERS.postgres;
-  if (typeof target !== "string") return migratePostgres(target, folder, log);
-  const client = openPostgres(target, 2);
+  if (typeof target !== "string") return migrateNodePostgres(target, folder, log);
+  const pool = openPgPool(target, { maxConnections: 2, queryTimeout: "60s" });
   try {
-    return await migratePostgres(client, folder, log);
+    return await migrateNodePostgres(pool, folder, log);
   } finally {
-    await client.end({ timeout: 5 });
+    await pool.end();
   }
 }

@@ -2,10 +2,11 @@ import type { Store } from "@latchkey/core";
 import { fixtures } from "@latchkey/store-conformance";
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drizzleStore, migrateDatabase } from "../postgres.ts";
+import { migrateDatabase } from "../postgres.ts";
+import { drizzleStore } from "../postgres-js.ts";
 import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/test-support";
 import { userConflictOf } from "./errors.ts";
-import { openPostgres } from "./store.ts";
+import { openPostgres } from "./postgres-js.ts";
 
 const { account, apiKey, at, session, user } = fixtures;
 

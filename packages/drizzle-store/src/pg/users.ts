@@ -1,13 +1,19 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
 import { and, asc, eq, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import type { PgDatabase as DrizzlePgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { accounts, sessions, users, verifications } from "./schema.ts";
 
-/** The database handle every PostgreSQL port implementation shares. */
-export type PgDatabase = PostgresJsDatabase;
+/** The database handle every PostgreSQL port implementation shares (node-postgres or postgres.js, or a transaction). */
+export type PgDatabase = DrizzlePgDatabase<PgQueryResultHKT>;
+
+/** Rows a write touched: node-postgres reports `rowCount`, postgres.js `count`. */
+export function affected(result: unknown): number {
+  const r = result as { rowCount?: number | null; count?: number };
+  return r.rowCount ?? r.count ?? 0;
+}
 
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
@@ -86,14 +92,14 @@ export function pgSessionStore(db: PgDatabase): SessionStore {
       await touch.execute({ id, expiresAt, updatedAt });
     },
     async delete(id) {
-      return (await db.delete(sessions).where(eq(sessions.id, id))).count > 0;
+      return affected(await db.delete(sessions).where(eq(sessions.id, id))) > 0;
     },
     async deleteByUser(userId, exceptId) {
       const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
-      return (await db.delete(sessions).where(and(eq(sessions.userId, userId), except))).count;
+      return affected(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
     },
     async deleteExpired(now) {
-      return (await db.delete(sessions).where(lte(sessions.expiresAt, now))).count;
+      return affected(await db.delete(sessions).where(lte(sessions.expiresAt, now)));
     },
   };
 }
@@ -126,7 +132,7 @@ export function pgAccountStore(db: PgDatabase): AccountStore {
       return written.length > 0;
     },
     async deleteAllExcept(userId, keepProviderId) {
-      return (await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId)))).count;
+      return affected(await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))));
     },
   };
 }

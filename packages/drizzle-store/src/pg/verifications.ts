@@ -2,7 +2,7 @@ import type { CounterStore, VerificationStore } from "@latchkey/core";
 import { and, eq, gt, gte, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { counters, verifications } from "./schema.ts";
-import type { PgDatabase } from "./users.ts";
+import { affected, type PgDatabase } from "./users.ts";
 
 /** `VerificationStore` over PostgreSQL: one row per identifier, consumed and counted by single statements. */
 export function pgVerificationStore(db: PgDatabase): VerificationStore {
@@ -39,10 +39,10 @@ export function pgVerificationStore(db: PgDatabase): VerificationStore {
       });
     },
     async deleteByIdentifier(identifier) {
-      return (await db.delete(verifications).where(eq(verifications.identifier, identifier))).count;
+      return affected(await db.delete(verifications).where(eq(verifications.identifier, identifier)));
     },
     async deleteExpired(now) {
-      return (await db.delete(verifications).where(lte(verifications.expiresAt, now))).count;
+      return affected(await db.delete(verifications).where(lte(verifications.expiresAt, now)));
     },
   };
 }

@@ -1,9 +1,11 @@
-import type { Store } from "@latchkey/core";
+import { guardStore, guardPorts, type Store, type StorePorts } from "@latchkey/core";
+import { errorChain, stringField } from "../driver-error.ts";
 import { createClient, type Client, type InStatement, type TransactionMode } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { sqliteApiKeyStore } from "./api-keys.ts";
 import { fileReads, type FileReads } from "./file-reads.ts";
 import { sqliteAuditStore, sqliteJwkStore } from "./jwks.ts";
+import type { SqliteDatabase } from "./database.ts";
 import { sqliteAccountStore, sqliteSessionStore, sqliteUserStore } from "./users.ts";
 import { sqliteCounterStore, sqliteVerificationStore } from "./verifications.ts";
 
@@ -63,16 +65,20 @@ export function withWriteBatches(client: Client): Client {
   });
 }
 
-/**
- * Builds the SQLite store over a libSQL client; `close` closes the client only when the store opened it. A store
- * that opened its own `file:` database also runs its hottest read-only lookups through statements prepared once on
- * a second connection (see file-reads.ts); writes and batches stay on the client.
- */
-export function sqliteStore(client: Client, ownsClient: boolean, url?: string): Store {
-  const db = drizzle({ client: withWriteBatches(client) });
-  const reads: FileReads | null = ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client) : null;
+// Busy or locked past the busy timeout, or a remote server that cannot be reached: the database is unavailable.
+const UNAVAILABLE = /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;
+
+/** True when a libSQL error means the database cannot answer now (busy past the timeout, I/O, network). */
+export function isSqliteUnavailable(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    const code = stringField(e, "extendedCode") ?? stringField(e, "code");
+    if (code !== undefined && UNAVAILABLE.test(code)) return true;
+  }
+  return false;
+}
+
+function portsOf(db: SqliteDatabase, reads: FileReads | null): StorePorts {
   return {
-    kind: "sqlite",
     users: sqliteUserStore(db, reads),
     sessions: sqliteSessionStore(db, reads),
     accounts: sqliteAccountStore(db),
@@ -81,9 +87,83 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
     apiKeys: sqliteApiKeyStore(db, reads),
     jwks: sqliteJwkStore(db),
     audit: sqliteAuditStore(db),
+  };
+}
+
+/**
+ * A gate in front of a client: while a transaction is open every other statement of this store waits for it.
+ * A libSQL transaction holds SQLite's write lock across awaits; a write from another request of the same process
+ * meanwhile would spin in SQLite's (synchronous) busy handler on the very thread the transaction needs.
+ */
+function gated(client: Client): { client: Client; hold: () => Promise<() => void> } {
+  let open: Promise<void> = Promise.resolve();
+  const hold = async () => {
+    let release!: () => void;
+    const previous = open;
+    open = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  };
+  const proxied = new Proxy(client, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (property !== "execute" && property !== "batch" && property !== "executeMultiple") return method.bind(target);
+      return async (...args: unknown[]) => {
+        await open;
+        return method.apply(target, args);
+      };
+    },
+  });
+  return { client: proxied, hold };
+}
+
+/**
+ * Builds the SQLite store over a libSQL client; `close` closes the client only when the store opened it. A store
+ * that opened its own `file:` database also runs its hottest read-only lookups through statements prepared once on
+ * a second connection (see file-reads.ts); writes and batches stay on the client.
+ */
+export function sqliteStore(client: Client, ownsClient: boolean, url?: string): Store {
+  const gate = gated(client);
+  const db = drizzle({ client: withWriteBatches(gate.client) });
+  const reads: FileReads | null = ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client) : null;
+  return guardStore({
+    kind: "sqlite",
+    ...portsOf(db, reads),
+    async transaction(body) {
+      const release = await gate.hold();
+      try {
+        const tx = await client.transaction("write");
+        try {
+          // drizzle over the transaction: statements run in it, and a port's own batch joins it (no BEGIN of its own).
+          const txClient = new Proxy(client, {
+            get(target, property) {
+              if (property === "execute") return (statement: InStatement) => tx.execute(statement);
+              if (property === "batch") return (statements: InStatement[]) => tx.batch(statements);
+              const value: unknown = Reflect.get(target, property, target);
+              return typeof value === "function" ? value.bind(target) : value;
+            },
+          });
+          const result = await body(guardPorts(portsOf(drizzle({ client: txClient }), null), isSqliteUnavailable));
+          await tx.commit();
+          return result;
+        } catch (error) {
+          await tx.rollback().catch(() => undefined);
+          throw error;
+        } finally {
+          tx.close();
+        }
+      } finally {
+        release();
+      }
+    },
+    async ping() {
+      await gate.client.execute("select 1");
+    },
     async close() {
       await reads?.close();
       if (ownsClient) client.close();
     },
-  };
+  }, isSqliteUnavailable);
 }

@@ -17,6 +17,9 @@ export const openApiJourney: Journey = {
     match(doc.openapi, /^3\.1\./, "OpenAPI 3.1");
     ok(typeof doc.info?.title === "string", "the document has a title");
     for (const path of CORE_PATHS) ok(doc.paths?.[path], `the document lists ${path}`);
+    // The load balancer's check: always served, on every runtime and store.
+    const health = expectStatus(await client.call("GET", "/health"), 200, "GET /health") as { status?: string };
+    ok(health.status === "ok", "GET /health answers {status: \"ok\"}");
 
     const page = await client.call("GET", "/reference");
     if (page.status === 404) {

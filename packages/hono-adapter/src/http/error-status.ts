@@ -1,7 +1,7 @@
 import type { AuthErrorCode } from "@latchkey/core";
 
 /** The one table that maps `AuthError.code` to an HTTP status. */
-export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500> = {
+export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503> = {
   INVALID_REQUEST: 400,
   INVALID_EMAIL: 400,
   INVALID_USERNAME: 400,
@@ -40,4 +40,5 @@ export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 405 | 4
   USAGE_EXCEEDED: 429,
   JWT_KEY_UNREADABLE: 500,
   INTERNAL_ERROR: 500,
+  DATABASE_UNAVAILABLE: 503,
 };

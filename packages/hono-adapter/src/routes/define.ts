@@ -3,6 +3,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AuthEnv } from "../env.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { rejectCrossSiteNavigation } from "../middleware/security.ts";
+import { AuthError } from "@latchkey/core";
+import { errorResponse } from "../http/errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 
 export type AuthApp = OpenAPIHono<AuthEnv>;
@@ -53,6 +55,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: "Body is not application/json",
   422: "Already exists",
   429: "Rate limited or locked (`Retry-After` header)",
+  503: "`DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header)",
 };
 
 // What a POST without fields accepts: no body, an empty body or `{}` (other fields are ignored).
@@ -77,6 +80,8 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   if (spec.body || spec.query || optionalBody) errors.add(400);
   if (spec.authenticated) errors.add(401);
   if (limited) errors.add(429);
+  // Every operation may meet a database that cannot be reached.
+  errors.add(503);
   if (spec.method !== "get") {
     // The body rules and the CSRF check run before any route on every state-changing request.
     for (const status of [403, 413, 415, 429]) errors.add(status);
@@ -107,6 +112,26 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
     const input = { body: spec.body ? req.valid("json") : undefined, query: spec.query ? req.valid("query") : undefined } as RouteInput<B, Q>;
+    const nul = nulPath(input.body, "") ?? nulPath(input.query, "");
+    if (nul !== null) {
+      return errorResponse(new AuthError("INVALID_REQUEST", "The request is invalid", { details: [{ path: nul, message: "Text may not contain NUL (U+0000)" }] }));
+    }
     return handler(c, input);
   }) as never);
+}
+
+/**
+ * The path of the first string in `value` that holds a NUL character, or null. PostgreSQL refuses NUL in text and
+ * JSON, so such input is rejected here, for every store alike, as 400 instead of failing in the database.
+ */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (value === null || typeof value !== "object") return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = path === "" ? key : `${path}.${key}`;
+    if (key.includes("\u0000")) return at;
+    const found = nulPath(inner, at);
+    if (found !== null) return found;
+  }
+  return null;
 }

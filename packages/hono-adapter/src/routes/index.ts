@@ -6,6 +6,7 @@ import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
 import { registerEmailOtpRoutes } from "./email-otp/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
+import { registerHealthRoutes } from "./health/index.ts";
 
 /** Every feature's routes. Each registrar returns early when its feature is not installed (paths stay 404). */
 export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> = [
@@ -15,4 +16,5 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerEmailOtpRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
+  registerHealthRoutes,
 ];

@@ -55,9 +55,9 @@ async function freshPostgres(): Promise<Store> {
   } finally {
     await admin.end({ timeout: 5 });
   }
-  // Small pools that close when idle: hundreds of test auths must not exhaust max_connections.
-  const client = postgres(withDatabase(server, name), { max: 4, idle_timeout: 1, onnotice: () => undefined });
-  return postgresStore({ client });
+  // The default driver (node-postgres), with small pools that close when idle: hundreds of test auths must not
+  // exhaust max_connections.
+  return postgresStore({ url: withDatabase(server, name), maxConnections: 4, idleTimeout: 1 });
 }
 
 function withDatabase(server: string, name: string): string {
@@ -89,6 +89,8 @@ function lazyStore(kind: string, ready: Promise<Store>): Store {
     apiKeys: port("apiKeys") as Store["apiKeys"],
     jwks: port("jwks") as Store["jwks"],
     audit: port("audit") as Store["audit"],
+    transaction: async (body) => (await ready).transaction(body),
+    ping: async () => (await ready).ping(),
     close: async () => (await ready).close(),
   };
 }

@@ -24,6 +24,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Email OTP": "One-time codes sent by email: sign-in, verification, password reset and email change.",
   JWT: "JSON Web Tokens for the current session and the public keys that verify them.",
   "API keys": "Keys for scripts and services, owned by a user.",
+  Health: "Readiness of the service and its database, for load balancers.",
 };
 
 const EXPLORER_MISSING =
