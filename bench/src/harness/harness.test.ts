@@ -19,6 +19,7 @@ const measurement = (opsPerSec: number, cpuMsPerOp: number): Measurement => ({
   errors: 0,
   ops: opsPerSec * 5,
   windowMs: 5000,
+  rssPeakMb: 100,
   windowMonotonicUs: [0, 5_000_000],
 });
 
