@@ -4,8 +4,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drizzleStore, migrateDatabase } from "../sqlite.ts";
 import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
-import { fileReads, readThrough } from "./file-reads.ts";
-import { users } from "./schema.ts";
+import { fileReads, readThrough, writeThrough } from "./file-reads.ts";
+import { apiKeys, users } from "./schema.ts";
 import { openSqlite, openSqliteForStore } from "./store.ts";
 
 const { apiKey, at, session, user } = fixtures;
@@ -99,6 +99,35 @@ describe("file: store lookups on the read connection", () => {
     expect(viaClient).toEqual(u);
     await reads.close();
     own.close();
+  });
+
+  it("runs a single-statement write on the writer connection, visible at once to the client and the read connection", async () => {
+    const u = user();
+    await store.users.create(u, []);
+    const k = apiKey(u.id, { remaining: 10 });
+    await store.apiKeys.create(k);
+    const own = openSqliteForStore(database.url);
+    const reads = fileReads(own);
+    const wdb = (await reads.writer())!;
+    expect(wdb.all(sql`pragma synchronous`)).toEqual([{ synchronous: 1 }]); // NORMAL, as the client's connection
+    const use = writeThrough(reads, (w) => w.update(apiKeys).set({ remaining: sql`${apiKeys.remaining} - 1` })
+      .where(sql`${apiKeys.id} = ${sql.placeholder("id")}`).returning().prepare(),
+    () => Promise.reject(new Error("the writer connection was not used")));
+    expect((await use({ id: k.id }))[0]?.remaining).toBe(9);
+    expect((await store.apiKeys.findById(k.id))?.remaining).toBe(9);
+    expect((await store.apiKeys.findByHash(k.keyHash))?.remaining).toBe(9);
+    // The store's own consumeUse (which runs there too) and the client's writes keep one count.
+    await store.apiKeys.consumeUse(k.id, at(10));
+    await store.apiKeys.update(k.id, null, { remaining: 100 });
+    await store.apiKeys.consumeUse(k.id, at(11));
+    expect((await use({ id: k.id }))[0]?.remaining).toBe(98);
+    await reads.close();
+    own.close();
+    const memory = openSqlite(":memory:");
+    const none = fileReads(memory);
+    expect(await none.writer()).toBeNull();
+    await none.close();
+    memory.close();
   });
 
   it("a store opened before its tables exist falls back to the client, then uses the read connection once migrated", async () => {
