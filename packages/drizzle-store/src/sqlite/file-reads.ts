@@ -95,7 +95,9 @@ async function filePath(client: Client): Promise<string | null> {
 }
 
 /** A prepared lookup on the read connection: drizzle's sync prepared query, bound per call. */
-type ReadStatement<Values, Row> = { all(values: Values): Row[] };
+// `get` is one native call that binds, steps once and resets; `all` iterates in JS over batches of native rows.
+// Every statement run here is a lookup of at most one row (unique key) or a write of one row by id.
+type ReadStatement<Values, Row> = { get(values: Values): Row | undefined };
 
 /**
  * A lookup run through a statement prepared once on the read connection, or through `fallback` (the client) when
@@ -144,6 +146,7 @@ function throughConnection<Values, Row>(
         return fallback(values);
       }
     }
-    return statement.all(values);
+    const row = statement.get(values);
+    return row === undefined ? [] : [row];
   };
 }
