@@ -104,8 +104,11 @@ const targetOf = (server: ServerProcess): SeedTarget =>
 async function bulkSeed(lk: ServerProcess, ba: ServerProcess, users: number): Promise<string> {
   const sizes = sizesFor(users);
   const baTables = betterAuthTables({ emailAndPassword: { enabled: true }, plugins: betterAuthPlugins(false, () => undefined) } as never).tables;
-  const lkReport = await seedLatchkeyScale(targetOf(lk), sizes, Date.now(), log);
-  const baReport = await seedBetterAuthScale(targetOf(ba), baTables, sizes, Date.now(), log);
+  // Both at once: on PostgreSQL one library's batch is inserted while the other's is built.
+  const [lkReport, baReport] = await Promise.all([
+    seedLatchkeyScale(targetOf(lk), sizes, Date.now(), log),
+    seedBetterAuthScale(targetOf(ba), baTables, sizes, Date.now(), log),
+  ]);
   return `Latchkey ${(lkReport.ms / 1000).toFixed(0)} s, Better Auth ${(baReport.ms / 1000).toFixed(0)} s`;
 }
 

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 /**
  * Deterministic rows for the scale seed. Every value derives from the row's index, so a test (or a scenario) can
  * recompute the plain session token or API key of row `i` and look it up through the library's own code. Ids
- * and secrets are hashes, so they land all over the indexes as random ids and tokens do in production.
+ * and secrets start with noise, so they land all over the indexes as random ids and tokens do in production.
  */
 
 /** How many rows of each kind a scale seed writes. */
@@ -29,18 +29,52 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 const b64url = (bytes: Buffer) => bytes.toString("base64url");
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-function base62(text: string, length: number): string {
-  let out = "";
-  let counter = 0;
-  while (out.length < length) {
-    for (const byte of digest(`${text}:${counter}`)) {
-      // 248 = 4 * 62: rejection keeps the characters uniform, as the libraries' own generators do.
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
-    counter += 1;
+// Cheap deterministic noise (murmur3's 32-bit finaliser over kind, row and word): the seed writes millions of ids
+// and secrets, and a hash per value would make generating them slower than writing them.
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const seeds = new Map<string, number>();
+const kindSeed = (kind: string) => {
+  let seed = seeds.get(kind);
+  if (seed === undefined) seeds.set(kind, (seed = digest(kind).readUInt32LE(0)));
+  return seed;
+};
+
+/**
+ * `length` bytes for row `i` of `kind`: noise first (so values spread over an index as random ones do), then the
+ * row number (big-endian), which makes every value of a kind unique.
+ */
+function rowBytes(kind: string, i: number, length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  const seed = kindSeed(kind);
+  const noise = length - 4;
+  for (let j = 0; j < noise; j += 4) {
+    const word = fmix32(seed ^ Math.imul(i, 0x9e3779b1) ^ Math.imul(j + 1, 0x27d4eb2f));
+    for (let b = 0; b < 4 && j + b < noise; b += 1) out[j + b] = (word >>> (8 * b)) & 0xff;
   }
+  out.writeUInt32BE(i >>> 0, noise);
   return out;
+}
+
+/** `length` base62 characters for row `i` of `kind`: noise, then the row number in base62 (6 characters). */
+function base62(kind: string, i: number, length: number): string {
+  const bytes = rowBytes(kind, i, length - 6 + 4);
+  let out = "";
+  for (let j = 0; j < length - 6; j += 1) out += BASE62[(bytes[j] as number) % 62];
+  let n = i;
+  let tail = "";
+  for (let j = 0; j < 6; j += 1) {
+    tail = BASE62[n % 62] + tail;
+    n = Math.floor(n / 62);
+  }
+  return out + tail;
 }
 
 /** SHA-256, base64url without padding: how both libraries store session tokens (Latchkey) and API keys (both). */
@@ -51,10 +85,10 @@ export const seedEmail = (lib: "lk" | "ba", i: number) => `scale-${lib}-${i}@see
 // ---------------------------------------------------------------- Latchkey
 
 /** The plain session token of Latchkey seed session `i`: 32 bytes, base64url (43 characters), like a real one. */
-export const latchkeySessionToken = (i: number) => b64url(digest(`lk-session-token-${i}`));
+export const latchkeySessionToken = (i: number) => b64url(rowBytes("lk-session-token", i, 32));
 /** The plain API key of Latchkey seed key `i`: default prefix + 40 base62 characters. */
-export const latchkeyApiKey = (i: number) => `lk_${base62(`lk-api-key-${i}`, 40)}`;
-const lkId = (kind: string, i: number) => b64url(digest(`lk-${kind}-${i}`)).slice(0, 22);
+export const latchkeyApiKey = (i: number) => `lk_${base62("lk-api-key", i, 40)}`;
+const lkId = (kind: string, i: number) => b64url(rowBytes(`lk-${kind}`, i, 16));
 
 export interface LatchkeyRows {
   users: Array<Record<string, unknown>>;
@@ -106,10 +140,10 @@ export const latchkeyUserId = (i: number) => lkId("user", i);
 // ---------------------------------------------------------------- Better Auth
 
 /** Better Auth's session token of seed session `i`: 32 alphanumeric characters, as its `generateId(32)`. */
-export const betterAuthSessionToken = (i: number) => base62(`ba-session-token-${i}`, 32);
+export const betterAuthSessionToken = (i: number) => base62("ba-session-token", i, 32);
 /** Better Auth's plain API key of seed key `i`: 64 characters from its default alphabet, no prefix (its default). */
-export const betterAuthApiKey = (i: number) => base62(`ba-api-key-${i}`, 64);
-const baId = (kind: string, i: number) => base62(`ba-${kind}-${i}`, 32);
+export const betterAuthApiKey = (i: number) => base62("ba-api-key", i, 64);
+const baId = (kind: string, i: number) => base62(`ba-${kind}`, i, 32);
 export const betterAuthUserId = (i: number) => baId("user", i);
 export const betterAuthApiKeyId = (i: number) => baId("api-key", i);
 
