@@ -237,11 +237,14 @@ async function perUserSweep(server: ServerProcess, cookie: string): Promise<Swee
  * The scale mode: per store, both libraries at a small and a large bulk seed (fresh databases each), the hot paths
  * measured on both; at the large seed also the sweeps and the query plans of the hot statements.
  */
-async function runScale(info: Record<string, string>, memory: MemoryResult[]): Promise<{ scale: ScaleResult[]; sweeps: SweepResult[]; plans: Record<string, string> }> {
+interface Scaled {
+  scale: ScaleResult[];
+  sweeps: SweepResult[];
+  plans: Record<string, string>;
+}
+
+async function runScale(info: Record<string, string>, memory: MemoryResult[], { scale, sweeps, plans }: Scaled, checkpoint: () => void): Promise<void> {
   const selected = SCENARIOS.filter((s) => SCALE_IDS.includes(s.id) && (!only || only.includes(s.id)));
-  const scale: ScaleResult[] = [];
-  const sweeps: SweepResult[] = [];
-  const plans: Record<string, string> = {};
   for (const store of stores.filter((s): s is "libsql" | "postgres" => s !== "memory")) {
     const bySize = new Map<number, ScenarioResult[]>();
     for (const users of [SMALL, LARGE]) {
@@ -273,8 +276,8 @@ async function runScale(info: Record<string, string>, memory: MemoryResult[]): P
         large: { users: LARGE, latchkey: large?.latchkey ?? null, betterAuth: large?.betterAuth ?? null },
       });
     }
+    checkpoint();
   }
-  return { scale, sweeps, plans };
 }
 
 async function profile(): Promise<void> {
@@ -317,6 +320,41 @@ async function main(): Promise<void> {
     log(progressLine("hono", floor));
   }
 
+  const scaled: Scaled = { scale: [], sweeps: [], plans: {} };
+  let sizes: SizeResult[] = [];
+  // The report is rewritten after every part, so a run stopped part-way still leaves what it measured.
+  const report = (final: boolean) => {
+    const totalS = (Date.now() - startedAt) / 1000;
+    if (postgres) info["postgresql"] = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+    info["load average at end"] = loadavg().map((l) => l.toFixed(1)).join(" ");
+    const markdown = [
+      `Run of ${new Date().toISOString()}, ${totalS.toFixed(0)} s in all${final ? "" : " (so far: the run is still going or was stopped)"}.`,
+      "",
+      ...Object.entries(info).map(([k, v]) => `- ${k}: ${v}`),
+      "",
+      floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
+      "",
+      results.length ? markdownTable(results, floor) : "",
+      "",
+      memory.length ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}` : "",
+      "",
+      scaled.scale.length ? `Hot paths at ${SMALL.toLocaleString("en-US")} and ${LARGE.toLocaleString("en-US")} users (bulk seed: as many sessions and audit rows as users, a tenth as many API keys; plus the 32 users and 2 keys every run creates over HTTP, which the scenarios use):\n\n${markdownScale(scaled.scale)}` : "",
+      "",
+      scaled.sweeps.length ? `Sweeps at ${LARGE.toLocaleString("en-US")} users (every tenth session and API key of the bulk seed is expired):\n\n${markdownSweeps(scaled.sweeps)}` : "",
+      ...Object.entries(scaled.plans).map(([store, text]) => `\nQuery plans at ${LARGE.toLocaleString("en-US")} users, ${store}:\n\n${text}`),
+      "",
+      sizes.length ? markdownSizes(sizes) : "",
+      ...sizes.filter((s) => s.detail).map((s) => `\n${s.name}: ${s.detail}`),
+    ].join("\n");
+    mkdirSync(`${benchDir}results`, { recursive: true });
+    writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
+    writeFileSync(`${benchDir}results/latest.json`, `${JSON.stringify({ info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`);
+    if (final) {
+      log(`\n${markdown}`);
+      log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/latest.md and latest.json)`);
+    }
+  };
+
   for (const store of scaleOnly ? [] : stores) {
     log(`\nStore: ${store}`);
     if (store === "libsql" && !hasDrizzleStore()) {
@@ -328,43 +366,16 @@ async function main(): Promise<void> {
       const group = selected.filter((s) => s.jwtHeader === jwtHeader);
       if (group.length) await runConfiguration(store, jwtHeader, group, floor, results, info, memory, { label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}` });
     }
+    report(false);
   }
 
-  const scaled = scale ? await runScale(info, memory) : { scale: [], sweeps: [], plans: {} };
-  if (postgres) info["postgresql"] = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+  if (scale) await runScale(info, memory, scaled, () => report(false));
 
-  let sizes: SizeResult[] = [];
   if (!scaleOnly && !args.has("no-workers") && (!only || only.includes("workers"))) {
     log("\nWorkers (esbuild bundle, workerd cold start)");
     sizes = await measureWorkers(latchkeyPlugins(), quick ? 3 : 7, serverCpus, log);
   }
-
-  const totalS = (Date.now() - startedAt) / 1000;
-  info["load average at end"] = loadavg().map((l) => l.toFixed(1)).join(" ");
-  const markdown = [
-    `Run of ${new Date().toISOString()}, ${totalS.toFixed(0)} s in all.`,
-    "",
-    ...Object.entries(info).map(([k, v]) => `- ${k}: ${v}`),
-    "",
-    floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
-    "",
-    results.length ? markdownTable(results, floor) : "",
-    "",
-    memory.length ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}` : "",
-    "",
-    scaled.scale.length ? `Hot paths at ${SMALL.toLocaleString("en-US")} and ${LARGE.toLocaleString("en-US")} users (bulk seed: as many sessions and audit rows as users, a tenth as many API keys; plus the 32 users and 2 keys every run creates over HTTP, which the scenarios use):\n\n${markdownScale(scaled.scale)}` : "",
-    "",
-    scaled.sweeps.length ? `Sweeps at ${LARGE.toLocaleString("en-US")} users (every tenth session and API key of the bulk seed is expired):\n\n${markdownSweeps(scaled.sweeps)}` : "",
-    ...Object.entries(scaled.plans).map(([store, text]) => `\nQuery plans at ${LARGE.toLocaleString("en-US")} users, ${store}:\n\n${text}`),
-    "",
-    sizes.length ? markdownSizes(sizes) : "",
-    ...sizes.filter((s) => s.detail).map((s) => `\n${s.name}: ${s.detail}`),
-  ].join("\n");
-  mkdirSync(`${benchDir}results`, { recursive: true });
-  writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
-  writeFileSync(`${benchDir}results/latest.json`, `${JSON.stringify({ info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS }, null, 2)}\n`);
-  log(`\n${markdown}`);
-  log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/latest.md and latest.json)`);
+  report(true);
 }
 
 try {
