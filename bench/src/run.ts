@@ -4,16 +4,25 @@ import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { measure, type LoadPlan, type Measurement } from "./harness/load.ts";
 import { hasTaskset, pinSelf, startServer, waitForIdle, type ServerProcess } from "./harness/process.ts";
-import { cpuRatio, markdownSizes, markdownTable, progressLine, ratio, type ScenarioResult, type SizeResult } from "./harness/report.ts";
+import {
+  cpuRatio, markdownMemory, markdownScale, markdownSizes, markdownSweeps, markdownTable, progressLine, ratio,
+  type MemoryResult, type ScaleResult, type ScenarioResult, type SizeResult, type SweepResult,
+} from "./harness/report.ts";
+import { startBenchPostgres, type BenchPostgres } from "./harness/postgres.ts";
+import { explainHotStatements } from "./scale/explain.ts";
+import { sizesFor } from "./scale/rows.ts";
+import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./scale/seed.ts";
+import { betterAuthPlugins, betterAuthTables } from "./servers/better-auth-db.ts";
 import { SCENARIOS, type Feature, type Scenario } from "./harness/scenarios.ts";
 import { collectGarbage, seed, type Seed } from "./harness/seed.ts";
 import { measureWorkers } from "./harness/workers.ts";
 import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts";
-import type { ServerFeatures } from "./servers/shell.ts";
+import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
 import { summarizeProfile } from "./harness/profile.ts";
 
-// `pnpm bench [--quick] [--only=id,id] [--store=memory|libsql] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
-//             [--profile=<scenario id> [--profile-impl=latchkey|better-auth]]`
+// `pnpm bench [--quick] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
+//             [--scale | --scale-only] [--scale-sizes=1000,1000000]
+//             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--scale-users=n]]`
 const args = new Map(
   process.argv.slice(2).map((a) => {
     const [key, value] = a.replace(/^--/, "").split("=");
@@ -26,7 +35,11 @@ const MEASURE_MS = Number(args.get("measure") ?? (quick ? 2_000 : 5_000));
 const CONNECTIONS = Number(args.get("connections") ?? 32);
 const USERS = 32;
 const only = args.get("only")?.split(",") ?? null;
-const stores = (args.get("store")?.split(",") ?? ["memory", "libsql"]) as Array<"memory" | "libsql">;
+const stores = (args.get("store")?.split(",") ?? ["memory", "libsql", "postgres"]) as StoreKind[];
+const scaleOnly = args.has("scale-only");
+const scale = args.has("scale") || scaleOnly;
+const [SMALL, LARGE] = (args.get("scale-sizes") ?? "1000,1000000").split(",").map(Number) as [number, number];
+const SCALE_IDS = ["get-session", "api-key-verify-unlimited", "api-key-verify-quota", "token", "otp-round-trip"];
 const profileScenario = args.get("profile") ?? null;
 const profileImpl = (args.get("profile-impl") ?? "latchkey") as "latchkey" | "better-auth";
 
@@ -65,12 +78,38 @@ function machine(): Record<string, string> {
   };
 }
 
+let postgres: BenchPostgres | null = null;
+/** One throwaway cluster for the whole run, started on first use; each server gets a fresh database on it. */
+async function cluster(): Promise<BenchPostgres> {
+  if (!postgres) {
+    postgres = await startBenchPostgres(null);
+    log(`  PostgreSQL ${postgres.version} started (${postgres.settings})`);
+  }
+  return postgres;
+}
+
 let nextPort = 4101;
-async function start(impl: "latchkey" | "better-auth" | "floor", store: "memory" | "libsql", jwtHeader: boolean, profileDir?: string): Promise<ServerProcess> {
+async function start(impl: "latchkey" | "better-auth" | "floor", store: StoreKind, jwtHeader: boolean, profileDir?: string): Promise<ServerProcess> {
   const port = nextPort++;
   const dbFile = store === "libsql" ? `${tmpDir}/${impl}-${port}.db` : undefined;
   if (dbFile) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${dbFile}${suffix}`, { force: true });
-  return startServer({ impl, port, store, jwtHeader, cpus: serverCpus, ...(dbFile ? { dbFile } : {}), ...(profileDir ? { cpuProfileDir: profileDir } : {}) });
+  const dbUrl = store === "postgres" ? await (await cluster()).createDatabase(`${impl === "latchkey" ? "lk" : "ba"}_${port}`) : undefined;
+  return startServer({ impl, port, store, jwtHeader, cpus: serverCpus, ...(dbFile ? { dbFile } : {}), ...(dbUrl ? { dbUrl } : {}), ...(profileDir ? { cpuProfileDir: profileDir } : {}) });
+}
+
+const targetOf = (server: ServerProcess): SeedTarget =>
+  server.spec.store === "postgres" ? { dialect: "postgres", url: server.spec.dbUrl as string } : { dialect: "sqlite", file: server.spec.dbFile as string };
+
+/** Bulk-loads `users` users (and sessions, keys, audit rows in proportion) into both servers' databases. */
+async function bulkSeed(lk: ServerProcess, ba: ServerProcess, users: number): Promise<string> {
+  const sizes = sizesFor(users);
+  const baTables = betterAuthTables({ emailAndPassword: { enabled: true }, plugins: betterAuthPlugins(false, () => undefined) } as never).tables;
+  // Both at once: on PostgreSQL one library's batch is inserted while the other's is built.
+  const [lkReport, baReport] = await Promise.all([
+    seedLatchkeyScale(targetOf(lk), sizes, Date.now(), log),
+    seedBetterAuthScale(targetOf(ba), baTables, sizes, Date.now(), log),
+  ]);
+  return `Latchkey ${(lkReport.ms / 1000).toFixed(0)} s, Better Auth ${(baReport.ms / 1000).toFixed(0)} s`;
 }
 
 async function features(server: ServerProcess): Promise<ServerFeatures> {
@@ -98,12 +137,22 @@ async function runFloor(): Promise<Measurement> {
 
 const missingFor = (scenario: Scenario, lk: ServerFeatures): Feature[] => scenario.needs.filter((f) => !lk[f]);
 
+interface ConfigurationExtras {
+  /** What the memory table calls this configuration. */
+  label: string;
+  /** Runs before the HTTP seed (the scale mode's bulk load). */
+  before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
+  /** Runs after the last scenario, both servers still up (sweeps, query plans). */
+  after?: (lk: ServerProcess, ba: ServerProcess, seeds: Map<ServerProcess, Seed>) => Promise<void>;
+}
+
 /** Both servers in one configuration: seeded alike, each scenario run on both, alternating who goes first. */
-async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, scenarios: Scenario[], floor: Measurement | null, results: ScenarioResult[], info: Record<string, string>) {
+async function runConfiguration(store: StoreKind, jwtHeader: boolean, scenarios: Scenario[], floor: Measurement | null, results: ScenarioResult[], info: Record<string, string>, memory: MemoryResult[], extras: ConfigurationExtras) {
   const lk = await start("latchkey", store, jwtHeader);
   const ba = await start("better-auth", store, jwtHeader);
   const both = [lk, ba];
   try {
+    if (extras.before) await extras.before(lk, ba);
     const lkFeatures = await features(lk);
     const baFeatures = await features(ba);
     info[`latchkey store (${store})`] = lkFeatures.store;
@@ -114,6 +163,12 @@ async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, 
       [lk, await seed(lk, USERS, lkFeatures.apiKeys)],
       [ba, await seed(ba, USERS, true)],
     ]);
+    // Resident memory of each seeded server at rest (after a collection), then the highest seen under load.
+    const rss = new Map<ServerProcess, { idleMb: number; peakMb: number }>();
+    for (const server of both) {
+      await settle(server, both);
+      rss.set(server, { idleMb: server.rssMb(), peakMb: 0 });
+    }
     for (const [index, scenario] of scenarios.entries()) {
       const missing = missingFor(scenario, lkFeatures);
       const result: ScenarioResult = {
@@ -123,7 +178,7 @@ async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, 
         unit: scenario.unit,
         latchkey: null,
         betterAuth: null,
-        target: scenario.target[store],
+        target: scenario.target[store === "postgres" ? "libsql" : store], // the same goals as on libSQL
         floorTarget: store === "memory" && scenario.id.startsWith("get-session") ? 0.5 : null,
         skipped: missing.length ? `no ${missing.join(", ")} plugin in @latchkey/core on this checkout` : null,
       };
@@ -138,6 +193,8 @@ async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, 
         await settle(server, both);
         const m = await measure(server, plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale));
         log(progressLine(impl, m));
+        const r = rss.get(server);
+        if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
         if (impl === "latchkey") result.latchkey = m;
         else result.betterAuth = m;
       }
@@ -146,8 +203,80 @@ async function runConfiguration(store: "memory" | "libsql", jwtHeader: boolean, 
       if (r !== null) log(`    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor.opsPerSec) * 100).toFixed(0)}% of the Hono floor; CPU/op ${((floor.cpuMsPerOp / result.latchkey.cpuMsPerOp) * 100).toFixed(0)}%)` : ""}`);
       results.push(result);
     }
+    memory.push({ store, label: extras.label, latchkey: rss.get(lk) ?? null, betterAuth: rss.get(ba) ?? null });
+    if (extras.after) await extras.after(lk, ba, seeds);
   } finally {
     await Promise.all(both.map((s) => s.stop()));
+  }
+}
+
+async function sweep(server: ServerProcess, what: "apiKeys" | "sessions"): Promise<SweepTiming | string> {
+  const response = await fetch(`${server.baseUrl}/__bench/sweep?what=${what}`, { method: "POST" });
+  if (response.status === 404) return "no such sweep in this library";
+  if (!response.ok) throw new Error(`${server.spec.impl}: sweep ${what} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as SweepTiming;
+}
+
+/** `POST /auth/api-key/delete-all-expired` as a signed-in user (the caller's own keys): median wall time of 5. */
+async function perUserSweep(server: ServerProcess, cookie: string): Promise<SweepTiming> {
+  const times: number[] = [];
+  let deleted = 0;
+  for (let i = 0; i < 5; i += 1) {
+    const started = performance.now();
+    const response = await fetch(`${server.baseUrl}/auth/api-key/delete-all-expired`, { method: "POST", headers: { cookie, origin: server.baseUrl } });
+    const text = await response.text();
+    times.push(performance.now() - started);
+    if (!response.ok) throw new Error(`latchkey: delete-all-expired answered ${response.status}: ${text}`);
+    deleted += (JSON.parse(text) as { deleted: number }).deleted;
+  }
+  times.sort((a, b) => a - b);
+  return { ms: times[2] as number, cpuMs: Number.NaN, deleted };
+}
+
+/**
+ * The scale mode: per store, both libraries at a small and a large bulk seed (fresh databases each), the hot paths
+ * measured on both; at the large seed also the sweeps and the query plans of the hot statements.
+ */
+interface Scaled {
+  scale: ScaleResult[];
+  sweeps: SweepResult[];
+  plans: Record<string, string>;
+}
+
+async function runScale(info: Record<string, string>, memory: MemoryResult[], { scale, sweeps, plans }: Scaled, checkpoint: () => void): Promise<void> {
+  const selected = SCENARIOS.filter((s) => SCALE_IDS.includes(s.id) && (!only || only.includes(s.id)));
+  for (const store of stores.filter((s): s is "libsql" | "postgres" => s !== "memory")) {
+    const bySize = new Map<number, ScenarioResult[]>();
+    for (const users of [SMALL, LARGE]) {
+      const sizes = sizesFor(users);
+      log(`\nScale: ${store}, ${users.toLocaleString("en-US")} users, ${sizes.sessions.toLocaleString("en-US")} sessions, ${sizes.apiKeys.toLocaleString("en-US")} API keys, ${sizes.audit.toLocaleString("en-US")} audit rows (Latchkey)`);
+      const results: ScenarioResult[] = [];
+      await runConfiguration(store, false, selected, null, results, info, memory, {
+        label: `scale, ${users.toLocaleString("en-US")} users`,
+        before: async (lk, ba) => {
+          info[`bulk seed of ${users.toLocaleString("en-US")} users (${store})`] = await bulkSeed(lk, ba, users);
+        },
+        after: users !== LARGE ? undefined : async (lk, ba, seeds) => {
+          log("  query plans of the hot statements");
+          plans[store] = await explainHotStatements(targetOf(lk), targetOf(ba));
+          log("  sweeps");
+          const cookie = seeds.get(lk)?.users[0]?.cookie ?? "";
+          sweeps.push({ store, users, name: "POST /api-key/delete-all-expired (the caller's expired keys, over HTTP)", latchkey: await perUserSweep(lk, cookie), betterAuth: "no per-user sweep (its delete-all-expired-api-keys is global)" });
+          sweeps.push({ store, users, name: "API-key sweep of every user (auth.api)", latchkey: await sweep(lk, "apiKeys"), betterAuth: await sweep(ba, "apiKeys") });
+          sweeps.push({ store, users, name: "expired-session sweep", latchkey: await sweep(lk, "sessions"), betterAuth: await sweep(ba, "sessions") });
+        },
+      });
+      bySize.set(users, results);
+    }
+    for (const small of bySize.get(SMALL) ?? []) {
+      const large = bySize.get(LARGE)?.find((r) => r.id === small.id);
+      scale.push({
+        id: small.id, title: small.title, store,
+        small: { users: SMALL, latchkey: small.latchkey, betterAuth: small.betterAuth },
+        large: { users: LARGE, latchkey: large?.latchkey ?? null, betterAuth: large?.betterAuth ?? null },
+      });
+    }
+    checkpoint();
   }
 }
 
@@ -159,6 +288,12 @@ async function profile(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const server = await start(profileImpl, store, scenario.jwtHeader, dir);
+  const scaleUsers = Number(args.get("scale-users") ?? 0);
+  if (scaleUsers > 0) {
+    const sizes = sizesFor(scaleUsers);
+    if (profileImpl === "latchkey") await seedLatchkeyScale(targetOf(server), sizes, Date.now(), log);
+    else await seedBetterAuthScale(targetOf(server), betterAuthTables({ emailAndPassword: { enabled: true }, plugins: betterAuthPlugins(false, () => undefined) } as never).tables, sizes, Date.now(), log);
+  }
   const f = await features(server);
   const s = await seed(server, USERS, profileImpl === "better-auth" || f.apiKeys);
   await settle(server, [server]);
@@ -176,15 +311,51 @@ async function main(): Promise<void> {
   for (const [k, v] of Object.entries(info)) log(`  ${k}: ${v}`);
   const selected = SCENARIOS.filter((s) => !only || only.includes(s.id));
   const results: ScenarioResult[] = [];
+  const memory: MemoryResult[] = [];
 
   let floor: Measurement | null = null;
-  if (!only || only.includes("floor")) {
+  if (!scaleOnly && (!only || only.includes("floor"))) {
     log("\nHono floor (GET /hello, plain JSON)");
     floor = await runFloor();
     log(progressLine("hono", floor));
   }
 
-  for (const store of stores) {
+  const scaled: Scaled = { scale: [], sweeps: [], plans: {} };
+  let sizes: SizeResult[] = [];
+  // The report is rewritten after every part, so a run stopped part-way still leaves what it measured.
+  const report = (final: boolean) => {
+    const totalS = (Date.now() - startedAt) / 1000;
+    if (postgres) info["postgresql"] = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+    info["load average at end"] = loadavg().map((l) => l.toFixed(1)).join(" ");
+    const markdown = [
+      `Run of ${new Date().toISOString()}, ${totalS.toFixed(0)} s in all${final ? "" : " (so far: the run is still going or was stopped)"}.`,
+      "",
+      ...Object.entries(info).map(([k, v]) => `- ${k}: ${v}`),
+      "",
+      floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
+      "",
+      results.length ? markdownTable(results, floor) : "",
+      "",
+      memory.length ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}` : "",
+      "",
+      scaled.scale.length ? `Hot paths at ${SMALL.toLocaleString("en-US")} and ${LARGE.toLocaleString("en-US")} users (bulk seed: as many sessions and audit rows as users, a tenth as many API keys; plus the 32 users and 2 keys every run creates over HTTP, which the scenarios use):\n\n${markdownScale(scaled.scale)}` : "",
+      "",
+      scaled.sweeps.length ? `Sweeps at ${LARGE.toLocaleString("en-US")} users (every tenth session and API key of the bulk seed is expired):\n\n${markdownSweeps(scaled.sweeps)}` : "",
+      ...Object.entries(scaled.plans).map(([store, text]) => `\nQuery plans at ${LARGE.toLocaleString("en-US")} users, ${store}:\n\n${text}`),
+      "",
+      sizes.length ? markdownSizes(sizes) : "",
+      ...sizes.filter((s) => s.detail).map((s) => `\n${s.name}: ${s.detail}`),
+    ].join("\n");
+    mkdirSync(`${benchDir}results`, { recursive: true });
+    writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
+    writeFileSync(`${benchDir}results/latest.json`, `${JSON.stringify({ info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`);
+    if (final) {
+      log(`\n${markdown}`);
+      log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/latest.md and latest.json)`);
+    }
+  };
+
+  for (const store of scaleOnly ? [] : stores) {
     log(`\nStore: ${store}`);
     if (store === "libsql" && !hasDrizzleStore()) {
       log("  skipped: @latchkey/drizzle-store is not in this workspace yet (the libSQL scenarios run once it is)");
@@ -193,35 +364,22 @@ async function main(): Promise<void> {
     }
     for (const jwtHeader of [true, false]) {
       const group = selected.filter((s) => s.jwtHeader === jwtHeader);
-      if (group.length) await runConfiguration(store, jwtHeader, group, floor, results, info);
+      if (group.length) await runConfiguration(store, jwtHeader, group, floor, results, info, memory, { label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}` });
     }
+    report(false);
   }
 
-  let sizes: SizeResult[] = [];
-  if (!args.has("no-workers") && (!only || only.includes("workers"))) {
+  if (scale) await runScale(info, memory, scaled, () => report(false));
+
+  if (!scaleOnly && !args.has("no-workers") && (!only || only.includes("workers"))) {
     log("\nWorkers (esbuild bundle, workerd cold start)");
     sizes = await measureWorkers(latchkeyPlugins(), quick ? 3 : 7, serverCpus, log);
   }
-
-  const totalS = (Date.now() - startedAt) / 1000;
-  info["load average at end"] = loadavg().map((l) => l.toFixed(1)).join(" ");
-  const markdown = [
-    `Run of ${new Date().toISOString()}, ${totalS.toFixed(0)} s in all.`,
-    "",
-    ...Object.entries(info).map(([k, v]) => `- ${k}: ${v}`),
-    "",
-    floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
-    "",
-    markdownTable(results, floor),
-    "",
-    sizes.length ? markdownSizes(sizes) : "",
-    ...sizes.filter((s) => s.detail).map((s) => `\n${s.name}: ${s.detail}`),
-  ].join("\n");
-  mkdirSync(`${benchDir}results`, { recursive: true });
-  writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
-  writeFileSync(`${benchDir}results/latest.json`, `${JSON.stringify({ info, floor, results, sizes, totalSeconds: totalS }, null, 2)}\n`);
-  log(`\n${markdown}`);
-  log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/latest.md and latest.json)`);
+  report(true);
 }
 
-await main();
+try {
+  await main();
+} finally {
+  await (postgres as BenchPostgres | null)?.stop();
+}

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
 import type { Measurement } from "./load.ts";
 import { summarizeProfile } from "./profile.ts";
-import { cpuRatio, markdownTable, ratio, type ScenarioResult } from "./report.ts";
+import { cpuRatio, markdownScale, markdownTable, ratio, type ScenarioResult } from "./report.ts";
 
 // The harness's own logic; no timing is asserted anywhere (numbers come only from `pnpm bench`).
 
@@ -19,6 +19,7 @@ const measurement = (opsPerSec: number, cpuMsPerOp: number): Measurement => ({
   errors: 0,
   ops: opsPerSec * 5,
   windowMs: 5000,
+  rssPeakMb: 100,
   windowMonotonicUs: [0, 5_000_000],
 });
 
@@ -92,5 +93,23 @@ describe("CPU profile summary", () => {
     expect(summary).toContain("validate");
     expect(summary).toContain("@latchkey/core");
     expect(summary).not.toContain("startup");
+  });
+});
+
+describe("scale report", () => {
+  const row = (lkSmall: Measurement, lkLarge: Measurement, baSmall: Measurement, baLarge: Measurement) =>
+    markdownScale([{ id: "token", title: "/token", store: "postgres", small: { users: 1000, latchkey: lkSmall, betterAuth: baSmall }, large: { users: 1_000_000, latchkey: lkLarge, betterAuth: baLarge } }]);
+
+  it("says a hot path kept its throughput when it keeps at least 90% (by throughput and by CPU per operation)", () => {
+    const table = row(measurement(1000, 1), measurement(950, 1.05), measurement(100, 10), measurement(90, 11));
+    expect(table).toContain("| 95% |");
+    expect(table).toContain("kept: met (CPU/op: met); ratio: holds");
+    expect(table).toContain("@1,000 | @1,000,000");
+  });
+
+  it("says MISSED when the large seed costs more than 10%, and FELL when the ratio to Better Auth drops", () => {
+    const table = row(measurement(1000, 1), measurement(500, 2), measurement(100, 10), measurement(100, 10));
+    expect(table).toContain("kept: MISSED (CPU/op: missed); ratio: FELL");
+    expect(table).toContain("(+100%)");
   });
 });

@@ -14,6 +14,8 @@ export interface Measurement {
   /** Server process CPU time (all threads) per successful operation, in ms. */
   cpuMsPerOp: number;
   windowMs: number;
+  /** Highest resident set size of the server sampled in the window (every 250 ms), in MiB. */
+  rssPeakMb: number;
   /** The window on the system's monotonic clock (µs), which V8 CPU profiles also use. */
   windowMonotonicUs: [number, number];
 }
@@ -75,6 +77,16 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
   let windowEnd = 0;
   const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
   const window: [number, number] = [0, 0];
+  let rssPeakMb = 0;
+  const sampleRss = () => {
+    if (!measuring) return;
+    try {
+      rssPeakMb = Math.max(rssPeakMb, server.rssMb());
+    } catch {
+      // the process is gone; the run reports its errors
+    }
+  };
+  const rssTimer = setInterval(sampleRss, 250);
   const instance = autocannon({
     url: server.baseUrl,
     connections: plan.connections,
@@ -93,8 +105,10 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
       windowStart = performance.now();
       window[0] = monotonicUs();
       measuring = true;
+      sampleRss();
     }, plan.warmupMs);
     setTimeout(() => {
+      sampleRss();
       measuring = false;
       windowEnd = performance.now();
       window[1] = monotonicUs();
@@ -102,6 +116,7 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
       resolve();
     }, totalMs);
   });
+  clearInterval(rssTimer);
   instance.stop();
   await finished;
 
@@ -115,6 +130,7 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
     ops,
     cpuMsPerOp: ops === 0 ? Number.NaN : (cpuEnd - cpuStart) / ops,
     windowMs,
+    rssPeakMb,
     windowMonotonicUs: window,
   };
 }

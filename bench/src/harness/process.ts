@@ -7,9 +7,10 @@ export type Impl = "latchkey" | "better-auth" | "floor";
 export interface ServerSpec {
   impl: Impl;
   port: number;
-  store: "memory" | "libsql";
+  store: "memory" | "libsql" | "postgres";
   jwtHeader: boolean;
   dbFile?: string;
+  dbUrl?: string;
   /** Write a V8 CPU profile of the whole server run into this folder. */
   cpuProfileDir?: string;
   /** Pin the server to these CPUs (taskset list such as "1"). */
@@ -22,6 +23,8 @@ export interface ServerProcess {
   baseUrl: string;
   /** User + system CPU time of the whole process (all threads), in ms. */
   cpuMs(): number;
+  /** Resident set size of the process now, in MiB (VmRSS). */
+  rssMb(): number;
   stop(): Promise<void>;
 }
 
@@ -54,6 +57,12 @@ export function processCpuMs(pid: number): number {
   return ((utime + stime) * 1000) / ticksPerSecond();
 }
 
+/** VmRSS of a process from /proc/<pid>/status, in MiB. */
+export function processRssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
 export function hasTaskset(): boolean {
   try {
     execFileSync("taskset", ["--version"], { stdio: "ignore" });
@@ -83,6 +92,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_STORE: spec.store,
       BENCH_JWT_HEADER: spec.jwtHeader ? "1" : "0",
       BENCH_DB_FILE: spec.dbFile ?? "",
+      BENCH_DB_URL: spec.dbUrl ?? "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -93,7 +103,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${spec.impl} did not start in 30 s:\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${spec.impl} did not start in 120 s:\n${stderr}`)), 120_000);
     let stdout = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -114,6 +124,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     pid,
     baseUrl: `http://127.0.0.1:${spec.port}`,
     cpuMs: () => processCpuMs(pid),
+    rssMb: () => processRssMb(pid),
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       const timeout = setTimeout(() => child.kill("SIGKILL"), 10_000);

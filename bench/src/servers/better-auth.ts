@@ -1,13 +1,5 @@
-import { apiKey } from "@better-auth/api-key";
-import { memoryAdapter } from "@better-auth/memory-adapter";
-import { createClient } from "@libsql/client";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
-import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { getSchema } from "better-auth/db";
-import { emailOTP, jwt } from "better-auth/plugins";
-import { drizzle } from "drizzle-orm/libsql";
-import { betterAuthSqliteSchema, type BetterAuthSchema } from "./better-auth-sqlite.ts";
-import { useWal } from "./sqlite.ts";
+import { betterAuthDatabase, betterAuthPlugins } from "./better-auth-db.ts";
 import { readServerEnv, runServer } from "./shell.ts";
 
 // Better Auth 1.7.5 with the same features as the Latchkey server: email/password, email OTP, API keys, JWT.
@@ -15,18 +7,6 @@ import { readServerEnv, runServer } from "./shell.ts";
 // encrypted private key, database-backed sessions without cookie cache), throttling off.
 const env = readServerEnv();
 const codes = new Map<string, string>();
-
-const plugins = [
-  emailOTP({
-    // Captured in-process for the harness; no email leaves the machine (the same on the Latchkey side).
-    async sendVerificationOTP({ email, otp }) {
-      codes.set(email, otp);
-    },
-  }),
-  // Per-key rate limiting is on by default (10 requests a day); off here as on the Latchkey side.
-  apiKey({ rateLimit: { enabled: false } }),
-  jwt({ disableSettingJwtHeader: !env.jwtHeader }),
-];
 
 const baseOptions = {
   secret: env.secret,
@@ -36,33 +16,12 @@ const baseOptions = {
   rateLimit: { enabled: false },
   telemetry: { enabled: false },
   logger: { level: "error" as const },
-  plugins,
+  plugins: betterAuthPlugins(env.jwtHeader, (email, otp) => codes.set(email, otp)),
 } satisfies BetterAuthOptions;
 
-async function database(): Promise<BetterAuthOptions["database"]> {
-  if (env.store === "memory") {
-    return memoryAdapter({ user: [], session: [], account: [], verification: [], apikey: [], jwks: [] });
-  }
-  // libSQL file through Better Auth's drizzle adapter: the same ORM (drizzle-orm) and driver (@libsql/client)
-  // as Latchkey's drizzle-store, with the tables and indexes Better Auth's schema asks for.
-  const client = createClient({ url: `file:${env.dbFile}` });
-  await useWal(client);
-  const { tables, ddl } = betterAuthSqliteSchema(getSchema(baseOptions as BetterAuthOptions) as BetterAuthSchema);
-  for (const statement of ddl) await client.execute(statement);
-  return drizzleAdapter(drizzle({ client }), { provider: "sqlite", schema: tables });
-}
-
-const auth = betterAuth({ ...baseOptions, database: await database() });
-
-const features = {
-  name: "better-auth",
-  version: "1.7.5",
-  jwt: true,
-  apiKeys: true,
-  emailOtp: true,
-  store: env.store === "memory" ? "@better-auth/memory-adapter" : "drizzle adapter + @libsql/client (file, WAL, synchronous=NORMAL on its first connection)",
-  passwordHash: "scrypt N=16384 r=16 p=1 (node:crypto, default)",
-};
+const store = env.store === "memory" ? { kind: "memory" as const } : env.store === "libsql" ? { kind: "libsql" as const, file: env.dbFile } : { kind: "postgres" as const, url: env.dbUrl };
+const db = await betterAuthDatabase(store, baseOptions as BetterAuthOptions);
+const auth = betterAuth({ ...baseOptions, database: db.database });
 
 runServer(
   env,
@@ -76,12 +35,29 @@ runServer(
     app.on(["GET", "POST"], "/auth/*", (c) => auth.handler(c.req.raw));
   },
   {
-    features,
+    features: {
+      name: "better-auth",
+      version: "1.7.5",
+      jwt: true,
+      apiKeys: true,
+      emailOtp: true,
+      store: db.description,
+      passwordHash: "scrypt N=16384 r=16 p=1 (node:crypto, default)",
+    },
     async createApiKeys(userId) {
       const unlimited = await auth.api.createApiKey({ body: { userId, name: "unlimited" } });
       const quota = await auth.api.createApiKey({ body: { userId, name: "quota", remaining: 1_000_000_000 } });
       return { unlimited: unlimited.key, quota: quota.key };
     },
     otpFor: (email) => codes.get(email),
+    // Its server-side sweep of every user's expired keys; it has no sweep for expired sessions (they are deleted
+    // when a lookup finds them expired).
+    sweeps: {
+      async apiKeys() {
+        await auth.api.deleteAllExpiredApiKeys();
+        return null;
+      },
+      sessions: null,
+    },
   },
 );

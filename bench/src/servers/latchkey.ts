@@ -20,6 +20,12 @@ if (available.jwt) plugins.push(available.jwt({ disableSettingJwtHeader: !env.jw
 
 async function database(): Promise<Store> {
   if (env.store === "memory") return memoryStore();
+  if (env.store === "postgres") {
+    // As an application would: the URL-driven root entry migrates and opens the store with its default driver.
+    const { migrateDatabase, openDrizzleStore } = await import("@latchkey/drizzle-store");
+    await migrateDatabase(env.dbUrl);
+    return openDrizzleStore(env.dbUrl);
+  }
   const drizzle = await loadDrizzleStore();
   if (!drizzle) throw new Error("@latchkey/drizzle-store is not in this workspace");
   const client = createClient({ url: `file:${env.dbFile}` });
@@ -30,9 +36,10 @@ async function database(): Promise<Store> {
   return drizzle.drizzleStore({ url: `file:${env.dbFile}` });
 }
 
+const store = await database();
 const auth = createAuth({
   secret: env.secret,
-  database: await database(),
+  database: store,
   baseUrl: env.baseUrl,
   environment: "production",
   // No email leaves the machine; codes are captured from the OtpGenerated event (as Better Auth's hook does).
@@ -44,9 +51,16 @@ auth.events.on("OtpGenerated", (event) => {
   codes.set(event.identifier, event.plain);
 });
 
+const STORE_DESCRIPTIONS = {
+  memory: "@latchkey/memory-store",
+  libsql: "@latchkey/drizzle-store opening the file itself (WAL, synchronous=NORMAL, prepared reads)",
+  postgres: "@latchkey/drizzle-store from its URL (openDrizzleStore, default driver and pool)",
+} as const;
+
 /** The API-key part of `auth.api` as the bench calls it (typed loosely: the plugin may not be in this checkout). */
 interface ApiKeyCalls {
   createApiKey(input: { userId: string; name: string; remaining: number | null; expiresIn: null; rateLimitMax: null; rateLimitWindow: null }): Promise<{ key: string }>;
+  deleteExpiredApiKeys(): Promise<{ deleted: number }>;
 }
 
 runServer(
@@ -62,7 +76,7 @@ runServer(
       jwt: available.jwt !== null,
       apiKeys: available.apiKeys !== null,
       emailOtp: available.emailOtp !== null,
-      store: env.store === "memory" ? "@latchkey/memory-store" : "@latchkey/drizzle-store opening the file itself (WAL, synchronous=NORMAL, prepared reads)",
+      store: STORE_DESCRIPTIONS[env.store],
       passwordHash: "argon2id m=19456 KiB t=2 p=1 (@node-rs/argon2, default)",
     },
     async createApiKeys(userId) {
@@ -73,5 +87,12 @@ runServer(
       return { unlimited: unlimited.key, quota: quota.key };
     },
     otpFor: (email) => codes.get(email),
+    sweeps: {
+      // `auth.api.deleteExpiredApiKeys()`: every user's expired keys (POST /api-key/delete-all-expired is the
+      // caller's own); one ApiKeyRevoked event per key.
+      apiKeys: available.apiKeys ? async () => (await (auth.api as unknown as ApiKeyCalls).deleteExpiredApiKeys()).deleted : null,
+      // The store's sweep of expired sessions, what a scheduled job of the application calls.
+      sessions: () => store.sessions.deleteExpired(new Date()),
+    },
   },
 );

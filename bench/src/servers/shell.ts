@@ -1,12 +1,16 @@
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 
+export type StoreKind = "memory" | "libsql" | "postgres";
+
 /** What every bench server process reads from its environment (the harness sets it). */
 export interface ServerEnv {
   port: number;
-  store: "memory" | "libsql";
+  store: StoreKind;
   /** libSQL database file (absolute path) when `store` is "libsql". */
   dbFile: string;
+  /** PostgreSQL database URL when `store` is "postgres". */
+  dbUrl: string;
   /** Whether get-session adds the `set-auth-jwt` header. */
   jwtHeader: boolean;
   secret: string;
@@ -16,11 +20,13 @@ export interface ServerEnv {
 export function readServerEnv(): ServerEnv {
   const port = Number(process.env.BENCH_PORT);
   if (!Number.isInteger(port) || port <= 0) throw new Error("BENCH_PORT is required");
-  const store = process.env.BENCH_STORE === "libsql" ? "libsql" : "memory";
+  const kind = process.env.BENCH_STORE;
+  const store: StoreKind = kind === "libsql" || kind === "postgres" ? kind : "memory";
   return {
     port,
     store,
     dbFile: process.env.BENCH_DB_FILE ?? "",
+    dbUrl: process.env.BENCH_DB_URL ?? "",
     jwtHeader: process.env.BENCH_JWT_HEADER !== "0",
     secret: process.env.BENCH_SECRET ?? "bench-secret-0123456789abcdef0123456789abcdef",
     baseUrl: `http://127.0.0.1:${port}`,
@@ -45,6 +51,18 @@ export interface BenchHooks {
   createApiKeys(userId: string): Promise<{ unlimited: string; quota: string }>;
   /** The last code sent to an email, captured in-process by the server's own email hook. */
   otpFor(email: string): string | undefined;
+  /**
+   * The library's sweeps of expired rows over every user, each timed by the harness through `/__bench/sweep`; null
+   * where the library has none. Each answers how many rows it deleted, when the library says.
+   */
+  sweeps: { apiKeys: (() => Promise<number | null>) | null; sessions: (() => Promise<number | null>) | null };
+}
+
+/** One sweep as `/__bench/sweep` answers it: wall time and the server process's CPU time. */
+export interface SweepTiming {
+  ms: number;
+  cpuMs: number;
+  deleted: number | null;
 }
 
 /**
@@ -63,6 +81,16 @@ export function runServer(env: ServerEnv, mount: (app: Hono) => void, hooks: Ben
     app.post("/__bench/api-keys", async (c) => {
       const { userId } = await c.req.json<{ userId: string }>();
       return c.json(await hooks.createApiKeys(userId));
+    });
+    app.post("/__bench/sweep", async (c) => {
+      const which = c.req.query("what") === "sessions" ? hooks.sweeps.sessions : hooks.sweeps.apiKeys;
+      if (!which) return c.json({ error: "no such sweep" }, 404);
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const deleted = await which();
+      const used = process.cpuUsage(cpu);
+      const timing: SweepTiming = { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, deleted };
+      return c.json(timing);
     });
     app.get("/__bench/otp", (c) => {
       const otp = hooks.otpFor(c.req.query("email") ?? "");

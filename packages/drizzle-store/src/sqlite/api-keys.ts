@@ -3,7 +3,7 @@ import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-or
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
-import { readThrough, type FileReads } from "./read-through.ts";
+import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 import { apiKeys } from "./schema.ts";
 import type { SqliteDatabase } from "./database.ts";
 
@@ -29,20 +29,24 @@ export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = 
   const at = sql.placeholder("at");
   const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
   const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} <= ${at})`;
-  const use = db.update(k).set({
+  const usage = {
     remaining: sql`${k.remaining} - 1`,
     requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
     windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
     lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
-  }).where(and(
+  };
+  const usable = and(
     eq(k.id, sql.placeholder("id")),
     eq(k.enabled, true),
     sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
     sql`(${k.remaining} is null or ${k.remaining} > 0)`,
     sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-  )).returning().prepare();
+  );
+  const viaClient = db.update(k).set(usage).where(usable).returning().prepare();
+  // A file store runs the same UPDATE ... RETURNING through a statement the engine prepared once (see file-reads.ts).
+  const use = writeThrough(reads, (wdb) => wdb.update(k).set(usage).where(usable).returning().prepare(), (values) => viaClient.all(values));
   const useOnce = async (id: string, now: Date) =>
-    (await use.all({ id, now, at: now.getTime() }))[0] ?? null;
+    (await use({ id, now, at: now.getTime() }))[0] ?? null;
 
   return {
     async create(key) {

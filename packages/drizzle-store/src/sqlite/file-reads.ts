@@ -3,7 +3,7 @@ import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { FileReads, SqliteReadDatabase } from "./read-through.ts";
 
-export { readThrough, type FileReads, type SqliteReadDatabase } from "./read-through.ts";
+export { readThrough, writeThrough, type FileReads, type SqliteReadDatabase } from "./read-through.ts";
 
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
 function syncDrizzle(connection: Native): SqliteReadDatabase {
@@ -13,35 +13,54 @@ function syncDrizzle(connection: Native): SqliteReadDatabase {
 
 type Native = { prepare(sql: string): unknown; exec(sql: string): unknown; close(): void };
 
-/** Opens lookup connections to the file behind `client` (a `file:` client whose setup has set WAL mode). */
-export function fileReads(client: Client): FileReads {
+// With no store gate (a client used on its own, as in tests), a write waits for nothing.
+const NO_GATE = async (): Promise<() => void> => () => undefined;
+
+/**
+ * Opens engine connections to the file behind `client` (a `file:` client whose setup has set WAL mode).
+ * `holdWrites` is the store's transaction gate (see `FileReads.holdWrites`).
+ */
+export function fileReads(client: Client, holdWrites: () => Promise<() => void> = NO_GATE): FileReads {
   let native: Native | null = null;
+  let nativeWriter: Native | null = null;
   let closed = false;
   let opening: Promise<SqliteReadDatabase | null> | null = null;
-  const open = async (): Promise<SqliteReadDatabase | null> => {
+  let openingWriter: Promise<SqliteReadDatabase | null> | null = null;
+  const openConnection = async (setup: string, keep: (connection: Native) => void): Promise<SqliteReadDatabase | null> => {
     try {
-      // The client's first statement runs its setup (WAL) first; the file's absolute path comes from SQLite itself.
-      const list = await client.execute("PRAGMA database_list");
-      const path = list.rows.find((row) => row["name"] === "main")?.["file"];
-      if (typeof path !== "string" || path === "" || closed) return null;
+      const path = await filePath(client);
+      if (path === null || closed) return null;
       const { default: Database } = await import("libsql");
       const connection = new Database(path, { timeout: 5000 }) as unknown as Native;
-      // Only lookups run here; query_only makes a stray write fail instead of bypassing the client's batches.
-      connection.exec("PRAGMA query_only = ON");
-      native = connection;
+      connection.exec(setup);
+      keep(connection);
       return syncDrizzle(connection);
     } catch {
-      // No engine (or no file): every lookup keeps going through the client.
+      // No engine (or no file): every statement keeps going through the client.
       return null;
     }
   };
   return {
-    connection: () => (opening ??= open()),
+    // Only lookups run here; query_only makes a stray write fail instead of bypassing the client's batches.
+    connection: () => (opening ??= openConnection("PRAGMA query_only = ON", (c) => (native = c))),
+    // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in store.ts).
+    writer: () => (openingWriter ??= openConnection("PRAGMA synchronous = NORMAL", (c) => (nativeWriter = c))),
+    holdWrites,
     async close() {
       closed = true;
       await opening;
+      await openingWriter;
       native?.close();
       native = null;
+      nativeWriter?.close();
+      nativeWriter = null;
     },
   };
+}
+
+// The client's first statement runs its setup (WAL) first; the file's absolute path comes from SQLite itself.
+async function filePath(client: Client): Promise<string | null> {
+  const list = await client.execute("PRAGMA database_list");
+  const path = list.rows.find((row) => row["name"] === "main")?.["file"];
+  return typeof path === "string" && path !== "" ? path : null;
 }

@@ -3,7 +3,7 @@ import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 // Kept apart from file-reads.ts, which loads the libsql engine: the port implementations import only this file, so
 // a store without a lookup connection (D1 in a Worker) bundles no libSQL code.
 
-/** The read-only drizzle handle of a `file:` store's lookup connection (the `libsql` engine, better-sqlite3 API). */
+/** The drizzle handle of a `file:` store's engine connections (the `libsql` engine, better-sqlite3 API). */
 export type SqliteReadDatabase = BaseSQLiteDatabase<"sync", unknown>;
 
 /**
@@ -18,12 +18,25 @@ export type SqliteReadDatabase = BaseSQLiteDatabase<"sync", unknown>;
 export interface FileReads {
   /** The lookup connection, opened on first use; null when the engine cannot load or the database has no file. */
   connection(): Promise<SqliteReadDatabase | null>;
-  /** Closes the lookup connection, if it was opened. */
+  /**
+   * A third connection that may write, for the one hot single-statement write (an API key's conditional use),
+   * opened on first use; null as for `connection()`. Its statements run synchronously, like the client's batches.
+   */
+  writer(): Promise<SqliteReadDatabase | null>;
+  /**
+   * Waits until no client transaction of this store is open and keeps new ones from starting until the returned
+   * release is called. A synchronous write while a transaction holds SQLite's write lock would spin in the busy
+   * handler on the very thread the transaction needs to finish.
+   */
+  holdWrites(): Promise<() => void>;
+  /** Closes the engine connections, if they were opened. */
   close(): Promise<void>;
 }
 
-/** A prepared lookup on the read connection: drizzle's sync prepared query, bound per call. */
-type ReadStatement<Values, Row> = { all(values: Values): Row[] };
+/** A prepared statement on an engine connection: drizzle's sync prepared query, bound per call. */
+// `get` is one native call that binds, steps once and resets; `all` iterates in JS over batches of native rows.
+// Every statement run here is a lookup of at most one row (unique key) or a write of one row by id.
+type OneRowStatement<Values, Row> = { get(values: Values): Row | undefined };
 
 /**
  * A lookup run through a statement prepared once on the read connection, or through `fallback` (the client) when
@@ -34,14 +47,39 @@ type ReadStatement<Values, Row> = { all(values: Values): Row[] };
  */
 export function readThrough<Values, Row>(
   reads: FileReads | null,
-  build: (db: SqliteReadDatabase) => ReadStatement<Values, Row>,
+  build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  if (reads === null) return fallback;
-  let statement: ReadStatement<Values, Row> | null = null;
+  return throughConnection(reads && (() => reads.connection()), null, build, fallback);
+}
+
+/**
+ * A single-statement write (`UPDATE ... RETURNING`) through a statement prepared once on the writer connection, or
+ * through `fallback` (the client) when there is none. Only for a statement that is atomic on its own; it runs
+ * between the store's transactions, never during one.
+ *
+ * @example
+ * const use = writeThrough(reads, (wdb) => wdb.update(apiKeys).set(...).where(...).returning().prepare(), (v) => viaClient.all(v));
+ */
+export function writeThrough<Values, Row>(
+  reads: FileReads | null,
+  build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
+  return throughConnection(reads && (() => reads.writer()), reads && (() => reads.holdWrites()), build, fallback);
+}
+
+function throughConnection<Values, Row>(
+  connection: (() => Promise<SqliteReadDatabase | null>) | null,
+  hold: (() => Promise<() => void>) | null,
+  build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
+  if (connection === null) return fallback;
+  let statement: OneRowStatement<Values, Row> | null = null;
   return async (values) => {
     if (statement === null) {
-      const db = await reads.connection();
+      const db = await connection();
       if (db === null) return fallback(values);
       try {
         statement = build(db);
@@ -49,6 +87,12 @@ export function readThrough<Values, Row>(
         return fallback(values);
       }
     }
-    return statement.all(values);
+    const release = hold ? await hold() : null;
+    try {
+      const row = statement.get(values);
+      return row === undefined ? [] : [row];
+    } finally {
+      release?.();
+    }
   };
 }

@@ -127,7 +127,7 @@ function gated(client: Client): { client: Client; hold: () => Promise<() => void
 export function sqliteStore(client: Client, ownsClient: boolean, url?: string): Store {
   const gate = gated(client);
   const db = drizzle({ client: withWriteBatches(gate.client) });
-  const reads: FileReads | null = ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client) : null;
+  const reads: FileReads | null = ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client, gate.hold) : null;
   return guardStore({
     kind: "sqlite",
     ...portsOf(db, reads),

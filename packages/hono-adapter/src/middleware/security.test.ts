@@ -92,6 +92,24 @@ describe("security headers", () => {
     expectSecurityHeaders(outside);
   });
 
+  it("mounted twice (host middleware and sub-app), a response gets them once; one a host layer replaces gets them again", async () => {
+    const t = createTestAuth();
+    const app = new Hono();
+    app.use("*", t.auth.middleware);
+    // A host middleware inside auth.middleware that swaps the auth sub-app's answer for its own Response.
+    app.use("/auth/jwks-elsewhere", async (c, next) => {
+      await next();
+      c.res = new Response("replaced", { status: 200 });
+    });
+    app.route("/auth", t.auth.app);
+    const verify = await app.request(`${BASE_URL}/auth/api-key/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expectSecurityHeaders(verify);
+    expect(verify.headers.get("cache-control")).toBe("no-store");
+    const replaced = await app.request(`${BASE_URL}/auth/jwks-elsewhere`);
+    expect(await replaced.text()).toBe("replaced");
+    expectSecurityHeaders(replaced);
+  });
+
   it("omits HSTS when cookies are not secure (development)", async () => {
     const t = createTestAuth({ environment: "development", cookies: { secure: false } });
     const res = await t.request("GET", "/get-session");

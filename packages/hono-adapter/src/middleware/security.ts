@@ -6,10 +6,16 @@ import { readCookie } from "../http/cookies.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+// Responses that already carry the headers: the host's `auth.middleware` and the mounted sub-app both add them, and
+// the outer layer need not set the same six values again on the same response (each set is validated by Headers).
+const decorated = new WeakSet<Response>();
+
 /** Security headers on every response, errors and 404s included. */
 export function securityHeaders(config: ResolvedConfig): MiddlewareHandler {
   return async (c, next) => {
     await next();
+    if (decorated.has(c.res)) return;
+    decorated.add(c.res);
     const h = c.res.headers;
     h.set("x-content-type-options", "nosniff");
     h.set("referrer-policy", "no-referrer");
