@@ -98,7 +98,7 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     const attempt = (ip: string) => viaEdge(new Request(`${BASE_URL}/auth/sign-in/email`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ password: "no email" }),
+      body: JSON.stringify({ email: "not-an-email", password: "no email" }),
     }), ip);
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await attempt("198.51.100.77")).status);
@@ -173,7 +173,7 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
   });
 
   it("one per-IP budget across instances: 10 sign-in attempts spread over both, the 11th is limited on either", async () => {
-    const attempt = (via: typeof viaA) => via(new Request(`${BASE_URL}/auth/sign-in/email`, json({ password: "no email" })), "198.51.100.90");
+    const attempt = (via: typeof viaA) => via(new Request(`${BASE_URL}/auth/sign-in/email`, json({ email: "not-an-email", password: "no email" })), "198.51.100.90");
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await attempt(i % 2 === 0 ? viaA : viaB)).status);
     expect(statuses).toEqual(Array(10).fill(400));

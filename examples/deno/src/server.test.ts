@@ -36,7 +36,7 @@ describe("Deno example: Deno.serve delegating to auth.handler", () => {
       const res = await fetch(`${server.url}/auth/sign-in/email`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${i}` },
-        body: JSON.stringify({ password: "no email" }),
+        body: JSON.stringify({ email: "not-an-email", password: "no email" }),
       });
       statuses.push(res.status);
     }

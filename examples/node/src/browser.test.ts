@@ -62,7 +62,8 @@ async function ensurePagesBuilt(): Promise<void> {
 
 /** Emails the demo printed to `to` (its console sender prints them in development). */
 function emailsTo(to: string): string[] {
-  return console_.split("[latchkey email] ").filter((block) => block.startsWith(`to=${to} `));
+  // Development mode's block opens with a line saying so; the recipient line follows it.
+  return console_.split("[latchkey email] ").filter((block) => block.startsWith(`to=${to} `) || block.includes(`\nto=${to} `));
 }
 
 /** Runs `action`, then waits for the next email to `to` and returns its text. */

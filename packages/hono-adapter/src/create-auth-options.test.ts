@@ -60,6 +60,7 @@ const hasher = argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 2
 const VALID: Record<string, unknown> = {
   secret: SECRET,
   database: memoryStore(),
+  counters: memoryStore().counters,
   baseUrl: "https://app.example",
   basePath: "/api/auth",
   environment: "development",
