@@ -325,7 +325,7 @@ async function main(): Promise<void> {
   // The report is rewritten after every part, so a run stopped part-way still leaves what it measured.
   const report = (final: boolean) => {
     const totalS = (Date.now() - startedAt) / 1000;
-    if (postgres) info["postgresql"] = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+    if (postgres) info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
     info["load average at end"] = loadavg().map((l) => l.toFixed(1)).join(" ");
     const markdown = [
       `Run of ${new Date().toISOString()}, ${totalS.toFixed(0)} s in all${final ? "" : " (so far: the run is still going or was stopped)"}.`,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiKeys, hashSecret, type Store } from "@latchkey/core";
+import { apiKeys, type Store } from "@latchkey/core";
 import { drizzleStore as pgDrizzleStore, migrateDatabase as migratePg } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as sqliteDrizzleStore, migrateDatabase as migrateSqlite } from "@latchkey/drizzle-store/sqlite";
 import { createAuth } from "@latchkey/hono-adapter";

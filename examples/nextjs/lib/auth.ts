@@ -29,5 +29,6 @@ const holder = globalThis as { latchkeyAuth?: Auth };
 
 /** The app's auth: `getAuth().api` for server components and actions, `getAuth().handler` for the route. */
 export function getAuth(): Auth {
-  return (holder.latchkeyAuth ??= buildAuth());
+  holder.latchkeyAuth ??= buildAuth();
+  return holder.latchkeyAuth;
 }

@@ -53,7 +53,7 @@ export interface CallOptions {
 /** One method per operation: body or query first (optional when every field is), then call options. */
 export type OperationMethod<K extends OperationId> = Kind<K> extends "none"
   ? (options?: CallOptions) => Promise<Result<Output<K>>>
-  : {} extends Input<K>
+  : Record<never, never> extends Input<K>
     ? (input?: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>
     : (input: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>;
 

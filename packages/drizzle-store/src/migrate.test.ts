@@ -42,7 +42,7 @@ describe("migrateDatabase", () => {
       const client = openSqlite(database.url);
       const { rows } = await client.execute("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' order by name");
       client.close();
-      expect(rows.map((r) => r["name"])).toEqual(TABLES);
+      expect(rows.map((r) => r.name)).toEqual(TABLES);
     } finally {
       await database.dispose();
     }

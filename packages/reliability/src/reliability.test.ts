@@ -335,7 +335,7 @@ function encodeQuery(value: string): string {
   try {
     return encodeURIComponent(value);
   } catch {
-    return encodeURIComponent(value.replace(/[\ud800-\udfff]/g, "")) + "%ED%A0%80";
+    return `${encodeURIComponent(value.replace(/[\ud800-\udfff]/g, ""))}%ED%A0%80`;
   }
 }
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "@latchkey/core";
-import { at, uid, user } from "./fixtures.ts";
+import { at, uid, } from "./fixtures.ts";
 
 /** Conformance of the `audit` port; registered by `runStoreConformance`. */
 export function describeAudit(getStore: () => Store): void {

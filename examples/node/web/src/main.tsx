@@ -1,5 +1,5 @@
 // The demo web app: every Latchkey flow through @latchkey/client only (no hand-written fetch).
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { createLatchkeyClient, type ApiKey, type LatchkeyError } from "@latchkey/client";
@@ -27,7 +27,7 @@ function App() {
   const [path, go] = usePath();
   const { data, isPending } = useSession(auth);
   const link = (to: string, text: string) => <a href={to} onClick={(e) => { e.preventDefault(); go(to); }}>{text}</a>;
-  let page;
+  let page: ReactNode;
   switch (path) {
     case "/sign-up": page = <SignUp go={go} />; break;
     case "/sign-in": page = <SignIn go={go} />; break;
@@ -235,6 +235,7 @@ function ApiKeys() {
     setError(r.error);
     if (r.data) setKeys(r.data.apiKeys);
   };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loads once on mount; `load` is recreated each render.
   useEffect(() => void load(), []);
   return (
     <>

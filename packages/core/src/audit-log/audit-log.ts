@@ -1,4 +1,4 @@
-import { AuthConfigError, AuthError, invalidField } from "../errors/errors.ts";
+import { AuthConfigError, invalidField } from "../errors/errors.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../auth/context.ts";

@@ -2,6 +2,7 @@ import { AuthError } from "../errors/errors.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 
 // Deliberately simple: one "@", a dotted domain, no spaces or control characters. Delivery proves the rest.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what the shape refuses.
 const EMAIL_SHAPE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f.]{2,}$/;
 
 /** Trims and lower-cases; 400 INVALID_EMAIL when longer than 254 chars or not shaped like an email. */
@@ -32,6 +33,7 @@ export function checkPasswordLength(config: ResolvedConfig, password: string): v
 export function resolveCallbackUrl(config: ResolvedConfig, candidate: string | undefined | null, fallback: string): string {
   if (candidate === undefined || candidate === null || candidate === "") return fallback;
   if (candidate.startsWith("/")) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a path with control characters is refused.
     if (candidate.startsWith("//") || candidate.includes("\\") || /[\u0000-\u001f]/.test(candidate)) {
       throw new AuthError("INVALID_CALLBACK_URL", "The callback URL is not trusted");
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
-import { AuthConfigError, AuthError } from "../errors/errors.ts";
+import { AuthConfigError, type AuthError } from "../errors/errors.ts";
 import { createAuthCore } from "../auth/auth-core.ts";
 import { SERVER_CALL } from "../auth/request-meta.ts";
 import { argon2idHasher } from "../password/argon2.ts";

@@ -89,7 +89,9 @@ export class EmailPasswordService {
     await ctx.lockout.assertNotLocked(identifier);
     const user = byEmail ? await ctx.store.users.findByEmail(value) : await ctx.store.users.findByUsername(value);
     const account = user ? (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash) : undefined;
-    const valid = account?.passwordHash ? await ctx.hasher.verify(account.passwordHash, input.password) : (await ctx.burnPasswordHash(input.password), false);
+    let valid = false;
+    if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, input.password);
+    else await ctx.burnPasswordHash(input.password);
     if (!user || !valid) {
       await ctx.lockout.recordFailure(identifier, meta);
       await ctx.events.emit("SignInFailed", { identifier, reason: "invalid-credentials", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
@@ -117,7 +119,9 @@ export class EmailPasswordService {
     const identifier = lockoutIdentifier({ email: user.email });
     await ctx.lockout.assertNotLocked(identifier);
     const account = (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash);
-    const valid = account?.passwordHash ? await ctx.hasher.verify(account.passwordHash, password) : (await ctx.burnPasswordHash(password), false);
+    let valid = false;
+    if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, password);
+    else await ctx.burnPasswordHash(password);
     if (!valid) {
       await ctx.lockout.recordFailure(identifier, meta);
       return false;

@@ -56,7 +56,10 @@ export class AuthEvents {
 
   on<K extends AuthEventName>(name: K, listener: AuthEventListener<K>): () => void {
     let set = this.#listeners.get(name);
-    if (!set) this.#listeners.set(name, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(name, set);
+    }
     set.add(listener as unknown as AuthEventListener<AuthEventName>);
     return () => set.delete(listener as unknown as AuthEventListener<AuthEventName>);
   }

@@ -10,9 +10,9 @@ export const PG_MIGRATION_LOCK = 7_203_551_094;
 /** The newest applied migration's timestamp, or null on a database that has none. */
 export async function newestPgMigration(query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<number | null> {
   const [table] = await query("select to_regclass('drizzle.__drizzle_migrations') is not null as exists");
-  if (!table?.["exists"]) return null;
+  if (!table?.exists) return null;
   const [newest] = await query("select max(created_at)::text as last from drizzle.__drizzle_migrations");
-  const last = newest?.["last"];
+  const last = newest?.last;
   return last === null || last === undefined ? null : Number(last);
 }
 

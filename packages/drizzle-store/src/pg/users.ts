@@ -1,5 +1,5 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { and, asc, eq, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, ne, sql, } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase as DrizzlePgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { boundPlaceholder } from "../bound-placeholder.ts";

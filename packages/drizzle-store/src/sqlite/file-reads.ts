@@ -61,6 +61,6 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
 // The client's first statement runs its setup (WAL) first; the file's absolute path comes from SQLite itself.
 async function filePath(client: Client): Promise<string | null> {
   const list = await client.execute("PRAGMA database_list");
-  const path = list.rows.find((row) => row["name"] === "main")?.["file"];
+  const path = list.rows.find((row) => row.name === "main")?.file;
   return typeof path === "string" && path !== "" ? path : null;
 }

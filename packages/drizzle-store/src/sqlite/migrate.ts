@@ -6,7 +6,7 @@ import { openSqlite } from "./store.ts";
 
 async function migrateSqlite(client: LibsqlClient, folder: string, log: (line: string) => void): Promise<string[]> {
   const exists = await client.execute("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'");
-  const last = exists.rows.length === 0 ? null : (await client.execute("select max(created_at) as last from __drizzle_migrations")).rows[0]?.["last"];
+  const last = exists.rows.length === 0 ? null : (await client.execute("select max(created_at) as last from __drizzle_migrations")).rows[0]?.last;
   await migrateLibsql(drizzleLibsql({ client }), { migrationsFolder: folder });
   return reportApplied(folder, last === null || last === undefined ? null : Number(last), log);
 }

@@ -49,7 +49,7 @@ describe("libsql store mapping", () => {
     expect(await store.users.findById(u.id)).toBeNull();
     expect(await store.users.findByEmail(u.email)).toBeNull();
     const { rows } = await client.execute({ sql: "select count(*) as n from users where id = ?", args: [u.id] });
-    expect(Number(rows[0]?.["n"])).toBe(0);
+    expect(Number(rows[0]?.n)).toBe(0);
   });
 
   it("a second credential account for a user violates accounts_credential_unique", async () => {
@@ -90,7 +90,7 @@ describe("libsql store mapping", () => {
   it("close() leaves a client the caller passed in open", async () => {
     const borrowed = drizzleStore({ dialect: "sqlite", client });
     await borrowed.close();
-    expect((await client.execute("select 1 as one")).rows[0]?.["one"]).toBe(1);
+    expect((await client.execute("select 1 as one")).rows[0]?.one).toBe(1);
   });
 
   it("a store that opens its own file: database uses WAL and synchronous=NORMAL; a caller's client keeps its settings", async () => {

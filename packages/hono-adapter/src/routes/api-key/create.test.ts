@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiKeys, hashSecret } from "@latchkey/core";
+import { hashSecret } from "@latchkey/core";
 import { cookieHeaders } from "../../testing/test-auth.ts";
 import { setup, signedIn, createKey } from "./fixtures.ts";
 
