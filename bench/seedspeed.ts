@@ -12,4 +12,6 @@ try {
   const url = await pg.createDatabase("speed");
   await migratePg(url);
   console.log("pg", (await seedLatchkeyScale({ dialect: "postgres", url }, sizesFor(n), Date.now(), console.log)).ms);
-} finally { await pg.stop(); }
+} finally {
+  await pg.stop();
+}

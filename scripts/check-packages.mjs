@@ -10,17 +10,29 @@ import { packPublicPackages, root } from "./pack-packages.mjs";
 const bin = (name) => join(root, "node_modules/.bin", name);
 
 // What a tarball may not carry: tests, fixtures, benchmarks, TypeScript sources and tool configuration.
-const FORBIDDEN = [/\.test\.[cm]?[jt]sx?$/, /(^|\/)(test|tests|__tests__|fixtures?|bench|src)\//, /(^|\/)(vitest|tsdown|tsconfig|drizzle)[^/]*\.(ts|json|mjs)$/, /\.py$/, /(^|\/)testing\//];
+const FORBIDDEN = [
+  /\.test\.[cm]?[jt]sx?$/,
+  /(^|\/)(test|tests|__tests__|fixtures?|bench|src)\//,
+  /(^|\/)(vitest|tsdown|tsconfig|drizzle)[^/]*\.(ts|json|mjs)$/,
+  /\.py$/,
+  /(^|\/)testing\//,
+];
 
 const problems = [];
 const out = mkdtempSync(join(tmpdir(), "latchkey-pack-"));
 try {
   for (const { name, tarball } of packPublicPackages(out)) {
     const manifest = { name };
-    const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
-    for (const file of files) if (FORBIDDEN.some((re) => re.test(file))) problems.push(`${manifest.name}: the tarball carries ${file}`);
-    for (const required of ["README.md", "LICENSE", "package.json"]) if (!files.includes(required)) problems.push(`${manifest.name}: the tarball lacks ${required}`);
-    if (!files.some((f) => f.startsWith("dist/") && f.endsWith(".d.ts"))) problems.push(`${manifest.name}: the tarball has no dist/*.d.ts`);
+    const files = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ""));
+    for (const file of files)
+      if (FORBIDDEN.some((re) => re.test(file))) problems.push(`${manifest.name}: the tarball carries ${file}`);
+    for (const required of ["README.md", "LICENSE", "package.json"])
+      if (!files.includes(required)) problems.push(`${manifest.name}: the tarball lacks ${required}`);
+    if (!files.some((f) => f.startsWith("dist/") && f.endsWith(".d.ts")))
+      problems.push(`${manifest.name}: the tarball has no dist/*.d.ts`);
     const packed = JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" }));
     for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
       for (const [name, range] of Object.entries(packed[field] ?? {})) {
@@ -32,19 +44,27 @@ try {
       for (const condition of ["default", "workerd", "worker", "browser"]) {
         const target = conditions[condition];
         if (target === undefined) continue;
-        const code = execFileSync("tar", ["-xzOf", tarball, `package/${target.replace(/^\.\//, "")}`], { encoding: "utf8" });
+        const code = execFileSync("tar", ["-xzOf", tarball, `package/${target.replace(/^\.\//, "")}`], {
+          encoding: "utf8",
+        });
         const native = code.match(/(?:from\s*|import\s*\(\s*)["'](node:[^"']+|@node-rs\/[^"']+)["']/);
         if (native) problems.push(`${manifest.name}: imports "${specifier}" under "${condition}" reaches ${native[1]}`);
       }
     }
     console.log(`${manifest.name}: ${files.length} files`);
     try {
-      execFileSync(bin("publint"), ["run", tarball, "--strict"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(bin("publint"), ["run", tarball, "--strict"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
     } catch (error) {
       problems.push(`${manifest.name}: publint\n${error.stdout ?? ""}${error.stderr ?? error.message}`);
     }
     try {
-      execFileSync(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
     } catch (error) {
       problems.push(`${manifest.name}: attw\n${error.stdout ?? ""}${error.stderr ?? error.message}`);
     }

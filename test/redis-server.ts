@@ -52,7 +52,24 @@ export async function startTestRedis(): Promise<TestRedisServer> {
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {
-    const proc = spawn(bin, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--protected-mode", "yes"], { stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(
+      bin,
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+        "--protected-mode",
+        "yes",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     let stderr = "";
     proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const spawned = new Promise<void>((resolve, reject) => {
@@ -78,7 +95,10 @@ export async function startTestRedis(): Promise<TestRedisServer> {
   };
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`, port, halt, resume: start,
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    halt,
+    resume: start,
     async stop() {
       await halt();
       await rm(dir, { recursive: true, force: true });

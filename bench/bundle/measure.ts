@@ -1,6 +1,12 @@
 import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
 import { migrateD1Database } from "@latchkey/drizzle-store/d1";
-import { bundleViolations, bundleWorker, startWorker, type RunningWorker, type WorkerBundle } from "@latchkey/e2e/workerd";
+import {
+  bundleViolations,
+  bundleWorker,
+  startWorker,
+  type RunningWorker,
+  type WorkerBundle,
+} from "@latchkey/e2e/workerd";
 
 /** Gzip budget for the worker bundle; raise it deliberately, with the reason in docs/runtimes.md. */
 export const GZIP_BUDGET_BYTES = 200 * 1024;
@@ -13,7 +19,8 @@ export const GZIP_BUDGET_BYTES = 200 * 1024;
  */
 export function budgetProblems(bundle: WorkerBundle): string[] {
   const problems = bundleViolations(bundle);
-  if (bundle.gzipBytes > GZIP_BUDGET_BYTES) problems.push(`gzip ${bundle.gzipBytes} bytes is over the budget of ${GZIP_BUDGET_BYTES}`);
+  if (bundle.gzipBytes > GZIP_BUDGET_BYTES)
+    problems.push(`gzip ${bundle.gzipBytes} bytes is over the budget of ${GZIP_BUDGET_BYTES}`);
   return problems;
 }
 
@@ -46,7 +53,11 @@ async function startWithD1(script: string, bindings: Record<string, string>): Pr
   return worker;
 }
 
-async function coldStart(script: string, bindings: Record<string, string>, path: string): Promise<{ total: number; first: number }> {
+async function coldStart(
+  script: string,
+  bindings: Record<string, string>,
+  path: string,
+): Promise<{ total: number; first: number }> {
   const started = performance.now();
   const worker = await startWorker(script, bindings, { d1: { databases: { DB: "DB" } } });
   const ready = performance.now();
@@ -72,11 +83,13 @@ async function signUpTime(script: string, bindings: Record<string, string>, runs
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const started = performance.now();
-      const res = await worker.fetch(new Request("https://bench.example/auth/sign-up/email", {
-        method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": `198.51.100.${i}` },
-        body: JSON.stringify({ email: `bench${i}@bench.example`, password: "correct horse battery" }),
-      }));
+      const res = await worker.fetch(
+        new Request("https://bench.example/auth/sign-up/email", {
+          method: "POST",
+          headers: { "content-type": "application/json", "cf-connecting-ip": `198.51.100.${i}` },
+          body: JSON.stringify({ email: `bench${i}@bench.example`, password: "correct horse battery" }),
+        }),
+      );
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`sign-up answered ${res.status}`);
       times.push(performance.now() - started);

@@ -15,7 +15,10 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 
 function markdown(report: BundleReport): string {
   const { bundle, coldStart } = report;
-  const top = bundle.byPackage.slice(0, 8).map((p) => `| ${p.name} | ${kb(p.bytes)} |`).join("\n");
+  const top = bundle.byPackage
+    .slice(0, 8)
+    .map((p) => `| ${p.name} | ${kb(p.bytes)} |`)
+    .join("\n");
   return [
     `Measured by \`pnpm bench:bundle --write\` on ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${runs} runs).`,
     "",

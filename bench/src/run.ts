@@ -5,8 +5,19 @@ import { execFileSync } from "node:child_process";
 import { measure, type LoadPlan, type Measurement } from "./harness/load.ts";
 import { hasTaskset, pinSelf, startServer, waitForIdle, type ServerProcess } from "./harness/process.ts";
 import {
-  cpuRatio, markdownMemory, markdownScale, markdownSizes, markdownSweeps, markdownTable, progressLine, ratio,
-  type MemoryResult, type ScaleResult, type ScenarioResult, type SizeResult, type SweepResult,
+  cpuRatio,
+  markdownMemory,
+  markdownScale,
+  markdownSizes,
+  markdownSweeps,
+  markdownTable,
+  progressLine,
+  ratio,
+  type MemoryResult,
+  type ScaleResult,
+  type ScenarioResult,
+  type SizeResult,
+  type SweepResult,
 } from "./harness/report.ts";
 import { startBenchPostgres, type BenchPostgres } from "./harness/postgres.ts";
 import { explainHotStatements } from "./scale/explain.ts";
@@ -73,7 +84,9 @@ function machine(): Record<string, string> {
     "better-auth": pkg(`${benchDir}node_modules/better-auth/package.json`),
     autocannon: pkg(`${benchDir}node_modules/autocannon/package.json`),
     pinning: pinning ? `load generator on CPU 0, servers on CPU ${serverCpus}` : "none (taskset missing or 1 core)",
-    "load average at start": loadavg().map((l) => l.toFixed(1)).join(" "),
+    "load average at start": loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" "),
     load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP)`,
   };
 }
@@ -89,21 +102,43 @@ async function cluster(): Promise<BenchPostgres> {
 }
 
 let nextPort = 4101;
-async function start(impl: "latchkey" | "better-auth" | "floor", store: StoreKind, jwtHeader: boolean, profileDir?: string): Promise<ServerProcess> {
+async function start(
+  impl: "latchkey" | "better-auth" | "floor",
+  store: StoreKind,
+  jwtHeader: boolean,
+  profileDir?: string,
+): Promise<ServerProcess> {
   const port = nextPort++;
   const dbFile = store === "libsql" ? `${tmpDir}/${impl}-${port}.db` : undefined;
   if (dbFile) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${dbFile}${suffix}`, { force: true });
-  const dbUrl = store === "postgres" ? await (await cluster()).createDatabase(`${impl === "latchkey" ? "lk" : "ba"}_${port}`) : undefined;
-  return startServer({ impl, port, store, jwtHeader, cpus: serverCpus, ...(dbFile ? { dbFile } : {}), ...(dbUrl ? { dbUrl } : {}), ...(profileDir ? { cpuProfileDir: profileDir } : {}) });
+  const dbUrl =
+    store === "postgres"
+      ? await (await cluster()).createDatabase(`${impl === "latchkey" ? "lk" : "ba"}_${port}`)
+      : undefined;
+  return startServer({
+    impl,
+    port,
+    store,
+    jwtHeader,
+    cpus: serverCpus,
+    ...(dbFile ? { dbFile } : {}),
+    ...(dbUrl ? { dbUrl } : {}),
+    ...(profileDir ? { cpuProfileDir: profileDir } : {}),
+  });
 }
 
 const targetOf = (server: ServerProcess): SeedTarget =>
-  server.spec.store === "postgres" ? { dialect: "postgres", url: server.spec.dbUrl as string } : { dialect: "sqlite", file: server.spec.dbFile as string };
+  server.spec.store === "postgres"
+    ? { dialect: "postgres", url: server.spec.dbUrl as string }
+    : { dialect: "sqlite", file: server.spec.dbFile as string };
 
 /** Bulk-loads `users` users (and sessions, keys, audit rows in proportion) into both servers' databases. */
 async function bulkSeed(lk: ServerProcess, ba: ServerProcess, users: number): Promise<string> {
   const sizes = sizesFor(users);
-  const baTables = betterAuthTables({ emailAndPassword: { enabled: true }, plugins: betterAuthPlugins(false, () => undefined) } as never).tables;
+  const baTables = betterAuthTables({
+    emailAndPassword: { enabled: true },
+    plugins: betterAuthPlugins(false, () => undefined),
+  } as never).tables;
   // Both at once: on PostgreSQL one library's batch is inserted while the other's is built.
   const [lkReport, baReport] = await Promise.all([
     seedLatchkeyScale(targetOf(lk), sizes, Date.now(), log),
@@ -116,7 +151,11 @@ async function features(server: ServerProcess): Promise<ServerFeatures> {
   return (await (await fetch(`${server.baseUrl}/__bench/features`)).json()) as ServerFeatures;
 }
 
-function plan(partial: Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">, scale = 1, measureMs = MEASURE_MS): LoadPlan {
+function plan(
+  partial: Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">,
+  scale = 1,
+  measureMs = MEASURE_MS,
+): LoadPlan {
   return { ...partial, connections: CONNECTIONS, warmupMs: WARMUP_MS * scale, measureMs: measureMs * scale };
 }
 
@@ -129,7 +168,14 @@ async function runFloor(): Promise<Measurement> {
   const server = await start("floor", "memory", false);
   try {
     await waitForIdle(server);
-    return await measure(server, plan({ steps: [{ method: "GET", path: "/hello" }], completesOn: 0, check: (_s, _st, body) => body.includes("world") }));
+    return await measure(
+      server,
+      plan({
+        steps: [{ method: "GET", path: "/hello" }],
+        completesOn: 0,
+        check: (_s, _st, body) => body.includes("world"),
+      }),
+    );
   } finally {
     await server.stop();
   }
@@ -147,7 +193,16 @@ interface ConfigurationExtras {
 }
 
 /** Both servers in one configuration: seeded alike, each scenario run on both, alternating who goes first. */
-async function runConfiguration(store: StoreKind, jwtHeader: boolean, scenarios: Scenario[], floor: Measurement | null, results: ScenarioResult[], info: Record<string, string>, memory: MemoryResult[], extras: ConfigurationExtras) {
+async function runConfiguration(
+  store: StoreKind,
+  jwtHeader: boolean,
+  scenarios: Scenario[],
+  floor: Measurement | null,
+  results: ScenarioResult[],
+  info: Record<string, string>,
+  memory: MemoryResult[],
+  extras: ConfigurationExtras,
+) {
   const lk = await start("latchkey", store, jwtHeader);
   const ba = await start("better-auth", store, jwtHeader);
   const both = [lk, ba];
@@ -191,7 +246,10 @@ async function runConfiguration(store: StoreKind, jwtHeader: boolean, scenarios:
           continue;
         }
         await settle(server, both);
-        const m = await measure(server, plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale));
+        const m = await measure(
+          server,
+          plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale),
+        );
         log(progressLine(impl, m));
         const r = rss.get(server);
         if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
@@ -200,7 +258,10 @@ async function runConfiguration(store: StoreKind, jwtHeader: boolean, scenarios:
       }
       const r = ratio(result);
       const c = cpuRatio(result);
-      if (r !== null) log(`    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor.opsPerSec) * 100).toFixed(0)}% of the Hono floor; CPU/op ${((floor.cpuMsPerOp / result.latchkey.cpuMsPerOp) * 100).toFixed(0)}%)` : ""}`);
+      if (r !== null)
+        log(
+          `    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor.opsPerSec) * 100).toFixed(0)}% of the Hono floor; CPU/op ${((floor.cpuMsPerOp / result.latchkey.cpuMsPerOp) * 100).toFixed(0)}%)` : ""}`,
+        );
       results.push(result);
     }
     memory.push({ store, label: extras.label, latchkey: rss.get(lk) ?? null, betterAuth: rss.get(ba) ?? null });
@@ -213,7 +274,8 @@ async function runConfiguration(store: StoreKind, jwtHeader: boolean, scenarios:
 async function sweep(server: ServerProcess, what: "apiKeys" | "sessions"): Promise<SweepTiming | string> {
   const response = await fetch(`${server.baseUrl}/__bench/sweep?what=${what}`, { method: "POST" });
   if (response.status === 404) return "no such sweep in this library";
-  if (!response.ok) throw new Error(`${server.spec.impl}: sweep ${what} answered ${response.status}: ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(`${server.spec.impl}: sweep ${what} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as SweepTiming;
 }
 
@@ -223,7 +285,10 @@ async function perUserSweep(server: ServerProcess, cookie: string): Promise<Swee
   let deleted = 0;
   for (let i = 0; i < 5; i += 1) {
     const started = performance.now();
-    const response = await fetch(`${server.baseUrl}/auth/api-key/delete-all-expired`, { method: "POST", headers: { cookie, origin: server.baseUrl } });
+    const response = await fetch(`${server.baseUrl}/auth/api-key/delete-all-expired`, {
+      method: "POST",
+      headers: { cookie, origin: server.baseUrl },
+    });
     const text = await response.text();
     times.push(performance.now() - started);
     if (!response.ok) throw new Error(`latchkey: delete-all-expired answered ${response.status}: ${text}`);
@@ -243,35 +308,65 @@ interface Scaled {
   plans: Record<string, string>;
 }
 
-async function runScale(info: Record<string, string>, memory: MemoryResult[], { scale, sweeps, plans }: Scaled, checkpoint: () => void): Promise<void> {
+async function runScale(
+  info: Record<string, string>,
+  memory: MemoryResult[],
+  { scale, sweeps, plans }: Scaled,
+  checkpoint: () => void,
+): Promise<void> {
   const selected = SCENARIOS.filter((s) => SCALE_IDS.includes(s.id) && (!only || only.includes(s.id)));
   for (const store of stores.filter((s): s is "libsql" | "postgres" => s !== "memory")) {
     const bySize = new Map<number, ScenarioResult[]>();
     for (const users of [SMALL, LARGE]) {
       const sizes = sizesFor(users);
-      log(`\nScale: ${store}, ${users.toLocaleString("en-US")} users, ${sizes.sessions.toLocaleString("en-US")} sessions, ${sizes.apiKeys.toLocaleString("en-US")} API keys, ${sizes.audit.toLocaleString("en-US")} audit rows (Latchkey)`);
+      log(
+        `\nScale: ${store}, ${users.toLocaleString("en-US")} users, ${sizes.sessions.toLocaleString("en-US")} sessions, ${sizes.apiKeys.toLocaleString("en-US")} API keys, ${sizes.audit.toLocaleString("en-US")} audit rows (Latchkey)`,
+      );
       const results: ScenarioResult[] = [];
       await runConfiguration(store, false, selected, null, results, info, memory, {
         label: `scale, ${users.toLocaleString("en-US")} users`,
         before: async (lk, ba) => {
           info[`bulk seed of ${users.toLocaleString("en-US")} users (${store})`] = await bulkSeed(lk, ba, users);
         },
-        after: users !== LARGE ? undefined : async (lk, ba, seeds) => {
-          log("  query plans of the hot statements");
-          plans[store] = await explainHotStatements(targetOf(lk), targetOf(ba));
-          log("  sweeps");
-          const cookie = seeds.get(lk)?.users[0]?.cookie ?? "";
-          sweeps.push({ store, users, name: "POST /api-key/delete-all-expired (the caller's expired keys, over HTTP)", latchkey: await perUserSweep(lk, cookie), betterAuth: "no per-user sweep (its delete-all-expired-api-keys is global)" });
-          sweeps.push({ store, users, name: "API-key sweep of every user (auth.api)", latchkey: await sweep(lk, "apiKeys"), betterAuth: await sweep(ba, "apiKeys") });
-          sweeps.push({ store, users, name: "expired-session sweep", latchkey: await sweep(lk, "sessions"), betterAuth: await sweep(ba, "sessions") });
-        },
+        after:
+          users !== LARGE
+            ? undefined
+            : async (lk, ba, seeds) => {
+                log("  query plans of the hot statements");
+                plans[store] = await explainHotStatements(targetOf(lk), targetOf(ba));
+                log("  sweeps");
+                const cookie = seeds.get(lk)?.users[0]?.cookie ?? "";
+                sweeps.push({
+                  store,
+                  users,
+                  name: "POST /api-key/delete-all-expired (the caller's expired keys, over HTTP)",
+                  latchkey: await perUserSweep(lk, cookie),
+                  betterAuth: "no per-user sweep (its delete-all-expired-api-keys is global)",
+                });
+                sweeps.push({
+                  store,
+                  users,
+                  name: "API-key sweep of every user (auth.api)",
+                  latchkey: await sweep(lk, "apiKeys"),
+                  betterAuth: await sweep(ba, "apiKeys"),
+                });
+                sweeps.push({
+                  store,
+                  users,
+                  name: "expired-session sweep",
+                  latchkey: await sweep(lk, "sessions"),
+                  betterAuth: await sweep(ba, "sessions"),
+                });
+              },
       });
       bySize.set(users, results);
     }
     for (const small of bySize.get(SMALL) ?? []) {
       const large = bySize.get(LARGE)?.find((r) => r.id === small.id);
       scale.push({
-        id: small.id, title: small.title, store,
+        id: small.id,
+        title: small.title,
+        store,
         small: { users: SMALL, latchkey: small.latchkey, betterAuth: small.betterAuth },
         large: { users: LARGE, latchkey: large?.latchkey ?? null, betterAuth: large?.betterAuth ?? null },
       });
@@ -282,7 +377,8 @@ async function runScale(info: Record<string, string>, memory: MemoryResult[], { 
 
 async function profile(): Promise<void> {
   const scenario = SCENARIOS.find((s) => s.id === profileScenario);
-  if (!scenario) throw new Error(`unknown scenario ${profileScenario}; one of ${SCENARIOS.map((s) => s.id).join(", ")}`);
+  if (!scenario)
+    throw new Error(`unknown scenario ${profileScenario}; one of ${SCENARIOS.map((s) => s.id).join(", ")}`);
   const store = stores[0] ?? "memory";
   const dir = `${tmpDir}/profiles/${profileImpl}-${scenario.id}-${store}`;
   rmSync(dir, { recursive: true, force: true });
@@ -292,12 +388,25 @@ async function profile(): Promise<void> {
   if (scaleUsers > 0) {
     const sizes = sizesFor(scaleUsers);
     if (profileImpl === "latchkey") await seedLatchkeyScale(targetOf(server), sizes, Date.now(), log);
-    else await seedBetterAuthScale(targetOf(server), betterAuthTables({ emailAndPassword: { enabled: true }, plugins: betterAuthPlugins(false, () => undefined) } as never).tables, sizes, Date.now(), log);
+    else
+      await seedBetterAuthScale(
+        targetOf(server),
+        betterAuthTables({
+          emailAndPassword: { enabled: true },
+          plugins: betterAuthPlugins(false, () => undefined),
+        } as never).tables,
+        sizes,
+        Date.now(),
+        log,
+      );
   }
   const f = await features(server);
   const s = await seed(server, USERS, profileImpl === "better-auth" || f.apiKeys);
   await settle(server, [server]);
-  const m = await measure(server, plan(scenario.plan(profileImpl, server, s), scenario.windowScale, Math.max(MEASURE_MS, 8_000)));
+  const m = await measure(
+    server,
+    plan(scenario.plan(profileImpl, server, s), scenario.windowScale, Math.max(MEASURE_MS, 8_000)),
+  );
   log(progressLine(profileImpl, m));
   await server.stop();
   log(summarizeProfile(dir, 25, m.windowMonotonicUs));
@@ -325,30 +434,46 @@ async function main(): Promise<void> {
   // The report is rewritten after every part, so a run stopped part-way still leaves what it measured.
   const report = (final: boolean) => {
     const totalS = (Date.now() - startedAt) / 1000;
-    if (postgres) info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
-    info["load average at end"] = loadavg().map((l) => l.toFixed(1)).join(" ");
+    if (postgres)
+      info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+    info["load average at end"] = loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ");
     const markdown = [
       `Run of ${new Date().toISOString()}, ${totalS.toFixed(0)} s in all${final ? "" : " (so far: the run is still going or was stopped)"}.`,
       "",
       ...Object.entries(info).map(([k, v]) => `- ${k}: ${v}`),
       "",
-      floor === null ? "" : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
+      floor === null
+        ? ""
+        : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
       "",
       results.length ? markdownTable(results, floor) : "",
       "",
-      memory.length ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}` : "",
+      memory.length
+        ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}`
+        : "",
       "",
-      scaled.scale.length ? `Hot paths at ${SMALL.toLocaleString("en-US")} and ${LARGE.toLocaleString("en-US")} users (bulk seed: as many sessions and audit rows as users, a tenth as many API keys; plus the 32 users and 2 keys every run creates over HTTP, which the scenarios use):\n\n${markdownScale(scaled.scale)}` : "",
+      scaled.scale.length
+        ? `Hot paths at ${SMALL.toLocaleString("en-US")} and ${LARGE.toLocaleString("en-US")} users (bulk seed: as many sessions and audit rows as users, a tenth as many API keys; plus the 32 users and 2 keys every run creates over HTTP, which the scenarios use):\n\n${markdownScale(scaled.scale)}`
+        : "",
       "",
-      scaled.sweeps.length ? `Sweeps at ${LARGE.toLocaleString("en-US")} users (every tenth session and API key of the bulk seed is expired):\n\n${markdownSweeps(scaled.sweeps)}` : "",
-      ...Object.entries(scaled.plans).map(([store, text]) => `\nQuery plans at ${LARGE.toLocaleString("en-US")} users, ${store}:\n\n${text}`),
+      scaled.sweeps.length
+        ? `Sweeps at ${LARGE.toLocaleString("en-US")} users (every tenth session and API key of the bulk seed is expired):\n\n${markdownSweeps(scaled.sweeps)}`
+        : "",
+      ...Object.entries(scaled.plans).map(
+        ([store, text]) => `\nQuery plans at ${LARGE.toLocaleString("en-US")} users, ${store}:\n\n${text}`,
+      ),
       "",
       sizes.length ? markdownSizes(sizes) : "",
       ...sizes.filter((s) => s.detail).map((s) => `\n${s.name}: ${s.detail}`),
     ].join("\n");
     mkdirSync(`${benchDir}results`, { recursive: true });
     writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
-    writeFileSync(`${benchDir}results/latest.json`, `${JSON.stringify({ info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`);
+    writeFileSync(
+      `${benchDir}results/latest.json`,
+      `${JSON.stringify({ info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
+    );
     if (final) {
       log(`\n${markdown}`);
       log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/latest.md and latest.json)`);
@@ -359,12 +484,26 @@ async function main(): Promise<void> {
     log(`\nStore: ${store}`);
     if (store === "libsql" && !hasDrizzleStore()) {
       log("  skipped: @latchkey/drizzle-store is not in this workspace yet (the libSQL scenarios run once it is)");
-      for (const s of selected) results.push({ id: s.id, title: s.title, store, unit: s.unit, latchkey: null, betterAuth: null, target: s.target.libsql, floorTarget: null, skipped: "@latchkey/drizzle-store not in this workspace" });
+      for (const s of selected)
+        results.push({
+          id: s.id,
+          title: s.title,
+          store,
+          unit: s.unit,
+          latchkey: null,
+          betterAuth: null,
+          target: s.target.libsql,
+          floorTarget: null,
+          skipped: "@latchkey/drizzle-store not in this workspace",
+        });
       continue;
     }
     for (const jwtHeader of [true, false]) {
       const group = selected.filter((s) => s.jwtHeader === jwtHeader);
-      if (group.length) await runConfiguration(store, jwtHeader, group, floor, results, info, memory, { label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}` });
+      if (group.length)
+        await runConfiguration(store, jwtHeader, group, floor, results, info, memory, {
+          label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}`,
+        });
     }
     report(false);
   }

@@ -2,4 +2,9 @@ import { defineConfig } from "tsdown";
 import { libraryBuild } from "../../tsdown.shared.ts";
 
 // Both entries share the client's types: the shared chunk gets its own name so it never takes `index.d.ts`.
-export default defineConfig(libraryBuild({ index: "src/index.ts", react: "src/react.ts" }, { outputOptions: { chunkFileNames: "shared-[name].js" } }));
+export default defineConfig(
+  libraryBuild(
+    { index: "src/index.ts", react: "src/react.ts" },
+    { outputOptions: { chunkFileNames: "shared-[name].js" } },
+  ),
+);

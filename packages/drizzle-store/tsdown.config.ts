@@ -4,5 +4,11 @@ import { libraryBuild } from "../../tsdown.shared.ts";
 // The SQL migrations travel with the package: `build` copies the repository's drizzle-kit output (drizzle/) into
 // migrations/, which the code finds relative to its own dist/.
 export default defineConfig(
-  libraryBuild({ index: "src/index.ts", postgres: "src/postgres.ts", "postgres-js": "src/postgres-js.ts", sqlite: "src/sqlite.ts", d1: "src/d1.ts" }),
+  libraryBuild({
+    index: "src/index.ts",
+    postgres: "src/postgres.ts",
+    "postgres-js": "src/postgres-js.ts",
+    sqlite: "src/sqlite.ts",
+    d1: "src/d1.ts",
+  }),
 );

@@ -13,7 +13,17 @@ import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test
 import { startTestRedis } from "../redis-server.ts";
 import { packPublicPackages } from "../../scripts/pack-packages.mjs";
 import { runJourney } from "./fixtures/plain/journey.mjs";
-import { copyInto, emailCapture, freePort, npmProject, printed, run, start, waitForHttp, type Packs } from "./harness/projects.ts";
+import {
+  copyInto,
+  emailCapture,
+  freePort,
+  npmProject,
+  printed,
+  run,
+  start,
+  waitForHttp,
+  type Packs,
+} from "./harness/projects.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
@@ -40,15 +50,43 @@ async function expectJourney(command: string, args: string[], runtime: RegExp): 
 
 beforeAll(async () => {
   mkdirSync(join(work, "packs"));
-  packs = Object.fromEntries(packPublicPackages(join(work, "packs")).map((p: { name: string; tarball: string }) => [p.name, p.tarball]));
+  packs = Object.fromEntries(
+    packPublicPackages(join(work, "packs")).map((p: { name: string; tarball: string }) => [p.name, p.tarball]),
+  );
   mkdirSync(plain, { recursive: true });
-  copyInto(fixtures, plain, ["app.mjs", "client-run.mjs", "consumer-client.ts", "journey.mjs", "run-node.mjs", "run-node-postgres-redis.mjs", "run-bun.mjs", "run-deno.mjs", "consumer.ts", "consumer-libs.ts", "tsconfig.bundler.json", "tsconfig.nodenext.json", "tsconfig.bundler-libs.json", "tsconfig.nodenext-libs.json"]);
+  copyInto(fixtures, plain, [
+    "app.mjs",
+    "client-run.mjs",
+    "consumer-client.ts",
+    "journey.mjs",
+    "run-node.mjs",
+    "run-node-postgres-redis.mjs",
+    "run-bun.mjs",
+    "run-deno.mjs",
+    "consumer.ts",
+    "consumer-libs.ts",
+    "tsconfig.bundler.json",
+    "tsconfig.nodenext.json",
+    "tsconfig.bundler-libs.json",
+    "tsconfig.nodenext-libs.json",
+  ]);
   await Promise.all([
     // Node 22 and 24 as npm ships them (the `node` package; Node 20 is the one running this test), Bun and Deno.
     npmProject(tools, packs, [], { node22: "npm:node@^22", node24: "npm:node@^24", bun: "^1.4.5", deno: "^2.9.6" }),
-    npmProject(plain, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli", "@latchkey/client", "@latchkey/redis-store"], {
-      hono: "^4.13.19", "@hono/node-server": "^2.1.8", jose: "^6.2.17", "@libsql/client": "^0.18.0", pg: "^8.23.1", redis: "^6.3.1", typescript: "5.9.3",
-    }),
+    npmProject(
+      plain,
+      packs,
+      [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli", "@latchkey/client", "@latchkey/redis-store"],
+      {
+        hono: "^4.13.19",
+        "@hono/node-server": "^2.1.8",
+        jose: "^6.2.17",
+        "@libsql/client": "^0.18.0",
+        pg: "^8.23.1",
+        redis: "^6.3.1",
+        typescript: "5.9.3",
+      },
+    ),
   ]);
 });
 
@@ -66,14 +104,23 @@ describe("installed from tarballs into a plain project", () => {
     const db = await createTestPostgresDatabase();
     const redis = await startTestRedis();
     try {
-      const migrated = await run("npx", ["--no-install", "latchkey", "migrate", "--database", db.url], { cwd: plain, timeoutMs: 60_000 });
+      const migrated = await run("npx", ["--no-install", "latchkey", "migrate", "--database", db.url], {
+        cwd: plain,
+        timeoutMs: 60_000,
+      });
       expect(migrated.code, printed(migrated)).toBe(0);
       const result = await run(process.execPath, ["run-node-postgres-redis.mjs"], {
-        cwd: plain, env: { PORT: String(await freePort()), DATABASE_URL: db.url, REDIS_URL: redis.url }, timeoutMs: 120_000,
+        cwd: plain,
+        env: { PORT: String(await freePort()), DATABASE_URL: db.url, REDIS_URL: redis.url },
+        timeoutMs: 120_000,
       });
       const line = result.stdout.split("\n").find((l) => l.startsWith("CONSUMER-OK "));
       expect(line, printed(result)).toBeDefined();
-      const report = JSON.parse(line!.slice("CONSUMER-OK ".length)) as { steps: string[]; health: [number, unknown]; redisKeys: number };
+      const report = JSON.parse(line!.slice("CONSUMER-OK ".length)) as {
+        steps: string[];
+        health: [number, unknown];
+        redisKeys: number;
+      };
       expect(report.steps).toEqual(STEPS);
       expect(report.health).toEqual([200, { status: "ok" }]);
       expect(report.redisKeys).toBeGreaterThan(0);
@@ -110,18 +157,28 @@ describe("installed from tarballs into a plain project", () => {
   });
 
   it("the TypeScript check fails on a wrong use (c.var.user has no such field; an unknown plugin API)", async () => {
-    writeFileSync(join(plain, "consumer-wrong.ts"), [
-      'import { Hono } from "hono";',
-      'import { createAuth } from "@latchkey/hono-adapter";',
-      'import { memoryStore } from "@latchkey/memory-store";',
-      'const auth = createAuth({ secret: "s".repeat(64), baseUrl: "https://app.example", database: memoryStore() });',
-      "const app = new Hono();",
-      'app.get("/me", auth.requireUser, (c) => c.json({ nope: c.var.user.notAField }));',
-      "export const missing = auth.api.noSuchOperation;",
-      "",
-    ].join("\n"));
-    writeFileSync(join(plain, "tsconfig.wrong.json"), JSON.stringify({ extends: "./tsconfig.nodenext.json", files: ["consumer-wrong.ts"] }));
-    const result = await run(process.execPath, [join(plain, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.wrong.json"], { cwd: plain });
+    writeFileSync(
+      join(plain, "consumer-wrong.ts"),
+      [
+        'import { Hono } from "hono";',
+        'import { createAuth } from "@latchkey/hono-adapter";',
+        'import { memoryStore } from "@latchkey/memory-store";',
+        'const auth = createAuth({ secret: "s".repeat(64), baseUrl: "https://app.example", database: memoryStore() });',
+        "const app = new Hono();",
+        'app.get("/me", auth.requireUser, (c) => c.json({ nope: c.var.user.notAField }));',
+        "export const missing = auth.api.noSuchOperation;",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(plain, "tsconfig.wrong.json"),
+      JSON.stringify({ extends: "./tsconfig.nodenext.json", files: ["consumer-wrong.ts"] }),
+    );
+    const result = await run(
+      process.execPath,
+      [join(plain, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.wrong.json"],
+      { cwd: plain },
+    );
     expect(result.code).not.toBe(0);
     expect(result.stdout).toMatch(/consumer-wrong\.ts\(6,.*Property 'notAField' does not exist/);
     expect(result.stdout).toMatch(/consumer-wrong\.ts\(7,.*Property 'noSuchOperation' does not exist/);
@@ -133,18 +190,45 @@ describe("the installed @latchkey/client", () => {
     const result = await run(process.execPath, ["client-run.mjs"], { cwd: plain, timeoutMs: 60_000 });
     const line = result.stdout.split("\n").find((l) => l.startsWith("CLIENT-OK "));
     expect(line, printed(result)).toBeDefined();
-    expect(JSON.parse(line!.slice("CLIENT-OK ".length))).toEqual({ email: "consumer@example.com", jwt: true, wrong: "INVALID_CREDENTIALS", token: null, seen: [null, "consumer@example.com"] });
+    expect(JSON.parse(line!.slice("CLIENT-OK ".length))).toEqual({
+      email: "consumer@example.com",
+      jwt: true,
+      wrong: "INVALID_CREDENTIALS",
+      token: null,
+      seen: [null, "consumer@example.com"],
+    });
   });
 
   it("type-checks under strict tsc (bundler and nodenext), and a wrong body field does not", async () => {
     const tsc = join(plain, "node_modules/typescript/bin/tsc");
-    writeFileSync(join(plain, "consumer-client-wrong.ts"), 'import { createLatchkeyClient } from "@latchkey/client";\nexport const p = createLatchkeyClient({ baseURL: "/auth" }).signInEmail({ emial: "a@example.com", password: "x" });\n');
-    for (const [moduleResolution, module] of [["bundler", "ESNext"], ["nodenext", "NodeNext"]]) {
-      const options = { strict: true, noEmit: true, skipLibCheck: true, target: "ES2022", module, moduleResolution, lib: ["ES2023", "DOM"], types: [] };
-      writeFileSync(join(plain, "tsconfig.client.json"), JSON.stringify({ compilerOptions: options, files: ["consumer-client.ts"] }));
+    writeFileSync(
+      join(plain, "consumer-client-wrong.ts"),
+      'import { createLatchkeyClient } from "@latchkey/client";\nexport const p = createLatchkeyClient({ baseURL: "/auth" }).signInEmail({ emial: "a@example.com", password: "x" });\n',
+    );
+    for (const [moduleResolution, module] of [
+      ["bundler", "ESNext"],
+      ["nodenext", "NodeNext"],
+    ]) {
+      const options = {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        target: "ES2022",
+        module,
+        moduleResolution,
+        lib: ["ES2023", "DOM"],
+        types: [],
+      };
+      writeFileSync(
+        join(plain, "tsconfig.client.json"),
+        JSON.stringify({ compilerOptions: options, files: ["consumer-client.ts"] }),
+      );
       const ok = await run(process.execPath, [tsc, "-p", "tsconfig.client.json"], { cwd: plain });
       expect(ok.code, `${moduleResolution}: ${printed(ok)}`).toBe(0);
-      writeFileSync(join(plain, "tsconfig.client-wrong.json"), JSON.stringify({ compilerOptions: options, files: ["consumer-client-wrong.ts"] }));
+      writeFileSync(
+        join(plain, "tsconfig.client-wrong.json"),
+        JSON.stringify({ compilerOptions: options, files: ["consumer-client-wrong.ts"] }),
+      );
       const wrong = await run(process.execPath, [tsc, "-p", "tsconfig.client-wrong.json"], { cwd: plain });
       expect(wrong.stdout).toMatch(/consumer-client-wrong\.ts\(2,.*'emial'/);
     }
@@ -152,7 +236,8 @@ describe("the installed @latchkey/client", () => {
 });
 
 describe("the installed CLI (npx latchkey)", () => {
-  const latchkey = (args: string[]) => run("npx", ["--no-install", "latchkey", ...args], { cwd: plain, timeoutMs: 60_000 });
+  const latchkey = (args: string[]) =>
+    run("npx", ["--no-install", "latchkey", ...args], { cwd: plain, timeoutMs: 60_000 });
 
   it("secret prints a fresh 64-character secret each time", async () => {
     const [a, b] = [await latchkey(["secret"]), await latchkey(["secret"])];
@@ -190,17 +275,35 @@ describe("examples/nextjs as a real Next.js app", () => {
     mkdirSync(app, { recursive: true });
     copyInto(join(root, "examples/nextjs"), app, ["app", "lib", "next.config.mjs", "tsconfig.json"]);
     await npmProject(app, packs, HOST_APP, {
-      hono: "^4.13.19", next: "^16.4.6", react: "^19.3.1", "react-dom": "^19.3.1", typescript: "5.9.3", "@types/react": "^19.3.0", "@types/node": "^22.20.5",
+      hono: "^4.13.19",
+      next: "^16.4.6",
+      react: "^19.3.1",
+      "react-dom": "^19.3.1",
+      typescript: "5.9.3",
+      "@types/react": "^19.3.0",
+      "@types/node": "^22.20.5",
     });
-    const build = await run(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "build"], { cwd: app, env: { NEXT_TELEMETRY_DISABLED: "1" } });
+    const build = await run(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "build"], {
+      cwd: app,
+      env: { NEXT_TELEMETRY_DISABLED: "1" },
+    });
     expect(build.code, printed(build)).toBe(0);
     const capture = await emailCapture();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const server = start(process.execPath, [join(app, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-      cwd: app,
-      env: { NEXT_TELEMETRY_DISABLED: "1", LATCHKEY_SECRET: "n".repeat(64), LATCHKEY_BASE_URL: base, EMAIL_WEBHOOK_URL: capture.url },
-    });
+    const server = start(
+      process.execPath,
+      [join(app, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+      {
+        cwd: app,
+        env: {
+          NEXT_TELEMETRY_DISABLED: "1",
+          LATCHKEY_SECRET: "n".repeat(64),
+          LATCHKEY_BASE_URL: base,
+          EMAIL_WEBHOOK_URL: capture.url,
+        },
+      },
+    );
     try {
       await waitForHttp(`${base}/api/auth/get-session`, server);
       expect(await runJourney(base, capture.outbox, { prefix: "/api/auth", hostRoute: null })).toEqual(STEPS);
@@ -216,17 +319,25 @@ describe("examples/cloudflare-workers as a real Workers build", () => {
     const app = join(work, "workers");
     mkdirSync(app, { recursive: true });
     copyInto(join(root, "examples/cloudflare-workers"), app, ["src/worker.ts", "src/email.ts", "wrangler.toml"]);
-    await npmProject(app, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], { hono: "^4.13.19", wrangler: "^4.164.0" });
+    await npmProject(app, packs, [...HOST_APP, "@latchkey/drizzle-store", "@latchkey/cli"], {
+      hono: "^4.13.19",
+      wrangler: "^4.164.0",
+    });
     // wrangler needs Node >= 22: the Node 24 from npm runs it (and the CLI, which loads wrangler's own Miniflare).
     const node24 = join(tools, "node_modules/node24/bin/node");
     const wrangler = join(app, "node_modules/wrangler/bin/wrangler.js");
     const quiet = { WRANGLER_SEND_METRICS: "false", CI: "1", NO_UPDATE_NOTIFIER: "1" };
     // The README's migration command against the local D1 (`--remote` reaches Cloudflare): wrangler reads
     // migrations_dir, the SQL folder inside the installed @latchkey/drizzle-store.
-    const applied = await run(node24, [wrangler, "d1", "migrations", "apply", "latchkey-auth", "--local"], { cwd: app, env: quiet });
+    const applied = await run(node24, [wrangler, "d1", "migrations", "apply", "latchkey-auth", "--local"], {
+      cwd: app,
+      env: quiet,
+    });
     expect(applied.code, printed(applied)).toBe(0);
     expect(applied.stdout, printed(applied)).toContain("0000_initial.sql");
-    const cli = await run(node24, [join(app, "node_modules/@latchkey/cli/dist/bin.js"), "migrate", "--d1", "DB"], { cwd: app });
+    const cli = await run(node24, [join(app, "node_modules/@latchkey/cli/dist/bin.js"), "migrate", "--d1", "DB"], {
+      cwd: app,
+    });
     expect(cli.code, printed(cli)).toBe(0);
     expect(cli.stdout, printed(cli)).toContain("nothing to apply");
     const bundle = await run(node24, [wrangler, "deploy", "--dry-run", "--outdir", "out"], { cwd: app, env: quiet });
@@ -238,7 +349,21 @@ describe("examples/cloudflare-workers as a real Workers build", () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // wrangler dev opens the D1 that `migrations apply --local` wrote (.wrangler/state), with its own workerd.
-    const server = start(node24, [wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--show-interactive-dev-session=false"], { cwd: app, env: quiet });
+    const server = start(
+      node24,
+      [
+        wrangler,
+        "dev",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--inspector-port",
+        String(await freePort()),
+        "--show-interactive-dev-session=false",
+      ],
+      { cwd: app, env: quiet },
+    );
     try {
       await waitForHttp(`${base}/auth/get-session`, server);
       expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: null })).toEqual(STEPS);

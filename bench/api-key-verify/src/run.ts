@@ -38,7 +38,8 @@ interface Scenario {
 
 async function expectJson(res: Response, predicate: (body: unknown) => boolean, label: string): Promise<void> {
   const body = await res.json();
-  if (res.status !== 200 || !predicate(body)) throw new Error(`${label}: unexpected answer ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || !predicate(body))
+    throw new Error(`${label}: unexpected answer ${res.status} ${JSON.stringify(body)}`);
 }
 
 /** Requests per second over `durationMs` with `concurrency` requests in flight. */
@@ -81,13 +82,30 @@ async function main(): Promise<void> {
   app.route("/auth", auth.app);
   app.get("/protected", auth.requireApiKey(), (c) => c.json({ ok: true, keyId: c.var.apiKey.id }));
 
-  const verify = (key: string) => () => app.request(`${base}/auth/api-key/verify`, { method: "POST", headers: { "x-api-key": key } });
+  const verify = (key: string) => () =>
+    app.request(`${base}/auth/api-key/verify`, { method: "POST", headers: { "x-api-key": key } });
   const isValid = (body: unknown) => (body as { valid?: boolean }).valid === true;
   const scenarios: Scenario[] = [
-    { name: "plain Hono JSON route (GET /plain)", request: () => plain.request(`${base}/plain`), check: (r) => expectJson(r, (b) => (b as { ok?: boolean }).ok === true, "plain") },
-    { name: "POST /auth/api-key/verify (unlimited key)", request: verify(unlimited.key), check: (r) => expectJson(r, isValid, "verify") },
-    { name: "GET /protected via requireApiKey()", request: () => app.request(`${base}/protected`, { headers: { "x-api-key": unlimited.key } }), check: (r) => expectJson(r, (b) => (b as { ok?: boolean }).ok === true, "requireApiKey") },
-    { name: "POST /auth/api-key/verify (metered key: 1 atomic write)", request: verify(metered.key), check: (r) => expectJson(r, isValid, "verify metered") },
+    {
+      name: "plain Hono JSON route (GET /plain)",
+      request: () => plain.request(`${base}/plain`),
+      check: (r) => expectJson(r, (b) => (b as { ok?: boolean }).ok === true, "plain"),
+    },
+    {
+      name: "POST /auth/api-key/verify (unlimited key)",
+      request: verify(unlimited.key),
+      check: (r) => expectJson(r, isValid, "verify"),
+    },
+    {
+      name: "GET /protected via requireApiKey()",
+      request: () => app.request(`${base}/protected`, { headers: { "x-api-key": unlimited.key } }),
+      check: (r) => expectJson(r, (b) => (b as { ok?: boolean }).ok === true, "requireApiKey"),
+    },
+    {
+      name: "POST /auth/api-key/verify (metered key: 1 atomic write)",
+      request: verify(metered.key),
+      check: (r) => expectJson(r, isValid, "verify metered"),
+    },
   ];
 
   for (const scenario of scenarios) {
@@ -108,18 +126,24 @@ async function main(): Promise<void> {
   }
 
   const floor = median(results.get(scenarios[0]!.name)!);
-  console.log(`API-key verify micro-benchmark (memory store, app.request(), ${s.concurrency} in flight, ${s.rounds} x ${s.durationMs} ms, median)`);
+  console.log(
+    `API-key verify micro-benchmark (memory store, app.request(), ${s.concurrency} in flight, ${s.rounds} x ${s.durationMs} ms, median)`,
+  );
   console.log(`node ${process.version} on ${process.platform}/${process.arch}\n`);
   const width = Math.max(...scenarios.map((sc) => sc.name.length));
   console.log(`${"scenario".padEnd(width)}  ${"ops/s".padStart(10)}  ratio to plain`);
   for (const scenario of scenarios) {
     const ops = median(results.get(scenario.name)!);
-    console.log(`${scenario.name.padEnd(width)}  ${Math.round(ops).toLocaleString("en-US").padStart(10)}  ${(ops / floor).toFixed(2)}`);
+    console.log(
+      `${scenario.name.padEnd(width)}  ${Math.round(ops).toLocaleString("en-US").padStart(10)}  ${(ops / floor).toFixed(2)}`,
+    );
   }
   // The metered scenario really wrote: every admitted verify consumed one use.
   const after = await auth.api.listApiKeys({ userId: user.id, limit: 10 });
   const remaining = after.apiKeys.find((k) => k.id === metered.apiKey.id)?.remaining ?? 0;
-  console.log(`\nmetered key: ${(2_000_000_000 - remaining).toLocaleString("en-US")} uses consumed atomically; unlimited key lastUsedAt: ${after.apiKeys.find((k) => k.id === unlimited.apiKey.id)?.lastUsedAt ?? "null (never written)"}`);
+  console.log(
+    `\nmetered key: ${(2_000_000_000 - remaining).toLocaleString("en-US")} uses consumed atomically; unlimited key lastUsedAt: ${after.apiKeys.find((k) => k.id === unlimited.apiKey.id)?.lastUsedAt ?? "null (never written)"}`,
+  );
 }
 
 await main();

@@ -11,7 +11,12 @@ declare module "autocannon" {
 
   export interface SequenceStep extends RequestSpec {
     setupRequest?: (request: RequestSpec, context: Record<string, unknown>) => RequestSpec | null;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   }
 
   export interface Options {

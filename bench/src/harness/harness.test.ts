@@ -23,7 +23,11 @@ const measurement = (opsPerSec: number, cpuMsPerOp: number): Measurement => ({
   windowMonotonicUs: [0, 5_000_000],
 });
 
-const result = (latchkey: Measurement | null, betterAuth: Measurement | null, target: number | null): ScenarioResult => ({
+const result = (
+  latchkey: Measurement | null,
+  betterAuth: Measurement | null,
+  target: number | null,
+): ScenarioResult => ({
   id: "token",
   title: "/token",
   store: "memory",
@@ -36,11 +40,16 @@ const result = (latchkey: Measurement | null, betterAuth: Measurement | null, ta
 });
 
 describe("Better Auth libSQL schema", () => {
-  const options = { emailAndPassword: { enabled: true }, plugins: [emailOTP({ async sendVerificationOTP() {} }), apiKey(), jwt()] };
+  const options = {
+    emailAndPassword: { enabled: true },
+    plugins: [emailOTP({ async sendVerificationOTP() {} }), apiKey(), jwt()],
+  };
   const { tables, ddl } = betterAuthSqliteSchema(getSchema(options as never) as BetterAuthSchema);
 
   it("creates every table Better Auth's schema names, users first (sessions reference them)", () => {
-    expect(Object.keys(tables)).toEqual(expect.arrayContaining(["user", "session", "account", "verification", "apikey", "jwks"]));
+    expect(Object.keys(tables)).toEqual(
+      expect.arrayContaining(["user", "session", "account", "verification", "apikey", "jwks"]),
+    );
     expect(ddl[0]).toMatch(/^create table "user"/);
   });
 
@@ -81,8 +90,18 @@ describe("CPU profile summary", () => {
       startTime: 1_000,
       nodes: [
         { id: 1, callFrame: { functionName: "(root)", url: "", lineNumber: -1 } },
-        { id: 2, callFrame: { functionName: "startup", url: "file:///x/node_modules/.pnpm/tsx@1/node_modules/tsx/a.js", lineNumber: 0 } },
-        { id: 3, callFrame: { functionName: "validate", url: "file:///w/packages/core/src/session/session.ts", lineNumber: 9 } },
+        {
+          id: 2,
+          callFrame: {
+            functionName: "startup",
+            url: "file:///x/node_modules/.pnpm/tsx@1/node_modules/tsx/a.js",
+            lineNumber: 0,
+          },
+        },
+        {
+          id: 3,
+          callFrame: { functionName: "validate", url: "file:///w/packages/core/src/session/session.ts", lineNumber: 9 },
+        },
       ],
       // startup at t=1100 and 1200 (before the window), validate at 2100 and 2200 (inside)
       samples: [2, 2, 3, 3],
@@ -98,7 +117,15 @@ describe("CPU profile summary", () => {
 
 describe("scale report", () => {
   const row = (lkSmall: Measurement, lkLarge: Measurement, baSmall: Measurement, baLarge: Measurement) =>
-    markdownScale([{ id: "token", title: "/token", store: "postgres", small: { users: 1000, latchkey: lkSmall, betterAuth: baSmall }, large: { users: 1_000_000, latchkey: lkLarge, betterAuth: baLarge } }]);
+    markdownScale([
+      {
+        id: "token",
+        title: "/token",
+        store: "postgres",
+        small: { users: 1000, latchkey: lkSmall, betterAuth: baSmall },
+        large: { users: 1_000_000, latchkey: lkLarge, betterAuth: baLarge },
+      },
+    ]);
 
   it("says a hot path kept its throughput when it keeps at least 90% (by throughput and by CPU per operation)", () => {
     const table = row(measurement(1000, 1), measurement(950, 1.05), measurement(100, 10), measurement(90, 11));

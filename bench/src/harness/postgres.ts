@@ -26,7 +26,8 @@ const ROOT = "/usr/lib/postgresql";
 function binDir(): string {
   const versions = existsSync(ROOT) ? readdirSync(ROOT).filter((v) => existsSync(join(ROOT, v, "bin", "initdb"))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
-  if (!versions[0]) throw new Error(`no PostgreSQL server binaries under ${ROOT} (install postgresql, as .ci/run does)`);
+  if (!versions[0])
+    throw new Error(`no PostgreSQL server binaries under ${ROOT} (install postgresql, as .ci/run does)`);
   return join(ROOT, versions[0], "bin");
 }
 
@@ -47,7 +48,13 @@ async function freePort(): Promise<number> {
  * flush (`synchronous_commit=off`): the PostgreSQL counterpart of the libSQL side's WAL + synchronous=NORMAL, and
  * the same for both libraries. Shared buffers large enough to hold the 1M-row tables and their indexes.
  */
-const SETTINGS = ["synchronous_commit=off", "shared_buffers=512MB", "max_connections=200", "max_wal_size=4GB", "checkpoint_timeout=30min"];
+const SETTINGS = [
+  "synchronous_commit=off",
+  "shared_buffers=512MB",
+  "max_connections=200",
+  "max_wal_size=4GB",
+  "checkpoint_timeout=30min",
+];
 
 /** Starts a cluster from Debian's binaries in a temporary folder on a free loopback port (the `postgres` user when root). */
 export async function startBenchPostgres(cpus: string | null): Promise<BenchPostgres> {
@@ -73,7 +80,12 @@ export async function startBenchPostgres(cpus: string | null): Promise<BenchPost
   };
   try {
     await asOwner("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C"]);
-    const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", ...SETTINGS.map((s) => `-c ${s}`)].join(" ");
+    const options = [
+      `-p ${port}`,
+      `-k ${dir}`,
+      "-c listen_addresses=127.0.0.1",
+      ...SETTINGS.map((s) => `-c ${s}`),
+    ].join(" ");
     await asOwner("pg_ctl", ["-D", dataDir, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
   } catch (error) {
     await stop();

@@ -82,7 +82,9 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const nodeArgs = ["--expose-gc", "--import", "tsx"];
   if (spec.cpuProfileDir) nodeArgs.push("--cpu-prof", "--cpu-prof-dir", spec.cpuProfileDir);
   nodeArgs.push(entries[spec.impl]);
-  const [command, args] = spec.cpus ? ["taskset", ["-c", spec.cpus, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [command, args] = spec.cpus
+    ? ["taskset", ["-c", spec.cpus, process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(command as string, args as string[], {
     cwd: benchDir,
     env: {

@@ -59,7 +59,9 @@ export function summarizeProfile(dir: string, top: number, window: [number, numb
     });
   }
   const pct = (v: number) => `${((v / total) * 100).toFixed(1).padStart(5)}%`;
-  const lines = [`CPU profile of the measured window (${total.toFixed(0)} ms of non-idle samples; V8 samples the main thread by wall clock, so blocking syscalls such as fsync count): top functions by self time`];
+  const lines = [
+    `CPU profile of the measured window (${total.toFixed(0)} ms of non-idle samples; V8 samples the main thread by wall clock, so blocking syscalls such as fsync count): top functions by self time`,
+  ];
   for (const [key, v] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(v)}  ${key}`);
   lines.push("By package (self time):");
   for (const [key, v] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 12)) lines.push(`  ${pct(v)}  ${key}`);

@@ -27,7 +27,10 @@ export interface SizeResult {
   detail?: string;
 }
 
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "-");
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n)
+    ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : "-";
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? fmt(n, 2) : n < 100 ? fmt(n, 1) : fmt(n, 0)) : "-");
 
 export function ratio(result: ScenarioResult): number | null {
@@ -57,7 +60,9 @@ function verdict(result: ScenarioResult, floor: Measurement | null): string {
     const share = result.latchkey.opsPerSec / floor.opsPerSec;
     const cpuShare = floor.cpuMsPerOp / result.latchkey.cpuMsPerOp;
     const target = result.floorTarget;
-    parts.push(`${fmt(share * 100)}% of floor, CPU/op ${fmt(cpuShare * 100)}% (>= ${fmt(target * 100)}%: ${share >= target ? "met" : "MISSED"}, CPU/op: ${cpuShare >= target ? "met" : "missed"})`);
+    parts.push(
+      `${fmt(share * 100)}% of floor, CPU/op ${fmt(cpuShare * 100)}% (>= ${fmt(target * 100)}%: ${share >= target ? "met" : "MISSED"}, CPU/op: ${cpuShare >= target ? "met" : "missed"})`,
+    );
   }
   return parts.join("; ") || "-";
 }
@@ -68,10 +73,12 @@ export function markdownTable(results: ScenarioResult[], floor: Measurement | nu
     "| scenario | store | Latchkey ops/s | p50 ms | p99 ms | err | CPU ms/op | Better Auth ops/s | p50 ms | p99 ms | err | CPU ms/op | ratio LK/BA | CPU/op BA/LK | target |\n" +
     "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|";
   const rows = results.map((r) => {
-    if (r.skipped && !r.latchkey && !r.betterAuth) return `| ${r.title} | ${r.store} | skipped: ${r.skipped} | | | | | | | | | | | | |`;
+    if (r.skipped && !r.latchkey && !r.betterAuth)
+      return `| ${r.title} | ${r.store} | skipped: ${r.skipped} | | | | | | | | | | | | |`;
     const lk = r.latchkey;
     const ba = r.betterAuth;
-    const cells = (m: Measurement | null) => (m ? [fmt(m.opsPerSec), ms(m.p50Ms), ms(m.p99Ms), String(m.errors), ms(m.cpuMsPerOp)] : ["-", "-", "-", "-", "-"]);
+    const cells = (m: Measurement | null) =>
+      m ? [fmt(m.opsPerSec), ms(m.p50Ms), ms(m.p99Ms), String(m.errors), ms(m.cpuMsPerOp)] : ["-", "-", "-", "-", "-"];
     const rr = ratio(r);
     const cr = cpuRatio(r);
     return `| ${r.title} | ${r.store} | ${cells(lk).join(" | ")} | ${cells(ba).join(" | ")} | ${rr === null ? "-" : `${fmt(rr, 1)}x`} | ${cr === null ? "-" : `${fmt(cr, 1)}x`} | ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |`;
@@ -105,9 +112,16 @@ export interface MemoryResult {
 
 export function markdownMemory(rows: MemoryResult[]): string {
   const mb = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? "-" : `${fmt(n)} MiB`);
-  const head = "| configuration | store | Latchkey idle | Latchkey peak under load | Better Auth idle | Better Auth peak under load | idle LK/BA | peak LK/BA |\n|---|---|--:|--:|--:|--:|--:|--:|";
+  const head =
+    "| configuration | store | Latchkey idle | Latchkey peak under load | Better Auth idle | Better Auth peak under load | idle LK/BA | peak LK/BA |\n|---|---|--:|--:|--:|--:|--:|--:|";
   const pct = (a: number | undefined, b: number | undefined) => (a && b ? `${fmt((a / b) * 100)}%` : "-");
-  return [head, ...rows.map((r) => `| ${r.label} | ${r.store} | ${mb(r.latchkey?.idleMb)} | ${mb(r.latchkey?.peakMb)} | ${mb(r.betterAuth?.idleMb)} | ${mb(r.betterAuth?.peakMb)} | ${pct(r.latchkey?.idleMb, r.betterAuth?.idleMb)} | ${pct(r.latchkey?.peakMb, r.betterAuth?.peakMb)} |`)].join("\n");
+  return [
+    head,
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${r.store} | ${mb(r.latchkey?.idleMb)} | ${mb(r.latchkey?.peakMb)} | ${mb(r.betterAuth?.idleMb)} | ${mb(r.betterAuth?.peakMb)} | ${pct(r.latchkey?.idleMb, r.betterAuth?.idleMb)} | ${pct(r.latchkey?.peakMb, r.betterAuth?.peakMb)} |`,
+    ),
+  ].join("\n");
 }
 
 /** One hot path at a small and a large seed, both libraries. */
@@ -119,9 +133,12 @@ export interface ScaleResult {
   large: { users: number; latchkey: Measurement | null; betterAuth: Measurement | null };
 }
 
-const kept = (small: Measurement | null, large: Measurement | null) => (small && large && small.opsPerSec > 0 ? large.opsPerSec / small.opsPerSec : null);
-const cpuGrowth = (small: Measurement | null, large: Measurement | null) => (small && large ? large.cpuMsPerOp / small.cpuMsPerOp - 1 : null);
-const pair = (lk: Measurement | null, ba: Measurement | null) => (lk && ba && ba.opsPerSec > 0 ? lk.opsPerSec / ba.opsPerSec : null);
+const kept = (small: Measurement | null, large: Measurement | null) =>
+  small && large && small.opsPerSec > 0 ? large.opsPerSec / small.opsPerSec : null;
+const cpuGrowth = (small: Measurement | null, large: Measurement | null) =>
+  small && large ? large.cpuMsPerOp / small.cpuMsPerOp - 1 : null;
+const pair = (lk: Measurement | null, ba: Measurement | null) =>
+  lk && ba && ba.opsPerSec > 0 ? lk.opsPerSec / ba.opsPerSec : null;
 const cpuPair = (lk: Measurement | null, ba: Measurement | null) => (lk && ba ? ba.cpuMsPerOp / lk.cpuMsPerOp : null);
 
 /** The share of its small-seed throughput a hot path keeps at the large seed (>= 0.9 is the goal). */
@@ -148,10 +165,19 @@ export function markdownScale(results: ScaleResult[]): string {
     const cSmall = cpuPair(r.small.latchkey, r.small.betterAuth);
     const cLarge = cpuPair(r.large.latchkey, r.large.betterAuth);
     // Throughput kept, and the same judged by CPU per operation (the figure a busy machine does not skew).
-    const cpuKept = r.small.latchkey && r.large.latchkey ? r.small.latchkey.cpuMsPerOp / r.large.latchkey.cpuMsPerOp : null;
-    const keptVerdict = lkKept === null ? "-" : `kept: ${lkKept >= 0.9 ? "met" : "MISSED"} (CPU/op: ${cpuKept !== null && cpuKept >= 0.9 ? "met" : "missed"})`;
+    const cpuKept =
+      r.small.latchkey && r.large.latchkey ? r.small.latchkey.cpuMsPerOp / r.large.latchkey.cpuMsPerOp : null;
+    const keptVerdict =
+      lkKept === null
+        ? "-"
+        : `kept: ${lkKept >= 0.9 ? "met" : "MISSED"} (CPU/op: ${cpuKept !== null && cpuKept >= 0.9 ? "met" : "missed"})`;
     // "Holds" within the run-to-run noise of one window (10%), by throughput or by CPU per operation.
-    const holds = rSmall !== null && rLarge !== null && cSmall !== null && cLarge !== null ? (rLarge >= rSmall * 0.9 || cLarge >= cSmall * 0.9 ? "ratio: holds" : "ratio: FELL") : "-";
+    const holds =
+      rSmall !== null && rLarge !== null && cSmall !== null && cLarge !== null
+        ? rLarge >= rSmall * 0.9 || cLarge >= cSmall * 0.9
+          ? "ratio: holds"
+          : "ratio: FELL"
+        : "-";
     return `| ${r.title} | ${r.store} | ${ops(r.small.latchkey)} | ${ops(r.large.latchkey)} | ${p(lkKept)} | ${cpu(r.small.latchkey)} -> ${cpu(r.large.latchkey)} (${g(cpuGrowth(r.small.latchkey, r.large.latchkey))}) | ${ops(r.small.betterAuth)} | ${ops(r.large.betterAuth)} | ${p(kept(r.small.betterAuth, r.large.betterAuth))} | ${cpu(r.small.betterAuth)} -> ${cpu(r.large.betterAuth)} (${g(cpuGrowth(r.small.betterAuth, r.large.betterAuth))}) | ${x(rSmall)} | ${x(rLarge)} | ${x(cSmall)} | ${x(cLarge)} | ${keptVerdict}; ${holds} |`;
   });
   return [head, ...rows].join("\n");
@@ -167,7 +193,13 @@ export interface SweepResult {
 }
 
 export function markdownSweeps(rows: SweepResult[]): string {
-  const cell = (v: SweepResult["latchkey"]) => (typeof v === "string" ? v : `${ms(v.ms)} ms wall, ${ms(v.cpuMs)} ms CPU${v.deleted === null ? "" : `, ${fmt(v.deleted)} rows deleted`}`);
+  const cell = (v: SweepResult["latchkey"]) =>
+    typeof v === "string"
+      ? v
+      : `${ms(v.ms)} ms wall, ${ms(v.cpuMs)} ms CPU${v.deleted === null ? "" : `, ${fmt(v.deleted)} rows deleted`}`;
   const head = "| sweep | store | seed (users) | Latchkey | Better Auth |\n|---|---|--:|---|---|";
-  return [head, ...rows.map((r) => `| ${r.name} | ${r.store} | ${fmt(r.users)} | ${cell(r.latchkey)} | ${cell(r.betterAuth)} |`)].join("\n");
+  return [
+    head,
+    ...rows.map((r) => `| ${r.name} | ${r.store} | ${fmt(r.users)} | ${cell(r.latchkey)} | ${cell(r.betterAuth)} |`),
+  ].join("\n");
 }

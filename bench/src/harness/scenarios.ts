@@ -21,7 +21,11 @@ export interface Scenario {
    * ahead of it, so the windows must be long against that queue for the count to mean anything.
    */
   windowScale?: number;
-  plan(impl: Exclude<Impl, "floor">, server: ServerProcess, seed: Seed): Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">;
+  plan(
+    impl: Exclude<Impl, "floor">,
+    server: ServerProcess,
+    seed: Seed,
+  ): Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">;
 }
 
 const json = (server: ServerProcess) => ({ "content-type": "application/json", origin: server.baseUrl });
@@ -46,12 +50,17 @@ function getSession(jwtHeader: boolean): Scenario {
     unit: "req",
     plan(_impl, _server, seed) {
       const cookie = rotating(seed.users.map((u) => u.cookie));
-      const step: SequenceStep = { method: "GET", path: "/auth/get-session", setupRequest: (req) => ({ ...req, headers: { cookie: cookie() } }) };
+      const step: SequenceStep = {
+        method: "GET",
+        path: "/auth/get-session",
+        setupRequest: (req) => ({ ...req, headers: { cookie: cookie() } }),
+      };
       return {
         steps: [step],
         completesOn: 0,
         // A `null` body is a 200 too: count only answers that carry the session (and the header when it is on).
-        check: (_s, _status, body, headers) => body.includes('"session"') && (!jwtHeader || typeof headers["set-auth-jwt"] === "string"),
+        check: (_s, _status, body, headers) =>
+          body.includes('"session"') && (!jwtHeader || typeof headers["set-auth-jwt"] === "string"),
       };
     },
   };
@@ -89,7 +98,9 @@ const token: Scenario = {
   plan(_impl, _server, seed) {
     const cookie = rotating(seed.users.map((u) => u.cookie));
     return {
-      steps: [{ method: "GET", path: "/auth/token", setupRequest: (req) => ({ ...req, headers: { cookie: cookie() } }) }],
+      steps: [
+        { method: "GET", path: "/auth/token", setupRequest: (req) => ({ ...req, headers: { cookie: cookie() } }) },
+      ],
       completesOn: 0,
       check: (_s, _status, body) => body.includes('"token"'),
     };
@@ -163,7 +174,10 @@ const otpRoundTrip: Scenario = {
     };
     const read: SequenceStep = {
       method: "GET",
-      setupRequest: (req, context) => ({ ...req, path: `/__bench/otp?email=${encodeURIComponent(context.email as string)}` }),
+      setupRequest: (req, context) => ({
+        ...req,
+        path: `/__bench/otp?email=${encodeURIComponent(context.email as string)}`,
+      }),
       onResponse: (status, body, context) => {
         if (status === 200) context.otp = (JSON.parse(body) as { otp: string }).otp;
       },
@@ -172,7 +186,10 @@ const otpRoundTrip: Scenario = {
       method: "POST",
       path: "/auth/sign-in/email-otp",
       headers: json(server),
-      setupRequest: (req, context) => ({ ...req, body: JSON.stringify({ email: context.email, otp: context.otp ?? "000000" }) }),
+      setupRequest: (req, context) => ({
+        ...req,
+        body: JSON.stringify({ email: context.email, otp: context.otp ?? "000000" }),
+      }),
     };
     return {
       steps: [send, read, signInOtp],

@@ -17,7 +17,10 @@ function cookieHeader(response: Response): string {
 }
 
 /** The same public sign-up request on both servers; each answer carries the session cookie and the user id. */
-async function signUp(server: ServerProcess, email: string): Promise<{ email: string; cookie: string; userId: string }> {
+async function signUp(
+  server: ServerProcess,
+  email: string,
+): Promise<{ email: string; cookie: string; userId: string }> {
   const response = await fetch(`${server.baseUrl}/auth/sign-up/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: server.baseUrl },
@@ -47,7 +50,8 @@ export async function seed(server: ServerProcess, count: number, withKeys: boole
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ userId: first.userId }),
     });
-    if (!response.ok) throw new Error(`${server.spec.impl}: creating API keys answered ${response.status}: ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(`${server.spec.impl}: creating API keys answered ${response.status}: ${await response.text()}`);
     keys = (await response.json()) as { unlimited: string; quota: string };
   }
   return { users, keys };

@@ -112,7 +112,9 @@ const w :Workerd.Worker = (
   );
   const args = ["serve", config];
   const started = performance.now();
-  const child = cpus ? spawn("taskset", ["-c", cpus, workerdBinary(), ...args], { stdio: ["ignore", "ignore", "pipe"] }) : spawn(workerdBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
+  const child = cpus
+    ? spawn("taskset", ["-c", cpus, workerdBinary(), ...args], { stdio: ["ignore", "ignore", "pipe"] })
+    : spawn(workerdBinary(), args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -145,15 +147,30 @@ const median = (values: number[]) => {
  * Bundle sizes (gzip -9 of the minified bundle) and workerd cold start. Cold start is measured `rounds` times,
  * the three workers interleaved; each figure is the median minus the no-op worker's median.
  */
-export async function measureWorkers(plugins: LatchkeyPlugins, rounds: number, cpus: string | null, log: (line: string) => void): Promise<SizeResult[]> {
+export async function measureWorkers(
+  plugins: LatchkeyPlugins,
+  rounds: number,
+  cpus: string | null,
+  log: (line: string) => void,
+): Promise<SizeResult[]> {
   const lk = await bundle("latchkey", latchkeyEntry(plugins));
   const ba = await bundle("better-auth", betterAuthEntry);
   const noop = await bundle("noop", noopEntry);
   const missing = (["jwt", "apiKeys", "emailOtp"] as const).filter((n) => plugins[n] === null);
   const note = missing.length ? `Latchkey bundle lacks ${missing.join(", ")} (not on this checkout)` : undefined;
-  log(`  bundles: Latchkey ${(lk.gzip / 1024).toFixed(1)} KiB gzip (${(lk.minified / 1024).toFixed(0)} KiB min), Better Auth ${(ba.gzip / 1024).toFixed(1)} KiB gzip (${(ba.minified / 1024).toFixed(0)} KiB min)`);
+  log(
+    `  bundles: Latchkey ${(lk.gzip / 1024).toFixed(1)} KiB gzip (${(lk.minified / 1024).toFixed(0)} KiB min), Better Auth ${(ba.gzip / 1024).toFixed(1)} KiB gzip (${(ba.minified / 1024).toFixed(0)} KiB min)`,
+  );
   const sizes: SizeResult[] = [
-    { name: "worker bundle, gzip -9 (esbuild minified)", latchkey: lk.gzip / 1024, betterAuth: ba.gzip / 1024, maxRatio: 0.5, unit: "KiB", skipped: null, ...(note ? { detail: note } : {}) },
+    {
+      name: "worker bundle, gzip -9 (esbuild minified)",
+      latchkey: lk.gzip / 1024,
+      betterAuth: ba.gzip / 1024,
+      maxRatio: 0.5,
+      unit: "KiB",
+      skipped: null,
+      ...(note ? { detail: note } : {}),
+    },
   ];
   const times: Record<"noop" | "latchkey" | "betterAuth", number[]> = { noop: [], latchkey: [], betterAuth: [] };
   try {
@@ -164,13 +181,22 @@ export async function measureWorkers(plugins: LatchkeyPlugins, rounds: number, c
       times.betterAuth.push(await coldStart(ba.path, cpus));
     }
   } catch (error) {
-    sizes.push({ name: "workerd cold start above a no-op worker", latchkey: null, betterAuth: null, maxRatio: 0.5, unit: "ms", skipped: `workerd failed: ${(error as Error).message.split("\n")[0]}` });
+    sizes.push({
+      name: "workerd cold start above a no-op worker",
+      latchkey: null,
+      betterAuth: null,
+      maxRatio: 0.5,
+      unit: "ms",
+      skipped: `workerd failed: ${(error as Error).message.split("\n")[0]}`,
+    });
     return sizes;
   }
   const base = median(times.noop);
   const lkOver = median(times.latchkey) - base;
   const baOver = median(times.betterAuth) - base;
-  log(`  cold start (median of ${rounds}): no-op ${base.toFixed(0)} ms, Latchkey +${lkOver.toFixed(0)} ms, Better Auth +${baOver.toFixed(0)} ms`);
+  log(
+    `  cold start (median of ${rounds}): no-op ${base.toFixed(0)} ms, Latchkey +${lkOver.toFixed(0)} ms, Better Auth +${baOver.toFixed(0)} ms`,
+  );
   sizes.push({
     name: `workerd cold start above a no-op worker (median of ${rounds}; no-op ${base.toFixed(0)} ms)`,
     latchkey: Math.max(0, lkOver),

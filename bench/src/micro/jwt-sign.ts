@@ -10,12 +10,35 @@ const algs = (args.get("alg") ?? "EdDSA,ES256,RS256,PS256").split(",") as JwsAlg
 
 const now = new Date().toISOString();
 const context = {
-  user: { id: "user-0123456789", email: "ada@example.com", emailVerified: true, name: "Ada", image: null, username: null, metadata: {}, createdAt: now, updatedAt: now },
-  session: { id: "session-0123456789", userId: "user-0123456789", expiresAt: now, createdAt: now, updatedAt: now, ip: null, userAgent: null },
+  user: {
+    id: "user-0123456789",
+    email: "ada@example.com",
+    emailVerified: true,
+    name: "Ada",
+    image: null,
+    username: null,
+    metadata: {},
+    createdAt: now,
+    updatedAt: now,
+  },
+  session: {
+    id: "session-0123456789",
+    userId: "user-0123456789",
+    expiresAt: now,
+    createdAt: now,
+    updatedAt: now,
+    ip: null,
+    userAgent: null,
+  },
 };
 
 for (const alg of algs) {
-  const core = createAuthCore({ secret: "bench-secret-0123456789abcdefghijklmnop", database: memoryStore(), baseUrl: "https://app.example", plugins: [jwt({ alg })] });
+  const core = createAuthCore({
+    secret: "bench-secret-0123456789abcdefghijklmnop",
+    database: memoryStore(),
+    baseUrl: "https://app.example",
+    plugins: [jwt({ alg })],
+  });
   const service = core.plugin<JwtService>("jwt")!;
   for (let i = 0; i < Math.min(2_000, n); i++) await service.sign(context); // key creation + JIT warm-up
   const cpu = process.cpuUsage();

@@ -28,13 +28,37 @@ const drivers: Array<[string, () => Store]> = [
 ];
 
 async function setup(name: string, store: Store) {
-  const auth = createAuth({ secret: "bench-secret-0123456789abcdefghijklmnop", baseUrl: "http://localhost", environment: "development", cookies: { secure: false }, database: store, rateLimit: { enabled: false }, plugins: [apiKeys()] });
+  const auth = createAuth({
+    secret: "bench-secret-0123456789abcdefghijklmnop",
+    baseUrl: "http://localhost",
+    environment: "development",
+    cookies: { secure: false },
+    database: store,
+    rateLimit: { enabled: false },
+    plugins: [apiKeys()],
+  });
   const email = `${name.replace(/\W/g, "")}-${Date.now()}@example.com`;
-  const up = await auth.handler(new Request("http://localhost/auth/sign-up/email", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "bench password 1" }) }));
+  const up = await auth.handler(
+    new Request("http://localhost/auth/sign-up/email", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "bench password 1" }),
+    }),
+  );
   const { credentials, user } = (await up.json()) as { credentials: { token: string }; user: { id: string } };
   const { key } = await auth.api.createApiKey({ userId: user.id });
-  const getSession = () => auth.handler(new Request("http://localhost/auth/get-session", { headers: { authorization: `Bearer ${credentials.token}` } }));
-  const verify = () => auth.handler(new Request("http://localhost/auth/api-key/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key }) }));
+  const getSession = () =>
+    auth.handler(
+      new Request("http://localhost/auth/get-session", { headers: { authorization: `Bearer ${credentials.token}` } }),
+    );
+  const verify = () =>
+    auth.handler(
+      new Request("http://localhost/auth/api-key/verify", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ key }),
+      }),
+    );
   return { auth, getSession, verify };
 }
 
@@ -55,12 +79,18 @@ async function measure(call: () => Promise<Response>, concurrency: number): Prom
   return { ops: n / (Number(process.hrtime.bigint() - start) / 1e9), cpuUs: (used.user + used.system) / n };
 }
 
-const order = (round: number) => [...drivers.slice(round % drivers.length), ...drivers.slice(0, round % drivers.length)];
+const order = (round: number) => [
+  ...drivers.slice(round % drivers.length),
+  ...drivers.slice(0, round % drivers.length),
+];
 const results = new Map<string, Array<{ ops: number; cpuUs: number }>>();
 for (let round = 0; round < rounds; round++) {
   for (const [name, open] of order(round)) {
     const { auth, getSession, verify } = await setup(name, open());
-    for (const [path, call] of [["get-session", getSession], ["api-key verify", verify]] as const) {
+    for (const [path, call] of [
+      ["get-session", getSession],
+      ["api-key verify", verify],
+    ] as const) {
       for (const concurrency of [1, 16]) {
         const key = `${path} c=${concurrency} ${name}`;
         results.set(key, [...(results.get(key) ?? []), await measure(call, concurrency)]);
@@ -77,5 +107,15 @@ for (const [key, xs] of results) {
   const ops = xs.map((x) => x.ops);
   const cpu = xs.map((x) => x.cpuUs);
   // Medians, and the best round (the one least disturbed by other processes on a shared machine).
-  console.log(`${key.padEnd(48)} median ${Math.round(median(ops)).toString().padStart(6)} ops/s ${Math.round(median(cpu)).toString().padStart(5)} µs CPU/op; best ${Math.round(Math.max(...ops)).toString().padStart(6)} ops/s ${Math.round(Math.min(...cpu)).toString().padStart(5)} µs  (rounds: ${ops.map((x) => Math.round(x)).join(", ")} ops/s; ${cpu.map((x) => Math.round(x)).join(", ")} µs)`);
+  console.log(
+    `${key.padEnd(48)} median ${Math.round(median(ops)).toString().padStart(6)} ops/s ${Math.round(median(cpu)).toString().padStart(5)} µs CPU/op; best ${Math.round(
+      Math.max(...ops),
+    )
+      .toString()
+      .padStart(6)} ops/s ${Math.round(Math.min(...cpu))
+      .toString()
+      .padStart(
+        5,
+      )} µs  (rounds: ${ops.map((x) => Math.round(x)).join(", ")} ops/s; ${cpu.map((x) => Math.round(x)).join(", ")} µs)`,
+  );
 }

@@ -1,6 +1,17 @@
 import Database from "libsql";
 import pg from "pg";
-import { betterAuthApiKey, betterAuthApiKeyId, betterAuthSessionToken, betterAuthUserId, latchkeyApiKey, latchkeyApiKeyId, latchkeySessionToken, latchkeyUserId, seedEmail, sha256url } from "./rows.ts";
+import {
+  betterAuthApiKey,
+  betterAuthApiKeyId,
+  betterAuthSessionToken,
+  betterAuthUserId,
+  latchkeyApiKey,
+  latchkeyApiKeyId,
+  latchkeySessionToken,
+  latchkeyUserId,
+  seedEmail,
+  sha256url,
+} from "./rows.ts";
 import type { SeedTarget } from "./seed.ts";
 
 /**
@@ -20,30 +31,91 @@ interface HotStatement {
 const at = (now: number, dialect: "sqlite" | "postgres") => (dialect === "sqlite" ? now : new Date(now).toISOString());
 
 const LATCHKEY: HotStatement[] = [
-  { name: "get-session / token: session + user by token hash", sql: 'select * from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."token_hash" = ? limit 1', params: () => [sha256url(latchkeySessionToken(7))] },
-  { name: "API-key verify: key by hash", sql: 'select * from "api_keys" where "api_keys"."key_hash" = ? limit 1', params: () => [sha256url(latchkeyApiKey(3))] },
+  {
+    name: "get-session / token: session + user by token hash",
+    sql: 'select * from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."token_hash" = ? limit 1',
+    params: () => [sha256url(latchkeySessionToken(7))],
+  },
+  {
+    name: "API-key verify: key by hash",
+    sql: 'select * from "api_keys" where "api_keys"."key_hash" = ? limit 1',
+    params: () => [sha256url(latchkeyApiKey(3))],
+  },
   {
     name: "API-key verify (quota): consumeUse, one conditional UPDATE ... RETURNING",
     sql: 'update "api_keys" set "remaining" = "remaining" - 1, "last_used_at" = ? where "api_keys"."id" = ? and "enabled" = true and ("expires_at" is null or "expires_at" > ?) and ("remaining" is null or "remaining" > 0) returning *',
     params: (now, d) => [at(now, d), latchkeyApiKeyId(3), at(now, d)],
     write: true,
   },
-  { name: "OTP sign-in: user by email", sql: 'select * from "users" where "users"."email" = ? limit 1', params: () => [seedEmail("lk", 12)] },
-  { name: "OTP sign-in: code by identifier", sql: 'select * from "verifications" where "verifications"."identifier" = ? limit 1', params: () => ["otp:sign-in:someone@bench.test"] },
-  { name: "API-key sweep: expired keys", sql: 'select "id", "user_id" from "api_keys" where "expires_at" is not null and "expires_at" <= ?', params: (now, d) => [at(now, d)] },
-  { name: "/api-key/delete-all-expired: the caller's expired keys", sql: 'select "id" from "api_keys" where "expires_at" is not null and "expires_at" <= ? and "user_id" = ?', params: (now, d) => [at(now, d), latchkeyUserId(5)] },
-  { name: "session sweep: expired sessions", sql: 'select "id" from "sessions" where "expires_at" <= ?', params: (now, d) => [at(now, d)] },
-  { name: "audit log of one user, newest first", sql: 'select * from "audit_events" where "user_id" = ? order by "at" desc, "id" desc limit 21', params: () => [latchkeyUserId(5)] },
+  {
+    name: "OTP sign-in: user by email",
+    sql: 'select * from "users" where "users"."email" = ? limit 1',
+    params: () => [seedEmail("lk", 12)],
+  },
+  {
+    name: "OTP sign-in: code by identifier",
+    sql: 'select * from "verifications" where "verifications"."identifier" = ? limit 1',
+    params: () => ["otp:sign-in:someone@bench.test"],
+  },
+  {
+    name: "API-key sweep: expired keys",
+    sql: 'select "id", "user_id" from "api_keys" where "expires_at" is not null and "expires_at" <= ?',
+    params: (now, d) => [at(now, d)],
+  },
+  {
+    name: "/api-key/delete-all-expired: the caller's expired keys",
+    sql: 'select "id" from "api_keys" where "expires_at" is not null and "expires_at" <= ? and "user_id" = ?',
+    params: (now, d) => [at(now, d), latchkeyUserId(5)],
+  },
+  {
+    name: "session sweep: expired sessions",
+    sql: 'select "id" from "sessions" where "expires_at" <= ?',
+    params: (now, d) => [at(now, d)],
+  },
+  {
+    name: "audit log of one user, newest first",
+    sql: 'select * from "audit_events" where "user_id" = ? order by "at" desc, "id" desc limit 21',
+    params: () => [latchkeyUserId(5)],
+  },
 ];
 
 const BETTER_AUTH: HotStatement[] = [
-  { name: "get-session / token: session by token", sql: 'select * from "session" where "token" = ? limit 1', params: () => [betterAuthSessionToken(7)] },
-  { name: "get-session / token: its user by id", sql: 'select * from "user" where "id" = ? limit 1', params: () => [betterAuthUserId(7)] },
-  { name: "API-key verify: key by hash", sql: 'select * from "apikey" where "key" = ? limit 1', params: () => [sha256url(betterAuthApiKey(3))] },
-  { name: "API-key verify: update by id", sql: 'update "apikey" set "remaining" = "remaining" - 1, "lastRequest" = ? where "id" = ? returning *', params: (now, d) => [at(now, d), betterAuthApiKeyId(3)], write: true },
-  { name: "OTP sign-in: user by email", sql: 'select * from "user" where "email" = ? limit 1', params: () => [seedEmail("ba", 12)] },
-  { name: "OTP sign-in: code by identifier", sql: 'select * from "verification" where "identifier" = ? limit 1', params: () => ["sign-in-otp-someone@bench.test"] },
-  { name: "API-key sweep: expired keys", sql: 'select "id" from "apikey" where "expiresAt" < ?', params: (now, d) => [at(now, d)] },
+  {
+    name: "get-session / token: session by token",
+    sql: 'select * from "session" where "token" = ? limit 1',
+    params: () => [betterAuthSessionToken(7)],
+  },
+  {
+    name: "get-session / token: its user by id",
+    sql: 'select * from "user" where "id" = ? limit 1',
+    params: () => [betterAuthUserId(7)],
+  },
+  {
+    name: "API-key verify: key by hash",
+    sql: 'select * from "apikey" where "key" = ? limit 1',
+    params: () => [sha256url(betterAuthApiKey(3))],
+  },
+  {
+    name: "API-key verify: update by id",
+    sql: 'update "apikey" set "remaining" = "remaining" - 1, "lastRequest" = ? where "id" = ? returning *',
+    params: (now, d) => [at(now, d), betterAuthApiKeyId(3)],
+    write: true,
+  },
+  {
+    name: "OTP sign-in: user by email",
+    sql: 'select * from "user" where "email" = ? limit 1',
+    params: () => [seedEmail("ba", 12)],
+  },
+  {
+    name: "OTP sign-in: code by identifier",
+    sql: 'select * from "verification" where "identifier" = ? limit 1',
+    params: () => ["sign-in-otp-someone@bench.test"],
+  },
+  {
+    name: "API-key sweep: expired keys",
+    sql: 'select "id" from "apikey" where "expiresAt" < ?',
+    params: (now, d) => [at(now, d)],
+  },
 ];
 
 const toPg = (text: string) => {
@@ -54,11 +126,16 @@ const toPg = (text: string) => {
 async function plansOn(target: SeedTarget, statements: HotStatement[], now: number): Promise<string[]> {
   const out: string[] = [];
   if (target.dialect === "sqlite") {
-    const db = new Database(target.file, { readonly: true }) as unknown as { prepare(sql: string): { all(...v: unknown[]): Array<{ detail: string }> }; close(): void };
+    const db = new Database(target.file, { readonly: true }) as unknown as {
+      prepare(sql: string): { all(...v: unknown[]): Array<{ detail: string }> };
+      close(): void;
+    };
     try {
       for (const s of statements) {
         // EXPLAIN QUERY PLAN of an UPDATE plans it without running it.
-        const rows = db.prepare(`explain query plan ${s.sql}`).all(...s.params(now, "sqlite").map((v) => (typeof v === "boolean" ? Number(v) : v)));
+        const rows = db
+          .prepare(`explain query plan ${s.sql}`)
+          .all(...s.params(now, "sqlite").map((v) => (typeof v === "boolean" ? Number(v) : v)));
         out.push(`${s.name}\n${rows.map((r) => `  ${r.detail}`).join("\n")}`);
       }
     } finally {
@@ -72,7 +149,10 @@ async function plansOn(target: SeedTarget, statements: HotStatement[], now: numb
     for (const s of statements) {
       await client.query("begin");
       try {
-        const result = await client.query(`explain (analyze, buffers, costs off, summary off) ${toPg(s.sql)}`, s.params(now, "postgres"));
+        const result = await client.query(
+          `explain (analyze, buffers, costs off, summary off) ${toPg(s.sql)}`,
+          s.params(now, "postgres"),
+        );
         out.push(`${s.name}\n${result.rows.map((r: Record<string, string>) => `  ${r["QUERY PLAN"]}`).join("\n")}`);
       } finally {
         await client.query("rollback");
@@ -85,9 +165,16 @@ async function plansOn(target: SeedTarget, statements: HotStatement[], now: numb
 }
 
 /** The plans of both libraries' hot statements on their seeded databases, as one Markdown block per library. */
-export async function explainHotStatements(latchkey: SeedTarget, betterAuth: SeedTarget, now = Date.now()): Promise<string> {
+export async function explainHotStatements(
+  latchkey: SeedTarget,
+  betterAuth: SeedTarget,
+  now = Date.now(),
+): Promise<string> {
   const lk = await plansOn(latchkey, LATCHKEY, now);
   const ba = await plansOn(betterAuth, BETTER_AUTH, now);
-  const kind = latchkey.dialect === "sqlite" ? "libSQL, EXPLAIN QUERY PLAN" : "PostgreSQL, EXPLAIN (ANALYZE, BUFFERS); writes rolled back";
+  const kind =
+    latchkey.dialect === "sqlite"
+      ? "libSQL, EXPLAIN QUERY PLAN"
+      : "PostgreSQL, EXPLAIN (ANALYZE, BUFFERS); writes rolled back";
   return [`Latchkey (${kind}):`, "```", ...lk, "```", "", `Better Auth (${kind}):`, "```", ...ba, "```"].join("\n");
 }

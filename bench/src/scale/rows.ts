@@ -98,33 +98,73 @@ export interface LatchkeyRows {
 }
 
 /** Rows `from..to` of one Latchkey table, as `@latchkey/core` records (the store schema's property names). */
-export function latchkeyRows(table: keyof LatchkeyRows, from: number, to: number, sizes: ScaleSizes, now: number): Array<Record<string, unknown>> {
+export function latchkeyRows(
+  table: keyof LatchkeyRows,
+  from: number,
+  to: number,
+  sizes: ScaleSizes,
+  now: number,
+): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   const created = new Date(now - 30 * 86_400_000);
   for (let i = from; i < to; i += 1) {
     if (table === "users") {
-      rows.push({ id: lkId("user", i), email: seedEmail("lk", i), emailVerified: true, name: `Seed User ${i}`, image: null, username: null, metadata: {}, createdAt: created, updatedAt: created });
+      rows.push({
+        id: lkId("user", i),
+        email: seedEmail("lk", i),
+        emailVerified: true,
+        name: `Seed User ${i}`,
+        image: null,
+        username: null,
+        metadata: {},
+        createdAt: created,
+        updatedAt: created,
+      });
     } else if (table === "sessions") {
       const expired = i % EXPIRED_EVERY === EXPIRED_EVERY - 1;
       rows.push({
-        id: lkId("session", i), userId: lkId("user", i % sizes.users), tokenHash: sha256url(latchkeySessionToken(i)),
-        expiresAt: new Date(now + (expired ? -86_400_000 : 7 * 86_400_000)), createdAt: created, updatedAt: created,
-        ip: "203.0.113.7", userAgent: "scale-seed/1.0",
+        id: lkId("session", i),
+        userId: lkId("user", i % sizes.users),
+        tokenHash: sha256url(latchkeySessionToken(i)),
+        expiresAt: new Date(now + (expired ? -86_400_000 : 7 * 86_400_000)),
+        createdAt: created,
+        updatedAt: created,
+        ip: "203.0.113.7",
+        userAgent: "scale-seed/1.0",
       });
     } else if (table === "apiKeys") {
       const key = latchkeyApiKey(i);
       const expired = i % EXPIRED_EVERY === EXPIRED_EVERY - 1;
       rows.push({
-        id: lkId("api-key", i), userId: lkId("user", i % sizes.users), name: `seed key ${i}`, prefix: "lk_", start: key.slice(0, 8),
-        keyHash: sha256url(key), enabled: true, metadata: {}, permissions: {},
-        remaining: !expired && i % QUOTA_EVERY === 0 ? 1_000_000 : null, rateLimitMax: null, rateLimitWindowMs: null, requestCount: 0,
-        windowStart: null, lastUsedAt: null, expiresAt: expired ? new Date(now - 86_400_000) : i % 2 === 0 ? null : new Date(now + 90 * 86_400_000),
-        createdAt: created, updatedAt: created,
+        id: lkId("api-key", i),
+        userId: lkId("user", i % sizes.users),
+        name: `seed key ${i}`,
+        prefix: "lk_",
+        start: key.slice(0, 8),
+        keyHash: sha256url(key),
+        enabled: true,
+        metadata: {},
+        permissions: {},
+        remaining: !expired && i % QUOTA_EVERY === 0 ? 1_000_000 : null,
+        rateLimitMax: null,
+        rateLimitWindowMs: null,
+        requestCount: 0,
+        windowStart: null,
+        lastUsedAt: null,
+        expiresAt: expired ? new Date(now - 86_400_000) : i % 2 === 0 ? null : new Date(now + 90 * 86_400_000),
+        createdAt: created,
+        updatedAt: created,
       });
     } else {
       rows.push({
-        id: lkId("audit", i), type: i % 3 === 0 ? "SignedIn" : i % 3 === 1 ? "SessionRevoked" : "ApiKeyCreated", userId: lkId("user", i % sizes.users),
-        identifier: null, ip: "203.0.113.7", userAgent: "scale-seed/1.0", at: new Date(now - 30 * 86_400_000 + (i % 2_592_000) * 1000), data: {},
+        id: lkId("audit", i),
+        type: i % 3 === 0 ? "SignedIn" : i % 3 === 1 ? "SessionRevoked" : "ApiKeyCreated",
+        userId: lkId("user", i % sizes.users),
+        identifier: null,
+        ip: "203.0.113.7",
+        userAgent: "scale-seed/1.0",
+        at: new Date(now - 30 * 86_400_000 + (i % 2_592_000) * 1000),
+        data: {},
       });
     }
   }
@@ -148,28 +188,64 @@ export const betterAuthUserId = (i: number) => baId("user", i);
 export const betterAuthApiKeyId = (i: number) => baId("api-key", i);
 
 /** Rows of one Better Auth model, keyed by the column names its `getSchema()` gives (its defaults). */
-export function betterAuthRows(model: "user" | "session" | "apikey", from: number, to: number, sizes: ScaleSizes, now: number): Array<Record<string, unknown>> {
+export function betterAuthRows(
+  model: "user" | "session" | "apikey",
+  from: number,
+  to: number,
+  sizes: ScaleSizes,
+  now: number,
+): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   const created = new Date(now - 30 * 86_400_000);
   for (let i = from; i < to; i += 1) {
     if (model === "user") {
-      rows.push({ id: baId("user", i), name: `Seed User ${i}`, email: seedEmail("ba", i), emailVerified: true, image: null, createdAt: created, updatedAt: created });
+      rows.push({
+        id: baId("user", i),
+        name: `Seed User ${i}`,
+        email: seedEmail("ba", i),
+        emailVerified: true,
+        image: null,
+        createdAt: created,
+        updatedAt: created,
+      });
     } else if (model === "session") {
       const expired = i % EXPIRED_EVERY === EXPIRED_EVERY - 1;
       rows.push({
-        id: baId("session", i), expiresAt: new Date(now + (expired ? -86_400_000 : 7 * 86_400_000)), token: betterAuthSessionToken(i),
-        createdAt: created, updatedAt: created, ipAddress: "203.0.113.7", userAgent: "scale-seed/1.0", userId: baId("user", i % sizes.users),
+        id: baId("session", i),
+        expiresAt: new Date(now + (expired ? -86_400_000 : 7 * 86_400_000)),
+        token: betterAuthSessionToken(i),
+        createdAt: created,
+        updatedAt: created,
+        ipAddress: "203.0.113.7",
+        userAgent: "scale-seed/1.0",
+        userId: baId("user", i % sizes.users),
       });
     } else {
       const key = betterAuthApiKey(i);
       const expired = i % EXPIRED_EVERY === EXPIRED_EVERY - 1;
       rows.push({
-        id: baId("api-key", i), configId: "default", name: `seed key ${i}`, start: key.slice(0, 6), referenceId: baId("user", i % sizes.users),
-        prefix: null, key: sha256url(key), refillInterval: null, refillAmount: null, lastRefillAt: null, enabled: true,
-        rateLimitEnabled: false, rateLimitTimeWindow: 86_400_000, rateLimitMax: 10, requestCount: 0,
-        remaining: !expired && i % QUOTA_EVERY === 0 ? 1_000_000 : null, lastRequest: null,
+        id: baId("api-key", i),
+        configId: "default",
+        name: `seed key ${i}`,
+        start: key.slice(0, 6),
+        referenceId: baId("user", i % sizes.users),
+        prefix: null,
+        key: sha256url(key),
+        refillInterval: null,
+        refillAmount: null,
+        lastRefillAt: null,
+        enabled: true,
+        rateLimitEnabled: false,
+        rateLimitTimeWindow: 86_400_000,
+        rateLimitMax: 10,
+        requestCount: 0,
+        remaining: !expired && i % QUOTA_EVERY === 0 ? 1_000_000 : null,
+        lastRequest: null,
         expiresAt: expired ? new Date(now - 86_400_000) : i % 2 === 0 ? null : new Date(now + 90 * 86_400_000),
-        createdAt: created, updatedAt: created, permissions: null, metadata: null,
+        createdAt: created,
+        updatedAt: created,
+        permissions: null,
+        metadata: null,
       });
     }
   }

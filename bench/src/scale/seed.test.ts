@@ -9,9 +9,22 @@ import { betterAuth, type BetterAuthOptions } from "better-auth";
 import Database from "libsql";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { betterAuthDatabase, betterAuthPlugins, betterAuthTables, type BetterAuthStore } from "../servers/better-auth-db.ts";
 import {
-  betterAuthApiKey, betterAuthSessionToken, betterAuthUserId, EXPIRED_EVERY, latchkeyApiKey, latchkeySessionToken, latchkeyUserId, seedEmail, sizesFor,
+  betterAuthDatabase,
+  betterAuthPlugins,
+  betterAuthTables,
+  type BetterAuthStore,
+} from "../servers/better-auth-db.ts";
+import {
+  betterAuthApiKey,
+  betterAuthSessionToken,
+  betterAuthUserId,
+  EXPIRED_EVERY,
+  latchkeyApiKey,
+  latchkeySessionToken,
+  latchkeyUserId,
+  seedEmail,
+  sizesFor,
 } from "./rows.ts";
 import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./seed.ts";
 
@@ -57,14 +70,18 @@ async function postgresDatabase(): Promise<string> {
 async function counts(target: SeedTarget, tables: string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   if (target.dialect === "sqlite") {
-    const db = new Database(target.file) as unknown as { prepare(sql: string): { get(): { n: number } }; close(): void };
+    const db = new Database(target.file) as unknown as {
+      prepare(sql: string): { get(): { n: number } };
+      close(): void;
+    };
     for (const table of tables) out[table] = Number(db.prepare(`select count(*) as n from "${table}"`).get().n);
     db.close();
     return out;
   }
   const client = new pg.Client({ connectionString: target.url });
   await client.connect();
-  for (const table of tables) out[table] = Number((await client.query(`select count(*) as n from "${table}"`)).rows[0].n);
+  for (const table of tables)
+    out[table] = Number((await client.query(`select count(*) as n from "${table}"`)).rows[0].n);
   await client.end();
   return out;
 }
@@ -92,7 +109,12 @@ describe.each(["sqlite", "postgres"] as const)("scale seed on %s", (dialect) => 
     expect(report.rows).toEqual({ users: 100, sessions: 100, api_keys: 10, audit_events: 100 });
     expect(await counts(target, ["users", "sessions", "api_keys", "audit_events"])).toEqual(report.rows);
 
-    const auth = createAuth({ secret: "s".repeat(48), database: store, baseUrl: "http://localhost", plugins: [apiKeys()] });
+    const auth = createAuth({
+      secret: "s".repeat(48),
+      database: store,
+      baseUrl: "http://localhost",
+      plugins: [apiKeys()],
+    });
     // A seeded session is live for the library's own validation, with its user.
     const session = await auth.api.getSession(latchkeySessionToken(7));
     expect(session?.user.email).toBe(seedEmail("lk", 7));
@@ -102,8 +124,14 @@ describe.each(["sqlite", "postgres"] as const)("scale seed on %s", (dialect) => 
     // Keys verify through the real hot path: key 0 has a quota (one use consumed), key 1 is unlimited.
     const metered = await auth.api.verifyApiKey({ key: latchkeyApiKey(0) });
     expect(metered).toMatchObject({ valid: true, apiKey: { remaining: 999_999 } });
-    expect(await auth.api.verifyApiKey({ key: latchkeyApiKey(1) })).toMatchObject({ valid: true, apiKey: { remaining: null } });
-    expect(await auth.api.verifyApiKey({ key: latchkeyApiKey(9) })).toMatchObject({ valid: false, error: { code: "KEY_EXPIRED" } });
+    expect(await auth.api.verifyApiKey({ key: latchkeyApiKey(1) })).toMatchObject({
+      valid: true,
+      apiKey: { remaining: null },
+    });
+    expect(await auth.api.verifyApiKey({ key: latchkeyApiKey(9) })).toMatchObject({
+      valid: false,
+      error: { code: "KEY_EXPIRED" },
+    });
     // Audit rows are listed for their user.
     expect((await store.audit.list({ userId: latchkeyUserId(5), limit: 10, cursor: null })).items).toHaveLength(1);
     // The sweeps find exactly the expired rows the seed says it wrote (less session 9, which validation deleted).
@@ -112,7 +140,13 @@ describe.each(["sqlite", "postgres"] as const)("scale seed on %s", (dialect) => 
   });
 
   it("Better Auth: writes the claimed rows into its own tables, which it reads and verifies", async () => {
-    const options = { secret: "s".repeat(48), baseURL: "http://localhost", emailAndPassword: { enabled: true }, plugins: betterAuthPlugins(false, () => undefined), logger: { level: "error" as const } } satisfies BetterAuthOptions;
+    const options = {
+      secret: "s".repeat(48),
+      baseURL: "http://localhost",
+      emailAndPassword: { enabled: true },
+      plugins: betterAuthPlugins(false, () => undefined),
+      logger: { level: "error" as const },
+    } satisfies BetterAuthOptions;
     let store: BetterAuthStore;
     let target: SeedTarget;
     if (dialect === "sqlite") {

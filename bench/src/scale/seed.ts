@@ -19,7 +19,11 @@ type Row = Record<string, unknown>;
 type SchemaTable = object;
 const columnsOf = (table: SchemaTable) => Object.entries(getTableColumns(table as Table));
 const nameOf = (table: SchemaTable) => getTableName(table as Table);
-type Native = { prepare(sql: string): { run(...values: unknown[]): unknown }; exec(sql: string): unknown; close(): void };
+type Native = {
+  prepare(sql: string): { run(...values: unknown[]): unknown };
+  exec(sql: string): unknown;
+  close(): void;
+};
 
 const BATCH = 5_000;
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -48,16 +52,20 @@ function sqliteWriter(file: string): BulkWriter {
       const columns = columnsOf(table);
       let statement = statements.get(table);
       if (!statement) {
-        statement = db.prepare(`insert into ${quote(nameOf(table))} (${columns.map(([, c]) => quote(c.name)).join(", ")}) values (${columns.map(() => "?").join(", ")})`);
+        statement = db.prepare(
+          `insert into ${quote(nameOf(table))} (${columns.map(([, c]) => quote(c.name)).join(", ")}) values (${columns.map(() => "?").join(", ")})`,
+        );
         statements.set(table, statement);
       }
       db.exec("BEGIN IMMEDIATE");
       try {
         for (const row of rows) {
-          statement.run(...columns.map(([key, column]) => {
-            const value = row[key];
-            return value === null || value === undefined ? null : column.mapToDriverValue(value);
-          }));
+          statement.run(
+            ...columns.map(([key, column]) => {
+              const value = row[key];
+              return value === null || value === undefined ? null : column.mapToDriverValue(value);
+            }),
+          );
         }
         db.exec("COMMIT");
       } catch (error) {
@@ -84,9 +92,14 @@ function postgresWriter(url: string): BulkWriter {
       const name = quote(nameOf(table));
       // One statement per batch: PostgreSQL turns the JSON array into rows of the table's own type (every value
       // cast by the column: ISO text to timestamptz, JSON objects to json), the fastest path short of COPY.
-      const records = rows.map((row) => Object.fromEntries(columns.map(([key, column]) => [column.name, row[key] ?? null])));
+      const records = rows.map((row) =>
+        Object.fromEntries(columns.map(([key, column]) => [column.name, row[key] ?? null])),
+      );
       const list = columns.map(([, c]) => quote(c.name)).join(", ");
-      await client.query(`insert into ${name} (${list}) select ${list} from json_populate_recordset(null::${name}, $1::json)`, [JSON.stringify(records)]);
+      await client.query(
+        `insert into ${name} (${list}) select ${list} from json_populate_recordset(null::${name}, $1::json)`,
+        [JSON.stringify(records)],
+      );
     },
     async finish(tables) {
       await connected;
@@ -99,9 +112,15 @@ function postgresWriter(url: string): BulkWriter {
   };
 }
 
-const writerFor = (target: SeedTarget) => (target.dialect === "sqlite" ? sqliteWriter(target.file) : postgresWriter(target.url));
+const writerFor = (target: SeedTarget) =>
+  target.dialect === "sqlite" ? sqliteWriter(target.file) : postgresWriter(target.url);
 
-async function load(writer: BulkWriter, table: SchemaTable, count: number, rowsOf: (from: number, to: number) => Row[]): Promise<void> {
+async function load(
+  writer: BulkWriter,
+  table: SchemaTable,
+  count: number,
+  rowsOf: (from: number, to: number) => Row[],
+): Promise<void> {
   // One batch in flight while the next is generated: on PostgreSQL the server inserts while this process builds.
   let pending: Promise<void> = Promise.resolve();
   for (let from = 0; from < count; from += BATCH) {
@@ -117,7 +136,12 @@ async function load(writer: BulkWriter, table: SchemaTable, count: number, rowsO
  * and `audit_events` in the sizes given. Every row is valid: a session or key of row `i` is found by the store
  * under the token or key `rows.ts` derives for `i`.
  */
-export async function seedLatchkeyScale(target: SeedTarget, sizes: ScaleSizes, now = Date.now(), progress?: (line: string) => void): Promise<SeedReport> {
+export async function seedLatchkeyScale(
+  target: SeedTarget,
+  sizes: ScaleSizes,
+  now = Date.now(),
+  progress?: (line: string) => void,
+): Promise<SeedReport> {
   const started = performance.now();
   const tables = target.dialect === "sqlite" ? sqliteSchema : pgSchema;
   const plan: Array<[keyof LatchkeyRows, SchemaTable, number]> = [
@@ -133,7 +157,9 @@ export async function seedLatchkeyScale(target: SeedTarget, sizes: ScaleSizes, n
       const t = performance.now();
       await load(writer, table, count, (from, to) => latchkeyRows(kind, from, to, sizes, now));
       rows[nameOf(table)] = count;
-      progress?.(`      latchkey ${nameOf(table)}: ${count.toLocaleString("en-US")} rows in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      progress?.(
+        `      latchkey ${nameOf(table)}: ${count.toLocaleString("en-US")} rows in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     await writer.finish(plan.map(([, table]) => nameOf(table)));
   } finally {
@@ -146,9 +172,19 @@ export async function seedLatchkeyScale(target: SeedTarget, sizes: ScaleSizes, n
  * Bulk-loads Better Auth's `user`, `session` and `apikey` tables (created already, by its own schema) in the same
  * sizes. It has no audit table. `tables` are drizzle tables over its `getSchema()` (column name = property name).
  */
-export async function seedBetterAuthScale(target: SeedTarget, tables: Record<string, SchemaTable>, sizes: ScaleSizes, now = Date.now(), progress?: (line: string) => void): Promise<SeedReport> {
+export async function seedBetterAuthScale(
+  target: SeedTarget,
+  tables: Record<string, SchemaTable>,
+  sizes: ScaleSizes,
+  now = Date.now(),
+  progress?: (line: string) => void,
+): Promise<SeedReport> {
   const started = performance.now();
-  const plan: Array<["user" | "session" | "apikey", number]> = [["user", sizes.users], ["session", sizes.sessions], ["apikey", sizes.apiKeys]];
+  const plan: Array<["user" | "session" | "apikey", number]> = [
+    ["user", sizes.users],
+    ["session", sizes.sessions],
+    ["apikey", sizes.apiKeys],
+  ];
   const writer = writerFor(target);
   const rows: Record<string, number> = {};
   try {
@@ -158,7 +194,9 @@ export async function seedBetterAuthScale(target: SeedTarget, tables: Record<str
       const t = performance.now();
       await load(writer, table, count, (from, to) => betterAuthRows(model, from, to, sizes, now));
       rows[model] = count;
-      progress?.(`      better-auth ${model}: ${count.toLocaleString("en-US")} rows in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      progress?.(
+        `      better-auth ${model}: ${count.toLocaleString("en-US")} rows in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     await writer.finish(plan.map(([model]) => model));
   } finally {

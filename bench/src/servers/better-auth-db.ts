@@ -38,9 +38,16 @@ export type BetterAuthStore = { kind: "memory" } | { kind: "libsql"; file: strin
  * @libsql/client (tables and indexes from its own `getSchema`); or, on PostgreSQL, a `pg` Pool, which Better Auth
  * takes as its database directly (its built-in Kysely adapter) and whose tables its own migrations create.
  */
-export async function betterAuthDatabase(store: BetterAuthStore, options: BetterAuthOptions): Promise<{ database: BetterAuthOptions["database"]; description: string; close(): Promise<void> }> {
+export async function betterAuthDatabase(
+  store: BetterAuthStore,
+  options: BetterAuthOptions,
+): Promise<{ database: BetterAuthOptions["database"]; description: string; close(): Promise<void> }> {
   if (store.kind === "memory") {
-    return { database: memoryAdapter({ user: [], session: [], account: [], verification: [], apikey: [], jwks: [] }), description: "@better-auth/memory-adapter", close: async () => undefined };
+    return {
+      database: memoryAdapter({ user: [], session: [], account: [], verification: [], apikey: [], jwks: [] }),
+      description: "@better-auth/memory-adapter",
+      close: async () => undefined,
+    };
   }
   if (store.kind === "libsql") {
     const client = createClient({ url: `file:${store.file}` });
@@ -57,5 +64,9 @@ export async function betterAuthDatabase(store: BetterAuthStore, options: Better
   const pool = new pg.Pool({ connectionString: store.url, max: 10 });
   const { runMigrations } = await getMigrations({ ...options, database: pool });
   await runMigrations();
-  return { database: pool, description: "built-in Kysely adapter over a pg Pool (max 10 connections), tables from its own migrations", close: () => pool.end() };
+  return {
+    database: pool,
+    description: "built-in Kysely adapter over a pg Pool (max 10 connections), tables from its own migrations",
+    close: () => pool.end(),
+  };
 }

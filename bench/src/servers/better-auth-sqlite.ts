@@ -4,7 +4,17 @@ import { integer, sqliteTable, text, type SQLiteColumnBuilderBase } from "drizzl
 export type BetterAuthSchema = Record<
   string,
   {
-    fields: Record<string, { type: unknown; required?: boolean; unique?: boolean; index?: boolean; fieldName?: string; references?: { model: string; field: string; onDelete?: string } }>;
+    fields: Record<
+      string,
+      {
+        type: unknown;
+        required?: boolean;
+        unique?: boolean;
+        index?: boolean;
+        fieldName?: string;
+        references?: { model: string; field: string; onDelete?: string };
+      }
+    >;
     order?: number | null;
   }
 >;
@@ -14,7 +24,10 @@ export type BetterAuthSchema = Record<
  * its CLI would apply: the same columns, unique constraints and `index: true` indexes, so no index is missing
  * on its side. Dates are integer milliseconds and booleans integers, the drizzle-sqlite modes its CLI emits.
  */
-export function betterAuthSqliteSchema(schema: BetterAuthSchema): { tables: Record<string, ReturnType<typeof sqliteTable>>; ddl: string[] } {
+export function betterAuthSqliteSchema(schema: BetterAuthSchema): {
+  tables: Record<string, ReturnType<typeof sqliteTable>>;
+  ddl: string[];
+} {
   const tables: Record<string, ReturnType<typeof sqliteTable>> = {};
   const ddl: string[] = [];
   const models = Object.entries(schema).sort(([, a], [, b]) => (a.order ?? 99) - (b.order ?? 99));

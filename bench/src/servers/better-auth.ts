@@ -19,7 +19,12 @@ const baseOptions = {
   plugins: betterAuthPlugins(env.jwtHeader, (email, otp) => codes.set(email, otp)),
 } satisfies BetterAuthOptions;
 
-const store = env.store === "memory" ? { kind: "memory" as const } : env.store === "libsql" ? { kind: "libsql" as const, file: env.dbFile } : { kind: "postgres" as const, url: env.dbUrl };
+const store =
+  env.store === "memory"
+    ? { kind: "memory" as const }
+    : env.store === "libsql"
+      ? { kind: "libsql" as const, file: env.dbFile }
+      : { kind: "postgres" as const, url: env.dbUrl };
 const db = await betterAuthDatabase(store, baseOptions as BetterAuthOptions);
 const auth = betterAuth({ ...baseOptions, database: db.database });
 

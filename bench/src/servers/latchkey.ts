@@ -59,7 +59,14 @@ const STORE_DESCRIPTIONS = {
 
 /** The API-key part of `auth.api` as the bench calls it (typed loosely: the plugin may not be in this checkout). */
 interface ApiKeyCalls {
-  createApiKey(input: { userId: string; name: string; remaining: number | null; expiresIn: null; rateLimitMax: null; rateLimitWindow: null }): Promise<{ key: string }>;
+  createApiKey(input: {
+    userId: string;
+    name: string;
+    remaining: number | null;
+    expiresIn: null;
+    rateLimitMax: null;
+    rateLimitWindow: null;
+  }): Promise<{ key: string }>;
   deleteExpiredApiKeys(): Promise<{ deleted: number }>;
 }
 
@@ -90,7 +97,9 @@ runServer(
     sweeps: {
       // `auth.api.deleteExpiredApiKeys()`: every user's expired keys (POST /api-key/delete-all-expired is the
       // caller's own); one ApiKeyRevoked event per key.
-      apiKeys: available.apiKeys ? async () => (await (auth.api as unknown as ApiKeyCalls).deleteExpiredApiKeys()).deleted : null,
+      apiKeys: available.apiKeys
+        ? async () => (await (auth.api as unknown as ApiKeyCalls).deleteExpiredApiKeys()).deleted
+        : null,
       // The store's sweep of expired sessions, what a scheduled job of the application calls.
       sessions: () => store.sessions.deleteExpired(new Date()),
     },

@@ -9,7 +9,11 @@ interface BunServer {
 }
 declare const Bun: {
   env: Record<string, string | undefined>;
-  serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> }): BunServer;
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch(request: Request, server: BunServer): Promise<Response>;
+  }): BunServer;
 };
 
 // The example reads its environment; the library never does.
@@ -29,5 +33,8 @@ console.log(`API explorer: http://localhost:${server.port}/auth/reference`);
 
 // Shutdown: stop listening, let the requests in flight finish, release the store's connections, exit.
 process.once("SIGTERM", () => {
-  void server.stop().then(() => auth.close()).then(() => process.exit(0));
+  void server
+    .stop()
+    .then(() => auth.close())
+    .then(() => process.exit(0));
 });

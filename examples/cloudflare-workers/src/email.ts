@@ -9,7 +9,11 @@ export function emailSender(webhook: string | undefined): EmailSender {
   if (!webhook) return consoleEmailSender();
   return {
     async send(message: EmailMessage) {
-      const res = await fetch(webhook, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message) });
+      const res = await fetch(webhook, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(message),
+      });
       if (!res.ok) throw new Error(`the email webhook answered ${res.status}`);
     },
   };

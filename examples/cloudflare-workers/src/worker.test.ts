@@ -28,11 +28,13 @@ const capture = createServer((req, res) => {
 });
 
 // Cloudflare's edge sets cf-connecting-ip; the tests play the edge, in front of either instance.
-const edgeOf = (target: () => RunningWorker) => (request: Request, ip = "203.0.113.9") => {
-  const headers = new Headers(request.headers);
-  headers.set("cf-connecting-ip", request.headers.get("x-e2e-ip") ?? ip);
-  return target().fetch(new Request(request, { headers }));
-};
+const edgeOf =
+  (target: () => RunningWorker) =>
+  (request: Request, ip = "203.0.113.9") => {
+    const headers = new Headers(request.headers);
+    headers.set("cf-connecting-ip", request.headers.get("x-e2e-ip") ?? ip);
+    return target().fetch(new Request(request, { headers }));
+  };
 const viaEdge = edgeOf(() => worker);
 
 beforeAll(async () => {
@@ -47,7 +49,9 @@ beforeAll(async () => {
   // One D1 on disk, as `wrangler dev` keeps it; two workerd processes (two Miniflare instances) open it.
   persist = mkdtempSync(join(tmpdir(), "latchkey-d1-"));
   worker = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
-  expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual(["0000_initial"]);
+  expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual([
+    "0000_initial",
+  ]);
   // The second instance has no LATCHKEY_BASE_URL, like a fresh deploy: it takes the origin it is reached on.
   const { LATCHKEY_BASE_URL: _, ...unpinned } = bindings;
   other = await startWorker(bundle.code, unpinned, { d1: { ...D1, persist } });
@@ -81,11 +85,13 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
   });
 
   it("signs up and reads the session back by cookie", async () => {
-    const up = await viaEdge(new Request(`${BASE_URL}/auth/sign-up/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "ada@workers.example", password: "correct horse battery" }),
-    }));
+    const up = await viaEdge(
+      new Request(`${BASE_URL}/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ada@workers.example", password: "correct horse battery" }),
+      }),
+    );
     expect(up.status).toBe(200);
     const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
     expect(cookie.startsWith("__Secure-latchkey.session=")).toBe(true);
@@ -95,11 +101,15 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
 
   it("rate-limits by cf-connecting-ip (one client is limited, another is not)", async () => {
     // The per-IP rule counts before validation, so invalid bodies (cheap 400s, no password hashing) use it up.
-    const attempt = (ip: string) => viaEdge(new Request(`${BASE_URL}/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "not-an-email", password: "no email" }),
-    }), ip);
+    const attempt = (ip: string) =>
+      viaEdge(
+        new Request(`${BASE_URL}/auth/sign-in/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "not-an-email", password: "no email" }),
+        }),
+        ip,
+      );
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await attempt("198.51.100.77")).status);
     expect(statuses).toEqual(Array(10).fill(400));
@@ -117,21 +127,33 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
 
   it("passes the shared e2e journeys over HTTP (those that need no OTP capture)", async () => {
     const lines: string[] = [];
-    const cases = await planSuite({ handler: (request) => viaEdge(request), baseUrl: BASE_URL, basePath: "/auth" }, JOURNEYS);
+    const cases = await planSuite(
+      { handler: (request) => viaEdge(request), baseUrl: BASE_URL, basePath: "/auth" },
+      JOURNEYS,
+    );
     const result = await runSuite(cases, (line) => lines.push(line));
     expect(result.failed, lines.join("\n")).toEqual([]);
     expect(result.passed.length).toBeGreaterThanOrEqual(6);
     // The worker installs apiKeys() and jwt(): keys verify, and tokens signed in workerd verify with jose in Node.
-    expect(result.passed).toEqual(expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name]));
+    expect(result.passed).toEqual(
+      expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name]),
+    );
   });
 });
 
 describe("two worker instances (two Miniflare processes) over one persisted D1 share what memory could not", () => {
   const viaA = edgeOf(() => worker);
   const viaB = edgeOf(() => other);
-  const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json", origin: BASE_URL }, body: JSON.stringify(body) });
+  const json = (body: unknown) => ({
+    method: "POST",
+    headers: { "content-type": "application/json", origin: BASE_URL },
+    body: JSON.stringify(body),
+  });
   const signUp = async (email: string, ip: string) => {
-    const res = await viaA(new Request(`${BASE_URL}/auth/sign-up/email`, json({ email, password: "correct horse battery" })), ip);
+    const res = await viaA(
+      new Request(`${BASE_URL}/auth/sign-up/email`, json({ email, password: "correct horse battery" })),
+      ip,
+    );
     expect(res.status).toBe(200);
     return res.headers.get("set-cookie")!.split(";")[0]!;
   };
@@ -152,9 +174,15 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
     const onB = await viaB(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");
     expect(((await onB.json()) as { user: { email: string } } | null)?.user.email).toBe("grace@workers.example");
     // B took its base URL from the request: a foreign Origin is refused, its own is trusted below.
-    const foreign = await viaB(new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: "https://evil.example" } }), "192.0.2.10");
+    const foreign = await viaB(
+      new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: "https://evil.example" } }),
+      "192.0.2.10",
+    );
     expect(foreign.status).toBe(403);
-    const out = await viaB(new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: BASE_URL } }), "192.0.2.10");
+    const out = await viaB(
+      new Request(`${BASE_URL}/auth/sign-out`, { method: "POST", headers: { cookie, origin: BASE_URL } }),
+      "192.0.2.10",
+    );
     expect(out.status).toBe(200);
     const onA = await viaA(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");
     expect(await onA.json()).toBeNull();
@@ -162,7 +190,10 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
 
   it("an OTP code sent by one instance signs in once on the other and is spent for both", async () => {
     const email = "otto@workers.example";
-    const sent = await viaA(new Request(`${BASE_URL}/auth/email-otp/send-verification-otp`, json({ email, purpose: "sign-in" })), "192.0.2.11");
+    const sent = await viaA(
+      new Request(`${BASE_URL}/auth/email-otp/send-verification-otp`, json({ email, purpose: "sign-in" })),
+      "192.0.2.11",
+    );
     expect(sent.status).toBe(200);
     const otp = await codeSentTo(email);
     const first = await viaB(new Request(`${BASE_URL}/auth/sign-in/email-otp`, json({ email, otp })), "192.0.2.11");
@@ -173,7 +204,11 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
   });
 
   it("one per-IP budget across instances: 10 sign-in attempts spread over both, the 11th is limited on either", async () => {
-    const attempt = (via: typeof viaA) => via(new Request(`${BASE_URL}/auth/sign-in/email`, json({ email: "not-an-email", password: "no email" })), "198.51.100.90");
+    const attempt = (via: typeof viaA) =>
+      via(
+        new Request(`${BASE_URL}/auth/sign-in/email`, json({ email: "not-an-email", password: "no email" })),
+        "198.51.100.90",
+      );
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await attempt(i % 2 === 0 ? viaA : viaB)).status);
     expect(statuses).toEqual(Array(10).fill(400));
@@ -192,7 +227,10 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
       const wrong = await signIn(i % 2 === 0 ? viaA : viaB, email, "wrong password!", `192.0.2.${30 + i}`);
       expect(wrong.status).toBe(401);
     }
-    for (const [via, ip] of [[viaA, "192.0.2.40"], [viaB, "192.0.2.41"]] as const) {
+    for (const [via, ip] of [
+      [viaA, "192.0.2.40"],
+      [viaB, "192.0.2.41"],
+    ] as const) {
       const locked = await signIn(via, email, "correct horse battery", ip);
       expect(locked.status).toBe(429);
       expect(((await locked.json()) as { code: string }).code).toBe("ACCOUNT_LOCKED");

@@ -9,11 +9,15 @@ let server: RunningServer;
 describe("Deno example: Deno.serve delegating to auth.handler", () => {
   beforeAll(async () => {
     // The deno binary from npm (this example's devDependency), with the permissions `pnpm start` grants.
-    server = await startServer(join(EXAMPLE_DIR, "node_modules/.bin/deno"), ["run", "--no-lock", "--no-prompt", "--allow-net", "--allow-read", "--allow-env", "src/server.ts"], {
-      cwd: EXAMPLE_DIR,
-      env: { PORT: String(20000 + Math.floor(Math.random() * 10000)), LATCHKEY_SECRET: "d".repeat(64) },
-      ready: /listening on (http:\/\/localhost:\d+)/,
-    });
+    server = await startServer(
+      join(EXAMPLE_DIR, "node_modules/.bin/deno"),
+      ["run", "--no-lock", "--no-prompt", "--allow-net", "--allow-read", "--allow-env", "src/server.ts"],
+      {
+        cwd: EXAMPLE_DIR,
+        env: { PORT: String(20000 + Math.floor(Math.random() * 10000)), LATCHKEY_SECRET: "d".repeat(64) },
+        ready: /listening on (http:\/\/localhost:\d+)/,
+      },
+    );
   });
   afterAll(() => server?.stop());
 

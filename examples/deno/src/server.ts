@@ -21,16 +21,22 @@ const secret = Deno.env.get("LATCHKEY_SECRET") ?? randomString(webCryptoRandom, 
 if (!Deno.env.get("LATCHKEY_SECRET")) console.warn("LATCHKEY_SECRET is not set: using a random secret for this run.");
 const auth = createExampleAuth({ secret, baseUrl: Deno.env.get("LATCHKEY_BASE_URL") ?? `http://localhost:${port}` });
 
-const server = Deno.serve({
-  port,
-  hostname: Deno.env.get("HOST") ?? "127.0.0.1",
-  onListen: (local) => {
-    console.log(`Latchkey on Deno listening on http://localhost:${local.port}`);
-    console.log(`API explorer: http://localhost:${local.port}/auth/reference`);
+const server = Deno.serve(
+  {
+    port,
+    hostname: Deno.env.get("HOST") ?? "127.0.0.1",
+    onListen: (local) => {
+      console.log(`Latchkey on Deno listening on http://localhost:${local.port}`);
+      console.log(`API explorer: http://localhost:${local.port}/auth/reference`);
+    },
   },
-}, (request, info) => auth.handler(request, info)); // info.remoteAddr feeds clientIp.fromSocket
+  (request, info) => auth.handler(request, info),
+); // info.remoteAddr feeds clientIp.fromSocket
 
 // Shutdown: stop listening, let the requests in flight finish, release the store's connections, exit.
 Deno.addSignalListener("SIGTERM", () => {
-  void server.shutdown().then(() => auth.close()).then(() => Deno.exit(0));
+  void server
+    .shutdown()
+    .then(() => auth.close())
+    .then(() => Deno.exit(0));
 });

@@ -26,11 +26,13 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
   });
 
   it("signs up under /api/auth and reads the session back by cookie", async () => {
-    const up = await next(new Request(`${BASE_URL}/api/auth/sign-up/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "ada@next.example", password: "correct horse battery" }),
-    }));
+    const up = await next(
+      new Request(`${BASE_URL}/api/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ada@next.example", password: "correct horse battery" }),
+      }),
+    );
     expect(up.status).toBe(200);
     const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
     expect(cookie.startsWith("latchkey.session=")).toBe(true);
@@ -45,7 +47,10 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
 
   it("passes the shared e2e journeys through the route exports", async () => {
     const lines: string[] = [];
-    const result = await runSuite(await planSuite({ handler: next, baseUrl: BASE_URL, basePath: "/api/auth" }, JOURNEYS), (line) => lines.push(line));
+    const result = await runSuite(
+      await planSuite({ handler: next, baseUrl: BASE_URL, basePath: "/api/auth" }, JOURNEYS),
+      (line) => lines.push(line),
+    );
     expect(result.failed, lines.join("\n")).toEqual([]);
     expect(result.passed.length).toBeGreaterThanOrEqual(6);
   });

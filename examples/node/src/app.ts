@@ -7,7 +7,9 @@ import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
  * JWTs (/auth/token, /auth/jwks) and an API-key-protected /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
-export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>) {
+export function createDemoApp(
+  options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>,
+) {
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
@@ -23,8 +25,18 @@ export function createDemoApp(options: Pick<CreateAuthOptions, "secret" | "datab
   const app = new Hono();
   app.use("*", auth.middleware);
   app.route("/auth", auth.app);
-  app.get("/api", (c) => c.json({ name: "Latchkey demo", reference: "/auth/reference", me: "/me", jwks: "/auth/jwks", apiData: "/api/data (x-api-key)" }));
+  app.get("/api", (c) =>
+    c.json({
+      name: "Latchkey demo",
+      reference: "/auth/reference",
+      me: "/me",
+      jwks: "/auth/jwks",
+      apiData: "/api/data (x-api-key)",
+    }),
+  );
   app.get("/me", auth.requireUser, (c) => c.json({ user: c.var.user, session: c.var.session }));
-  app.get("/api/data", auth.requireApiKey({ permissions: { demo: ["read"] } }), (c) => c.json({ owner: c.var.user.email, key: c.var.apiKey.name }));
+  app.get("/api/data", auth.requireApiKey({ permissions: { demo: ["read"] } }), (c) =>
+    c.json({ owner: c.var.user.email, key: c.var.apiKey.name }),
+  );
   return { app, auth };
 }

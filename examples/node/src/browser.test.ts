@@ -63,7 +63,9 @@ async function ensurePagesBuilt(): Promise<void> {
 /** Emails the demo printed to `to` (its console sender prints them in development). */
 function emailsTo(to: string): string[] {
   // Development mode's block opens with a line saying so; the recipient line follows it.
-  return console_.split("[latchkey email] ").filter((block) => block.startsWith(`to=${to} `) || block.includes(`\nto=${to} `));
+  return console_
+    .split("[latchkey email] ")
+    .filter((block) => block.startsWith(`to=${to} `) || block.includes(`\nto=${to} `));
 }
 
 /** Runs `action`, then waits for the next email to `to` and returns its text. */
@@ -109,7 +111,14 @@ beforeAll(async () => {
   spaOrigin = `http://127.0.0.1:${spaPort}`;
   const databaseUrl = `file:${join(work, "demo.db")}`;
   server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
-    env: { ...process.env, PORT: String(apiPort), LATCHKEY_BASE_URL: api, LATCHKEY_SECRET: "b".repeat(64), LATCHKEY_DATABASE_URL: databaseUrl, LATCHKEY_TRUSTED_ORIGINS: spaOrigin },
+    env: {
+      ...process.env,
+      PORT: String(apiPort),
+      LATCHKEY_BASE_URL: api,
+      LATCHKEY_SECRET: "b".repeat(64),
+      LATCHKEY_DATABASE_URL: databaseUrl,
+      LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
@@ -128,7 +137,14 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(join(work, "profile"), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   page = context.pages()[0] ?? (await context.newPage());
 }, 120_000);
@@ -155,12 +171,17 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     expect(cookies.find((c) => c.name === "latchkey.session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
 
     expect(page.url()).toBe(`${api}/verify`);
-    const mail = await nextEmail("ada@example.com", () => form("email me a verification code").getByRole("button").click());
+    const mail = await nextEmail("ada@example.com", () =>
+      form("email me a verification code").getByRole("button").click(),
+    );
     await submit("verify email", { Code: codeIn(mail) });
     await page.getByText("Your email ada@example.com is verified.").waitFor();
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
     expect((await store.users.findByEmail("ada@example.com"))!.emailVerified).toBe(true);
-    expect((await store.accounts.listByUser(ada!.id)).map((a) => a.providerId).sort()).toEqual(["EMAIL_OTP", "credential"]);
+    expect((await store.accounts.listByUser(ada!.id)).map((a) => a.providerId).sort()).toEqual([
+      "EMAIL_OTP",
+      "credential",
+    ]);
   });
 
   it("signs out and in with the password; a wrong password reads as words, not a code", async () => {
@@ -178,13 +199,19 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await page.getByRole("link", { name: "Settings" }).click();
     await submit("profile", { Name: "Ada Lovelace", "Image URL": "https://example.com/ada.png", Username: "ada_l" });
     await page.getByText("Profile saved.").waitFor();
-    expect(await store.users.findByEmail("ada@example.com")).toMatchObject({ name: "Ada Lovelace", image: "https://example.com/ada.png", username: "ada_l" });
+    expect(await store.users.findByEmail("ada@example.com")).toMatchObject({
+      name: "Ada Lovelace",
+      image: "https://example.com/ada.png",
+      username: "ada_l",
+    });
     await submit("verify password", { Password: "wrong password!" });
     await poll(() => form("verify password").getByRole("alert").textContent()).toBe("That password is not right.");
     await submit("verify password", { Password: PASSWORD });
     await page.getByText("That password is right.").waitFor();
     await submit("set password", { "New password": "another long password" });
-    await poll(() => form("set password").getByRole("alert").textContent()).toBe("This account already has a password. Change it instead.");
+    await poll(() => form("set password").getByRole("alert").textContent()).toBe(
+      "This account already has a password. Change it instead.",
+    );
     await page.getByRole("link", { name: "Latchkey demo" }).click();
     await poll(() => page.getByTestId("profile-username").textContent()).toBe("ada_l");
   });
@@ -198,7 +225,12 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     const key = (await page.getByTestId("new-key").textContent())!;
     expect(key).toMatch(/^lk_/);
     await poll(() => page.getByTestId("key-row").count()).toBe(1);
-    const [stored] = (await store.apiKeys.listByUser((await store.users.findByEmail("ada@example.com"))!.id, { limit: 10, cursor: null })).items;
+    const [stored] = (
+      await store.apiKeys.listByUser((await store.users.findByEmail("ada@example.com"))!.id, {
+        limit: 10,
+        cursor: null,
+      })
+    ).items;
     expect(stored!.expiresAt!.getTime() - stored!.createdAt.getTime()).toBe(365 * 86_400_000);
     expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": key } })).status).toBe(200);
     // Shown once: after leaving the page only the list remains.
@@ -230,9 +262,13 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   it("signs in with an emailed code", async () => {
     await signOut();
     await go("/sign-in");
-    const mail = await nextEmail("ada@example.com", () => submit("email me a sign-in code", { Email: "ada@example.com" }));
+    const mail = await nextEmail("ada@example.com", () =>
+      submit("email me a sign-in code", { Email: "ada@example.com" }),
+    );
     await submit("sign in with code", { Code: "000000" === codeIn(mail) ? "111111" : "000000" });
-    await poll(() => form("sign in with code").getByRole("alert").textContent()).toBe("That code is not right. Check the email and try again.");
+    await poll(() => form("sign in with code").getByRole("alert").textContent()).toBe(
+      "That code is not right. Check the email and try again.",
+    );
     await submit("sign in with code", { Code: codeIn(mail) });
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
   });
@@ -247,7 +283,9 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 
   it("forgot password: the emailed link opens a working page that sets the password", async () => {
     await page.getByRole("link", { name: "Forgot password" }).click();
-    const mail = await nextEmail("ada@example.com", () => submit("request password reset", { Email: "ada@example.com" }));
+    const mail = await nextEmail("ada@example.com", () =>
+      submit("request password reset", { Email: "ada@example.com" }),
+    );
     await page.getByText("a link to set a new password is on its way").waitFor();
     const link = linkIn(mail);
     expect(link.startsWith(`${api}/reset-password?token=`)).toBe(true);
@@ -264,7 +302,9 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   it("deletes the account with the password", async () => {
     await page.getByRole("link", { name: "Delete account" }).click();
     await submit("delete account with password", { Password: "not it at all" });
-    await poll(() => form("delete account with password").getByRole("alert").textContent()).toBe("That password is not right.");
+    await poll(() => form("delete account with password").getByRole("alert").textContent()).toBe(
+      "That password is not right.",
+    );
     await submit("delete account with password", { Password: "a brand new password" });
     await poll(() => who().textContent()).toBe("Signed out");
     expect(await store.users.findByEmail("ada@example.com")).toBeNull();
@@ -272,17 +312,24 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 
   it("a code-only account adds a password, then deletes itself through the emailed link", async () => {
     await go("/sign-in");
-    const mail = await nextEmail("grace@example.com", () => submit("email me a sign-in code", { Email: "grace@example.com" }));
+    const mail = await nextEmail("grace@example.com", () =>
+      submit("email me a sign-in code", { Email: "grace@example.com" }),
+    );
     await submit("sign in with code", { Code: codeIn(mail) });
     await poll(() => who().textContent()).toBe("Signed in as grace@example.com");
     await page.getByRole("link", { name: "Settings" }).click();
     await submit("set password", { "New password": "grace's own password" });
     await page.getByText("Password added.").waitFor();
     const grace = (await store.users.findByEmail("grace@example.com"))!;
-    expect((await store.accounts.listByUser(grace.id)).map((a) => a.providerId).sort()).toEqual(["EMAIL_OTP", "credential"]);
+    expect((await store.accounts.listByUser(grace.id)).map((a) => a.providerId).sort()).toEqual([
+      "EMAIL_OTP",
+      "credential",
+    ]);
 
     await page.getByRole("link", { name: "Delete account" }).click();
-    const deletion = await nextEmail("grace@example.com", () => form("email me a deletion link").getByRole("button").click());
+    const deletion = await nextEmail("grace@example.com", () =>
+      form("email me a deletion link").getByRole("button").click(),
+    );
     await page.getByText("We emailed you a link").waitFor();
     expect(await store.users.findById(grace.id)).not.toBeNull();
     await page.goto(linkIn(deletion));
@@ -294,18 +341,25 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 
 describe("a page on another origin", { timeout: 30_000 }, () => {
   it("signs in with CORS and credentials, reads the session, and signs out", async () => {
-    const up = await fetch(`${api}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "linus@example.com", password: PASSWORD }) });
+    const up = await fetch(`${api}/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "linus@example.com", password: PASSWORD }),
+    });
     expect(up.status).toBe(200);
     await context.clearCookies();
     const sent: Array<Promise<string>> = [];
     page.on("request", (request) => {
       // allHeaders(): what went on the wire, Origin included (headers() shows only the page's own).
-      if (request.url().startsWith(`${api}/auth/`)) sent.push(request.allHeaders().then((h) => `${request.method()} ${h.origin ?? "no origin"}`));
+      if (request.url().startsWith(`${api}/auth/`))
+        sent.push(request.allHeaders().then((h) => `${request.method()} ${h.origin ?? "no origin"}`));
     });
     await page.goto(`${spaOrigin}/spa.html?api=${encodeURIComponent(api)}`);
     await poll(() => who().textContent()).toBe("Signed out");
     await submit("sign in with password", { Email: "linus@example.com", Password: "wrong password" });
-    await poll(() => form("sign in with password").getByRole("alert").textContent()).toBe("That email and password do not match an account.");
+    await poll(() => form("sign in with password").getByRole("alert").textContent()).toBe(
+      "That email and password do not match an account.",
+    );
     await submit("sign in with password", { Email: "linus@example.com", Password: PASSWORD });
     await poll(() => who().textContent()).toBe("Signed in as linus@example.com");
     // The cookie belongs to the API's origin; the page's own origin went with every call.

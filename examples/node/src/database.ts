@@ -12,7 +12,10 @@ export const DEFAULT_DEMO_DATABASE = `file:${resolve(dirname(fileURLToPath(impor
  * Opens (and migrates, idempotently) the demo's database: a libSQL `file:` URL (default), `postgres://` or
  * `mongodb://`. The example reads `LATCHKEY_DATABASE_URL`; the library itself reads no environment.
  */
-export async function openDemoDatabase(url: string = DEFAULT_DEMO_DATABASE, log: (line: string) => void = () => undefined): Promise<Store> {
+export async function openDemoDatabase(
+  url: string = DEFAULT_DEMO_DATABASE,
+  log: (line: string) => void = () => undefined,
+): Promise<Store> {
   if (url.startsWith("file:")) await mkdir(dirname(url.slice("file:".length)), { recursive: true });
   await migrate(url, { log });
   if (/^mongodb(\+srv)?:\/\//.test(url)) {

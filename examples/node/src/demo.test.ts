@@ -13,7 +13,11 @@ describe("node demo", () => {
   it("signs up over /auth and reads /me with the session cookie", async () => {
     const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
     expect((await app.request(`${BASE}/me`)).status).toBe(401);
-    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const up = await app.request(`${BASE}/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }),
+    });
     expect(up.status).toBe(200);
     const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
     expect(cookie.startsWith("latchkey.session=")).toBe(true);
@@ -22,13 +26,26 @@ describe("node demo", () => {
   });
 
   it("signs in with an emailed one-time code (emailOtp is installed)", async () => {
-    const { app, auth } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE, email: { sender: { send: async () => {} } } });
+    const { app, auth } = createDemoApp({
+      secret: "x".repeat(40),
+      database: memoryStore(),
+      baseUrl: BASE,
+      email: { sender: { send: async () => {} } },
+    });
     const codes: string[] = [];
     auth.events.on("OtpGenerated", (e) => void codes.push(e.plain));
     const json = { "content-type": "application/json" };
-    const send = await app.request(`${BASE}/auth/email-otp/send-verification-otp`, { method: "POST", headers: json, body: JSON.stringify({ email: "otp@example.com", purpose: "sign-in" }) });
+    const send = await app.request(`${BASE}/auth/email-otp/send-verification-otp`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: "otp@example.com", purpose: "sign-in" }),
+    });
     expect(await send.json()).toEqual({ success: true });
-    const signIn = await app.request(`${BASE}/auth/sign-in/email-otp`, { method: "POST", headers: json, body: JSON.stringify({ email: "otp@example.com", otp: codes[0] }) });
+    const signIn = await app.request(`${BASE}/auth/sign-in/email-otp`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: "otp@example.com", otp: codes[0] }),
+    });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
     const me = await app.request(`${BASE}/me`, { headers: { cookie } });
@@ -37,23 +54,44 @@ describe("node demo", () => {
 
   it("issues JWTs: /auth/token and the set-auth-jwt header verify against the demo's keys", async () => {
     const { app, auth } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
-    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const up = await app.request(`${BASE}/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }),
+    });
     const { credentials, user } = (await up.json()) as { credentials: { token: string }; user: { id: string } };
     const headers = { authorization: `Bearer ${credentials.token}` };
-    const { token } = (await (await app.request(`${BASE}/auth/token`, { method: "POST", headers })).json()) as { token: string };
+    const { token } = (await (await app.request(`${BASE}/auth/token`, { method: "POST", headers })).json()) as {
+      token: string;
+    };
     expect((await auth.api.verifyJwt(token)).sub).toBe(user.id);
     const header = (await app.request(`${BASE}/auth/get-session`, { headers })).headers.get("set-auth-jwt");
     expect((await auth.api.verifyJwt(header!)).sub).toBe(user.id);
-    const jwks = (await (await app.request(`${BASE}/auth/jwks`)).json()) as { keys: Array<{ kid: string; alg: string }> };
-    expect(jwks.keys).toEqual([expect.objectContaining({ alg: "EdDSA", kid: JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid })]);
+    const jwks = (await (await app.request(`${BASE}/auth/jwks`)).json()) as {
+      keys: Array<{ kid: string; alg: string }>;
+    };
+    expect(jwks.keys).toEqual([
+      expect.objectContaining({
+        alg: "EdDSA",
+        kid: JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString()).kid,
+      }),
+    ]);
   });
 
   it("creates an API key with the session and calls /api/data with it", async () => {
     const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
     const json = { "content-type": "application/json" };
-    const up = await app.request(`${BASE}/auth/sign-up/email`, { method: "POST", headers: json, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const up = await app.request(`${BASE}/auth/sign-up/email`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }),
+    });
     const { credentials } = await up.json();
-    const created = await app.request(`${BASE}/auth/api-key/create`, { method: "POST", headers: { ...json, authorization: `Bearer ${credentials.token}` }, body: JSON.stringify({ name: "demo", permissions: { demo: ["read"] } }) });
+    const created = await app.request(`${BASE}/auth/api-key/create`, {
+      method: "POST",
+      headers: { ...json, authorization: `Bearer ${credentials.token}` },
+      body: JSON.stringify({ name: "demo", permissions: { demo: ["read"] } }),
+    });
     expect(created.status).toBe(200);
     const { key } = await created.json();
     expect((await app.request(`${BASE}/api/data`)).status).toBe(401);
@@ -71,7 +109,11 @@ describe("node demo", () => {
       expect(first.output).toMatch(/\[migrate\] .*0000_initial/);
       const session = await fetch(`http://127.0.0.1:${first.port}/auth/get-session`);
       expect(await session.json()).toBeNull();
-      const up = await fetch(`http://127.0.0.1:${first.port}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+      const up = await fetch(`http://127.0.0.1:${first.port}/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }),
+      });
       expect(up.status).toBe(200);
     } finally {
       await first.stop();
@@ -79,7 +121,11 @@ describe("node demo", () => {
     const second = await startDemo(env);
     try {
       expect(second.output).not.toMatch(/\[migrate\] .*applied 0000_initial/);
-      const signIn = await fetch(`http://127.0.0.1:${second.port}/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+      const signIn = await fetch(`http://127.0.0.1:${second.port}/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }),
+      });
       expect(signIn.status).toBe(200);
     } finally {
       await second.stop();
@@ -88,7 +134,9 @@ describe("node demo", () => {
   }, 60_000);
 });
 
-async function startDemo(extraEnv: Record<string, string>): Promise<{ port: number; output: string; stop(): Promise<void> }> {
+async function startDemo(
+  extraEnv: Record<string, string>,
+): Promise<{ port: number; output: string; stop(): Promise<void> }> {
   const port = 20000 + Math.floor(Math.random() * 10000);
   const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {
     env: { ...process.env, PORT: String(port), ...extraEnv },
@@ -110,7 +158,8 @@ async function startDemo(extraEnv: Record<string, string>): Promise<{ port: numb
     server.on("exit", (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
   });
   return {
-    port, output,
+    port,
+    output,
     // SIGTERM: the demo closes its server and its database connections, then exits 0.
     stop: async () => {
       server.kill("SIGTERM");

@@ -12,8 +12,16 @@ const databaseUrl = process.env.LATCHKEY_DATABASE_URL ?? DEFAULT_DEMO_DATABASE;
 
 const database = await openDemoDatabase(databaseUrl, (line) => console.log(`[migrate] ${line}`));
 // Pages on other origins (a Vite dev server, another app) that may call the API with the session cookie.
-const trustedOrigins = (process.env.LATCHKEY_TRUSTED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean);
-const { app, auth } = createDemoApp({ secret, database, baseUrl, ...(trustedOrigins.length ? { trustedOrigins, cors: true } : {}) });
+const trustedOrigins = (process.env.LATCHKEY_TRUSTED_ORIGINS ?? "")
+  .split(",")
+  .map((o) => o.trim())
+  .filter(Boolean);
+const { app, auth } = createDemoApp({
+  secret,
+  database,
+  baseUrl,
+  ...(trustedOrigins.length ? { trustedOrigins, cors: true } : {}),
+});
 // The web app (examples/node/web, built by Vite): every page not taken by the API.
 app.get("*", webPages());
 
@@ -31,13 +39,16 @@ const shutdown = (signal: string) => {
   stopping = true;
   console.log(`${signal}: closing`);
   server.close(() => {
-    void auth.close().then(() => {
-      console.log("Latchkey demo stopped");
-      process.exit(0);
-    }, (error: unknown) => {
-      console.error("closing the database failed", error);
-      process.exit(1);
-    });
+    void auth.close().then(
+      () => {
+        console.log("Latchkey demo stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error("closing the database failed", error);
+        process.exit(1);
+      },
+    );
   });
 };
 process.on("SIGTERM", () => shutdown("SIGTERM"));

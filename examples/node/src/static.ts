@@ -28,15 +28,25 @@ export function webPages(root = WEB_ROOT, page = "index.html") {
       try {
         const body = await readFile(file);
         const immutable = path.startsWith("/assets/");
-        return new Response(body, { headers: { "content-type": TYPES[extname(path)] ?? "application/octet-stream", "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache" } });
+        return new Response(body, {
+          headers: {
+            "content-type": TYPES[extname(path)] ?? "application/octet-stream",
+            "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+          },
+        });
       } catch {
         return c.notFound();
       }
     }
     try {
-      return new Response(await readFile(join(root, page)), { headers: { "content-type": TYPES[".html"]!, "cache-control": "no-cache" } });
+      return new Response(await readFile(join(root, page)), {
+        headers: { "content-type": TYPES[".html"]!, "cache-control": "no-cache" },
+      });
     } catch {
-      return c.text("The demo's pages are not built: run `pnpm --filter @latchkey/example-node build` (pnpm demo does it).", 503);
+      return c.text(
+        "The demo's pages are not built: run `pnpm --filter @latchkey/example-node build` (pnpm demo does it).",
+        503,
+      );
     }
   };
 }

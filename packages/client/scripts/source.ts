@@ -9,7 +9,9 @@ import { memoryStore } from "@latchkey/memory-store";
 type Operation = { operationId: string; requestBody?: unknown; parameters?: Array<{ in: string }> };
 
 /** The document with every feature (and every optional endpoint) enabled. */
-export async function everyFeatureDocument(): Promise<Record<string, unknown> & { paths: Record<string, Record<string, Operation>> }> {
+export async function everyFeatureDocument(): Promise<
+  Record<string, unknown> & { paths: Record<string, Record<string, Operation>> }
+> {
   const auth = createAuth({
     secret: "generate-0123456789abcdefghijklmnopqrstuvwxyz",
     baseUrl: "https://app.example",

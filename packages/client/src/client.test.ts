@@ -15,7 +15,10 @@ function server() {
     baseUrl: BASE,
     database: store,
     captureOtp: true,
-    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+    passwordHasher: argon2idHasher({
+      random: webCryptoRandom,
+      params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+    }),
     email: { sender: { async send() {} } },
     plugins: [emailOtp(), jwt(), apiKeys()],
   });
@@ -26,14 +29,26 @@ describe("@latchkey/client", () => {
   it("the committed generated types match the server's current OpenAPI document", async () => {
     const committed = readFileSync(new URL("./generated/api.ts", import.meta.url), "utf8");
     // Stale after a route or schema change: rebuild @latchkey/hono-adapter, then `pnpm --filter @latchkey/client generate`.
-    expect(committed === (await generatedSource()), "src/generated/api.ts is stale: run `pnpm --filter @latchkey/client generate`").toBe(true);
+    expect(
+      committed === (await generatedSource()),
+      "src/generated/api.ts is stale: run `pnpm --filter @latchkey/client generate`",
+    ).toBe(true);
   });
 
   it("bearer mode: signs up, keeps the token, types the answers, reads set-auth-jwt and signs out", async () => {
     const { auth, store } = server();
     const tokens: Array<string | null> = [];
-    const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r), onTokenChange: (t) => tokens.push(t) });
-    const signUp = await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery", name: "Ada" });
+    const client = createLatchkeyClient({
+      baseURL: `${BASE}/auth`,
+      auth: "bearer",
+      fetch: (r) => auth.handler(r),
+      onTokenChange: (t) => tokens.push(t),
+    });
+    const signUp = await client.signUpEmail({
+      email: "ada@example.com",
+      password: "correct horse battery",
+      name: "Ada",
+    });
     expect(signUp.error).toBeNull();
     const token = client.getBearerToken();
     expect(token).toMatch(/.{20,}/);
@@ -65,7 +80,12 @@ describe("@latchkey/client", () => {
     expect(wrong.error).toMatchObject({ code: "INVALID_CREDENTIALS", status: 401, message: expect.any(String) });
     const invalid = await client.signInEmail({ email: "ada@example.com", password: 42 as unknown as string });
     expect(invalid.error).toMatchObject({ code: "INVALID_REQUEST", status: 400, details: expect.any(Array) });
-    const offline = createLatchkeyClient({ baseURL: `${BASE}/auth`, fetch: async () => { throw new TypeError("fetch failed"); } });
+    const offline = createLatchkeyClient({
+      baseURL: `${BASE}/auth`,
+      fetch: async () => {
+        throw new TypeError("fetch failed");
+      },
+    });
     expect((await offline.getSession()).error).toEqual({ code: "NETWORK_ERROR", message: "fetch failed", status: 0 });
   });
 
@@ -73,7 +93,13 @@ describe("@latchkey/client", () => {
     const { auth } = server();
     const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
     const seen: SessionState[] = [];
-    const next = () => new Promise<SessionState>((resolve) => { const off = client.session.subscribe((s) => { off(); resolve(s); }); });
+    const next = () =>
+      new Promise<SessionState>((resolve) => {
+        const off = client.session.subscribe((s) => {
+          off();
+          resolve(s);
+        });
+      });
     expect(client.session.get()).toMatchObject({ data: null, isPending: true });
     const unsubscribe = client.session.subscribe((s) => seen.push(s));
     await client.session.refetch();
@@ -97,12 +123,20 @@ describe("@latchkey/client", () => {
   it("a sign-in that finishes while an older session request is under way still ends signed in", async () => {
     const { auth } = server();
     let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let first = true;
     const client = createLatchkeyClient({
-      baseURL: `${BASE}/auth`, auth: "bearer",
+      baseURL: `${BASE}/auth`,
+      auth: "bearer",
       fetch: async (r) => {
-        if (first && r.url.endsWith("/get-session")) { first = false; const answer = await auth.handler(r); await gate; return answer; }
+        if (first && r.url.endsWith("/get-session")) {
+          first = false;
+          const answer = await auth.handler(r);
+          await gate;
+          return answer;
+        }
         return auth.handler(r);
       },
     });
@@ -117,11 +151,22 @@ describe("@latchkey/client", () => {
 
   it("cookie mode sends credentials: include and no Authorization header; call options add headers", async () => {
     const requests: Request[] = [];
-    const client = createLatchkeyClient({ baseURL: "https://api.example/auth/", headers: { "x-app": "demo" }, fetch: async (r) => { requests.push(r); return Response.json(null); } });
+    const client = createLatchkeyClient({
+      baseURL: "https://api.example/auth/",
+      headers: { "x-app": "demo" },
+      fetch: async (r) => {
+        requests.push(r);
+        return Response.json(null);
+      },
+    });
     await client.getSession({ headers: { "x-trace": "1" } });
     await client.listApiKeys({ limit: 3, cursor: "abc" });
     await client.requestAccountDeletion();
-    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET https://api.example/auth/get-session", "GET https://api.example/auth/api-key/list?limit=3&cursor=abc", "POST https://api.example/auth/delete-account/request"]);
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "GET https://api.example/auth/get-session",
+      "GET https://api.example/auth/api-key/list?limit=3&cursor=abc",
+      "POST https://api.example/auth/delete-account/request",
+    ]);
     expect(requests[0]!.credentials).toBe("include");
     expect(requests[0]!.headers.get("authorization")).toBeNull();
     expect(requests[0]!.headers.get("x-app")).toBe("demo");

@@ -31,11 +31,16 @@ export interface LatchkeyError {
 
 export type OperationId = keyof typeof OPERATIONS;
 type Kind<K extends OperationId> = (typeof OPERATIONS)[K]["input"];
-type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": infer B } } } ? B : Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": infer B } } }
+  ? B
+  : Op extends { requestBody?: { content: { "application/json": infer B } } }
+    ? B
+    : never;
 type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? Exclude<Q, undefined> : never;
 
 /** The request body (or query) an operation takes, from the server's schemas. */
-export type Input<K extends OperationId> = Kind<K> extends "body" ? JsonBody<operations[K]> : Kind<K> extends "query" ? QueryOf<operations[K]> : undefined;
+export type Input<K extends OperationId> =
+  Kind<K> extends "body" ? JsonBody<operations[K]> : Kind<K> extends "query" ? QueryOf<operations[K]> : undefined;
 /** The 200 answer of an operation, from the server's schemas. */
 export type Output<K extends OperationId> = operations[K]["responses"][200]["content"]["application/json"];
 
@@ -51,11 +56,12 @@ export interface CallOptions {
 }
 
 /** One method per operation: body or query first (optional when every field is), then call options. */
-export type OperationMethod<K extends OperationId> = Kind<K> extends "none"
-  ? (options?: CallOptions) => Promise<Result<Output<K>>>
-  : Record<never, never> extends Input<K>
-    ? (input?: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>
-    : (input: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>;
+export type OperationMethod<K extends OperationId> =
+  Kind<K> extends "none"
+    ? (options?: CallOptions) => Promise<Result<Output<K>>>
+    : Record<never, never> extends Input<K>
+      ? (input?: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>
+      : (input: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>;
 
 export type OperationMethods = { [K in OperationId]: OperationMethod<K> };
 
@@ -112,14 +118,31 @@ export type LatchkeyClient = OperationMethods & {
 
 // Calls after which the session (or the user in it) may have changed: the store refetches when they succeed.
 const SESSION_CHANGING = new Set<OperationId>([
-  "signUpEmail", "signInEmail", "signInEmailOtp", "signOut", "verifyEmail", "verifyEmailOtp", "updateUser", "changeEmail",
-  "setPassword", "changePassword", "resetPassword", "resetPasswordOtp", "deleteAccount", "confirmAccountDeletion",
+  "signUpEmail",
+  "signInEmail",
+  "signInEmailOtp",
+  "signOut",
+  "verifyEmail",
+  "verifyEmailOtp",
+  "updateUser",
+  "changeEmail",
+  "setPassword",
+  "changePassword",
+  "resetPassword",
+  "resetPasswordOtp",
+  "deleteAccount",
+  "confirmAccountDeletion",
 ]);
 // Calls that end the current session: bearer mode forgets its token.
 const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion"]);
 
 function isErrorBody(value: unknown): value is { code: ErrorCode; message: string; details?: unknown } {
-  return typeof value === "object" && value !== null && typeof (value as { code?: unknown }).code === "string" && typeof (value as { message?: unknown }).message === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === "string" &&
+    typeof (value as { message?: unknown }).message === "string"
+  );
 }
 
 /**
@@ -143,17 +166,26 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     options.onTokenChange?.(next);
   };
 
-  async function call<K extends OperationId>(operationId: K, input?: Input<K>, callOptions: CallOptions = {}): Promise<Result<Output<K>>> {
+  async function call<K extends OperationId>(
+    operationId: K,
+    input?: Input<K>,
+    callOptions: CallOptions = {},
+  ): Promise<Result<Output<K>>> {
     const op = OPERATIONS[operationId];
     let url = `${base}${op.path}`;
-    const headers: Record<string, string> = { accept: "application/json", ...(typeof options.headers === "function" ? options.headers() : options.headers), ...callOptions.headers };
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...(typeof options.headers === "function" ? options.headers() : options.headers),
+      ...callOptions.headers,
+    };
     let body: string | undefined;
     if (op.input === "body") {
       body = JSON.stringify(input ?? {});
       headers["content-type"] = "application/json";
     } else if (op.input === "query" && input) {
       const query = new URLSearchParams();
-      for (const [name, value] of Object.entries(input as Record<string, unknown>)) if (value !== undefined && value !== null) query.set(name, String(value));
+      for (const [name, value] of Object.entries(input as Record<string, unknown>))
+        if (value !== undefined && value !== null) query.set(name, String(value));
       const text = query.toString();
       if (text) url += `?${text}`;
     }
@@ -165,7 +197,15 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
       if (callOptions.signal) init.signal = callOptions.signal;
       response = await doFetch(new Request(url, init));
     } catch (error) {
-      return { data: null, error: { code: "NETWORK_ERROR", message: error instanceof Error ? error.message : "The request failed", status: 0 }, response: null };
+      return {
+        data: null,
+        error: {
+          code: "NETWORK_ERROR",
+          message: error instanceof Error ? error.message : "The request failed",
+          status: 0,
+        },
+        response: null,
+      };
     }
     const headerJwt = response.headers.get("set-auth-jwt");
     if (headerJwt) jwt = headerJwt;
@@ -178,12 +218,25 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     }
     if (!response.ok) {
       const error: LatchkeyError = isErrorBody(payload)
-        ? { code: payload.code, message: payload.message, status: response.status, ...(payload.details === undefined ? {} : { details: payload.details }) }
-        : { code: "INTERNAL_ERROR", message: `The server answered ${response.status} without a Latchkey error body`, status: response.status };
+        ? {
+            code: payload.code,
+            message: payload.message,
+            status: response.status,
+            ...(payload.details === undefined ? {} : { details: payload.details }),
+          }
+        : {
+            code: "INTERNAL_ERROR",
+            message: `The server answered ${response.status} without a Latchkey error body`,
+            status: response.status,
+          };
       return { data: null, error, response };
     }
     if (payload === undefined) {
-      return { data: null, error: { code: "INTERNAL_ERROR", message: "The answer was not JSON", status: response.status }, response };
+      return {
+        data: null,
+        error: { code: "INTERNAL_ERROR", message: "The answer was not JSON", status: response.status },
+        response,
+      };
     }
     if (mode === "bearer") {
       const credentials = (payload as { credentials?: { token?: unknown } } | null)?.credentials;
@@ -195,14 +248,20 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     return { data: payload as Output<K>, error: null, response };
   }
 
-  const store = createSessionStore(() => call("getSession"), () => jwt, options.refetchOnWindowFocus ?? true);
+  const store = createSessionStore(
+    () => call("getSession"),
+    () => jwt,
+    options.refetchOnWindowFocus ?? true,
+  );
 
   const methods = {} as Record<OperationId, (...args: unknown[]) => Promise<unknown>>;
   for (const id of Object.keys(OPERATIONS) as OperationId[]) {
     const kind = OPERATIONS[id].input;
-    methods[id] = kind === "none"
-      ? (callOptions?: unknown) => call(id, undefined, callOptions as CallOptions | undefined)
-      : (input?: unknown, callOptions?: unknown) => call(id, input as Input<typeof id>, callOptions as CallOptions | undefined);
+    methods[id] =
+      kind === "none"
+        ? (callOptions?: unknown) => call(id, undefined, callOptions as CallOptions | undefined)
+        : (input?: unknown, callOptions?: unknown) =>
+            call(id, input as Input<typeof id>, callOptions as CallOptions | undefined);
   }
 
   return {
@@ -215,7 +274,11 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   };
 }
 
-function createSessionStore(fetchSession: () => Promise<Result<Output<"getSession">>>, currentJwt: () => string | null, refetchOnFocus: boolean): SessionStore & { accept(data: SessionState["data"]): void } {
+function createSessionStore(
+  fetchSession: () => Promise<Result<Output<"getSession">>>,
+  currentJwt: () => string | null,
+  refetchOnFocus: boolean,
+): SessionStore & { accept(data: SessionState["data"]): void } {
   let state: SessionState = { data: null, isPending: true, error: null, jwt: null };
   const listeners = new Set<(state: SessionState) => void>();
   let inFlight: Promise<SessionState> | null = null;
@@ -223,7 +286,13 @@ function createSessionStore(fetchSession: () => Promise<Result<Output<"getSessio
   let detachFocus: (() => void) | null = null;
 
   const set = (next: SessionState) => {
-    if (next.data === state.data && next.isPending === state.isPending && next.error === state.error && next.jwt === state.jwt) return;
+    if (
+      next.data === state.data &&
+      next.isPending === state.isPending &&
+      next.error === state.error &&
+      next.jwt === state.jwt
+    )
+      return;
     state = next;
     for (const listener of [...listeners]) listener(state);
   };
@@ -263,7 +332,11 @@ function createSessionStore(fetchSession: () => Promise<Result<Output<"getSessio
         started = true;
         void refetch();
       }
-      const win = globalThis as { addEventListener?: (type: string, fn: () => void) => void; removeEventListener?: (type: string, fn: () => void) => void; document?: unknown };
+      const win = globalThis as {
+        addEventListener?: (type: string, fn: () => void) => void;
+        removeEventListener?: (type: string, fn: () => void) => void;
+        document?: unknown;
+      };
       if (refetchOnFocus && !detachFocus && typeof win.addEventListener === "function" && win.document !== undefined) {
         win.addEventListener("focus", onFocus);
         win.addEventListener("visibilitychange", onFocus);

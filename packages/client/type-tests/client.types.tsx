@@ -1,10 +1,16 @@
 // Compile-time checks (`tsc -p type-tests`, part of `pnpm typecheck`): each `@ts-expect-error` must stay an error,
 // so a client that stopped rejecting the wrong call would fail the build with "unused @ts-expect-error".
-import { createLatchkeyClient, type ClientErrorCode, type ErrorCode, type LatchkeyError, type User } from "../src/index.ts";
+import {
+  createLatchkeyClient,
+  type ClientErrorCode,
+  type ErrorCode,
+  type LatchkeyError,
+  type User,
+} from "../src/index.ts";
 import type { ReactElement } from "react";
 import { useSession } from "../src/react.ts";
 
-type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(_: T): void {}
 
 const client = createLatchkeyClient({ baseURL: "/auth" });
@@ -33,7 +39,8 @@ export async function responses(): Promise<void> {
   if (signIn.error) {
     assertType<Equals<typeof signIn.error, LatchkeyError>>(true);
     assertType<Equals<typeof signIn.error.code, ClientErrorCode>>(true);
-    const code: "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | ErrorCode | "NETWORK_ERROR" = signIn.error.code;
+    const code: "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | ErrorCode | "NETWORK_ERROR" =
+      signIn.error.code;
     void code;
     // @ts-expect-error error codes are a closed union, not any string
     const nope: typeof signIn.error.code = "NOT_A_LATCHKEY_CODE";

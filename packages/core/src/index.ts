@@ -6,40 +6,168 @@
  */
 export { AuthError, AuthConfigError, invalidField, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
-export { parseDuration, resolveConfig, DEFAULT_RATE_LIMIT_RULES, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES, rejectUnknownOptions, nearestName, EACH } from "./config/index.ts";
-export type { Duration, AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule, OptionShape } from "./config/index.ts";
-export { systemClock, webCryptoRandom, createTestClock, databaseUnavailable, isDatabaseUnavailable, guardPorts, guardStore, DATABASE_RETRY_AFTER_SECONDS } from "./ports/index.ts";
+export {
+  parseDuration,
+  resolveConfig,
+  DEFAULT_RATE_LIMIT_RULES,
+  AUTH_OPTION_SHAPE,
+  EMAIL_TEMPLATE_NAMES,
+  rejectUnknownOptions,
+  nearestName,
+  EACH,
+} from "./config/index.ts";
+export type {
+  Duration,
+  AuthOptions,
+  ResolvedConfig,
+  RateLimitRule,
+  ResolvedRule,
+  OptionShape,
+} from "./config/index.ts";
+export {
+  systemClock,
+  webCryptoRandom,
+  createTestClock,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+  guardPorts,
+  guardStore,
+  DATABASE_RETRY_AFTER_SECONDS,
+} from "./ports/index.ts";
 export type * from "./ports/index.ts";
-export { base64url, fromBase64url, hashSecret, constantTimeEqual, randomId, randomToken, randomString, randomDigits, utf8, fromUtf8 } from "./crypto/index.ts";
+export {
+  base64url,
+  fromBase64url,
+  hashSecret,
+  constantTimeEqual,
+  randomId,
+  randomToken,
+  randomString,
+  randomDigits,
+  utf8,
+  fromUtf8,
+} from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
-export type { AuthEventMap, AuthEventName, AuthEvent, AuthEventListener, EventBase, OtpPurpose } from "./events/index.ts";
+export type {
+  AuthEventMap,
+  AuthEventName,
+  AuthEvent,
+  AuthEventListener,
+  EventBase,
+  OtpPurpose,
+} from "./events/index.ts";
 export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
 export { SessionService, toUserView, toSessionView } from "./session/index.ts";
-export type { UserView, SessionView, Credentials, CookieDescriptor, SignInResult, ValidatedSession } from "./session/index.ts";
+export type {
+  UserView,
+  SessionView,
+  Credentials,
+  CookieDescriptor,
+  SignInResult,
+  ValidatedSession,
+} from "./session/index.ts";
 export { RateLimiter, Lockout, ipBucket, retryAfterText } from "./rate-limit/index.ts";
 export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";
-export { createAuthCore, inTransaction, SERVER_CALL, normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./auth/index.ts";
+export {
+  createAuthCore,
+  inTransaction,
+  SERVER_CALL,
+  normalizeEmail,
+  normalizeUsername,
+  checkPasswordLength,
+  resolveCallbackUrl,
+  withQuery,
+} from "./auth/index.ts";
 export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
 export { verificationLinkIdentifier } from "./email-verification/index.ts";
 export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
-export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS, AUDIT_LOG_OPTION_SHAPE } from "./audit-log/index.ts";
+export {
+  auditLog,
+  AuditLogService,
+  toAuditRecord,
+  AUDIT_REDACTED_FIELDS,
+  AUDIT_LOG_OPTION_SHAPE,
+} from "./audit-log/index.ts";
 export type { ListAuditEventsInput, AuditEventPage, AuditLogApi, AuditLogOptions } from "./audit-log/index.ts";
-export { emailOtp, EMAIL_OTP_PLUGIN_ID, resolveEmailOtpOptions, EMAIL_OTP_OPTION_SHAPE, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES, OtpCodes, otpIdentifier, EmailOtpService, EmailChangeService, proveMailbox } from "./email-otp/index.ts";
-export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin, EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose, OtpTarget, OtpRecipient, VerifyOptions, SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput, RequestEmailChangeInput, ChangeEmailInput } from "./email-otp/index.ts";
+export {
+  emailOtp,
+  EMAIL_OTP_PLUGIN_ID,
+  resolveEmailOtpOptions,
+  EMAIL_OTP_OPTION_SHAPE,
+  otpTemplateSources,
+  OTP_ACTIONS,
+  SEND_PURPOSES,
+  OtpCodes,
+  otpIdentifier,
+  EmailOtpService,
+  EmailChangeService,
+  proveMailbox,
+} from "./email-otp/index.ts";
+export type {
+  EmailOtpApi,
+  EmailOtpFeature,
+  EmailOtpPlugin,
+  EmailOtpOptions,
+  ResolvedEmailOtpOptions,
+  SendPurpose,
+  OtpTarget,
+  OtpRecipient,
+  VerifyOptions,
+  SendOtpInput,
+  CheckOtpInput,
+  SignInOtpInput,
+  ResetPasswordOtpInput,
+  RequestEmailChangeInput,
+  ChangeEmailInput,
+} from "./email-otp/index.ts";
 export { jwt, JwtService, RESERVED_CLAIMS, resolveJwtOptions, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
-  JwtOptions, ResolvedJwtOptions, JwtSettings, JwtAlgorithm, JwsAlgorithm, JwtHeader, JwtClaims, PublicJwk, JsonWebKeySet,
-  JwtPayloadContext, JwtSigner, JwtSignerFactory, JwtApi,
+  JwtOptions,
+  ResolvedJwtOptions,
+  JwtSettings,
+  JwtAlgorithm,
+  JwsAlgorithm,
+  JwtHeader,
+  JwtClaims,
+  PublicJwk,
+  JsonWebKeySet,
+  JwtPayloadContext,
+  JwtSigner,
+  JwtSignerFactory,
+  JwtApi,
 } from "./jwt/index.ts";
-export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID, isWellFormedApiKey, resolveApiKeysOptions, API_KEYS_OPTION_SHAPE, hasPermissions, normalizePermissions, toApiKeyView } from "./api-key/index.ts";
+export {
+  apiKeys,
+  ApiKeyService,
+  API_KEY_PLUGIN_ID,
+  isWellFormedApiKey,
+  resolveApiKeysOptions,
+  API_KEYS_OPTION_SHAPE,
+  hasPermissions,
+  normalizePermissions,
+  toApiKeyView,
+} from "./api-key/index.ts";
 export type {
-  ApiKeysOptions, ResolvedApiKeysOptions, ApiKeyAuthentication, ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode,
-  ApiKeyApi, ApiKeyPage, CreateApiKeyInput, CreateApiKeyResult, CallerCreateApiKeyInput, UpdateApiKeyInput, CallerUpdateApiKeyInput, VerifyApiKeyInput,
+  ApiKeysOptions,
+  ResolvedApiKeysOptions,
+  ApiKeyAuthentication,
+  ApiKeyView,
+  ApiKeyVerifyResult,
+  ApiKeyVerifyError,
+  ApiKeyVerifyErrorCode,
+  ApiKeyApi,
+  ApiKeyPage,
+  CreateApiKeyInput,
+  CreateApiKeyResult,
+  CallerCreateApiKeyInput,
+  UpdateApiKeyInput,
+  CallerUpdateApiKeyInput,
+  VerifyApiKeyInput,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 // Core must run unchanged on every runtime: no Node built-ins, no HTTP framework, no database driver.
-const FORBIDDEN = /from\s+["'](node:[^"']+|hono(\/[^"']*)?|@hono\/[^"']+|postgres|@libsql\/client|mongodb|drizzle-orm(\/[^"']*)?|fs|path|crypto|buffer)["']/;
+const FORBIDDEN =
+  /from\s+["'](node:[^"']+|hono(\/[^"']*)?|@hono\/[^"']+|postgres|@libsql\/client|mongodb|drizzle-orm(\/[^"']*)?|fs|path|crypto|buffer)["']/;
 // The only runtime-specific files, each chosen by the "node" import condition.
 const ALLOWED = new Set(["password/native-argon2.node.ts", "jwt/native-jws.node.ts"]);
 

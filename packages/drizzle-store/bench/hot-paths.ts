@@ -14,15 +14,58 @@ const writes = Math.max(1, Math.round(calls / 10));
 const T0 = new Date(Date.UTC(2026, 0, 1));
 
 async function seed(store: Store) {
-  const user = { id: "u1", email: "ada@example.com", emailVerified: true, name: "Ada", image: null, username: null, metadata: {}, createdAt: T0, updatedAt: T0 };
+  const user = {
+    id: "u1",
+    email: "ada@example.com",
+    emailVerified: true,
+    name: "Ada",
+    image: null,
+    username: null,
+    metadata: {},
+    createdAt: T0,
+    updatedAt: T0,
+  };
   await store.users.create(user, []);
-  await store.sessions.create({ id: "s1", userId: "u1", tokenHash: "th1", expiresAt: new Date(T0.getTime() + 864e5), createdAt: T0, updatedAt: T0, ip: null, userAgent: null });
-  await store.apiKeys.create({
-    id: "k1", userId: "u1", name: "ci", prefix: "lk_", start: "lk_abc", keyHash: "kh1", enabled: true, metadata: {}, permissions: {},
-    remaining: 1_000_000_000, rateLimitMax: null, rateLimitWindowMs: null, requestCount: 0, windowStart: null, lastUsedAt: null,
-    expiresAt: null, createdAt: T0, updatedAt: T0,
+  await store.sessions.create({
+    id: "s1",
+    userId: "u1",
+    tokenHash: "th1",
+    expiresAt: new Date(T0.getTime() + 864e5),
+    createdAt: T0,
+    updatedAt: T0,
+    ip: null,
+    userAgent: null,
   });
-  await store.verifications.issue({ id: "v1", identifier: "otp:sign-in:ada@example.com", valueHash: "vh1", attemptCount: 0, expiresAt: new Date(T0.getTime() + 3e5), createdAt: T0, userId: null, payload: null });
+  await store.apiKeys.create({
+    id: "k1",
+    userId: "u1",
+    name: "ci",
+    prefix: "lk_",
+    start: "lk_abc",
+    keyHash: "kh1",
+    enabled: true,
+    metadata: {},
+    permissions: {},
+    remaining: 1_000_000_000,
+    rateLimitMax: null,
+    rateLimitWindowMs: null,
+    requestCount: 0,
+    windowStart: null,
+    lastUsedAt: null,
+    expiresAt: null,
+    createdAt: T0,
+    updatedAt: T0,
+  });
+  await store.verifications.issue({
+    id: "v1",
+    identifier: "otp:sign-in:ada@example.com",
+    valueHash: "vh1",
+    attemptCount: 0,
+    expiresAt: new Date(T0.getTime() + 3e5),
+    createdAt: T0,
+    userId: null,
+    payload: null,
+  });
 }
 
 // Writes are a tenth as many calls: with synchronous=FULL each one is an fsync.
@@ -31,7 +74,11 @@ async function time(label: string, fn: (i: number) => Promise<unknown>, n = call
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) await fn(i);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  console.log(`  ${label.padEnd(34)} ${Math.round(n / seconds).toString().padStart(7)} ops/s  (${n} calls)`);
+  console.log(
+    `  ${label.padEnd(34)} ${Math.round(n / seconds)
+      .toString()
+      .padStart(7)} ops/s  (${n} calls)`,
+  );
 }
 
 async function run(name: string, url: string) {
@@ -47,9 +94,13 @@ async function run(name: string, url: string) {
   await time("apiKeys.findByHash", async () => {
     if (!(await store.apiKeys.findByHash("kh1"))) throw new Error("key not found");
   });
-  await time("apiKeys.consumeUse", async () => {
-    if (!(await store.apiKeys.consumeUse("k1", now)).ok) throw new Error("use refused");
-  }, writes);
+  await time(
+    "apiKeys.consumeUse",
+    async () => {
+      if (!(await store.apiKeys.consumeUse("k1", now)).ok) throw new Error("use refused");
+    },
+    writes,
+  );
   await time("counters.hit", (i) => store.counters.hit(`ip:${i % 64}`, 60_000, now.getTime()), writes);
   await time("users.findByEmail", async () => {
     if (!(await store.users.findByEmail("ada@example.com"))) throw new Error("user not found");

@@ -24,14 +24,17 @@ const bundle = await build({
   alias: { vitest: here("./d1/workerd/vitest-in-worker.ts") },
   logLevel: "silent",
 });
-const nodeImports = Object.values(bundle.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path)).filter((p) => p.startsWith("node:"));
+const nodeImports = Object.values(bundle.metafile.outputs)
+  .flatMap((o) => o.imports.map((i) => i.path))
+  .filter((p) => p.startsWith("node:"));
 const mf = new Miniflare({
   modules: [{ type: "ESModule", path: "worker.js", contents: bundle.outputFiles[0]!.text }],
   compatibilityDate: "2026-04-01",
   d1Databases: { DB: "conformance" },
 });
 await mf.ready;
-const call = async (path: string, method = "GET") => (await mf.dispatchFetch(`http://conformance${path}`, { method })).json();
+const call = async (path: string, method = "GET") =>
+  (await mf.dispatchFetch(`http://conformance${path}`, { method })).json();
 const d1 = async () => (await mf.getD1Database("DB")) as unknown as D1DatabaseBinding;
 const applied = await migrateD1Database(await d1(), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite));
 const cases = (await call("/cases")) as Array<{ id: number; name: string; skip: boolean }>;
@@ -46,25 +49,36 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
     expect(nodeImports).toEqual([]);
     expect(applied).toEqual(["0000_initial"]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
-    expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(40);
+    expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
+      40,
+    );
     expect(cases.filter((c) => c.name.startsWith("d1 store mapping >")).length).toBe(4);
   });
 
   it("refuses a missing binding at once, naming what to configure", () => {
-    expect(() => drizzleStore({ binding: undefined as unknown as D1DatabaseBinding })).toThrow(/needs a D1 binding: env\.DB from \[\[d1_databases\]\]/);
+    expect(() => drizzleStore({ binding: undefined as unknown as D1DatabaseBinding })).toThrow(
+      /needs a D1 binding: env\.DB from \[\[d1_databases\]\]/,
+    );
     expect(() => drizzleStore({ binding: {} as D1DatabaseBinding })).toThrow(TypeError);
   });
 
   it("migrateD1Database: a second run applies nothing; a failing migration leaves neither its tables nor its history row", async () => {
     const db = await d1();
     const lines: string[] = [];
-    expect(await migrateD1Database(db, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite), { log: (line) => lines.push(line) })).toEqual([]);
+    expect(
+      await migrateD1Database(db, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite), { log: (line) => lines.push(line) }),
+    ).toEqual([]);
     expect(lines).toEqual(["nothing to apply: the schema is up to date"]);
     // The second statement collides with an existing table: the batch rolls back the first one too.
-    const broken = { name: "9999_broken.sql", sql: "CREATE TABLE `half_done` (`a` integer);\n--> statement-breakpoint\nCREATE TABLE `users` (`a` integer);" };
+    const broken = {
+      name: "9999_broken.sql",
+      sql: "CREATE TABLE `half_done` (`a` integer);\n--> statement-breakpoint\nCREATE TABLE `users` (`a` integer);",
+    };
     await expect(migrateD1Database(db, [broken])).rejects.toThrow(/already exists/);
     expect((await db.prepare("select name from sqlite_master where name = 'half_done'").all()).results).toEqual([]);
-    expect((await db.prepare("select name from d1_migrations order by id").all()).results).toEqual([{ name: "0000_initial.sql" }]);
+    expect((await db.prepare("select name from d1_migrations order by id").all()).results).toEqual([
+      { name: "0000_initial.sql" },
+    ]);
   });
 
   for (const c of cases) {

@@ -53,5 +53,8 @@ export async function openDrizzleStore(target: string | (DatabaseUrl & PgPoolOpt
 export async function migrateDatabase(target: string | DatabaseUrl, options: MigrateOptions = {}): Promise<string[]> {
   const { url, authToken } = typeof target === "string" ? { url: target, authToken: undefined } : target;
   if (dialectOf(url) === "postgres") return (await import("./postgres.ts")).migrateDatabase(url, options);
-  return (await import("./sqlite.ts")).migrateDatabase(url, authToken === undefined ? options : { ...options, authToken });
+  return (await import("./sqlite.ts")).migrateDatabase(
+    url,
+    authToken === undefined ? options : { ...options, authToken },
+  );
 }

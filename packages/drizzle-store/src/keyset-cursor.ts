@@ -21,7 +21,11 @@ export function decodeCursor(cursor: string): KeysetPosition | null {
 }
 
 /** Cuts a `limit + 1` row query result into a page: the extra row only says that another page exists. */
-export function toPage<T>(rows: T[], limit: number, position: (row: T) => KeysetPosition): { items: T[]; nextCursor: string | null } {
+export function toPage<T>(
+  rows: T[],
+  limit: number,
+  position: (row: T) => KeysetPosition,
+): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(position(last)) : null };

@@ -40,7 +40,9 @@ describe("migrateDatabase", () => {
       expect(await migrateDatabase(database.url)).toEqual(["0000_initial"]);
       expect(await migrateDatabase({ url: database.url })).toEqual([]);
       const client = openSqlite(database.url);
-      const { rows } = await client.execute("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' order by name");
+      const { rows } = await client.execute(
+        "select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' order by name",
+      );
       client.close();
       expect(rows.map((r) => r.name)).toEqual(TABLES);
     } finally {
@@ -49,6 +51,8 @@ describe("migrateDatabase", () => {
   });
 
   it("rejects a URL of another database", async () => {
-    await expect(migrateDatabase("mysql://localhost/db")).rejects.toThrow(/postgres:\/\/, postgresql:\/\/, file: or libsql:\/\//);
+    await expect(migrateDatabase("mysql://localhost/db")).rejects.toThrow(
+      /postgres:\/\/, postgresql:\/\/, file: or libsql:\/\//,
+    );
   });
 });

@@ -41,7 +41,9 @@ function readJournal(folder: string): JournalEntry[] {
 
 /** Drizzle's migrators apply every migration newer than the newest recorded one; the same rule names them here. */
 export function reportApplied(folder: string, lastApplied: number | null, log: (line: string) => void): string[] {
-  const applied = readJournal(folder).filter((e) => lastApplied === null || e.when > lastApplied).map((e) => e.tag);
+  const applied = readJournal(folder)
+    .filter((e) => lastApplied === null || e.when > lastApplied)
+    .map((e) => e.tag);
   for (const tag of applied) log(`applied ${tag}`);
   if (applied.length === 0) log("nothing to apply: the schema is up to date");
   return applied;
@@ -57,6 +59,8 @@ export function reportApplied(folder: string, lastApplied: number | null, log: (
  * const migrations = readSqlMigrations(MIGRATIONS_FOLDERS.sqlite); // [{ name: "0000_initial.sql", sql: "CREATE TABLE ..." }]
  */
 export function readSqlMigrations(folder: string): Array<{ name: string; sql: string }> {
-  return readdirSync(folder).filter((name) => name.endsWith(".sql")).sort()
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".sql"))
+    .sort()
     .map((name) => ({ name, sql: readFileSync(`${folder}/${name}`, "utf8") }));
 }

@@ -26,7 +26,9 @@ export * as schema from "./pg/schema.ts";
  * import type { PostgresStoreOptions } from "@latchkey/drizzle-store/postgres";
  * const options: PostgresStoreOptions = { url: "postgres://app:pw@db:5432/app", queryTimeout: "3s" };
  */
-export type PostgresStoreOptions = ({ dialect?: "postgres"; url: string } & PgPoolOptions) | { dialect?: "postgres"; client: pg.Pool };
+export type PostgresStoreOptions =
+  | ({ dialect?: "postgres"; url: string } & PgPoolOptions)
+  | { dialect?: "postgres"; client: pg.Pool };
 
 /**
  * The PostgreSQL store. Run `migrateDatabase` (or `latchkey migrate`) first. With `url` the store opens a

@@ -23,7 +23,9 @@ export * as schema from "./sqlite/schema.ts";
  * import type { SqliteStoreOptions } from "@latchkey/drizzle-store/sqlite";
  * const options: SqliteStoreOptions = { url: "file:./auth.db" };
  */
-export type SqliteStoreOptions = { dialect?: "sqlite"; url: string; authToken?: string } | { dialect?: "sqlite"; client: LibsqlClient };
+export type SqliteStoreOptions =
+  | { dialect?: "sqlite"; url: string; authToken?: string }
+  | { dialect?: "sqlite"; client: LibsqlClient };
 
 /**
  * The SQLite/libSQL store. Run `migrateDatabase` (or `latchkey migrate`) first. With `url` the store opens the
@@ -34,5 +36,7 @@ export type SqliteStoreOptions = { dialect?: "sqlite"; url: string; authToken?: 
  * const database = drizzleStore({ url: "file:./auth.db" });
  */
 export function drizzleStore(options: SqliteStoreOptions): Store {
-  return "client" in options ? sqliteStore(options.client, false) : sqliteStore(openSqliteForStore(options.url, options.authToken), true, options.url);
+  return "client" in options
+    ? sqliteStore(options.client, false)
+    : sqliteStore(openSqliteForStore(options.url, options.authToken), true, options.url);
 }

@@ -1,4 +1,14 @@
-import { apiKeys, argon2idHasher, auditLog, emailOtp, jwt, webCryptoRandom, type AuthPlugin, type EmailSender, type Store } from "@latchkey/core";
+import {
+  apiKeys,
+  argon2idHasher,
+  auditLog,
+  emailOtp,
+  jwt,
+  webCryptoRandom,
+  type AuthPlugin,
+  type EmailSender,
+  type Store,
+} from "@latchkey/core";
 import { createAuth, type Auth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import type { E2eTarget } from "./harness/journey.ts";
@@ -43,12 +53,18 @@ export function createE2eAuth(options: E2eAuthOptions = {}): E2eAuth {
     baseUrl: E2E_BASE_URL,
     basePath: "/auth",
     email: { sender: quiet },
-    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 1024, timeCost: 1, parallelism: 1 } }),
+    passwordHasher: argon2idHasher({
+      random: webCryptoRandom,
+      params: { memoryCost: 1024, timeCost: 1, parallelism: 1 },
+    }),
     getClientIp: (request) => request.headers.get("x-e2e-ip"),
     plugins,
   });
   const codes: Array<{ identifier: string; plain: string }> = [];
-  auth.events.on("OtpGenerated", (event) => void codes.push({ identifier: event.identifier.toLowerCase(), plain: event.plain }));
+  auth.events.on(
+    "OtpGenerated",
+    (event) => void codes.push({ identifier: event.identifier.toLowerCase(), plain: event.plain }),
+  );
   const target: E2eTarget = {
     handler: (request) => auth.handler(request),
     baseUrl: E2E_BASE_URL,

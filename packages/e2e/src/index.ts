@@ -15,8 +15,17 @@ export { planSuite, registerSuite, runSuite, summaryLine } from "./harness/runne
 export type { PlannedCase, TestRegistrar, SuiteResult } from "./harness/runner.ts";
 export { signUpWithPassword, E2E_PASSWORD } from "./harness/sign-up.ts";
 export {
-  JOURNEYS, apiKeysJourney, csrfJourney, deleteAccountJourney, emailOtpJourney, getSessionJourney, jwtJourney,
-  notFoundJourney, openApiJourney, passwordJourney, signOutJourney,
+  JOURNEYS,
+  apiKeysJourney,
+  csrfJourney,
+  deleteAccountJourney,
+  emailOtpJourney,
+  getSessionJourney,
+  jwtJourney,
+  notFoundJourney,
+  openApiJourney,
+  passwordJourney,
+  signOutJourney,
 } from "./journeys/index.ts";
 export { createE2eAuth, E2E_BASE_URL } from "./app.ts";
 export type { E2eAuth, E2eAuthOptions } from "./app.ts";

@@ -1,8 +1,24 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
-  apiKeys, auditLog, AuthConfigError, argon2idHasher, AUDIT_LOG_OPTION_SHAPE, AUTH_OPTION_SHAPE, API_KEYS_OPTION_SHAPE, consoleEmailSender,
-  EACH, EMAIL_OTP_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES, emailOtp, jwt, JWT_OPTION_SHAPE, systemClock, webCryptoRandom, type AuthPlugin, type OptionShape,
+  apiKeys,
+  auditLog,
+  AuthConfigError,
+  argon2idHasher,
+  AUDIT_LOG_OPTION_SHAPE,
+  AUTH_OPTION_SHAPE,
+  API_KEYS_OPTION_SHAPE,
+  consoleEmailSender,
+  EACH,
+  EMAIL_OTP_OPTION_SHAPE,
+  EMAIL_TEMPLATE_NAMES,
+  emailOtp,
+  jwt,
+  JWT_OPTION_SHAPE,
+  systemClock,
+  webCryptoRandom,
+  type AuthPlugin,
+  type OptionShape,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { ADAPTER_OPTION_SHAPE, createAuth } from "./create-auth.ts";
@@ -161,7 +177,8 @@ function concrete(keys: string[], templateNames: Record<string, string>): string
   return keys.map((k) => (k === "<name>" ? (templateNames[keys[0] as string] as string) : (PLACEHOLDERS[k] ?? k)));
 }
 
-const joinPath = (keys: string[]) => keys.reduce((p, k) => (p === "" ? k : /^[A-Za-z_$][\w$]*$/.test(k) ? `${p}.${k}` : `${p}[${JSON.stringify(k)}]`), "");
+const joinPath = (keys: string[]) =>
+  keys.reduce((p, k) => (p === "" ? k : /^[A-Za-z_$][\w$]*$/.test(k) ? `${p}.${k}` : `${p}[${JSON.stringify(k)}]`), "");
 
 /** Constructs createAuth (or the plugin, installed in createAuth) with `keys` set to `value`. */
 function construct(keys: string[], value: unknown, leafSiblings: Record<string, unknown> = {}): void {
@@ -215,35 +232,70 @@ describe("options are closed (docs/options.md is the table)", () => {
     expect(() => construct(keys, VALID[option], siblings)).not.toThrow();
   });
 
-  it.each(documented)("%s: a misspelling at every level and an unknown sibling are AuthConfigError naming the path", (option) => {
-    const keys = concrete(segments(option), templateNames);
-    const plugin = PLUGINS[keys[0] as string] !== undefined;
-    for (let level = plugin ? 1 : 0; level < keys.length; level++) {
-      const name = keys[level] as string;
-      // Free keys (rule paths) are not names to misspell; their siblings are free too.
-      if (segments(option)[level] === "<path>") continue;
-      const typo = [...keys.slice(0, level), misspell(name), ...keys.slice(level + 1)];
-      const field = joinPath(typo.slice(0, level + 1));
-      expectConfigError(() => construct(typo, VALID[option]), field, `${field} is not an option; did you mean ${joinPath(keys.slice(0, level + 1))}?`);
+  it.each(documented)(
+    "%s: a misspelling at every level and an unknown sibling are AuthConfigError naming the path",
+    (option) => {
+      const keys = concrete(segments(option), templateNames);
+      const plugin = PLUGINS[keys[0] as string] !== undefined;
+      for (let level = plugin ? 1 : 0; level < keys.length; level++) {
+        const name = keys[level] as string;
+        // Free keys (rule paths) are not names to misspell; their siblings are free too.
+        if (segments(option)[level] === "<path>") continue;
+        const typo = [...keys.slice(0, level), misspell(name), ...keys.slice(level + 1)];
+        const field = joinPath(typo.slice(0, level + 1));
+        expectConfigError(
+          () => construct(typo, VALID[option]),
+          field,
+          `${field} is not an option; did you mean ${joinPath(keys.slice(0, level + 1))}?`,
+        );
 
-      const parent = keys.slice(0, level);
-      const unknown = joinPath([...parent, "zzUnknownOption"]);
-      expectConfigError(
-        () => construct([...parent, "zzUnknownOption"], 1, {}),
-        unknown,
-        expect.stringMatching(new RegExp(`^${unknown.replace(/[.[\]"$]/g, "\\$&")} is not an option; `)),
-      );
-    }
-  });
+        const parent = keys.slice(0, level);
+        const unknown = joinPath([...parent, "zzUnknownOption"]);
+        expectConfigError(
+          () => construct([...parent, "zzUnknownOption"], 1, {}),
+          unknown,
+          expect.stringMatching(new RegExp(`^${unknown.replace(/[.[\]"$]/g, "\\$&")} is not an option; `)),
+        );
+      }
+    },
+  );
 
   it("the issue's examples read as promised", () => {
-    expectConfigError(() => createAuth({ ...base(), rateLimit: { enable: false } } as never), "rateLimit.enable", "rateLimit.enable is not an option; did you mean rateLimit.enabled?");
-    expectConfigError(() => emailOtp({ codeLenght: 8 } as never), "emailOtp.codeLenght", "emailOtp.codeLenght is not an option; did you mean emailOtp.codeLength?");
-    expectConfigError(() => apiKeys({ prefix: "acme_" } as never), "apiKeys.prefix", "apiKeys.prefix is not an option; did you mean apiKeys.defaultPrefix?");
-    expectConfigError(() => createAuth({ ...base(), sesion: { expiresIn: "1d" } } as never), "sesion", "sesion is not an option; did you mean session?");
-    expectConfigError(() => createAuth({ ...base(), cookies: { secur: true } } as never), "cookies.secur", "cookies.secur is not an option; did you mean cookies.secure?");
-    expectConfigError(() => auditLog({ retention: "30d" } as never), "auditLog.retention", "auditLog.retention is not an option; none are accepted here");
-    expectConfigError(() => createAuth({ ...base(), email: { templates: { "verification.htm": "x" } } } as never), 'email.templates["verification.htm"]', 'email.templates["verification.htm"] is not an option; did you mean email.templates["verification.html"]?');
+    expectConfigError(
+      () => createAuth({ ...base(), rateLimit: { enable: false } } as never),
+      "rateLimit.enable",
+      "rateLimit.enable is not an option; did you mean rateLimit.enabled?",
+    );
+    expectConfigError(
+      () => emailOtp({ codeLenght: 8 } as never),
+      "emailOtp.codeLenght",
+      "emailOtp.codeLenght is not an option; did you mean emailOtp.codeLength?",
+    );
+    expectConfigError(
+      () => apiKeys({ prefix: "acme_" } as never),
+      "apiKeys.prefix",
+      "apiKeys.prefix is not an option; did you mean apiKeys.defaultPrefix?",
+    );
+    expectConfigError(
+      () => createAuth({ ...base(), sesion: { expiresIn: "1d" } } as never),
+      "sesion",
+      "sesion is not an option; did you mean session?",
+    );
+    expectConfigError(
+      () => createAuth({ ...base(), cookies: { secur: true } } as never),
+      "cookies.secur",
+      "cookies.secur is not an option; did you mean cookies.secure?",
+    );
+    expectConfigError(
+      () => auditLog({ retention: "30d" } as never),
+      "auditLog.retention",
+      "auditLog.retention is not an option; none are accepted here",
+    );
+    expectConfigError(
+      () => createAuth({ ...base(), email: { templates: { "verification.htm": "x" } } } as never),
+      'email.templates["verification.htm"]',
+      'email.templates["verification.htm"] is not an option; did you mean email.templates["verification.html"]?',
+    );
   });
 
   it("every template name of docs/email.md is accepted in email.templates and (otp ones) in emailOtp.templates", () => {

@@ -1,6 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type MiddlewareHandler } from "hono";
-import { AuthError, createAuthCore, type AuthApi, type AuthCore, type AuthEvents, type AuthOptions, type OptionShape } from "@latchkey/core";
+import {
+  AuthError,
+  createAuthCore,
+  type AuthApi,
+  type AuthCore,
+  type AuthEvents,
+  type AuthOptions,
+  type OptionShape,
+} from "@latchkey/core";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
@@ -81,7 +89,9 @@ function allowedMethods(app: AuthApp): Map<string, string[]> {
     byPath.set(route.path, set);
   }
   const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
-  return new Map([...byPath].map(([path, set]) => [path, [...set].sort((a, b) => order.indexOf(a) - order.indexOf(b))]));
+  return new Map(
+    [...byPath].map(([path, set]) => [path, [...set].sort((a, b) => order.indexOf(a) - order.indexOf(b))]),
+  );
 }
 
 /** Where the sub-app is mounted, from the catch-all's own pattern (`/auth/*` -> `/auth`). */
@@ -91,7 +101,10 @@ function mountPrefix(routePath: string): string {
 
 function invalidRequest(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): Response {
   // A body that is not an object at all (`[]`, `"x"`) has no field to name: its path is `body`.
-  const details = issues.map((i) => ({ path: i.path.length === 0 ? "body" : i.path.map(String).join("."), message: i.message }));
+  const details = issues.map((i) => ({
+    path: i.path.length === 0 ? "body" : i.path.map(String).join("."),
+    message: i.message,
+  }));
   return errorResponse(new AuthError("INVALID_REQUEST", "The request is invalid", { details }));
 }
 
@@ -126,7 +139,13 @@ export function createAuth(options: CreateAuthOptions): Auth {
   app.onError((error) => errorResponse(error));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
-    registerDocsRoutes(app, { title: options.reference?.title ?? `${config.appName} auth API`, version: "0.1.0", scriptUrl: options.reference?.scriptUrl, cookieName: config.cookies.name, baseOrigin: config.baseOrigin });
+    registerDocsRoutes(app, {
+      title: options.reference?.title ?? `${config.appName} auth API`,
+      version: "0.1.0",
+      scriptUrl: options.reference?.scriptUrl,
+      cookieName: config.cookies.name,
+      baseOrigin: config.baseOrigin,
+    });
   }
   // A known path with another method is 405 with `Allow`; unknown paths under the mount (and disabled
   // features) answer JSON 404. Both carry the security headers.
@@ -134,7 +153,9 @@ export function createAuth(options: CreateAuthOptions): Auth {
   app.all("*", (c) => {
     const methods = allowed.get(c.req.path.slice(mountPrefix(c.req.routePath).length) || "/");
     if (!methods) return errorResponse(new AuthError("NOT_FOUND", "No such endpoint"));
-    const response = errorResponse(new AuthError("METHOD_NOT_ALLOWED", `${c.req.method} is not supported here; use ${methods.join(" or ")}`));
+    const response = errorResponse(
+      new AuthError("METHOD_NOT_ALLOWED", `${c.req.method} is not supported here; use ${methods.join(" or ")}`),
+    );
     response.headers.set("allow", methods.join(", "));
     return response;
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { apiKeys, argon2idHasher, auditLog, emailOtp, jwt, webCryptoRandom, type AuthEvent, type Store } from "@latchkey/core";
+import {
+  apiKeys,
+  argon2idHasher,
+  auditLog,
+  emailOtp,
+  jwt,
+  webCryptoRandom,
+  type AuthEvent,
+  type Store,
+} from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth } from "./create-auth.ts";
 import { storeForTestRun, testStoreKind } from "./testing/test-stores.ts";
@@ -15,8 +24,17 @@ const BASE = "https://app.example";
 const SECRET = "log-secrecy-secret-0123456789abcdefghijklmnop";
 
 interface Harness {
-  call(method: string, path: string, init?: { body?: unknown; token?: string; headers?: Record<string, string> }): Promise<Response>;
-  json<T = Record<string, unknown>>(method: string, path: string, init?: { body?: unknown; token?: string; headers?: Record<string, string> }, status?: number): Promise<T>;
+  call(
+    method: string,
+    path: string,
+    init?: { body?: unknown; token?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
+  json<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    init?: { body?: unknown; token?: string; headers?: Record<string, string> },
+    status?: number,
+  ): Promise<T>;
   codes: Array<{ identifier: string; purpose: string; plain: string }>;
   latest(identifier: string, purpose: string): string;
 }
@@ -29,9 +47,17 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
       baseUrl: BASE,
       database: store,
       // environment defaults to production and email.sender to the console sender: exactly what is under test.
-      passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+      passwordHasher: argon2idHasher({
+        random: webCryptoRandom,
+        params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+      }),
       rateLimit: { enabled: false },
-      plugins: [emailOtp({ codeLength: 10, emailChange: { enabled: true } }), apiKeys({ grantablePermissions: { files: ["read"] } }), jwt(), auditLog()],
+      plugins: [
+        emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
+        apiKeys({ grantablePermissions: { files: ["read"] } }),
+        jwt(),
+        auditLog(),
+      ],
     });
     expect(auth.core.config.environment).toBe("production");
 
@@ -53,14 +79,25 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
     });
     const errorBodies: string[] = [];
     const background: Promise<unknown>[] = [];
-    const executionCtx = { waitUntil: (p: Promise<unknown>) => void background.push(p), passThroughOnException: () => undefined };
+    const executionCtx = {
+      waitUntil: (p: Promise<unknown>) => void background.push(p),
+      passThroughOnException: () => undefined,
+    };
 
     const h: Harness = {
       async call(method, path, init = {}) {
         const headers: Record<string, string> = { ...init.headers };
         if (init.token) headers.authorization = `Bearer ${init.token}`;
         if (init.body !== undefined) headers["content-type"] = "application/json";
-        const res = await auth.handler(new Request(`${BASE}/auth${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }), {}, executionCtx);
+        const res = await auth.handler(
+          new Request(`${BASE}/auth${path}`, {
+            method,
+            headers,
+            body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          }),
+          {},
+          executionCtx,
+        );
         const jwtHeader = res.headers.get("set-auth-jwt");
         if (jwtHeader) keep("JWT (set-auth-jwt)", jwtHeader);
         if (res.status >= 400) errorBodies.push(`${method} ${path} ${res.status} ${await res.clone().text()}`);
@@ -103,38 +140,64 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
 
     // The harness really saw what it scans: every kind of secret, emails on the console, events, audit rows.
     const purposes = new Set(codes.map((c) => c.purpose));
-    expect([...purposes].sort()).toEqual(["delete-account", "email-change", "email-verification", "email-verification-link", "password-reset", "password-reset-link", "sign-in"]);
+    expect([...purposes].sort()).toEqual([
+      "delete-account",
+      "email-change",
+      "email-verification",
+      "email-verification-link",
+      "password-reset",
+      "password-reset-link",
+      "sign-in",
+    ]);
     const labels = new Set(secrets.map((s) => s.label));
-    for (const label of ["password", "session token", "API key", "JWT", "JWT (set-auth-jwt)", "stored password hash"]) expect(labels, label).toContain(label);
+    for (const label of ["password", "session token", "API key", "JWT", "JWT (set-auth-jwt)", "stored password hash"])
+      expect(labels, label).toContain(label);
     expect(capture.stdout.join("\n")).toContain("[latchkey email] to=ada@example.com template=otp-sign-in");
     expect(capture.stdout.join("\n")).toContain("template=delete-account");
     expect(events.length).toBeGreaterThan(30);
     expect(rows.length).toBe(events.length);
     expect(errorBodies.length).toBeGreaterThan(10);
 
-    const leaks = findLeaks({
-      stdout: capture.stdout.join("\n"),
-      stderr: capture.stderr.join("\n"),
-      events: JSON.stringify(events),
-      audit: JSON.stringify(rows),
-      errorBodies: errorBodies.join("\n"),
-    }, secrets);
+    const leaks = findLeaks(
+      {
+        stdout: capture.stdout.join("\n"),
+        stderr: capture.stderr.join("\n"),
+        events: JSON.stringify(events),
+        audit: JSON.stringify(rows),
+        errorBodies: errorBodies.join("\n"),
+      },
+      secrets,
+    );
     expect(leaks).toEqual([]);
   }, 60_000);
 });
 
 describe("development mode is the one place the console prints an email", () => {
   it("prints the whole email with the code, and its first line says it is development mode", async () => {
-    const auth = createAuth({ secret: SECRET, environment: "development", database: storeForTestRun() ?? memoryStore(), plugins: [emailOtp()] });
+    const auth = createAuth({
+      secret: SECRET,
+      environment: "development",
+      database: storeForTestRun() ?? memoryStore(),
+      plugins: [emailOtp()],
+    });
     let code = "";
     auth.events.on("OtpGenerated", (e) => void (code = e.plain));
     const background: Promise<unknown>[] = [];
-    const executionCtx = { waitUntil: (p: Promise<unknown>) => void background.push(p), passThroughOnException: () => undefined };
+    const executionCtx = {
+      waitUntil: (p: Promise<unknown>) => void background.push(p),
+      passThroughOnException: () => undefined,
+    };
     const capture = captureOutput();
     try {
-      const res = await auth.handler(new Request("http://localhost:3000/auth/email-otp/send-verification-otp", {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "dev@example.com", purpose: "sign-in" }),
-      }), {}, executionCtx);
+      const res = await auth.handler(
+        new Request("http://localhost:3000/auth/email-otp/send-verification-otp", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "dev@example.com", purpose: "sign-in" }),
+        }),
+        {},
+        executionCtx,
+      );
       expect(res.status).toBe(200);
       await Promise.all(background);
     } finally {

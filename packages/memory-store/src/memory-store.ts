@@ -1,6 +1,17 @@
 import type {
-  AccountRecord, ApiKeyRecord, ApiKeyUseResult, AuditRecord, CounterState, JwkRecord, Page, RevokedApiKey, SessionRecord, Store,
-  UniqueResult, UserRecord, VerificationRecord,
+  AccountRecord,
+  ApiKeyRecord,
+  ApiKeyUseResult,
+  AuditRecord,
+  CounterState,
+  JwkRecord,
+  Page,
+  RevokedApiKey,
+  SessionRecord,
+  Store,
+  UniqueResult,
+  UserRecord,
+  VerificationRecord,
 } from "@latchkey/core";
 
 // Every method does its whole read-modify-write synchronously, so it is atomic on JavaScript's single thread.
@@ -66,7 +77,18 @@ export function memoryStore(): Store {
   // Transactions: the rows a transaction started from, restored when its body throws. Transactions run one at a
   // time (a chain of promises), so one never restores over another's writes. Counters and audit rows are not
   // part of it (counters count attempts whatever happens; events are emitted after a commit).
-  const tables: Array<Map<string, unknown>> = [users, emails, usernames, sessions, sessionsByHash, accounts, verifications, apiKeys, apiKeysByHash, jwks];
+  const tables: Array<Map<string, unknown>> = [
+    users,
+    emails,
+    usernames,
+    sessions,
+    sessionsByHash,
+    accounts,
+    verifications,
+    apiKeys,
+    apiKeysByHash,
+    jwks,
+  ];
   let queue: Promise<unknown> = Promise.resolve();
   const snapshot = () => tables.map((t) => new Map(t));
   const restore = (saved: ReturnType<typeof snapshot>) => {
@@ -103,8 +125,10 @@ export function memoryStore(): Store {
       async update(id, patch) {
         const u = users.get(id);
         if (!u) return null;
-        if (patch.email !== undefined && patch.email !== u.email && emails.has(patch.email)) return { ok: false, conflict: "email" };
-        if (patch.username != null && patch.username !== u.username && usernames.has(patch.username)) return { ok: false, conflict: "username" };
+        if (patch.email !== undefined && patch.email !== u.email && emails.has(patch.email))
+          return { ok: false, conflict: "email" };
+        if (patch.username != null && patch.username !== u.username && usernames.has(patch.username))
+          return { ok: false, conflict: "username" };
         const next: UserRecord = { ...u, ...copy(patch) } as UserRecord;
         if (next.email !== u.email) {
           emails.delete(u.email);
@@ -150,7 +174,8 @@ export function memoryStore(): Store {
       },
       async deleteByUser(userId, exceptId) {
         let n = 0;
-        for (const s of [...sessions.values()]) if (s.userId === userId && s.id !== exceptId && deleteSession(s.id)) n++;
+        for (const s of [...sessions.values()])
+          if (s.userId === userId && s.id !== exceptId && deleteSession(s.id)) n++;
         return n;
       },
       async deleteExpired(now) {
@@ -168,19 +193,30 @@ export function memoryStore(): Store {
       },
       async upsertPassword(userId, account) {
         const existing = [...accounts.values()].find((a) => a.userId === userId && a.providerId === "credential");
-        if (existing) accounts.set(existing.id, { ...existing, passwordHash: account.passwordHash, updatedAt: new Date(account.updatedAt) });
+        if (existing)
+          accounts.set(existing.id, {
+            ...existing,
+            passwordHash: account.passwordHash,
+            updatedAt: new Date(account.updatedAt),
+          });
         else accounts.set(account.id, copy(account));
       },
       async setPasswordIfAbsent(userId, account) {
         const existing = [...accounts.values()].find((a) => a.userId === userId && a.providerId === "credential");
         if (existing?.passwordHash) return false;
-        if (existing) accounts.set(existing.id, { ...existing, passwordHash: account.passwordHash, updatedAt: new Date(account.updatedAt) });
+        if (existing)
+          accounts.set(existing.id, {
+            ...existing,
+            passwordHash: account.passwordHash,
+            updatedAt: new Date(account.updatedAt),
+          });
         else accounts.set(account.id, copy(account));
         return true;
       },
       async deleteAllExcept(userId, keepProviderId) {
         let n = 0;
-        for (const a of [...accounts.values()]) if (a.userId === userId && a.providerId !== keepProviderId && accounts.delete(a.id)) n++;
+        for (const a of [...accounts.values()])
+          if (a.userId === userId && a.providerId !== keepProviderId && accounts.delete(a.id)) n++;
         return n;
       },
     },
@@ -228,7 +264,8 @@ export function memoryStore(): Store {
     counters: {
       async hit(key, windowMs, now) {
         const c = counters.get(key);
-        const next = c && c.resetAt > now ? { count: c.count + 1, resetAt: c.resetAt } : { count: 1, resetAt: now + windowMs };
+        const next =
+          c && c.resetAt > now ? { count: c.count + 1, resetAt: c.resetAt } : { count: 1, resetAt: now + windowMs };
         counters.set(key, next);
         return { ...next };
       },
@@ -279,7 +316,13 @@ export function memoryStore(): Store {
       async deleteExpired(now, userId) {
         const gone: RevokedApiKey[] = [];
         for (const k of [...apiKeys.values()]) {
-          if (k.expiresAt !== null && k.expiresAt <= now && (userId === null || k.userId === userId) && deleteApiKey(k.id)) gone.push({ id: k.id, userId: k.userId });
+          if (
+            k.expiresAt !== null &&
+            k.expiresAt <= now &&
+            (userId === null || k.userId === userId) &&
+            deleteApiKey(k.id)
+          )
+            gone.push({ id: k.id, userId: k.userId });
         }
         return gone;
       },
@@ -300,7 +343,13 @@ export function memoryStore(): Store {
           if (requestCount >= k.rateLimitMax) return { ok: false, reason: "RATE_LIMITED", key: copy(k) };
           requestCount += 1;
         }
-        const next: ApiKeyRecord = { ...k, remaining: k.remaining === null ? null : k.remaining - 1, requestCount, windowStart, lastUsedAt: new Date(now) };
+        const next: ApiKeyRecord = {
+          ...k,
+          remaining: k.remaining === null ? null : k.remaining - 1,
+          requestCount,
+          windowStart,
+          lastUsedAt: new Date(now),
+        };
         apiKeys.set(id, next);
         return { ok: true, key: copy(next) };
       },
@@ -315,7 +364,8 @@ export function memoryStore(): Store {
         return true;
       },
       async retireOthers(exceptId, at) {
-        for (const k of jwks.values()) if (k.id !== exceptId && k.retiredAt === null) jwks.set(k.id, { ...k, retiredAt: new Date(at) });
+        for (const k of jwks.values())
+          if (k.id !== exceptId && k.retiredAt === null) jwks.set(k.id, { ...k, retiredAt: new Date(at) });
       },
       async deleteRetiredBefore(before) {
         let n = 0;

@@ -24,11 +24,15 @@ export function mongoAccountStore(c: Collections): AccountStore {
       await c.accounts.insertOne(accountToDoc(account));
     },
     async upsertPassword(userId, account) {
-      const write = () => c.accounts.updateOne(
-        credentialOf(userId),
-        { $set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt }, $setOnInsert: setOnInsert(account) },
-        { upsert: true },
-      );
+      const write = () =>
+        c.accounts.updateOne(
+          credentialOf(userId),
+          {
+            $set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+            $setOnInsert: setOnInsert(account),
+          },
+          { upsert: true },
+        );
       try {
         await write();
       } catch (error) {
@@ -43,7 +47,10 @@ export function mongoAccountStore(c: Collections): AccountStore {
       try {
         await c.accounts.updateOne(
           { ...credentialOf(userId), passwordHash: null },
-          { $set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt }, $setOnInsert: setOnInsert(account) },
+          {
+            $set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+            $setOnInsert: setOnInsert(account),
+          },
           { upsert: true },
         );
         return true;

@@ -9,7 +9,8 @@ import { apiKeyRefusal, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFi
 const USE_ROUNDS = 3;
 const SWEEP_BATCH = 100;
 
-const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> => (userId === null ? { _id: id } : { _id: id, userId });
+const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
+  userId === null ? { _id: id } : { _id: id, userId };
 
 export function mongoApiKeyStore(c: Collections): ApiKeyStore {
   return {
@@ -27,16 +28,21 @@ export function mongoApiKeyStore(c: Collections): ApiKeyStore {
     async listByUser(userId, { limit, cursor }) {
       const after = keysetFilter("createdAt", cursor);
       if (after === null) return { items: [], nextCursor: null };
-      const docs = await c.apiKeys.find({ userId, ...after }).sort({ createdAt: -1, _id: -1 }).limit(limit + 1).toArray();
+      const docs = await c.apiKeys
+        .find({ userId, ...after })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
       const items = docs.slice(0, limit).map(apiKeyFromDoc);
       const last = items[items.length - 1];
       return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
     },
     async update(id, userId, patch) {
       const set = patchToSet(patch);
-      const doc = set === null
-        ? await c.apiKeys.findOne(owned(id, userId))
-        : await c.apiKeys.findOneAndUpdate(owned(id, userId), { $set: set }, { returnDocument: "after" });
+      const doc =
+        set === null
+          ? await c.apiKeys.findOne(owned(id, userId))
+          : await c.apiKeys.findOneAndUpdate(owned(id, userId), { $set: set }, { returnDocument: "after" });
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async delete(id, userId) {
@@ -44,14 +50,19 @@ export function mongoApiKeyStore(c: Collections): ApiKeyStore {
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async deleteExpired(now, userId) {
-      const filter: Filter<ApiKeyDoc> = userId === null ? { expiresAt: { $lte: now } } : { userId, expiresAt: { $lte: now } };
+      const filter: Filter<ApiKeyDoc> =
+        userId === null ? { expiresAt: { $lte: now } } : { userId, expiresAt: { $lte: now } };
       const candidates = await c.apiKeys.find(filter, { projection: { _id: 1, userId: 1 } }).toArray();
       const gone: RevokedApiKey[] = [];
       // One conditional delete per key, so a key removed by a concurrent sweep is reported by that sweep only
       // (each deleted key gets exactly one ApiKeyRevoked event). Batched to bound the round trips.
       for (let i = 0; i < candidates.length; i += SWEEP_BATCH) {
         const batch = candidates.slice(i, i + SWEEP_BATCH);
-        const deleted = await Promise.all(batch.map((k) => c.apiKeys.findOneAndDelete({ _id: k._id, expiresAt: { $lte: now } }, { projection: { _id: 1, userId: 1 } })));
+        const deleted = await Promise.all(
+          batch.map((k) =>
+            c.apiKeys.findOneAndDelete({ _id: k._id, expiresAt: { $lte: now } }, { projection: { _id: 1, userId: 1 } }),
+          ),
+        );
         for (const d of deleted) if (d) gone.push({ id: d._id, userId: d.userId });
       }
       return gone;
@@ -60,7 +71,9 @@ export function mongoApiKeyStore(c: Collections): ApiKeyStore {
       let key: ApiKeyRecord | null = null;
       for (let round = 1; round <= USE_ROUNDS; round++) {
         // The whole decision and the write happen in this one conditional update.
-        const used = await c.apiKeys.findOneAndUpdate(apiKeyUseFilter(id, now), apiKeyUseUpdate(now), { returnDocument: "after" });
+        const used = await c.apiKeys.findOneAndUpdate(apiKeyUseFilter(id, now), apiKeyUseUpdate(now), {
+          returnDocument: "after",
+        });
         if (used) return { ok: true, key: apiKeyFromDoc(used) };
         const doc = await c.apiKeys.findOne({ _id: id });
         key = doc ? apiKeyFromDoc(doc) : null;

@@ -12,7 +12,11 @@ export function mongoAuditStore(c: Collections): AuditStore {
       const after = keysetFilter("at", cursor);
       if (after === null) return { items: [], nextCursor: null };
       const filter = userId === null ? after : { userId, ...after };
-      const docs = await c.audit.find(filter).sort({ at: -1, _id: -1 }).limit(limit + 1).toArray();
+      const docs = await c.audit
+        .find(filter)
+        .sort({ at: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
       const items = docs.slice(0, limit).map(auditFromDoc);
       const last = items[items.length - 1];
       return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.at, last.id) : null };

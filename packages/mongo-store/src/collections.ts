@@ -1,6 +1,13 @@
 import type { Collection, Db } from "mongodb";
 import type {
-  AccountDoc, ApiKeyDoc, AuditDoc, CounterDoc, JwkDoc, SessionDoc, UserDoc, VerificationDoc,
+  AccountDoc,
+  ApiKeyDoc,
+  AuditDoc,
+  CounterDoc,
+  JwkDoc,
+  SessionDoc,
+  UserDoc,
+  VerificationDoc,
 } from "./documents.ts";
 
 /** Collection names, by port. */

@@ -36,10 +36,13 @@ export function transactionsFor(client: MongoClient, forced: boolean | undefined
   let probe: Promise<boolean> | null = forced === undefined ? null : Promise.resolve(forced);
   return {
     available() {
-      probe ??= client.db("admin").command({ hello: 1 }).then(supportsTransactions, (error: unknown) => {
-        probe = null;
-        throw error;
-      });
+      probe ??= client
+        .db("admin")
+        .command({ hello: 1 })
+        .then(supportsTransactions, (error: unknown) => {
+          probe = null;
+          throw error;
+        });
       return probe;
     },
     run(work) {

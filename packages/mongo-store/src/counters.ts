@@ -19,7 +19,11 @@ export function mongoCounterStore(c: Collections): CounterStore {
     async hit(key, windowMs, now) {
       // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.
       const doc = await upsertWithRetry(() =>
-        c.counters.findOneAndUpdate({ _id: key }, counterHitUpdate(windowMs, now), { upsert: true, returnDocument: "after" }));
+        c.counters.findOneAndUpdate({ _id: key }, counterHitUpdate(windowMs, now), {
+          upsert: true,
+          returnDocument: "after",
+        }),
+      );
       if (!doc) throw new Error(`mongodb: counter upsert for ${key} returned no document`);
       return counterFromDoc(doc);
     },
@@ -36,7 +40,9 @@ export function mongoCounterStore(c: Collections): CounterStore {
         await c.counters.deleteOne({ _id: to });
         return;
       }
-      await upsertWithRetry(() => c.counters.replaceOne({ _id: to }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }));
+      await upsertWithRetry(() =>
+        c.counters.replaceOne({ _id: to }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }),
+      );
     },
   };
 }

@@ -3,19 +3,60 @@ import { describe, expect, it } from "vitest";
 import type { ApiKeyRecord, AuditRecord, JwkRecord, UserRecord } from "@latchkey/core";
 import { fixtures } from "@latchkey/store-conformance";
 import {
-  accountFromDoc, accountToDoc, apiKeyFromDoc, apiKeyToDoc, auditFromDoc, auditToDoc, counterFromDoc, jwkFromDoc, jwkToDoc,
-  patchToSet, sessionFromDoc, sessionToDoc, userFromDoc, userToDoc, verificationFromDoc, verificationToDoc,
+  accountFromDoc,
+  accountToDoc,
+  apiKeyFromDoc,
+  apiKeyToDoc,
+  auditFromDoc,
+  auditToDoc,
+  counterFromDoc,
+  jwkFromDoc,
+  jwkToDoc,
+  patchToSet,
+  sessionFromDoc,
+  sessionToDoc,
+  userFromDoc,
+  userToDoc,
+  verificationFromDoc,
+  verificationToDoc,
 } from "./documents.ts";
 
 // Through the driver's own BSON codec, as a write followed by a read would take a document.
 const throughBson = <T extends object>(doc: T): T => BSON.deserialize(BSON.serialize(doc)) as T;
 
-const user: UserRecord = fixtures.user({ username: "ada", image: null, metadata: { plan: "pro", nested: { a: [1, 2.5, null, "x"] }, empty: {} } });
-const key: ApiKeyRecord = fixtures.apiKey(user.id, {
-  remaining: 2 ** 40, rateLimitMax: 5, rateLimitWindowMs: 60_000, requestCount: 3, windowStart: fixtures.at(1), lastUsedAt: fixtures.at(2), expiresAt: fixtures.at(3),
+const user: UserRecord = fixtures.user({
+  username: "ada",
+  image: null,
+  metadata: { plan: "pro", nested: { a: [1, 2.5, null, "x"] }, empty: {} },
 });
-const jwk: JwkRecord = { id: "jwk_1", generation: 7, alg: "EdDSA", publicKey: '{"kty":"OKP"}', privateKey: "enc", createdAt: fixtures.T0, retiredAt: fixtures.at(999) };
-const audit: AuditRecord = { id: "au_1", type: "UserSignedIn", userId: user.id, identifier: null, ip: "198.51.100.1", userAgent: "ua", at: fixtures.at(123), data: { method: "otp", n: 1 } };
+const key: ApiKeyRecord = fixtures.apiKey(user.id, {
+  remaining: 2 ** 40,
+  rateLimitMax: 5,
+  rateLimitWindowMs: 60_000,
+  requestCount: 3,
+  windowStart: fixtures.at(1),
+  lastUsedAt: fixtures.at(2),
+  expiresAt: fixtures.at(3),
+});
+const jwk: JwkRecord = {
+  id: "jwk_1",
+  generation: 7,
+  alg: "EdDSA",
+  publicKey: '{"kty":"OKP"}',
+  privateKey: "enc",
+  createdAt: fixtures.T0,
+  retiredAt: fixtures.at(999),
+};
+const audit: AuditRecord = {
+  id: "au_1",
+  type: "UserSignedIn",
+  userId: user.id,
+  identifier: null,
+  ip: "198.51.100.1",
+  userAgent: "ua",
+  at: fixtures.at(123),
+  data: { method: "otp", n: 1 },
+};
 
 describe("documents", () => {
   it("every record survives record -> document -> BSON -> document -> record exactly", () => {
@@ -54,11 +95,17 @@ describe("documents", () => {
   });
 
   it("maps a counter's BSON date back to milliseconds", () => {
-    expect(counterFromDoc(throughBson({ _id: "c", count: 3, resetAt: new Date(1_767_225_600_123) }))).toEqual({ count: 3, resetAt: 1_767_225_600_123 });
+    expect(counterFromDoc(throughBson({ _id: "c", count: 3, resetAt: new Date(1_767_225_600_123) }))).toEqual({
+      count: 3,
+      resetAt: 1_767_225_600_123,
+    });
   });
 
   it("turns a patch into $set: undefined keeps, null clears, empty is null, ids are refused", () => {
-    expect(patchToSet({ name: null, image: undefined, emailVerified: true })).toEqual({ name: null, emailVerified: true });
+    expect(patchToSet({ name: null, image: undefined, emailVerified: true })).toEqual({
+      name: null,
+      emailVerified: true,
+    });
     expect(patchToSet({ name: undefined })).toBeNull();
     expect(patchToSet({})).toBeNull();
     expect(() => patchToSet({ id: "other" })).toThrow(TypeError);

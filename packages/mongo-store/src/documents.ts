@@ -1,5 +1,12 @@
 import type {
-  AccountRecord, ApiKeyRecord, AuditRecord, CounterState, JwkRecord, SessionRecord, UserRecord, VerificationRecord,
+  AccountRecord,
+  ApiKeyRecord,
+  AuditRecord,
+  CounterState,
+  JwkRecord,
+  SessionRecord,
+  UserRecord,
+  VerificationRecord,
 } from "@latchkey/core";
 
 /** A record as stored: its `id` becomes the string `_id`; dates stay BSON dates, JSON fields stay subdocuments. */
@@ -27,27 +34,75 @@ export interface CounterDoc {
 type FieldSet<R> = Record<Exclude<keyof R, "id">, true>;
 
 const userFields: FieldSet<UserRecord> = {
-  email: true, emailVerified: true, name: true, image: true, username: true, metadata: true, createdAt: true, updatedAt: true,
+  email: true,
+  emailVerified: true,
+  name: true,
+  image: true,
+  username: true,
+  metadata: true,
+  createdAt: true,
+  updatedAt: true,
 };
 const sessionFields: FieldSet<SessionRecord> = {
-  userId: true, tokenHash: true, expiresAt: true, createdAt: true, updatedAt: true, ip: true, userAgent: true,
+  userId: true,
+  tokenHash: true,
+  expiresAt: true,
+  createdAt: true,
+  updatedAt: true,
+  ip: true,
+  userAgent: true,
 };
 const accountFields: FieldSet<AccountRecord> = {
-  userId: true, providerId: true, passwordHash: true, createdAt: true, updatedAt: true,
+  userId: true,
+  providerId: true,
+  passwordHash: true,
+  createdAt: true,
+  updatedAt: true,
 };
 const verificationFields: FieldSet<VerificationRecord> = {
-  identifier: true, valueHash: true, attemptCount: true, expiresAt: true, createdAt: true, userId: true, payload: true,
+  identifier: true,
+  valueHash: true,
+  attemptCount: true,
+  expiresAt: true,
+  createdAt: true,
+  userId: true,
+  payload: true,
 };
 const apiKeyFields: FieldSet<ApiKeyRecord> = {
-  userId: true, name: true, prefix: true, start: true, keyHash: true, enabled: true, metadata: true, permissions: true,
-  remaining: true, rateLimitMax: true, rateLimitWindowMs: true, requestCount: true, windowStart: true, lastUsedAt: true,
-  expiresAt: true, createdAt: true, updatedAt: true,
+  userId: true,
+  name: true,
+  prefix: true,
+  start: true,
+  keyHash: true,
+  enabled: true,
+  metadata: true,
+  permissions: true,
+  remaining: true,
+  rateLimitMax: true,
+  rateLimitWindowMs: true,
+  requestCount: true,
+  windowStart: true,
+  lastUsedAt: true,
+  expiresAt: true,
+  createdAt: true,
+  updatedAt: true,
 };
 const jwkFields: FieldSet<JwkRecord> = {
-  generation: true, alg: true, publicKey: true, privateKey: true, createdAt: true, retiredAt: true,
+  generation: true,
+  alg: true,
+  publicKey: true,
+  privateKey: true,
+  createdAt: true,
+  retiredAt: true,
 };
 const auditFields: FieldSet<AuditRecord> = {
-  type: true, userId: true, identifier: true, ip: true, userAgent: true, at: true, data: true,
+  type: true,
+  userId: true,
+  identifier: true,
+  ip: true,
+  userAgent: true,
+  at: true,
+  data: true,
 };
 
 // Copies exactly the listed fields, so a stray field in a document (or a record) never leaks across.

@@ -5,7 +5,12 @@ import { duplicateKeyFields, isDuplicateKeyError, isDuplicateOn, userConflict } 
 
 // Built the way the driver builds them from a server write error (E11000 carries keyPattern and keyValue).
 const duplicate = (keyPattern: Record<string, number>, keyValue: Record<string, unknown>) =>
-  new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: app.x dup key: ${JSON.stringify(keyValue)}`, keyPattern, keyValue });
+  new MongoServerError({
+    code: 11000,
+    errmsg: `E11000 duplicate key error collection: app.x dup key: ${JSON.stringify(keyValue)}`,
+    keyPattern,
+    keyValue,
+  });
 
 describe("duplicate-key mapping", () => {
   it("maps the email and username unique indexes to the port's conflicts", () => {
@@ -14,13 +19,17 @@ describe("duplicate-key mapping", () => {
   });
 
   it("falls back to keyValue when keyPattern is absent", () => {
-    expect(userConflict(new MongoServerError({ code: 11000, errmsg: "E11000", keyValue: { username: "ada" } }))).toBe("username");
+    expect(userConflict(new MongoServerError({ code: 11000, errmsg: "E11000", keyValue: { username: "ada" } }))).toBe(
+      "username",
+    );
   });
 
   it("does not turn other duplicates or other errors into a conflict", () => {
     expect(userConflict(duplicate({ _id: 1 }, { _id: "u_1" }))).toBeNull();
     expect(userConflict(new MongoServerError({ code: 11000, errmsg: "E11000 duplicate key error" }))).toBeNull();
-    expect(userConflict(new MongoServerError({ code: 112, errmsg: "WriteConflict", keyPattern: { email: 1 } }))).toBeNull();
+    expect(
+      userConflict(new MongoServerError({ code: 112, errmsg: "WriteConflict", keyPattern: { email: 1 } })),
+    ).toBeNull();
     expect(userConflict(new Error("email"))).toBeNull();
     expect(userConflict(null)).toBeNull();
     expect(isDuplicateKeyError({ code: "11000" })).toBe(false);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { describeIndex, INDEX_SPECS, planIndexes, TTL_GRACE_SECONDS, type ExistingIndex } from "./indexes.ts";
 
-const find = (collection: string, name: string) => INDEX_SPECS.find((s) => s.collection === collection && s.name === name);
+const find = (collection: string, name: string) =>
+  INDEX_SPECS.find((s) => s.collection === collection && s.name === name);
 const asExisting = (specs = INDEX_SPECS): ExistingIndex[] =>
   specs.map((s) => ({ name: s.name, key: s.key, unique: s.unique, expireAfterSeconds: s.expireAfterSeconds }));
 
@@ -17,11 +18,17 @@ describe("index specs", () => {
     expect(find("api_keys", "keyHash_unique")).toMatchObject({ key: { keyHash: 1 }, unique: true });
     expect(find("jwks", "generation_unique")).toMatchObject({ key: { generation: 1 }, unique: true });
     expect(find("verifications", "identifier_unique")).toMatchObject({ key: { identifier: 1 }, unique: true });
-    expect(find("accounts", "credential_per_user_unique")).toMatchObject({ unique: true, partialFilterExpression: { providerId: "credential" } });
+    expect(find("accounts", "credential_per_user_unique")).toMatchObject({
+      unique: true,
+      partialFilterExpression: { providerId: "credential" },
+    });
   });
 
   it("index usernames only when set, so many users may have none", () => {
-    expect(find("users", "username_unique")).toMatchObject({ unique: true, partialFilterExpression: { username: { $type: "string" } } });
+    expect(find("users", "username_unique")).toMatchObject({
+      unique: true,
+      partialFilterExpression: { username: { $type: "string" } },
+    });
   });
 
   it("keep OTP value hashes non-unique (short codes collide across identifiers)", () => {
@@ -29,10 +36,13 @@ describe("index specs", () => {
   });
 
   it("expire only sessions, verifications and counters, a grace period after expiry", () => {
-    const ttl = INDEX_SPECS.filter((s) => s.expireAfterSeconds !== undefined).map((s) => `${s.collection}.${Object.keys(s.key).join()}`);
+    const ttl = INDEX_SPECS.filter((s) => s.expireAfterSeconds !== undefined).map(
+      (s) => `${s.collection}.${Object.keys(s.key).join()}`,
+    );
     expect(ttl.sort()).toEqual(["counters.resetAt", "sessions.expiresAt", "verifications.expiresAt"]);
     expect(TTL_GRACE_SECONDS).toBeGreaterThanOrEqual(3600);
-    for (const s of INDEX_SPECS) if (s.expireAfterSeconds !== undefined) expect(s.expireAfterSeconds).toBe(TTL_GRACE_SECONDS);
+    for (const s of INDEX_SPECS)
+      if (s.expireAfterSeconds !== undefined) expect(s.expireAfterSeconds).toBe(TTL_GRACE_SECONDS);
   });
 });
 
@@ -65,11 +75,17 @@ describe("planIndexes", () => {
   });
 
   it("refuses a same-named index with another key", () => {
-    expect(() => planIndexes([{ name: "email_unique", key: { email: -1 }, unique: true }], users)).toThrow(/users\.email_unique/);
+    expect(() => planIndexes([{ name: "email_unique", key: { email: -1 }, unique: true }], users)).toThrow(
+      /users\.email_unique/,
+    );
   });
 
   it("describes an index in one line", () => {
-    expect(describeIndex(find("users", "username_unique")!)).toBe('users.username_unique {"username":1} (unique, partial {"username":{"$type":"string"}})');
-    expect(describeIndex(find("sessions", "expiresAt_ttl")!)).toBe(`sessions.expiresAt_ttl {"expiresAt":1} (ttl +${TTL_GRACE_SECONDS}s)`);
+    expect(describeIndex(find("users", "username_unique")!)).toBe(
+      'users.username_unique {"username":1} (unique, partial {"username":{"$type":"string"}})',
+    );
+    expect(describeIndex(find("sessions", "expiresAt_ttl")!)).toBe(
+      `sessions.expiresAt_ttl {"expiresAt":1} (ttl +${TTL_GRACE_SECONDS}s)`,
+    );
   });
 });

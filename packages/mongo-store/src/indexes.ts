@@ -24,9 +24,21 @@ const C = COLLECTION_NAMES;
 export const INDEX_SPECS: readonly IndexSpec[] = [
   { collection: C.users, name: "email_unique", key: { email: 1 }, unique: true },
   // Partial, not sparse: users without a username store `username: null`, which a sparse index would still index.
-  { collection: C.users, name: "username_unique", key: { username: 1 }, unique: true, partialFilterExpression: { username: { $type: "string" } } },
+  {
+    collection: C.users,
+    name: "username_unique",
+    key: { username: 1 },
+    unique: true,
+    partialFilterExpression: { username: { $type: "string" } },
+  },
   { collection: C.sessions, name: "tokenHash_unique", key: { tokenHash: 1 }, unique: true },
-  { collection: C.accounts, name: "credential_per_user_unique", key: { userId: 1, providerId: 1 }, unique: true, partialFilterExpression: { providerId: "credential" } },
+  {
+    collection: C.accounts,
+    name: "credential_per_user_unique",
+    key: { userId: 1, providerId: 1 },
+    unique: true,
+    partialFilterExpression: { providerId: "credential" },
+  },
   { collection: C.verifications, name: "identifier_unique", key: { identifier: 1 }, unique: true },
   { collection: C.apiKeys, name: "keyHash_unique", key: { keyHash: 1 }, unique: true },
   { collection: C.jwks, name: "generation_unique", key: { generation: 1 }, unique: true },
@@ -73,7 +85,9 @@ export function planIndexes(existing: readonly ExistingIndex[], wanted: readonly
   for (const spec of wanted) {
     const named = existing.find((e) => e.name === spec.name);
     if (named && (!sameKey(named.key, spec.key) || Boolean(named.unique) !== Boolean(spec.unique))) {
-      throw new Error(`mongodb: index ${spec.collection}.${spec.name} exists with another key or uniqueness; drop it and run migrate again`);
+      throw new Error(
+        `mongodb: index ${spec.collection}.${spec.name} exists with another key or uniqueness; drop it and run migrate again`,
+      );
     }
     const match = named ?? existing.find((e) => sameKey(e.key, spec.key) && Boolean(e.unique) === Boolean(spec.unique));
     if (!match) plan.create.push(spec);
@@ -110,11 +124,18 @@ async function existingIndexes(db: Db, collection: string): Promise<ExistingInde
  * Creates the missing indexes among `specs` (and retunes changed TTLs); returns one line per change, each also
  * passed to `log` as it is applied. A second run returns an empty list.
  */
-export async function ensureIndexes(db: Db, specs: readonly IndexSpec[], log: (line: string) => void = () => {}): Promise<string[]> {
+export async function ensureIndexes(
+  db: Db,
+  specs: readonly IndexSpec[],
+  log: (line: string) => void = () => {},
+): Promise<string[]> {
   const lines: string[] = [];
   const collections = [...new Set(specs.map((s) => s.collection))];
   for (const collection of collections) {
-    const plan = planIndexes(await existingIndexes(db, collection), specs.filter((s) => s.collection === collection));
+    const plan = planIndexes(
+      await existingIndexes(db, collection),
+      specs.filter((s) => s.collection === collection),
+    );
     for (const spec of plan.create) {
       const { collection: _, key, ...options } = spec;
       await db.collection(collection).createIndex(key, options);
@@ -122,7 +143,10 @@ export async function ensureIndexes(db: Db, specs: readonly IndexSpec[], log: (l
       log(lines[lines.length - 1]!);
     }
     for (const { spec, from } of plan.retune) {
-      await db.command({ collMod: collection, index: { name: spec.name, expireAfterSeconds: spec.expireAfterSeconds } });
+      await db.command({
+        collMod: collection,
+        index: { name: spec.name, expireAfterSeconds: spec.expireAfterSeconds },
+      });
       lines.push(`changed TTL of ${collection}.${spec.name} from ${from ?? "none"} to ${spec.expireAfterSeconds}s`);
       log(lines[lines.length - 1]!);
     }

@@ -22,7 +22,10 @@ describe.skipIf(!url)("migrateMongo against MONGODB_URL", () => {
       const db = client.db(dbName);
       const users = await db.collection("users").listIndexes().toArray();
       expect(users.find((i) => i.name === "email_unique")).toMatchObject({ key: { email: 1 }, unique: true });
-      expect(users.find((i) => i.name === "username_unique")).toMatchObject({ unique: true, partialFilterExpression: { username: { $type: "string" } } });
+      expect(users.find((i) => i.name === "username_unique")).toMatchObject({
+        unique: true,
+        partialFilterExpression: { username: { $type: "string" } },
+      });
       const sessions = await db.collection("sessions").listIndexes().toArray();
       expect(sessions.find((i) => i.name === "expiresAt_ttl")?.expireAfterSeconds).toBe(TTL_GRACE_SECONDS);
     } finally {

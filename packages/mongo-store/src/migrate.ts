@@ -33,7 +33,8 @@ export async function migrateMongo(url: string, options: MigrateMongoOptions = {
     await client.connect();
     const db = client.db(resolveDatabaseName(url, options.dbName));
     const applied = await ensureIndexes(db, INDEX_SPECS, (line) => log(`mongodb ${db.databaseName}: ${line}`));
-    if (applied.length === 0) log(`mongodb ${db.databaseName}: all ${INDEX_SPECS.length} indexes in place, nothing to do`);
+    if (applied.length === 0)
+      log(`mongodb ${db.databaseName}: all ${INDEX_SPECS.length} indexes in place, nothing to do`);
     return applied;
   } finally {
     await client.close();

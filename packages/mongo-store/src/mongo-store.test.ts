@@ -12,9 +12,18 @@ const skip = url ? false : "MONGODB_URL is not set";
 async function freshStore(transactions?: boolean): Promise<Store> {
   const client = new MongoClient(url!);
   const db = client.db(`latchkey_conformance_${crypto.randomUUID().slice(0, 8)}`);
-  await ensureIndexes(db, INDEX_SPECS.filter((spec) => spec.expireAfterSeconds === undefined));
+  await ensureIndexes(
+    db,
+    INDEX_SPECS.filter((spec) => spec.expireAfterSeconds === undefined),
+  );
   const store = mongoStore({ client, dbName: db.databaseName, transactions });
-  return { ...store, close: async () => { await db.dropDatabase(); await client.close(); } };
+  return {
+    ...store,
+    close: async () => {
+      await db.dropDatabase();
+      await client.close();
+    },
+  };
 }
 
 runStoreConformance({ name: "mongodb", createStore: () => freshStore(), skip });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { fixtures } from "@latchkey/store-conformance";
 import {
-  apiKeyRefusal, apiKeyUseFilter, apiKeyUseUpdate, counterHitUpdate, decodeCursor, encodeCursor, failedAttemptFilters, keysetFilter,
+  apiKeyRefusal,
+  apiKeyUseFilter,
+  apiKeyUseUpdate,
+  counterHitUpdate,
+  decodeCursor,
+  encodeCursor,
+  failedAttemptFilters,
+  keysetFilter,
 } from "./queries.ts";
 
 const now = fixtures.at(0);
@@ -11,12 +18,14 @@ describe("counterHitUpdate", () => {
   it("is one $set stage, so count and resetAt both read the document from before the update", () => {
     const t = now.getTime();
     const running = { $gt: ["$resetAt", new Date(t)] };
-    expect(counterHitUpdate(60_000, t)).toEqual([{
-      $set: {
-        count: { $cond: [running, { $add: ["$count", 1] }, 1] },
-        resetAt: { $cond: [running, "$resetAt", new Date(t + 60_000)] },
+    expect(counterHitUpdate(60_000, t)).toEqual([
+      {
+        $set: {
+          count: { $cond: [running, { $add: ["$count", 1] }, 1] },
+          resetAt: { $cond: [running, "$resetAt", new Date(t + 60_000)] },
+        },
       },
-    }]);
+    ]);
   });
 });
 
@@ -45,7 +54,9 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
     expect(rest).toEqual([]);
     expect(Object.keys(stage!.$set)).toEqual(["remaining", "requestCount", "windowStart", "lastUsedAt"]);
     expect(stage!.$set.lastUsedAt).toBe(now);
-    expect(stage!.$set.remaining).toEqual({ $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] });
+    expect(stage!.$set.remaining).toEqual({
+      $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null],
+    });
   });
 
   it("carries no string that the pipeline could read as a field path other than the key's own fields", () => {
@@ -57,7 +68,17 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
     };
     walk([apiKeyUseFilter("k_1", now), apiKeyUseUpdate(now), counterHitUpdate(1000, now.getTime())]);
     const paths = strings.filter((s) => s.startsWith("$"));
-    expect(new Set(paths)).toEqual(new Set(["$windowStart", "$rateLimitWindowMs", "$rateLimitMax", "$requestCount", "$remaining", "$resetAt", "$count"]));
+    expect(new Set(paths)).toEqual(
+      new Set([
+        "$windowStart",
+        "$rateLimitWindowMs",
+        "$rateLimitMax",
+        "$requestCount",
+        "$remaining",
+        "$resetAt",
+        "$count",
+      ]),
+    );
   });
 });
 
@@ -67,8 +88,16 @@ describe("apiKeyRefusal (explains a refused use, in the port's order)", () => {
     ["disabled", key({ enabled: false, remaining: 0 }), "KEY_DISABLED"],
     ["expired exactly now", key({ expiresAt: now, remaining: 0 }), "KEY_EXPIRED"],
     ["no uses left", key({ remaining: 0 }), "USAGE_EXCEEDED"],
-    ["window full", key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: fixtures.at(-59_999) }), "RATE_LIMITED"],
-    ["limit of zero, window ended", key({ rateLimitMax: 0, rateLimitWindowMs: 60_000, requestCount: 0, windowStart: null }), "RATE_LIMITED"],
+    [
+      "window full",
+      key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: fixtures.at(-59_999) }),
+      "RATE_LIMITED",
+    ],
+    [
+      "limit of zero, window ended",
+      key({ rateLimitMax: 0, rateLimitWindowMs: 60_000, requestCount: 0, windowStart: null }),
+      "RATE_LIMITED",
+    ],
   ] as const)("%s -> %s", (_, k, reason) => {
     expect(apiKeyRefusal(k, now)).toBe(reason);
   });
@@ -76,8 +105,14 @@ describe("apiKeyRefusal (explains a refused use, in the port's order)", () => {
   it.each([
     ["unlimited", key()],
     ["one use left, expires later", key({ remaining: 1, expiresAt: fixtures.at(1) })],
-    ["window ended exactly now", key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: fixtures.at(-60_000) })],
-    ["window with room", key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: fixtures.at(-1) })],
+    [
+      "window ended exactly now",
+      key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: fixtures.at(-60_000) }),
+    ],
+    [
+      "window with room",
+      key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: fixtures.at(-1) }),
+    ],
   ] as const)("%s -> usable", (_, k) => {
     expect(apiKeyRefusal(k, now)).toBeNull();
   });

@@ -12,12 +12,14 @@ import type { ApiKeyDoc, VerificationDoc } from "./documents.ts";
  */
 export function counterHitUpdate(windowMs: number, now: number): Document[] {
   const running = { $gt: ["$resetAt", new Date(now)] };
-  return [{
-    $set: {
-      count: { $cond: [running, { $add: ["$count", 1] }, 1] },
-      resetAt: { $cond: [running, "$resetAt", new Date(now + windowMs)] },
+  return [
+    {
+      $set: {
+        count: { $cond: [running, { $add: ["$count", 1] }, 1] },
+        resetAt: { $cond: [running, "$resetAt", new Date(now + windowMs)] },
+      },
     },
-  }];
+  ];
 }
 
 // The per-key window has ended at `now`; a null or missing `windowStart` counts as the epoch (long ended).
@@ -56,14 +58,16 @@ export function apiKeyUseFilter(id: string, now: Date): Filter<ApiKeyDoc> {
 export function apiKeyUseUpdate(now: Date): Document[] {
   const limited = { $and: [{ $isNumber: "$rateLimitMax" }, { $isNumber: "$rateLimitWindowMs" }] };
   const ended = windowEnded(now);
-  return [{
-    $set: {
-      remaining: { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
-      requestCount: { $cond: [limited, { $cond: [ended, 1, { $add: ["$requestCount", 1] }] }, "$requestCount"] },
-      windowStart: { $cond: [limited, { $cond: [ended, now, "$windowStart"] }, "$windowStart"] },
-      lastUsedAt: now,
+  return [
+    {
+      $set: {
+        remaining: { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
+        requestCount: { $cond: [limited, { $cond: [ended, 1, { $add: ["$requestCount", 1] }] }, "$requestCount"] },
+        windowStart: { $cond: [limited, { $cond: [ended, now, "$windowStart"] }, "$windowStart"] },
+        lastUsedAt: now,
+      },
     },
-  }];
+  ];
 }
 
 /**
@@ -87,7 +91,10 @@ export function apiKeyRefusal(key: ApiKeyRecord | null, now: Date): ApiKeyUseRef
  * reaches `maxAttempts` (it is deleted), `increment` matches a row that stays below it (`$inc`). A row matches
  * at most one of them, so each failure is counted exactly once and exactly one caller destroys the row.
  */
-export function failedAttemptFilters(id: string, maxAttempts: number): { destroy: Filter<VerificationDoc>; increment: Filter<VerificationDoc> } {
+export function failedAttemptFilters(
+  id: string,
+  maxAttempts: number,
+): { destroy: Filter<VerificationDoc>; increment: Filter<VerificationDoc> } {
   return {
     destroy: { _id: id, attemptCount: { $gte: maxAttempts - 1 } },
     increment: { _id: id, attemptCount: { $lt: maxAttempts - 1 } },

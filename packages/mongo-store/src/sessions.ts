@@ -10,11 +10,13 @@ export function mongoSessionStore(c: Collections): SessionStore {
     },
     async findByTokenHash(tokenHash) {
       // One round trip: the session joined with its user.
-      const [row] = await c.sessions.aggregate<SessionDoc & { owner: UserDoc[] }>([
-        { $match: { tokenHash } },
-        { $limit: 1 },
-        { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
-      ]).toArray();
+      const [row] = await c.sessions
+        .aggregate<SessionDoc & { owner: UserDoc[] }>([
+          { $match: { tokenHash } },
+          { $limit: 1 },
+          { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
+        ])
+        .toArray();
       const owner = row?.owner[0];
       return row && owner ? { session: sessionFromDoc(row), user: userFromDoc(owner) } : null;
     },

@@ -60,22 +60,33 @@ export function mongoStore(options: MongoStoreOptions): Store {
     audit: mongoAuditStore(c),
   });
   const ports = portsFor(collections, transactions);
-  return guardStore({
-    kind: "mongodb",
-    ...ports,
-    // A replica set or sharded cluster: one multi-document transaction (every call of the body carries the
-    // session). A standalone server: compensation, the rows the body created are deleted again on a throw.
-    transaction: mongoTransaction(collections, transactions, portsFor, ports),
-    async ping() {
-      await db.command({ ping: 1 });
+  return guardStore(
+    {
+      kind: "mongodb",
+      ...ports,
+      // A replica set or sharded cluster: one multi-document transaction (every call of the body carries the
+      // session). A standalone server: compensation, the rows the body created are deleted again on a throw.
+      transaction: mongoTransaction(collections, transactions, portsFor, ports),
+      async ping() {
+        await db.command({ ping: 1 });
+      },
+      async close() {
+        if (owned) await client.close();
+      },
     },
-    async close() {
-      if (owned) await client.close();
-    },
-  }, isMongoUnavailable);
+    isMongoUnavailable,
+  );
 }
 
-const UNAVAILABLE_NAMES = new Set(["MongoNetworkError", "MongoNetworkTimeoutError", "MongoServerSelectionError", "MongoTopologyClosedError", "MongoNotConnectedError", "PoolClearedError", "MongoPoolClearedError"]);
+const UNAVAILABLE_NAMES = new Set([
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoServerSelectionError",
+  "MongoTopologyClosedError",
+  "MongoNotConnectedError",
+  "PoolClearedError",
+  "MongoPoolClearedError",
+]);
 
 /** True when a MongoDB driver error means the server cannot be reached (network, server selection, pool cleared). */
 export function isMongoUnavailable(error: unknown): boolean {

@@ -5,8 +5,22 @@ import type { Transactions } from "./connection.ts";
 
 // Where each collection method the ports use takes its options: the session goes there.
 const OPTIONS_AT: Record<string, number> = {
-  insertOne: 1, insertMany: 1, findOne: 1, find: 1, deleteOne: 1, deleteMany: 1, findOneAndDelete: 1, countDocuments: 1,
-  aggregate: 1, bulkWrite: 1, updateOne: 2, updateMany: 2, replaceOne: 2, findOneAndUpdate: 2, findOneAndReplace: 2, distinct: 2,
+  insertOne: 1,
+  insertMany: 1,
+  findOne: 1,
+  find: 1,
+  deleteOne: 1,
+  deleteMany: 1,
+  findOneAndDelete: 1,
+  countDocuments: 1,
+  aggregate: 1,
+  bulkWrite: 1,
+  updateOne: 2,
+  updateMany: 2,
+  replaceOne: 2,
+  findOneAndUpdate: 2,
+  findOneAndReplace: 2,
+  distinct: 2,
 };
 
 function boundTo<T extends Document>(collection: Collection<T>, session: ClientSession): Collection<T> {

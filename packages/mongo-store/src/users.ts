@@ -37,7 +37,8 @@ export function mongoUserStore(c: Collections, tx: Transactions): UserStore {
         if (await tx.available()) {
           await tx.run(async (session) => {
             await c.users.insertOne(userToDoc(user), { session });
-            if (accounts.length > 0) await c.accounts.insertMany(accounts.map(accountToDoc), { session, ordered: true });
+            if (accounts.length > 0)
+              await c.accounts.insertMany(accounts.map(accountToDoc), { session, ordered: true });
           });
         } else {
           await createWithoutTransaction(c, user, accounts);
@@ -65,9 +66,10 @@ export function mongoUserStore(c: Collections, tx: Transactions): UserStore {
     async update(id, patch) {
       const set = patchToSet(patch);
       try {
-        const doc = set === null
-          ? await c.users.findOne({ _id: id })
-          : await c.users.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" });
+        const doc =
+          set === null
+            ? await c.users.findOne({ _id: id })
+            : await c.users.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" });
         return doc ? { ok: true, value: userFromDoc(doc) } : null;
       } catch (error) {
         const conflict = userConflict(error);

@@ -41,7 +41,11 @@ export function mongoVerificationStore(c: Collections): VerificationStore {
       for (;;) {
         const destroyed = await c.verifications.findOneAndDelete(destroy);
         if (destroyed) return { attemptCount: destroyed.attemptCount + 1, destroyed: true };
-        const bumped = await c.verifications.findOneAndUpdate(increment, { $inc: { attemptCount: 1 } }, { returnDocument: "after" });
+        const bumped = await c.verifications.findOneAndUpdate(
+          increment,
+          { $inc: { attemptCount: 1 } },
+          { returnDocument: "after" },
+        );
         if (bumped) return { attemptCount: bumped.attemptCount, destroyed: false };
         // Neither matched: the row is gone, or another failure moved it to the last attempt between our two
         // writes. Counts only rise, so going round again ends (in the destroy branch or with the row gone).

@@ -23,13 +23,19 @@ describe("redisCounters when Redis goes away", () => {
       expect((await counters.hit("k", 60_000, 1000)).count).toBe(1);
       await server.halt();
       const t0 = Date.now();
-      const failure = await counters.hit("k", 60_000, 1000).then(() => null, (e: unknown) => e);
+      const failure = await counters.hit("k", 60_000, 1000).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isDatabaseUnavailable(failure)).toBe(true);
       expect(Date.now() - t0).toBeLessThan(2500);
       await server.resume();
       let recovered = false;
       for (let i = 0; i < 50 && !recovered; i++) {
-        recovered = await counters.hit("k2", 60_000, 1000).then(() => true, () => false);
+        recovered = await counters.hit("k2", 60_000, 1000).then(
+          () => true,
+          () => false,
+        );
         if (!recovered) await new Promise((r) => setTimeout(r, 100));
       }
       expect(recovered).toBe(true);
@@ -41,7 +47,10 @@ describe("redisCounters when Redis goes away", () => {
   it("a server that was never reachable: DATABASE_UNAVAILABLE within the connect timeout", async () => {
     const counters = redisCounters({ url: "redis://127.0.0.1:1", connectTimeout: 1 });
     try {
-      const failure = await counters.peek("k", 0).then(() => null, (e: unknown) => e);
+      const failure = await counters.peek("k", 0).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isDatabaseUnavailable(failure)).toBe(true);
     } finally {
       await counters.close();

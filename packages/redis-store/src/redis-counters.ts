@@ -1,4 +1,10 @@
-import { databaseUnavailable, parseDuration, type CounterState, type CounterStore, type Duration } from "@latchkey/core";
+import {
+  databaseUnavailable,
+  parseDuration,
+  type CounterState,
+  type CounterStore,
+  type Duration,
+} from "@latchkey/core";
 import { createClient } from "redis";
 
 /** Options of `redisCounters`. */
@@ -50,8 +56,10 @@ type Reply = [number, string];
  */
 export function redisCounters(options: RedisCountersOptions): CounterStore & { close(): Promise<void> } {
   const prefix = options.keyPrefix ?? "latchkey:";
-  const connectTimeout = options.connectTimeout === undefined ? 2000 : parseDuration(options.connectTimeout, "redisCounters.connectTimeout");
-  const commandTimeout = options.commandTimeout === undefined ? 2000 : parseDuration(options.commandTimeout, "redisCounters.commandTimeout");
+  const connectTimeout =
+    options.connectTimeout === undefined ? 2000 : parseDuration(options.connectTimeout, "redisCounters.connectTimeout");
+  const commandTimeout =
+    options.commandTimeout === undefined ? 2000 : parseDuration(options.commandTimeout, "redisCounters.commandTimeout");
   const client = createClient({
     url: options.url,
     // Commands fail at once while disconnected instead of queueing (a request must not wait for Redis to return).
@@ -71,7 +79,10 @@ export function redisCounters(options: RedisCountersOptions): CounterStore & { c
   // connection is made, callers wait for it together, at most connectTimeout; afterwards commands run at once
   // and fail at once while Redis is away.
   let closed = false;
-  const connecting = client.connect().then(() => undefined, () => undefined);
+  const connecting = client.connect().then(
+    () => undefined,
+    () => undefined,
+  );
   const firstWait = Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, connectTimeout).unref())]);
   const ready = async () => {
     if (closed) throw databaseUnavailable(new Error("redisCounters: closed"));
@@ -91,7 +102,9 @@ export function redisCounters(options: RedisCountersOptions): CounterStore & { c
 
   return {
     async hit(k, windowMs, now): Promise<CounterState> {
-      const [count, resetAt] = await run(() => client.eval(HIT, { keys: [key(k)], arguments: [String(now), String(windowMs)] })) as unknown as Reply;
+      const [count, resetAt] = (await run(() =>
+        client.eval(HIT, { keys: [key(k)], arguments: [String(now), String(windowMs)] }),
+      )) as unknown as Reply;
       return { count: Number(count), resetAt: Number(resetAt) };
     },
     async peek(k, now) {

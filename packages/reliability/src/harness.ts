@@ -23,7 +23,9 @@ export async function startInstance(name: string, env: Record<string, string>): 
   });
   let err = "";
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`${name} did not start in 30 s: ${err}`)), 30_000);
@@ -35,9 +37,18 @@ export async function startInstance(name: string, env: Record<string, string>): 
         resolve(Number(match[1]));
       }
     });
-    void exit.then(({ code, signal }) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready: ${err}`)));
+    void exit.then(({ code, signal }) =>
+      reject(new Error(`${name} exited (${code ?? signal}) before it was ready: ${err}`)),
+    );
   });
-  return { name, port, child, exit, stderr: () => err, alive: () => child.exitCode === null && child.signalCode === null };
+  return {
+    name,
+    port,
+    child,
+    exit,
+    stderr: () => err,
+    alive: () => child.exitCode === null && child.signalCode === null,
+  };
 }
 
 export async function stopInstance(instance: Instance): Promise<void> {
@@ -61,7 +72,12 @@ let ipSeq = 0;
 /** A fresh client address per call, so per-IP limits do not interfere with load (tests that want one pass it). */
 export const freshIp = () => `10.${(ipSeq >> 16) & 255}.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}`;
 
-export async function call(instance: Instance, method: string, path: string, init: { body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string; timeoutMs?: number } = {}): Promise<Answer> {
+export async function call(
+  instance: Instance,
+  method: string,
+  path: string,
+  init: { body?: unknown; rawBody?: string; headers?: Record<string, string>; ip?: string; timeoutMs?: number } = {},
+): Promise<Answer> {
   const started = Date.now();
   const headers: Record<string, string> = { "x-test-ip": init.ip ?? freshIp(), ...init.headers };
   let body: string | undefined = init.rawBody;
@@ -70,7 +86,12 @@ export async function call(instance: Instance, method: string, path: string, ini
     headers["content-type"] ??= "application/json";
   }
   try {
-    const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, { method, headers, body, signal: AbortSignal.timeout(init.timeoutMs ?? 15_000) });
+    const res = await fetch(`http://127.0.0.1:${instance.port}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(init.timeoutMs ?? 15_000),
+    });
     return { status: res.status, text: await res.text(), ms: Date.now() - started, at: started, headers: res.headers };
   } catch {
     return { status: 0, text: "", ms: Date.now() - started, at: started, headers: null };
@@ -80,7 +101,11 @@ export async function call(instance: Instance, method: string, path: string, ini
 export const json = <T>(answer: Answer): T => JSON.parse(answer.text) as T;
 
 /** Direct database access for reconciliation. */
-export async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+export async function query<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -93,12 +118,19 @@ export async function query<T extends pg.QueryResultRow>(url: string, text: stri
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `worker` on `concurrency` lanes until `durationMs` has passed (or `done()` says so, when given). */
-export async function loadFor(durationMs: number, concurrency: number, worker: (lane: number) => Promise<void>, done?: () => boolean): Promise<void> {
+export async function loadFor(
+  durationMs: number,
+  concurrency: number,
+  worker: (lane: number) => Promise<void>,
+  done?: () => boolean,
+): Promise<void> {
   const until = Date.now() + durationMs;
   const finished = done ?? (() => Date.now() >= until);
-  await Promise.all(Array.from({ length: concurrency }, async (_, lane) => {
-    while (!finished()) await worker(lane);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, lane) => {
+      while (!finished()) await worker(lane);
+    }),
+  );
 }
 
 /** A small seeded generator (mulberry32): a failing fuzz run can be replayed with the seed it prints. */
@@ -114,4 +146,5 @@ export function seededRandom(seed: number): () => number {
 }
 
 // What must never reach a client: stack frames, SQL, driver names.
-export const LEAK = /\bat [\w$.<>]+ \(|\.(?:ts|js|mjs):\d+|\bselect\b.+\bfrom\b|\binsert into\b|\bupdate\b.+\bset\b|\bdelete from\b|postgres|drizzle|node_modules|ECONN|Error:/i;
+export const LEAK =
+  /\bat [\w$.<>]+ \(|\.(?:ts|js|mjs):\d+|\bselect\b.+\bfrom\b|\binsert into\b|\bupdate\b.+\bset\b|\bdelete from\b|postgres|drizzle|node_modules|ECONN|Error:/i;

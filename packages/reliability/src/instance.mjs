@@ -13,9 +13,10 @@ import { redisCounters } from "@latchkey/redis-store";
 
 const databaseUrl = /** @type {string} */ (process.env.DATABASE_URL);
 const driver = process.env.DRIVER ?? "pg";
-const database = driver === "postgres-js"
-  ? postgresJsStore({ client: postgres(databaseUrl, { max: 8, onnotice: () => undefined }) })
-  : drizzleStore({ url: databaseUrl, connectTimeout: 2, queryTimeout: 3, maxConnections: 8 });
+const database =
+  driver === "postgres-js"
+    ? postgresJsStore({ client: postgres(databaseUrl, { max: 8, onnotice: () => undefined }) })
+    : drizzleStore({ url: databaseUrl, connectTimeout: 2, queryTimeout: 3, maxConnections: 8 });
 const counters = process.env.REDIS_URL ? redisCounters({ url: process.env.REDIS_URL }) : undefined;
 
 const auth = createAuth({

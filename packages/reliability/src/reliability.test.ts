@@ -3,7 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { startTestPostgres, type TestPostgresServer } from "../../../test/postgres-server.ts";
 import { startTestRedis, type TestRedisServer } from "../../../test/redis-server.ts";
-import { call, freshIp, json, LEAK, loadFor, query, seededRandom, sleep, startInstance, stopInstance, type Answer, type Instance } from "./harness.ts";
+import {
+  call,
+  freshIp,
+  json,
+  LEAK,
+  loadFor,
+  query,
+  seededRandom,
+  sleep,
+  startInstance,
+  stopInstance,
+  type Answer,
+  type Instance,
+} from "./harness.ts";
 
 // Two Latchkey processes on one PostgreSQL 15 cluster of this suite's own (it is restarted and stopped here),
 // loopback only, bounded in time and count. LATCHKEY_RELIABILITY_DRIVER=postgres-js runs the same suite on a
@@ -42,14 +55,23 @@ const newLedger = (): Ledger => ({ attempted: new Set(), signedUp: new Map(), ot
 
 /** Checks the database against the successful answers: nothing lost, nothing duplicated, nothing half-written. */
 async function reconcile(url: string, prefix: string, ledger: Ledger): Promise<void> {
-  const users = await query<{ id: string; email: string }>(url, "select id, email from users where email like $1", [`${prefix}%`]);
-  const accounts = await query<{ user_id: string; provider_id: string; n: string }>(url,
-    "select a.user_id, a.provider_id, count(*)::text as n from accounts a join users u on u.id = a.user_id where u.email like $1 group by 1, 2", [`${prefix}%`]);
-  const sessions = await query<{ id: string; user_id: string }>(url,
-    "select s.id, s.user_id from sessions s join users u on u.id = s.user_id where u.email like $1", [`${prefix}%`]);
+  const users = await query<{ id: string; email: string }>(url, "select id, email from users where email like $1", [
+    `${prefix}%`,
+  ]);
+  const accounts = await query<{ user_id: string; provider_id: string; n: string }>(
+    url,
+    "select a.user_id, a.provider_id, count(*)::text as n from accounts a join users u on u.id = a.user_id where u.email like $1 group by 1, 2",
+    [`${prefix}%`],
+  );
+  const sessions = await query<{ id: string; user_id: string }>(
+    url,
+    "select s.id, s.user_id from sessions s join users u on u.id = s.user_id where u.email like $1",
+    [`${prefix}%`],
+  );
   const byEmail = new Map(users.map((u) => [u.email, u.id]));
   const accountsOf = new Map<string, Map<string, number>>();
-  for (const a of accounts) accountsOf.set(a.user_id, (accountsOf.get(a.user_id) ?? new Map()).set(a.provider_id, Number(a.n)));
+  for (const a of accounts)
+    accountsOf.set(a.user_id, (accountsOf.get(a.user_id) ?? new Map()).set(a.provider_id, Number(a.n)));
   const sessionIds = new Set(sessions.map((s) => s.id));
   const usersWithSession = new Set(sessions.map((s) => s.user_id));
   // Every user comes from a request that was made; none is missing its account or its first session.
@@ -86,7 +108,12 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
 
     beforeAll(async () => {
       if (withRedis) redis = await startTestRedis();
-      const env = { DATABASE_URL: url, DRIVER, SECRET: randomBytes(32).toString("hex"), ...(redis ? { REDIS_URL: redis.url } : {}) };
+      const env = {
+        DATABASE_URL: url,
+        DRIVER,
+        SECRET: randomBytes(32).toString("hex"),
+        ...(redis ? { REDIS_URL: redis.url } : {}),
+      };
       [a, b] = await Promise.all([startInstance("A", env), startInstance("B", env)]);
     });
     afterAll(async () => {
@@ -102,36 +129,83 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
 
     it("OTP: of 20 parallel correct submissions across both instances exactly one signs in", async () => {
       const email = `otp-once-${name}@example.com`;
-      expect((await call(a, "POST", "/auth/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" } })).status).toBe(200);
+      expect(
+        (await call(a, "POST", "/auth/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" } }))
+          .status,
+      ).toBe(200);
       const { otp } = json<{ otp: string }>(await call(a, "GET", `/test/otp?email=${encodeURIComponent(email)}`));
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(pick(i), "POST", "/auth/sign-in/email-otp", { body: { email, otp } })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          call(pick(i), "POST", "/auth/sign-in/email-otp", { body: { email, otp } }),
+        ),
+      );
       expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
-      expect(answers.filter((r) => ![200, 400, 403, 429].includes(r.status)).map((r) => `${r.status} ${r.text.slice(0, 100)}`)).toEqual([]);
-      const rows = await query<{ users: string; accounts: string; sessions: string }>(url, `select
+      expect(
+        answers
+          .filter((r) => ![200, 400, 403, 429].includes(r.status))
+          .map((r) => `${r.status} ${r.text.slice(0, 100)}`),
+      ).toEqual([]);
+      const rows = await query<{ users: string; accounts: string; sessions: string }>(
+        url,
+        `select
         (select count(*) from users where email = $1)::text as users,
         (select count(*) from accounts a join users u on u.id = a.user_id where u.email = $1)::text as accounts,
-        (select count(*) from sessions s join users u on u.id = s.user_id where u.email = $1)::text as sessions`, [email]);
+        (select count(*) from sessions s join users u on u.id = s.user_id where u.email = $1)::text as sessions`,
+        [email],
+      );
       expect(rows[0]).toEqual({ users: "1", accounts: "1", sessions: "1" });
     });
 
     it("API keys: quota and per-key window are exact across instances", async () => {
       const owner = await signUp(a, `keys-${name}@example.com`);
-      const quota = json<{ key: string; apiKey: { id: string } }>(await call(a, "POST", "/test/api-key", { body: { userId: owner.user.id, remaining: 40 } }));
-      const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => call(pick(i), "POST", "/auth/api-key/verify", { body: { key: quota.key } })));
-      expect(answers.filter((r) => r.status !== 200).map((r) => r.text.slice(0, 100)).slice(0, 5)).toEqual([]);
+      const quota = json<{ key: string; apiKey: { id: string } }>(
+        await call(a, "POST", "/test/api-key", { body: { userId: owner.user.id, remaining: 40 } }),
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          call(pick(i), "POST", "/auth/api-key/verify", { body: { key: quota.key } }),
+        ),
+      );
+      expect(
+        answers
+          .filter((r) => r.status !== 200)
+          .map((r) => r.text.slice(0, 100))
+          .slice(0, 5),
+      ).toEqual([]);
       expect(answers.filter((r) => r.status === 200 && json<{ valid: boolean }>(r).valid)).toHaveLength(40);
-      expect(await query(url, "select remaining from api_keys where id = $1", [quota.apiKey.id])).toEqual([{ remaining: 0 }]);
+      expect(await query(url, "select remaining from api_keys where id = $1", [quota.apiKey.id])).toEqual([
+        { remaining: 0 },
+      ]);
 
-      const windowed = json<{ key: string }>(await call(b, "POST", "/test/api-key", { body: { userId: owner.user.id, rateLimitMax: 10, rateLimitWindow: 600 } }));
-      const hits = await Promise.all(Array.from({ length: 30 }, (_, i) => call(pick(i), "POST", "/auth/api-key/verify", { body: { key: windowed.key } })));
+      const windowed = json<{ key: string }>(
+        await call(b, "POST", "/test/api-key", {
+          body: { userId: owner.user.id, rateLimitMax: 10, rateLimitWindow: 600 },
+        }),
+      );
+      const hits = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          call(pick(i), "POST", "/auth/api-key/verify", { body: { key: windowed.key } }),
+        ),
+      );
       expect(hits.filter((r) => r.status === 200 && json<{ valid: boolean }>(r).valid)).toHaveLength(10);
-      expect(hits.filter((r) => r.status === 200 && json<{ valid: boolean; error?: { code: string } }>(r).error?.code === "RATE_LIMITED")).toHaveLength(20);
+      expect(
+        hits.filter(
+          (r) =>
+            r.status === 200 && json<{ valid: boolean; error?: { code: string } }>(r).error?.code === "RATE_LIMITED",
+        ),
+      ).toHaveLength(20);
     });
 
     it("per-IP limits are shared: 30 sign-ins from one address across both instances, exactly 10 get through", async () => {
       const ip = freshIp();
-      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-        call(pick(i), "POST", "/auth/sign-in/email", { ip, body: { email: `nobody-${i}-${name}@example.com`, password: "wrong password" } })));
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          call(pick(i), "POST", "/auth/sign-in/email", {
+            ip,
+            body: { email: `nobody-${i}-${name}@example.com`, password: "wrong password" },
+          }),
+        ),
+      );
       expect(answers.filter((r) => r.status === 401)).toHaveLength(10);
       expect(answers.filter((r) => r.status === 429 && /RATE_LIMITED/.test(r.text))).toHaveLength(20);
     });
@@ -151,7 +225,13 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
     });
 
     /** Mixed traffic on both instances; records what succeeded. */
-    function mixedWorker(prefix: string, ledger: Ledger, targets: () => Instance[], known: Sign[], onAnswer: (r: Answer, i: Instance) => void) {
+    function mixedWorker(
+      prefix: string,
+      ledger: Ledger,
+      targets: () => Instance[],
+      known: Sign[],
+      onAnswer: (r: Answer, i: Instance) => void,
+    ) {
       let seq = 0;
       return async (lane: number) => {
         const list = targets();
@@ -167,7 +247,10 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
         if (roll < 0.3 || known.length === 0) {
           const email = `${prefix}su-${lane}-${n}@example.com`;
           ledger.attempted.add(email);
-          const r = record(await call(instance, "POST", "/auth/sign-up/email", { body: { email, password: PASSWORD } }), instance);
+          const r = record(
+            await call(instance, "POST", "/auth/sign-up/email", { body: { email, password: PASSWORD } }),
+            instance,
+          );
           if (r.status === 200) {
             const s = json<Sign>(r);
             ledger.signedUp.set(email, s.session.id);
@@ -175,16 +258,29 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
           }
         } else if (roll < 0.55) {
           const s = known[Math.floor(Math.random() * known.length)]!;
-          const r = record(await call(instance, "GET", "/auth/get-session", { headers: { authorization: `Bearer ${s.credentials.token}` } }), instance);
+          const r = record(
+            await call(instance, "GET", "/auth/get-session", {
+              headers: { authorization: `Bearer ${s.credentials.token}` },
+            }),
+            instance,
+          );
           if (r.status === 200) expect(json<{ user: { id: string } } | null>(r)?.user.id).toBe(s.user.id);
         } else if (roll < 0.75) {
           const emails = [...ledger.signedUp.keys()];
           const email = emails[Math.floor(Math.random() * emails.length)]!;
-          record(await call(instance, "POST", "/auth/sign-in/email", { body: { email, password: PASSWORD } }), instance);
+          record(
+            await call(instance, "POST", "/auth/sign-in/email", { body: { email, password: PASSWORD } }),
+            instance,
+          );
         } else {
           const email = `${prefix}otp-${lane}-${n}@example.com`;
           ledger.attempted.add(email);
-          const sent = record(await call(instance, "POST", "/auth/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" } }), instance);
+          const sent = record(
+            await call(instance, "POST", "/auth/email-otp/send-verification-otp", {
+              body: { email, purpose: "sign-in" },
+            }),
+            instance,
+          );
           if (sent.status !== 200) return;
           const captured = await call(instance, "GET", `/test/otp?email=${encodeURIComponent(email)}`);
           if (captured.status !== 200) return; // the instance is gone (kill -9); its answers were recorded above
@@ -198,84 +294,146 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
     it(`mixed load for ${loadMs / 1000} s: no 5xx, and the database matches the answers`, async () => {
       const ledger = newLedger();
       const known: Sign[] = [];
-      await loadFor(loadMs, 8, mixedWorker(`mix-${name}-`, ledger, () => [a, b], known, () => undefined));
+      await loadFor(
+        loadMs,
+        8,
+        mixedWorker(
+          `mix-${name}-`,
+          ledger,
+          () => [a, b],
+          known,
+          () => undefined,
+        ),
+      );
       const statuses = ledger.answers.map((r) => r.status);
       expect(statuses.length).toBeGreaterThan(50);
-      expect(ledger.answers.filter((r) => r.status !== 200).slice(0, 10).map((r) => `${r.status} ${r.text.slice(0, 120)}`)).toEqual([]);
+      expect(
+        ledger.answers
+          .filter((r) => r.status !== 200)
+          .slice(0, 10)
+          .map((r) => `${r.status} ${r.text.slice(0, 120)}`),
+      ).toEqual([]);
       expect(Math.max(...ledger.answers.map((r) => r.ms))).toBeLessThan(BOUND_MS);
       await reconcile(url, `mix-${name}-`, ledger);
     });
 
-    itFull("PostgreSQL restart and a 5 s stop mid-load: no process exit, only 503 during the outage, recovery, reconciliation", async () => {
-      const ledger = newLedger();
-      const known: Sign[] = [];
-      const outages: Array<[number, number]> = [];
-      // Load from 4 s before the restart until 3 s after both instances report healthy again.
-      let loadUntil = Number.POSITIVE_INFINITY;
-      const load = loadFor(0, 8, mixedWorker(`outage-${name}-`, ledger, () => [a, b], known, () => undefined), () => Date.now() >= loadUntil);
-      await sleep(4000);
-      let t = Date.now();
-      await pgServer.restart();
-      outages.push([t, Date.now()]);
-      await sleep(5000);
-      t = Date.now();
-      await pgServer.halt();
-      await sleep(5000);
-      await pgServer.resume();
-      outages.push([t, Date.now()]);
-      const resumedAt = Date.now();
-      // Both instances report healthy again by themselves, within seconds.
-      for (const instance of [a, b]) {
-        let healthy = false;
-        while (!healthy && Date.now() - resumedAt < 10_000) {
-          healthy = (await call(instance, "GET", "/auth/health")).status === 200;
-          if (!healthy) await sleep(200);
+    itFull(
+      "PostgreSQL restart and a 5 s stop mid-load: no process exit, only 503 during the outage, recovery, reconciliation",
+      async () => {
+        const ledger = newLedger();
+        const known: Sign[] = [];
+        const outages: Array<[number, number]> = [];
+        // Load from 4 s before the restart until 3 s after both instances report healthy again.
+        let loadUntil = Number.POSITIVE_INFINITY;
+        const load = loadFor(
+          0,
+          8,
+          mixedWorker(
+            `outage-${name}-`,
+            ledger,
+            () => [a, b],
+            known,
+            () => undefined,
+          ),
+          () => Date.now() >= loadUntil,
+        );
+        await sleep(4000);
+        let t = Date.now();
+        await pgServer.restart();
+        outages.push([t, Date.now()]);
+        await sleep(5000);
+        t = Date.now();
+        await pgServer.halt();
+        await sleep(5000);
+        await pgServer.resume();
+        outages.push([t, Date.now()]);
+        const resumedAt = Date.now();
+        // Both instances report healthy again by themselves, within seconds.
+        for (const instance of [a, b]) {
+          let healthy = false;
+          while (!healthy && Date.now() - resumedAt < 10_000) {
+            healthy = (await call(instance, "GET", "/auth/health")).status === 200;
+            if (!healthy) await sleep(200);
+          }
+          expect(
+            healthy,
+            `${instance.name} healthy after the database returned (${instance.alive() ? "running" : "the process exited"}); its stderr ends:\n${instance.stderr().slice(-1500)}`,
+          ).toBe(true);
         }
-        expect(healthy, `${instance.name} healthy after the database returned (${instance.alive() ? "running" : "the process exited"}); its stderr ends:\n${instance.stderr().slice(-1500)}`).toBe(true);
-      }
-      const recoveredIn = Date.now() - resumedAt;
-      loadUntil = Date.now() + 3000;
-      await load;
-      expect(a.alive() && b.alive(), `a process exited: ${a.stderr()} ${b.stderr()}`).toBe(true);
-      const grace = 6000;
-      const inOutage = (r: Answer) => outages.some(([from, to]) => r.at + r.ms >= from && r.at <= to + grace);
-      const bad = ledger.answers.filter((r) => r.status !== 200 && !(r.status === 503 && inOutage(r)));
-      // Status 0: no answer within the client's 15 s (a request hung on the database).
-      expect(bad.slice(0, 10).map((r) => `${r.status} after ${r.ms} ms ${r.text.slice(0, 120)}`), `${bad.length} unexpected answers`).toEqual([]);
-      const unavailable = ledger.answers.filter((r) => r.status === 503);
-      expect(unavailable.length).toBeGreaterThan(0);
-      for (const r of unavailable) {
-        expect(JSON.parse(r.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
-        expect(r.headers?.get("retry-after")).toBe("5");
-      }
-      expect(Math.max(...ledger.answers.map((r) => r.ms))).toBeLessThan(BOUND_MS);
-      console.log(`[reliability] outage: ${ledger.answers.length} answers, ${unavailable.length} x 503, recovered ${recoveredIn} ms after the database returned`);
-      await reconcile(url, `outage-${name}-`, ledger);
-    });
+        const recoveredIn = Date.now() - resumedAt;
+        loadUntil = Date.now() + 3000;
+        await load;
+        expect(a.alive() && b.alive(), `a process exited: ${a.stderr()} ${b.stderr()}`).toBe(true);
+        const grace = 6000;
+        const inOutage = (r: Answer) => outages.some(([from, to]) => r.at + r.ms >= from && r.at <= to + grace);
+        const bad = ledger.answers.filter((r) => r.status !== 200 && !(r.status === 503 && inOutage(r)));
+        // Status 0: no answer within the client's 15 s (a request hung on the database).
+        expect(
+          bad.slice(0, 10).map((r) => `${r.status} after ${r.ms} ms ${r.text.slice(0, 120)}`),
+          `${bad.length} unexpected answers`,
+        ).toEqual([]);
+        const unavailable = ledger.answers.filter((r) => r.status === 503);
+        expect(unavailable.length).toBeGreaterThan(0);
+        for (const r of unavailable) {
+          expect(JSON.parse(r.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
+          expect(r.headers?.get("retry-after")).toBe("5");
+        }
+        expect(Math.max(...ledger.answers.map((r) => r.ms))).toBeLessThan(BOUND_MS);
+        console.log(
+          `[reliability] outage: ${ledger.answers.length} answers, ${unavailable.length} x 503, recovered ${recoveredIn} ms after the database returned`,
+        );
+        await reconcile(url, `outage-${name}-`, ledger);
+      },
+    );
 
-    itFull(`${FUZZ_REQUESTS} fuzzed requests from the OpenAPI document: no 5xx, no stack or SQL in any body`, async () => {
-      const doc = json<{ paths: Record<string, Record<string, { requestBody?: unknown }>> }>(await call(a, "GET", "/auth/openapi.json"));
-      const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ path: path.replace(/\{[^}]+\}/g, "x"), method: method.toUpperCase() })));
-      expect(ops.length).toBeGreaterThan(20);
-      const session = await signUp(a, `fuzz-${name}@example.com`);
-      // Every request is generated up front from the seed, so the same seed sends the same requests.
-      const rand = seededRandom(FUZZ_SEED);
-      const requests = Array.from({ length: FUZZ_REQUESTS }, (_, i) => fuzzRequest(rand, ops, session.credentials.token, i));
-      const failures: string[] = [];
-      let sent = 0;
-      await Promise.all(Array.from({ length: 8 }, async (_, lane) => {
-        for (let i = lane; i < requests.length; i += 8) {
-          const { method, path, init } = requests[i]!;
-          const res = await call(pick(i), method, path, init);
-          sent++;
-          if (res.status === 0 || res.status >= 500 || LEAK.test(res.text)) failures.push(`${method} ${path} ${JSON.stringify(init.body ?? init.rawBody ?? null).slice(0, 200)}: ${res.status} ${res.text.slice(0, 200)}`);
-        }
-      }));
-      expect(sent).toBe(FUZZ_REQUESTS);
-      // The servers' own log lines of those failures (error names and first lines; no secrets are logged).
-      const logged = [a, b].flatMap((i) => i.stderr().split("\n").filter((l) => l.includes("unexpected error")));
-      expect(failures.slice(0, 20), `${failures.length} failures (LATCHKEY_FUZZ_SEED=${FUZZ_SEED}); server log:\n${logged.slice(0, 10).join("\n")}`).toEqual([]);
-    });
+    itFull(
+      `${FUZZ_REQUESTS} fuzzed requests from the OpenAPI document: no 5xx, no stack or SQL in any body`,
+      async () => {
+        const doc = json<{ paths: Record<string, Record<string, { requestBody?: unknown }>> }>(
+          await call(a, "GET", "/auth/openapi.json"),
+        );
+        const ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+          Object.keys(methods).map((method) => ({
+            path: path.replace(/\{[^}]+\}/g, "x"),
+            method: method.toUpperCase(),
+          })),
+        );
+        expect(ops.length).toBeGreaterThan(20);
+        const session = await signUp(a, `fuzz-${name}@example.com`);
+        // Every request is generated up front from the seed, so the same seed sends the same requests.
+        const rand = seededRandom(FUZZ_SEED);
+        const requests = Array.from({ length: FUZZ_REQUESTS }, (_, i) =>
+          fuzzRequest(rand, ops, session.credentials.token, i),
+        );
+        const failures: string[] = [];
+        let sent = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, lane) => {
+            for (let i = lane; i < requests.length; i += 8) {
+              const { method, path, init } = requests[i]!;
+              const res = await call(pick(i), method, path, init);
+              sent++;
+              if (res.status === 0 || res.status >= 500 || LEAK.test(res.text))
+                failures.push(
+                  `${method} ${path} ${JSON.stringify(init.body ?? init.rawBody ?? null).slice(0, 200)}: ${res.status} ${res.text.slice(0, 200)}`,
+                );
+            }
+          }),
+        );
+        expect(sent).toBe(FUZZ_REQUESTS);
+        // The servers' own log lines of those failures (error names and first lines; no secrets are logged).
+        const logged = [a, b].flatMap((i) =>
+          i
+            .stderr()
+            .split("\n")
+            .filter((l) => l.includes("unexpected error")),
+        );
+        expect(
+          failures.slice(0, 20),
+          `${failures.length} failures (LATCHKEY_FUZZ_SEED=${FUZZ_SEED}); server log:\n${logged.slice(0, 10).join("\n")}`,
+        ).toEqual([]);
+      },
+    );
 
     // Last of the variant: B stays dead (afterAll skips it).
     itFull("kill -9 of one instance mid-load leaves the other unaffected", async () => {
@@ -283,9 +441,19 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
       const known: Sign[] = [];
       const fromA: Answer[] = [];
       let killed = false;
-      const load = loadFor(6000, 8, mixedWorker(`kill-${name}-`, ledger, () => (killed ? [a] : [a, b]), known, (r, i) => {
-        if (i === a) fromA.push(r);
-      }));
+      const load = loadFor(
+        6000,
+        8,
+        mixedWorker(
+          `kill-${name}-`,
+          ledger,
+          () => (killed ? [a] : [a, b]),
+          known,
+          (r, i) => {
+            if (i === a) fromA.push(r);
+          },
+        ),
+      );
       await sleep(2500);
       b.child.kill("SIGKILL");
       await b.exit;
@@ -293,19 +461,48 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
       await load;
       expect(a.alive()).toBe(true);
       expect(fromA.length).toBeGreaterThan(50);
-      expect(fromA.filter((r) => r.status !== 200).slice(0, 10).map((r) => `${r.status} ${r.text.slice(0, 120)}`)).toEqual([]);
+      expect(
+        fromA
+          .filter((r) => r.status !== 200)
+          .slice(0, 10)
+          .map((r) => `${r.status} ${r.text.slice(0, 120)}`),
+      ).toEqual([]);
       // B's answers: 200 before the kill, no answer (0) for requests it held when killed; never a 5xx.
-      expect(ledger.answers.filter((r) => r.status >= 500).slice(0, 10).map((r) => `${r.status} ${r.text.slice(0, 120)}`)).toEqual([]);
+      expect(
+        ledger.answers
+          .filter((r) => r.status >= 500)
+          .slice(0, 10)
+          .map((r) => `${r.status} ${r.text.slice(0, 120)}`),
+      ).toEqual([]);
       await reconcile(url, `kill-${name}-`, ledger);
     });
-
   });
 }
 
 type Rand = () => number;
 type FuzzInit = { body?: unknown; rawBody?: string; headers: Record<string, string> };
 
-const STRINGS = ["", " ", "ada@example.com", "' or 1=1 --", "\"; drop table users; --", "\u0000", "a\u0000b", "é", "💥", "\ud800", "a".repeat(300), "x@y", "-1", "999999999999999999999", "null", "__proto__", "sign-in", "password-reset", "123456"];
+const STRINGS = [
+  "",
+  " ",
+  "ada@example.com",
+  "' or 1=1 --",
+  '"; drop table users; --',
+  "\u0000",
+  "a\u0000b",
+  "é",
+  "💥",
+  "\ud800",
+  "a".repeat(300),
+  "x@y",
+  "-1",
+  "999999999999999999999",
+  "null",
+  "__proto__",
+  "sign-in",
+  "password-reset",
+  "123456",
+];
 const pickOf = <T>(rand: Rand, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const bytes = (rand: Rand, n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(rand() * 256)));
 function randomString(rand: Rand): string {
@@ -314,7 +511,31 @@ function randomString(rand: Rand): string {
 }
 // Header values must be valid ByteStrings without control characters (fetch refuses others before sending).
 const headerString = (rand: Rand) => bytes(rand, Math.floor(rand() * 60)).toString("base64url");
-const FIELDS = ["email", "password", "otp", "purpose", "token", "key", "keyId", "name", "username", "image", "metadata", "permissions", "newPassword", "currentPassword", "newEmail", "remaining", "expiresIn", "enabled", "prefix", "callbackURL", "redirectTo", "__proto__", "constructor"];
+const FIELDS = [
+  "email",
+  "password",
+  "otp",
+  "purpose",
+  "token",
+  "key",
+  "keyId",
+  "name",
+  "username",
+  "image",
+  "metadata",
+  "permissions",
+  "newPassword",
+  "currentPassword",
+  "newEmail",
+  "remaining",
+  "expiresIn",
+  "enabled",
+  "prefix",
+  "callbackURL",
+  "redirectTo",
+  "__proto__",
+  "constructor",
+];
 function fuzzValue(rand: Rand, depth: number, object = false): unknown {
   const r = rand();
   if (object || (depth > 0 && r < 0.3)) {
@@ -340,7 +561,12 @@ function encodeQuery(value: string): string {
 }
 
 /** One request: a documented operation (sometimes with the wrong method), fuzzed body, query and credentials. */
-function fuzzRequest(rand: Rand, ops: Array<{ path: string; method: string }>, token: string, i: number): { method: string; path: string; init: FuzzInit } {
+function fuzzRequest(
+  rand: Rand,
+  ops: Array<{ path: string; method: string }>,
+  token: string,
+  i: number,
+): { method: string; path: string; init: FuzzInit } {
   const op = pickOf(rand, ops);
   const roll = rand();
   const headers: Record<string, string> = {};
@@ -348,10 +574,19 @@ function fuzzRequest(rand: Rand, ops: Array<{ path: string; method: string }>, t
   else if (roll < 0.5) headers.authorization = `Bearer ${headerString(rand)}`;
   if (rand() < 0.2) headers["x-api-key"] = headerString(rand);
   const method = rand() < 0.05 ? ["GET", "POST", "PATCH", "DELETE", "PUT"][i % 5]! : op.method;
-  const init: FuzzInit = method !== "GET" && rand() < 0.1
-    ? { rawBody: randomString(rand), headers: { ...headers, "content-type": rand() < 0.5 ? "application/json" : "text/plain" } }
-    : method === "GET" ? { headers } : { body: fuzzValue(rand, 3, true), headers };
-  const query = method === "GET" && rand() < 0.5 ? `?limit=${encodeQuery(String(fuzzValue(rand, 0)))}&cursor=${encodeQuery(randomString(rand))}` : "";
+  const init: FuzzInit =
+    method !== "GET" && rand() < 0.1
+      ? {
+          rawBody: randomString(rand),
+          headers: { ...headers, "content-type": rand() < 0.5 ? "application/json" : "text/plain" },
+        }
+      : method === "GET"
+        ? { headers }
+        : { body: fuzzValue(rand, 3, true), headers };
+  const query =
+    method === "GET" && rand() < 0.5
+      ? `?limit=${encodeQuery(String(fuzzValue(rand, 0)))}&cursor=${encodeQuery(randomString(rand))}`
+      : "";
   return { method, path: `/auth${op.path}${query}`, init };
 }
 

@@ -25,7 +25,12 @@ beforeAll(async () => {
     let raw = "";
     req.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
     req.on("end", () => {
-      received.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw ? JSON.parse(raw) : {} });
+      received.push({
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: raw ? JSON.parse(raw) : {},
+      });
       res.writeHead(reply.status, { "content-type": "application/json" });
       res.end(JSON.stringify(reply.body));
       onRequest?.();
@@ -64,7 +69,11 @@ describe("resendEmailSender through the real resend package", () => {
     expect(request!.headers["content-type"]).toContain("application/json");
     expect(request!.headers["user-agent"]).toBe("latchkey-resend-sender/0.1.0");
     expect(request!.body).toMatchObject({
-      from: MESSAGE.from, to: MESSAGE.to, subject: MESSAGE.subject, html: MESSAGE.html, text: MESSAGE.text,
+      from: MESSAGE.from,
+      to: MESSAGE.to,
+      subject: MESSAGE.subject,
+      html: MESSAGE.html,
+      text: MESSAGE.text,
       tags: [{ name: "latchkey_template", value: "verification" }],
     });
   });
@@ -72,7 +81,10 @@ describe("resendEmailSender through the real resend package", () => {
   it("throws on an API error, naming Resend's error but not the message body", async () => {
     reply = { status: 422, body: { statusCode: 422, name: "validation_error", message: "Invalid `from` field." } };
     const sender = resendEmailSender({ apiKey: "re_test_123", baseUrl });
-    const error = await sender.send(MESSAGE).then(() => null, (e: unknown) => e as Error);
+    const error = await sender.send(MESSAGE).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(error).toBeInstanceOf(Error);
     expect(error!.message).toContain("validation_error");
     expect(error!.message).toContain("422");
@@ -99,7 +111,10 @@ describe("resendEmailSender through the real resend package", () => {
       await resendEmailSender({ apiKey: "re_explicit", baseUrl }).send(MESSAGE);
       expect(received.map((r) => r.headers.authorization)).toEqual(["Bearer re_explicit"]);
     } finally {
-      for (const [name, value] of [["RESEND_API_KEY", saved.key], ["RESEND_BASE_URL", saved.url]] as const) {
+      for (const [name, value] of [
+        ["RESEND_API_KEY", saved.key],
+        ["RESEND_BASE_URL", saved.url],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
@@ -109,7 +124,9 @@ describe("resendEmailSender through the real resend package", () => {
   it("uses an injected client instead of building one", async () => {
     const calls: unknown[] = [];
     const sender = resendEmailSender({
-      client: { emails: { send: async (payload) => (calls.push(payload), { data: { id: "x" }, error: null, headers: null }) } },
+      client: {
+        emails: { send: async (payload) => (calls.push(payload), { data: { id: "x" }, error: null, headers: null }) },
+      },
     });
     await sender.send(MESSAGE);
     expect(calls).toHaveLength(1);
@@ -122,16 +139,23 @@ describe("resendEmailSender through the real resend package", () => {
       database: memoryStore(),
       baseUrl: "https://app.example",
       clock: createTestClock(),
-      passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+      passwordHasher: argon2idHasher({
+        random: webCryptoRandom,
+        params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+      }),
       getClientIp: () => "192.0.2.1",
       captureOtp: true,
       email: { sender: resendEmailSender({ apiKey: "re_live_abc", baseUrl }), from: "auth@app.example" },
     });
     await auth.api.createUser({ email: "ada@example.com", password: "correct horse battery" });
     const delivered = new Promise<void>((resolve) => (onRequest = resolve));
-    const res = await auth.handler(new Request("https://app.example/auth/send-verification-email", {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com" }),
-    }));
+    const res = await auth.handler(
+      new Request("https://app.example/auth/send-verification-email", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ada@example.com" }),
+      }),
+    );
     expect(res.status).toBe(200);
     await delivered;
     const token = auth.getOtp("ada@example.com")!;

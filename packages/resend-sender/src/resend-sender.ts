@@ -36,7 +36,8 @@ const tagValue = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, "_").slice(0,
 export function resendEmailSender(options: ResendEmailSenderOptions): EmailSender {
   let client = options.client;
   if (!client) {
-    if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") throw new AuthConfigError("resendEmailSender.apiKey", "must be a non-empty string (or pass client)");
+    if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
+      throw new AuthConfigError("resendEmailSender.apiKey", "must be a non-empty string (or pass client)");
     const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
     try {
       new URL(baseUrl);

@@ -37,7 +37,11 @@ export function describeAccounts(getStore: () => Store): void {
     it("10 parallel setPasswordIfAbsent: exactly one wins", async () => {
       const u = user();
       await store.users.create(u, []);
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.accounts.setPasswordIfAbsent(u.id, account(u.id, { passwordHash: `h${i}` }))));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.accounts.setPasswordIfAbsent(u.id, account(u.id, { passwordHash: `h${i}` })),
+        ),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect((await store.accounts.listByUser(u.id)).filter((a) => a.providerId === "credential")).toHaveLength(1);
     });

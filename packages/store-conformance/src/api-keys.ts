@@ -23,8 +23,21 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(await store.apiKeys.findByHash(k.keyHash)).toEqual(k);
       expect(await store.apiKeys.findById(k.id)).toEqual(k);
       expect(await store.apiKeys.update(k.id, uid("other"), { name: "x" })).toBeNull();
-      const updated = await store.apiKeys.update(k.id, u.id, { name: "renamed", enabled: false, metadata: {}, permissions: { a: ["b"] }, updatedAt: at(1) });
-      expect(updated).toEqual({ ...k, name: "renamed", enabled: false, metadata: {}, permissions: { a: ["b"] }, updatedAt: at(1) });
+      const updated = await store.apiKeys.update(k.id, u.id, {
+        name: "renamed",
+        enabled: false,
+        metadata: {},
+        permissions: { a: ["b"] },
+        updatedAt: at(1),
+      });
+      expect(updated).toEqual({
+        ...k,
+        name: "renamed",
+        enabled: false,
+        metadata: {},
+        permissions: { a: ["b"] },
+        updatedAt: at(1),
+      });
       expect(await store.apiKeys.update(k.id, null, { remaining: 5 })).toMatchObject({ remaining: 5 });
       expect(await store.apiKeys.delete(k.id, uid("other"))).toBeNull();
       expect((await store.apiKeys.delete(k.id, u.id))?.id).toBe(k.id);
@@ -59,7 +72,12 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(await store.apiKeys.findById(eb.id)).not.toBeNull();
       const swept = await store.apiKeys.deleteExpired(T0, null);
       // Other tests share the store, so only this test's keys are checked: expiresAt === now counts as expired.
-      expect(swept).toEqual(expect.arrayContaining([{ id: eb.id, userId: b.id }, { id: boundary.id, userId: b.id }]));
+      expect(swept).toEqual(
+        expect.arrayContaining([
+          { id: eb.id, userId: b.id },
+          { id: boundary.id, userId: b.id },
+        ]),
+      );
       expect(swept.map((k) => k.id)).not.toContain(ea.id);
       expect(await store.apiKeys.findById(eb.id)).toBeNull();
       expect(await store.apiKeys.findByHash(boundary.keyHash)).toBeNull();
@@ -81,9 +99,30 @@ export function describeApiKeys(getStore: () => Store): void {
 
     it("consumeUse refusal precedence: disabled, then expired, then used up, then rate limited", async () => {
       const u = await owner();
-      const all = apiKey(u.id, { enabled: false, expiresAt: at(-1), remaining: 0, rateLimitMax: 1, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: T0 });
-      const expiredUsed = apiKey(u.id, { expiresAt: T0, remaining: 0, rateLimitMax: 1, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: T0 });
-      const usedLimited = apiKey(u.id, { remaining: 0, rateLimitMax: 1, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: T0 });
+      const all = apiKey(u.id, {
+        enabled: false,
+        expiresAt: at(-1),
+        remaining: 0,
+        rateLimitMax: 1,
+        rateLimitWindowMs: 60_000,
+        requestCount: 1,
+        windowStart: T0,
+      });
+      const expiredUsed = apiKey(u.id, {
+        expiresAt: T0,
+        remaining: 0,
+        rateLimitMax: 1,
+        rateLimitWindowMs: 60_000,
+        requestCount: 1,
+        windowStart: T0,
+      });
+      const usedLimited = apiKey(u.id, {
+        remaining: 0,
+        rateLimitMax: 1,
+        rateLimitWindowMs: 60_000,
+        requestCount: 1,
+        windowStart: T0,
+      });
       for (const k of [all, expiredUsed, usedLimited]) await store.apiKeys.create(k);
       expect(await store.apiKeys.consumeUse(all.id, T0)).toMatchObject({ ok: false, reason: "KEY_DISABLED" });
       // expiresAt === now is already expired.
@@ -100,7 +139,11 @@ export function describeApiKeys(getStore: () => Store): void {
       const before = await store.apiKeys.findById(k.id);
       expect(before).toMatchObject({ remaining: 8, requestCount: 2, windowStart: T0, lastUsedAt: at(1_000) });
       const refused = await store.apiKeys.consumeUse(k.id, at(2_000));
-      expect(refused).toMatchObject({ ok: false, reason: "RATE_LIMITED", key: { id: k.id, windowStart: T0, rateLimitWindowMs: 60_000 } });
+      expect(refused).toMatchObject({
+        ok: false,
+        reason: "RATE_LIMITED",
+        key: { id: k.id, windowStart: T0, rateLimitWindowMs: 60_000 },
+      });
       expect(await store.apiKeys.findById(k.id)).toEqual(before);
       const disabled = apiKey(u.id, { enabled: false, remaining: 3 });
       await store.apiKeys.create(disabled);
@@ -165,7 +208,10 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(results.filter((r) => r.ok)).toHaveLength(5);
       expect(results.filter((r) => !r.ok && r.reason === "RATE_LIMITED")).toHaveLength(15);
       expect(await store.apiKeys.consumeUse(k.id, at(30_000))).toMatchObject({ ok: false, reason: "RATE_LIMITED" });
-      expect(await store.apiKeys.consumeUse(k.id, at(60_000))).toMatchObject({ ok: true, key: { requestCount: 1, windowStart: at(60_000) } });
+      expect(await store.apiKeys.consumeUse(k.id, at(60_000))).toMatchObject({
+        ok: true,
+        key: { requestCount: 1, windowStart: at(60_000) },
+      });
     });
 
     it("quota and window together: 20 parallel uses of remaining 3, limit 5 admit exactly 3", async () => {

@@ -68,7 +68,10 @@ export function runStoreConformance(options: ConformanceOptions): void {
  * @example
  * runCounterConformance({ name: "redis", createCounters: () => redisCounters({ url }) });
  */
-export function runCounterConformance(options: { name: string; createCounters: () => Promise<CounterStore> | CounterStore }): void {
+export function runCounterConformance(options: {
+  name: string;
+  createCounters: () => Promise<CounterStore> | CounterStore;
+}): void {
   describe(`counter conformance: ${options.name}`, () => {
     let counters: CounterStore;
     beforeAll(async () => {

@@ -2,7 +2,8 @@ import type { AccountRecord, ApiKeyRecord, SessionRecord, UserRecord, Verificati
 
 let seq = 0;
 /** A unique id per fixture (stores must not depend on id shape). */
-export const uid = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${(seq++).toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+export const uid = (prefix: string) =>
+  `${prefix}_${Date.now().toString(36)}_${(seq++).toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 
 // Whole seconds: every store must round-trip dates at millisecond precision; seconds keep the fixtures readable.
 export const T0 = new Date(Date.UTC(2026, 0, 1, 12, 0, 0));
@@ -11,27 +12,79 @@ export const at = (ms: number) => new Date(T0.getTime() + ms);
 export function user(over: Partial<UserRecord> = {}): UserRecord {
   const id = uid("u");
   return {
-    id, email: `${id}@example.com`, emailVerified: false, name: "Ada", image: null, username: null,
-    metadata: { plan: "free", nested: { a: [1, 2] } }, createdAt: T0, updatedAt: T0, ...over,
+    id,
+    email: `${id}@example.com`,
+    emailVerified: false,
+    name: "Ada",
+    image: null,
+    username: null,
+    metadata: { plan: "free", nested: { a: [1, 2] } },
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
   };
 }
 
 export function account(userId: string, over: Partial<AccountRecord> = {}): AccountRecord {
-  return { id: uid("a"), userId, providerId: "credential", passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNo", createdAt: T0, updatedAt: T0, ...over };
+  return {
+    id: uid("a"),
+    userId,
+    providerId: "credential",
+    passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNo",
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
 }
 
 export function session(userId: string, over: Partial<SessionRecord> = {}): SessionRecord {
-  return { id: uid("s"), userId, tokenHash: uid("th"), expiresAt: at(86_400_000), createdAt: T0, updatedAt: T0, ip: "203.0.113.7", userAgent: "vitest", ...over };
+  return {
+    id: uid("s"),
+    userId,
+    tokenHash: uid("th"),
+    expiresAt: at(86_400_000),
+    createdAt: T0,
+    updatedAt: T0,
+    ip: "203.0.113.7",
+    userAgent: "vitest",
+    ...over,
+  };
 }
 
 export function verification(over: Partial<VerificationRecord> = {}): VerificationRecord {
-  return { id: uid("v"), identifier: uid("otp:sign-in:"), valueHash: uid("vh"), attemptCount: 0, expiresAt: at(300_000), createdAt: T0, userId: null, payload: null, ...over };
+  return {
+    id: uid("v"),
+    identifier: uid("otp:sign-in:"),
+    valueHash: uid("vh"),
+    attemptCount: 0,
+    expiresAt: at(300_000),
+    createdAt: T0,
+    userId: null,
+    payload: null,
+    ...over,
+  };
 }
 
 export function apiKey(userId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   return {
-    id: uid("k"), userId, name: "ci", prefix: "lk_", start: "lk_AbCdE", keyHash: uid("kh"), enabled: true,
-    metadata: { team: "core" }, permissions: { files: ["read", "write"] }, remaining: null, rateLimitMax: null,
-    rateLimitWindowMs: null, requestCount: 0, windowStart: null, lastUsedAt: null, expiresAt: null, createdAt: T0, updatedAt: T0, ...over,
+    id: uid("k"),
+    userId,
+    name: "ci",
+    prefix: "lk_",
+    start: "lk_AbCdE",
+    keyHash: uid("kh"),
+    enabled: true,
+    metadata: { team: "core" },
+    permissions: { files: ["read", "write"] },
+    remaining: null,
+    rateLimitMax: null,
+    rateLimitWindowMs: null,
+    requestCount: 0,
+    windowStart: null,
+    lastUsedAt: null,
+    expiresAt: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
   };
 }

@@ -13,7 +13,15 @@ export function describeJwks(getStore: () => Store): void {
     it("inserts one key per generation, even under 10 parallel inserts", async () => {
       const before = (await store.jwks.list()).length;
       const generation = 1_000_000 + Math.floor(Math.random() * 1_000_000);
-      const make = () => ({ id: uid("jwk"), generation, alg: "EdDSA", publicKey: "{}", privateKey: "{}", createdAt: T0, retiredAt: null });
+      const make = () => ({
+        id: uid("jwk"),
+        generation,
+        alg: "EdDSA",
+        publicKey: "{}",
+        privateKey: "{}",
+        createdAt: T0,
+        retiredAt: null,
+      });
       const results = await Promise.all(Array.from({ length: 10 }, () => store.jwks.insert(make())));
       expect(results.filter(Boolean)).toHaveLength(1);
       expect((await store.jwks.list()).length).toBe(before + 1);
@@ -21,7 +29,15 @@ export function describeJwks(getStore: () => Store): void {
 
     it("retires older keys and deletes those retired long enough", async () => {
       const base = 2_000_000 + Math.floor(Math.random() * 1_000_000);
-      const old = { id: uid("jwk"), generation: base, alg: "EdDSA", publicKey: '{"kty":"OKP"}', privateKey: "enc", createdAt: T0, retiredAt: null };
+      const old = {
+        id: uid("jwk"),
+        generation: base,
+        alg: "EdDSA",
+        publicKey: '{"kty":"OKP"}',
+        privateKey: "enc",
+        createdAt: T0,
+        retiredAt: null,
+      };
       const current = { ...old, id: uid("jwk"), generation: base + 1, createdAt: at(1000) };
       await store.jwks.insert(old);
       await store.jwks.insert(current);
@@ -39,7 +55,15 @@ export function describeJwks(getStore: () => Store): void {
 
     it("keeps the first retirement time of keys already retired (a later rotation does not restart their grace)", async () => {
       const base = 3_000_000 + Math.floor(Math.random() * 1_000_000);
-      const first = { id: uid("jwk"), generation: base, alg: "EdDSA", publicKey: '{"kty":"OKP"}', privateKey: "enc", createdAt: T0, retiredAt: null };
+      const first = {
+        id: uid("jwk"),
+        generation: base,
+        alg: "EdDSA",
+        publicKey: '{"kty":"OKP"}',
+        privateKey: "enc",
+        createdAt: T0,
+        retiredAt: null,
+      };
       const second = { ...first, id: uid("jwk"), generation: base + 1, createdAt: at(1000) };
       const third = { ...first, id: uid("jwk"), generation: base + 2, createdAt: at(4000) };
       await store.jwks.insert(first);
@@ -52,7 +76,9 @@ export function describeJwks(getStore: () => Store): void {
       expect(list.find((k) => k.id === second.id)!.retiredAt).toEqual(at(5000));
       expect(list.find((k) => k.id === third.id)!.retiredAt).toBeNull();
       await store.jwks.deleteRetiredBefore(at(3000));
-      expect((await store.jwks.list()).filter((k) => [first.id, second.id, third.id].includes(k.id)).map((k) => k.id)).toEqual([second.id, third.id]);
+      expect(
+        (await store.jwks.list()).filter((k) => [first.id, second.id, third.id].includes(k.id)).map((k) => k.id),
+      ).toEqual([second.id, third.id]);
     });
   });
 }

@@ -5,7 +5,7 @@ import { account, apiKey, at, session, uid, user, verification } from "./fixture
 // Values a store could bend on the way through a driver: sub-second instants, JSON text, numbers, Unicode.
 const ms = (offset: number) => at(offset + 123);
 const awkwardJson = {
-  text: "quote \" backslash \\ newline \n tab \t émoji 🔑 日本語",
+  text: 'quote " backslash \\ newline \n tab \t émoji 🔑 日本語',
   numbers: [0, -5, 0.1, 1e-7, Number.MAX_SAFE_INTEGER],
   flags: [true, false, null],
   empty: { object: {}, array: [], string: "" },
@@ -25,20 +25,45 @@ export function describeRoundTrips(getStore: () => Store): void {
       const s = session(u.id, { expiresAt: ms(5), createdAt: ms(6), updatedAt: ms(7) });
       await store.sessions.create(s);
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toEqual({ session: s, user: u });
-      const v = verification({ expiresAt: ms(8), createdAt: ms(9), payload: "{\"newEmail\":\"é@example.com\"}" });
+      const v = verification({ expiresAt: ms(8), createdAt: ms(9), payload: '{"newEmail":"é@example.com"}' });
       await store.verifications.issue(v);
       expect(await store.verifications.findByIdentifier(v.identifier)).toEqual(v);
       const k = apiKey(u.id, {
-        metadata: awkwardJson, permissions: { "files:*": ["read", "write"], empty: [] }, remaining: 7, rateLimitMax: 3,
-        rateLimitWindowMs: 30 * 86_400_000, requestCount: 2, windowStart: ms(10), lastUsedAt: ms(11), expiresAt: ms(86_400_000),
-        createdAt: ms(12), updatedAt: ms(13),
+        metadata: awkwardJson,
+        permissions: { "files:*": ["read", "write"], empty: [] },
+        remaining: 7,
+        rateLimitMax: 3,
+        rateLimitWindowMs: 30 * 86_400_000,
+        requestCount: 2,
+        windowStart: ms(10),
+        lastUsedAt: ms(11),
+        expiresAt: ms(86_400_000),
+        createdAt: ms(12),
+        updatedAt: ms(13),
       });
       await store.apiKeys.create(k);
       expect(await store.apiKeys.findById(k.id)).toEqual(k);
-      const jwk = { id: uid("jwk"), generation: 3_000_000 + Math.floor(Math.random() * 1_000_000), alg: "ES256", publicKey: '{"kty":"EC"}', privateKey: "enc:v1", createdAt: ms(14), retiredAt: null };
+      const jwk = {
+        id: uid("jwk"),
+        generation: 3_000_000 + Math.floor(Math.random() * 1_000_000),
+        alg: "ES256",
+        publicKey: '{"kty":"EC"}',
+        privateKey: "enc:v1",
+        createdAt: ms(14),
+        retiredAt: null,
+      };
       await store.jwks.insert(jwk);
       expect((await store.jwks.list()).find((j) => j.id === jwk.id)).toEqual(jwk);
-      const event = { id: uid("au"), type: "ApiKeyCreated", userId: u.id, identifier: null, ip: "2001:db8::1", userAgent: null, at: ms(15), data: awkwardJson };
+      const event = {
+        id: uid("au"),
+        type: "ApiKeyCreated",
+        userId: u.id,
+        identifier: null,
+        ip: "2001:db8::1",
+        userAgent: null,
+        at: ms(15),
+        data: awkwardJson,
+      };
       await store.audit.append(event);
       expect((await store.audit.list({ userId: u.id, limit: 10, cursor: null })).items).toEqual([event]);
     });

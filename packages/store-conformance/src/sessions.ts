@@ -17,7 +17,11 @@ export function describeSessions(getStore: () => Store): void {
       await store.sessions.create(s);
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toEqual({ session: s, user: u });
       await store.sessions.touch(s.id, at(999_000), at(5000));
-      expect((await store.sessions.findByTokenHash(s.tokenHash))!.session).toEqual({ ...s, expiresAt: at(999_000), updatedAt: at(5000) });
+      expect((await store.sessions.findByTokenHash(s.tokenHash))!.session).toEqual({
+        ...s,
+        expiresAt: at(999_000),
+        updatedAt: at(5000),
+      });
       expect(await store.sessions.delete(s.id)).toBe(true);
       expect(await store.sessions.delete(s.id)).toBe(false);
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();

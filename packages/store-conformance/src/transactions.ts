@@ -35,14 +35,16 @@ export function describeTransactions(getStore: () => Store): void {
         const u = user();
         const s = session(u.id);
         const boom = new Error(`injected ${failAt}`);
-        await expect(store.transaction(async (tx) => {
-          await tx.users.create(u, [account(u.id)]);
-          if (failAt === "after-user") throw boom;
-          await tx.sessions.create(s);
-          if (failAt === "after-session") throw boom;
-          await tx.users.update(u.id, { name: "changed" });
-          throw boom;
-        })).rejects.toBe(boom);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.users.create(u, [account(u.id)]);
+            if (failAt === "after-user") throw boom;
+            await tx.sessions.create(s);
+            if (failAt === "after-session") throw boom;
+            await tx.users.update(u.id, { name: "changed" });
+            throw boom;
+          }),
+        ).rejects.toBe(boom);
         expect(await store.users.findById(u.id)).toBeNull();
         expect(await store.users.findByEmail(u.email)).toBeNull();
         expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();

@@ -76,7 +76,16 @@ export function describeUsers(getStore: () => Store): void {
       await store.apiKeys.create(k);
       const v = verification({ userId: u.id });
       await store.verifications.issue(v);
-      await store.audit.append({ id: uid("au"), type: "UserSignedUp", userId: u.id, identifier: u.email, ip: null, userAgent: null, at: T0, data: {} });
+      await store.audit.append({
+        id: uid("au"),
+        type: "UserSignedUp",
+        userId: u.id,
+        identifier: u.email,
+        ip: null,
+        userAgent: null,
+        at: T0,
+        data: {},
+      });
       expect(await store.users.delete(u.id)).toBe(true);
       expect(await store.users.findById(u.id)).toBeNull();
       expect(await store.users.findByEmail(u.email)).toBeNull();

@@ -42,15 +42,21 @@ export function describeVerifications(getStore: () => Store): void {
     it("20 parallel failed attempts with max 50 count exactly 20", async () => {
       const v = verification();
       await store.verifications.issue(v);
-      const results = await Promise.all(Array.from({ length: 20 }, () => store.verifications.recordFailedAttempt(v.id, 50)));
-      expect(results.map((r) => r!.attemptCount).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => store.verifications.recordFailedAttempt(v.id, 50)),
+      );
+      expect(results.map((r) => r!.attemptCount).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
       expect((await store.verifications.findByIdentifier(v.identifier))!.attemptCount).toBe(20);
     });
 
     it("10 parallel failed attempts with max 3: the row is destroyed exactly once", async () => {
       const v = verification();
       await store.verifications.issue(v);
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.verifications.recordFailedAttempt(v.id, 3)));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => store.verifications.recordFailedAttempt(v.id, 3)),
+      );
       expect(results.filter((r) => r?.destroyed)).toHaveLength(1);
       expect(await store.verifications.findByIdentifier(v.identifier)).toBeNull();
     });

@@ -29,7 +29,10 @@ export interface TestDatabase {
 export function testPostgresUrl(): string {
   const url = inject("latchkeyPgUrl") ?? process.env.LATCHKEY_TEST_PG_URL ?? null;
   if (url) return url;
-  throw new Error(inject("latchkeyPgError") ?? "no PostgreSQL for tests: run through the repository's vitest.config.ts or set LATCHKEY_TEST_PG_URL");
+  throw new Error(
+    inject("latchkeyPgError") ??
+      "no PostgreSQL for tests: run through the repository's vitest.config.ts or set LATCHKEY_TEST_PG_URL",
+  );
 }
 
 /**

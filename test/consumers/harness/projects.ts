@@ -24,23 +24,43 @@ export function consumerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs a command to completion (never throws on a non-zero exit; the caller asserts). */
-export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: consumerEnv(options.env), timeout: options.timeoutMs ?? 240_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr: error && !stderr ? error.message : stderr });
-    });
+    execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd,
+        env: consumerEnv(options.env),
+        timeout: options.timeoutMs ?? 240_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr: error && !stderr ? error.message : stderr });
+      },
+    );
   });
 }
 
 /** What a failed run printed, for assertion messages. */
-export const printed = (result: RunResult) => `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+export const printed = (result: RunResult) =>
+  `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
 
 /**
  * A fresh npm project in `dir` (outside the workspace, so nothing resolves from the workspace's node_modules):
  * the chosen Latchkey tarballs plus third-party packages from the registry, installed with plain npm.
  */
-export async function npmProject(dir: string, packs: Packs, latchkey: string[], registry: Record<string, string>): Promise<void> {
+export async function npmProject(
+  dir: string,
+  packs: Packs,
+  latchkey: string[],
+  registry: Record<string, string>,
+): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const dependencies: Record<string, string> = { ...registry };
   for (const name of latchkey) {
@@ -48,8 +68,14 @@ export async function npmProject(dir: string, packs: Packs, latchkey: string[], 
     if (!tarball) throw new Error(`no tarball for ${name}`);
     dependencies[name] = `file:${tarball}`;
   }
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "latchkey-consumer", private: true, type: "module", dependencies }, null, 2)}\n`);
-  const result = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--no-update-notifier"], { cwd: dir, timeoutMs: 420_000 });
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: "latchkey-consumer", private: true, type: "module", dependencies }, null, 2)}\n`,
+  );
+  const result = await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--no-update-notifier"], {
+    cwd: dir,
+    timeoutMs: 420_000,
+  });
   if (result.code !== 0) throw new Error(`npm install in ${dir} failed:\n${printed(result)}`);
 }
 
@@ -79,7 +105,11 @@ export interface Started {
 }
 
 export function start(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Started {
-  const child = spawn(command, args, { cwd: options.cwd, env: consumerEnv(options.env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: consumerEnv(options.env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let text = "";
   child.stdout?.on("data", (d: Buffer) => void (text += d.toString()));
   child.stderr?.on("data", (d: Buffer) => void (text += d.toString()));
@@ -100,7 +130,8 @@ export function start(command: string, args: string[], options: { cwd: string; e
 export async function waitForHttp(url: string, server: Started, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) throw new Error(`the server exited (${server.child.exitCode}) before answering:\n${server.output()}`);
+    if (server.child.exitCode !== null)
+      throw new Error(`the server exited (${server.child.exitCode}) before answering:\n${server.output()}`);
     try {
       const res = await fetch(url);
       if (res.status < 500) return;
@@ -136,5 +167,9 @@ export async function emailCapture(): Promise<EmailCapture> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}/emails`, outbox, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/emails`,
+    outbox,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -15,10 +15,13 @@ function usePath(): [string, (to: string) => void] {
     addEventListener("popstate", onPop);
     return () => removeEventListener("popstate", onPop);
   }, []);
-  return [path, (to: string) => {
-    history.pushState(null, "", to);
-    setPath(new URL(to, location.href).pathname);
-  }];
+  return [
+    path,
+    (to: string) => {
+      history.pushState(null, "", to);
+      setPath(new URL(to, location.href).pathname);
+    },
+  ];
 }
 
 const query = (name: string) => new URLSearchParams(location.search).get(name) ?? "";
@@ -26,21 +29,54 @@ const query = (name: string) => new URLSearchParams(location.search).get(name) ?
 function App() {
   const [path, go] = usePath();
   const { data, isPending } = useSession(auth);
-  const link = (to: string, text: string) => <a href={to} onClick={(e) => { e.preventDefault(); go(to); }}>{text}</a>;
+  const link = (to: string, text: string) => (
+    <a
+      href={to}
+      onClick={(e) => {
+        e.preventDefault();
+        go(to);
+      }}
+    >
+      {text}
+    </a>
+  );
   let page: ReactNode;
   switch (path) {
-    case "/sign-up": page = <SignUp go={go} />; break;
-    case "/sign-in": page = <SignIn go={go} />; break;
-    case "/verify": page = <VerifyByCode />; break;
-    case "/forgot-password": page = <ForgotPassword />; break;
-    case "/reset-password": page = <ResetPassword go={go} />; break;
-    case "/verify-email": page = <VerifyByLink go={go} />; break;
-    case "/settings": page = <Settings />; break;
-    case "/api-keys": page = <ApiKeys />; break;
-    case "/jwt": page = <Jwt />; break;
-    case "/delete-account": page = <DeleteAccount go={go} />; break;
-    case "/delete-account/confirm": page = <ConfirmDeletion go={go} />; break;
-    default: page = <Home />;
+    case "/sign-up":
+      page = <SignUp go={go} />;
+      break;
+    case "/sign-in":
+      page = <SignIn go={go} />;
+      break;
+    case "/verify":
+      page = <VerifyByCode />;
+      break;
+    case "/forgot-password":
+      page = <ForgotPassword />;
+      break;
+    case "/reset-password":
+      page = <ResetPassword go={go} />;
+      break;
+    case "/verify-email":
+      page = <VerifyByLink go={go} />;
+      break;
+    case "/settings":
+      page = <Settings />;
+      break;
+    case "/api-keys":
+      page = <ApiKeys />;
+      break;
+    case "/jwt":
+      page = <Jwt />;
+      break;
+    case "/delete-account":
+      page = <DeleteAccount go={go} />;
+      break;
+    case "/delete-account/confirm":
+      page = <ConfirmDeletion go={go} />;
+      break;
+    default:
+      page = <Home />;
   }
   return (
     <>
@@ -54,7 +90,15 @@ function App() {
               {link("/api-keys", "API keys")}
               {link("/jwt", "JWT")}
               {link("/delete-account", "Delete account")}
-              <button type="button" onClick={async () => { await auth.signOut(); go("/"); }}>Sign out</button>
+              <button
+                type="button"
+                onClick={async () => {
+                  await auth.signOut();
+                  go("/");
+                }}
+              >
+                Sign out
+              </button>
             </>
           ) : (
             <>
@@ -73,17 +117,32 @@ function App() {
 
 function Home() {
   const { data } = useSession(auth);
-  if (!data) return <section><h1>Welcome</h1><p>Sign up or sign in. Emails (codes and links) are printed on the server's console.</p><p>The API explorer is at <a href="/auth/reference">/auth/reference</a>.</p></section>;
+  if (!data)
+    return (
+      <section>
+        <h1>Welcome</h1>
+        <p>Sign up or sign in. Emails (codes and links) are printed on the server's console.</p>
+        <p>
+          The API explorer is at <a href="/auth/reference">/auth/reference</a>.
+        </p>
+      </section>
+    );
   const { user } = data;
   return (
     <section>
       <h1>Hello{user.name ? `, ${user.name}` : ""}</h1>
-      <p data-testid="email-status">{user.emailVerified ? "Your email is verified." : "Your email is not verified yet."}</p>
+      <p data-testid="email-status">
+        {user.emailVerified ? "Your email is verified." : "Your email is not verified yet."}
+      </p>
       <dl>
-        <dt>Email</dt><dd data-testid="profile-email">{user.email}</dd>
-        <dt>Name</dt><dd data-testid="profile-name">{user.name ?? "—"}</dd>
-        <dt>Username</dt><dd data-testid="profile-username">{user.username ?? "—"}</dd>
-        <dt>Image</dt><dd data-testid="profile-image">{user.image ?? "—"}</dd>
+        <dt>Email</dt>
+        <dd data-testid="profile-email">{user.email}</dd>
+        <dt>Name</dt>
+        <dd data-testid="profile-name">{user.name ?? "—"}</dd>
+        <dt>Username</dt>
+        <dd data-testid="profile-username">{user.username ?? "—"}</dd>
+        <dt>Image</dt>
+        <dd data-testid="profile-image">{user.image ?? "—"}</dd>
       </dl>
     </section>
   );
@@ -93,7 +152,12 @@ function SignUp({ go }: { go: (to: string) => void }) {
   return (
     <section>
       <h1>Create an account</h1>
-      <ActionForm name="sign up" submit="Create account" run={(f) => auth.signUpEmail({ email: f.email!, password: f.password!, name: f.name || null })} onDone={() => go("/verify")}>
+      <ActionForm
+        name="sign up"
+        submit="Create account"
+        run={(f) => auth.signUpEmail({ email: f.email!, password: f.password!, name: f.name || null })}
+        onDone={() => go("/verify")}
+      >
         <Field label="Email" name="email" type="email" autoComplete="email" />
         <Field label="Name" name="name" required={false} />
         <Field label="Password" name="password" type="password" autoComplete="new-password" />
@@ -108,7 +172,16 @@ function SignIn({ go }: { go: (to: string) => void }) {
     <>
       <section>
         <h1>Sign in with a password</h1>
-        <ActionForm name="sign in with password" submit="Sign in" run={(f) => (f.login!.includes("@") ? auth.signInEmail({ email: f.login!, password: f.password! }) : auth.signInEmail({ username: f.login!, password: f.password! }))} onDone={() => go("/")}>
+        <ActionForm
+          name="sign in with password"
+          submit="Sign in"
+          run={(f) =>
+            f.login!.includes("@")
+              ? auth.signInEmail({ email: f.login!, password: f.password! })
+              : auth.signInEmail({ username: f.login!, password: f.password! })
+          }
+          onDone={() => go("/")}
+        >
           <Field label="Email or username" name="login" autoComplete="username" />
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
         </ActionForm>
@@ -116,11 +189,24 @@ function SignIn({ go }: { go: (to: string) => void }) {
       <section>
         <h2>Sign in with an emailed code</h2>
         {codeFor === null ? (
-          <ActionForm name="email me a sign-in code" submit="Email me a code" run={async (f) => { const r = await auth.sendVerificationOtp({ email: f.email!, purpose: "sign-in" }); if (!r.error) setCodeFor(f.email!); return r; }}>
+          <ActionForm
+            name="email me a sign-in code"
+            submit="Email me a code"
+            run={async (f) => {
+              const r = await auth.sendVerificationOtp({ email: f.email!, purpose: "sign-in" });
+              if (!r.error) setCodeFor(f.email!);
+              return r;
+            }}
+          >
             <Field label="Email" name="email" type="email" />
           </ActionForm>
         ) : (
-          <ActionForm name="sign in with code" submit="Sign in with code" run={(f) => auth.signInEmailOtp({ email: codeFor, otp: f.otp! })} onDone={() => go("/")}>
+          <ActionForm
+            name="sign in with code"
+            submit="Sign in with code"
+            run={(f) => auth.signInEmailOtp({ email: codeFor, otp: f.otp! })}
+            onDone={() => go("/")}
+          >
             <Notice>We sent a code to {codeFor}.</Notice>
             <Field label="Code" name="otp" autoComplete="one-time-code" />
           </ActionForm>
@@ -133,13 +219,31 @@ function SignIn({ go }: { go: (to: string) => void }) {
 function VerifyByCode() {
   const { data } = useSession(auth);
   const [sent, setSent] = useState(false);
-  if (!data) return <section><p>Sign in first.</p></section>;
-  if (data.user.emailVerified) return <section><Notice>Your email {data.user.email} is verified.</Notice></section>;
+  if (!data)
+    return (
+      <section>
+        <p>Sign in first.</p>
+      </section>
+    );
+  if (data.user.emailVerified)
+    return (
+      <section>
+        <Notice>Your email {data.user.email} is verified.</Notice>
+      </section>
+    );
   const email = data.user.email;
   return (
     <section>
       <h1>Verify your email</h1>
-      <ActionForm name="email me a verification code" submit={sent ? "Send another code" : "Email me a code"} run={async () => { const r = await auth.sendVerificationOtp({ email, purpose: "email-verification" }); if (!r.error) setSent(true); return r; }}>
+      <ActionForm
+        name="email me a verification code"
+        submit={sent ? "Send another code" : "Email me a code"}
+        run={async () => {
+          const r = await auth.sendVerificationOtp({ email, purpose: "email-verification" });
+          if (!r.error) setSent(true);
+          return r;
+        }}
+      >
         <p>We will send a code to {email}.</p>
       </ActionForm>
       {sent && (
@@ -156,8 +260,15 @@ function ForgotPassword() {
   return (
     <section>
       <h1>Forgot your password?</h1>
-      {done ? <Notice>If that email has an account, a link to set a new password is on its way.</Notice> : (
-        <ActionForm name="request password reset" submit="Email me a link" run={(f) => auth.requestPasswordReset({ email: f.email!, redirectTo: "/reset-password" })} onDone={() => setDone(true)}>
+      {done ? (
+        <Notice>If that email has an account, a link to set a new password is on its way.</Notice>
+      ) : (
+        <ActionForm
+          name="request password reset"
+          submit="Email me a link"
+          run={(f) => auth.requestPasswordReset({ email: f.email!, redirectTo: "/reset-password" })}
+          onDone={() => setDone(true)}
+        >
           <Field label="Email" name="email" type="email" />
         </ActionForm>
       )}
@@ -171,8 +282,20 @@ function ResetPassword({ go }: { go: (to: string) => void }) {
   return (
     <section>
       <h1>Set a new password</h1>
-      {done ? <><Notice>Your password is changed. Every session was signed out.</Notice><button type="button" onClick={() => go("/sign-in")}>Go to sign in</button></> : (
-        <ActionForm name="reset password" submit="Set password" run={(f) => auth.resetPassword({ token, newPassword: f.newPassword! })} onDone={() => setDone(true)}>
+      {done ? (
+        <>
+          <Notice>Your password is changed. Every session was signed out.</Notice>
+          <button type="button" onClick={() => go("/sign-in")}>
+            Go to sign in
+          </button>
+        </>
+      ) : (
+        <ActionForm
+          name="reset password"
+          submit="Set password"
+          run={(f) => auth.resetPassword({ token, newPassword: f.newPassword! })}
+          onDone={() => setDone(true)}
+        >
           <Field label="New password" name="newPassword" type="password" autoComplete="new-password" />
         </ActionForm>
       )}
@@ -184,7 +307,12 @@ function VerifyByLink({ go }: { go: (to: string) => void }) {
   return (
     <section>
       <h1>Verify your email</h1>
-      <ActionForm name="verify email link" submit="Verify and sign in" run={() => auth.verifyEmail({ email: query("email"), token: query("token") })} onDone={() => go("/")}>
+      <ActionForm
+        name="verify email link"
+        submit="Verify and sign in"
+        run={() => auth.verifyEmail({ email: query("email"), token: query("token") })}
+        onDone={() => go("/")}
+      >
         <p>Confirm {query("email")}.</p>
       </ActionForm>
     </section>
@@ -194,14 +322,30 @@ function VerifyByLink({ go }: { go: (to: string) => void }) {
 function Settings() {
   const { data } = useSession(auth);
   const [saved, setSaved] = useState<string | null>(null);
-  if (!data) return <section><p>Sign in first.</p></section>;
+  if (!data)
+    return (
+      <section>
+        <p>Sign in first.</p>
+      </section>
+    );
   const { user } = data;
   return (
     <>
       <section>
         <h1>Profile</h1>
         {saved && <Notice>{saved}</Notice>}
-        <ActionForm name="profile" submit="Save profile" run={(f) => auth.updateUser({ name: f.name || null, image: f.image || null, ...(f.username ? { username: f.username } : {}) })} onDone={() => setSaved("Profile saved.")}>
+        <ActionForm
+          name="profile"
+          submit="Save profile"
+          run={(f) =>
+            auth.updateUser({
+              name: f.name || null,
+              image: f.image || null,
+              ...(f.username ? { username: f.username } : {}),
+            })
+          }
+          onDone={() => setSaved("Profile saved.")}
+        >
           <Field label="Name" name="name" defaultValue={user.name ?? ""} required={false} />
           <Field label="Image URL" name="image" defaultValue={user.image ?? ""} required={false} />
           <Field label="Username" name="username" defaultValue={user.username ?? ""} required={false} />
@@ -210,13 +354,23 @@ function Settings() {
       <section>
         <h2>Add a password</h2>
         <p>For accounts made with an emailed code.</p>
-        <ActionForm name="set password" submit="Add password" run={(f) => auth.setPassword({ newPassword: f.newPassword! })} onDone={() => setSaved("Password added.")}>
+        <ActionForm
+          name="set password"
+          submit="Add password"
+          run={(f) => auth.setPassword({ newPassword: f.newPassword! })}
+          onDone={() => setSaved("Password added.")}
+        >
           <Field label="New password" name="newPassword" type="password" autoComplete="new-password" />
         </ActionForm>
       </section>
       <section>
         <h2>Check your password</h2>
-        <ActionForm name="verify password" submit="Check" run={(f) => auth.verifyPassword({ password: f.password! })} onDone={() => setSaved("That password is right.")}>
+        <ActionForm
+          name="verify password"
+          submit="Check"
+          run={(f) => auth.verifyPassword({ password: f.password! })}
+          onDone={() => setSaved("That password is right.")}
+        >
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
         </ActionForm>
       </section>
@@ -224,7 +378,11 @@ function Settings() {
   );
 }
 
-const LIFETIMES: Array<[string, string]> = [["1d", "1 day"], ["30d", "30 days"], ["365d", "1 year"]];
+const LIFETIMES: Array<[string, string]> = [
+  ["1d", "1 day"],
+  ["30d", "30 days"],
+  ["365d", "1 year"],
+];
 
 function ApiKeys() {
   const [keys, setKeys] = useState<ApiKey[]>([]);
@@ -241,23 +399,72 @@ function ApiKeys() {
     <>
       <section>
         <h1>API keys</h1>
-        <ActionForm name="create api key" submit="Create key" run={(f) => auth.createApiKey({ name: f.name || null, expiresIn: f.expiresIn!, permissions: { demo: ["read"] } })} onDone={(d) => { setCreated(d.key); void load(); }}>
+        <ActionForm
+          name="create api key"
+          submit="Create key"
+          run={(f) =>
+            auth.createApiKey({ name: f.name || null, expiresIn: f.expiresIn!, permissions: { demo: ["read"] } })
+          }
+          onDone={(d) => {
+            setCreated(d.key);
+            void load();
+          }}
+        >
           <Field label="Name" name="name" required={false} />
-          <label>Lifetime<select name="expiresIn" defaultValue="30d">{LIFETIMES.map(([v, t]) => <option key={v} value={v}>{t}</option>)}</select></label>
+          <label>
+            Lifetime
+            <select name="expiresIn" defaultValue="30d">
+              {LIFETIMES.map(([v, t]) => (
+                <option key={v} value={v}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </label>
         </ActionForm>
-        {created && <><Notice>Copy this key now: it is shown only once.</Notice><pre data-testid="new-key">{created}</pre></>}
+        {created && (
+          <>
+            <Notice>Copy this key now: it is shown only once.</Notice>
+            <pre data-testid="new-key">{created}</pre>
+          </>
+        )}
       </section>
       <section>
         <h2>Your keys</h2>
         <ErrorText error={error} />
-        {keys.length === 0 ? <p data-testid="no-keys">No keys.</p> : (
+        {keys.length === 0 ? (
+          <p data-testid="no-keys">No keys.</p>
+        ) : (
           <table>
-            <thead><tr><th>Name</th><th>Starts with</th><th>Expires</th><th /></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Starts with</th>
+                <th>Expires</th>
+                <th />
+              </tr>
+            </thead>
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id} data-testid="key-row">
-                  <td>{k.name ?? "—"}</td><td><code>{k.start}…</code></td><td>{k.expiresAt ? new Date(k.expiresAt).toLocaleDateString("en-GB") : "never"}</td>
-                  <td><button type="button" onClick={async () => { const r = await auth.deleteApiKey({ keyId: k.id }); setError(r.error); setCreated(null); await load(); }}>Revoke {k.name ?? k.start}</button></td>
+                  <td>{k.name ?? "—"}</td>
+                  <td>
+                    <code>{k.start}…</code>
+                  </td>
+                  <td>{k.expiresAt ? new Date(k.expiresAt).toLocaleDateString("en-GB") : "never"}</td>
+                  <td>
+                    <button
+                      type="button"
+                      onClick={async () => {
+                        const r = await auth.deleteApiKey({ keyId: k.id });
+                        setError(r.error);
+                        setCreated(null);
+                        await load();
+                      }}
+                    >
+                      Revoke {k.name ?? k.start}
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -281,17 +488,43 @@ function Jwt() {
     if (!current) return;
     setClaims(null);
     setProblem(null);
-    jwtVerify(current, jwks).then((r) => setClaims(r.payload), (e: unknown) => setProblem(e instanceof Error ? e.message : String(e)));
+    jwtVerify(current, jwks).then(
+      (r) => setClaims(r.payload),
+      (e: unknown) => setProblem(e instanceof Error ? e.message : String(e)),
+    );
   }, [current]);
   return (
     <section>
       <h1>Your JWT</h1>
-      <p>From the <code>set-auth-jwt</code> header of the last session check, or a fresh one from <code>/auth/token</code>.</p>
-      <button type="button" onClick={async () => { const r = await auth.createToken(); setError(r.error); if (r.data) setToken(r.data.token); }}>Get a fresh JWT</button>
+      <p>
+        From the <code>set-auth-jwt</code> header of the last session check, or a fresh one from{" "}
+        <code>/auth/token</code>.
+      </p>
+      <button
+        type="button"
+        onClick={async () => {
+          const r = await auth.createToken();
+          setError(r.error);
+          if (r.data) setToken(r.data.token);
+        }}
+      >
+        Get a fresh JWT
+      </button>
       <ErrorText error={error} />
       {current ? <pre data-testid="jwt">{current}</pre> : <p>No JWT yet.</p>}
-      {claims && <Notice><span data-testid="jwt-verified">Verified against /auth/jwks: subject {claims.sub}, expires {new Date((claims.exp ?? 0) * 1000).toISOString()}</span></Notice>}
-      {problem && <p className="error" role="alert">The signature could not be verified: {problem}</p>}
+      {claims && (
+        <Notice>
+          <span data-testid="jwt-verified">
+            Verified against /auth/jwks: subject {claims.sub}, expires{" "}
+            {new Date((claims.exp ?? 0) * 1000).toISOString()}
+          </span>
+        </Notice>
+      )}
+      {problem && (
+        <p className="error" role="alert">
+          The signature could not be verified: {problem}
+        </p>
+      )}
     </section>
   );
 }
@@ -302,14 +535,26 @@ function DeleteAccount({ go }: { go: (to: string) => void }) {
     <>
       <section>
         <h1>Delete your account</h1>
-        <ActionForm name="delete account with password" submit="Delete my account" run={(f) => auth.deleteAccount({ password: f.password! })} onDone={() => go("/")}>
+        <ActionForm
+          name="delete account with password"
+          submit="Delete my account"
+          run={(f) => auth.deleteAccount({ password: f.password! })}
+          onDone={() => go("/")}
+        >
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
         </ActionForm>
       </section>
       <section>
         <h2>No password?</h2>
-        {sent ? <Notice>We emailed you a link that deletes the account.</Notice> : (
-          <ActionForm name="email me a deletion link" submit="Email me a deletion link" run={() => auth.requestAccountDeletion()} onDone={() => setSent(true)}>
+        {sent ? (
+          <Notice>We emailed you a link that deletes the account.</Notice>
+        ) : (
+          <ActionForm
+            name="email me a deletion link"
+            submit="Email me a deletion link"
+            run={() => auth.requestAccountDeletion()}
+            onDone={() => setSent(true)}
+          >
             <p>We will email a confirmation link.</p>
           </ActionForm>
         )}
@@ -323,8 +568,20 @@ function ConfirmDeletion({ go }: { go: (to: string) => void }) {
   return (
     <section>
       <h1>Confirm account deletion</h1>
-      {done ? <><Notice>Your account is deleted.</Notice><button type="button" onClick={() => go("/")}>Home</button></> : (
-        <ActionForm name="confirm deletion" submit="Delete my account for good" run={() => auth.confirmAccountDeletion({ token: query("token") })} onDone={() => setDone(true)}>
+      {done ? (
+        <>
+          <Notice>Your account is deleted.</Notice>
+          <button type="button" onClick={() => go("/")}>
+            Home
+          </button>
+        </>
+      ) : (
+        <ActionForm
+          name="confirm deletion"
+          submit="Delete my account for good"
+          run={() => auth.confirmAccountDeletion({ token: query("token") })}
+          onDone={() => setDone(true)}
+        >
           <p>This cannot be undone.</p>
         </ActionForm>
       )}

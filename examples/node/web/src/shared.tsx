@@ -30,15 +30,29 @@ export function describeError(error: LatchkeyError): string {
 }
 
 export function ErrorText({ error }: { error: LatchkeyError | null }) {
-  return error ? <p className="error" role="alert">{describeError(error)}</p> : null;
+  return error ? (
+    <p className="error" role="alert">
+      {describeError(error)}
+    </p>
+  ) : null;
 }
 
 export function Notice({ children }: { children: ReactNode }) {
-  return <p className="notice" role="status">{children}</p>;
+  return (
+    <p className="notice" role="status">
+      {children}
+    </p>
+  );
 }
 
 /** A form that runs one client call and shows its error in words. `onDone` gets the data. */
-export function ActionForm<T>(props: { name: string; submit: string; run: (fields: Record<string, string>) => Promise<Result<T>>; onDone?: (data: T) => void; children: ReactNode }) {
+export function ActionForm<T>(props: {
+  name: string;
+  submit: string;
+  run: (fields: Record<string, string>) => Promise<Result<T>>;
+  onDone?: (data: T) => void;
+  children: ReactNode;
+}) {
   const [error, setError] = useState<LatchkeyError | null>(null);
   const [busy, setBusy] = useState(false);
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -54,16 +68,31 @@ export function ActionForm<T>(props: { name: string; submit: string; run: (field
     <form aria-label={props.name} onSubmit={onSubmit}>
       {props.children}
       <ErrorText error={error} />
-      <button type="submit" disabled={busy}>{props.submit}</button>
+      <button type="submit" disabled={busy}>
+        {props.submit}
+      </button>
     </form>
   );
 }
 
-export function Field(props: { label: string; name: string; type?: string; defaultValue?: string; required?: boolean; autoComplete?: string }) {
+export function Field(props: {
+  label: string;
+  name: string;
+  type?: string;
+  defaultValue?: string;
+  required?: boolean;
+  autoComplete?: string;
+}) {
   return (
     <label>
       {props.label}
-      <input name={props.name} type={props.type ?? "text"} defaultValue={props.defaultValue} required={props.required ?? true} autoComplete={props.autoComplete} />
+      <input
+        name={props.name}
+        type={props.type ?? "text"}
+        defaultValue={props.defaultValue}
+        required={props.required ?? true}
+        autoComplete={props.autoComplete}
+      />
     </label>
   );
 }

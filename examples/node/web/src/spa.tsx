@@ -14,10 +14,20 @@ function Spa() {
     <main>
       <section>
         <h1>Another origin</h1>
-        <p>This page is on {location.origin}; the API is on {api}.</p>
+        <p>
+          This page is on {location.origin}; the API is on {api}.
+        </p>
         <p data-testid="who">{isPending ? "…" : data ? `Signed in as ${data.user.email}` : "Signed out"}</p>
-        {data ? <button type="button" onClick={() => auth.signOut()}>Sign out</button> : (
-          <ActionForm name="sign in with password" submit="Sign in" run={(f) => auth.signInEmail({ email: f.email!, password: f.password! })}>
+        {data ? (
+          <button type="button" onClick={() => auth.signOut()}>
+            Sign out
+          </button>
+        ) : (
+          <ActionForm
+            name="sign in with password"
+            submit="Sign in"
+            run={(f) => auth.signInEmail({ email: f.email!, password: f.password! })}
+          >
             <Field label="Email" name="email" type="email" />
             <Field label="Password" name="password" type="password" />
           </ActionForm>

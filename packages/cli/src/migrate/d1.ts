@@ -41,13 +41,21 @@ const defaultLoad = (projectDir: string) => () => {
  * Loads Miniflare on demand (wrangler's copy when the project has wrangler, else the `miniflare` package), with an
  * error that says what to install when neither is there.
  */
-export async function importMiniflare(load: () => Promise<unknown> = defaultLoad(process.cwd())): Promise<typeof import("miniflare")> {
+export async function importMiniflare(
+  load: () => Promise<unknown> = defaultLoad(process.cwd()),
+): Promise<typeof import("miniflare")> {
   try {
     return (await load()) as typeof import("miniflare");
   } catch (error) {
-    const missing = error instanceof Error && /cannot find (package|module)|failed to (load|resolve)/i.test(error.message) && error.message.includes("miniflare");
+    const missing =
+      error instanceof Error &&
+      /cannot find (package|module)|failed to (load|resolve)/i.test(error.message) &&
+      error.message.includes("miniflare");
     if (!missing) throw error;
-    throw new Error("local D1 databases are reached through Miniflare, which is not installed: npm install -D wrangler (or miniflare)", { cause: error });
+    throw new Error(
+      "local D1 databases are reached through Miniflare, which is not installed: npm install -D wrangler (or miniflare)",
+      { cause: error },
+    );
   }
 }
 
@@ -68,11 +76,19 @@ export async function migrateLocalD1(id: string, options: LocalD1Options = {}): 
   const { MIGRATIONS_FOLDERS, readSqlMigrations } = await import("@latchkey/drizzle-store");
   const { migrateD1Database } = await import("@latchkey/drizzle-store/d1");
   const state = join(resolve(options.persistTo ?? ".wrangler/state"), "v3");
-  const worker = { modules: true, script: "export default { fetch() { return new Response(null, { status: 404 }); } }", d1Databases: { DB: id } };
+  const worker = {
+    modules: true,
+    script: "export default { fetch() { return new Response(null, { status: 404 }); } }",
+    d1Databases: { DB: id },
+  };
   // Miniflare 4 takes these options as they are, D1 files under `d1Persist`; Miniflare 5 (wrangler's current one)
   // takes them through its converter, with the whole state folder as `resourcePersistencePath`.
   const convert = (rest as { convertV4MiniflareOptions?: (options: object) => object }).convertV4MiniflareOptions;
-  const mf = new Miniflare((convert ? convert({ ...worker, resourcePersistencePath: state }) : { ...worker, d1Persist: join(state, "d1") }) as ConstructorParameters<typeof Miniflare>[0]);
+  const mf = new Miniflare(
+    (convert
+      ? convert({ ...worker, resourcePersistencePath: state })
+      : { ...worker, d1Persist: join(state, "d1") }) as ConstructorParameters<typeof Miniflare>[0],
+  );
   try {
     const binding = await mf.getD1Database("DB");
     return await migrateD1Database(binding, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite), {

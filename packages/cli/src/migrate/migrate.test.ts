@@ -26,7 +26,12 @@ async function latchkey(...args: string[]): Promise<{ code: number; stdout: stri
 // Each run of the bin starts Node (up to a second on a loaded two-core machine).
 const SUBPROCESS_TIMEOUT = { timeout: 30_000 };
 
-const notInstalled = () => Promise.reject(Object.assign(new Error("Cannot find package '@latchkey/mongo-store' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));
+const notInstalled = () =>
+  Promise.reject(
+    Object.assign(new Error("Cannot find package '@latchkey/mongo-store' imported from cli"), {
+      code: "ERR_MODULE_NOT_FOUND",
+    }),
+  );
 
 describe("latchkey migrate", () => {
   it("migrates a fresh libSQL file through the CLI; a second run applies nothing", SUBPROCESS_TIMEOUT, async () => {
@@ -36,42 +41,65 @@ describe("latchkey migrate", () => {
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\n`);
       const second = await latchkey("migrate", `--database=${database.url}`);
-      expect(second).toMatchObject({ code: 0, stdout: `Migrating ${database.url}\nnothing to apply: the schema is up to date\n` });
+      expect(second).toMatchObject({
+        code: 0,
+        stdout: `Migrating ${database.url}\nnothing to apply: the schema is up to date\n`,
+      });
     } finally {
       await database.dispose();
     }
   });
 
-  it("migrates a fresh PostgreSQL database (postgres:// and postgresql://) and reports what it applied", SUBPROCESS_TIMEOUT, async () => {
-    const database = await createTestPostgresDatabase();
-    try {
-      const lines: string[] = [];
-      expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
-      expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-      expect(lines).toEqual(["applied 0000_initial"]);
-      const again = await latchkey("migrate", "--database", database.url);
-      expect(again.code).toBe(0);
-      expect(again.stdout).toContain("nothing to apply");
-    } finally {
-      await database.dispose();
-    }
-  });
+  it(
+    "migrates a fresh PostgreSQL database (postgres:// and postgresql://) and reports what it applied",
+    SUBPROCESS_TIMEOUT,
+    async () => {
+      const database = await createTestPostgresDatabase();
+      try {
+        const lines: string[] = [];
+        expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
+        expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
+        expect(lines).toEqual(["applied 0000_initial"]);
+        const again = await latchkey("migrate", "--database", database.url);
+        expect(again.code).toBe(0);
+        expect(again.stdout).toContain("nothing to apply");
+      } finally {
+        await database.dispose();
+      }
+    },
+  );
 
-  it("migrates the local D1 of wrangler dev (--d1, --persist-to) and records wrangler's d1_migrations table", { timeout: 60_000 }, async () => {
+  it("migrates the local D1 of wrangler dev (--d1, --persist-to) and records wrangler's d1_migrations table", {
+    timeout: 60_000,
+  }, async () => {
     const state = mkdtempSync(join(tmpdir(), "latchkey-wrangler-state-"));
     try {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(`Migrating local D1 DB in ${state}\napplied 0000_initial\n`);
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
-      expect(second).toMatchObject({ code: 0, stdout: `Migrating local D1 DB in ${state}\nnothing to apply: the schema is up to date\n` });
+      expect(second).toMatchObject({
+        code: 0,
+        stdout: `Migrating local D1 DB in ${state}\nnothing to apply: the schema is up to date\n`,
+      });
       // Where wrangler keeps local D1 files, and opened the way `wrangler dev` opens a binding named DB.
-      expect(readdirSync(join(state, "v3/d1/miniflare-D1DatabaseObject")).some((f) => f.endsWith(".sqlite"))).toBe(true);
-      const mf = new Miniflare({ modules: true, script: "export default { fetch() { return new Response(null); } }", d1Databases: { DB: "DB" }, d1Persist: join(state, "v3/d1") });
+      expect(readdirSync(join(state, "v3/d1/miniflare-D1DatabaseObject")).some((f) => f.endsWith(".sqlite"))).toBe(
+        true,
+      );
+      const mf = new Miniflare({
+        modules: true,
+        script: "export default { fetch() { return new Response(null); } }",
+        d1Databases: { DB: "DB" },
+        d1Persist: join(state, "v3/d1"),
+      });
       try {
         const db = await mf.getD1Database("DB");
-        expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([{ id: 1, name: "0000_initial.sql" }]);
-        const tables = (await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()).results;
+        expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
+          { id: 1, name: "0000_initial.sql" },
+        ]);
+        const tables = (
+          await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
+        ).results;
         expect(tables).toEqual([{ name: "users" }]);
       } finally {
         await mf.dispose();
@@ -87,12 +115,25 @@ describe("latchkey migrate", () => {
       expect(wranglerMiniflare(project)).toBeNull();
       const own = join(project, "node_modules/wrangler/node_modules/miniflare");
       mkdirSync(own, { recursive: true });
-      writeFileSync(join(project, "node_modules/wrangler/package.json"), JSON.stringify({ name: "wrangler", version: "4.0.0" }));
-      writeFileSync(join(own, "package.json"), JSON.stringify({ name: "miniflare", version: "5.0.0", main: "index.js" }));
+      writeFileSync(
+        join(project, "node_modules/wrangler/package.json"),
+        JSON.stringify({ name: "wrangler", version: "4.0.0" }),
+      );
+      writeFileSync(
+        join(own, "package.json"),
+        JSON.stringify({ name: "miniflare", version: "5.0.0", main: "index.js" }),
+      );
       writeFileSync(join(own, "index.js"), "exports.Miniflare = class {};\n");
       expect(wranglerMiniflare(project)).toBe(join(own, "index.js"));
-      const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'miniflare' imported from cli"), { code: "ERR_MODULE_NOT_FOUND" }));
-      await expect(importMiniflare(missing)).rejects.toThrow(/Miniflare, which is not installed: npm install -D wrangler/);
+      const missing = () =>
+        Promise.reject(
+          Object.assign(new Error("Cannot find package 'miniflare' imported from cli"), {
+            code: "ERR_MODULE_NOT_FOUND",
+          }),
+        );
+      await expect(importMiniflare(missing)).rejects.toThrow(
+        /Miniflare, which is not installed: npm install -D wrangler/,
+      );
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
@@ -104,22 +145,36 @@ describe("latchkey migrate", () => {
     expect(both.stderr).toContain("latchkey migrate --d1 <local-id>");
   });
 
-  it("refuses a missing or unsupported --database with the usage and exit code 2, printing no password", SUBPROCESS_TIMEOUT, async () => {
-    const missing = await latchkey("migrate");
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("latchkey migrate --database <url>");
-    const mysql = await latchkey("migrate", "--database", "mysql://root:hunter2@localhost/app");
-    expect(mysql.code).toBe(2);
-    expect(mysql.stderr).toContain("unsupported database URL mysql://root:***@localhost/app");
-    expect(mysql.stderr + mysql.stdout).not.toContain("hunter2");
-    await expect(migrate("mysql://localhost/app")).rejects.toThrow(/expected postgres:\/\/, postgresql:\/\/, file:, libsql:\/\/ or mongodb:\/\//);
-  });
+  it(
+    "refuses a missing or unsupported --database with the usage and exit code 2, printing no password",
+    SUBPROCESS_TIMEOUT,
+    async () => {
+      const missing = await latchkey("migrate");
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain("latchkey migrate --database <url>");
+      const mysql = await latchkey("migrate", "--database", "mysql://root:hunter2@localhost/app");
+      expect(mysql.code).toBe(2);
+      expect(mysql.stderr).toContain("unsupported database URL mysql://root:***@localhost/app");
+      expect(mysql.stderr + mysql.stdout).not.toContain("hunter2");
+      await expect(migrate("mysql://localhost/app")).rejects.toThrow(
+        /expected postgres:\/\/, postgresql:\/\/, file:, libsql:\/\/ or mongodb:\/\//,
+      );
+    },
+  );
 
   it("hands mongodb:// URLs to migrateMongo of @latchkey/mongo-store", async () => {
     const calls: string[] = [];
-    const fake = { migrateMongo: async (url: string, { log }: { log: (line: string) => void }) => (calls.push(url), log("created indexes"), ["users.email_unique"]) };
+    const fake = {
+      migrateMongo: async (url: string, { log }: { log: (line: string) => void }) => (
+        calls.push(url), log("created indexes"), ["users.email_unique"]
+      ),
+    };
     const lines: string[] = [];
-    const applied = await migrateWith("mongodb://127.0.0.1:27017/app", { log: (line) => lines.push(line) }, async () => fake);
+    const applied = await migrateWith(
+      "mongodb://127.0.0.1:27017/app",
+      { log: (line) => lines.push(line) },
+      async () => fake,
+    );
     expect(applied).toEqual(["users.email_unique"]);
     expect(calls).toEqual(["mongodb://127.0.0.1:27017/app"]);
     expect(lines).toEqual(["created indexes"]);
@@ -130,15 +185,27 @@ describe("latchkey migrate", () => {
   });
 
   it("says which package to install when @latchkey/mongo-store is absent, and keeps other load errors", async () => {
-    await expect(migrateWith("mongodb://localhost/app", {}, notInstalled)).rejects.toThrow(/@latchkey\/mongo-store, which is not installed/);
-    await expect(migrateWith("mongodb://localhost/app", {}, async () => ({}))).rejects.toThrow(/does not export migrateMongo/);
+    await expect(migrateWith("mongodb://localhost/app", {}, notInstalled)).rejects.toThrow(
+      /@latchkey\/mongo-store, which is not installed/,
+    );
+    await expect(migrateWith("mongodb://localhost/app", {}, async () => ({}))).rejects.toThrow(
+      /does not export migrateMongo/,
+    );
     const broken = () => Promise.reject(new Error("mongodb driver exploded"));
     await expect(migrateWith("mongodb://localhost/app", {}, broken)).rejects.toThrow("mongodb driver exploded");
   });
 
   it("classifies URLs and masks passwords and auth tokens", () => {
-    expect(["postgres://h/d", "postgresql://h/d", "file:/tmp/a.db", "libsql://db.example.io", "mongodb+srv://c/d", "mysql://h/d"].map(databaseKind))
-      .toEqual(["postgres", "postgres", "sqlite", "sqlite", "mongodb", null]);
+    expect(
+      [
+        "postgres://h/d",
+        "postgresql://h/d",
+        "file:/tmp/a.db",
+        "libsql://db.example.io",
+        "mongodb+srv://c/d",
+        "mysql://h/d",
+      ].map(databaseKind),
+    ).toEqual(["postgres", "postgres", "sqlite", "sqlite", "mongodb", null]);
     expect(redactUrl("postgres://app:s3cret@db:5432/auth")).toBe("postgres://app:***@db:5432/auth");
     expect(redactUrl("libsql://db.example.io?authToken=eyJhbGciOi")).toBe("libsql://db.example.io?authToken=***");
     expect(redactUrl("file:./auth.db")).toBe("file:./auth.db");

@@ -45,7 +45,8 @@ export function redactUrl(url: string): string {
 function isMissingPackage(error: unknown, name: string): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  const missing = code === "ERR_MODULE_NOT_FOUND" || /cannot find (package|module)|failed to (load|resolve)/i.test(error.message);
+  const missing =
+    code === "ERR_MODULE_NOT_FOUND" || /cannot find (package|module)|failed to (load|resolve)/i.test(error.message);
   return missing && error.message.includes(name);
 }
 
@@ -56,7 +57,10 @@ export async function loadMongoMigrator(importStore: () => Promise<unknown>): Pr
     loaded = await importStore();
   } catch (error) {
     if (!isMissingPackage(error, MONGO_STORE)) throw error;
-    throw new Error(`mongodb:// databases are migrated by ${MONGO_STORE}, which is not installed: add it next to @latchkey/cli`, { cause: error });
+    throw new Error(
+      `mongodb:// databases are migrated by ${MONGO_STORE}, which is not installed: add it next to @latchkey/cli`,
+      { cause: error },
+    );
   }
   const migrateMongo = (loaded as { migrateMongo?: unknown } | null)?.migrateMongo;
   if (typeof migrateMongo !== "function") throw new Error(`${MONGO_STORE} does not export migrateMongo(url, { log })`);
@@ -77,11 +81,18 @@ export function migrate(url: string, options: MigrateOptions = {}): Promise<stri
 }
 
 /** `migrate` with the loading of `@latchkey/mongo-store` passed in (tests hand in a stand-in). */
-export async function migrateWith(url: string, options: MigrateOptions, importStore: () => Promise<unknown>): Promise<string[]> {
+export async function migrateWith(
+  url: string,
+  options: MigrateOptions,
+  importStore: () => Promise<unknown>,
+): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const kind = databaseKind(url);
   if (kind === "mongodb") return (await loadMongoMigrator(importStore))(url, { log });
-  if (kind === null) throw new TypeError(`unsupported database URL ${redactUrl(url)}: expected postgres://, postgresql://, file:, libsql:// or mongodb://`);
+  if (kind === null)
+    throw new TypeError(
+      `unsupported database URL ${redactUrl(url)}: expected postgres://, postgresql://, file:, libsql:// or mongodb://`,
+    );
   // Loaded on demand: `latchkey secret` should not pay for database drivers, and each dialect loads only its own.
   const { migrateDatabase } = await import("@latchkey/drizzle-store");
   const driver = kind === "postgres" ? "pg" : "@libsql/client";
@@ -89,7 +100,10 @@ export async function migrateWith(url: string, options: MigrateOptions, importSt
     return await migrateDatabase(url, { log });
   } catch (error) {
     if (!isMissingPackage(error, driver)) throw error;
-    throw new Error(`${kind === "postgres" ? "PostgreSQL" : "SQLite/libSQL"} databases need the ${driver} driver, which is not installed: npm install ${driver}`, { cause: error });
+    throw new Error(
+      `${kind === "postgres" ? "PostgreSQL" : "SQLite/libSQL"} databases need the ${driver} driver, which is not installed: npm install ${driver}`,
+      { cause: error },
+    );
   }
 }
 
@@ -108,7 +122,8 @@ export async function migrateCommand(args: string[]): Promise<number> {
   const url = argument(args, "database");
   const d1 = argument(args, "d1");
   if ((url === null) === (d1 === null) || (url !== null && databaseKind(url) === null)) {
-    if (url !== null && d1 === null) process.stderr.write(`latchkey migrate: unsupported database URL ${redactUrl(url)}\n`);
+    if (url !== null && d1 === null)
+      process.stderr.write(`latchkey migrate: unsupported database URL ${redactUrl(url)}\n`);
     process.stderr.write(USAGE);
     return 2;
   }

@@ -31,14 +31,22 @@ function isPlainObject(value: unknown): value is JsonObject {
  * await core.account.setPassword(session, "a new long password", meta);
  */
 export class AccountService {
-  constructor(private readonly ctx: AuthContext, private readonly emailPassword: EmailPasswordService) {}
+  constructor(
+    private readonly ctx: AuthContext,
+    private readonly emailPassword: EmailPasswordService,
+  ) {}
 
   /**
    * Applies a profile patch. Only name, image, metadata and username are ever written (email, emailVerified
    * and ids cannot be reached from here). `trusted` (server code) may change the username even when
    * `allowUsernameChange` is off.
    */
-  async updateUser(user: UserRecord, input: UpdateUserInput, meta: RequestMeta, options: { trusted?: boolean } = {}): Promise<UserView> {
+  async updateUser(
+    user: UserRecord,
+    input: UpdateUserInput,
+    meta: RequestMeta,
+    options: { trusted?: boolean } = {},
+  ): Promise<UserView> {
     const { ctx } = this;
     const patch: UserPatch = {};
     if (input.name !== undefined) patch.name = input.name;
@@ -52,7 +60,8 @@ export class AccountService {
       if (typeof input.username !== "string") throw new AuthError("INVALID_USERNAME", "A username cannot be cleared");
       // Re-sending the current username (a form that posts every field) is not a change.
       if (input.username.trim().toLowerCase() !== user.username) {
-        if (!options.trusted && !ctx.config.emailPassword.allowUsernameChange) throw new AuthError("USERNAME_CHANGE_DISABLED", "Usernames cannot be changed");
+        if (!options.trusted && !ctx.config.emailPassword.allowUsernameChange)
+          throw new AuthError("USERNAME_CHANGE_DISABLED", "Usernames cannot be changed");
         newUsername = normalizeUsername(input.username);
         patch.username = newUsername;
       }
@@ -65,10 +74,20 @@ export class AccountService {
     if (!result.ok) throw new AuthError("USERNAME_TAKEN", "That username is taken");
     if (newUsername !== null) {
       // Failures counted against the old name follow the account; the new name starts clean for it.
-      if (user.username !== null) await ctx.lockout.move(lockoutIdentifier({ username: user.username }), lockoutIdentifier({ username: newUsername }));
+      if (user.username !== null)
+        await ctx.lockout.move(
+          lockoutIdentifier({ username: user.username }),
+          lockoutIdentifier({ username: newUsername }),
+        );
       else await ctx.lockout.forget(lockoutIdentifier({ username: newUsername }));
     }
-    await ctx.events.emit("UserUpdated", { userId: user.id, fields, at: patch.updatedAt, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("UserUpdated", {
+      userId: user.id,
+      fields,
+      at: patch.updatedAt,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return toUserView(result.value);
   }
 
@@ -80,15 +99,22 @@ export class AccountService {
     const { ctx } = this;
     const userId = current.userRecord.id;
     checkPasswordLength(ctx.config, newPassword);
-    const alreadySet = () => new AuthError("PASSWORD_ALREADY_SET", "This account already has a password; use change-password");
+    const alreadySet = () =>
+      new AuthError("PASSWORD_ALREADY_SET", "This account already has a password; use change-password");
     // A cheap read first so the common refusal costs no hash; the write below decides atomically.
-    if ((await ctx.store.accounts.listByUser(userId)).some((a) => a.providerId === "credential" && a.passwordHash)) throw alreadySet();
+    if ((await ctx.store.accounts.listByUser(userId)).some((a) => a.providerId === "credential" && a.passwordHash))
+      throw alreadySet();
     const passwordHash = await ctx.hasher.hash(newPassword);
     const now = new Date(ctx.clock.now());
     // The password and the revocation of the other sessions commit together.
     const count = await inTransaction(ctx, async (tx) => {
       const added = await tx.store.accounts.setPasswordIfAbsent(userId, {
-        id: randomId(ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now,
+        id: randomId(ctx.random),
+        userId,
+        providerId: "credential",
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
       });
       if (!added) throw alreadySet();
       return tx.sessions.revokeAll(userId, current.session.id);
@@ -101,7 +127,8 @@ export class AccountService {
 
   /** `{valid: true}` or 401 INVALID_PASSWORD; failures feed the same lockout as sign-in (429 ACCOUNT_LOCKED). */
   async verifyPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<{ valid: true }> {
-    if (!(await this.emailPassword.verifyCurrentPassword(user, password, meta))) throw new AuthError("INVALID_PASSWORD", "The password is wrong");
+    if (!(await this.emailPassword.verifyCurrentPassword(user, password, meta)))
+      throw new AuthError("INVALID_PASSWORD", "The password is wrong");
     return { valid: true };
   }
 }

@@ -27,11 +27,15 @@ const invalidToken = () => new AuthError("INVALID_TOKEN", "The link is invalid o
  * await core.accountDeletion.confirm(token, null, meta);                  // the token alone suffices
  */
 export class AccountDeletionService {
-  constructor(private readonly ctx: AuthContext, private readonly emailPassword: EmailPasswordService) {}
+  constructor(
+    private readonly ctx: AuthContext,
+    private readonly emailPassword: EmailPasswordService,
+  ) {}
 
   /** Deletes after verifying the current password (401 INVALID_PASSWORD, counted by the lockout). */
   async deleteWithPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<{ success: true }> {
-    if (!(await this.emailPassword.verifyCurrentPassword(user, password, meta))) throw new AuthError("INVALID_PASSWORD", "The password is wrong");
+    if (!(await this.emailPassword.verifyCurrentPassword(user, password, meta)))
+      throw new AuthError("INVALID_PASSWORD", "The password is wrong");
     // A parallel deletion won: the session this request stood on is gone with the user.
     if (!(await this.remove(user, meta))) throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
     return { success: true };
@@ -45,12 +49,23 @@ export class AccountDeletionService {
     const { ctx } = this;
     const { deleteAccount, baseUrl } = ctx.config;
     const token = await ctx.secrets.issueToken(deleteAccountIdentifier(user.id), user.id, deleteAccount.expiresInMs);
-    const base = { identifier: user.email, purpose: "delete-account" as const, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent };
+    const base = {
+      identifier: user.email,
+      purpose: "delete-account" as const,
+      at: new Date(ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    };
     await ctx.events.emit("OtpRequested", base);
     await ctx.events.emit("OtpGenerated", { ...base, plain: token });
     const url = withQuery(deleteAccount.callbackUrlOverride ?? baseUrl + deleteAccount.callbackPath, { token });
     // Awaited: the caller is signed in (nothing to enumerate) and should learn when the email could not go.
-    await ctx.mailer.send(user.email, "delete-account", { url, token, email: user.email, expiresInMinutes: String(Math.round(deleteAccount.expiresInMs / 60000)) }, deleteAccount.subject);
+    await ctx.mailer.send(
+      user.email,
+      "delete-account",
+      { url, token, email: user.email, expiresInMinutes: String(Math.round(deleteAccount.expiresInMs / 60000)) },
+      deleteAccount.subject,
+    );
     return { success: true };
   }
 
@@ -61,13 +76,21 @@ export class AccountDeletionService {
    */
   async confirm(token: string, sessionUserId: string | null, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
-    const row = sessionUserId === null
-      ? await ctx.secrets.consumeToken(token, "delete-account:")
-      : await ctx.secrets.consumeTokenFor(token, deleteAccountIdentifier(sessionUserId));
+    const row =
+      sessionUserId === null
+        ? await ctx.secrets.consumeToken(token, "delete-account:")
+        : await ctx.secrets.consumeTokenFor(token, deleteAccountIdentifier(sessionUserId));
     if (!row.userId || row.identifier !== deleteAccountIdentifier(row.userId)) throw invalidToken();
     const user = await ctx.store.users.findById(row.userId);
     if (!user) throw invalidToken();
-    await ctx.events.emit("OtpVerified", { identifier: user.email, purpose: "delete-account", userId: user.id, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("OtpVerified", {
+      identifier: user.email,
+      purpose: "delete-account",
+      userId: user.id,
+      at: new Date(ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     if (!(await this.remove(user, meta))) throw invalidToken();
     return { success: true };
   }
@@ -82,7 +105,13 @@ export class AccountDeletionService {
     // Counters are keyed by identifier, not user id, so the store cascade cannot reach them.
     await ctx.lockout.forget(lockoutIdentifier({ email: user.email }));
     if (user.username !== null) await ctx.lockout.forget(lockoutIdentifier({ username: user.username }));
-    await ctx.events.emit("AccountDeleted", { userId: user.id, email: user.email, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("AccountDeleted", {
+      userId: user.id,
+      email: user.email,
+      at: new Date(ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return true;
   }
 }

@@ -29,11 +29,20 @@ function countingStore(): { store: Store; calls: Record<string, number> } {
 async function setup(options: ApiKeysOptions = {}, store: Store = memoryStore()) {
   const clock = createTestClock(Date.UTC(2026, 5, 1));
   const core = createAuthCore({
-    secret: "s".repeat(32), database: store, baseUrl: "https://app.example", clock,
-    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+    secret: "s".repeat(32),
+    database: store,
+    baseUrl: "https://app.example",
+    clock,
+    passwordHasher: argon2idHasher({
+      random: webCryptoRandom,
+      params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+    }),
     plugins: [apiKeys(options)],
   });
-  const user = await core.api.createUser({ email: `u${Math.random().toString(36).slice(2)}@example.com`, password: "long enough pw" });
+  const user = await core.api.createUser({
+    email: `u${Math.random().toString(36).slice(2)}@example.com`,
+    password: "long enough pw",
+  });
   return { core, clock, store, user, api: core.api };
 }
 
@@ -62,7 +71,10 @@ describe("verify cost (the hot path)", () => {
     const { api } = await setup({}, store);
     for (const k of Object.keys(calls)) delete calls[k];
     for (const key of ["", "x".repeat(10_000), "lk_ключ", null, undefined]) {
-      expect(await api.verifyApiKey({ key })).toEqual({ valid: false, error: { code: "INVALID_API_KEY", message: expect.any(String) } });
+      expect(await api.verifyApiKey({ key })).toEqual({
+        valid: false,
+        error: { code: "INVALID_API_KEY", message: expect.any(String) },
+      });
     }
     expect(calls).toEqual({});
   });
@@ -72,12 +84,26 @@ describe("auth.api (trusted server code)", () => {
   it("creates keys for any user with quota, rate limit, any permissions and lifetime; stores only the hash", async () => {
     const { api, user, store, clock } = await setup();
     const { key, apiKey } = await api.createApiKey({
-      userId: user.id, name: "ops", prefix: "ops_", remaining: 10, rateLimitMax: 3, rateLimitWindow: "1m",
-      permissions: { admin: ["all"] }, expiresIn: "1d", metadata: { env: "prod" },
+      userId: user.id,
+      name: "ops",
+      prefix: "ops_",
+      remaining: 10,
+      rateLimitMax: 3,
+      rateLimitWindow: "1m",
+      permissions: { admin: ["all"] },
+      expiresIn: "1d",
+      metadata: { env: "prod" },
     });
     expect(key).toMatch(/^ops_[A-Za-z0-9]{40}$/);
     const stored = await store.apiKeys.findById(apiKey.id);
-    expect(stored).toMatchObject({ keyHash: hashSecret(key), start: key.slice(0, 8), remaining: 10, rateLimitMax: 3, rateLimitWindowMs: 60_000, permissions: { admin: ["all"] } });
+    expect(stored).toMatchObject({
+      keyHash: hashSecret(key),
+      start: key.slice(0, 8),
+      remaining: 10,
+      rateLimitMax: 3,
+      rateLimitWindowMs: 60_000,
+      permissions: { admin: ["all"] },
+    });
     expect(stored!.keyHash).not.toBe(key);
     expect(stored!.expiresAt!.getTime()).toBe(clock.now() + 86_400_000);
     expect(JSON.stringify(apiKey)).not.toContain(stored!.keyHash);
@@ -86,22 +112,55 @@ describe("auth.api (trusted server code)", () => {
   it("refuses unknown users and inconsistent limits", async () => {
     const { api, user } = await setup();
     await expect(api.createApiKey({ userId: "nobody" })).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(api.createApiKey({ userId: user.id, rateLimitMax: 5 })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
-    await expect(api.createApiKey({ userId: user.id, remaining: -1 })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(api.createApiKey({ userId: user.id, rateLimitMax: 5 })).rejects.toMatchObject({
+      code: "INVALID_REQUEST",
+    });
+    await expect(api.createApiKey({ userId: user.id, remaining: -1 })).rejects.toMatchObject({
+      code: "INVALID_REQUEST",
+    });
     await expect(api.createApiKey({ userId: user.id, prefix: "no-dash" })).rejects.toBeInstanceOf(AuthError);
   });
 
   it("updates quota, rate limit and lifetime, scoped to an owner when given", async () => {
     const { api, user, clock } = await setup();
     const { key, apiKey } = await api.createApiKey({ userId: user.id });
-    await expect(api.updateApiKey({ keyId: apiKey.id, userId: "someone-else", remaining: 1 })).rejects.toMatchObject({ code: "KEY_NOT_FOUND" });
-    const updated = await api.updateApiKey({ keyId: apiKey.id, remaining: 1, rateLimitMax: 2, rateLimitWindow: 30, expiresIn: "1h" });
-    expect(updated.apiKey).toMatchObject({ remaining: 1, rateLimitMax: 2, rateLimitWindowMs: 30_000, expiresAt: new Date(clock.now() + 3_600_000).toISOString() });
+    await expect(api.updateApiKey({ keyId: apiKey.id, userId: "someone-else", remaining: 1 })).rejects.toMatchObject({
+      code: "KEY_NOT_FOUND",
+    });
+    const updated = await api.updateApiKey({
+      keyId: apiKey.id,
+      remaining: 1,
+      rateLimitMax: 2,
+      rateLimitWindow: 30,
+      expiresIn: "1h",
+    });
+    expect(updated.apiKey).toMatchObject({
+      remaining: 1,
+      rateLimitMax: 2,
+      rateLimitWindowMs: 30_000,
+      expiresAt: new Date(clock.now() + 3_600_000).toISOString(),
+    });
     expect((await api.verifyApiKey({ key })).valid).toBe(true);
-    expect(await api.verifyApiKey({ key })).toMatchObject({ valid: false, error: { code: "USAGE_EXCEEDED", tryAgainIn: null } });
-    const cleared = await api.updateApiKey({ keyId: apiKey.id, userId: user.id, remaining: null, rateLimitMax: null, expiresIn: null });
-    expect(cleared.apiKey).toMatchObject({ remaining: null, rateLimitMax: null, rateLimitWindowMs: null, expiresAt: null });
-    await expect(api.updateApiKey({ keyId: apiKey.id, rateLimitWindow: "1m" })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    expect(await api.verifyApiKey({ key })).toMatchObject({
+      valid: false,
+      error: { code: "USAGE_EXCEEDED", tryAgainIn: null },
+    });
+    const cleared = await api.updateApiKey({
+      keyId: apiKey.id,
+      userId: user.id,
+      remaining: null,
+      rateLimitMax: null,
+      expiresIn: null,
+    });
+    expect(cleared.apiKey).toMatchObject({
+      remaining: null,
+      rateLimitMax: null,
+      rateLimitWindowMs: null,
+      expiresAt: null,
+    });
+    await expect(api.updateApiKey({ keyId: apiKey.id, rateLimitWindow: "1m" })).rejects.toMatchObject({
+      code: "INVALID_REQUEST",
+    });
   });
 
   it("deleteExpiredApiKeys sweeps every user's expired keys and emits one ApiKeyRevoked per key", async () => {
@@ -114,7 +173,12 @@ describe("auth.api (trusted server code)", () => {
     core.events.on("ApiKeyRevoked", (e) => void revoked.push({ keyId: e.keyId, userId: e.userId }));
     clock.advance(60_000);
     expect(await api.deleteExpiredApiKeys()).toEqual({ deleted: 2 });
-    expect(revoked).toEqual(expect.arrayContaining([{ keyId: a.apiKey.id, userId: user.id }, { keyId: b.apiKey.id, userId: other.id }]));
+    expect(revoked).toEqual(
+      expect.arrayContaining([
+        { keyId: a.apiKey.id, userId: user.id },
+        { keyId: b.apiKey.id, userId: other.id },
+      ]),
+    );
     expect(await store.apiKeys.findById(live.apiKey.id)).not.toBeNull();
     expect(await api.deleteApiKey({ keyId: live.apiKey.id })).toEqual({ success: true });
     await expect(api.deleteApiKey({ keyId: live.apiKey.id })).rejects.toMatchObject({ code: "KEY_NOT_FOUND" });

@@ -8,14 +8,36 @@ import type { ApiKeyPatch } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import { resolveApiKeysOptions, type ApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts";
 import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
-import { API_KEY_RANDOM_LENGTH, API_KEY_START_LENGTH, authenticateApiKey, verifyApiKey, type ApiKeyAuthentication } from "./verify.ts";
 import {
-  assertNoServerOnlyFields, checkCount, checkCursor, checkEnabled, checkExpiresIn, checkLimit, checkMetadata, checkName,
-  checkPermissions, checkPrefix, checkRateLimitWindow, resolveRateLimit,
+  API_KEY_RANDOM_LENGTH,
+  API_KEY_START_LENGTH,
+  authenticateApiKey,
+  verifyApiKey,
+  type ApiKeyAuthentication,
+} from "./verify.ts";
+import {
+  assertNoServerOnlyFields,
+  checkCount,
+  checkCursor,
+  checkEnabled,
+  checkExpiresIn,
+  checkLimit,
+  checkMetadata,
+  checkName,
+  checkPermissions,
+  checkPrefix,
+  checkRateLimitWindow,
+  resolveRateLimit,
 } from "./input.ts";
 import type {
-  ApiKeyApi, CallerCreateApiKeyInput, CallerUpdateApiKeyInput, CreateApiKeyInput, CreateApiKeyResult, ApiKeyPage,
-  UpdateApiKeyInput, VerifyApiKeyInput,
+  ApiKeyApi,
+  CallerCreateApiKeyInput,
+  CallerUpdateApiKeyInput,
+  CreateApiKeyInput,
+  CreateApiKeyResult,
+  ApiKeyPage,
+  UpdateApiKeyInput,
+  VerifyApiKeyInput,
 } from "./api.ts";
 
 /**
@@ -38,7 +60,10 @@ export class ApiKeyService {
   /** Trusted operations; they join `auth.api`. */
   readonly api: ApiKeyApi;
 
-  constructor(private readonly ctx: AuthContext, readonly options: ResolvedApiKeysOptions) {
+  constructor(
+    private readonly ctx: AuthContext,
+    readonly options: ResolvedApiKeysOptions,
+  ) {
     const m = (meta?: RequestMeta) => meta ?? SERVER_CALL;
     this.api = {
       createApiKey: (input, meta) => this.create(input, m(meta)),
@@ -53,30 +78,40 @@ export class ApiKeyService {
   /** Trusted create: any user, quota, rate limit, permissions and lifetime. */
   async create(input: CreateApiKeyInput, meta: RequestMeta): Promise<CreateApiKeyResult> {
     const { options } = this;
-    if (typeof input?.userId !== "string" || !(await this.ctx.store.users.findById(input.userId))) throw new AuthError("NOT_FOUND", "No user with that id");
+    if (typeof input?.userId !== "string" || !(await this.ctx.store.users.findById(input.userId)))
+      throw new AuthError("NOT_FOUND", "No user with that id");
     const rateLimit = resolveRateLimit(
       input.rateLimitMax === undefined ? undefined : checkCount(input.rateLimitMax, "rateLimitMax", 1),
       input.rateLimitWindow === undefined ? undefined : checkRateLimitWindow(input.rateLimitWindow),
       { max: options.defaultRateLimitMax, windowMs: options.defaultRateLimitWindowMs },
     );
-    return this.insert(input.userId, {
-      name: input.name === undefined ? null : checkName(input.name),
-      prefix: input.prefix === undefined ? options.defaultPrefix : checkPrefix(input.prefix),
-      expiresInMs: input.expiresIn === undefined ? options.defaultExpiresInMs : checkExpiresIn(input.expiresIn),
-      metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
-      permissions: input.permissions === undefined ? {} : checkPermissions(input.permissions),
-      enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
-      remaining: input.remaining === undefined ? options.defaultRemaining : checkCount(input.remaining, "remaining", 0),
-      rateLimitMax: rateLimit.max,
-      rateLimitWindowMs: rateLimit.windowMs,
-    }, meta);
+    return this.insert(
+      input.userId,
+      {
+        name: input.name === undefined ? null : checkName(input.name),
+        prefix: input.prefix === undefined ? options.defaultPrefix : checkPrefix(input.prefix),
+        expiresInMs: input.expiresIn === undefined ? options.defaultExpiresInMs : checkExpiresIn(input.expiresIn),
+        metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
+        permissions: input.permissions === undefined ? {} : checkPermissions(input.permissions),
+        enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
+        remaining:
+          input.remaining === undefined ? options.defaultRemaining : checkCount(input.remaining, "remaining", 0),
+        rateLimitMax: rateLimit.max,
+        rateLimitWindowMs: rateLimit.windowMs,
+      },
+      meta,
+    );
   }
 
   /**
    * Create for the signed-in caller (HTTP): server-only fields are refused, permissions must be grantable,
    * and a requested lifetime may not exceed `maxExpiresIn` (default one year); without one, `defaultExpiresIn` applies.
    */
-  async createForCaller(userId: string, input: CallerCreateApiKeyInput, meta: RequestMeta): Promise<CreateApiKeyResult> {
+  async createForCaller(
+    userId: string,
+    input: CallerCreateApiKeyInput,
+    meta: RequestMeta,
+  ): Promise<CreateApiKeyResult> {
     const { options } = this;
     assertNoServerOnlyFields(input);
     const permissions = input.permissions === undefined ? {} : checkPermissions(input.permissions);
@@ -85,44 +120,75 @@ export class ApiKeyService {
     const expiresInMs = input.expiresIn === undefined ? options.defaultExpiresInMs : checkExpiresIn(input.expiresIn);
     const cap = options.maxExpiresInMs;
     if (input.expiresIn !== undefined && cap !== null && (expiresInMs === null || expiresInMs > cap)) {
-      throw new AuthError("INVALID_REQUEST", `expiresIn may be at most ${cap / 1000} seconds`, { details: [{ path: "expiresIn", message: "longer than the longest key lifetime allowed" }] });
+      throw new AuthError("INVALID_REQUEST", `expiresIn may be at most ${cap / 1000} seconds`, {
+        details: [{ path: "expiresIn", message: "longer than the longest key lifetime allowed" }],
+      });
     }
-    return this.insert(userId, {
-      name: input.name === undefined ? null : checkName(input.name),
-      prefix: input.prefix === undefined ? options.defaultPrefix : checkPrefix(input.prefix),
-      expiresInMs,
-      metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
-      permissions,
-      enabled: true,
-      remaining: options.defaultRemaining,
-      rateLimitMax: options.defaultRateLimitMax,
-      rateLimitWindowMs: options.defaultRateLimitWindowMs,
-    }, meta);
+    return this.insert(
+      userId,
+      {
+        name: input.name === undefined ? null : checkName(input.name),
+        prefix: input.prefix === undefined ? options.defaultPrefix : checkPrefix(input.prefix),
+        expiresInMs,
+        metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
+        permissions,
+        enabled: true,
+        remaining: options.defaultRemaining,
+        rateLimitMax: options.defaultRateLimitMax,
+        rateLimitWindowMs: options.defaultRateLimitWindowMs,
+      },
+      meta,
+    );
   }
 
   private async insert(
     userId: string,
-    f: Pick<ApiKeyRecord, "name" | "prefix" | "metadata" | "permissions" | "enabled" | "remaining" | "rateLimitMax" | "rateLimitWindowMs"> & { expiresInMs: number | null },
+    f: Pick<
+      ApiKeyRecord,
+      "name" | "prefix" | "metadata" | "permissions" | "enabled" | "remaining" | "rateLimitMax" | "rateLimitWindowMs"
+    > & { expiresInMs: number | null },
     meta: RequestMeta,
   ): Promise<CreateApiKeyResult> {
     const { ctx } = this;
     const key = f.prefix + randomString(ctx.random, API_KEY_RANDOM_LENGTH);
     const now = new Date(ctx.clock.now());
     const record: ApiKeyRecord = {
-      id: randomId(ctx.random), userId, name: f.name, prefix: f.prefix, start: key.slice(0, API_KEY_START_LENGTH),
-      keyHash: hashSecret(key), enabled: f.enabled, metadata: f.metadata, permissions: f.permissions,
-      remaining: f.remaining, rateLimitMax: f.rateLimitMax, rateLimitWindowMs: f.rateLimitWindowMs,
-      requestCount: 0, windowStart: null, lastUsedAt: null,
-      expiresAt: f.expiresInMs === null ? null : new Date(now.getTime() + f.expiresInMs), createdAt: now, updatedAt: now,
+      id: randomId(ctx.random),
+      userId,
+      name: f.name,
+      prefix: f.prefix,
+      start: key.slice(0, API_KEY_START_LENGTH),
+      keyHash: hashSecret(key),
+      enabled: f.enabled,
+      metadata: f.metadata,
+      permissions: f.permissions,
+      remaining: f.remaining,
+      rateLimitMax: f.rateLimitMax,
+      rateLimitWindowMs: f.rateLimitWindowMs,
+      requestCount: 0,
+      windowStart: null,
+      lastUsedAt: null,
+      expiresAt: f.expiresInMs === null ? null : new Date(now.getTime() + f.expiresInMs),
+      createdAt: now,
+      updatedAt: now,
     };
     await ctx.store.apiKeys.create(record);
-    await ctx.events.emit("ApiKeyCreated", { keyId: record.id, userId, at: now, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("ApiKeyCreated", {
+      keyId: record.id,
+      userId,
+      at: now,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return { apiKey: toApiKeyView(record), key };
   }
 
   private assertGrantable(permissions: Permissions): void {
     if (!hasPermissions(this.options.grantablePermissions, permissions)) {
-      throw new AuthError("INSUFFICIENT_PERMISSIONS", "Those permissions cannot be granted to your own keys (see apiKeys({ grantablePermissions }))");
+      throw new AuthError(
+        "INSUFFICIENT_PERMISSIONS",
+        "Those permissions cannot be granted to your own keys (see apiKeys({ grantablePermissions }))",
+      );
     }
   }
 
@@ -138,7 +204,10 @@ export class ApiKeyService {
 
   /** A page of the user's keys, newest first. */
   async list(userId: string, page: { limit?: number | null; cursor?: string | null } = {}): Promise<ApiKeyPage> {
-    const result = await this.ctx.store.apiKeys.listByUser(userId, { limit: checkLimit(page.limit), cursor: checkCursor(page.cursor) });
+    const result = await this.ctx.store.apiKeys.listByUser(userId, {
+      limit: checkLimit(page.limit),
+      cursor: checkCursor(page.cursor),
+    });
     return { apiKeys: result.items.map(toApiKeyView), nextCursor: result.nextCursor };
   }
 
@@ -163,14 +232,23 @@ export class ApiKeyService {
   }
 
   /** Update by the signed-in owner (HTTP): name, enabled, metadata and grantable permissions only. */
-  async updateForCaller(userId: string, input: CallerUpdateApiKeyInput, _meta: RequestMeta): Promise<{ apiKey: ApiKeyView }> {
+  async updateForCaller(
+    userId: string,
+    input: CallerUpdateApiKeyInput,
+    _meta: RequestMeta,
+  ): Promise<{ apiKey: ApiKeyView }> {
     assertNoServerOnlyFields(input);
     const patch = this.basePatch(input);
     if (patch.permissions) this.assertGrantable(patch.permissions);
     return { apiKey: await this.applyPatch(input.keyId, userId, patch) };
   }
 
-  private basePatch(input: { name?: unknown; enabled?: unknown; metadata?: unknown; permissions?: unknown }): ApiKeyPatch {
+  private basePatch(input: {
+    name?: unknown;
+    enabled?: unknown;
+    metadata?: unknown;
+    permissions?: unknown;
+  }): ApiKeyPatch {
     const patch: ApiKeyPatch = {};
     if (input.name !== undefined) patch.name = checkName(input.name);
     if (input.enabled !== undefined) patch.enabled = checkEnabled(input.enabled);
@@ -188,7 +266,10 @@ export class ApiKeyService {
   private async applyPatch(keyId: unknown, owner: string | null, patch: ApiKeyPatch): Promise<ApiKeyView> {
     if (Object.keys(patch).length === 0) return toApiKeyView(await this.owned(keyId, owner));
     if (typeof keyId !== "string") throw new AuthError("KEY_NOT_FOUND", "No such API key");
-    const row = await this.ctx.store.apiKeys.update(keyId, owner, { ...patch, updatedAt: new Date(this.ctx.clock.now()) });
+    const row = await this.ctx.store.apiKeys.update(keyId, owner, {
+      ...patch,
+      updatedAt: new Date(this.ctx.clock.now()),
+    });
     if (!row) throw new AuthError("KEY_NOT_FOUND", "No such API key");
     return toApiKeyView(row);
   }
@@ -197,7 +278,13 @@ export class ApiKeyService {
   async delete(keyId: string, owner: string | null, meta: RequestMeta): Promise<{ success: true }> {
     const row = typeof keyId === "string" ? await this.ctx.store.apiKeys.delete(keyId, owner) : null;
     if (!row) throw new AuthError("KEY_NOT_FOUND", "No such API key");
-    await this.ctx.events.emit("ApiKeyRevoked", { keyId: row.id, userId: row.userId, at: new Date(this.ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await this.ctx.events.emit("ApiKeyRevoked", {
+      keyId: row.id,
+      userId: row.userId,
+      at: new Date(this.ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return { success: true };
   }
 
@@ -205,7 +292,14 @@ export class ApiKeyService {
   async deleteExpired(owner: string | null, meta: RequestMeta): Promise<{ deleted: number }> {
     const at = new Date(this.ctx.clock.now());
     const gone = await this.ctx.store.apiKeys.deleteExpired(at, owner);
-    for (const k of gone) await this.ctx.events.emit("ApiKeyRevoked", { keyId: k.id, userId: k.userId, at, ip: meta.ip, userAgent: meta.userAgent });
+    for (const k of gone)
+      await this.ctx.events.emit("ApiKeyRevoked", {
+        keyId: k.id,
+        userId: k.userId,
+        at,
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
     return { deleted: gone.length };
   }
 }

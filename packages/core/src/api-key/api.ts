@@ -91,4 +91,3 @@ export interface ApiKeyApi {
   /** Sweeps the expired keys of every user. */
   deleteExpiredApiKeys(meta?: RequestMeta): Promise<{ deleted: number }>;
 }
-

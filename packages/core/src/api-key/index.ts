@@ -7,6 +7,12 @@ export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";
 export type { ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode } from "./view.ts";
 export type {
-  ApiKeyApi, ApiKeyPage, CreateApiKeyInput, CreateApiKeyResult, CallerCreateApiKeyInput, UpdateApiKeyInput,
-  CallerUpdateApiKeyInput, VerifyApiKeyInput,
+  ApiKeyApi,
+  ApiKeyPage,
+  CreateApiKeyInput,
+  CreateApiKeyResult,
+  CallerCreateApiKeyInput,
+  UpdateApiKeyInput,
+  CallerUpdateApiKeyInput,
+  VerifyApiKeyInput,
 } from "./api.ts";

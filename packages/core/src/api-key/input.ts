@@ -2,10 +2,25 @@ import { AuthConfigError, AuthError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
 import type { JsonObject, Permissions } from "../ports/records.ts";
 import { normalizePermissions } from "./permissions.ts";
-import { API_KEY_PREFIX_SHAPE, MAX_API_KEY_COUNT, MAX_API_KEY_LIFETIME_MS, MAX_RATE_LIMIT_WINDOW_MS } from "./options.ts";
+import {
+  API_KEY_PREFIX_SHAPE,
+  MAX_API_KEY_COUNT,
+  MAX_API_KEY_LIFETIME_MS,
+  MAX_RATE_LIMIT_WINDOW_MS,
+} from "./options.ts";
 
 /** Key names only trusted server code may send: quota, rate limit, refill and owner. */
-const SERVER_ONLY = new Set(["userId", "remaining", "rateLimitEnabled", "rateLimitMax", "rateLimitWindow", "rateLimitWindowMs", "rateLimitTimeWindow", "requestCount", "lastRequest"]);
+const SERVER_ONLY = new Set([
+  "userId",
+  "remaining",
+  "rateLimitEnabled",
+  "rateLimitMax",
+  "rateLimitWindow",
+  "rateLimitWindowMs",
+  "rateLimitTimeWindow",
+  "requestCount",
+  "lastRequest",
+]);
 
 export const MAX_API_KEY_NAME = 256;
 
@@ -23,23 +38,28 @@ function invalid(path: string, message: string): AuthError {
 export function assertNoServerOnlyFields(body: Record<string, unknown>): void {
   const fields = Object.keys(body).filter((k) => SERVER_ONLY.has(k) || k.startsWith("refill"));
   if (fields.length > 0) {
-    throw new AuthError("SERVER_ONLY_PROPERTY", `${fields.join(", ")} can only be set by the server`, { details: fields.map((path) => ({ path, message: "server-only property" })) });
+    throw new AuthError("SERVER_ONLY_PROPERTY", `${fields.join(", ")} can only be set by the server`, {
+      details: fields.map((path) => ({ path, message: "server-only property" })),
+    });
   }
 }
 
 export function checkName(value: unknown): string | null {
   if (value === null) return null;
-  if (typeof value !== "string" || value.length > MAX_API_KEY_NAME) throw invalid("name", `must be null or a string of at most ${MAX_API_KEY_NAME} characters`);
+  if (typeof value !== "string" || value.length > MAX_API_KEY_NAME)
+    throw invalid("name", `must be null or a string of at most ${MAX_API_KEY_NAME} characters`);
   return value;
 }
 
 export function checkPrefix(value: unknown): string {
-  if (typeof value !== "string" || !API_KEY_PREFIX_SHAPE.test(value)) throw invalid("prefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
+  if (typeof value !== "string" || !API_KEY_PREFIX_SHAPE.test(value))
+    throw invalid("prefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
   return value;
 }
 
 export function checkMetadata(value: unknown): JsonObject {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid("metadata", "must be an object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw invalid("metadata", "must be an object");
   return value as JsonObject;
 }
 
@@ -69,7 +89,8 @@ function durationMs(value: unknown, path: string, maxMs: number): number | null 
   try {
     ms = parseDuration(value as Duration, path);
   } catch (error) {
-    if (error instanceof AuthConfigError) throw invalid(path, "must be seconds or a compact duration like \"30s\", \"15m\", \"7d\"");
+    if (error instanceof AuthConfigError)
+      throw invalid(path, 'must be seconds or a compact duration like "30s", "15m", "7d"');
     throw error;
   }
   if (ms > maxMs) throw invalid(path, `must be at most ${maxMs / 86_400_000} days`);
@@ -91,7 +112,8 @@ export function resolveRateLimit(
   current: { max: number | null; windowMs: number | null },
 ): { max: number | null; windowMs: number | null } {
   if (max === null || windowMs === null) {
-    if ((max ?? null) !== null || (windowMs ?? null) !== null) throw invalid("rateLimitMax", "and rateLimitWindow must be both set or both null");
+    if ((max ?? null) !== null || (windowMs ?? null) !== null)
+      throw invalid("rateLimitMax", "and rateLimitWindow must be both set or both null");
     return { max: null, windowMs: null };
   }
   const nextMax = max ?? current.max;
@@ -105,7 +127,8 @@ export function resolveRateLimit(
 /** `limit` of a list page: 1..100, default 20. */
 export function checkLimit(value: unknown): number {
   if (value === undefined || value === null) return 20;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 100) throw invalid("limit", "must be an integer from 1 to 100");
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 100)
+    throw invalid("limit", "must be an integer from 1 to 100");
   return value;
 }
 

@@ -18,12 +18,31 @@ function fieldOf(fn: () => unknown): string | undefined {
 describe("apiKeys options", () => {
   it("default to automation-friendly values: lk_ prefix, no quota, no rate limit, no expiry, nothing grantable", () => {
     expect(resolveApiKeysOptions()).toEqual({
-      defaultPrefix: "lk_", defaultRemaining: null, defaultRateLimitMax: null, defaultRateLimitWindowMs: null,
-      defaultExpiresInMs: null, maxExpiresInMs: 365 * 86_400_000, grantablePermissions: {}, header: "x-api-key",
+      defaultPrefix: "lk_",
+      defaultRemaining: null,
+      defaultRateLimitMax: null,
+      defaultRateLimitWindowMs: null,
+      defaultExpiresInMs: null,
+      maxExpiresInMs: 365 * 86_400_000,
+      grantablePermissions: {},
+      header: "x-api-key",
     });
-    expect(resolveApiKeysOptions({ maxExpiresIn: null, defaultExpiresIn: "2000d" })).toMatchObject({ maxExpiresInMs: null, defaultExpiresInMs: 2000 * 86_400_000 });
-    expect(resolveApiKeysOptions({ defaultRateLimitMax: 5, defaultRateLimitWindow: "1m", defaultExpiresIn: "30d", header: "X-Service-Key" })).toMatchObject({
-      defaultRateLimitMax: 5, defaultRateLimitWindowMs: 60_000, defaultExpiresInMs: 30 * 86_400_000, header: "x-service-key",
+    expect(resolveApiKeysOptions({ maxExpiresIn: null, defaultExpiresIn: "2000d" })).toMatchObject({
+      maxExpiresInMs: null,
+      defaultExpiresInMs: 2000 * 86_400_000,
+    });
+    expect(
+      resolveApiKeysOptions({
+        defaultRateLimitMax: 5,
+        defaultRateLimitWindow: "1m",
+        defaultExpiresIn: "30d",
+        header: "X-Service-Key",
+      }),
+    ).toMatchObject({
+      defaultRateLimitMax: 5,
+      defaultRateLimitWindowMs: 60_000,
+      defaultExpiresInMs: 30 * 86_400_000,
+      header: "x-service-key",
     });
   });
 
@@ -51,7 +70,11 @@ describe("apiKeys options", () => {
       [{ header: "Authorization" }, "apiKeys.header"],
       [{ header: "cookie" }, "apiKeys.header"],
     ];
-    for (const [options, field] of cases) expect(fieldOf(() => apiKeys(options)), JSON.stringify(options)).toBe(field);
+    for (const [options, field] of cases)
+      expect(
+        fieldOf(() => apiKeys(options)),
+        JSON.stringify(options),
+      ).toBe(field);
   });
 });
 
@@ -72,8 +95,19 @@ describe("permissions", () => {
   });
 
   it("are normalized: duplicates dropped, bad shapes refused", () => {
-    expect(normalizePermissions({ files: ["read", "read", "write"] })).toEqual({ ok: true, value: { files: ["read", "write"] } });
-    for (const bad of [null, [], "files", { files: [1] }, { files: ["a b"] }, { "": ["read"] }, { files: Array.from({ length: 65 }, (_, i) => `a${i}`) }]) {
+    expect(normalizePermissions({ files: ["read", "read", "write"] })).toEqual({
+      ok: true,
+      value: { files: ["read", "write"] },
+    });
+    for (const bad of [
+      null,
+      [],
+      "files",
+      { files: [1] },
+      { files: ["a b"] },
+      { "": ["read"] },
+      { files: Array.from({ length: 65 }, (_, i) => `a${i}`) },
+    ]) {
       expect(normalizePermissions(bad).ok, JSON.stringify(bad)).toBe(false);
     }
   });
@@ -84,7 +118,17 @@ describe("key shape", () => {
     const body = "A1b2C3d4E5".repeat(4);
     expect(isWellFormedApiKey(`lk_${body}`)).toBe(true);
     expect(isWellFormedApiKey(`acme_prod_${body}`)).toBe(true);
-    for (const bad of ["", body, `lk-${body}`, `lk_${body}x`.slice(0, 40), `lk_${body.slice(1)}é`, `${"p".repeat(17)}${body}`, `lk_${body}`.repeat(100), 42, null]) {
+    for (const bad of [
+      "",
+      body,
+      `lk-${body}`,
+      `lk_${body}x`.slice(0, 40),
+      `lk_${body.slice(1)}é`,
+      `${"p".repeat(17)}${body}`,
+      `lk_${body}`.repeat(100),
+      42,
+      null,
+    ]) {
       expect(isWellFormedApiKey(bad), String(bad).slice(0, 30)).toBe(false);
     }
   });

@@ -94,7 +94,8 @@ function optionalDuration(value: Duration | null, field: string, maxMs: number):
  * resolveApiKeysOptions({ defaultPrefix: "acme_" }).header; // "x-api-key"
  */
 export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApiKeysOptions {
-  if (options === null || typeof options !== "object") throw new AuthConfigError("apiKeys", "options must be an object");
+  if (options === null || typeof options !== "object")
+    throw new AuthConfigError("apiKeys", "options must be an object");
   rejectUnknownOptions(options, API_KEYS_OPTION_SHAPE, "apiKeys");
   const defaultPrefix = options.defaultPrefix ?? "lk_";
   if (typeof defaultPrefix !== "string" || !API_KEY_PREFIX_SHAPE.test(defaultPrefix)) {
@@ -103,23 +104,37 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
   // A zero default quota would make every key created over HTTP unusable: surely a mistake.
   const defaultRemaining = count(options.defaultRemaining ?? null, "apiKeys.defaultRemaining", 1);
   const defaultRateLimitMax = count(options.defaultRateLimitMax ?? null, "apiKeys.defaultRateLimitMax", 1);
-  const defaultRateLimitWindowMs = optionalDuration(options.defaultRateLimitWindow ?? null, "apiKeys.defaultRateLimitWindow", MAX_RATE_LIMIT_WINDOW_MS);
+  const defaultRateLimitWindowMs = optionalDuration(
+    options.defaultRateLimitWindow ?? null,
+    "apiKeys.defaultRateLimitWindow",
+    MAX_RATE_LIMIT_WINDOW_MS,
+  );
   if (defaultRateLimitMax !== null && defaultRateLimitWindowMs === null) {
     throw new AuthConfigError("apiKeys.defaultRateLimitWindow", "is required when apiKeys.defaultRateLimitMax is set");
   }
   if (defaultRateLimitMax === null && defaultRateLimitWindowMs !== null) {
     throw new AuthConfigError("apiKeys.defaultRateLimitMax", "is required when apiKeys.defaultRateLimitWindow is set");
   }
-  const defaultExpiresInMs = optionalDuration(options.defaultExpiresIn ?? null, "apiKeys.defaultExpiresIn", MAX_API_KEY_LIFETIME_MS);
-  const maxExpiresInMs = optionalDuration(options.maxExpiresIn === undefined ? DEFAULT_MAX_EXPIRES_IN : options.maxExpiresIn, "apiKeys.maxExpiresIn", MAX_API_KEY_LIFETIME_MS);
+  const defaultExpiresInMs = optionalDuration(
+    options.defaultExpiresIn ?? null,
+    "apiKeys.defaultExpiresIn",
+    MAX_API_KEY_LIFETIME_MS,
+  );
+  const maxExpiresInMs = optionalDuration(
+    options.maxExpiresIn === undefined ? DEFAULT_MAX_EXPIRES_IN : options.maxExpiresIn,
+    "apiKeys.maxExpiresIn",
+    MAX_API_KEY_LIFETIME_MS,
+  );
   if (defaultExpiresInMs !== null && maxExpiresInMs !== null && defaultExpiresInMs > maxExpiresInMs) {
     throw new AuthConfigError("apiKeys.defaultExpiresIn", "must not be longer than apiKeys.maxExpiresIn");
   }
   const grantable = normalizePermissions(options.grantablePermissions ?? {});
   if (!grantable.ok) throw new AuthConfigError("apiKeys.grantablePermissions", grantable.message);
   const header = options.header ?? "x-api-key";
-  if (typeof header !== "string" || !HEADER_NAME.test(header)) throw new AuthConfigError("apiKeys.header", "must be a valid HTTP header name");
-  if (RESERVED_HEADERS.has(header.toLowerCase())) throw new AuthConfigError("apiKeys.header", `cannot be "${header}" (it carries sessions)`);
+  if (typeof header !== "string" || !HEADER_NAME.test(header))
+    throw new AuthConfigError("apiKeys.header", "must be a valid HTTP header name");
+  if (RESERVED_HEADERS.has(header.toLowerCase()))
+    throw new AuthConfigError("apiKeys.header", `cannot be "${header}" (it carries sessions)`);
   return {
     defaultPrefix,
     defaultRemaining,

@@ -16,15 +16,20 @@ export type PermissionsCheck = { ok: true; value: Permissions } | { ok: false; m
  * normalizePermissions({ files: ["read", "read"] }); // { ok: true, value: { files: ["read"] } }
  */
 export function normalizePermissions(value: unknown): PermissionsCheck {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, message: "must be an object of resource -> actions" };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, message: "must be an object of resource -> actions" };
   const entries = Object.entries(value);
-  if (entries.length > MAX_PERMISSION_RESOURCES) return { ok: false, message: `may name at most ${MAX_PERMISSION_RESOURCES} resources` };
+  if (entries.length > MAX_PERMISSION_RESOURCES)
+    return { ok: false, message: `may name at most ${MAX_PERMISSION_RESOURCES} resources` };
   const out: Array<[string, string[]]> = [];
   for (const [resource, actions] of entries) {
-    if (!PERMISSION_NAME.test(resource) || resource === "__proto__") return { ok: false, message: `has an invalid resource name "${resource.slice(0, 64)}"` };
-    if (!Array.isArray(actions) || actions.length > MAX_PERMISSION_ACTIONS) return { ok: false, message: `.${resource} must be an array of at most ${MAX_PERMISSION_ACTIONS} actions` };
+    if (!PERMISSION_NAME.test(resource) || resource === "__proto__")
+      return { ok: false, message: `has an invalid resource name "${resource.slice(0, 64)}"` };
+    if (!Array.isArray(actions) || actions.length > MAX_PERMISSION_ACTIONS)
+      return { ok: false, message: `.${resource} must be an array of at most ${MAX_PERMISSION_ACTIONS} actions` };
     for (const action of actions) {
-      if (typeof action !== "string" || !PERMISSION_NAME.test(action) || action === "__proto__") return { ok: false, message: `.${resource} has an invalid action` };
+      if (typeof action !== "string" || !PERMISSION_NAME.test(action) || action === "__proto__")
+        return { ok: false, message: `.${resource} has an invalid action` };
     }
     out.push([resource, [...new Set(actions as string[])]]);
   }

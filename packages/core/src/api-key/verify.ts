@@ -6,7 +6,13 @@ import type { ApiKeyRecord } from "../ports/records.ts";
 import { hasPermissions } from "./permissions.ts";
 import { checkPermissions } from "./input.ts";
 import { retryAfterText } from "../rate-limit/rate-limit.ts";
-import { toApiKeyView, VERIFY_MESSAGES, type ApiKeyVerifyErrorCode, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
+import {
+  toApiKeyView,
+  VERIFY_MESSAGES,
+  type ApiKeyVerifyErrorCode,
+  type ApiKeyVerifyResult,
+  type ApiKeyView,
+} from "./view.ts";
 import type { VerifyApiKeyInput } from "./api.ts";
 
 /** Random part of every key: 40 base62 characters (about 238 bits). */
@@ -25,7 +31,9 @@ const MAX_KEY_LENGTH = 16 + API_KEY_RANDOM_LENGTH;
  * isWellFormedApiKey("lk_" + "a".repeat(40)); // true
  */
 export function isWellFormedApiKey(key: unknown): key is string {
-  return typeof key === "string" && key.length > API_KEY_RANDOM_LENGTH && key.length <= MAX_KEY_LENGTH && KEY_SHAPE.test(key);
+  return (
+    typeof key === "string" && key.length > API_KEY_RANDOM_LENGTH && key.length <= MAX_KEY_LENGTH && KEY_SHAPE.test(key)
+  );
 }
 
 /** Only keys with a quota or a per-key rate limit need the atomic write on verify. */
@@ -38,10 +46,25 @@ type Refused = Extract<ApiKeyVerifyResult, { valid: false }>;
 /** A verify that also resolved the key's owner (what `requireApiKey` puts in `c.var`). */
 export type ApiKeyAuthentication = { valid: true; apiKey: ApiKeyView; user: UserView } | Refused;
 
-async function refuse(ctx: AuthContext, keyId: string | null, code: ApiKeyVerifyErrorCode, meta: RequestMeta, tryAgainIn?: number | null): Promise<Refused> {
-  await ctx.events.emit("ApiKeyVerifyFailed", { ...(keyId ? { keyId } : {}), code, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+async function refuse(
+  ctx: AuthContext,
+  keyId: string | null,
+  code: ApiKeyVerifyErrorCode,
+  meta: RequestMeta,
+  tryAgainIn?: number | null,
+): Promise<Refused> {
+  await ctx.events.emit("ApiKeyVerifyFailed", {
+    ...(keyId ? { keyId } : {}),
+    code,
+    at: new Date(ctx.clock.now()),
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+  });
   // A per-key limit says when it lifts, like the per-IP one (`tryAgainIn` and Retry-After carry the exact time).
-  const message = code === "RATE_LIMITED" && typeof tryAgainIn === "number" ? `The API key is over its rate limit; try again in ${retryAfterText(Math.max(1, Math.ceil(tryAgainIn / 1000)))}` : VERIFY_MESSAGES[code];
+  const message =
+    code === "RATE_LIMITED" && typeof tryAgainIn === "number"
+      ? `The API key is over its rate limit; try again in ${retryAfterText(Math.max(1, Math.ceil(tryAgainIn / 1000)))}`
+      : VERIFY_MESSAGES[code];
   return { valid: false, error: tryAgainIn === undefined ? { code, message } : { code, message, tryAgainIn } };
 }
 
@@ -53,7 +76,11 @@ async function refuse(ctx: AuthContext, keyId: string | null, code: ApiKeyVerify
  * @example
  * const result = await verifyApiKey(ctx, { key, permissions: { files: ["read"] } }, SERVER_CALL);
  */
-export async function verifyApiKey(ctx: AuthContext, input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
+export async function verifyApiKey(
+  ctx: AuthContext,
+  input: VerifyApiKeyInput,
+  meta: RequestMeta,
+): Promise<ApiKeyVerifyResult> {
   const key = input?.key;
   if (!isWellFormedApiKey(key)) return refuse(ctx, null, "INVALID_API_KEY", meta);
   const row = await ctx.store.apiKeys.findByHash(hashSecret(key));
@@ -61,7 +88,8 @@ export async function verifyApiKey(ctx: AuthContext, input: VerifyApiKeyInput, m
   const now = ctx.clock.now();
   if (!row.enabled) return refuse(ctx, row.id, "KEY_DISABLED", meta);
   if (row.expiresAt !== null && row.expiresAt.getTime() <= now) return refuse(ctx, row.id, "KEY_EXPIRED", meta);
-  if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions))) return refuse(ctx, row.id, "INSUFFICIENT_PERMISSIONS", meta);
+  if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions)))
+    return refuse(ctx, row.id, "INSUFFICIENT_PERMISSIONS", meta);
   if (!isMetered(row)) return { valid: true, apiKey: toApiKeyView(row) };
   const used = await ctx.store.apiKeys.consumeUse(row.id, new Date(now));
   if (used.ok) return { valid: true, apiKey: toApiKeyView(used.key) };
@@ -88,7 +116,11 @@ export async function verifyApiKey(ctx: AuthContext, input: VerifyApiKeyInput, m
  * const auth = await authenticateApiKey(ctx, { key }, meta);
  * if (auth.valid) console.log(auth.user.email);
  */
-export async function authenticateApiKey(ctx: AuthContext, input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyAuthentication> {
+export async function authenticateApiKey(
+  ctx: AuthContext,
+  input: VerifyApiKeyInput,
+  meta: RequestMeta,
+): Promise<ApiKeyAuthentication> {
   const result = await verifyApiKey(ctx, input, meta);
   if (!result.valid) return result;
   const user = await ctx.store.users.findById(result.apiKey.userId);

@@ -38,17 +38,32 @@ export interface ApiKeyView {
  */
 export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
   return {
-    id: k.id, userId: k.userId, name: k.name, prefix: k.prefix, start: k.start, enabled: k.enabled,
-    metadata: k.metadata, permissions: k.permissions, remaining: k.remaining,
-    rateLimitMax: k.rateLimitMax, rateLimitWindowMs: k.rateLimitWindowMs,
+    id: k.id,
+    userId: k.userId,
+    name: k.name,
+    prefix: k.prefix,
+    start: k.start,
+    enabled: k.enabled,
+    metadata: k.metadata,
+    permissions: k.permissions,
+    remaining: k.remaining,
+    rateLimitMax: k.rateLimitMax,
+    rateLimitWindowMs: k.rateLimitWindowMs,
     lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
     expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
-    createdAt: k.createdAt.toISOString(), updatedAt: k.updatedAt.toISOString(),
+    createdAt: k.createdAt.toISOString(),
+    updatedAt: k.updatedAt.toISOString(),
   };
 }
 
 /** Why a verify failed. The HTTP status of each (for `requireApiKey`) lives in hono-adapter's status table. */
-export type ApiKeyVerifyErrorCode = "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "INSUFFICIENT_PERMISSIONS";
+export type ApiKeyVerifyErrorCode =
+  | "INVALID_API_KEY"
+  | "KEY_DISABLED"
+  | "KEY_EXPIRED"
+  | "USAGE_EXCEEDED"
+  | "RATE_LIMITED"
+  | "INSUFFICIENT_PERMISSIONS";
 
 export interface ApiKeyVerifyError {
   code: ApiKeyVerifyErrorCode;

@@ -46,7 +46,9 @@ export function toAuditRecord(event: AuthEvent, id: string): AuditRecord {
   const { type, at, ip, userAgent, ...rest } = event as AuthEvent & Record<string, unknown>;
   const { userId, identifier, ...data } = rest;
   return {
-    id, type, at,
+    id,
+    type,
+    at,
     userId: typeof userId === "string" ? userId : null,
     identifier: typeof identifier === "string" ? identifier : null,
     ip: ip ?? null,
@@ -101,8 +103,10 @@ export class AuditLogService {
 
   async list(input: ListAuditEventsInput = {}): Promise<AuditEventPage> {
     const limit = input.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidField("limit", "limit must be an integer from 1 to 100");
-    if (input.cursor != null && (typeof input.cursor !== "string" || input.cursor.length > 512)) throw invalidField("cursor", "cursor is not valid");
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw invalidField("limit", "limit must be an integer from 1 to 100");
+    if (input.cursor != null && (typeof input.cursor !== "string" || input.cursor.length > 512))
+      throw invalidField("cursor", "cursor is not valid");
     const page = await this.ctx.store.audit.list({ userId: input.userId ?? null, limit, cursor: input.cursor ?? null });
     return { events: page.items, nextCursor: page.nextCursor };
   }
@@ -124,7 +128,8 @@ export const AUDIT_LOG_OPTION_SHAPE: OptionShape = {};
  * const { events, nextCursor } = await auth.api.listAuditEvents({ userId, limit: 50 });
  */
 export function auditLog(options: AuditLogOptions = {}): AuthPlugin<"audit-log", AuditLogService> {
-  if (options === null || typeof options !== "object") throw new AuthConfigError("auditLog", "options must be an object");
+  if (options === null || typeof options !== "object")
+    throw new AuthConfigError("auditLog", "options must be an object");
   rejectUnknownOptions(options, AUDIT_LOG_OPTION_SHAPE, "auditLog");
   return { id: "audit-log", init: (ctx) => new AuditLogService(ctx) };
 }

@@ -1,2 +1,8 @@
-export { auditLog, AuditLogService, toAuditRecord, AUDIT_REDACTED_FIELDS, AUDIT_LOG_OPTION_SHAPE } from "./audit-log.ts";
+export {
+  auditLog,
+  AuditLogService,
+  toAuditRecord,
+  AUDIT_REDACTED_FIELDS,
+  AUDIT_LOG_OPTION_SHAPE,
+} from "./audit-log.ts";
 export type { ListAuditEventsInput, AuditEventPage, AuditLogApi, AuditLogOptions } from "./audit-log.ts";

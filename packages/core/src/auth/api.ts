@@ -18,9 +18,15 @@ export interface BaseApi {
   getSession(token: string): Promise<ValidatedSession | null>;
   /** Creates a user without a session; the username stays optional even with `requireUsername`. */
   createUser(input: SignUpInput & { emailVerified?: boolean }, meta?: RequestMeta): Promise<UserView>;
-  requestPasswordReset(input: { email: string; redirectTo?: string | null }, meta?: RequestMeta): Promise<{ success: true }>;
+  requestPasswordReset(
+    input: { email: string; redirectTo?: string | null },
+    meta?: RequestMeta,
+  ): Promise<{ success: true }>;
   resetPassword(input: { token: string; newPassword: string }, meta?: RequestMeta): Promise<{ success: true }>;
-  sendVerificationEmail(input: { email: string; callbackUrl?: string | null }, meta?: RequestMeta): Promise<{ success: true }>;
+  sendVerificationEmail(
+    input: { email: string; callbackUrl?: string | null },
+    meta?: RequestMeta,
+  ): Promise<{ success: true }>;
   verifyEmail(input: { email: string; token: string }, meta?: RequestMeta): Promise<SignInResult>;
   /** Revokes every session of a user. */
   revokeSessions(userId: string, meta?: RequestMeta): Promise<number>;
@@ -58,7 +64,15 @@ export function buildApi(core: AuthCore, pluginApis: Record<string, unknown>): A
     revokeSessions: async (userId, meta) => {
       const count = await core.ctx.sessions.revokeAll(userId);
       const at = new Date(core.ctx.clock.now());
-      await core.events.emit("SessionRevoked", { userId, sessionId: null, reason: "server", count, at, ip: m(meta).ip, userAgent: m(meta).userAgent });
+      await core.events.emit("SessionRevoked", {
+        userId,
+        sessionId: null,
+        reason: "server",
+        count,
+        at,
+        ip: m(meta).ip,
+        userAgent: m(meta).userAgent,
+      });
       return count;
     },
     updateUser: async (userId, input, meta) => {
@@ -75,7 +89,8 @@ export function buildApi(core: AuthCore, pluginApis: Record<string, unknown>): A
   return new Proxy(api, {
     get(target, name, receiver) {
       if (typeof name === "string" && !(name in target) && name !== "then") {
-        return () => Promise.reject(new AuthError("NOT_FOUND", `auth.api.${name} needs a plugin that is not installed`));
+        return () =>
+          Promise.reject(new AuthError("NOT_FOUND", `auth.api.${name} needs a plugin that is not installed`));
       }
       return Reflect.get(target, name, receiver);
     },

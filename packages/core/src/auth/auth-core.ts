@@ -56,7 +56,12 @@ export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape
   const sender = options.email?.sender ?? consoleEmailSender({ showBody: config.environment === "development" });
   let dummyHash: Promise<string> | null = null;
   const ctx: AuthContext = {
-    config, store, clock, random, hasher, events,
+    config,
+    store,
+    clock,
+    random,
+    hasher,
+    events,
     sessions: new SessionService(config, store, clock, random),
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock),
@@ -75,7 +80,8 @@ export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape
   const plugins = new Map<string, unknown>();
   const pluginApis: Record<string, unknown> = {};
   for (const [i, plugin] of (options.plugins ?? []).entries()) {
-    if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function") throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
+    if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function")
+      throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
     if (plugins.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
     const service = plugin.init(ctx);
     plugins.set(plugin.id, service);
@@ -87,7 +93,13 @@ export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape
   if (config.captureOtp) events.on("OtpGenerated", (e) => void captured.set(e.identifier, e.plain));
 
   const core: AuthCore = {
-    config, ctx, events, emailPassword, emailVerification, account, accountDeletion,
+    config,
+    ctx,
+    events,
+    emailPassword,
+    emailVerification,
+    account,
+    accountDeletion,
     api: undefined as unknown as AuthApi,
     plugin: <S>(id: string) => (plugins.get(id) as S | undefined) ?? null,
     getOtp(identifier) {

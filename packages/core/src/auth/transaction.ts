@@ -32,13 +32,16 @@ export async function inTransaction<T>(ctx: AuthContext, body: (tx: AuthContext)
   const result = await ctx.store.transaction(async (ports: StorePorts) => {
     events = new DeferredEvents(ctx.events);
     const store: Store = {
-      ...ctx.store, ...ports,
+      ...ctx.store,
+      ...ports,
       counters: ctx.store.counters,
       // Nested transactions join this one.
       transaction: (inner) => inner({ ...ports, counters: ctx.store.counters }),
     };
     const tx: AuthContext = {
-      ...ctx, store, events,
+      ...ctx,
+      store,
+      events,
       sessions: new SessionService(ctx.config, store, ctx.clock, ctx.random),
       secrets: new OneTimeSecrets(store, ctx.clock, ctx.random),
     };

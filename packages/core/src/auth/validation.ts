@@ -8,7 +8,8 @@ const EMAIL_SHAPE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\
 /** Trims and lower-cases; 400 INVALID_EMAIL when longer than 254 chars or not shaped like an email. */
 export function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (e.length > 254 || !EMAIL_SHAPE.test(e) || e.includes("..")) throw new AuthError("INVALID_EMAIL", "The email address is not valid");
+  if (e.length > 254 || !EMAIL_SHAPE.test(e) || e.includes(".."))
+    throw new AuthError("INVALID_EMAIL", "The email address is not valid");
   return e;
 }
 
@@ -17,20 +18,33 @@ const USERNAME_SHAPE = /^[a-z0-9_.]{3,30}$/;
 /** Lower-cases; 3..30 of a-z 0-9 _ . (stored lower-cased so uniqueness is case-insensitive). */
 export function normalizeUsername(username: string): string {
   const u = username.trim().toLowerCase();
-  if (!USERNAME_SHAPE.test(u)) throw new AuthError("INVALID_USERNAME", "Usernames are 3 to 30 characters: letters, digits, _ and .");
+  if (!USERNAME_SHAPE.test(u))
+    throw new AuthError("INVALID_USERNAME", "Usernames are 3 to 30 characters: letters, digits, _ and .");
   return u;
 }
 
 export function checkPasswordLength(config: ResolvedConfig, password: string): void {
-  if (password.length < config.emailPassword.minPasswordLength) throw new AuthError("PASSWORD_TOO_SHORT", `Passwords need at least ${config.emailPassword.minPasswordLength} characters`);
-  if (password.length > config.emailPassword.maxPasswordLength) throw new AuthError("PASSWORD_TOO_LONG", `Passwords have at most ${config.emailPassword.maxPasswordLength} characters`);
+  if (password.length < config.emailPassword.minPasswordLength)
+    throw new AuthError(
+      "PASSWORD_TOO_SHORT",
+      `Passwords need at least ${config.emailPassword.minPasswordLength} characters`,
+    );
+  if (password.length > config.emailPassword.maxPasswordLength)
+    throw new AuthError(
+      "PASSWORD_TOO_LONG",
+      `Passwords have at most ${config.emailPassword.maxPasswordLength} characters`,
+    );
 }
 
 /**
  * Resolves where an emailed link points. A relative path joins baseUrl; an absolute URL must have a trusted
  * origin. Rejects protocol-relative (`//evil`), backslash (`/\evil`) and look-alike hosts (`trusted.evil.com`).
  */
-export function resolveCallbackUrl(config: ResolvedConfig, candidate: string | undefined | null, fallback: string): string {
+export function resolveCallbackUrl(
+  config: ResolvedConfig,
+  candidate: string | undefined | null,
+  fallback: string,
+): string {
   if (candidate === undefined || candidate === null || candidate === "") return fallback;
   if (candidate.startsWith("/")) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: a path with control characters is refused.
@@ -45,7 +59,12 @@ export function resolveCallbackUrl(config: ResolvedConfig, candidate: string | u
   } catch {
     throw new AuthError("INVALID_CALLBACK_URL", "The callback URL is not trusted");
   }
-  if ((url.protocol !== "https:" && url.protocol !== "http:") || !config.trustedOrigins.includes(url.origin) || url.username || url.password) {
+  if (
+    (url.protocol !== "https:" && url.protocol !== "http:") ||
+    !config.trustedOrigins.includes(url.origin) ||
+    url.username ||
+    url.password
+  ) {
     throw new AuthError("INVALID_CALLBACK_URL", "The callback URL is not trusted");
   }
   return url.toString();

@@ -27,7 +27,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -81,7 +85,12 @@ export function rejectUnknownOptions(value: unknown, shape: OptionShape, path: s
     const rule = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (rule === undefined) {
       const near = nearestName(key, names);
-      const hint = near !== null ? `did you mean ${join(path, near)}?` : names.length === 0 ? "none are accepted here" : `valid: ${names.map((n) => join(path, n)).join(", ")}`;
+      const hint =
+        near !== null
+          ? `did you mean ${join(path, near)}?`
+          : names.length === 0
+            ? "none are accepted here"
+            : `valid: ${names.map((n) => join(path, n)).join(", ")}`;
       throw new AuthConfigError(join(path, key), `is not an option; ${hint}`);
     }
     if (rule !== true && entry !== undefined) rejectUnknownOptions(entry, rule, join(path, key));

@@ -21,7 +21,11 @@ export function parseDuration(value: Duration, field: string): number {
     seconds = value;
   } else if (typeof value === "string") {
     const match = /^(\d+(?:\.\d+)?)\s*([smhdw])$/.exec(value.trim());
-    if (!match) throw new AuthConfigError(field, `must be seconds or a compact duration like "30s", "15m", "7d" (got "${value}")`);
+    if (!match)
+      throw new AuthConfigError(
+        field,
+        `must be seconds or a compact duration like "30s", "15m", "7d" (got "${value}")`,
+      );
     seconds = Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number);
   } else if (value !== null && typeof value === "object") {
     const { weeks = 0, days = 0, hours = 0, minutes = 0, seconds: s = 0 } = value;

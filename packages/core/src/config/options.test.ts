@@ -46,14 +46,26 @@ describe("options", () => {
     expect(fieldOf(() => resolveConfig({ ...base(), secret: "short" }))).toBe("secret");
     expect(fieldOf(() => resolveConfig({ ...base(), database: {} as never }))).toBe("database");
     expect(fieldOf(() => resolveConfig({ ...base(), cookies: { secure: false } }))).toBe("cookies.secure");
-    expect(fieldOf(() => resolveConfig({ ...base(), environment: "development", cookies: { secure: false, sameSite: "None" } }))).toBe("cookies.sameSite");
+    expect(
+      fieldOf(() =>
+        resolveConfig({ ...base(), environment: "development", cookies: { secure: false, sameSite: "None" } }),
+      ),
+    ).toBe("cookies.sameSite");
     expect(resolveConfig({ ...base(), cookies: { sameSite: "None" } }).cookies.sameSite).toBe("None");
     expect(fieldOf(() => resolveConfig({ ...base(), baseUrl: undefined }))).toBe("baseUrl");
-    expect(fieldOf(() => resolveConfig({ ...base(), session: { expiresIn: "1h", updateAge: "1d" } }))).toBe("session.updateAge");
+    expect(fieldOf(() => resolveConfig({ ...base(), session: { expiresIn: "1h", updateAge: "1d" } }))).toBe(
+      "session.updateAge",
+    );
     expect(fieldOf(() => resolveConfig({ ...base(), trustedOrigins: ["not a url"] }))).toBe("trustedOrigins[0]");
-    expect(fieldOf(() => resolveConfig({ ...base(), emailVerification: { callbackPath: "//evil" } }))).toBe("emailVerification.callbackPath");
-    expect(fieldOf(() => resolveConfig({ ...base(), deleteAccount: { callbackUrlOverride: "https://app.example/x" } }))).toBe("deleteAccount.callbackUrlOverride");
-    expect(fieldOf(() => resolveConfig({ ...base(), rateLimit: { rules: { "/x": { window: "1m", max: 0 } } } }))).toBe('rateLimit.rules["/x"].max');
+    expect(fieldOf(() => resolveConfig({ ...base(), emailVerification: { callbackPath: "//evil" } }))).toBe(
+      "emailVerification.callbackPath",
+    );
+    expect(
+      fieldOf(() => resolveConfig({ ...base(), deleteAccount: { callbackUrlOverride: "https://app.example/x" } })),
+    ).toBe("deleteAccount.callbackUrlOverride");
+    expect(fieldOf(() => resolveConfig({ ...base(), rateLimit: { rules: { "/x": { window: "1m", max: 0 } } } }))).toBe(
+      'rateLimit.rules["/x"].max',
+    );
   });
 
   it("allow insecure cookies only in development", () => {

@@ -42,7 +42,12 @@ export interface AuthOptions {
     maxPasswordLength?: number;
     passwordReset?: { expiresIn?: Duration; callbackPath?: string; callbackUrlOverride?: string };
   };
-  emailVerification?: { expiresIn?: Duration; callbackPath?: string; requireVerifiedForSignIn?: boolean; callbackUrlOverride?: string };
+  emailVerification?: {
+    expiresIn?: Duration;
+    callbackPath?: string;
+    requireVerifiedForSignIn?: boolean;
+    callbackUrlOverride?: string;
+  };
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
   rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
@@ -72,8 +77,19 @@ export interface ResolvedConfig {
   email: { from: string; templates: EmailTemplates };
   trustedOrigins: string[];
   session: { expiresInMs: number; updateAgeMs: number };
-  emailPassword: { allowUsernameChange: boolean; requireUsername: boolean; minPasswordLength: number; maxPasswordLength: number; passwordReset: { expiresInMs: number; callbackPath: string; callbackUrlOverride: string | null } };
-  emailVerification: { expiresInMs: number; callbackPath: string; requireVerifiedForSignIn: boolean; callbackUrlOverride: string | null };
+  emailPassword: {
+    allowUsernameChange: boolean;
+    requireUsername: boolean;
+    minPasswordLength: number;
+    maxPasswordLength: number;
+    passwordReset: { expiresInMs: number; callbackPath: string; callbackUrlOverride: string | null };
+  };
+  emailVerification: {
+    expiresInMs: number;
+    callbackPath: string;
+    requireVerifiedForSignIn: boolean;
+    callbackUrlOverride: string | null;
+  };
   deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
   rateLimit: { enabled: boolean; global: ResolvedRule; rules: Record<string, ResolvedRule | false> };
   lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
@@ -104,7 +120,15 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, RateLimitRule> = {
 };
 
 const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
-const TEMPLATE_FAMILIES = ["verification", "password-reset", "otp", "otp-sign-in", "otp-email-verification", "otp-password-reset", "otp-email-change"];
+const TEMPLATE_FAMILIES = [
+  "verification",
+  "password-reset",
+  "otp",
+  "otp-sign-in",
+  "otp-email-verification",
+  "otp-password-reset",
+  "otp-email-change",
+];
 /** Names `email.templates` accepts (the deletion subject is the option `deleteAccount.subject`). */
 export const EMAIL_TEMPLATE_NAMES: readonly string[] = [
   ...TEMPLATE_FAMILIES.flatMap((family) => TEMPLATE_PARTS.map((part) => `${family}.${part}`)),
@@ -125,7 +149,11 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   environment: true,
   appName: true,
   cookies: { secure: true, domain: true, sameSite: true },
-  email: { sender: true, from: true, templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])) },
+  email: {
+    sender: true,
+    from: true,
+    templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])),
+  },
   trustedOrigins: true,
   session: { expiresIn: true, updateAge: true },
   emailPassword: {
@@ -155,13 +183,15 @@ function callbackOverride(value: string | undefined, field: string, baseOrigin: 
     throw new AuthConfigError(field, "must be an absolute URL");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new AuthConfigError(field, "must be http(s)");
-  if (url.origin === baseOrigin) throw new AuthConfigError(field, "is only for another origin; use callbackPath for baseUrl's origin");
+  if (url.origin === baseOrigin)
+    throw new AuthConfigError(field, "is only for another origin; use callbackPath for baseUrl's origin");
   return url.toString();
 }
 
 function path(value: string | undefined, fallback: string, field: string): string {
   const v = value ?? fallback;
-  if (!v.startsWith("/") || v.startsWith("//") || v.includes("\\")) throw new AuthConfigError(field, "must be a path starting with a single /");
+  if (!v.startsWith("/") || v.startsWith("//") || v.includes("\\"))
+    throw new AuthConfigError(field, "must be a path starting with a single /");
   return v;
 }
 
@@ -177,14 +207,24 @@ function rule(r: RateLimitRule, field: string): ResolvedRule {
 export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape = {}): ResolvedConfig {
   if (options === null || typeof options !== "object") throw new AuthConfigError("options", "must be an object");
   rejectUnknownOptions(options, { ...AUTH_OPTION_SHAPE, ...adapterOptions }, "");
-  if (typeof options.secret !== "string" || options.secret.length < 32) throw new AuthConfigError("secret", "must be a string of at least 32 characters (run `latchkey secret`)");
-  if (!options.database || typeof options.database !== "object" || !("users" in options.database)) throw new AuthConfigError("database", "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
-  if (options.counters !== undefined && (options.counters === null || typeof options.counters !== "object" || typeof options.counters.hit !== "function")) {
+  if (typeof options.secret !== "string" || options.secret.length < 32)
+    throw new AuthConfigError("secret", "must be a string of at least 32 characters (run `latchkey secret`)");
+  if (!options.database || typeof options.database !== "object" || !("users" in options.database))
+    throw new AuthConfigError("database", "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
+  if (
+    options.counters !== undefined &&
+    (options.counters === null || typeof options.counters !== "object" || typeof options.counters.hit !== "function")
+  ) {
     throw new AuthConfigError("counters", "must be a counter store, e.g. redisCounters({ url })");
   }
   const environment = options.environment ?? "production";
-  if (environment !== "production" && environment !== "development") throw new AuthConfigError("environment", 'must be "production" or "development"');
-  if (environment === "production" && options.baseUrl === undefined) throw new AuthConfigError("baseUrl", "is required in production (callback links and CSRF origins are built from it)");
+  if (environment !== "production" && environment !== "development")
+    throw new AuthConfigError("environment", 'must be "production" or "development"');
+  if (environment === "production" && options.baseUrl === undefined)
+    throw new AuthConfigError(
+      "baseUrl",
+      "is required in production (callback links and CSRF origins are built from it)",
+    );
   const baseUrlText = options.baseUrl ?? "http://localhost:3000";
   let baseUrl: URL;
   try {
@@ -193,10 +233,19 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
     throw new AuthConfigError("baseUrl", "must be an absolute URL");
   }
   const secure = options.cookies?.secure ?? true;
-  if (options.cookies?.sameSite === "None" && !secure) throw new AuthConfigError("cookies.sameSite", "\"None\" needs secure cookies (browsers drop SameSite=None cookies without Secure)");
-  if (environment === "production" && !secure) throw new AuthConfigError("cookies.secure", "cannot be false in production (set environment: \"development\" for local HTTP)");
+  if (options.cookies?.sameSite === "None" && !secure)
+    throw new AuthConfigError(
+      "cookies.sameSite",
+      '"None" needs secure cookies (browsers drop SameSite=None cookies without Secure)',
+    );
+  if (environment === "production" && !secure)
+    throw new AuthConfigError(
+      "cookies.secure",
+      'cannot be false in production (set environment: "development" for local HTTP)',
+    );
   const basePath = options.basePath ?? "/auth";
-  if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');
+  if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))
+    throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');
   const trustedOrigins = (options.trustedOrigins ?? []).map((o, i) => {
     try {
       return new URL(o).origin;
@@ -206,18 +255,26 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   });
   const minPasswordLength = options.emailPassword?.minPasswordLength ?? 8;
   const maxPasswordLength = options.emailPassword?.maxPasswordLength ?? 128;
-  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1) throw new AuthConfigError("emailPassword.minPasswordLength", "must be a positive integer");
-  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024) throw new AuthConfigError("emailPassword.maxPasswordLength", "must be an integer between minPasswordLength and 1024");
+  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
+    throw new AuthConfigError("emailPassword.minPasswordLength", "must be a positive integer");
+  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024)
+    throw new AuthConfigError(
+      "emailPassword.maxPasswordLength",
+      "must be an integer between minPasswordLength and 1024",
+    );
   const rules: Record<string, ResolvedRule | false> = {};
   for (const [p, r] of Object.entries(DEFAULT_RATE_LIMIT_RULES)) rules[p] = rule(r, `rateLimit.rules["${p}"]`);
-  for (const [p, r] of Object.entries(options.rateLimit?.rules ?? {})) rules[p] = r === false ? false : rule(r, `rateLimit.rules["${p}"]`);
+  for (const [p, r] of Object.entries(options.rateLimit?.rules ?? {}))
+    rules[p] = r === false ? false : rule(r, `rateLimit.rules["${p}"]`);
   const maxFailures = options.lockout?.maxFailures ?? 5;
-  if (!Number.isInteger(maxFailures) || maxFailures < 1) throw new AuthConfigError("lockout.maxFailures", "must be a positive integer");
+  if (!Number.isInteger(maxFailures) || maxFailures < 1)
+    throw new AuthConfigError("lockout.maxFailures", "must be a positive integer");
   const sessionExpires = parseDuration(options.session?.expiresIn ?? "7d", "session.expiresIn");
   const updateAge = parseDuration(options.session?.updateAge ?? "1d", "session.updateAge");
   if (updateAge > sessionExpires) throw new AuthConfigError("session.updateAge", "must not exceed session.expiresIn");
   const subject = options.deleteAccount?.subject ?? "Confirm account deletion";
-  if (typeof subject !== "string" || subject.length === 0) throw new AuthConfigError("deleteAccount.subject", "must be a non-empty string");
+  if (typeof subject !== "string" || subject.length === 0)
+    throw new AuthConfigError("deleteAccount.subject", "must be a non-empty string");
 
   return {
     secret: options.secret,
@@ -241,22 +298,41 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       minPasswordLength,
       maxPasswordLength,
       passwordReset: {
-        expiresInMs: parseDuration(options.emailPassword?.passwordReset?.expiresIn ?? "1h", "emailPassword.passwordReset.expiresIn"),
-        callbackPath: path(options.emailPassword?.passwordReset?.callbackPath, "/reset-password", "emailPassword.passwordReset.callbackPath"),
-        callbackUrlOverride: callbackOverride(options.emailPassword?.passwordReset?.callbackUrlOverride, "emailPassword.passwordReset.callbackUrlOverride", baseUrl.origin),
+        expiresInMs: parseDuration(
+          options.emailPassword?.passwordReset?.expiresIn ?? "1h",
+          "emailPassword.passwordReset.expiresIn",
+        ),
+        callbackPath: path(
+          options.emailPassword?.passwordReset?.callbackPath,
+          "/reset-password",
+          "emailPassword.passwordReset.callbackPath",
+        ),
+        callbackUrlOverride: callbackOverride(
+          options.emailPassword?.passwordReset?.callbackUrlOverride,
+          "emailPassword.passwordReset.callbackUrlOverride",
+          baseUrl.origin,
+        ),
       },
     },
     emailVerification: {
       expiresInMs: parseDuration(options.emailVerification?.expiresIn ?? "1d", "emailVerification.expiresIn"),
       callbackPath: path(options.emailVerification?.callbackPath, "/verify-email", "emailVerification.callbackPath"),
       requireVerifiedForSignIn: options.emailVerification?.requireVerifiedForSignIn ?? false,
-      callbackUrlOverride: callbackOverride(options.emailVerification?.callbackUrlOverride, "emailVerification.callbackUrlOverride", baseUrl.origin),
+      callbackUrlOverride: callbackOverride(
+        options.emailVerification?.callbackUrlOverride,
+        "emailVerification.callbackUrlOverride",
+        baseUrl.origin,
+      ),
     },
     deleteAccount: {
       expiresInMs: parseDuration(options.deleteAccount?.expiresIn ?? "1h", "deleteAccount.expiresIn"),
       callbackPath: path(options.deleteAccount?.callbackPath, "/delete-account/confirm", "deleteAccount.callbackPath"),
       subject,
-      callbackUrlOverride: callbackOverride(options.deleteAccount?.callbackUrlOverride, "deleteAccount.callbackUrlOverride", baseUrl.origin),
+      callbackUrlOverride: callbackOverride(
+        options.deleteAccount?.callbackUrlOverride,
+        "deleteAccount.callbackUrlOverride",
+        baseUrl.origin,
+      ),
     },
     rateLimit: {
       enabled: options.rateLimit?.enabled ?? true,

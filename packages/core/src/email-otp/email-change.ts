@@ -58,13 +58,24 @@ export class EmailChangeService {
     this.assertEnabled();
     const { ctx } = this;
     const newEmail = normalizeEmail(input.newEmail);
-    if (newEmail === user.email) throw new AuthError("INVALID_REQUEST", "The new email is the current one", { details: [{ path: "newEmail", message: "same as the current email" }] });
+    if (newEmail === user.email)
+      throw new AuthError("INVALID_REQUEST", "The new email is the current one", {
+        details: [{ path: "newEmail", message: "same as the current email" }],
+      });
     if (this.options.emailChange.verifyCurrentEmail) {
       if (input.otpForCurrent == null) {
-        throw new AuthError("INVALID_REQUEST", "otpForCurrent is required: send an email-verification code to the current email first", { details: [{ path: "otpForCurrent", message: "required" }] });
+        throw new AuthError(
+          "INVALID_REQUEST",
+          "otpForCurrent is required: send an email-verification code to the current email first",
+          { details: [{ path: "otpForCurrent", message: "required" }] },
+        );
       }
       this.codes.assertFormat(input.otpForCurrent, "otpForCurrent");
-      const current: OtpTarget = { purpose: "email-verification", identifier: otpIdentifier("email-verification", user.email), email: user.email };
+      const current: OtpTarget = {
+        purpose: "email-verification",
+        identifier: otpIdentifier("email-verification", user.email),
+        email: user.email,
+      };
       await this.codes.verify(current, input.otpForCurrent, meta, {
         mode: "consume",
         lockoutKey: lockoutIdentifier({ email: user.email }),
@@ -94,7 +105,14 @@ export class EmailChangeService {
     if (!updated) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
     if (!updated.ok) throw new AuthError("EMAIL_TAKEN", "That email belongs to another account");
     await this.codes.verified(t, user.id, meta);
-    await ctx.events.emit("EmailChanged", { userId: user.id, oldEmail: user.email, newEmail, at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("EmailChanged", {
+      userId: user.id,
+      oldEmail: user.email,
+      newEmail,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return { user: toUserView(updated.value) };
   }
 }

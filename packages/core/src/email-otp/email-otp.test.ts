@@ -24,9 +24,18 @@ function fieldOf(fn: () => unknown): string | undefined {
 function setup(options: EmailOtpOptions = {}, random: Random = webCryptoRandom) {
   const store = memoryStore();
   const core = createAuthCore({
-    secret: "s".repeat(32), database: store, baseUrl: "https://app.example", clock: createTestClock(), random,
-    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
-    email: { sender: { send: async () => {} } }, plugins: [emailOtp(options)], captureOtp: true,
+    secret: "s".repeat(32),
+    database: store,
+    baseUrl: "https://app.example",
+    clock: createTestClock(),
+    random,
+    passwordHasher: argon2idHasher({
+      random: webCryptoRandom,
+      params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+    }),
+    email: { sender: { send: async () => {} } },
+    plugins: [emailOtp(options)],
+    captureOtp: true,
   });
   return { core, store, feature: core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID)! };
 }
@@ -34,10 +43,17 @@ function setup(options: EmailOtpOptions = {}, random: Random = webCryptoRandom) 
 describe("emailOtp options", () => {
   it("defaults: 6 digits, 5 minutes, 3 attempts, sign-up allowed, email change off", () => {
     expect(resolveEmailOtpOptions()).toEqual({
-      codeLength: 6, expiresInMs: 300_000, maxAttempts: 3, allowSignUp: true,
-      emailChange: { enabled: false, verifyCurrentEmail: false }, templates: {},
+      codeLength: 6,
+      expiresInMs: 300_000,
+      maxAttempts: 3,
+      allowSignUp: true,
+      emailChange: { enabled: false, verifyCurrentEmail: false },
+      templates: {},
     });
-    expect(resolveEmailOtpOptions({ expiresIn: "30s", codeLength: 10 })).toMatchObject({ expiresInMs: 30_000, codeLength: 10 });
+    expect(resolveEmailOtpOptions({ expiresIn: "30s", codeLength: 10 })).toMatchObject({
+      expiresInMs: 30_000,
+      codeLength: 10,
+    });
   });
 
   it("emailOtp() itself throws AuthConfigError naming the bad option", () => {
@@ -46,8 +62,12 @@ describe("emailOtp options", () => {
     expect(fieldOf(() => emailOtp({ maxAttempts: 0 }))).toBe("emailOtp.maxAttempts");
     expect(fieldOf(() => emailOtp({ expiresIn: "5 minutes" as never }))).toBe("emailOtp.expiresIn");
     expect(fieldOf(() => emailOtp({ allowSignUp: "no" as never }))).toBe("emailOtp.allowSignUp");
-    expect(fieldOf(() => emailOtp({ emailChange: { verifyCurrentEmail: 1 as never } }))).toBe("emailOtp.emailChange.verifyCurrentEmail");
-    expect(fieldOf(() => emailOtp({ templates: { "otp-signin.subject": "x" } }))).toBe('emailOtp.templates["otp-signin.subject"]');
+    expect(fieldOf(() => emailOtp({ emailChange: { verifyCurrentEmail: 1 as never } }))).toBe(
+      "emailOtp.emailChange.verifyCurrentEmail",
+    );
+    expect(fieldOf(() => emailOtp({ templates: { "otp-signin.subject": "x" } }))).toBe(
+      'emailOtp.templates["otp-signin.subject"]',
+    );
     expect(fieldOf(() => emailOtp({ templates: { "otp.txt": 5 as never } }))).toBe('emailOtp.templates["otp.txt"]');
     expect(fieldOf(() => emailOtp({ codeLength: 4, maxAttempts: 100 }))).toBeUndefined();
   });
@@ -73,7 +93,11 @@ describe("OTP codes", () => {
     const n = 3000;
     let leadingZero = 0;
     for (let i = 0; i < n; i++) {
-      await feature.codes.issueTo({ purpose: "sign-in", identifier: "otp:sign-in:x@example.com", email: "x@example.com" }, { userId: null, payload: null }, SERVER_CALL);
+      await feature.codes.issueTo(
+        { purpose: "sign-in", identifier: "otp:sign-in:x@example.com", email: "x@example.com" },
+        { userId: null, payload: null },
+        SERVER_CALL,
+      );
       const code = core.getOtp("x@example.com")!;
       expect(code).toMatch(/^[0-9]{4}$/);
       if (code.startsWith("0")) leadingZero++;
@@ -92,7 +116,9 @@ describe("OTP codes", () => {
     const { core, store, feature } = setup({ codeLength: 6 }, zeros);
     await feature.service.send({ email: "x@example.com", purpose: "sign-in" }, SERVER_CALL);
     expect(core.getOtp("x@example.com")).toBe("000000");
-    expect((await store.verifications.findByIdentifier(otpIdentifier("sign-in", "x@example.com")))!.valueHash).toBe(hashSecret("000000"));
+    expect((await store.verifications.findByIdentifier(otpIdentifier("sign-in", "x@example.com")))!.valueHash).toBe(
+      hashSecret("000000"),
+    );
   });
 
   it("parallel wrong codes destroy the row exactly once (one TOO_MANY_ATTEMPTS), never more attempts than maxAttempts", async () => {
@@ -101,7 +127,11 @@ describe("OTP codes", () => {
     const wrong = core.getOtp("x@example.com") === "111111" ? "222222" : "111111";
     const failed: number[] = [];
     core.events.on("OtpVerifyFailed", (e) => void failed.push(e.attemptCount));
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => feature.service.check({ email: "x@example.com", purpose: "sign-in", otp: wrong }, SERVER_CALL)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        feature.service.check({ email: "x@example.com", purpose: "sign-in", otp: wrong }, SERVER_CALL),
+      ),
+    );
     const codes = results.map((r) => (r.status === "rejected" ? (r.reason as AuthError).code : "ok"));
     expect(codes.filter((c) => c === "TOO_MANY_ATTEMPTS")).toHaveLength(1);
     expect(codes.filter((c) => c === "INVALID_OTP")).toHaveLength(9);
@@ -112,7 +142,9 @@ describe("OTP codes", () => {
   it("server calls validate the code format like HTTP does", async () => {
     const { feature } = setup();
     for (const otp of ["12345", "1234567", "abcdef", 123456 as never]) {
-      await expect(feature.service.check({ email: "x@example.com", purpose: "sign-in", otp }, SERVER_CALL)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+      await expect(
+        feature.service.check({ email: "x@example.com", purpose: "sign-in", otp }, SERVER_CALL),
+      ).rejects.toMatchObject({ code: "INVALID_REQUEST" });
     }
   });
 });

@@ -74,17 +74,23 @@ export class EmailOtpService {
    * password-reset; anyone for sign-in unless `allowSignUp` is false (then users only).
    */
   async send(input: SendOtpInput, meta: RequestMeta): Promise<{ success: true }> {
-    if (!SEND_PURPOSES.includes(input.purpose)) throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
+    if (!SEND_PURPOSES.includes(input.purpose))
+      throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
     const email = normalizeEmail(input.email);
     const user = await this.ctx.store.users.findByEmail(email);
     const eligible = user !== null || (input.purpose === "sign-in" && this.options.allowSignUp);
-    await this.codes.issueTo(target(input.purpose, email), eligible ? { userId: user?.id ?? null, payload: null } : null, meta);
+    await this.codes.issueTo(
+      target(input.purpose, email),
+      eligible ? { userId: user?.id ?? null, payload: null } : null,
+      meta,
+    );
     return { success: true };
   }
 
   /** Verifies without consuming; a wrong code still counts against the row (not against the lockout). */
   async check(input: CheckOtpInput, meta: RequestMeta): Promise<{ success: true }> {
-    if (!SEND_PURPOSES.includes(input.purpose)) throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
+    if (!SEND_PURPOSES.includes(input.purpose))
+      throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
     const email = normalizeEmail(input.email);
     await this.codes.verify(target(input.purpose, email), input.otp, meta, { mode: "check", lockoutKey: null });
     return { success: true };
@@ -98,7 +104,13 @@ export class EmailOtpService {
     if (!this.options.allowSignUp && !(await ctx.store.users.findByEmail(email))) {
       await ctx.lockout.assertNotLocked(lockoutKey);
       await ctx.lockout.recordFailure(lockoutKey, meta);
-      await ctx.events.emit("SignInFailed", { identifier: lockoutKey, reason: "unknown-email", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+      await ctx.events.emit("SignInFailed", {
+        identifier: lockoutKey,
+        reason: "unknown-email",
+        at: new Date(ctx.clock.now()),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
     }
     const t = target("sign-in", email);
@@ -119,7 +131,13 @@ export class EmailOtpService {
     });
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
-    await ctx.events.emit("UserSignedIn", { userId: user.id, method: "email-otp", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("UserSignedIn", {
+      userId: user.id,
+      method: "email-otp",
+      at: new Date(ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return result;
   }
 
@@ -127,10 +145,17 @@ export class EmailOtpService {
    * Consumes an `email-verification` code and marks the email verified. `signedInAs`: the session the request
    * carried, if any; when it is this user's, the password and that session survive the proof (see proveMailbox).
    */
-  async verifyEmail(input: { email: string; otp: string }, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<{ user: UserView }> {
+  async verifyEmail(
+    input: { email: string; otp: string },
+    meta: RequestMeta,
+    signedInAs: { userId: string; sessionId: string } | null = null,
+  ): Promise<{ user: UserView }> {
     const email = normalizeEmail(input.email);
     const t = target("email-verification", email);
-    const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
+    const row = await this.codes.verify(t, input.otp, meta, {
+      mode: "consume",
+      lockoutKey: lockoutIdentifier({ email }),
+    });
     const user = await this.ctx.store.users.findByEmail(email);
     if (!user || (row.userId !== null && row.userId !== user.id)) throw invalidOtp();
     const proven = await inTransaction(this.ctx, (tx) => this.proveForOtp(tx, user, meta, signedInAs));
@@ -153,7 +178,10 @@ export class EmailOtpService {
     if (typeof input.password !== "string") throw invalidField("password", "password must be a string");
     checkPasswordLength(ctx.config, input.password);
     const t = target("password-reset", email);
-    const row = await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey: lockoutIdentifier({ email }) });
+    const row = await this.codes.verify(t, input.otp, meta, {
+      mode: "consume",
+      lockoutKey: lockoutIdentifier({ email }),
+    });
     const user = await ctx.store.users.findByEmail(email);
     if (!user || row.userId !== user.id) throw invalidOtp();
     // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
@@ -166,16 +194,36 @@ export class EmailOtpService {
     });
     const at = new Date(ctx.clock.now());
     await this.codes.verified(t, user.id, meta);
-    await ctx.events.emit("PasswordChanged", { userId: user.id, method: "reset-otp", at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "password-reset", count, at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("PasswordChanged", {
+      userId: user.id,
+      method: "reset-otp",
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    await ctx.events.emit("SessionRevoked", {
+      userId: user.id,
+      sessionId: null,
+      reason: "password-reset",
+      count,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return { success: true };
   }
 
   /** Mailbox proven by an OTP: pre-proof accounts go (unverified users only) and an `EMAIL_OTP` account exists. */
-  private async proveForOtp(ctx: AuthContext, user: UserRecord, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<UserRecord> {
+  private async proveForOtp(
+    ctx: AuthContext,
+    user: UserRecord,
+    meta: RequestMeta,
+    signedInAs: { userId: string; sessionId: string } | null = null,
+  ): Promise<UserRecord> {
     const proven = await proveMailbox(ctx, user, "EMAIL_OTP", meta, signedInAs);
     const accounts = await ctx.store.accounts.listByUser(proven.id);
-    if (!accounts.some((a) => a.providerId === "EMAIL_OTP")) await ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
+    if (!accounts.some((a) => a.providerId === "EMAIL_OTP"))
+      await ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
     return proven;
   }
 
@@ -185,15 +233,33 @@ export class EmailOtpService {
   }
 
   /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
-  private async createUser(ctx: AuthContext, email: string, name: string | null, meta: RequestMeta): Promise<{ user: UserRecord; isNew: boolean }> {
+  private async createUser(
+    ctx: AuthContext,
+    email: string,
+    name: string | null,
+    meta: RequestMeta,
+  ): Promise<{ user: UserRecord; isNew: boolean }> {
     const now = new Date(ctx.clock.now());
     const user: UserRecord = {
-      id: randomId(ctx.random), email, emailVerified: true, name, image: null, username: null,
-      metadata: {}, createdAt: now, updatedAt: now,
+      id: randomId(ctx.random),
+      email,
+      emailVerified: true,
+      name,
+      image: null,
+      username: null,
+      metadata: {},
+      createdAt: now,
+      updatedAt: now,
     };
     const created = await ctx.store.users.create(user, [this.account(user.id, "EMAIL_OTP", null)]);
     if (created.ok) {
-      await ctx.events.emit("UserSignedUp", { userId: user.id, email, at: now, ip: meta.ip, userAgent: meta.userAgent });
+      await ctx.events.emit("UserSignedUp", {
+        userId: user.id,
+        email,
+        at: now,
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
       return { user: created.value, isNew: true };
     }
     const existing = await ctx.store.users.findByEmail(email);

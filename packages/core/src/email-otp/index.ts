@@ -1,6 +1,12 @@
 export { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
 export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin } from "./plugin.ts";
-export { resolveEmailOtpOptions, EMAIL_OTP_OPTION_SHAPE, otpTemplateSources, OTP_ACTIONS, SEND_PURPOSES } from "./options.ts";
+export {
+  resolveEmailOtpOptions,
+  EMAIL_OTP_OPTION_SHAPE,
+  otpTemplateSources,
+  OTP_ACTIONS,
+  SEND_PURPOSES,
+} from "./options.ts";
 export type { EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose } from "./options.ts";
 export { OtpCodes, otpIdentifier } from "./otp-codes.ts";
 export type { OtpTarget, OtpRecipient, VerifyOptions } from "./otp-codes.ts";

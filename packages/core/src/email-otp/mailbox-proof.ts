@@ -17,7 +17,13 @@ import type { ProviderId, UserRecord } from "../ports/records.ts";
  * @example
  * const user = await proveMailbox(ctx, unverifiedUser, "EMAIL_OTP", meta); // user.emailVerified === true
  */
-export async function proveMailbox(ctx: AuthContext, user: UserRecord, keepProvider: ProviderId, meta: RequestMeta, signedInAs: { userId: string; sessionId: string } | null = null): Promise<UserRecord> {
+export async function proveMailbox(
+  ctx: AuthContext,
+  user: UserRecord,
+  keepProvider: ProviderId,
+  meta: RequestMeta,
+  signedInAs: { userId: string; sessionId: string } | null = null,
+): Promise<UserRecord> {
   if (user.emailVerified) return user;
   const { store } = ctx;
   const sameUser = signedInAs !== null && signedInAs.userId === user.id;
@@ -32,8 +38,23 @@ export async function proveMailbox(ctx: AuthContext, user: UserRecord, keepProvi
   const at = new Date(ctx.clock.now());
   const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });
   if (!updated?.ok) throw invalidOtp();
-  if (sessions > 0) await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "email-proven", count: sessions, at, ip: meta.ip, userAgent: meta.userAgent });
-  await ctx.events.emit("EmailVerified", { userId: user.id, email: user.email, at, ip: meta.ip, userAgent: meta.userAgent });
+  if (sessions > 0)
+    await ctx.events.emit("SessionRevoked", {
+      userId: user.id,
+      sessionId: null,
+      reason: "email-proven",
+      count: sessions,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+  await ctx.events.emit("EmailVerified", {
+    userId: user.id,
+    email: user.email,
+    at,
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+  });
   return updated.value;
 }
 
@@ -47,7 +68,13 @@ async function revokeApiKeys(ctx: AuthContext, userId: string, meta: RequestMeta
     for (const key of page.items) {
       if (!(await ctx.store.apiKeys.delete(key.id, userId))) continue;
       deleted++;
-      await ctx.events.emit("ApiKeyRevoked", { keyId: key.id, userId, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+      await ctx.events.emit("ApiKeyRevoked", {
+        keyId: key.id,
+        userId,
+        at: new Date(ctx.clock.now()),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
     }
     revoked += deleted;
     if (deleted === 0) return revoked;

@@ -85,7 +85,9 @@ export const EMAIL_OTP_OPTION_SHAPE: OptionShape = {
   allowSignUp: true,
   emailChange: { enabled: true, verifyCurrentEmail: true },
   templates: Object.fromEntries(
-    ["otp", ...ALL_PURPOSES.map((p) => `otp-${p}`)].flatMap((family) => ["subject", "txt", "html"].map((part) => [`${family}.${part}`, true as const])),
+    ["otp", ...ALL_PURPOSES.map((p) => `otp-${p}`)].flatMap((family) =>
+      ["subject", "txt", "html"].map((part) => [`${family}.${part}`, true as const]),
+    ),
   ),
 };
 
@@ -102,15 +104,19 @@ function flag(value: unknown, fallback: boolean, field: string): boolean {
  * resolveEmailOtpOptions({ codeLength: 8 }).expiresInMs; // 300000
  */
 export function resolveEmailOtpOptions(options: EmailOtpOptions = {}): ResolvedEmailOtpOptions {
-  if (options === null || typeof options !== "object") throw new AuthConfigError("emailOtp", "options must be an object");
+  if (options === null || typeof options !== "object")
+    throw new AuthConfigError("emailOtp", "options must be an object");
   rejectUnknownOptions(options, EMAIL_OTP_OPTION_SHAPE, "emailOtp");
   const codeLength = options.codeLength ?? 6;
-  if (!Number.isInteger(codeLength) || codeLength < 4 || codeLength > 10) throw new AuthConfigError("emailOtp.codeLength", "must be 4..10");
+  if (!Number.isInteger(codeLength) || codeLength < 4 || codeLength > 10)
+    throw new AuthConfigError("emailOtp.codeLength", "must be 4..10");
   const maxAttempts = options.maxAttempts ?? 3;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100) throw new AuthConfigError("emailOtp.maxAttempts", "must be an integer 1..100");
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
+    throw new AuthConfigError("emailOtp.maxAttempts", "must be an integer 1..100");
   const expiresInMs = parseDuration(options.expiresIn ?? "5m", "emailOtp.expiresIn");
   const templates = options.templates ?? {};
-  if (templates === null || typeof templates !== "object") throw new AuthConfigError("emailOtp.templates", "must be an object of template sources");
+  if (templates === null || typeof templates !== "object")
+    throw new AuthConfigError("emailOtp.templates", "must be an object of template sources");
   for (const [key, source] of Object.entries(templates)) {
     if (typeof source !== "string") throw new AuthConfigError(`emailOtp.templates["${key}"]`, "must be a string");
   }
@@ -121,7 +127,11 @@ export function resolveEmailOtpOptions(options: EmailOtpOptions = {}): ResolvedE
     allowSignUp: flag(options.allowSignUp, true, "emailOtp.allowSignUp"),
     emailChange: {
       enabled: flag(options.emailChange?.enabled, false, "emailOtp.emailChange.enabled"),
-      verifyCurrentEmail: flag(options.emailChange?.verifyCurrentEmail, false, "emailOtp.emailChange.verifyCurrentEmail"),
+      verifyCurrentEmail: flag(
+        options.emailChange?.verifyCurrentEmail,
+        false,
+        "emailOtp.emailChange.verifyCurrentEmail",
+      ),
     },
     templates,
   };
@@ -140,7 +150,8 @@ export function otpTemplateSources(plugin: EmailTemplates, global: EmailTemplate
     for (const part of ["subject", "txt", "html"]) {
       const specific = `otp-${purpose}.${part}`;
       const shared = `otp.${part}`;
-      out[specific] = plugin[specific] ?? global[specific] ?? plugin[shared] ?? global[shared] ?? DEFAULT_TEMPLATES[shared] ?? "";
+      out[specific] =
+        plugin[specific] ?? global[specific] ?? plugin[shared] ?? global[shared] ?? DEFAULT_TEMPLATES[shared] ?? "";
     }
   }
   return out;

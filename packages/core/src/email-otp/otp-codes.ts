@@ -67,7 +67,10 @@ export function otpIdentifier(purpose: OtpPurpose, key: string): string {
  * throw invalidOtp();
  */
 export function invalidOtp(): AuthError {
-  return new AuthError("INVALID_OTP", "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code");
+  return new AuthError(
+    "INVALID_OTP",
+    "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code",
+  );
 }
 
 /**
@@ -100,10 +103,25 @@ export class OtpCodes {
     }
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpRequested", { identifier: target.email, purpose: target.purpose, at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("OtpGenerated", { identifier: target.email, purpose: target.purpose, plain, at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("OtpRequested", {
+      identifier: target.email,
+      purpose: target.purpose,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    await ctx.events.emit("OtpGenerated", {
+      identifier: target.email,
+      purpose: target.purpose,
+      plain,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     const vars = {
-      otp: plain, action: OTP_ACTIONS[target.purpose], email: target.email,
+      otp: plain,
+      action: OTP_ACTIONS[target.purpose],
+      email: target.email,
       expiresInMinutes: String(Math.max(1, Math.round(options.expiresInMs / 60_000))),
     };
     ctx.mailer.sendInBackground(meta, target.email, `otp-${target.purpose}`, vars, undefined, this.templates);
@@ -113,7 +131,9 @@ export class OtpCodes {
   assertFormat(otp: unknown, field = "otp"): asserts otp is string {
     const n = this.options.codeLength;
     if (typeof otp !== "string" || otp.length !== n || !/^[0-9]+$/.test(otp)) {
-      throw new AuthError("INVALID_REQUEST", `${field} must be a string of ${n} digits`, { details: [{ path: field, message: `expected ${n} digits` }] });
+      throw new AuthError("INVALID_REQUEST", `${field} must be a string of ${n} digits`, {
+        details: [{ path: field, message: `expected ${n} digits` }],
+      });
     }
   }
 
@@ -162,12 +182,31 @@ export class OtpCodes {
 
   /** `OtpVerified` for a performed action (consume callers emit it once they know the user). */
   async verified(target: OtpTarget, userId: string | null, meta: RequestMeta): Promise<void> {
-    await this.ctx.events.emit("OtpVerified", { identifier: target.email, purpose: target.purpose, userId, at: new Date(this.ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await this.ctx.events.emit("OtpVerified", {
+      identifier: target.email,
+      purpose: target.purpose,
+      userId,
+      at: new Date(this.ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
   }
 
-  private async failed(target: OtpTarget, attemptCount: number, lockoutKey: string | null, meta: RequestMeta): Promise<void> {
+  private async failed(
+    target: OtpTarget,
+    attemptCount: number,
+    lockoutKey: string | null,
+    meta: RequestMeta,
+  ): Promise<void> {
     const { ctx } = this;
-    await ctx.events.emit("OtpVerifyFailed", { identifier: target.email, purpose: target.purpose, attemptCount, at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("OtpVerifyFailed", {
+      identifier: target.email,
+      purpose: target.purpose,
+      attemptCount,
+      at: new Date(ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta);
   }
 }

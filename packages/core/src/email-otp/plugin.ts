@@ -3,9 +3,20 @@ import { SERVER_CALL, type RequestMeta } from "../auth/request-meta.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
 import type { SignInResult, UserView } from "../session/session.ts";
-import { otpTemplateSources, resolveEmailOtpOptions, type EmailOtpOptions, type ResolvedEmailOtpOptions } from "./options.ts";
+import {
+  otpTemplateSources,
+  resolveEmailOtpOptions,
+  type EmailOtpOptions,
+  type ResolvedEmailOtpOptions,
+} from "./options.ts";
 import { OtpCodes } from "./otp-codes.ts";
-import { EmailOtpService, type CheckOtpInput, type ResetPasswordOtpInput, type SendOtpInput, type SignInOtpInput } from "./email-otp.ts";
+import {
+  EmailOtpService,
+  type CheckOtpInput,
+  type ResetPasswordOtpInput,
+  type SendOtpInput,
+  type SignInOtpInput,
+} from "./email-otp.ts";
 import { EmailChangeService, type ChangeEmailInput, type RequestEmailChangeInput } from "./email-change.ts";
 
 /**
@@ -31,7 +42,10 @@ export interface EmailOtpApi {
   requestPasswordResetEmailOtp(input: { email: string }, meta?: RequestMeta): Promise<{ success: true }>;
   resetPasswordEmailOtp(input: ResetPasswordOtpInput, meta?: RequestMeta): Promise<{ success: true }>;
   /** With `emailChange.enabled` (else NOT_FOUND): the user is named by id instead of a session. */
-  requestEmailChangeOtp(input: RequestEmailChangeInput & { userId: string }, meta?: RequestMeta): Promise<{ success: true }>;
+  requestEmailChangeOtp(
+    input: RequestEmailChangeInput & { userId: string },
+    meta?: RequestMeta,
+  ): Promise<{ success: true }>;
   changeEmailOtp(input: ChangeEmailInput & { userId: string }, meta?: RequestMeta): Promise<{ user: UserView }>;
 }
 
@@ -84,8 +98,10 @@ export function emailOtp(options: EmailOtpOptions = {}): EmailOtpPlugin {
         verifyEmailOtp: (input, meta) => service.verifyEmail(input, m(meta)),
         requestPasswordResetEmailOtp: (input, meta) => service.requestPasswordReset(input, m(meta)),
         resetPasswordEmailOtp: (input, meta) => service.resetPassword(input, m(meta)),
-        requestEmailChangeOtp: async ({ userId, ...input }, meta) => emailChange.request(await userById(userId), input, m(meta)),
-        changeEmailOtp: async ({ userId, ...input }, meta) => emailChange.change(await userById(userId), input, m(meta)),
+        requestEmailChangeOtp: async ({ userId, ...input }, meta) =>
+          emailChange.request(await userById(userId), input, m(meta)),
+        changeEmailOtp: async ({ userId, ...input }, meta) =>
+          emailChange.change(await userById(userId), input, m(meta)),
       };
       return { options: resolved, service, emailChange, codes, api };
     },

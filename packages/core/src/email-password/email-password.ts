@@ -1,6 +1,12 @@
 import { AuthError } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
-import { checkPasswordLength, normalizeEmail, normalizeUsername, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
+import {
+  checkPasswordLength,
+  normalizeEmail,
+  normalizeUsername,
+  resolveCallbackUrl,
+  withQuery,
+} from "../auth/validation.ts";
 import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { inTransaction } from "../auth/transaction.ts";
@@ -28,29 +34,52 @@ export function lockoutIdentifier(input: { email: string } | { username: string 
 
 /** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
 export class EmailPasswordService {
-  constructor(private readonly ctx: AuthContext, private readonly verification: EmailVerificationService) {}
+  constructor(
+    private readonly ctx: AuthContext,
+    private readonly verification: EmailVerificationService,
+  ) {}
 
   private credentialAccount(userId: string, passwordHash: string): AccountRecord {
     const now = new Date(this.ctx.clock.now());
-    return { id: randomId(this.ctx.random), userId, providerId: "credential", passwordHash, createdAt: now, updatedAt: now };
+    return {
+      id: randomId(this.ctx.random),
+      userId,
+      providerId: "credential",
+      passwordHash,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
 
   /**
    * Validates and inserts a user with a credential account (and, when `withSession`, its first session) in one
    * transaction; throws on a taken username, returns null on a taken email.
    */
-  private async insertUser<S extends boolean>(input: SignUpInput, interactive: boolean, emailVerified: boolean, withSession: S, meta: RequestMeta):
-    Promise<{ user: UserRecord; signIn: S extends true ? SignInResult : null } | null> {
+  private async insertUser<S extends boolean>(
+    input: SignUpInput,
+    interactive: boolean,
+    emailVerified: boolean,
+    withSession: S,
+    meta: RequestMeta,
+  ): Promise<{ user: UserRecord; signIn: S extends true ? SignInResult : null } | null> {
     const { config, clock } = this.ctx;
     const email = normalizeEmail(input.email);
     checkPasswordLength(config, input.password);
     const username = input.username == null ? null : normalizeUsername(input.username);
-    if (interactive && config.emailPassword.requireUsername && username === null) throw new AuthError("USERNAME_REQUIRED", "A username is required");
+    if (interactive && config.emailPassword.requireUsername && username === null)
+      throw new AuthError("USERNAME_REQUIRED", "A username is required");
     const passwordHash = await this.ctx.hasher.hash(input.password);
     const now = new Date(clock.now());
     const user: UserRecord = {
-      id: randomId(this.ctx.random), email, emailVerified, name: input.name ?? null, image: input.image ?? null,
-      username, metadata: input.metadata ?? {}, createdAt: now, updatedAt: now,
+      id: randomId(this.ctx.random),
+      email,
+      emailVerified,
+      name: input.name ?? null,
+      image: input.image ?? null,
+      username,
+      metadata: input.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
     };
     // User, credential account and first session commit together: a lost response never leaves an account
     // without the session the client was promised (its retry would get USER_ALREADY_EXISTS).
@@ -74,7 +103,13 @@ export class EmailPasswordService {
       throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     }
     const { user, signIn } = created;
-    await this.ctx.events.emit("UserSignedUp", { userId: user.id, email: user.email, at: user.createdAt, ip: meta.ip, userAgent: meta.userAgent });
+    await this.ctx.events.emit("UserSignedUp", {
+      userId: user.id,
+      email: user.email,
+      at: user.createdAt,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     if (signIn) return signIn;
     await this.verification.sendFor(user, undefined, meta);
     return { success: true };
@@ -88,13 +123,21 @@ export class EmailPasswordService {
     const identifier = lockoutIdentifier(byEmail ? { email: value } : { username: value });
     await ctx.lockout.assertNotLocked(identifier);
     const user = byEmail ? await ctx.store.users.findByEmail(value) : await ctx.store.users.findByUsername(value);
-    const account = user ? (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash) : undefined;
+    const account = user
+      ? (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash)
+      : undefined;
     let valid = false;
     if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, input.password);
     else await ctx.burnPasswordHash(input.password);
     if (!user || !valid) {
       await ctx.lockout.recordFailure(identifier, meta);
-      await ctx.events.emit("SignInFailed", { identifier, reason: "invalid-credentials", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+      await ctx.events.emit("SignInFailed", {
+        identifier,
+        reason: "invalid-credentials",
+        at: new Date(ctx.clock.now()),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
     await ctx.lockout.reset(identifier);
@@ -102,14 +145,28 @@ export class EmailPasswordService {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
     const result = await ctx.sessions.create(user, meta);
-    await ctx.events.emit("UserSignedIn", { userId: user.id, method: "password", at: new Date(ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("UserSignedIn", {
+      userId: user.id,
+      method: "password",
+      at: new Date(ctx.clock.now()),
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return result;
   }
 
   async signOut(token: string, meta: RequestMeta): Promise<void> {
     const session = await this.ctx.sessions.revokeToken(token);
     if (session) {
-      await this.ctx.events.emit("SessionRevoked", { userId: session.userId, sessionId: session.id, reason: "sign-out", count: 1, at: new Date(this.ctx.clock.now()), ip: meta.ip, userAgent: meta.userAgent });
+      await this.ctx.events.emit("SessionRevoked", {
+        userId: session.userId,
+        sessionId: session.id,
+        reason: "sign-out",
+        count: 1,
+        at: new Date(this.ctx.clock.now()),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
     }
   }
 
@@ -118,7 +175,9 @@ export class EmailPasswordService {
     const { ctx } = this;
     const identifier = lockoutIdentifier({ email: user.email });
     await ctx.lockout.assertNotLocked(identifier);
-    const account = (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash);
+    const account = (await ctx.store.accounts.listByUser(user.id)).find(
+      (a) => a.providerId === "credential" && a.passwordHash,
+    );
     let valid = false;
     if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, password);
     else await ctx.burnPasswordHash(password);
@@ -130,7 +189,11 @@ export class EmailPasswordService {
     return true;
   }
 
-  async changePassword(current: ValidatedSession, input: { currentPassword: string; newPassword: string; revokeOtherSessions?: boolean }, meta: RequestMeta): Promise<void> {
+  async changePassword(
+    current: ValidatedSession,
+    input: { currentPassword: string; newPassword: string; revokeOtherSessions?: boolean },
+    meta: RequestMeta,
+  ): Promise<void> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
     if (!(await this.verifyCurrentPassword(current.userRecord, input.currentPassword, meta))) {
@@ -144,26 +207,64 @@ export class EmailPasswordService {
       return input.revokeOtherSessions ? tx.sessions.revokeAll(userId, current.session.id) : null;
     });
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("PasswordChanged", { userId, method: "change-password", at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("PasswordChanged", {
+      userId,
+      method: "change-password",
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     if (count !== null) {
-      await ctx.events.emit("SessionRevoked", { userId, sessionId: null, reason: "password-changed", count, at, ip: meta.ip, userAgent: meta.userAgent });
+      await ctx.events.emit("SessionRevoked", {
+        userId,
+        sessionId: null,
+        reason: "password-changed",
+        count,
+        at,
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
     }
   }
 
   /** Emails a reset link when the email belongs to a user; answers the same either way. */
-  async requestPasswordReset(input: { email: string; redirectTo?: string | null }, meta: RequestMeta): Promise<{ success: true }> {
+  async requestPasswordReset(
+    input: { email: string; redirectTo?: string | null },
+    meta: RequestMeta,
+  ): Promise<{ success: true }> {
     const { ctx } = this;
     const { passwordReset } = ctx.config.emailPassword;
     const email = normalizeEmail(input.email);
-    const target = resolveCallbackUrl(ctx.config, input.redirectTo, passwordReset.callbackUrlOverride ?? ctx.config.baseUrl + passwordReset.callbackPath);
+    const target = resolveCallbackUrl(
+      ctx.config,
+      input.redirectTo,
+      passwordReset.callbackUrlOverride ?? ctx.config.baseUrl + passwordReset.callbackPath,
+    );
     const user = await ctx.store.users.findByEmail(email);
     if (!user) return { success: true };
     const identifier = `password-reset:${user.id}`;
     const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpRequested", { identifier: email, purpose: "password-reset-link", at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("OtpGenerated", { identifier: email, purpose: "password-reset-link", plain: token, at, ip: meta.ip, userAgent: meta.userAgent });
-    ctx.mailer.sendInBackground(meta, email, "password-reset", { url: withQuery(target, { token }), token, expiresInMinutes: String(Math.round(passwordReset.expiresInMs / 60000)) });
+    await ctx.events.emit("OtpRequested", {
+      identifier: email,
+      purpose: "password-reset-link",
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    await ctx.events.emit("OtpGenerated", {
+      identifier: email,
+      purpose: "password-reset-link",
+      plain: token,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    ctx.mailer.sendInBackground(meta, email, "password-reset", {
+      url: withQuery(target, { token }),
+      token,
+      expiresInMinutes: String(Math.round(passwordReset.expiresInMs / 60000)),
+    });
     return { success: true };
   }
 
@@ -181,9 +282,30 @@ export class EmailPasswordService {
       return tx.sessions.revokeAll(user.id);
     });
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpVerified", { identifier: user.email, purpose: "password-reset-link", userId: user.id, at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("PasswordChanged", { userId: user.id, method: "reset-token", at, ip: meta.ip, userAgent: meta.userAgent });
-    await ctx.events.emit("SessionRevoked", { userId: user.id, sessionId: null, reason: "password-reset", count, at, ip: meta.ip, userAgent: meta.userAgent });
+    await ctx.events.emit("OtpVerified", {
+      identifier: user.email,
+      purpose: "password-reset-link",
+      userId: user.id,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    await ctx.events.emit("PasswordChanged", {
+      userId: user.id,
+      method: "reset-token",
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    await ctx.events.emit("SessionRevoked", {
+      userId: user.id,
+      sessionId: null,
+      reason: "password-reset",
+      count,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return { success: true };
   }
 
@@ -192,7 +314,13 @@ export class EmailPasswordService {
     const created = await this.insertUser(input, false, input.emailVerified ?? false, false, meta);
     if (!created) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     const { user } = created;
-    await this.ctx.events.emit("UserSignedUp", { userId: user.id, email: user.email, at: user.createdAt, ip: meta.ip, userAgent: meta.userAgent });
+    await this.ctx.events.emit("UserSignedUp", {
+      userId: user.id,
+      email: user.email,
+      at: user.createdAt,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
     return toUserView(user);
   }
 }

@@ -33,7 +33,8 @@ export class EmailVerificationService {
   /** Where the emailed link points: the request's trusted `callbackUrl`, else the override, else baseUrl + callbackPath. */
   private linkTarget(callbackUrl: string | null | undefined): string {
     const { config } = this.ctx;
-    const fallback = config.emailVerification.callbackUrlOverride ?? config.baseUrl + config.emailVerification.callbackPath;
+    const fallback =
+      config.emailVerification.callbackUrlOverride ?? config.baseUrl + config.emailVerification.callbackPath;
     return resolveCallbackUrl(config, callbackUrl, fallback);
   }
 
@@ -44,11 +45,22 @@ export class EmailVerificationService {
     const target = this.linkTarget(callbackUrl);
     const token = await ctx.secrets.issueToken(verificationLinkIdentifier(user.email), user.id, expiresInMs);
     const at = new Date(ctx.clock.now());
-    const base = { identifier: user.email, purpose: "email-verification-link" as const, at, ip: meta.ip, userAgent: meta.userAgent };
+    const base = {
+      identifier: user.email,
+      purpose: "email-verification-link" as const,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    };
     await ctx.events.emit("OtpRequested", base);
     await ctx.events.emit("OtpGenerated", { ...base, plain: token });
     const url = withQuery(target, { token, email: user.email });
-    ctx.mailer.sendInBackground(meta, user.email, "verification", { url, token, email: user.email, expiresInMinutes: String(Math.round(expiresInMs / 60000)) });
+    ctx.mailer.sendInBackground(meta, user.email, "verification", {
+      url,
+      token,
+      email: user.email,
+      expiresInMinutes: String(Math.round(expiresInMs / 60000)),
+    });
   }
 
   /** `{success: true}` whatever the email: unknown and already-verified addresses get nothing. */
@@ -83,14 +95,22 @@ export class EmailVerificationService {
     if (!user || user.email !== email) throw invalidToken();
     // The verified flag and the new session commit together.
     const result = await inTransaction(ctx, async (tx) => {
-      const updated = await tx.store.users.update(user.id, { emailVerified: true, updatedAt: new Date(ctx.clock.now()) });
+      const updated = await tx.store.users.update(user.id, {
+        emailVerified: true,
+        updatedAt: new Date(ctx.clock.now()),
+      });
       if (!updated?.ok) throw invalidToken();
       return tx.sessions.create(updated.value, meta);
     });
     await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
     const base = { at, ip: meta.ip, userAgent: meta.userAgent };
-    await ctx.events.emit("OtpVerified", { ...base, identifier: email, purpose: "email-verification-link", userId: user.id });
+    await ctx.events.emit("OtpVerified", {
+      ...base,
+      identifier: email,
+      purpose: "email-verification-link",
+      userId: user.id,
+    });
     if (!user.emailVerified) await ctx.events.emit("EmailVerified", { ...base, userId: user.id, email });
     await ctx.events.emit("UserSignedIn", { ...base, userId: user.id, method: "email-verification" });
     return result;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { consoleEmailSender, DEFAULT_TEMPLATES, renderEmail } from "./email.ts";
 
-const message = { to: "p@example.com", from: "no-reply@app.example", subject: "Your code: 866435", text: "Your code is 866435", html: "<b>866435</b>", template: "otp-sign-in" };
+const message = {
+  to: "p@example.com",
+  from: "no-reply@app.example",
+  subject: "Your code: 866435",
+  text: "Your code is 866435",
+  html: "<b>866435</b>",
+  template: "otp-sign-in",
+};
 
 describe("consoleEmailSender", () => {
   it("bug: in production it prints recipient and template only, never the subject (which may carry a code)", async () => {

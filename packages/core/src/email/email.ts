@@ -24,15 +24,21 @@ export interface EmailSender {
  * import { consoleEmailSender } from "@latchkey/core";
  * createAuth({ ..., email: { sender: consoleEmailSender({ showBody: true }) } });
  */
-export function consoleEmailSender(options: { showBody?: boolean; log?: (line: string) => void } = {}): EmailSender & { showBody: boolean | undefined } {
+export function consoleEmailSender(
+  options: { showBody?: boolean; log?: (line: string) => void } = {},
+): EmailSender & { showBody: boolean | undefined } {
   const log = options.log ?? ((line: string) => console.log(line));
   return {
     showBody: options.showBody,
     async send(message) {
       if (options.showBody) {
-        log(`[latchkey email] development mode: printing the whole email, codes and links included (never in production)\nto=${message.to} from=${message.from} template=${message.template}\nsubject: ${message.subject}\n\n${message.text}`);
+        log(
+          `[latchkey email] development mode: printing the whole email, codes and links included (never in production)\nto=${message.to} from=${message.from} template=${message.template}\nsubject: ${message.subject}\n\n${message.text}`,
+        );
       } else {
-        log(`[latchkey email] to=${message.to} template=${message.template} (subject and body withheld: set environment "development" or configure a sender)`);
+        log(
+          `[latchkey email] to=${message.to} template=${message.template} (subject and body withheld: set environment "development" or configure a sender)`,
+        );
       }
     },
   };
@@ -43,20 +49,31 @@ export type EmailTemplates = Record<string, string>;
 
 export const DEFAULT_TEMPLATES: EmailTemplates = {
   "verification.subject": "Verify your email",
-  "verification.txt": "Confirm your email address for {{appName}} by opening this link:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email.",
-  "verification.html": "<p>Confirm your email address for {{appName}}.</p><p><a href=\"{{url}}\">Verify email</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email.</p>",
+  "verification.txt":
+    "Confirm your email address for {{appName}} by opening this link:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email.",
+  "verification.html":
+    '<p>Confirm your email address for {{appName}}.</p><p><a href="{{url}}">Verify email</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email.</p>',
   "password-reset.subject": "Reset your password",
-  "password-reset.txt": "Someone asked to reset the password of your {{appName}} account. Open this link to choose a new one:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.",
-  "password-reset.html": "<p>Someone asked to reset the password of your {{appName}} account.</p><p><a href=\"{{url}}\">Choose a new password</a></p><p>The link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.</p>",
-  "delete-account.txt": "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
-  "delete-account.html": "<p>Open this link to delete your {{appName}} account for good.</p><p><a href=\"{{url}}\">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>",
+  "password-reset.txt":
+    "Someone asked to reset the password of your {{appName}} account. Open this link to choose a new one:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.",
+  "password-reset.html":
+    '<p>Someone asked to reset the password of your {{appName}} account.</p><p><a href="{{url}}">Choose a new password</a></p><p>The link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.</p>',
+  "delete-account.txt":
+    "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
+  "delete-account.html":
+    '<p>Open this link to delete your {{appName}} account for good.</p><p><a href="{{url}}">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>',
   "otp.subject": "Your {{appName}} code",
-  "otp.txt": "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",
-  "otp.html": "<p>Your {{appName}} code to {{action}} is</p><p style=\"font-size:24px;letter-spacing:4px\"><strong>{{otp}}</strong></p><p>It expires in {{expiresInMinutes}} minutes. Do not share it.</p>",
+  "otp.txt":
+    "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",
+  "otp.html":
+    '<p>Your {{appName}} code to {{action}} is</p><p style="font-size:24px;letter-spacing:4px"><strong>{{otp}}</strong></p><p>It expires in {{expiresInMinutes}} minutes. Do not share it.</p>',
 };
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
 }
 
 /** Fills `{{name}}` placeholders; unknown names render empty. HTML templates escape values. */
@@ -68,7 +85,11 @@ export function renderTemplate(source: string, vars: Record<string, string>, htm
 }
 
 /** Renders `<name>.subject`, `<name>.txt` and `<name>.html`, falling back to the defaults. */
-export function renderEmail(templates: EmailTemplates, name: string, vars: Record<string, string>): { subject: string; text: string; html: string } {
+export function renderEmail(
+  templates: EmailTemplates,
+  name: string,
+  vars: Record<string, string>,
+): { subject: string; text: string; html: string } {
   const pick = (suffix: string) => templates[`${name}.${suffix}`] ?? DEFAULT_TEMPLATES[`${name}.${suffix}`] ?? "";
   return {
     subject: renderTemplate(pick("subject"), vars, false),

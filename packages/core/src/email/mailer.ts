@@ -10,14 +10,23 @@ import type { RequestMeta } from "../auth/request-meta.ts";
  * await ctx.mailer.send("ada@example.com", "verification", { url, token, email, expiresInMinutes: "1440" });
  */
 export class Mailer {
-  constructor(private readonly config: ResolvedConfig, readonly sender: EmailSender) {}
+  constructor(
+    private readonly config: ResolvedConfig,
+    readonly sender: EmailSender,
+  ) {}
 
   /**
    * Renders `<template>.subject/.txt/.html` with `appName` plus `vars` and sends it. `subjectOverride`
    * (e.g. `deleteAccount.subject`) replaces the subject template and may use the same `{{variables}}`.
    * `templates` (a feature's own overrides, e.g. `emailOtp({ templates })`) win over `email.templates`.
    */
-  async send(to: string, template: string, vars: Record<string, string>, subjectOverride?: string, templates?: EmailTemplates): Promise<void> {
+  async send(
+    to: string,
+    template: string,
+    vars: Record<string, string>,
+    subjectOverride?: string,
+    templates?: EmailTemplates,
+  ): Promise<void> {
     const all = { appName: this.config.appName, ...vars };
     const sources = templates ? { ...this.config.email.templates, ...templates } : this.config.email.templates;
     const rendered = renderEmail(sources, template, all);
@@ -29,7 +38,14 @@ export class Mailer {
    * Sends without letting delivery time or failure show in the response (anti-enumeration endpoints):
    * handed to `waitUntil` when the runtime has one. Failures are logged without the message body.
    */
-  sendInBackground(meta: RequestMeta, to: string, template: string, vars: Record<string, string>, subjectOverride?: string, templates?: EmailTemplates): void {
+  sendInBackground(
+    meta: RequestMeta,
+    to: string,
+    template: string,
+    vars: Record<string, string>,
+    subjectOverride?: string,
+    templates?: EmailTemplates,
+  ): void {
     const task = this.send(to, template, vars, subjectOverride, templates).catch((error: unknown) => {
       console.error(`[latchkey] email "${template}" could not be sent: ${describeError(error)}`);
     });

@@ -11,7 +11,10 @@ export function describeError(error: unknown): string {
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
     if (current instanceof Error) {
-      const firstLine = current.message.split("\n")[0]!.replace(/\bparams:.*$/i, "").slice(0, 300);
+      const firstLine = current.message
+        .split("\n")[0]!
+        .replace(/\bparams:.*$/i, "")
+        .slice(0, 300);
       parts.push(`${current.name}: ${firstLine}`);
       current = current.cause;
     } else {

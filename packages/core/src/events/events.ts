@@ -14,7 +14,10 @@ export interface AuthEventMap {
   UserSignedIn: EventBase & { userId: string; method: "password" | "email-otp" | "email-verification" };
   SignInFailed: EventBase & { identifier: string; reason: string };
   SessionRevoked: EventBase & { userId: string; sessionId: string | null; reason: string; count: number };
-  PasswordChanged: EventBase & { userId: string; method: "change-password" | "reset-token" | "reset-otp" | "set-password" };
+  PasswordChanged: EventBase & {
+    userId: string;
+    method: "change-password" | "reset-token" | "reset-otp" | "set-password";
+  };
   EmailVerified: EventBase & { userId: string; email: string };
   EmailChanged: EventBase & { userId: string; oldEmail: string; newEmail: string };
   AccountDeleted: EventBase & { userId: string; email: string };
@@ -23,11 +26,22 @@ export interface AuthEventMap {
   ApiKeyCreated: EventBase & { keyId: string; userId: string };
   ApiKeyRevoked: EventBase & { keyId: string; userId: string };
   ApiKeyVerifyFailed: EventBase & { keyId?: string; code: string };
-  OtpRequested: EventBase & { identifier: string; purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account" };
-  OtpVerified: EventBase & { identifier: string; purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account"; userId: string | null };
+  OtpRequested: EventBase & {
+    identifier: string;
+    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account";
+  };
+  OtpVerified: EventBase & {
+    identifier: string;
+    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account";
+    userId: string | null;
+  };
   OtpVerifyFailed: EventBase & { identifier: string; purpose: OtpPurpose; attemptCount: number };
   /** Carries the plaintext code or token. Never audited; meant for custom delivery and `captureOtp` in tests. */
-  OtpGenerated: EventBase & { identifier: string; purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account"; plain: string };
+  OtpGenerated: EventBase & {
+    identifier: string;
+    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account";
+    plain: string;
+  };
 }
 
 export type AuthEventName = keyof AuthEventMap;
@@ -36,7 +50,11 @@ export type AuthEvent = { [K in AuthEventName]: { type: K } & AuthEventMap[K] }[
 export type AuthEventListener<K extends AuthEventName> = (event: AuthEventMap[K] & { type: K }) => unknown;
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /**
@@ -50,7 +68,10 @@ export class AuthEvents {
   readonly #any = new Set<(event: AuthEvent) => unknown>();
   readonly #onError: (error: unknown) => void;
 
-  constructor(onError: (error: unknown) => void = (error) => console.error(`[latchkey] event listener failed: ${describeError(error)}`)) {
+  constructor(
+    onError: (error: unknown) => void = (error) =>
+      console.error(`[latchkey] event listener failed: ${describeError(error)}`),
+  ) {
     this.#onError = onError;
   }
 

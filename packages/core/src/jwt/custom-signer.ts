@@ -73,7 +73,12 @@ export class CustomSignerSource implements KeySource {
       const building = Promise.resolve()
         .then(() => this.factory({ alg: this.alg, clock: this.clock }))
         .then((signer) => {
-          if (!signer || typeof signer.sign !== "function" || typeof signer.publicKeys !== "function" || typeof signer.currentKid !== "function") {
+          if (
+            !signer ||
+            typeof signer.sign !== "function" ||
+            typeof signer.publicKeys !== "function" ||
+            typeof signer.currentKid !== "function"
+          ) {
             throw misconfigured("the factory must return { currentKid(), sign(), publicKeys() }");
           }
           return signer;

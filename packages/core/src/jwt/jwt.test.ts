@@ -24,9 +24,19 @@ function configError(options: unknown): AuthConfigError {
 describe("jwt() options", () => {
   it("defaults: EdDSA, 15 minutes, rotation every 90 days, 30 days of grace, 60 s cache, /jwks and /token", () => {
     expect(resolveJwtOptions()).toMatchObject({
-      alg: "EdDSA", expiresInSeconds: 900, issuer: null, audience: null, rotationIntervalMs: 90 * 86_400_000,
-      gracePeriodMs: 30 * 86_400_000, keyCacheTtlMs: 60_000, disableSettingJwtHeader: false, disablePrivateKeyEncryption: false,
-      jwksPath: "/jwks", tokenPath: "/token", payloadBuilder: null, signerFactory: null,
+      alg: "EdDSA",
+      expiresInSeconds: 900,
+      issuer: null,
+      audience: null,
+      rotationIntervalMs: 90 * 86_400_000,
+      gracePeriodMs: 30 * 86_400_000,
+      keyCacheTtlMs: 60_000,
+      disableSettingJwtHeader: false,
+      disablePrivateKeyEncryption: false,
+      jwksPath: "/jwks",
+      tokenPath: "/token",
+      payloadBuilder: null,
+      signerFactory: null,
     });
     expect(resolveJwtOptions({ alg: "Ed25519" }).alg).toBe("EdDSA");
     expect(resolveJwtOptions({ rotationInterval: false }).rotationIntervalMs).toBeNull();
@@ -61,8 +71,16 @@ describe("jwt() options", () => {
   });
 
   it("issuer and audience fall back to baseUrl when the plugin starts", () => {
-    const core = createAuthCore({ secret: SECRET, database: memoryStore(), baseUrl: "https://app.example/", plugins: [jwt()] });
-    expect(core.plugin<JwtService>("jwt")!.options).toMatchObject({ issuer: "https://app.example", audience: "https://app.example" });
+    const core = createAuthCore({
+      secret: SECRET,
+      database: memoryStore(),
+      baseUrl: "https://app.example/",
+      plugins: [jwt()],
+    });
+    expect(core.plugin<JwtService>("jwt")!.options).toMatchObject({
+      issuer: "https://app.example",
+      audience: "https://app.example",
+    });
   });
 });
 
@@ -95,8 +113,29 @@ describe("KeyEnvelope (private keys at rest)", () => {
 
 describe("toPublicJwk", () => {
   it("keeps only public members and sets kid, alg, use", () => {
-    const rsa = { kty: "RSA", n: "n", e: "AQAB", d: "d", p: "p", q: "q", dp: "dp", dq: "dq", qi: "qi", k: "k", kid: "ignored", ext: true, key_ops: ["sign"] };
-    expect(toPublicJwk(rsa, "kid-1", "RS256")).toEqual({ kty: "RSA", n: "n", e: "AQAB", kid: "kid-1", alg: "RS256", use: "sig" });
+    const rsa = {
+      kty: "RSA",
+      n: "n",
+      e: "AQAB",
+      d: "d",
+      p: "p",
+      q: "q",
+      dp: "dp",
+      dq: "dq",
+      qi: "qi",
+      k: "k",
+      kid: "ignored",
+      ext: true,
+      key_ops: ["sign"],
+    };
+    expect(toPublicJwk(rsa, "kid-1", "RS256")).toEqual({
+      kty: "RSA",
+      n: "n",
+      e: "AQAB",
+      kid: "kid-1",
+      alg: "RS256",
+      use: "sig",
+    });
     expect(toPublicJwk({ crv: "Ed25519" }, "kid-1", "EdDSA")).toBeNull();
     expect(toPublicJwk({ kty: "OKP" }, "", "EdDSA")).toBeNull();
   });
@@ -106,17 +145,31 @@ describe("JwtService without HTTP", () => {
   it("auth.api signs for a session from getSession and verifies it; the injected clock drives exp", async () => {
     const clock = createTestClock();
     const core = createAuthCore({
-      secret: SECRET, database: memoryStore(), baseUrl: "https://app.example", clock,
-      passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+      secret: SECRET,
+      database: memoryStore(),
+      baseUrl: "https://app.example",
+      clock,
+      passwordHasher: argon2idHasher({
+        random: webCryptoRandom,
+        params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+      }),
       plugins: [jwt({ expiresIn: "1m" })],
     });
     const signedUp = await core.api.signUp({ email: "ada@example.com", password: "correct horse battery" });
     if (!("credentials" in signedUp)) throw new Error("expected a session");
     const session = await core.api.getSession(signedUp.credentials.token);
     const token = await core.api.signJwt(session!);
-    expect(await core.api.verifyJwt(token)).toMatchObject({ sub: signedUp.user.id, sid: signedUp.session.id, email: "ada@example.com", exp: Math.floor(clock.now() / 1000) + 60 });
+    expect(await core.api.verifyJwt(token)).toMatchObject({
+      sub: signedUp.user.id,
+      sid: signedUp.session.id,
+      email: "ada@example.com",
+      exp: Math.floor(clock.now() / 1000) + 60,
+    });
     expect((await core.api.getJwks()).keys).toHaveLength(1);
     clock.advance(61_000);
-    await expect(core.api.verifyJwt(token)).rejects.toMatchObject({ code: "INVALID_JWT", message: "The JWT has expired" });
+    await expect(core.api.verifyJwt(token)).rejects.toMatchObject({
+      code: "INVALID_JWT",
+      message: "The JWT has expired",
+    });
   });
 });

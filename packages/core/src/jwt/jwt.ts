@@ -6,7 +6,15 @@ import { KeyEnvelope } from "./key-envelope.ts";
 import { StoredKeyRing } from "./key-ring.ts";
 import { CustomSignerSource } from "./custom-signer.ts";
 import type { KeySource } from "./key-source.ts";
-import { resolveJwtOptions, type JsonWebKeySet, type JwsAlgorithm, type JwtClaims, type JwtOptions, type JwtPayloadContext, type ResolvedJwtOptions } from "./options.ts";
+import {
+  resolveJwtOptions,
+  type JsonWebKeySet,
+  type JwsAlgorithm,
+  type JwtClaims,
+  type JwtOptions,
+  type JwtPayloadContext,
+  type ResolvedJwtOptions,
+} from "./options.ts";
 
 /** What `jwt()` adds to `auth.api`. */
 export interface JwtApi {
@@ -69,16 +77,29 @@ export class JwtService {
   private readonly source: KeySource;
   private lastUnknownKidRefresh = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly ctx: AuthContext, resolved: ResolvedJwtOptions) {
-    this.options = { ...resolved, issuer: resolved.issuer ?? ctx.config.baseUrl, audience: resolved.audience ?? ctx.config.baseUrl };
+  constructor(
+    private readonly ctx: AuthContext,
+    resolved: ResolvedJwtOptions,
+  ) {
+    this.options = {
+      ...resolved,
+      issuer: resolved.issuer ?? ctx.config.baseUrl,
+      audience: resolved.audience ?? ctx.config.baseUrl,
+    };
     const o = this.options;
     this.source = o.signerFactory
       ? new CustomSignerSource(o.signerFactory, o.alg, ctx.clock, o.keyCacheTtlMs)
       : new StoredKeyRing({
-        store: ctx.store.jwks, clock: ctx.clock, random: ctx.random, alg: o.alg,
-        envelope: new KeyEnvelope(ctx.config.secret, ctx.random), encrypt: !o.disablePrivateKeyEncryption,
-        rotationIntervalMs: o.rotationIntervalMs, gracePeriodMs: o.gracePeriodMs, keyCacheTtlMs: o.keyCacheTtlMs,
-      });
+          store: ctx.store.jwks,
+          clock: ctx.clock,
+          random: ctx.random,
+          alg: o.alg,
+          envelope: new KeyEnvelope(ctx.config.secret, ctx.random),
+          encrypt: !o.disablePrivateKeyEncryption,
+          rotationIntervalMs: o.rotationIntervalMs,
+          gracePeriodMs: o.gracePeriodMs,
+          keyCacheTtlMs: o.keyCacheTtlMs,
+        });
     this.api = {
       signJwt: (session) => this.sign(session),
       verifyJwt: (token) => this.verify(token),
@@ -96,8 +117,14 @@ export class JwtService {
     const { user, session } = context;
     const iat = Math.floor(this.ctx.clock.now() / 1000);
     const payload: JwtClaims = {
-      sub: user.id, sid: session.id, email: user.email, email_verified: user.emailVerified,
-      iat, exp: iat + this.options.expiresInSeconds, iss: this.options.issuer, aud: this.options.audience,
+      sub: user.id,
+      sid: session.id,
+      email: user.email,
+      email_verified: user.emailVerified,
+      iat,
+      exp: iat + this.options.expiresInSeconds,
+      iss: this.options.issuer,
+      aud: this.options.audience,
     };
     if (this.options.payloadBuilder) {
       const extra: unknown = await this.options.payloadBuilder({ user, session });
@@ -116,7 +143,8 @@ export class JwtService {
 
   /** Verifies with the configured algorithm only, against the published keys; INVALID_JWT on any failure. */
   async verify(token: unknown): Promise<JwtClaims> {
-    if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw invalid("The JWT is malformed");
+    if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH)
+      throw invalid("The JWT is malformed");
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);
@@ -124,7 +152,8 @@ export class JwtService {
       throw invalid("The JWT is malformed", cause);
     }
     // The allowlist is checked before any key is chosen: `none` and HS256-with-the-public-key never get that far.
-    if (header.alg !== this.options.alg) throw invalid(`The JWT algorithm is not allowed (expected ${this.options.alg})`);
+    if (header.alg !== this.options.alg)
+      throw invalid(`The JWT algorithm is not allowed (expected ${this.options.alg})`);
     if (typeof header.kid !== "string" || header.kid === "") throw invalid("The JWT has no key id");
     let key = await (await this.source.publicKeys()).verificationKey(header.kid, this.options.alg);
     const now = this.ctx.clock.now();

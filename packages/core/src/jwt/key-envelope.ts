@@ -18,7 +18,10 @@ const HKDF_INFO = utf8("aes-256-gcm v1");
 export class KeyEnvelope {
   private kek: Promise<CryptoKey> | null = null;
 
-  constructor(private readonly secret: string, private readonly random: Random) {}
+  constructor(
+    private readonly secret: string,
+    private readonly random: Random,
+  ) {}
 
   /** True when `stored` is an envelope (rather than plain JWK JSON written with encryption disabled). */
   static isSealed(stored: string): boolean {
@@ -41,7 +44,11 @@ export class KeyEnvelope {
 
   async seal(keyId: string, plaintext: string): Promise<string> {
     const iv = this.random.bytes(12);
-    const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv: iv as BufferSource, additionalData: utf8(keyId) as BufferSource }, await this.key(), utf8(plaintext) as BufferSource);
+    const sealed = await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv: iv as BufferSource, additionalData: utf8(keyId) as BufferSource },
+      await this.key(),
+      utf8(plaintext) as BufferSource,
+    );
     return `${VERSION}.${base64url(iv)}.${base64url(new Uint8Array(sealed))}`;
   }
 
@@ -53,7 +60,11 @@ export class KeyEnvelope {
     if (version !== VERSION || extra !== undefined || !iv || iv.length !== 12 || !body || body.length < 16) {
       throw new Error("Not a v1 key envelope");
     }
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: iv as BufferSource, additionalData: utf8(keyId) as BufferSource }, await this.key(), body as BufferSource);
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: iv as BufferSource, additionalData: utf8(keyId) as BufferSource },
+      await this.key(),
+      body as BufferSource,
+    );
     return fromUtf8(new Uint8Array(plain));
   }
 }

@@ -83,7 +83,8 @@ export class StoredKeyRing implements KeySource {
     const records = await this.o.store.list();
     const current = newestActive(records);
     // An instance with a wrong secret must not take over the key ring unless told to.
-    if (current && !force && !(this.state?.signer && this.state.current.id === current.id)) await this.readSigner(current);
+    if (current && !force && !(this.state?.signer && this.state.current.id === current.id))
+      await this.readSigner(current);
     const state = await this.settle(await this.createKey(records, now), now);
     return { kid: state.current.id };
   }
@@ -121,9 +122,13 @@ export class StoredKeyRing implements KeySource {
     const { publicJwk, privateJwk } = await generateSigningKey(this.o.alg, id);
     const plain = JSON.stringify(privateJwk);
     const record: JwkRecord = {
-      id, generation, alg: this.o.alg, publicKey: JSON.stringify(publicJwk),
+      id,
+      generation,
+      alg: this.o.alg,
+      publicKey: JSON.stringify(publicJwk),
       privateKey: this.o.encrypt ? await this.o.envelope.seal(id, plain) : plain,
-      createdAt: new Date(now), retiredAt: null,
+      createdAt: new Date(now),
+      retiredAt: null,
     };
     if (await this.o.store.insert(record)) await this.o.store.retireOthers(record.id, new Date(now));
     return this.o.store.list();
@@ -137,7 +142,9 @@ export class StoredKeyRing implements KeySource {
     if (records.some((r) => r.id !== current.id && r.retiredAt === null)) {
       // A creator stopped between insert and retire: finish its job so the old key's grace clock starts.
       await this.o.store.retireOthers(current.id, new Date(now));
-      records = records.map((r) => (r.id !== current.id && r.retiredAt === null ? { ...r, retiredAt: new Date(now) } : r));
+      records = records.map((r) =>
+        r.id !== current.id && r.retiredAt === null ? { ...r, retiredAt: new Date(now) } : r,
+      );
     }
     const cutoff = now - this.o.gracePeriodMs;
     if (records.some((r) => r.retiredAt !== null && r.retiredAt.getTime() < cutoff)) {
@@ -164,16 +171,26 @@ export class StoredKeyRing implements KeySource {
       if (jwk) published.push(jwk);
     }
     let refreshAt = now + this.o.keyCacheTtlMs;
-    if (this.o.rotationIntervalMs !== null) refreshAt = Math.min(refreshAt, current.createdAt.getTime() + this.o.rotationIntervalMs);
-    for (const r of records) if (r.retiredAt !== null) refreshAt = Math.min(refreshAt, r.retiredAt.getTime() + this.o.gracePeriodMs + 1);
+    if (this.o.rotationIntervalMs !== null)
+      refreshAt = Math.min(refreshAt, current.createdAt.getTime() + this.o.rotationIntervalMs);
+    for (const r of records)
+      if (r.retiredAt !== null) refreshAt = Math.min(refreshAt, r.retiredAt.getTime() + this.o.gracePeriodMs + 1);
 
-    this.state = { refreshAt, current, signer, unreadable: failure, keys: new PublicKeySet(published, previous?.keys ?? null) };
+    this.state = {
+      refreshAt,
+      current,
+      signer,
+      unreadable: failure,
+      keys: new PublicKeySet(published, previous?.keys ?? null),
+    };
     return this.state;
   }
 
   private async readSigner(record: JwkRecord): Promise<LocalSigner> {
     try {
-      const text = KeyEnvelope.isSealed(record.privateKey) ? await this.o.envelope.open(record.id, record.privateKey) : record.privateKey;
+      const text = KeyEnvelope.isSealed(record.privateKey)
+        ? await this.o.envelope.open(record.id, record.privateKey)
+        : record.privateKey;
       return await LocalSigner.fromPrivateJwk(JSON.parse(text), record.alg as JwsAlgorithm, record.id);
     } catch (cause) {
       throw unreadable(record, cause);
@@ -184,7 +201,9 @@ export class StoredKeyRing implements KeySource {
 function parsePublicKey(record: JwkRecord): PublicJwk | null {
   try {
     const parsed: unknown = JSON.parse(record.publicKey);
-    return parsed !== null && typeof parsed === "object" ? toPublicJwk(parsed as Record<string, unknown>, record.id, record.alg) : null;
+    return parsed !== null && typeof parsed === "object"
+      ? toPublicJwk(parsed as Record<string, unknown>, record.id, record.alg)
+      : null;
   } catch {
     // A corrupt row must not take the whole JWKS down; its tokens simply stop verifying.
     return null;

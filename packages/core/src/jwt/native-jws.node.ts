@@ -26,8 +26,10 @@ export const nativeJws: NativeJws | null = {
     // RFC 7518: ES256 signatures are r || s (not DER); PS256 uses MGF1-SHA-256 with a 32-byte salt.
     const digest = alg === "EdDSA" ? null : "sha256";
     const options: KeyObject | SignKeyObjectInput =
-      alg === "ES256" ? { key, dsaEncoding: "ieee-p1363" }
-        : alg === "PS256" ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }
+      alg === "ES256"
+        ? { key, dsaEncoding: "ieee-p1363" }
+        : alg === "PS256"
+          ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }
           : key;
     return (input) => sign(digest, Buffer.from(input, "utf8"), options).toString("base64url");
   },

@@ -37,15 +37,40 @@ const SUBTLE_VERIFY: Record<JwsAlgorithm, AlgorithmIdentifier | EcdsaParams | Rs
 const SIGNATURE_BYTES: Record<JwsAlgorithm, number> = { EdDSA: 64, ES256: 64, RS256: 256, PS256: 256 };
 
 const claims: JwtClaims = {
-  sub: "user-1", sid: "session-1", email: "zoë@example.com", email_verified: true,
-  iat: 1_700_000_000, exp: 1_700_000_900, iss: "https://app.example", aud: "https://app.example", name: "Zoë 🙂",
+  sub: "user-1",
+  sid: "session-1",
+  email: "zoë@example.com",
+  email_verified: true,
+  iat: 1_700_000_000,
+  exp: 1_700_000_900,
+  iss: "https://app.example",
+  aud: "https://app.example",
+  name: "Zoë 🙂",
 };
 
 function sessionContext() {
   const at = new Date(0).toISOString();
   return {
-    user: { id: "user-1", email: "ada@example.com", emailVerified: true, name: null, image: null, username: null, metadata: {}, createdAt: at, updatedAt: at },
-    session: { id: "session-1", userId: "user-1", expiresAt: at, createdAt: at, updatedAt: at, ip: null, userAgent: null },
+    user: {
+      id: "user-1",
+      email: "ada@example.com",
+      emailVerified: true,
+      name: null,
+      image: null,
+      username: null,
+      metadata: {},
+      createdAt: at,
+      updatedAt: at,
+    },
+    session: {
+      id: "session-1",
+      userId: "user-1",
+      expiresAt: at,
+      createdAt: at,
+      updatedAt: at,
+      ip: null,
+      userAgent: null,
+    },
   };
 }
 
@@ -75,24 +100,40 @@ describe("#native-jws", () => {
 
       const publicKey = await importJWK({ ...publicJwk }, alg);
       for (const token of [a, b]) {
-        const { payload, protectedHeader } = await jwtVerify(token, publicKey, { algorithms: [alg], currentDate: new Date(claims.iat * 1000) });
+        const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
+          algorithms: [alg],
+          currentDate: new Date(claims.iat * 1000),
+        });
         expect(protectedHeader).toEqual({ alg, kid: "kid-1", typ: "JWT" });
         expect(payload).toEqual(claims);
       }
       const subtleKey = publicKey as CryptoKey;
       const input = new TextEncoder().encode(`${headerA}.${payloadA}`);
-      expect(await crypto.subtle.verify(SUBTLE_VERIFY[alg], subtleKey, Buffer.from(sigA!, "base64url"), input)).toBe(true);
+      expect(await crypto.subtle.verify(SUBTLE_VERIFY[alg], subtleKey, Buffer.from(sigA!, "base64url"), input)).toBe(
+        true,
+      );
 
       // Through the service: the /jwks document verifies what the node:crypto signer issued.
       const before = created.count;
-      const core = createAuthCore({ secret: SECRET, database: memoryStore(), baseUrl: "https://app.example", plugins: [jwt({ alg })] });
+      const core = createAuthCore({
+        secret: SECRET,
+        database: memoryStore(),
+        baseUrl: "https://app.example",
+        plugins: [jwt({ alg })],
+      });
       const issued = await core.api.signJwt(sessionContext());
       expect(created.count - before).toBe(1);
-      const verified = await jwtVerify(issued, createLocalJWKSet(await core.api.getJwks()), { algorithms: [alg], issuer: "https://app.example", audience: "https://app.example" });
+      const verified = await jwtVerify(issued, createLocalJWKSet(await core.api.getJwks()), {
+        algorithms: [alg],
+        issuer: "https://app.example",
+        audience: "https://app.example",
+      });
       expect(verified.payload).toMatchObject({ sub: "user-1", sid: "session-1" });
 
       const forged = `${headerA}.${Buffer.from(JSON.stringify({ ...claims, sub: "admin" })).toString("base64url")}.${sigA}`;
-      await expect(compactVerify(forged, publicKey, { algorithms: [alg] })).rejects.toThrow(/signature verification failed/);
+      await expect(compactVerify(forged, publicKey, { algorithms: [alg] })).rejects.toThrow(
+        /signature verification failed/,
+      );
     }, 30_000);
   }
 
@@ -103,7 +144,11 @@ describe("#native-jws", () => {
     expect(() => nativeJws!.signer(ed.privateJwk, "ES256")).toThrow(/not a private ES256 key/);
     expect(() => nativeJws!.signer(ec.privateJwk, "RS256")).toThrow(/not a private RS256 key/);
     expect(() => nativeJws!.signer({ ...ed.publicJwk } as JWK, "EdDSA")).toThrow();
-    const short = await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign"]);
+    const short = await crypto.subtle.generateKey(
+      { name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+      true,
+      ["sign"],
+    );
     const shortJwk = (await crypto.subtle.exportKey("jwk", short.privateKey)) as JWK;
     expect(() => nativeJws!.signer(shortJwk, "RS256")).toThrow(/not a private RS256 key/);
     for (const native of [nativeJws, null]) {
@@ -115,7 +160,13 @@ describe("#native-jws", () => {
 
   it("the service builds one KeyObject per key: reused across signs and cache refreshes, rebuilt on rotation", async () => {
     const clock = createTestClock();
-    const core = createAuthCore({ secret: SECRET, database: memoryStore(), baseUrl: "https://app.example", clock, plugins: [jwt()] });
+    const core = createAuthCore({
+      secret: SECRET,
+      database: memoryStore(),
+      baseUrl: "https://app.example",
+      clock,
+      plugins: [jwt()],
+    });
     const service = core.plugin<JwtService>("jwt")!;
     const before = created.count;
     const first = await service.sign(sessionContext());
@@ -127,7 +178,11 @@ describe("#native-jws", () => {
     const { kid } = await core.api.rotateJwks();
     const second = await service.sign(sessionContext());
     expect(created.count - before).toBe(2);
-    expect(JSON.parse(Buffer.from(second.split(".")[0]!, "base64url").toString())).toEqual({ alg: "EdDSA", kid, typ: "JWT" });
+    expect(JSON.parse(Buffer.from(second.split(".")[0]!, "base64url").toString())).toEqual({
+      alg: "EdDSA",
+      kid,
+      typ: "JWT",
+    });
     expect(await core.api.verifyJwt(second)).toMatchObject({ sub: "user-1", sid: "session-1" });
     expect(await core.api.verifyJwt(first)).toMatchObject({ sub: "user-1" }); // the retired key is still published
   });

@@ -145,13 +145,20 @@ export const JWT_OPTION_SHAPE: OptionShape = {
   payloadBuilder: true,
   signerFactory: true,
 };
-const ALGORITHMS: Record<JwtAlgorithm, JwsAlgorithm> = { EdDSA: "EdDSA", Ed25519: "EdDSA", ES256: "ES256", RS256: "RS256", PS256: "PS256" };
+const ALGORITHMS: Record<JwtAlgorithm, JwsAlgorithm> = {
+  EdDSA: "EdDSA",
+  Ed25519: "EdDSA",
+  ES256: "ES256",
+  RS256: "RS256",
+  PS256: "PS256",
+};
 // Literal segments only: `:` and `*` would turn the path into a Hono pattern.
 const PATH_SHAPE = /^(\/[A-Za-z0-9._~-]+)+$/;
 
 function routePath(value: unknown, fallback: string, field: string): string {
   const v = value ?? fallback;
-  if (typeof v !== "string" || !PATH_SHAPE.test(v)) throw new AuthConfigError(field, 'must be a path like "/jwks" (letters, digits, . _ ~ - and single slashes)');
+  if (typeof v !== "string" || !PATH_SHAPE.test(v))
+    throw new AuthConfigError(field, 'must be a path like "/jwks" (letters, digits, . _ ~ - and single slashes)');
   return v;
 }
 
@@ -177,18 +184,25 @@ export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions 
   if (options === null || typeof options !== "object") throw new AuthConfigError("jwt", "options must be an object");
   rejectUnknownOptions(options, JWT_OPTION_SHAPE, "jwt");
   const algName: unknown = options.alg ?? "EdDSA";
-  if (typeof algName !== "string" || !Object.hasOwn(ALGORITHMS, algName)) throw new AuthConfigError("jwt.alg", 'must be "EdDSA" (or "Ed25519"), "ES256", "RS256" or "PS256"');
+  if (typeof algName !== "string" || !Object.hasOwn(ALGORITHMS, algName))
+    throw new AuthConfigError("jwt.alg", 'must be "EdDSA" (or "Ed25519"), "ES256", "RS256" or "PS256"');
   const alg = ALGORITHMS[algName as JwtAlgorithm];
   const expiresInMs = parseDuration(options.expiresIn ?? "15m", "jwt.expiresIn");
-  if (expiresInMs < 1000 || expiresInMs % 1000 !== 0) throw new AuthConfigError("jwt.expiresIn", "must be a whole number of seconds, at least 1");
+  if (expiresInMs < 1000 || expiresInMs % 1000 !== 0)
+    throw new AuthConfigError("jwt.expiresIn", "must be a whole number of seconds, at least 1");
   const keyCacheTtlMs = parseDuration(options.keyCacheTtl ?? "60s", "jwt.keyCacheTtl");
 
   const signerFactory = options.signerFactory ?? null;
-  if (signerFactory !== null && typeof signerFactory !== "function") throw new AuthConfigError("jwt.signerFactory", "must be a function returning a signer");
+  if (signerFactory !== null && typeof signerFactory !== "function")
+    throw new AuthConfigError("jwt.signerFactory", "must be a function returning a signer");
   if (signerFactory) {
     // The signer owns its keys: settings about stored keys would silently do nothing.
     for (const field of ["rotationInterval", "gracePeriod", "disablePrivateKeyEncryption"] as const) {
-      if (options[field] !== undefined) throw new AuthConfigError(`jwt.${field}`, "has no effect with jwt.signerFactory (the signer manages its own keys)");
+      if (options[field] !== undefined)
+        throw new AuthConfigError(
+          `jwt.${field}`,
+          "has no effect with jwt.signerFactory (the signer manages its own keys)",
+        );
     }
   }
 
@@ -196,11 +210,15 @@ export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions 
   const rotation = options.rotationInterval ?? "90d";
   if (rotation !== false) {
     rotationIntervalMs = parseDuration(rotation, "jwt.rotationInterval");
-    if (rotationIntervalMs <= keyCacheTtlMs) throw new AuthConfigError("jwt.rotationInterval", "must be longer than jwt.keyCacheTtl");
+    if (rotationIntervalMs <= keyCacheTtlMs)
+      throw new AuthConfigError("jwt.rotationInterval", "must be longer than jwt.keyCacheTtl");
   }
   const gracePeriodMs = parseDuration(options.gracePeriod ?? "30d", "jwt.gracePeriod");
   if (gracePeriodMs <= expiresInMs + keyCacheTtlMs) {
-    throw new AuthConfigError("jwt.gracePeriod", "must exceed jwt.expiresIn plus jwt.keyCacheTtl (tokens signed just before a rotation must stay verifiable until they expire)");
+    throw new AuthConfigError(
+      "jwt.gracePeriod",
+      "must exceed jwt.expiresIn plus jwt.keyCacheTtl (tokens signed just before a rotation must stay verifiable until they expire)",
+    );
   }
 
   const issuer = options.issuer === undefined ? null : nonEmpty(options.issuer, "jwt.issuer");
@@ -215,7 +233,8 @@ export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions 
   const jwksPath = routePath(options.jwksPath, "/jwks", "jwt.jwksPath");
   const tokenPath = routePath(options.tokenPath, "/token", "jwt.tokenPath");
   if (jwksPath === tokenPath) throw new AuthConfigError("jwt.tokenPath", "must differ from jwt.jwksPath");
-  if (options.payloadBuilder !== undefined && typeof options.payloadBuilder !== "function") throw new AuthConfigError("jwt.payloadBuilder", "must be a function");
+  if (options.payloadBuilder !== undefined && typeof options.payloadBuilder !== "function")
+    throw new AuthConfigError("jwt.payloadBuilder", "must be a function");
 
   return {
     alg,

@@ -37,7 +37,10 @@ export function toPublicJwk(jwk: Record<string, unknown>, kid: unknown, alg: str
  * @example
  * const { publicJwk, privateJwk } = await generateSigningKey("EdDSA", randomId(random));
  */
-export async function generateSigningKey(alg: JwsAlgorithm, kid: string): Promise<{ publicJwk: PublicJwk; privateJwk: JWK }> {
+export async function generateSigningKey(
+  alg: JwsAlgorithm,
+  kid: string,
+): Promise<{ publicJwk: PublicJwk; privateJwk: JWK }> {
   const pair = await generateKeyPair(alg, { extractable: true });
   const publicJwk = toPublicJwk(await exportJWK(pair.publicKey), kid, alg);
   if (!publicJwk) throw new Error(`Could not export the ${alg} public key`);
@@ -70,7 +73,12 @@ export class LocalSigner {
   }
 
   /** `native` defaults to this runtime's `#native-jws`; pass null to force Web Crypto. */
-  static async fromPrivateJwk(jwk: JWK, alg: JwsAlgorithm, kid: string, native: NativeJws | null = nativeJws): Promise<LocalSigner> {
+  static async fromPrivateJwk(
+    jwk: JWK,
+    alg: JwsAlgorithm,
+    kid: string,
+    native: NativeJws | null = nativeJws,
+  ): Promise<LocalSigner> {
     if (native) {
       try {
         return new LocalSigner(alg, kid, "node", native.signer({ ...jwk, alg }, alg), native.encode);
@@ -121,7 +129,8 @@ export class PublicKeySet {
     this.imported = new Map();
     if (previous) {
       for (const [kid, key] of previous.imported) {
-        if (JSON.stringify(this.byKid.get(kid)) === JSON.stringify(previous.byKid.get(kid))) this.imported.set(kid, key);
+        if (JSON.stringify(this.byKid.get(kid)) === JSON.stringify(previous.byKid.get(kid)))
+          this.imported.set(kid, key);
       }
     }
   }
@@ -136,7 +145,10 @@ export class PublicKeySet {
     if (!jwk || jwk.alg !== alg) return Promise.resolve(null);
     let key = this.imported.get(kid);
     if (!key) {
-      key = importJWK({ ...jwk }, alg).then((k) => (k instanceof Uint8Array || k.type !== "public" ? null : k), () => null);
+      key = importJWK({ ...jwk }, alg).then(
+        (k) => (k instanceof Uint8Array || k.type !== "public" ? null : k),
+        () => null,
+      );
       this.imported.set(kid, key);
     }
     return key;

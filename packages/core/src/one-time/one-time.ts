@@ -9,21 +9,42 @@ import type { Store } from "../ports/store.ts";
  * SHA-256 stored, one live token per identifier, consumed atomically. OTP codes build on the same rows.
  */
 export class OneTimeSecrets {
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly random: Random) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly random: Random,
+  ) {}
 
   /** Issues a new token for `identifier` (earlier ones die) and returns the plain token. */
-  async issueToken(identifier: string, userId: string | null, ttlMs: number, payload: string | null = null): Promise<string> {
+  async issueToken(
+    identifier: string,
+    userId: string | null,
+    ttlMs: number,
+    payload: string | null = null,
+  ): Promise<string> {
     const token = randomToken(this.random, 32);
     await this.issue(identifier, hashSecret(token), userId, ttlMs, payload);
     return token;
   }
 
   /** Stores a hashed secret for `identifier`, replacing earlier ones. */
-  async issue(identifier: string, valueHash: string, userId: string | null, ttlMs: number, payload: string | null): Promise<VerificationRecord> {
+  async issue(
+    identifier: string,
+    valueHash: string,
+    userId: string | null,
+    ttlMs: number,
+    payload: string | null,
+  ): Promise<VerificationRecord> {
     const now = this.clock.now();
     const record: VerificationRecord = {
-      id: randomId(this.random), identifier, valueHash, attemptCount: 0,
-      expiresAt: new Date(now + ttlMs), createdAt: new Date(now), userId, payload,
+      id: randomId(this.random),
+      identifier,
+      valueHash,
+      attemptCount: 0,
+      expiresAt: new Date(now + ttlMs),
+      createdAt: new Date(now),
+      userId,
+      payload,
     };
     await this.store.verifications.issue(record);
     return record;

@@ -30,7 +30,12 @@ describe("argon2id", () => {
 
   it("rejects malformed hashes without throwing", async () => {
     const hasher = argon2idHasher({ random: webCryptoRandom, params });
-    for (const bad of ["", "plain", "$argon2i$v=19$m=1,t=1,p=1$abc$def", "$argon2id$v=19$m=99999999,t=2,p=1$c29tZXNhbHQ$ZTgA8xBGUP2nyNCaDO8zkCXeqVcmVXUDq7kEMhGFDG4"]) {
+    for (const bad of [
+      "",
+      "plain",
+      "$argon2i$v=19$m=1,t=1,p=1$abc$def",
+      "$argon2id$v=19$m=99999999,t=2,p=1$c29tZXNhbHQ$ZTgA8xBGUP2nyNCaDO8zkCXeqVcmVXUDq7kEMhGFDG4",
+    ]) {
       expect(await hasher.verify(bad, "password")).toBe(false);
     }
   });

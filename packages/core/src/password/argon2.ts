@@ -20,7 +20,12 @@ export interface Argon2Params {
 export const DEFAULT_ARGON2_PARAMS: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
 /** Computes raw argon2id output; the native engine (Node, Bun) when it loads, else pure JS. */
-export type Argon2idRaw = (password: Uint8Array, salt: Uint8Array, params: Argon2Params, outputLength: number) => Promise<Uint8Array>;
+export type Argon2idRaw = (
+  password: Uint8Array,
+  salt: Uint8Array,
+  params: Argon2Params,
+  outputLength: number,
+) => Promise<Uint8Array>;
 
 /**
  * The engine `argon2idHasher` picks on this runtime when none is given: `"native"` (@node-rs/argon2) or
@@ -61,7 +66,11 @@ const PHC = /^\$argon2id\$v=19\$m=(\d{1,7}),t=(\d{1,3}),p=(\d{1,3})\$([A-Za-z0-9
  * const hasher = argon2idHasher({ random });
  * const phc = await hasher.hash("correct horse battery staple");
  */
-export function argon2idHasher(options: { random: Random; params?: Argon2Params; engine?: Argon2idRaw }): PasswordHasher {
+export function argon2idHasher(options: {
+  random: Random;
+  params?: Argon2Params;
+  engine?: Argon2idRaw;
+}): PasswordHasher {
   const params = options.params ?? DEFAULT_ARGON2_PARAMS;
   const engine = options.engine ?? nativeArgon2idRaw ?? portableArgon2idRaw;
   return {

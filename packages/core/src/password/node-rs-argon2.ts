@@ -9,7 +9,17 @@ export async function loadNodeRsArgon2(): Promise<Argon2idRaw | null> {
     const { hashRaw } = await import("@node-rs/argon2");
     // 2 = Algorithm.Argon2id (a const enum in the typings).
     return async (password, salt, p, outputLen) =>
-      new Uint8Array(await hashRaw(password, { algorithm: 2, version: 1, memoryCost: p.memoryCost, timeCost: p.timeCost, parallelism: p.parallelism, outputLen, salt }));
+      new Uint8Array(
+        await hashRaw(password, {
+          algorithm: 2,
+          version: 1,
+          memoryCost: p.memoryCost,
+          timeCost: p.timeCost,
+          parallelism: p.parallelism,
+          outputLen,
+          salt,
+        }),
+      );
   } catch {
     return null;
   }

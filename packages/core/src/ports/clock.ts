@@ -30,7 +30,17 @@ export const webCryptoRandom: Random = {
  * import { createTestClock } from "@latchkey/core";
  * const clock = createTestClock(); clock.advance(60_000);
  */
-export function createTestClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void; set(ms: number): void } {
+export function createTestClock(
+  start = Date.UTC(2026, 0, 1),
+): Clock & { advance(ms: number): void; set(ms: number): void } {
   let t = start;
-  return { now: () => t, advance: (ms) => { t += ms; }, set: (ms) => { t = ms; } };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+    set: (ms) => {
+      t = ms;
+    },
+  };
 }

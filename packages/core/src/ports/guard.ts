@@ -6,7 +6,10 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** The error every store throws when its database cannot be reached: 503 `DATABASE_UNAVAILABLE` over HTTP. */
 export function databaseUnavailable(cause: unknown): AuthError {
-  return new AuthError("DATABASE_UNAVAILABLE", "The database is unavailable; try again shortly", { cause, retryAfter: DATABASE_RETRY_AFTER_SECONDS });
+  return new AuthError("DATABASE_UNAVAILABLE", "The database is unavailable; try again shortly", {
+    cause,
+    retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+  });
 }
 
 /** True for the error `databaseUnavailable` builds (anywhere in a cause chain). */
@@ -34,7 +37,8 @@ function guardFn<F extends AnyFn>(fn: F, self: unknown, isUnavailable: (error: u
 
 function guardPort<P extends object>(port: P, isUnavailable: (error: unknown) => boolean): P {
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(port)) out[name] = typeof value === "function" ? guardFn(value as AnyFn, port, isUnavailable) : value;
+  for (const [name, value] of Object.entries(port))
+    out[name] = typeof value === "function" ? guardFn(value as AnyFn, port, isUnavailable) : value;
   return out as P;
 }
 

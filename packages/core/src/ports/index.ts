@@ -2,4 +2,10 @@ export type * from "./records.ts";
 export type * from "./store.ts";
 export type { Clock, Random } from "./clock.ts";
 export { systemClock, webCryptoRandom, createTestClock } from "./clock.ts";
-export { databaseUnavailable, isDatabaseUnavailable, guardPorts, guardStore, DATABASE_RETRY_AFTER_SECONDS } from "./guard.ts";
+export {
+  databaseUnavailable,
+  isDatabaseUnavailable,
+  guardPorts,
+  guardStore,
+  DATABASE_RETRY_AFTER_SECONDS,
+} from "./guard.ts";

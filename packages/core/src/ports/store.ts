@@ -1,12 +1,23 @@
 import type {
-  AccountRecord, ApiKeyRecord, AuditRecord, CounterState, JsonObject, JwkRecord, Page, Permissions,
-  SessionRecord, UserRecord, VerificationRecord,
+  AccountRecord,
+  ApiKeyRecord,
+  AuditRecord,
+  CounterState,
+  JsonObject,
+  JwkRecord,
+  Page,
+  Permissions,
+  SessionRecord,
+  UserRecord,
+  VerificationRecord,
 } from "./records.ts";
 
 /** Result of a write that may hit a unique constraint. */
 export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };
 
-export type UserPatch = Partial<Pick<UserRecord, "name" | "image" | "metadata" | "username" | "email" | "emailVerified" | "updatedAt">>;
+export type UserPatch = Partial<
+  Pick<UserRecord, "name" | "image" | "metadata" | "username" | "email" | "emailVerified" | "updatedAt">
+>;
 
 export interface UserStore {
   /** Inserts the user and its accounts together (all or nothing). Email/username uniqueness is enforced by the store. */
@@ -79,7 +90,20 @@ export interface CounterStore {
   close?(): Promise<void>;
 }
 
-export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, "name" | "enabled" | "metadata" | "permissions" | "remaining" | "rateLimitMax" | "rateLimitWindowMs" | "expiresAt" | "updatedAt">>;
+export type ApiKeyPatch = Partial<
+  Pick<
+    ApiKeyRecord,
+    | "name"
+    | "enabled"
+    | "metadata"
+    | "permissions"
+    | "remaining"
+    | "rateLimitMax"
+    | "rateLimitWindowMs"
+    | "expiresAt"
+    | "updatedAt"
+  >
+>;
 
 /** A key removed by a sweep. */
 export type RevokedApiKey = Pick<ApiKeyRecord, "id" | "userId">;

@@ -13,7 +13,10 @@ import type { RequestMeta } from "../auth/request-meta.ts";
  * ipBucket("2001:db8:1:2:3:4:5:6"); // "2001:db8:1:2::/64"
  */
 export function ipBucket(ip: string): string {
-  const v = ip.trim().toLowerCase().replace(/^\[|\]$/g, "");
+  const v = ip
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
   if (!v.includes(":")) return v;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v);
   if (mapped) return mapped[1]!;
@@ -21,8 +24,13 @@ export function ipBucket(ip: string): string {
   const [head = "", tail = ""] = zoneless.split("::");
   const left = head ? head.split(":") : [];
   const right = zoneless.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = zoneless.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => (g || "0").replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  const groups = zoneless.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (g || "0").replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 /**
@@ -38,7 +46,11 @@ export function retryAfterText(seconds: number): string {
 
 /** Per-IP fixed-window limits with counters in the store, so every instance shares them. */
 export class RateLimiter {
-  constructor(private readonly config: ResolvedConfig, private readonly store: Store, private readonly clock: Clock) {}
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   /** The specific rule of a path (relative to the mount), if any. */
   ruleFor(path: string): ResolvedRule | false | undefined {
@@ -62,7 +74,11 @@ export class RateLimiter {
       const state = await this.store.counters.hit(key, rule.windowMs, now);
       if (state.count > rule.max) {
         const retryAfter = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
-        throw new AuthError("RATE_LIMITED", `Too many requests from this address; try again in ${retryAfterText(retryAfter)}`, { retryAfter });
+        throw new AuthError(
+          "RATE_LIMITED",
+          `Too many requests from this address; try again in ${retryAfterText(retryAfter)}`,
+          { retryAfter },
+        );
       }
     }
   }
@@ -73,7 +89,12 @@ export class RateLimiter {
  * for `duration`, even for the right secret. Unknown identifiers are counted too, so a lock reveals nothing.
  */
 export class Lockout {
-  constructor(private readonly config: ResolvedConfig, private readonly store: Store, private readonly clock: Clock, private readonly events: AuthEvents) {}
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly events: AuthEvents,
+  ) {}
 
   /** Throws ACCOUNT_LOCKED while the identifier is locked. */
   async assertNotLocked(identifier: string): Promise<void> {
@@ -82,7 +103,9 @@ export class Lockout {
     const lock = await this.store.counters.peek(`lock:${identifier}`, now);
     if (!lock) return;
     const retryAfter = Math.max(1, Math.ceil((lock.resetAt - now) / 1000));
-    throw new AuthError("ACCOUNT_LOCKED", `Too many failed attempts; try again in ${retryAfterText(retryAfter)}`, { retryAfter });
+    throw new AuthError("ACCOUNT_LOCKED", `Too many failed attempts; try again in ${retryAfterText(retryAfter)}`, {
+      retryAfter,
+    });
   }
 
   /** Counts a failure; the failure that reaches the limit locks the identifier. */
@@ -94,7 +117,13 @@ export class Lockout {
     if (fails.count === lockout.maxFailures) {
       const lock = await this.store.counters.hit(`lock:${identifier}`, lockout.durationMs, now);
       await this.store.counters.delete(`fail:${identifier}`);
-      await this.events.emit("AccountLocked", { identifier, until: new Date(lock.resetAt), at: new Date(now), ip: meta.ip, userAgent: meta.userAgent });
+      await this.events.emit("AccountLocked", {
+        identifier,
+        until: new Date(lock.resetAt),
+        at: new Date(now),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
     }
   }
 

@@ -67,15 +67,27 @@ export interface ValidatedSession {
 
 export function toUserView(u: UserRecord): UserView {
   return {
-    id: u.id, email: u.email, emailVerified: u.emailVerified, name: u.name, image: u.image,
-    username: u.username, metadata: u.metadata, createdAt: u.createdAt.toISOString(), updatedAt: u.updatedAt.toISOString(),
+    id: u.id,
+    email: u.email,
+    emailVerified: u.emailVerified,
+    name: u.name,
+    image: u.image,
+    username: u.username,
+    metadata: u.metadata,
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
   };
 }
 
 export function toSessionView(s: SessionRecord): SessionView {
   return {
-    id: s.id, userId: s.userId, expiresAt: s.expiresAt.toISOString(), createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(), ip: s.ip, userAgent: s.userAgent,
+    id: s.id,
+    userId: s.userId,
+    expiresAt: s.expiresAt.toISOString(),
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    ip: s.ip,
+    userAgent: s.userAgent,
   };
 }
 
@@ -97,7 +109,16 @@ export class SessionService {
   cookie(token: string, expiresAt: Date | null): CookieDescriptor {
     const { cookies } = this.config;
     const maxAge = expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - this.clock.now()) / 1000)) : 0;
-    return { name: cookies.name, value: expiresAt ? token : "", maxAge, httpOnly: true, secure: cookies.secure, sameSite: cookies.sameSite, path: "/", domain: cookies.domain };
+    return {
+      name: cookies.name,
+      value: expiresAt ? token : "",
+      maxAge,
+      httpOnly: true,
+      secure: cookies.secure,
+      sameSite: cookies.sameSite,
+      path: "/",
+      domain: cookies.domain,
+    };
   }
 
   /** The cookie that deletes the session cookie. */
@@ -111,13 +132,21 @@ export class SessionService {
     const token = randomToken(this.random, 32);
     const expiresAt = new Date(now + this.config.session.expiresInMs);
     const record: SessionRecord = {
-      id: randomId(this.random), userId: user.id, tokenHash: hashSecret(token), expiresAt,
-      createdAt: new Date(now), updatedAt: new Date(now), ip: meta.ip, userAgent: meta.userAgent?.slice(0, 512) ?? null,
+      id: randomId(this.random),
+      userId: user.id,
+      tokenHash: hashSecret(token),
+      expiresAt,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+      ip: meta.ip,
+      userAgent: meta.userAgent?.slice(0, 512) ?? null,
     };
     await this.store.sessions.create(record);
     return {
-      user: toUserView(user), session: toSessionView(record),
-      credentials: { token, expiresAt: expiresAt.toISOString() }, cookie: this.cookie(token, expiresAt),
+      user: toUserView(user),
+      session: toSessionView(record),
+      credentials: { token, expiresAt: expiresAt.toISOString() },
+      cookie: this.cookie(token, expiresAt),
     };
   }
 
@@ -140,7 +169,13 @@ export class SessionService {
       session = { ...session, expiresAt, updatedAt: new Date(now) };
       refreshedCookie = this.cookie(token, expiresAt);
     }
-    return { user: toUserView(found.user), session: toSessionView(session), userRecord: found.user, sessionRecord: session, refreshedCookie };
+    return {
+      user: toUserView(found.user),
+      session: toSessionView(session),
+      userRecord: found.user,
+      sessionRecord: session,
+      refreshedCookie,
+    };
   }
 
   async revokeToken(token: string): Promise<SessionRecord | null> {

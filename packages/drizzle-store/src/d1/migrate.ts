@@ -25,7 +25,10 @@ const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** The statements of one migration file: drizzle-kit separates them with `--> statement-breakpoint`. */
 export function migrationStatements(text: string): string[] {
-  return text.split(/-->\s*statement-breakpoint/).map((s) => s.trim()).filter((s) => s.length > 0);
+  return text
+    .split(/-->\s*statement-breakpoint/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 /**
@@ -38,20 +41,29 @@ export function migrationStatements(text: string): string[] {
  * import { migrateD1Database } from "@latchkey/drizzle-store/d1";
  * await migrateD1Database(env.DB, [{ name: "0000_initial.sql", sql: initialSql }]);
  */
-export async function migrateD1Database(binding: D1DatabaseBinding, migrations: SqlMigration[], options: D1MigrateOptions = {}): Promise<string[]> {
+export async function migrateD1Database(
+  binding: D1DatabaseBinding,
+  migrations: SqlMigration[],
+  options: D1MigrateOptions = {},
+): Promise<string[]> {
   const table = quoteIdentifier(options.table ?? "d1_migrations");
   const log = options.log ?? (() => undefined);
-  await binding.prepare(`CREATE TABLE IF NOT EXISTS ${table}(
+  await binding
+    .prepare(`CREATE TABLE IF NOT EXISTS ${table}(
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     name       TEXT UNIQUE,
     applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
-  )`).run();
+  )`)
+    .run();
   const { results = [] } = await binding.prepare(`SELECT name FROM ${table}`).all();
   const done = new Set(results.map((row) => (row as { name: string }).name));
   const pending = [...migrations].sort((a, b) => a.name.localeCompare(b.name)).filter((m) => !done.has(m.name));
   for (const migration of pending) {
     const statements = migrationStatements(migration.sql).map((text) => binding.prepare(text));
-    await binding.batch([...statements, binding.prepare(`INSERT INTO ${table} (name) VALUES (?)`).bind(migration.name)]);
+    await binding.batch([
+      ...statements,
+      binding.prepare(`INSERT INTO ${table} (name) VALUES (?)`).bind(migration.name),
+    ]);
     log(`applied ${migration.name.replace(/\.sql$/, "")}`);
   }
   if (pending.length === 0) log("nothing to apply: the schema is up to date");

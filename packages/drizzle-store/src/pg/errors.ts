@@ -1,6 +1,9 @@
 import { errorChain, stringField, type UserConflict } from "../driver-error.ts";
 
-const USER_CONSTRAINTS: Record<string, UserConflict> = { users_email_unique: "email", users_username_unique: "username" };
+const USER_CONSTRAINTS: Record<string, UserConflict> = {
+  users_email_unique: "email",
+  users_username_unique: "username",
+};
 
 /**
  * Maps a PostgreSQL unique violation (SQLSTATE 23505) on the users' email or username index to the field.

@@ -8,7 +8,9 @@ import { openPgPool } from "./store.ts";
 export const PG_MIGRATION_LOCK = 7_203_551_094;
 
 /** The newest applied migration's timestamp, or null on a database that has none. */
-export async function newestPgMigration(query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<number | null> {
+export async function newestPgMigration(
+  query: (sql: string) => Promise<Array<Record<string, unknown>>>,
+): Promise<number | null> {
   const [table] = await query("select to_regclass('drizzle.__drizzle_migrations') is not null as exists");
   if (!table?.exists) return null;
   const [newest] = await query("select max(created_at)::text as last from drizzle.__drizzle_migrations");
@@ -23,7 +25,9 @@ async function migrateNodePostgres(pool: pg.Pool, folder: string, log: (line: st
   try {
     await lock.query("select pg_advisory_lock($1)", [PG_MIGRATION_LOCK]);
     try {
-      const newest = await newestPgMigration(async (sql) => (await pool.query(sql)).rows as Array<Record<string, unknown>>);
+      const newest = await newestPgMigration(
+        async (sql) => (await pool.query(sql)).rows as Array<Record<string, unknown>>,
+      );
       await migrateNodePg(drizzleNodePg({ client: pool }), { migrationsFolder: folder });
       return reportApplied(folder, newest, log);
     } finally {
@@ -42,7 +46,10 @@ async function migrateNodePostgres(pool: pg.Pool, folder: string, log: (line: st
  * import { migrateDatabase } from "@latchkey/drizzle-store/postgres";
  * await migrateDatabase(process.env.DATABASE_URL!, { log: console.log });
  */
-export async function migratePostgresDatabase(target: string | pg.Pool, options: MigrateOptions = {}): Promise<string[]> {
+export async function migratePostgresDatabase(
+  target: string | pg.Pool,
+  options: MigrateOptions = {},
+): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const folder = options.migrationsFolder ?? MIGRATIONS_FOLDERS.postgres;
   if (typeof target !== "string") return migrateNodePostgres(target, folder, log);

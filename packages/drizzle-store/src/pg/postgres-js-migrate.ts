@@ -15,12 +15,15 @@ import { newestPgMigration, PG_MIGRATION_LOCK } from "./migrate.ts";
 export async function migratePostgresJsDatabase(client: Sql, options: MigrateOptions = {}): Promise<string[]> {
   const log = options.log ?? (() => undefined);
   const folder = options.migrationsFolder ?? MIGRATIONS_FOLDERS.postgres;
-  if (client.options.max < 2) throw new TypeError("migrating PostgreSQL needs a postgres.js client with max >= 2 connections");
+  if (client.options.max < 2)
+    throw new TypeError("migrating PostgreSQL needs a postgres.js client with max >= 2 connections");
   const lock = await client.reserve();
   try {
     await lock`select pg_advisory_lock(${PG_MIGRATION_LOCK})`;
     try {
-      const newest = await newestPgMigration((sql) => client.unsafe(sql) as unknown as Promise<Array<Record<string, unknown>>>);
+      const newest = await newestPgMigration(
+        (sql) => client.unsafe(sql) as unknown as Promise<Array<Record<string, unknown>>>,
+      );
       await migratePostgresJs(drizzlePostgresJs({ client }), { migrationsFolder: folder });
       return reportApplied(folder, newest, log);
     } finally {

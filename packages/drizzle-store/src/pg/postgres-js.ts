@@ -17,15 +17,18 @@ export function openPostgres(url: string, max = 10): Sql {
 export function postgresJsStore(client: Sql, ownsClient: boolean): Store {
   const guard = (ports: StorePorts) => guardPorts(ports, isPgUnavailable);
   const db = drizzlePostgresJs({ client }) as unknown as PgDatabase;
-  return guardStore({
-    kind: "postgres",
-    ...portsOf(db),
-    transaction: (body) => db.transaction((tx) => body(guard(portsOf(tx as unknown as PgDatabase)))),
-    async ping() {
-      await client`select 1`;
+  return guardStore(
+    {
+      kind: "postgres",
+      ...portsOf(db),
+      transaction: (body) => db.transaction((tx) => body(guard(portsOf(tx as unknown as PgDatabase)))),
+      async ping() {
+        await client`select 1`;
+      },
+      async close() {
+        if (ownsClient) await client.end({ timeout: 5 });
+      },
     },
-    async close() {
-      if (ownsClient) await client.end({ timeout: 5 });
-    },
-  }, isPgUnavailable);
+    isPgUnavailable,
+  );
 }

@@ -33,7 +33,9 @@ describe("postgres store mapping", () => {
     await store.users.create(other, []);
     const email = await client`update users set email = ${u.email} where id = ${other.id}`.catch((e: unknown) => e);
     expect(userConflictOf(email)).toBe("email");
-    const name = await client`update users set username = ${u.username} where id = ${other.id}`.catch((e: unknown) => e);
+    const name = await client`update users set username = ${u.username} where id = ${other.id}`.catch(
+      (e: unknown) => e,
+    );
     expect(userConflictOf(name)).toBe("username");
     const s = session(u.id);
     await store.sessions.create(s);
@@ -72,7 +74,10 @@ describe("postgres store mapping", () => {
     const u = user();
     await store.users.create(u, []);
     await store.apiKeys.create(apiKey(u.id));
-    expect(await store.apiKeys.listByUser(u.id, { limit: 10, cursor: "not-a-cursor" })).toEqual({ items: [], nextCursor: null });
+    expect(await store.apiKeys.listByUser(u.id, { limit: 10, cursor: "not-a-cursor" })).toEqual({
+      items: [],
+      nextCursor: null,
+    });
     expect(await store.audit.list({ userId: u.id, limit: 10, cursor: "x:y" })).toEqual({ items: [], nextCursor: null });
   });
 

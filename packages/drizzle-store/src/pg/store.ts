@@ -19,9 +19,15 @@ export interface PgPoolOptions {
   idleTimeout?: Duration;
 }
 
-export const PG_DEFAULTS = { connectTimeoutMs: 5000, queryTimeoutMs: 5000, maxConnections: 10, idleTimeoutMs: 30_000 } as const;
+export const PG_DEFAULTS = {
+  connectTimeoutMs: 5000,
+  queryTimeoutMs: 5000,
+  maxConnections: 10,
+  idleTimeoutMs: 30_000,
+} as const;
 
-const ms = (value: Duration | undefined, field: string, fallback: number) => (value === undefined ? fallback : parseDuration(value, field));
+const ms = (value: Duration | undefined, field: string, fallback: number) =>
+  value === undefined ? fallback : parseDuration(value, field);
 
 /**
  * Opens a node-postgres pool with bounded connect and query times. Errors of idle or busy connections (a server
@@ -80,28 +86,34 @@ export function portsOf(db: PgDatabase): StorePorts {
 export function pgStore(client: pg.Pool, ownsClient: boolean): Store {
   const guard = (ports: StorePorts) => guardPorts(ports, isPgUnavailable);
   const db = drizzlePg({ client }) as unknown as PgDatabase;
-  return guardStore({
-    kind: "postgres",
-    ...portsOf(db),
-    async transaction(body) {
-      // One connection for the whole transaction, released with the error when it broke: the pool then drops
-      // it instead of handing a connection in an unknown state to the next request.
-      const connection = await client.connect();
-      let broken: Error | undefined;
-      try {
-        return await drizzlePg({ client: connection }).transaction((tx) => body(guard(portsOf(tx as unknown as PgDatabase))));
-      } catch (error) {
-        if (isPgUnavailable(error) || !(connection as unknown as { _queryable?: boolean })._queryable) broken = error instanceof Error ? error : new Error("transaction failed");
-        throw error;
-      } finally {
-        connection.release(broken);
-      }
+  return guardStore(
+    {
+      kind: "postgres",
+      ...portsOf(db),
+      async transaction(body) {
+        // One connection for the whole transaction, released with the error when it broke: the pool then drops
+        // it instead of handing a connection in an unknown state to the next request.
+        const connection = await client.connect();
+        let broken: Error | undefined;
+        try {
+          return await drizzlePg({ client: connection }).transaction((tx) =>
+            body(guard(portsOf(tx as unknown as PgDatabase))),
+          );
+        } catch (error) {
+          if (isPgUnavailable(error) || !(connection as unknown as { _queryable?: boolean })._queryable)
+            broken = error instanceof Error ? error : new Error("transaction failed");
+          throw error;
+        } finally {
+          connection.release(broken);
+        }
+      },
+      async ping() {
+        await client.query("select 1");
+      },
+      async close() {
+        if (ownsClient) await client.end();
+      },
     },
-    async ping() {
-      await client.query("select 1");
-    },
-    async close() {
-      if (ownsClient) await client.end();
-    },
-  }, isPgUnavailable);
+    isPgUnavailable,
+  );
 }

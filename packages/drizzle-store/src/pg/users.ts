@@ -1,5 +1,5 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { and, asc, eq, isNull, lte, ne, sql, } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, ne, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase as DrizzlePgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { boundPlaceholder } from "../bound-placeholder.ts";
@@ -22,7 +22,12 @@ const hasFields = (patch: object) => Object.values(patch).some((v) => v !== unde
 export function pgUserStore(db: PgDatabase): UserStore {
   // The lookups every sign-in and session read make: built once, bound per call.
   const byField = (column: PgColumn, name: string) =>
-    db.select().from(users).where(eq(column, sql.placeholder("value"))).limit(1).prepare(name);
+    db
+      .select()
+      .from(users)
+      .where(eq(column, sql.placeholder("value")))
+      .limit(1)
+      .prepare(name);
   const byId = byField(users.id, "users_by_id");
   const byEmail = byField(users.email, "users_by_email");
   const byUsername = byField(users.username, "users_by_username");
@@ -75,12 +80,21 @@ export function pgUserStore(db: PgDatabase): UserStore {
 /** `SessionStore` over PostgreSQL. */
 export function pgSessionStore(db: PgDatabase): SessionStore {
   // Every authenticated request reads a session and many extend it: both statements are built once.
-  const byTokenHash = db.select({ session: sessions, user: users }).from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.tokenHash, sql.placeholder("tokenHash"))).limit(1)
+  const byTokenHash = db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.tokenHash, sql.placeholder("tokenHash")))
+    .limit(1)
     .prepare("sessions_by_token_hash");
-  const touch = db.update(sessions)
-    .set({ expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt), updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt) })
-    .where(eq(sessions.id, sql.placeholder("id"))).prepare("sessions_touch");
+  const touch = db
+    .update(sessions)
+    .set({
+      expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt),
+      updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt),
+    })
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare("sessions_touch");
   return {
     async create(session) {
       await db.insert(sessions).values(session);
@@ -110,29 +124,42 @@ const isCredential = sql`provider_id = 'credential'`;
 export function pgAccountStore(db: PgDatabase): AccountStore {
   return {
     async listByUser(userId) {
-      return db.select().from(accounts).where(eq(accounts.userId, userId)).orderBy(asc(accounts.createdAt), asc(accounts.id));
+      return db
+        .select()
+        .from(accounts)
+        .where(eq(accounts.userId, userId))
+        .orderBy(asc(accounts.createdAt), asc(accounts.id));
     },
     async create(account) {
       await db.insert(accounts).values(account);
     },
     async upsertPassword(userId, account) {
-      await db.insert(accounts).values({ ...account, userId }).onConflictDoUpdate({
-        target: accounts.userId,
-        targetWhere: isCredential,
-        set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
-      });
+      await db
+        .insert(accounts)
+        .values({ ...account, userId })
+        .onConflictDoUpdate({
+          target: accounts.userId,
+          targetWhere: isCredential,
+          set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+        });
     },
     async setPasswordIfAbsent(userId, account) {
-      const written = await db.insert(accounts).values({ ...account, userId }).onConflictDoUpdate({
-        target: accounts.userId,
-        targetWhere: isCredential,
-        set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
-        setWhere: isNull(accounts.passwordHash),
-      }).returning({ id: accounts.id });
+      const written = await db
+        .insert(accounts)
+        .values({ ...account, userId })
+        .onConflictDoUpdate({
+          target: accounts.userId,
+          targetWhere: isCredential,
+          set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+          setWhere: isNull(accounts.passwordHash),
+        })
+        .returning({ id: accounts.id });
       return written.length > 0;
     },
     async deleteAllExcept(userId, keepProviderId) {
-      return affected(await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))));
+      return affected(
+        await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))),
+      );
     },
   };
 }

@@ -14,14 +14,29 @@ const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !==
 export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = null): ApiKeyStore {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byColumn = (column: typeof k.id | typeof k.keyHash) =>
-    db.select().from(k).where(eq(column, sql.placeholder("value"))).limit(1).prepare();
+    db
+      .select()
+      .from(k)
+      .where(eq(column, sql.placeholder("value")))
+      .limit(1)
+      .prepare();
   const byId = byColumn(k.id);
   const byHash = byColumn(k.keyHash);
   // The same lookup on the read connection (see file-reads.ts); drizzle maps its rows the same way.
-  const readByHash = readThrough(reads, (rdb) => rdb.select().from(k).where(eq(k.keyHash, sql.placeholder("value"))).limit(1).prepare(),
-    (values) => byHash.all(values));
+  const readByHash = readThrough(
+    reads,
+    (rdb) =>
+      rdb
+        .select()
+        .from(k)
+        .where(eq(k.keyHash, sql.placeholder("value")))
+        .limit(1)
+        .prepare(),
+    (values) => byHash.all(values),
+  );
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
-  const owned = (id: string, userId: string | null): SQL | undefined => and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
+  const owned = (id: string, userId: string | null): SQL | undefined =>
+    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
 
   // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
   // (a window that ended restarts at `now`). Instants are epoch milliseconds, so the window is plain arithmetic.
@@ -44,9 +59,12 @@ export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = 
   );
   const viaClient = db.update(k).set(usage).where(usable).returning().prepare();
   // A file store runs the same UPDATE ... RETURNING through a statement the engine prepared once (see file-reads.ts).
-  const use = writeThrough(reads, (wdb) => wdb.update(k).set(usage).where(usable).returning().prepare(), (values) => viaClient.all(values));
-  const useOnce = async (id: string, now: Date) =>
-    (await use({ id, now, at: now.getTime() }))[0] ?? null;
+  const use = writeThrough(
+    reads,
+    (wdb) => wdb.update(k).set(usage).where(usable).returning().prepare(),
+    (values) => viaClient.all(values),
+  );
+  const useOnce = async (id: string, now: Date) => (await use({ id, now, at: now.getTime() }))[0] ?? null;
 
   return {
     async create(key) {
@@ -60,8 +78,12 @@ export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = 
       const after = cursor === null ? null : decodeCursor(cursor);
       if (cursor !== null && after === null) return { items: [], nextCursor: null };
       const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
-      const rows = await db.select().from(k).where(and(eq(k.userId, userId), older ?? undefined))
-        .orderBy(desc(k.createdAt), desc(k.id)).limit(limit + 1);
+      const rows = await db
+        .select()
+        .from(k)
+        .where(and(eq(k.userId, userId), older ?? undefined))
+        .orderBy(desc(k.createdAt), desc(k.id))
+        .limit(limit + 1);
       return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
     },
     async update(id, userId, patch) {
@@ -73,7 +95,10 @@ export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = 
     },
     async deleteExpired(now, userId) {
       const mine = userId === null ? undefined : eq(k.userId, userId);
-      return db.delete(k).where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine)).returning({ id: k.id, userId: k.userId });
+      return db
+        .delete(k)
+        .where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))
+        .returning({ id: k.id, userId: k.userId });
     },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {

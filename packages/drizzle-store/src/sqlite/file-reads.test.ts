@@ -10,7 +10,8 @@ import { openSqlite, openSqliteForStore } from "./store.ts";
 
 const { apiKey, at, session, user } = fixtures;
 // Drizzle wraps a driver error (as `cause`) in one naming the query.
-const driverMessage = (error: unknown) => String(error instanceof Error && error.cause instanceof Error ? error.cause.message : error);
+const driverMessage = (error: unknown) =>
+  String(error instanceof Error && error.cause instanceof Error ? error.cause.message : error);
 
 describe("file: store lookups on the read connection", () => {
   let database: TestDatabase;
@@ -71,7 +72,11 @@ describe("file: store lookups on the read connection", () => {
     await store.sessions.create(s);
     for (let i = 1; i <= 5; i++) {
       await store.sessions.touch(s.id, at(1000 * i), at(i));
-      expect((await store.sessions.findByTokenHash(s.tokenHash))?.session).toEqual({ ...s, expiresAt: at(1000 * i), updatedAt: at(i) });
+      expect((await store.sessions.findByTokenHash(s.tokenHash))?.session).toEqual({
+        ...s,
+        expiresAt: at(1000 * i),
+        updatedAt: at(i),
+      });
     }
     await store.sessions.delete(s.id);
     expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
@@ -93,8 +98,16 @@ describe("file: store lookups on the read connection", () => {
     const own = openSqliteForStore(database.url);
     const reads = fileReads(own);
     const viaClient = await store.users.findByEmail(u.email);
-    const cached = readThrough(reads, (rdb) => rdb.select().from(users).where(sql`${users.email} = ${sql.placeholder("value")}`).prepare(),
-      () => Promise.reject(new Error("the read connection was not used")));
+    const cached = readThrough(
+      reads,
+      (rdb) =>
+        rdb
+          .select()
+          .from(users)
+          .where(sql`${users.email} = ${sql.placeholder("value")}`)
+          .prepare(),
+      () => Promise.reject(new Error("the read connection was not used")),
+    );
     expect(await cached({ value: u.email })).toEqual([viaClient]);
     expect(viaClient).toEqual(u);
     await reads.close();
@@ -110,9 +123,17 @@ describe("file: store lookups on the read connection", () => {
     const reads = fileReads(own);
     const wdb = (await reads.writer())!;
     expect(wdb.all(sql`pragma synchronous`)).toEqual([{ synchronous: 1 }]); // NORMAL, as the client's connection
-    const use = writeThrough(reads, (w) => w.update(apiKeys).set({ remaining: sql`${apiKeys.remaining} - 1` })
-      .where(sql`${apiKeys.id} = ${sql.placeholder("id")}`).returning().prepare(),
-    () => Promise.reject(new Error("the writer connection was not used")));
+    const use = writeThrough(
+      reads,
+      (w) =>
+        w
+          .update(apiKeys)
+          .set({ remaining: sql`${apiKeys.remaining} - 1` })
+          .where(sql`${apiKeys.id} = ${sql.placeholder("id")}`)
+          .returning()
+          .prepare(),
+      () => Promise.reject(new Error("the writer connection was not used")),
+    );
     expect((await use({ id: k.id }))[0]?.remaining).toBe(9);
     expect((await store.apiKeys.findById(k.id))?.remaining).toBe(9);
     expect((await store.apiKeys.findByHash(k.keyHash))?.remaining).toBe(9);
@@ -159,7 +180,9 @@ describe("file: store lookups on the read connection", () => {
   it("a store opened before its tables exist falls back to the client, then uses the read connection once migrated", async () => {
     const fresh = await createTestSqliteFile();
     const early = drizzleStore({ dialect: "sqlite", url: fresh.url });
-    expect(driverMessage(await early.users.findByEmail("a@example.com").catch((e: unknown) => e))).toMatch(/no such table/i);
+    expect(driverMessage(await early.users.findByEmail("a@example.com").catch((e: unknown) => e))).toMatch(
+      /no such table/i,
+    );
     await migrateDatabase(fresh.url);
     const u = user();
     await early.users.create(u, []);

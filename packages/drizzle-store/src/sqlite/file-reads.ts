@@ -8,7 +8,12 @@ export { readThrough, writeThrough, type FileReads, type SqliteReadDatabase } fr
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
 function syncDrizzle(connection: Native): SqliteReadDatabase {
   const dialect = new SQLiteSyncDialect();
-  return new BaseSQLiteDatabase("sync", dialect, new BetterSQLiteSession(connection as never, dialect, undefined), undefined);
+  return new BaseSQLiteDatabase(
+    "sync",
+    dialect,
+    new BetterSQLiteSession(connection as never, dialect, undefined),
+    undefined,
+  );
 }
 
 type Native = { prepare(sql: string): unknown; exec(sql: string): unknown; close(): void };
@@ -26,7 +31,10 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
   let closed = false;
   let opening: Promise<SqliteReadDatabase | null> | null = null;
   let openingWriter: Promise<SqliteReadDatabase | null> | null = null;
-  const openConnection = async (setup: string, keep: (connection: Native) => void): Promise<SqliteReadDatabase | null> => {
+  const openConnection = async (
+    setup: string,
+    keep: (connection: Native) => void,
+  ): Promise<SqliteReadDatabase | null> => {
     try {
       const path = await filePath(client);
       if (path === null || closed) return null;

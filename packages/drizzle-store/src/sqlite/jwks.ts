@@ -11,11 +11,18 @@ export function sqliteJwkStore(db: SqliteDatabase): JwkStore {
       return db.select().from(jwks).orderBy(asc(jwks.generation));
     },
     async insert(record) {
-      const inserted = await db.insert(jwks).values(record).onConflictDoNothing({ target: jwks.generation }).returning({ id: jwks.id });
+      const inserted = await db
+        .insert(jwks)
+        .values(record)
+        .onConflictDoNothing({ target: jwks.generation })
+        .returning({ id: jwks.id });
       return inserted.length > 0;
     },
     async retireOthers(exceptId, at) {
-      await db.update(jwks).set({ retiredAt: at }).where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
+      await db
+        .update(jwks)
+        .set({ retiredAt: at })
+        .where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
     },
     async deleteRetiredBefore(before) {
       return changedRows(await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before))));
@@ -34,8 +41,12 @@ export function sqliteAuditStore(db: SqliteDatabase): AuditStore {
       const after = cursor === null ? null : decodeCursor(cursor);
       if (cursor !== null && after === null) return { items: [], nextCursor: null };
       const older = after && or(lt(a.at, after.at), and(eq(a.at, after.at), lt(a.id, after.id)));
-      const rows = await db.select().from(a).where(and(userId === null ? undefined : eq(a.userId, userId), older ?? undefined))
-        .orderBy(desc(a.at), desc(a.id)).limit(limit + 1);
+      const rows = await db
+        .select()
+        .from(a)
+        .where(and(userId === null ? undefined : eq(a.userId, userId), older ?? undefined))
+        .orderBy(desc(a.at), desc(a.id))
+        .limit(limit + 1);
       return toPage(rows, limit, (row) => ({ at: row.at, id: row.id }));
     },
   };

@@ -9,68 +9,85 @@ const flag = (name: string) => integer(name, { mode: "boolean" });
 const jsonText = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
 
 /** SQLite table of users. */
-export const users = sqliteTable("users", {
-  id: text("id").primaryKey(),
-  email: text("email").notNull(),
-  emailVerified: flag("email_verified").notNull(),
-  name: text("name"),
-  image: text("image"),
-  username: text("username"),
-  metadata: jsonText<JsonObject>("metadata").notNull(),
-  createdAt: instant("created_at").notNull(),
-  updatedAt: instant("updated_at").notNull(),
-}, (t) => [
-  uniqueIndex("users_email_unique").on(t.email),
-  uniqueIndex("users_username_unique").on(t.username),
-]);
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    emailVerified: flag("email_verified").notNull(),
+    name: text("name"),
+    image: text("image"),
+    username: text("username"),
+    metadata: jsonText<JsonObject>("metadata").notNull(),
+    createdAt: instant("created_at").notNull(),
+    updatedAt: instant("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("users_email_unique").on(t.email), uniqueIndex("users_username_unique").on(t.username)],
+);
 
 /** SQLite table of sessions (only the SHA-256 of each token). */
-export const sessions = sqliteTable("sessions", {
-  id: text("id").primaryKey(),
-  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  tokenHash: text("token_hash").notNull(),
-  expiresAt: instant("expires_at").notNull(),
-  createdAt: instant("created_at").notNull(),
-  updatedAt: instant("updated_at").notNull(),
-  ip: text("ip"),
-  userAgent: text("user_agent"),
-}, (t) => [
-  uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),
-  index("sessions_user_id_idx").on(t.userId),
-  index("sessions_expires_at_idx").on(t.expiresAt),
-]);
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: instant("expires_at").notNull(),
+    createdAt: instant("created_at").notNull(),
+    updatedAt: instant("updated_at").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [
+    uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),
+    index("sessions_user_id_idx").on(t.userId),
+    index("sessions_expires_at_idx").on(t.expiresAt),
+  ],
+);
 
 /** SQLite table of accounts; at most one `credential` account per user. */
-export const accounts = sqliteTable("accounts", {
-  id: text("id").primaryKey(),
-  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  providerId: text("provider_id").$type<ProviderId>().notNull(),
-  passwordHash: text("password_hash"),
-  createdAt: instant("created_at").notNull(),
-  updatedAt: instant("updated_at").notNull(),
-}, (t) => [
-  index("accounts_user_id_idx").on(t.userId),
-  // The conflict target of the password upserts: setting a password is one INSERT ... ON CONFLICT.
-  uniqueIndex("accounts_credential_unique").on(t.userId).where(sql`provider_id = 'credential'`),
-]);
+export const accounts = sqliteTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").$type<ProviderId>().notNull(),
+    passwordHash: text("password_hash"),
+    createdAt: instant("created_at").notNull(),
+    updatedAt: instant("updated_at").notNull(),
+  },
+  (t) => [
+    index("accounts_user_id_idx").on(t.userId),
+    // The conflict target of the password upserts: setting a password is one INSERT ... ON CONFLICT.
+    uniqueIndex("accounts_credential_unique").on(t.userId).where(sql`provider_id = 'credential'`),
+  ],
+);
 
 /** SQLite table of one-time secrets (OTPs, link tokens); one live row per identifier. */
-export const verifications = sqliteTable("verifications", {
-  id: text("id").primaryKey(),
-  identifier: text("identifier").notNull(),
-  valueHash: text("value_hash").notNull(),
-  attemptCount: integer("attempt_count").notNull(),
-  expiresAt: instant("expires_at").notNull(),
-  createdAt: instant("created_at").notNull(),
-  // No foreign key: a secret may be issued before (or without) a user row; users.delete removes them explicitly.
-  userId: text("user_id"),
-  payload: text("payload"),
-}, (t) => [
-  uniqueIndex("verifications_identifier_unique").on(t.identifier),
-  index("verifications_value_hash_idx").on(t.valueHash),
-  index("verifications_user_id_idx").on(t.userId),
-  index("verifications_expires_at_idx").on(t.expiresAt),
-]);
+export const verifications = sqliteTable(
+  "verifications",
+  {
+    id: text("id").primaryKey(),
+    identifier: text("identifier").notNull(),
+    valueHash: text("value_hash").notNull(),
+    attemptCount: integer("attempt_count").notNull(),
+    expiresAt: instant("expires_at").notNull(),
+    createdAt: instant("created_at").notNull(),
+    // No foreign key: a secret may be issued before (or without) a user row; users.delete removes them explicitly.
+    userId: text("user_id"),
+    payload: text("payload"),
+  },
+  (t) => [
+    uniqueIndex("verifications_identifier_unique").on(t.identifier),
+    index("verifications_value_hash_idx").on(t.valueHash),
+    index("verifications_user_id_idx").on(t.userId),
+    index("verifications_expires_at_idx").on(t.expiresAt),
+  ],
+);
 
 /** SQLite table of fixed-window counters (rate limits, lockouts). */
 export const counters = sqliteTable("counters", {
@@ -81,53 +98,64 @@ export const counters = sqliteTable("counters", {
 });
 
 /** SQLite table of API keys (only the SHA-256 of each key). */
-export const apiKeys = sqliteTable("api_keys", {
-  id: text("id").primaryKey(),
-  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  name: text("name"),
-  prefix: text("prefix").notNull(),
-  start: text("start").notNull(),
-  keyHash: text("key_hash").notNull(),
-  enabled: flag("enabled").notNull(),
-  metadata: jsonText<JsonObject>("metadata").notNull(),
-  permissions: jsonText<Permissions>("permissions").notNull(),
-  remaining: integer("remaining"),
-  rateLimitMax: integer("rate_limit_max"),
-  rateLimitWindowMs: integer("rate_limit_window_ms"),
-  requestCount: integer("request_count").notNull(),
-  windowStart: instant("window_start"),
-  lastUsedAt: instant("last_used_at"),
-  expiresAt: instant("expires_at"),
-  createdAt: instant("created_at").notNull(),
-  updatedAt: instant("updated_at").notNull(),
-}, (t) => [
-  uniqueIndex("api_keys_key_hash_unique").on(t.keyHash),
-  index("api_keys_user_id_created_at_idx").on(t.userId, t.createdAt, t.id),
-  index("api_keys_expires_at_idx").on(t.expiresAt),
-]);
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name"),
+    prefix: text("prefix").notNull(),
+    start: text("start").notNull(),
+    keyHash: text("key_hash").notNull(),
+    enabled: flag("enabled").notNull(),
+    metadata: jsonText<JsonObject>("metadata").notNull(),
+    permissions: jsonText<Permissions>("permissions").notNull(),
+    remaining: integer("remaining"),
+    rateLimitMax: integer("rate_limit_max"),
+    rateLimitWindowMs: integer("rate_limit_window_ms"),
+    requestCount: integer("request_count").notNull(),
+    windowStart: instant("window_start"),
+    lastUsedAt: instant("last_used_at"),
+    expiresAt: instant("expires_at"),
+    createdAt: instant("created_at").notNull(),
+    updatedAt: instant("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("api_keys_key_hash_unique").on(t.keyHash),
+    index("api_keys_user_id_created_at_idx").on(t.userId, t.createdAt, t.id),
+    index("api_keys_expires_at_idx").on(t.expiresAt),
+  ],
+);
 
 /** SQLite table of JWT signing keys; one row per generation. */
-export const jwks = sqliteTable("jwks", {
-  id: text("id").primaryKey(),
-  generation: integer("generation").notNull(),
-  alg: text("alg").notNull(),
-  publicKey: text("public_key").notNull(),
-  privateKey: text("private_key").notNull(),
-  createdAt: instant("created_at").notNull(),
-  retiredAt: instant("retired_at"),
-}, (t) => [uniqueIndex("jwks_generation_unique").on(t.generation)]);
+export const jwks = sqliteTable(
+  "jwks",
+  {
+    id: text("id").primaryKey(),
+    generation: integer("generation").notNull(),
+    alg: text("alg").notNull(),
+    publicKey: text("public_key").notNull(),
+    privateKey: text("private_key").notNull(),
+    createdAt: instant("created_at").notNull(),
+    retiredAt: instant("retired_at"),
+  },
+  (t) => [uniqueIndex("jwks_generation_unique").on(t.generation)],
+);
 
 /** SQLite table of audit events; no foreign key, so rows outlive their user. */
-export const auditEvents = sqliteTable("audit_events", {
-  id: text("id").primaryKey(),
-  type: text("type").notNull(),
-  userId: text("user_id"),
-  identifier: text("identifier"),
-  ip: text("ip"),
-  userAgent: text("user_agent"),
-  at: instant("at").notNull(),
-  data: jsonText<JsonObject>("data").notNull(),
-}, (t) => [
-  index("audit_events_user_id_at_idx").on(t.userId, t.at, t.id),
-  index("audit_events_at_idx").on(t.at, t.id),
-]);
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    userId: text("user_id"),
+    identifier: text("identifier"),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    at: instant("at").notNull(),
+    data: jsonText<JsonObject>("data").notNull(),
+  },
+  (t) => [index("audit_events_user_id_at_idx").on(t.userId, t.at, t.id), index("audit_events_at_idx").on(t.at, t.id)],
+);

@@ -30,9 +30,13 @@ describe("libsql store mapping", () => {
     const other = user();
     await store.users.create(u, []);
     await store.users.create(other, []);
-    const email = await client.execute({ sql: "update users set email = ? where id = ?", args: [u.email, other.id] }).catch((e: unknown) => e);
+    const email = await client
+      .execute({ sql: "update users set email = ? where id = ?", args: [u.email, other.id] })
+      .catch((e: unknown) => e);
     expect(userConflictOf(email)).toBe("email");
-    const name = await client.execute({ sql: "update users set username = ? where id = ?", args: [u.username, other.id] }).catch((e: unknown) => e);
+    const name = await client
+      .execute({ sql: "update users set username = ? where id = ?", args: [u.username, other.id] })
+      .catch((e: unknown) => e);
     expect(userConflictOf(name)).toBe("username");
     const s = session(u.id);
     await store.sessions.create(s);
@@ -61,15 +65,25 @@ describe("libsql store mapping", () => {
   it("stores instants as integer epoch milliseconds and JSON as text", async () => {
     const u = user({ createdAt: at(123), metadata: { b: 1, a: [true] } });
     await store.users.create(u, []);
-    const { rows } = await client.execute({ sql: "select typeof(created_at) as type, created_at, metadata from users where id = ?", args: [u.id] });
-    expect({ ...rows[0] }).toEqual({ type: "integer", created_at: Date.UTC(2026, 0, 1, 12, 0, 0, 123), metadata: '{"b":1,"a":[true]}' });
+    const { rows } = await client.execute({
+      sql: "select typeof(created_at) as type, created_at, metadata from users where id = ?",
+      args: [u.id],
+    });
+    expect({ ...rows[0] }).toEqual({
+      type: "integer",
+      created_at: Date.UTC(2026, 0, 1, 12, 0, 0, 123),
+      metadata: '{"b":1,"a":[true]}',
+    });
   });
 
   it("answers a cursor it did not make with an empty page", async () => {
     const u = user();
     await store.users.create(u, []);
     await store.apiKeys.create(apiKey(u.id));
-    expect(await store.apiKeys.listByUser(u.id, { limit: 10, cursor: "not-a-cursor" })).toEqual({ items: [], nextCursor: null });
+    expect(await store.apiKeys.listByUser(u.id, { limit: 10, cursor: "not-a-cursor" })).toEqual({
+      items: [],
+      nextCursor: null,
+    });
     expect(await store.audit.list({ userId: u.id, limit: 10, cursor: "x:y" })).toEqual({ items: [], nextCursor: null });
   });
 
@@ -77,13 +91,18 @@ describe("libsql store mapping", () => {
     const modes: unknown[] = [];
     const recording = new Proxy(client, {
       get(target, property) {
-        if (property === "batch") return (statements: InStatement[], mode?: TransactionMode) => (modes.push(mode), target.batch(statements, mode));
+        if (property === "batch")
+          return (statements: InStatement[], mode?: TransactionMode) => (
+            modes.push(mode), target.batch(statements, mode)
+          );
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
     const u = user();
-    expect((await drizzleStore({ dialect: "sqlite", client: recording }).users.create(u, [account(u.id)])).ok).toBe(true);
+    expect((await drizzleStore({ dialect: "sqlite", client: recording }).users.create(u, [account(u.id)])).ok).toBe(
+      true,
+    );
     expect(modes).toEqual(["write"]);
   });
 
@@ -95,9 +114,14 @@ describe("libsql store mapping", () => {
 
   it("a store that opens its own file: database uses WAL and synchronous=NORMAL; a caller's client keeps its settings", async () => {
     const own = openSqliteForStore(database.url);
-    const pragma = async (c: Client, name: string) => Object.values((await c.execute(`pragma ${name}`)).rows[0] ?? {})[0];
+    const pragma = async (c: Client, name: string) =>
+      Object.values((await c.execute(`pragma ${name}`)).rows[0] ?? {})[0];
     // Concurrent first calls: each must see the settings, whichever connection it lands on.
-    const seen = await Promise.all([pragma(own, "journal_mode"), pragma(own, "synchronous"), pragma(own, "synchronous")]);
+    const seen = await Promise.all([
+      pragma(own, "journal_mode"),
+      pragma(own, "synchronous"),
+      pragma(own, "synchronous"),
+    ]);
     expect(seen).toEqual(["wal", 1, 1]);
     own.close();
     const caller = openSqlite(database.url);

@@ -12,7 +12,12 @@ import { sqliteCounterStore, sqliteVerificationStore } from "./verifications.ts"
 /** Opens a libSQL client for a `file:` or `libsql://` URL; `concurrency` caps a `file:` client's connections. */
 export function openSqlite(url: string, authToken?: string, concurrency?: number): Client {
   // A busy timeout lets another process's write transaction on the same file finish instead of failing at once.
-  return createClient({ url, ...(authToken === undefined ? {} : { authToken }), ...(concurrency === undefined ? {} : { concurrency }), timeout: 5000 });
+  return createClient({
+    url,
+    ...(authToken === undefined ? {} : { authToken }),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    timeout: 5000,
+  });
 }
 
 /** What a store that opens its own `file:` database sets before its first statement (see docs/stores.md). */
@@ -33,10 +38,11 @@ const GATED = new Set<PropertyKey>(["execute", "batch", "executeMultiple", "tran
 // Every statement waits for the setup script; a failed setup fails the calls waiting on it and is tried again.
 function afterSetup(client: Client, script: string): Client {
   let ready: Promise<void> | null = null;
-  const setUp = () => (ready ??= client.executeMultiple(script).catch((error: unknown) => {
-    ready = null;
-    throw error;
-  }));
+  const setUp = () =>
+    (ready ??= client.executeMultiple(script).catch((error: unknown) => {
+      ready = null;
+      throw error;
+    }));
   return new Proxy(client, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
@@ -58,7 +64,8 @@ function afterSetup(client: Client, script: string): Client {
 export function withWriteBatches(client: Client): Client {
   return new Proxy(client, {
     get(target, property) {
-      if (property === "batch") return (statements: InStatement[], mode: TransactionMode = "write") => target.batch(statements, mode);
+      if (property === "batch")
+        return (statements: InStatement[], mode: TransactionMode = "write") => target.batch(statements, mode);
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -66,7 +73,8 @@ export function withWriteBatches(client: Client): Client {
 }
 
 // Busy or locked past the busy timeout, or a remote server that cannot be reached: the database is unavailable.
-const UNAVAILABLE = /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;
+const UNAVAILABLE =
+  /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;
 
 /** True when a libSQL error means the database cannot answer now (busy past the timeout, I/O, network). */
 export function isSqliteUnavailable(error: unknown): boolean {
@@ -127,43 +135,47 @@ function gated(client: Client): { client: Client; hold: () => Promise<() => void
 export function sqliteStore(client: Client, ownsClient: boolean, url?: string): Store {
   const gate = gated(client);
   const db = drizzle({ client: withWriteBatches(gate.client) });
-  const reads: FileReads | null = ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client, gate.hold) : null;
-  return guardStore({
-    kind: "sqlite",
-    ...portsOf(db, reads),
-    async transaction(body) {
-      const release = await gate.hold();
-      try {
-        const tx = await client.transaction("write");
+  const reads: FileReads | null =
+    ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client, gate.hold) : null;
+  return guardStore(
+    {
+      kind: "sqlite",
+      ...portsOf(db, reads),
+      async transaction(body) {
+        const release = await gate.hold();
         try {
-          // drizzle over the transaction: statements run in it, and a port's own batch joins it (no BEGIN of its own).
-          const txClient = new Proxy(client, {
-            get(target, property) {
-              if (property === "execute") return (statement: InStatement) => tx.execute(statement);
-              if (property === "batch") return (statements: InStatement[]) => tx.batch(statements);
-              const value: unknown = Reflect.get(target, property, target);
-              return typeof value === "function" ? value.bind(target) : value;
-            },
-          });
-          const result = await body(guardPorts(portsOf(drizzle({ client: txClient }), null), isSqliteUnavailable));
-          await tx.commit();
-          return result;
-        } catch (error) {
-          await tx.rollback().catch(() => undefined);
-          throw error;
+          const tx = await client.transaction("write");
+          try {
+            // drizzle over the transaction: statements run in it, and a port's own batch joins it (no BEGIN of its own).
+            const txClient = new Proxy(client, {
+              get(target, property) {
+                if (property === "execute") return (statement: InStatement) => tx.execute(statement);
+                if (property === "batch") return (statements: InStatement[]) => tx.batch(statements);
+                const value: unknown = Reflect.get(target, property, target);
+                return typeof value === "function" ? value.bind(target) : value;
+              },
+            });
+            const result = await body(guardPorts(portsOf(drizzle({ client: txClient }), null), isSqliteUnavailable));
+            await tx.commit();
+            return result;
+          } catch (error) {
+            await tx.rollback().catch(() => undefined);
+            throw error;
+          } finally {
+            tx.close();
+          }
         } finally {
-          tx.close();
+          release();
         }
-      } finally {
-        release();
-      }
+      },
+      async ping() {
+        await gate.client.execute("select 1");
+      },
+      async close() {
+        await reads?.close();
+        if (ownsClient) client.close();
+      },
     },
-    async ping() {
-      await gate.client.execute("select 1");
-    },
-    async close() {
-      await reads?.close();
-      if (ownsClient) client.close();
-    },
-  }, isSqliteUnavailable);
+    isSqliteUnavailable,
+  );
 }

@@ -1,5 +1,5 @@
 import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { and, asc, eq, isNull, lte, ne, sql, } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, ne, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
@@ -23,12 +23,21 @@ const sessionWithUser = { session: sessions, user: users };
 export function sqliteUserStore(db: SqliteDatabase, reads: FileReads | null = null): UserStore {
   // The lookups every sign-in and session read make: built once, bound per call.
   const byField = (column: SQLiteColumn) =>
-    db.select().from(users).where(eq(column, sql.placeholder("value"))).limit(1).prepare();
+    db
+      .select()
+      .from(users)
+      .where(eq(column, sql.placeholder("value")))
+      .limit(1)
+      .prepare();
   const byId = byField(users.id);
   const byEmail = db.select().from(users).where(emailIs).limit(1).prepare();
   const byUsername = byField(users.username);
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
-  const readByEmail = readThrough(reads, (rdb) => rdb.select().from(users).where(emailIs).limit(1).prepare(), (values) => byEmail.all(values));
+  const readByEmail = readThrough(
+    reads,
+    (rdb) => rdb.select().from(users).where(emailIs).limit(1).prepare(),
+    (values) => byEmail.all(values),
+  );
   const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
     const conflict = userConflictOf(error);
     if (conflict === null) throw error;
@@ -38,9 +47,10 @@ export function sqliteUserStore(db: SqliteDatabase, reads: FileReads | null = nu
     async create(user, userAccounts) {
       const insertUser = db.insert(users).values(user).returning();
       try {
-        const [[row]] = userAccounts.length > 0
-          ? await db.batch([insertUser, db.insert(accounts).values(userAccounts)])
-          : [await insertUser];
+        const [[row]] =
+          userAccounts.length > 0
+            ? await db.batch([insertUser, db.insert(accounts).values(userAccounts)])
+            : [await insertUser];
         return { ok: true, value: row! };
       } catch (error) {
         return mapConflict(error);
@@ -78,13 +88,33 @@ export function sqliteUserStore(db: SqliteDatabase, reads: FileReads | null = nu
 /** `SessionStore` over SQLite/libSQL. */
 export function sqliteSessionStore(db: SqliteDatabase, reads: FileReads | null = null): SessionStore {
   // Every authenticated request reads a session and many extend it: both statements are built once.
-  const byTokenHash = db.select(sessionWithUser).from(sessions).innerJoin(users, eq(users.id, sessions.userId))
-    .where(tokenHashIs).limit(1).prepare();
-  const readByTokenHash = readThrough(reads, (rdb) => rdb.select(sessionWithUser).from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId)).where(tokenHashIs).limit(1).prepare(), (values) => byTokenHash.all(values));
-  const touch = db.update(sessions)
-    .set({ expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt), updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt) })
-    .where(eq(sessions.id, sql.placeholder("id"))).prepare();
+  const byTokenHash = db
+    .select(sessionWithUser)
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(tokenHashIs)
+    .limit(1)
+    .prepare();
+  const readByTokenHash = readThrough(
+    reads,
+    (rdb) =>
+      rdb
+        .select(sessionWithUser)
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(tokenHashIs)
+        .limit(1)
+        .prepare(),
+    (values) => byTokenHash.all(values),
+  );
+  const touch = db
+    .update(sessions)
+    .set({
+      expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt),
+      updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt),
+    })
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare();
   return {
     async create(session) {
       await db.insert(sessions).values(session);
@@ -114,29 +144,42 @@ const isCredential = sql`provider_id = 'credential'`;
 export function sqliteAccountStore(db: SqliteDatabase): AccountStore {
   return {
     async listByUser(userId) {
-      return db.select().from(accounts).where(eq(accounts.userId, userId)).orderBy(asc(accounts.createdAt), asc(accounts.id));
+      return db
+        .select()
+        .from(accounts)
+        .where(eq(accounts.userId, userId))
+        .orderBy(asc(accounts.createdAt), asc(accounts.id));
     },
     async create(account) {
       await db.insert(accounts).values(account);
     },
     async upsertPassword(userId, account) {
-      await db.insert(accounts).values({ ...account, userId }).onConflictDoUpdate({
-        target: accounts.userId,
-        targetWhere: isCredential,
-        set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
-      });
+      await db
+        .insert(accounts)
+        .values({ ...account, userId })
+        .onConflictDoUpdate({
+          target: accounts.userId,
+          targetWhere: isCredential,
+          set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+        });
     },
     async setPasswordIfAbsent(userId, account) {
-      const written = await db.insert(accounts).values({ ...account, userId }).onConflictDoUpdate({
-        target: accounts.userId,
-        targetWhere: isCredential,
-        set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
-        setWhere: isNull(accounts.passwordHash),
-      }).returning({ id: accounts.id });
+      const written = await db
+        .insert(accounts)
+        .values({ ...account, userId })
+        .onConflictDoUpdate({
+          target: accounts.userId,
+          targetWhere: isCredential,
+          set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
+          setWhere: isNull(accounts.passwordHash),
+        })
+        .returning({ id: accounts.id });
       return written.length > 0;
     },
     async deleteAllExcept(userId, keepProviderId) {
-      return changedRows(await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))));
+      return changedRows(
+        await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))),
+      );
     },
   };
 }

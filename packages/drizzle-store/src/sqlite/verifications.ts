@@ -7,15 +7,25 @@ import { changedRows, type SqliteDatabase } from "./database.ts";
 /** `VerificationStore` over SQLite/libSQL: one row per identifier, consumed and counted atomically. */
 export function sqliteVerificationStore(db: SqliteDatabase): VerificationStore {
   // Every OTP and link check reads the row by identifier and consumes it by id: built once, bound per call.
-  const byIdentifier = db.select().from(verifications).where(eq(verifications.identifier, sql.placeholder("identifier"))).limit(1)
+  const byIdentifier = db
+    .select()
+    .from(verifications)
+    .where(eq(verifications.identifier, sql.placeholder("identifier")))
+    .limit(1)
     .prepare();
-  const consume = db.delete(verifications).where(eq(verifications.id, sql.placeholder("id"))).returning()
+  const consume = db
+    .delete(verifications)
+    .where(eq(verifications.id, sql.placeholder("id")))
+    .returning()
     .prepare();
   return {
     async issue(record) {
       // The identifier is unique, so "delete the old rows, insert this one" is one upsert replacing every column.
       const { identifier: _, ...replacement } = record;
-      await db.insert(verifications).values(record).onConflictDoUpdate({ target: verifications.identifier, set: replacement });
+      await db
+        .insert(verifications)
+        .values(record)
+        .onConflictDoUpdate({ target: verifications.identifier, set: replacement });
     },
     async findByIdentifier(identifier) {
       return (await byIdentifier.all({ identifier }))[0] ?? null;
@@ -29,9 +39,14 @@ export function sqliteVerificationStore(db: SqliteDatabase): VerificationStore {
     async recordFailedAttempt(id, maxAttempts) {
       // One write transaction: the increment, then the delete when the new count reached the limit.
       const [bumped, destroyed] = await db.batch([
-        db.update(verifications).set({ attemptCount: sql`${verifications.attemptCount} + 1` })
-          .where(eq(verifications.id, id)).returning({ attemptCount: verifications.attemptCount }),
-        db.delete(verifications).where(and(eq(verifications.id, id), gte(verifications.attemptCount, maxAttempts)))
+        db
+          .update(verifications)
+          .set({ attemptCount: sql`${verifications.attemptCount} + 1` })
+          .where(eq(verifications.id, id))
+          .returning({ attemptCount: verifications.attemptCount }),
+        db
+          .delete(verifications)
+          .where(and(eq(verifications.id, id), gte(verifications.attemptCount, maxAttempts)))
           .returning({ id: verifications.id }),
       ]);
       const [row] = bumped;
@@ -50,23 +65,33 @@ export function sqliteVerificationStore(db: SqliteDatabase): VerificationStore {
 export function sqliteCounterStore(db: SqliteDatabase): CounterStore {
   // Every rate-limited request hits a counter: the upsert is built once; `now` and the new reset time are bound.
   const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
-  const hit = db.insert(counters)
-    .values({ key: boundPlaceholder("key", counters.key), count: 1, resetAt: boundPlaceholder("resetAt", counters.resetAt) })
+  const hit = db
+    .insert(counters)
+    .values({
+      key: boundPlaceholder("key", counters.key),
+      count: 1,
+      resetAt: boundPlaceholder("resetAt", counters.resetAt),
+    })
     .onConflictDoUpdate({
       target: counters.key,
       set: {
         count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
         resetAt: sql`case when ${live} then ${counters.resetAt} else ${sql.placeholder("resetAt")} end`,
       },
-    }).returning({ count: counters.count, resetAt: counters.resetAt }).prepare();
+    })
+    .returning({ count: counters.count, resetAt: counters.resetAt })
+    .prepare();
   return {
     async hit(key, windowMs, now) {
       const [state] = await hit.all({ key, now, resetAt: now + windowMs });
       return state!;
     },
     async peek(key, now) {
-      const [state] = await db.select({ count: counters.count, resetAt: counters.resetAt }).from(counters)
-        .where(and(eq(counters.key, key), gt(counters.resetAt, now))).limit(1);
+      const [state] = await db
+        .select({ count: counters.count, resetAt: counters.resetAt })
+        .from(counters)
+        .where(and(eq(counters.key, key), gt(counters.resetAt, now)))
+        .limit(1);
       return state ?? null;
     },
     async delete(key) {

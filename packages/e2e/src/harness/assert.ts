@@ -40,7 +40,8 @@ export function ok(value: unknown, message: string): asserts value {
  * equal(res.status, 200, "get-session answers 200");
  */
 export function equal(actual: unknown, expected: unknown, message: string): void {
-  if (!deepEqual(actual, expected)) throw new E2eAssertionError(`${message}: expected ${show(expected)}, got ${show(actual)}`);
+  if (!deepEqual(actual, expected))
+    throw new E2eAssertionError(`${message}: expected ${show(expected)}, got ${show(actual)}`);
 }
 
 /**
@@ -62,5 +63,6 @@ export function notEqual(actual: unknown, unexpected: unknown, message: string):
  * match(res.headers.get("x-frame-options"), /^DENY$/, "framing is refused");
  */
 export function match(actual: unknown, pattern: RegExp, message: string): void {
-  if (typeof actual !== "string" || !pattern.test(actual)) throw new E2eAssertionError(`${message}: expected ${show(actual)} to match ${pattern}`);
+  if (typeof actual !== "string" || !pattern.test(actual))
+    throw new E2eAssertionError(`${message}: expected ${show(actual)} to match ${pattern}`);
 }

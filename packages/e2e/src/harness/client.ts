@@ -97,7 +97,8 @@ export class E2eClient {
  * const body = expectStatus(res, 200, "sign-up") as { user: { id: string } };
  */
 export function expectStatus(res: E2eResponse, status: number, what: string): unknown {
-  if (res.status !== status) throw new E2eAssertionError(`${what}: expected HTTP ${status}, got ${res.status} ${res.text.slice(0, 500)}`);
+  if (res.status !== status)
+    throw new E2eAssertionError(`${what}: expected HTTP ${status}, got ${res.status} ${res.text.slice(0, 500)}`);
   return res.json;
 }
 

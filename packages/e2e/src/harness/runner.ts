@@ -34,7 +34,7 @@ function randomHex(bytes: number): string {
 export async function planSuite(target: E2eTarget, journeys: readonly Journey[]): Promise<PlannedCase[]> {
   const probe = new E2eClient(target, "203.0.113.254");
   const doc = await probe.call("GET", "/openapi.json");
-  const paths = new Set(Object.keys(((doc.json as { paths?: Record<string, unknown> } | null)?.paths) ?? {}));
+  const paths = new Set(Object.keys((doc.json as { paths?: Record<string, unknown> } | null)?.paths ?? {}));
   return journeys.map((journey, index) => {
     const missing = (journey.requiresPaths ?? []).filter((p) => !paths.has(p));
     let skipReason: string | null = null;
@@ -45,7 +45,12 @@ export async function planSuite(target: E2eTarget, journeys: readonly Journey[])
     return {
       name: journey.name,
       skipReason,
-      run: () => journey.run({ client: new E2eClient(target, ip), target, email: (label) => `${label}-${randomHex(6)}@e2e.example` }),
+      run: () =>
+        journey.run({
+          client: new E2eClient(target, ip),
+          target,
+          email: (label) => `${label}-${randomHex(6)}@e2e.example`,
+        }),
     };
   });
 }
@@ -89,7 +94,8 @@ export async function runSuite(cases: readonly PlannedCase[], log: (line: string
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       result.failed.push({ name: c.name, error: message });
       log(`not ok ${n} - ${c.name}: ${message}`);
-      if (error instanceof Error && error.stack && !(error.name === "E2eAssertionError")) log(`  ${error.stack.split("\n").slice(1, 6).join("\n  ")}`);
+      if (error instanceof Error && error.stack && !(error.name === "E2eAssertionError"))
+        log(`  ${error.stack.split("\n").slice(1, 6).join("\n  ")}`);
     }
   }
   return result;

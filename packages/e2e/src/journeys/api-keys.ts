@@ -29,17 +29,32 @@ export const apiKeysJourney: Journey = {
     equal(created.apiKey.name, "ci", "the key has its name");
     ok(!JSON.stringify(created.apiKey).includes(created.key), "the key record never contains the plain key");
 
-    const good = expectStatus(await client.call("POST", "/api-key/verify", { body: { key: created.key } }), 200, "verify") as Verified;
+    const good = expectStatus(
+      await client.call("POST", "/api-key/verify", { body: { key: created.key } }),
+      200,
+      "verify",
+    ) as Verified;
     equal(good.valid, true, "the new key verifies");
     equal(good.apiKey?.id, created.apiKey.id, "verify names the key");
 
-    const bogus = expectStatus(await client.call("POST", "/api-key/verify", { body: { key: `${created.key}x` } }), 200, "verify a bogus key") as Verified;
+    const bogus = expectStatus(
+      await client.call("POST", "/api-key/verify", { body: { key: `${created.key}x` } }),
+      200,
+      "verify a bogus key",
+    ) as Verified;
     equal(bogus.valid, false, "a bogus key does not verify");
     equal(bogus.error?.code, "INVALID_API_KEY", "a bogus key is INVALID_API_KEY");
 
-    const deleted = await client.call("POST", "/api-key/delete", { bearer: owner.token, body: { keyId: created.apiKey.id } });
+    const deleted = await client.call("POST", "/api-key/delete", {
+      bearer: owner.token,
+      body: { keyId: created.apiKey.id },
+    });
     equal(expectStatus(deleted, 200, "api-key/delete"), { success: true }, "the key is revoked");
-    const revoked = expectStatus(await client.call("POST", "/api-key/verify", { body: { key: created.key } }), 200, "verify a revoked key") as Verified;
+    const revoked = expectStatus(
+      await client.call("POST", "/api-key/verify", { body: { key: created.key } }),
+      200,
+      "verify a revoked key",
+    ) as Verified;
     equal(revoked.valid, false, "a revoked key no longer verifies");
   },
 };

@@ -10,14 +10,21 @@ export const csrfJourney: Journey = {
     const { client } = context;
     const mallory = await signUpWithPassword(context, "csrf");
 
-    const crossSite = await client.call("POST", "/sign-out", { cookie: mallory.cookie, origin: "https://evil.example" });
+    const crossSite = await client.call("POST", "/sign-out", {
+      cookie: mallory.cookie,
+      origin: "https://evil.example",
+    });
     expectError(crossSite, 403, "INVALID_ORIGIN", "sign-out from another origin");
     const noOrigin = await client.call("POST", "/sign-out", { cookie: mallory.cookie, origin: null });
     expectError(noOrigin, 403, "MISSING_ORIGIN", "sign-out without Origin or Referer");
     const nullOrigin = await client.call("POST", "/sign-out", { cookie: mallory.cookie, origin: "null" });
     expectError(nullOrigin, 403, "INVALID_ORIGIN", "sign-out with Origin: null");
 
-    const still = expectStatus(await client.call("GET", "/get-session", { cookie: mallory.cookie }), 200, "get-session") as { user?: { id: string } } | null;
+    const still = expectStatus(
+      await client.call("GET", "/get-session", { cookie: mallory.cookie }),
+      200,
+      "get-session",
+    ) as { user?: { id: string } } | null;
     ok(still?.user, "the refused requests changed nothing: the session is alive");
     equal(still.user.id, mallory.userId, "the session is the same user's");
 

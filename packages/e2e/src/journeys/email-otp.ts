@@ -35,7 +35,11 @@ export const emailOtpJourney: Journey = {
     const replay = await client.call("POST", "/sign-in/email-otp", { body: { email, otp: code } });
     notEqual(replay.status, 200, "a consumed code cannot be replayed");
 
-    const session = expectStatus(await client.call("GET", "/get-session", { cookie }), 200, "get-session") as OtpSignIn | null;
+    const session = expectStatus(
+      await client.call("GET", "/get-session", { cookie }),
+      200,
+      "get-session",
+    ) as OtpSignIn | null;
     equal(session?.user.id, body.user.id, "the OTP session is live");
     if (target.store) {
       const stored = await target.store.users.findByEmail(email);

@@ -17,9 +17,17 @@ export const getSessionJourney: Journey = {
     equal(expectStatus(anonymous, 200, "anonymous get-session"), null, "no session answers null");
 
     const grace = await signUpWithPassword(context, "grace");
-    const byCookie = expectStatus(await client.call("GET", "/get-session", { cookie: grace.cookie }), 200, "get-session by cookie") as SessionBody;
+    const byCookie = expectStatus(
+      await client.call("GET", "/get-session", { cookie: grace.cookie }),
+      200,
+      "get-session by cookie",
+    ) as SessionBody;
     equal(byCookie.user.email, grace.email, "the cookie finds the user");
-    const byBearer = expectStatus(await client.call("GET", "/get-session", { bearer: grace.token }), 200, "get-session by Bearer") as SessionBody;
+    const byBearer = expectStatus(
+      await client.call("GET", "/get-session", { bearer: grace.token }),
+      200,
+      "get-session by Bearer",
+    ) as SessionBody;
     equal(byBearer.user.id, grace.userId, "the Bearer token finds the same user");
     equal(byBearer.session.id, byCookie.session.id, "cookie and Bearer are the same session");
 

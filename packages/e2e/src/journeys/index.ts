@@ -25,6 +25,14 @@ export const JOURNEYS: readonly Journey[] = [
 ];
 
 export {
-  apiKeysJourney, csrfJourney, deleteAccountJourney, emailOtpJourney, getSessionJourney, jwtJourney,
-  notFoundJourney, openApiJourney, passwordJourney, signOutJourney,
+  apiKeysJourney,
+  csrfJourney,
+  deleteAccountJourney,
+  emailOtpJourney,
+  getSessionJourney,
+  jwtJourney,
+  notFoundJourney,
+  openApiJourney,
+  passwordJourney,
+  signOutJourney,
 };

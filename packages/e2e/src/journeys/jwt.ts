@@ -13,8 +13,14 @@ export const jwtJourney: Journey = {
     expectError(await client.call("POST", "/token"), 401, "INVALID_CREDENTIALS", "/token without a session");
 
     const user = await signUpWithPassword(context, "jwt");
-    const session = expectStatus(await client.call("GET", "/get-session", { bearer: user.token }), 200, "get-session") as { session: { id: string } };
-    const { token } = expectStatus(await client.call("POST", "/token", { bearer: user.token }), 200, "POST /token") as { token: string };
+    const session = expectStatus(
+      await client.call("GET", "/get-session", { bearer: user.token }),
+      200,
+      "get-session",
+    ) as { session: { id: string } };
+    const { token } = expectStatus(await client.call("POST", "/token", { bearer: user.token }), 200, "POST /token") as {
+      token: string;
+    };
     match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/, "/token returns a compact JWS");
 
     const jwksRes = await client.call("GET", "/jwks");
@@ -25,7 +31,10 @@ export const jwtJourney: Journey = {
 
     const header = decodeProtectedHeader(token);
     equal(header.typ, "JWT", "typ is JWT");
-    ok(jwks.keys.some((k) => k.kid === header.kid), "the token's kid is in the JWKS");
+    ok(
+      jwks.keys.some((k) => k.kid === header.kid),
+      "the token's kid is in the JWKS",
+    );
     const keySet = createLocalJWKSet(jwks);
     const { payload } = await jwtVerify(token, keySet, { issuer: target.baseUrl, audience: target.baseUrl });
     equal(payload.sub, user.userId, "sub is the user id");

@@ -9,7 +9,8 @@ function expectSecurityHeaders(res: E2eResponse, what: string, https: boolean): 
   match(res.headers.get("content-security-policy"), /frame-ancestors 'none'/, `${what}: Content-Security-Policy`);
   match(res.headers.get("content-type"), /^application\/json/, `${what}: JSON body`);
   // Secure cookies (the default behind https) come with HSTS.
-  if (https) match(res.headers.get("strict-transport-security"), /^max-age=31536000; includeSubDomains$/, `${what}: HSTS`);
+  if (https)
+    match(res.headers.get("strict-transport-security"), /^max-age=31536000; includeSubDomains$/, `${what}: HSTS`);
 }
 
 /** Unknown paths, under the mount or not, answer the JSON error shape with every security header. */

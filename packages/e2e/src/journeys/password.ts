@@ -17,13 +17,23 @@ export const passwordJourney: Journey = {
     const again = await client.call("POST", "/sign-up/email", { body: { email: ada.email, password: E2E_PASSWORD } });
     expectError(again, 422, "USER_ALREADY_EXISTS", "second sign-up with the same email");
 
-    const wrong = await client.call("POST", "/sign-in/email", { body: { email: ada.email, password: "not the password" } });
+    const wrong = await client.call("POST", "/sign-in/email", {
+      body: { email: ada.email, password: "not the password" },
+    });
     expectError(wrong, 401, "INVALID_CREDENTIALS", "sign-in with a wrong password");
-    const unknown = await client.call("POST", "/sign-in/email", { body: { email: context.email("nobody"), password: E2E_PASSWORD } });
+    const unknown = await client.call("POST", "/sign-in/email", {
+      body: { email: context.email("nobody"), password: E2E_PASSWORD },
+    });
     expectError(unknown, 401, "INVALID_CREDENTIALS", "sign-in with an unknown email");
 
-    const res = await client.call("POST", "/sign-in/email", { body: { email: ada.email.toUpperCase(), password: E2E_PASSWORD } });
-    const body = expectStatus(res, 200, "sign-in") as { user: { id: string }; session: { id: string }; credentials: { token: string } };
+    const res = await client.call("POST", "/sign-in/email", {
+      body: { email: ada.email.toUpperCase(), password: E2E_PASSWORD },
+    });
+    const body = expectStatus(res, 200, "sign-in") as {
+      user: { id: string };
+      session: { id: string };
+      credentials: { token: string };
+    };
     equal(body.user.id, ada.userId, "sign-in finds the user (email is case-insensitive)");
     notEqual(body.credentials.token, ada.token, "sign-in issues a new token (no fixation)");
     ok(typeof body.session.id === "string", "sign-in returns the session");

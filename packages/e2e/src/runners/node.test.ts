@@ -12,9 +12,10 @@ describe(`e2e on Node (features: ${plugins.join(", ") || "core only"})`, () => {
   registerSuite(cases, {
     test: (name, run) => it(name, run),
     // Every feature is installed here, so a journey that would be skipped is a failure, reported by name.
-    skip: (name, reason) => it(`${name} runs`, () => {
-      throw new Error(`journey skipped on Node: ${reason}`);
-    }),
+    skip: (name, reason) =>
+      it(`${name} runs`, () => {
+        throw new Error(`journey skipped on Node: ${reason}`);
+      }),
   });
 
   it("installs every feature a journey needs (a renamed path cannot silently skip a journey)", () => {

@@ -35,7 +35,8 @@ export async function runOnThisRuntime(runtime: string, options: RunOptions): Pr
   const argon2 = options.incoming ? await exchangeHashes(runtime, options.incoming) : null;
   if (argon2) {
     options.log(`# argon2id engine on ${runtime}: ${argon2.engine}`);
-    for (const v of argon2.verified) options.log(`${v.ok ? "ok" : "not ok"} - verifies a hash written on ${v.from} (${v.engine})`);
+    for (const v of argon2.verified)
+      options.log(`${v.ok ? "ok" : "not ok"} - verifies a hash written on ${v.from} (${v.engine})`);
   }
   const report: RuntimeReport = { runtime, plugins, result, argon2 };
   options.log(summaryLine(result));
@@ -50,5 +51,9 @@ export async function runOnThisRuntime(runtime: string, options: RunOptions): Pr
  * if (runFailed(report)) Deno.exit(1);
  */
 export function runFailed(report: RuntimeReport): boolean {
-  return report.result.failed.length > 0 || report.result.passed.length === 0 || (report.argon2?.verified.some((v) => !v.ok) ?? false);
+  return (
+    report.result.failed.length > 0 ||
+    report.result.passed.length === 0 ||
+    (report.argon2?.verified.some((v) => !v.ok) ?? false)
+  );
 }

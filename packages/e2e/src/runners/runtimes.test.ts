@@ -17,7 +17,9 @@ const bin = (name: string) => join(PACKAGE_DIR, "node_modules", ".bin", name);
 const DENO_RUN = ["run", "--no-lock", "--no-prompt", "--allow-read"];
 
 // Every runtime must run exactly the journeys Node runs: none may silently skip a feature.
-const expectedJourneys = (await planSuite(createE2eAuth().target, JOURNEYS)).filter((c) => c.skipReason === null).map((c) => c.name);
+const expectedJourneys = (await planSuite(createE2eAuth().target, JOURNEYS))
+  .filter((c) => c.skipReason === null)
+  .map((c) => c.name);
 
 let dir = "";
 const chain: HashEntry[] = [];
@@ -58,17 +60,33 @@ describe.sequential("the same suite on Bun, Deno and workerd", () => {
   });
 
   it("Deno with --allow-ffi --allow-env loads the native argon2id engine and still verifies every hash", async () => {
-    await runRuntime("deno-ffi", bin("deno"), [...DENO_RUN, "--allow-ffi", "--allow-env", "src/runners/deno.ts"], "native");
+    await runRuntime(
+      "deno-ffi",
+      bin("deno"),
+      [...DENO_RUN, "--allow-ffi", "--allow-env", "src/runners/deno.ts"],
+      "native",
+    );
   });
 
   it("workerd (Miniflare): smoke GET /auth/get-session, the suite in the isolate and over HTTP, portable argon2id", async () => {
-    const { output } = await runRuntime("workerd", process.execPath, ["--import", "tsx", "src/runners/workerd.ts"], "portable");
+    const { output } = await runRuntime(
+      "workerd",
+      process.execPath,
+      ["--import", "tsx", "src/runners/workerd.ts"],
+      "portable",
+    );
     expect(output).toMatch(/^ok - smoke \(issue 2\)/m);
     expect(output).toMatch(/^# over HTTP: \d+ passed, 0 failed/m);
   });
 
   it("Node verifies the hash every runtime wrote, with the native and the portable engine", async () => {
-    expect(chain.map((e) => `${e.runtime}/${e.engine}`)).toEqual(["node/native", "bun/native", "deno/portable", "deno/native", "workerd/portable"]);
+    expect(chain.map((e) => `${e.runtime}/${e.engine}`)).toEqual([
+      "node/native",
+      "bun/native",
+      "deno/portable",
+      "deno/native",
+      "workerd/portable",
+    ]);
     const native = argon2idHasher({ random: webCryptoRandom });
     const portable = argon2idHasher({ random: webCryptoRandom, engine: portableArgon2idRaw });
     for (const entry of chain) {

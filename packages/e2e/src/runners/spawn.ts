@@ -15,7 +15,11 @@ export interface ChildRun {
  */
 export function runChild(command: string, args: string[], cwd: string, timeoutMs = 110_000): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+    const child = spawn(command, args, {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     let output = "";
     child.stdout.on("data", (d: Buffer) => void (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => void (output += d.toString()));
@@ -37,7 +41,10 @@ export function runChild(command: string, args: string[], cwd: string, timeoutMs
 
 /** The child's output without the (long) JSON report line, for failure messages. */
 export function readableOutput(run: ChildRun): string {
-  return run.output.split("\n").filter((l) => !l.startsWith(REPORT_PREFIX)).join("\n");
+  return run.output
+    .split("\n")
+    .filter((l) => !l.startsWith(REPORT_PREFIX))
+    .join("\n");
 }
 
 export interface RunningServer {
@@ -54,11 +61,20 @@ export interface RunningServer {
  * const server = await startServer(bunBin, ["run", "src/server.ts"], { cwd, env: { PORT: "0" }, ready: /listening on (http:\S+)/ });
  * try { await fetch(`${server.url}/auth/get-session`); } finally { server.stop(); }
  */
-export function startServer(command: string, args: string[], options: { cwd: string; env?: Record<string, string>; ready: RegExp; timeoutMs?: number }): Promise<RunningServer> {
+export function startServer(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; ready: RegExp; timeoutMs?: number },
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     // A process group of its own: package-manager shims (node_modules/.bin/deno) run the runtime as a child, and
     // stopping only the shim would leave the server running.
-    const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", ...options.env }, detached: true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
+      detached: true,
+    });
     const stopGroup = (signal: NodeJS.Signals) => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, signal);

@@ -17,7 +17,8 @@ export default {
       return Response.json({ lines });
     }
     served ??= createE2eAuth();
-    if (url.pathname === "/__e2e/otp") return Response.json({ code: (await served.target.latestOtp!(url.searchParams.get("email") ?? "")) ?? null });
+    if (url.pathname === "/__e2e/otp")
+      return Response.json({ code: (await served.target.latestOtp!(url.searchParams.get("email") ?? "")) ?? null });
     return served.target.handler(request);
   },
 };

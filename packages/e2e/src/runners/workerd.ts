@@ -27,11 +27,16 @@ try {
   const smoke = await worker.fetch(new Request(`${E2E_BASE_URL}/auth/get-session`));
   const smokeBody = await smoke.text();
   const smokeOk = smoke.status === 200 && smokeBody === "null";
-  console.log(`${smokeOk ? "ok" : "not ok"} - smoke (issue 2): bundled handler answers GET /auth/get-session in workerd (${smoke.status} ${smokeBody.slice(0, 200)})`);
+  console.log(
+    `${smokeOk ? "ok" : "not ok"} - smoke (issue 2): bundled handler answers GET /auth/get-session in workerd (${smoke.status} ${smokeBody.slice(0, 200)})`,
+  );
   failed ||= !smokeOk;
 
-  const run = await worker.fetch(new Request("http://e2e.internal/__e2e/run", { method: "POST", body: JSON.stringify({ incoming }) }));
-  if (run.status !== 200) throw new Error(`the in-isolate run answered ${run.status}: ${(await run.text()).slice(0, 1000)}`);
+  const run = await worker.fetch(
+    new Request("http://e2e.internal/__e2e/run", { method: "POST", body: JSON.stringify({ incoming }) }),
+  );
+  if (run.status !== 200)
+    throw new Error(`the in-isolate run answered ${run.status}: ${(await run.text()).slice(0, 1000)}`);
   const { lines } = (await run.json()) as { lines: string[] };
   for (const line of lines) console.log(line);
   const reportLine = lines.find((l) => l.startsWith(REPORT_PREFIX));
@@ -39,15 +44,23 @@ try {
   failed ||= runFailed(JSON.parse(reportLine.slice(REPORT_PREFIX.length)) as RuntimeReport);
 
   console.log("# the suite over workerd's HTTP boundary (requests from Node, handler in workerd)");
-  const overHttp = await runSuite(await planSuite({
-    handler: (request) => worker.fetch(request),
-    baseUrl: E2E_BASE_URL,
-    basePath: "/auth",
-    async latestOtp(email: string) {
-      const res = await worker.fetch(new Request(`http://e2e.internal/__e2e/otp?email=${encodeURIComponent(email)}`));
-      return ((await res.json()) as { code: string | null }).code ?? undefined;
-    },
-  }, JOURNEYS), (line) => console.log(line));
+  const overHttp = await runSuite(
+    await planSuite(
+      {
+        handler: (request) => worker.fetch(request),
+        baseUrl: E2E_BASE_URL,
+        basePath: "/auth",
+        async latestOtp(email: string) {
+          const res = await worker.fetch(
+            new Request(`http://e2e.internal/__e2e/otp?email=${encodeURIComponent(email)}`),
+          );
+          return ((await res.json()) as { code: string | null }).code ?? undefined;
+        },
+      },
+      JOURNEYS,
+    ),
+    (line) => console.log(line),
+  );
   console.log(`# over HTTP: ${summaryLine(overHttp).replace(/^e2e: /, "")}`);
   failed ||= overHttp.failed.length > 0 || overHttp.passed.length === 0;
 } catch (error) {

@@ -6,7 +6,14 @@ import { zodEnglishOnly } from "@latchkey/hono-adapter/esbuild";
 export const WORKERD_CONDITIONS = ["workerd", "worker", "browser"];
 
 /** Packages that must never reach a worker bundle: native addons, server drivers. */
-const FORBIDDEN_PACKAGES = ["@node-rs/argon2", "postgres", "mongodb", "@libsql/client", "libsql", "@scalar/api-reference"];
+const FORBIDDEN_PACKAGES = [
+  "@node-rs/argon2",
+  "postgres",
+  "mongodb",
+  "@libsql/client",
+  "libsql",
+  "@scalar/api-reference",
+];
 
 export interface WorkerBundle {
   code: string;
@@ -65,10 +72,19 @@ export async function bundleWorker(entry: string, options: { minify?: boolean } 
   const meta: Metafile = result.metafile;
   const out = Object.values(meta.outputs)[0]!;
   const nodeImports = [...new Set(out.imports.filter((i) => i.path.startsWith("node:")).map((i) => i.path))].sort();
-  const forbiddenInputs = Object.keys(meta.inputs).filter((input) =>
-    FORBIDDEN_PACKAGES.includes(packageOf(input)) || /\.node\.ts$/.test(input));
+  const forbiddenInputs = Object.keys(meta.inputs).filter(
+    (input) => FORBIDDEN_PACKAGES.includes(packageOf(input)) || /\.node\.ts$/.test(input),
+  );
   const sizes = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) sizes.set(packageOf(input), (sizes.get(packageOf(input)) ?? 0) + bytesInOutput);
+  for (const [input, { bytesInOutput }] of Object.entries(out.inputs))
+    sizes.set(packageOf(input), (sizes.get(packageOf(input)) ?? 0) + bytesInOutput);
   const byPackage = [...sizes].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { code, bytes: output.contents.byteLength, gzipBytes: gzipSync(output.contents).byteLength, nodeImports, forbiddenInputs, byPackage };
+  return {
+    code,
+    bytes: output.contents.byteLength,
+    gzipBytes: gzipSync(output.contents).byteLength,
+    nodeImports,
+    forbiddenInputs,
+    byPackage,
+  };
 }

@@ -42,21 +42,40 @@ export interface WorkerD1 {
  * const worker = await startWorker((await bundleWorker("src/worker.ts")).code, { LATCHKEY_SECRET: "..." });
  * const res = await worker.fetch(new Request("http://localhost/auth/get-session"));
  */
-export async function startWorker(script: string, bindings: Record<string, string> = {}, options: { d1?: WorkerD1 } = {}): Promise<RunningWorker> {
-  const d1 = options.d1 ? { d1Databases: options.d1.databases, ...(options.d1.persist ? { d1Persist: options.d1.persist } : {}) } : {};
+export async function startWorker(
+  script: string,
+  bindings: Record<string, string> = {},
+  options: { d1?: WorkerD1 } = {},
+): Promise<RunningWorker> {
+  const d1 = options.d1
+    ? { d1Databases: options.d1.databases, ...(options.d1.persist ? { d1Persist: options.d1.persist } : {}) }
+    : {};
   // An explicit module list: with `script`, Miniflare parses the code in Node first (seconds for a large bundle).
-  const mf = new Miniflare({ modules: [{ type: "ESModule", path: "worker.js", contents: script }], compatibilityDate: COMPATIBILITY_DATE, bindings, ...d1 });
+  const mf = new Miniflare({
+    modules: [{ type: "ESModule", path: "worker.js", contents: script }],
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings,
+    ...d1,
+  });
   await mf.ready;
   return {
     d1: (name) => mf.getD1Database(name) as Promise<unknown> as Promise<D1Handle>,
     async fetch(request) {
       const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-      const res = await mf.dispatchFetch(request.url, { method: request.method, headers: [...request.headers], body, redirect: "manual" });
+      const res = await mf.dispatchFetch(request.url, {
+        method: request.method,
+        headers: [...request.headers],
+        body,
+        redirect: "manual",
+      });
       // Miniflare answers with its own undici classes; rebuild a global Response (multiple Set-Cookie kept).
       const headers = new Headers();
       for (const [name, value] of res.headers) if (name !== "set-cookie") headers.append(name, value);
       for (const cookie of res.headers.getSetCookie()) headers.append("set-cookie", cookie);
-      return new Response(res.status === 204 || res.status === 304 ? null : await res.arrayBuffer(), { status: res.status, headers });
+      return new Response(res.status === 204 || res.status === 304 ? null : await res.arrayBuffer(), {
+        status: res.status,
+        headers,
+      });
     },
     dispose: () => mf.dispose(),
   };

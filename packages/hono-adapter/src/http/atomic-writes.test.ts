@@ -54,9 +54,13 @@ describe("sign-up: user + credential account + session", () => {
 describe("OTP sign-in of a new user: user + EMAIL_OTP account + session", () => {
   it("a failure at the session insert leaves no user and no account", async () => {
     const t = setup("sessions.create");
-    await t.request("POST", "/email-otp/send-verification-otp", { body: { email: "new@example.com", purpose: "sign-in" } });
+    await t.request("POST", "/email-otp/send-verification-otp", {
+      body: { email: "new@example.com", purpose: "sign-in" },
+    });
     t.state.armed = true;
-    const res = await t.request("POST", "/sign-in/email-otp", { body: { email: "new@example.com", otp: t.auth.getOtp("new@example.com") } });
+    const res = await t.request("POST", "/sign-in/email-otp", {
+      body: { email: "new@example.com", otp: t.auth.getOtp("new@example.com") },
+    });
     expect(res.status).toBe(500);
     expect(await t.store.users.findByEmail("new@example.com")).toBeNull();
   });
@@ -66,16 +70,27 @@ describe("password changes and the sessions they revoke", () => {
   it("change-password with revokeOtherSessions: a failure at the revocation keeps the old password and sessions", async () => {
     const t = setup("sessions.deleteByUser");
     const a = await t.signUp("bob@example.com", "old password 1");
-    const other = await t.request("POST", "/sign-in/email", { body: { email: "bob@example.com", password: "old password 1" } });
+    const other = await t.request("POST", "/sign-in/email", {
+      body: { email: "bob@example.com", password: "old password 1" },
+    });
     const otherToken = ((await other.json()) as { credentials: { token: string } }).credentials.token;
     t.state.armed = true;
-    const res = await t.request("POST", "/change-password", { headers: bearer(a.token), body: { currentPassword: "old password 1", newPassword: "new password 2", revokeOtherSessions: true } });
+    const res = await t.request("POST", "/change-password", {
+      headers: bearer(a.token),
+      body: { currentPassword: "old password 1", newPassword: "new password 2", revokeOtherSessions: true },
+    });
     expect(res.status).toBe(500);
     t.state.armed = false;
     expect((await t.request("GET", "/get-session", { headers: bearer(otherToken) })).status).toBe(200);
     expect(await (await t.request("GET", "/get-session", { headers: bearer(otherToken) })).json()).not.toBeNull();
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "bob@example.com", password: "old password 1" } })).status).toBe(200);
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "bob@example.com", password: "new password 2" } })).status).toBe(401);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "bob@example.com", password: "old password 1" } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "bob@example.com", password: "new password 2" } }))
+        .status,
+    ).toBe(401);
   });
 
   it("OTP reset-password: a failure at the revocation keeps the old password", async () => {
@@ -83,10 +98,15 @@ describe("password changes and the sessions they revoke", () => {
     await t.signUp("cy@example.com", "old password 1");
     await t.request("POST", "/email-otp/request-password-reset", { body: { email: "cy@example.com" } });
     t.state.armed = true;
-    const res = await t.request("POST", "/email-otp/reset-password", { body: { email: "cy@example.com", otp: t.auth.getOtp("cy@example.com"), password: "new password 2" } });
+    const res = await t.request("POST", "/email-otp/reset-password", {
+      body: { email: "cy@example.com", otp: t.auth.getOtp("cy@example.com"), password: "new password 2" },
+    });
     expect(res.status).toBe(500);
     t.state.armed = false;
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "cy@example.com", password: "old password 1" } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "cy@example.com", password: "old password 1" } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -94,9 +114,13 @@ describe("mailbox proof and link flows", () => {
   it("OTP sign-in of an unverified user: a failure at the session keeps its password account, sessions and unverified state", async () => {
     const t = setup("sessions.create");
     const first = await t.signUp("eve@example.com", "old password 1");
-    await t.request("POST", "/email-otp/send-verification-otp", { body: { email: "eve@example.com", purpose: "sign-in" } });
+    await t.request("POST", "/email-otp/send-verification-otp", {
+      body: { email: "eve@example.com", purpose: "sign-in" },
+    });
     t.state.armed = true;
-    const res = await t.request("POST", "/sign-in/email-otp", { body: { email: "eve@example.com", otp: t.auth.getOtp("eve@example.com") } });
+    const res = await t.request("POST", "/sign-in/email-otp", {
+      body: { email: "eve@example.com", otp: t.auth.getOtp("eve@example.com") },
+    });
     expect(res.status).toBe(500);
     t.state.armed = false;
     // The proof (delete other accounts, revoke sessions, mark verified) rolled back with the session insert.
@@ -110,7 +134,9 @@ describe("mailbox proof and link flows", () => {
     const { userId } = await t.signUp("fay@example.com");
     await t.request("POST", "/send-verification-email", { body: { email: "fay@example.com" } });
     t.state.armed = true;
-    const res = await t.request("POST", "/verify-email", { body: { email: "fay@example.com", token: t.auth.getOtp("fay@example.com") } });
+    const res = await t.request("POST", "/verify-email", {
+      body: { email: "fay@example.com", token: t.auth.getOtp("fay@example.com") },
+    });
     expect(res.status).toBe(500);
     expect((await t.store.users.findById(userId))?.emailVerified).toBe(false);
   });
@@ -120,9 +146,14 @@ describe("mailbox proof and link flows", () => {
     await t.signUp("gus@example.com", "old password 1");
     await t.request("POST", "/request-password-reset", { body: { email: "gus@example.com" } });
     t.state.armed = true;
-    const res = await t.request("POST", "/reset-password", { body: { token: t.auth.getOtp("gus@example.com"), newPassword: "new password 2" } });
+    const res = await t.request("POST", "/reset-password", {
+      body: { token: t.auth.getOtp("gus@example.com"), newPassword: "new password 2" },
+    });
     expect(res.status).toBe(500);
     t.state.armed = false;
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "gus@example.com", password: "old password 1" } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "gus@example.com", password: "old password 1" } }))
+        .status,
+    ).toBe(200);
   });
 });

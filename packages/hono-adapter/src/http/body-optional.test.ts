@@ -17,13 +17,22 @@ function emptyBodies(): Array<[string, () => RequestInit]> {
     ["empty body", () => ({ body: "" })],
     ["empty JSON body", () => ({ body: "", headers: { "content-type": "application/json" } })],
     ["content-length: 0", () => ({ headers: { "content-type": "application/json", "content-length": "0" } })],
-    ["empty chunked stream", () => ({ body: new ReadableStream({ start: (c) => c.close() }), duplex: "half" } as RequestInit)],
+    [
+      "empty chunked stream",
+      () => ({ body: new ReadableStream({ start: (c) => c.close() }), duplex: "half" }) as RequestInit,
+    ],
     ["{}", () => ({ body: "{}", headers: { "content-type": "application/json" } })],
   ];
 }
 
 async function post(t: TestAuth, path: string, init: RequestInit, headers: Record<string, string>): Promise<Response> {
-  return t.auth.handler(new Request(url(path), { ...init, method: "POST", headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } }));
+  return t.auth.handler(
+    new Request(url(path), {
+      ...init,
+      method: "POST",
+      headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
+    }),
+  );
 }
 
 describe("POST endpoints without fields accept a missing body, an empty body and {} alike", () => {
@@ -47,11 +56,26 @@ describe("POST endpoints without fields accept a missing body, an empty body and
     const text = await post(t, "/sign-out", { body: "hello" }, cookieHeaders(token));
     expect(text.status).toBe(415);
     expect((await text.json()).code).toBe("UNSUPPORTED_MEDIA_TYPE");
-    const form = await post(t, "/sign-out", { body: "a=1", headers: { "content-type": "application/x-www-form-urlencoded" } }, cookieHeaders(token));
+    const form = await post(
+      t,
+      "/sign-out",
+      { body: "a=1", headers: { "content-type": "application/x-www-form-urlencoded" } },
+      cookieHeaders(token),
+    );
     expect(form.status).toBe(415);
-    const streamed = await post(t, "/sign-out", { body: new Blob(["hello"]).stream(), duplex: "half" } as RequestInit, cookieHeaders(token));
+    const streamed = await post(
+      t,
+      "/sign-out",
+      { body: new Blob(["hello"]).stream(), duplex: "half" } as RequestInit,
+      cookieHeaders(token),
+    );
     expect(streamed.status).toBe(415);
-    const broken = await post(t, "/sign-out", { body: "{", headers: { "content-type": "application/json" } }, cookieHeaders(token));
+    const broken = await post(
+      t,
+      "/sign-out",
+      { body: "{", headers: { "content-type": "application/json" } },
+      cookieHeaders(token),
+    );
     expect(broken.status).toBe(400);
     expect((await broken.json()).code).toBe("INVALID_REQUEST");
     // None of these signed the user out.
@@ -78,7 +102,9 @@ describe("POST endpoints without fields accept a missing body, an empty body and
       const { port } = server.address() as AddressInfo;
       const raw = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, "127.0.0.1", () => {
-          socket.write(`POST /auth/sign-out HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+          socket.write(
+            `POST /auth/sign-out HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+          );
         });
         let data = "";
         socket.on("data", (chunk) => (data += chunk.toString()));
@@ -93,4 +119,3 @@ describe("POST endpoints without fields accept a missing body, an empty body and
     }
   });
 });
-

@@ -15,7 +15,9 @@ interface SocketEnv {
  */
 export const fromSocket: GetClientIp = (request, c) => {
   const env = (c.env ?? {}) as SocketEnv;
-  return env.incoming?.socket?.remoteAddress ?? env.server?.requestIP?.(request)?.address ?? env.remoteAddr?.hostname ?? null;
+  return (
+    env.incoming?.socket?.remoteAddress ?? env.server?.requestIP?.(request)?.address ?? env.remoteAddr?.hostname ?? null
+  );
 };
 
 /** Cloudflare's `cf-connecting-ip`: use only behind Cloudflare (Workers), where clients cannot set it. */
@@ -28,7 +30,12 @@ export const fromCfConnectingIp: GetClientIp = (request) => request.headers.get(
 export function fromForwardedFor(hops = 1): GetClientIp {
   if (!Number.isInteger(hops) || hops < 1) throw new Error("fromForwardedFor(hops): hops must be a positive integer");
   return (request) => {
-    const list = request.headers.get("x-forwarded-for")?.split(",").map((s) => s.trim()).filter(Boolean) ?? [];
+    const list =
+      request.headers
+        .get("x-forwarded-for")
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean) ?? [];
     return list.length >= hops ? list[list.length - hops]! : null;
   };
 }

@@ -17,7 +17,9 @@ afterAll(async () => {
 
 async function signUpThroughBrokenAccounts(store: ReturnType<typeof sqliteStore>) {
   const t = createTestAuth({ store });
-  const res = await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: "long enough pw" } });
+  const res = await t.request("POST", "/sign-up/email", {
+    body: { email: "ada@example.com", password: "long enough pw" },
+  });
   const text = await res.text();
   expect(res.status).toBe(500);
   expect(JSON.parse(text)).toEqual({ code: "INTERNAL_ERROR", message: "Something went wrong" });
@@ -32,7 +34,9 @@ describe("a database error mid-request", () => {
     databases.push(db);
     await migrateDatabase(db.url);
     const client = createClient({ url: db.url });
-    await client.execute(`create trigger break_accounts before insert on accounts begin select raise(abort, '${DRIVER_TEXT}'); end`);
+    await client.execute(
+      `create trigger break_accounts before insert on accounts begin select raise(abort, '${DRIVER_TEXT}'); end`,
+    );
     client.close();
     const store = sqliteStore({ url: db.url });
     await signUpThroughBrokenAccounts(store);
@@ -44,8 +48,12 @@ describe("a database error mid-request", () => {
     databases.push(db);
     await migrateDatabase(db.url);
     const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
-    await sql.unsafe(`create function break_accounts() returns trigger language plpgsql as $$ begin raise exception '${DRIVER_TEXT}'; end $$`);
-    await sql.unsafe("create trigger break_accounts before insert on accounts for each row execute function break_accounts()");
+    await sql.unsafe(
+      `create function break_accounts() returns trigger language plpgsql as $$ begin raise exception '${DRIVER_TEXT}'; end $$`,
+    );
+    await sql.unsafe(
+      "create trigger break_accounts before insert on accounts for each row execute function break_accounts()",
+    );
     await sql.end();
     const store = postgresStore({ url: db.url });
     await signUpThroughBrokenAccounts(store);
@@ -58,10 +66,15 @@ describe("server logs of unexpected errors", () => {
     const { describeError } = await import("./errors.ts");
     const cause = new Error("duplicate key");
     cause.name = "PostgresError";
-    const error = new Error('Failed query: insert into "accounts" values ($1, $2)\nparams: acc_1,$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA', { cause });
+    const error = new Error(
+      'Failed query: insert into "accounts" values ($1, $2)\nparams: acc_1,$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+      { cause },
+    );
     error.name = "DrizzleQueryError";
     const line = describeError(error);
-    expect(line).toBe('DrizzleQueryError: Failed query: insert into "accounts" values ($1, $2) <- PostgresError: duplicate key');
+    expect(line).toBe(
+      'DrizzleQueryError: Failed query: insert into "accounts" values ($1, $2) <- PostgresError: duplicate key',
+    );
     expect(line).not.toContain("argon2id");
   });
 });

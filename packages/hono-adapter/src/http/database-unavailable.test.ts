@@ -33,7 +33,10 @@ async function expectUnavailable(res: Response): Promise<void> {
   expect(res.status).toBe(503);
   expect(res.headers.get("retry-after")).toBe("5");
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(JSON.parse(text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: "The database is unavailable; try again shortly" });
+  expect(JSON.parse(text)).toEqual({
+    code: "DATABASE_UNAVAILABLE",
+    message: "The database is unavailable; try again shortly",
+  });
   expect(text).not.toMatch(/ECONN|postgres|pg|timeout|127\.0\.0\.1|at .*\.js/i);
 }
 
@@ -43,9 +46,15 @@ describe("a database that cannot be reached", () => {
     cleanups.push(() => store.close());
     const t = createTestAuth({ store });
     const started = Date.now();
-    await expectUnavailable(await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "long enough pw" } }));
-    await expectUnavailable(await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: "long enough pw" } }));
-    await expectUnavailable(await t.request("GET", "/get-session", { headers: { authorization: `Bearer ${"a".repeat(43)}` } }));
+    await expectUnavailable(
+      await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "long enough pw" } }),
+    );
+    await expectUnavailable(
+      await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: "long enough pw" } }),
+    );
+    await expectUnavailable(
+      await t.request("GET", "/get-session", { headers: { authorization: `Bearer ${"a".repeat(43)}` } }),
+    );
     await expectUnavailable(await t.request("GET", "/health"));
     expect(Date.now() - started).toBeLessThan(3000);
   });
@@ -54,16 +63,21 @@ describe("a database that cannot be reached", () => {
     const sockets = new Set<Socket>();
     const silent = createServer((socket) => void sockets.add(socket));
     const port = await listen(silent);
-    cleanups.push(() => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      silent.close(resolve);
-    }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          for (const s of sockets) s.destroy();
+          silent.close(resolve);
+        }),
+    );
     const store = drizzleStore({ url: `postgres://latchkey@127.0.0.1:${port}/latchkey`, connectTimeout: 1 });
     cleanups.push(() => store.close());
     const t = createTestAuth({ store });
     const started = Date.now();
     await expectUnavailable(await t.request("GET", "/health"));
-    await expectUnavailable(await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "long enough pw" } }));
+    await expectUnavailable(
+      await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "long enough pw" } }),
+    );
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(900);
     expect(took).toBeLessThan(4000);
@@ -85,10 +99,20 @@ describe("connections that die under the store", () => {
     const statuses: number[] = [];
     for (let round = 0; round < 5; round++) {
       // Warm connections (idle in the pool), then kill them all: their `error` events must not crash the process.
-      await Promise.all(Array.from({ length: 4 }, () => t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } })));
-      const killed = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+      await Promise.all(
+        Array.from({ length: 4 }, () =>
+          t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } }),
+        ),
+      );
+      const killed = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+      );
       expect(killed.rowCount).toBeGreaterThan(0);
-      const answers = await Promise.all(Array.from({ length: 4 }, () => t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } })));
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } }),
+        ),
+      );
       for (const res of answers) {
         statuses.push(res.status);
         if (res.status === 503) await expectUnavailable(res);
@@ -113,7 +137,9 @@ describe("GET /health", () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ status: "ok" });
     }
-    const doc = (await (await t.request("GET", "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const doc = (await (await t.request("GET", "/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
     expect(doc.paths["/health"]?.get?.responses["503"]?.description).toContain("DATABASE_UNAVAILABLE");
     expect(doc.paths["/sign-in/email"]?.post?.responses["503"]?.description).toContain("DATABASE_UNAVAILABLE");
   });

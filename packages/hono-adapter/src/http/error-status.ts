@@ -1,7 +1,10 @@
 import type { AuthErrorCode } from "@latchkey/core";
 
 /** The one table that maps `AuthError.code` to an HTTP status. */
-export const ERROR_STATUS: Record<AuthErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503> = {
+export const ERROR_STATUS: Record<
+  AuthErrorCode,
+  400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503
+> = {
   INVALID_REQUEST: 400,
   INVALID_EMAIL: 400,
   INVALID_USERNAME: 400,

@@ -25,7 +25,14 @@ export function errorResponse(error: unknown): Response {
   } else if (error instanceof HTTPException && error.status < 500) {
     // Hono's validator throws these for malformed JSON bodies.
     status = error.status === 413 ? 413 : 400;
-    body = status === 413 ? { code: "PAYLOAD_TOO_LARGE", message: "The request body is too large" } : { code: "INVALID_REQUEST", message: "The request body is not valid JSON", details: [{ path: "body", message: "not valid JSON" }] };
+    body =
+      status === 413
+        ? { code: "PAYLOAD_TOO_LARGE", message: "The request body is too large" }
+        : {
+            code: "INVALID_REQUEST",
+            message: "The request body is not valid JSON",
+            details: [{ path: "body", message: "not valid JSON" }],
+          };
   } else {
     status = 500;
     body = { code: "INTERNAL_ERROR", message: "Something went wrong" };

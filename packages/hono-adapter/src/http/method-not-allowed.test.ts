@@ -21,7 +21,10 @@ describe("a known path with the wrong method", () => {
       ["POST", "/user", "PATCH"],
     ];
     for (const [method, path, allow] of cases) {
-      for (const [name, fetcher] of [["host", (r: Request) => host.fetch(r)], ["handler", (r: Request) => t.auth.handler(r)]] as const) {
+      for (const [name, fetcher] of [
+        ["host", (r: Request) => host.fetch(r)],
+        ["handler", (r: Request) => t.auth.handler(r)],
+      ] as const) {
         const res = await fetcher(new Request(url(path), { method }));
         expect(res.status, `${name} ${method} ${path}`).toBe(405);
         expect(res.headers.get("allow")).toBe(allow);
@@ -41,7 +44,9 @@ describe("a known path with the wrong method", () => {
   it("the OpenAPI document lists 405 and marks the no-field bodies optional", async () => {
     const t = createTestAuth({ plugins: [apiKeys(), jwt()] });
     const doc = await (await t.request("GET", "/openapi.json")).json();
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
+    for (const [path, item] of Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>,
+    )) {
       for (const [method, op] of Object.entries(item)) expect(op.responses["405"], `${method} ${path}`).toBeDefined();
     }
     for (const path of ["/sign-out", "/delete-account/request", "/api-key/delete-all-expired", "/token"]) {
@@ -52,4 +57,3 @@ describe("a known path with the wrong method", () => {
     expect(doc.paths["/sign-in/email"].post.requestBody.required).toBe(true);
   });
 });
-

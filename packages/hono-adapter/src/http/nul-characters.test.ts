@@ -15,11 +15,18 @@ describe("NUL characters in input", () => {
     for (const [method, path, body, field] of cases) {
       const res = await t.request(method, path, { body });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ code: "INVALID_REQUEST", message: "The request is invalid", details: [{ path: field, message: "Text may not contain NUL (U+0000)" }] });
+      expect(await res.json()).toEqual({
+        code: "INVALID_REQUEST",
+        message: "The request is invalid",
+        details: [{ path: field, message: "Text may not contain NUL (U+0000)" }],
+      });
     }
     expect(await t.store.users.findByEmail("nul@example.com")).toBeNull();
     const { token, userId } = await t.signUp("ada@example.com");
-    const patch = await t.request("PATCH", "/user", { headers: bearer(token), body: { metadata: { nested: ["ok", "bad\u0000"] } } });
+    const patch = await t.request("PATCH", "/user", {
+      headers: bearer(token),
+      body: { metadata: { nested: ["ok", "bad\u0000"] } },
+    });
     expect(patch.status).toBe(400);
     expect(((await patch.json()) as { details: Array<{ path: string }> }).details[0]!.path).toBe("metadata.nested.1");
     expect((await t.store.users.findById(userId))?.metadata).toEqual({});

@@ -23,14 +23,22 @@ describe("validation details always name the field", () => {
       const json = await res.json();
       expect(json.code).toBe("INVALID_REQUEST");
       const named = (json.details as Array<{ path: string }>).map((d) => d.path);
-      expect(named.every((p) => p.length > 0), JSON.stringify(json.details)).toBe(true);
+      expect(
+        named.every((p) => p.length > 0),
+        JSON.stringify(json.details),
+      ).toBe(true);
       expect([...new Set(named)].sort(), `${path} ${JSON.stringify(body)}`).toEqual(paths);
     }
-    const broken = await t.request("POST", "/sign-in/email", { body: "{", headers: { "content-type": "application/json" } });
+    const broken = await t.request("POST", "/sign-in/email", {
+      body: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect((await broken.json()).details).toEqual([{ path: "body", message: "not valid JSON" }]);
     // Username sign-in still works through the same schema.
     await t.signUp("ada@example.com", "correct horse battery", { username: "ada" });
-    expect((await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "correct horse battery" } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "correct horse battery" } }))
+        .status,
+    ).toBe(200);
   });
 });
-

@@ -5,7 +5,11 @@ import { memoryStore } from "@latchkey/memory-store";
 import { BASE_URL, createTestAuth, TEST_SECRET } from "../testing/test-auth.ts";
 
 const SPA = "https://spa.example";
-const preflight = (origin: string, method = "POST") => ({ origin, "access-control-request-method": method, "access-control-request-headers": "content-type, authorization" });
+const preflight = (origin: string, method = "POST") => ({
+  origin,
+  "access-control-request-method": method,
+  "access-control-request-headers": "content-type, authorization",
+});
 
 describe("CORS", () => {
   it("is off by default: a preflight gets no CORS headers", async () => {
@@ -21,13 +25,19 @@ describe("CORS", () => {
       expect(res.status, path).toBe(204);
       expect(res.headers.get("access-control-allow-origin"), path).toBe(SPA);
       expect(res.headers.get("access-control-allow-credentials"), path).toBe("true");
-      expect(res.headers.get("access-control-allow-methods")?.split(","), path).toEqual(expect.arrayContaining(["GET", "POST", "PATCH", "DELETE"]));
+      expect(res.headers.get("access-control-allow-methods")?.split(","), path).toEqual(
+        expect.arrayContaining(["GET", "POST", "PATCH", "DELETE"]),
+      );
       expect(res.headers.get("access-control-allow-headers"), path).toBe("content-type,authorization");
       expect(res.headers.get("access-control-max-age"), path).toBe("600");
       expect(res.headers.get("vary"), path).toContain("Origin");
     }
     // baseUrl's origin is always trusted.
-    expect((await t.request("OPTIONS", "/sign-in/email", { headers: preflight(BASE_URL) })).headers.get("access-control-allow-origin")).toBe(BASE_URL);
+    expect(
+      (await t.request("OPTIONS", "/sign-in/email", { headers: preflight(BASE_URL) })).headers.get(
+        "access-control-allow-origin",
+      ),
+    ).toBe(BASE_URL);
   });
 
   it("does not allow an untrusted origin (no Access-Control-Allow-Origin, and CSRF still refuses it)", async () => {
@@ -35,7 +45,9 @@ describe("CORS", () => {
     const pre = await t.request("OPTIONS", "/sign-in/email", { headers: preflight("https://evil.example") });
     expect(pre.headers.get("access-control-allow-origin")).toBeNull();
     const { cookie } = await t.signUp("ada@example.com");
-    const res = await t.request("POST", "/sign-out", { headers: { cookie: cookie.split(";")[0]!, origin: "https://evil.example" } });
+    const res = await t.request("POST", "/sign-out", {
+      headers: { cookie: cookie.split(";")[0]!, origin: "https://evil.example" },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
@@ -43,32 +55,54 @@ describe("CORS", () => {
   it("a credentialed sign-in from the SPA origin sets the cookie and is readable; errors are readable too", async () => {
     const t = createTestAuth({ trustedOrigins: [SPA], cors: true, plugins: [jwt()] });
     const { userId } = await t.signUp("ada@example.com");
-    const wrong = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "not the password" }, headers: { origin: SPA } });
+    const wrong = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "not the password" },
+      headers: { origin: SPA },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("access-control-allow-origin")).toBe(SPA);
     expect(wrong.headers.get("access-control-allow-credentials")).toBe("true");
     expect((await wrong.json()).code).toBe("INVALID_CREDENTIALS");
 
-    const res = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "correct horse battery" }, headers: { origin: SPA } });
+    const res = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "correct horse battery" },
+      headers: { origin: SPA },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe(SPA);
     const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
     expect(cookie).toMatch(/^__Secure-latchkey\.session=/);
     const token = (await res.json()).credentials.token as string;
-    expect((await (await t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } })).json()).user.id).toBe(userId);
+    expect(
+      (await (await t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } })).json()).user
+        .id,
+    ).toBe(userId);
 
     // The cookie-authenticated read exposes set-auth-jwt exactly once.
     const session = await t.request("GET", "/get-session", { headers: { cookie, origin: SPA } });
     expect(session.headers.get("access-control-allow-origin")).toBe(SPA);
     expect(session.headers.get("set-auth-jwt")).toMatch(/^ey/);
-    expect(session.headers.get("access-control-expose-headers")!.split(",").map((h) => h.trim()).filter((h) => h === "set-auth-jwt")).toHaveLength(1);
+    expect(
+      session.headers
+        .get("access-control-expose-headers")!
+        .split(",")
+        .map((h) => h.trim())
+        .filter((h) => h === "set-auth-jwt"),
+    ).toHaveLength(1);
     // A cookie-authenticated write from the SPA passes CSRF (the origin is trusted).
     expect((await t.request("POST", "/sign-out", { headers: { cookie, origin: SPA } })).status).toBe(200);
   });
 
   it("cors.origins narrows the allowed origins; bad values fail at construction", async () => {
-    const t = createTestAuth({ trustedOrigins: [SPA, "https://other.example"], cors: { origins: ["https://other.example/app"], maxAge: 60, exposeHeaders: ["X-Request-Id"] } });
-    expect((await t.request("OPTIONS", "/sign-in/email", { headers: preflight(SPA) })).headers.get("access-control-allow-origin")).toBeNull();
+    const t = createTestAuth({
+      trustedOrigins: [SPA, "https://other.example"],
+      cors: { origins: ["https://other.example/app"], maxAge: 60, exposeHeaders: ["X-Request-Id"] },
+    });
+    expect(
+      (await t.request("OPTIONS", "/sign-in/email", { headers: preflight(SPA) })).headers.get(
+        "access-control-allow-origin",
+      ),
+    ).toBeNull();
     const ok = await t.request("OPTIONS", "/sign-in/email", { headers: preflight("https://other.example") });
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://other.example");
     expect(ok.headers.get("access-control-max-age")).toBe("60");

@@ -44,7 +44,9 @@ export function corsMiddleware(option: boolean | CorsOptions, trustedOrigins: st
   if (settings.maxAge !== undefined && (!Number.isInteger(settings.maxAge) || settings.maxAge < 0)) {
     throw new AuthConfigError("cors.maxAge", "must be a whole number of seconds (0 or more)");
   }
-  const origins = new Set(settings.origins === undefined ? trustedOrigins : resolveOrigins(settings.origins, "cors.origins"));
+  const origins = new Set(
+    settings.origins === undefined ? trustedOrigins : resolveOrigins(settings.origins, "cors.origins"),
+  );
   return honoCors({
     origin: (origin) => (origins.has(origin) ? origin : null),
     credentials: true,

@@ -18,12 +18,18 @@ describe("CSRF", () => {
   it("refuses cookie-authenticated POSTs from a foreign or null Origin (403 INVALID_ORIGIN) or with none (403 MISSING_ORIGIN) and changes nothing", async () => {
     const t = createTestAuth();
     const { token } = await t.signUp("ada@example.com");
-    for (const [origin, code] of [["https://evil.example", "INVALID_ORIGIN"], ["null", "INVALID_ORIGIN"], [null, "MISSING_ORIGIN"]] as const) {
+    for (const [origin, code] of [
+      ["https://evil.example", "INVALID_ORIGIN"],
+      ["null", "INVALID_ORIGIN"],
+      [null, "MISSING_ORIGIN"],
+    ] as const) {
       const res = await t.request("POST", "/sign-out", { headers: cookieHeaders(token, origin) });
       expect(res.status, String(origin)).toBe(403);
       expect(await res.json()).toEqual({ code, message: expect.any(String) });
     }
-    expect((await (await t.request("GET", "/get-session", { headers: bearer(token) })).json()).user.email).toBe("ada@example.com");
+    expect((await (await t.request("GET", "/get-session", { headers: bearer(token) })).json()).user.email).toBe(
+      "ada@example.com",
+    );
   });
 
   it("accepts a trusted Origin, a trusted Referer, and Bearer-only requests without Origin", async () => {
@@ -31,14 +37,25 @@ describe("CSRF", () => {
     const a = await t.signUp("a@example.com");
     const b = await t.signUp("b@example.com");
     const c = await t.signUp("c@example.com");
-    expect((await t.request("POST", "/sign-out", { headers: cookieHeaders(a.token, "https://admin.example") })).status).toBe(200);
-    expect((await t.request("POST", "/sign-out", { headers: { cookie: `__Secure-latchkey.session=${b.token}`, referer: `${BASE_URL}/settings` } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-out", { headers: cookieHeaders(a.token, "https://admin.example") })).status,
+    ).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/sign-out", {
+          headers: { cookie: `__Secure-latchkey.session=${b.token}`, referer: `${BASE_URL}/settings` },
+        })
+      ).status,
+    ).toBe(200);
     expect((await t.request("POST", "/sign-out", { headers: bearer(c.token) })).status).toBe(200);
   });
 
   it("refuses cross-site navigations to sign-in", async () => {
     const t = createTestAuth();
-    const res = await t.request("POST", "/sign-in/email", { body: { email: "a@example.com", password: "whatever it is" }, headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" } });
+    const res = await t.request("POST", "/sign-in/email", {
+      body: { email: "a@example.com", password: "whatever it is" },
+      headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -46,25 +63,44 @@ describe("CSRF", () => {
 describe("body rules", () => {
   it("415 for a non-JSON body, 413 over 64 KiB, 400 for malformed JSON and wrong types, never 5xx", async () => {
     const t = createTestAuth();
-    const plain = await t.request("POST", "/sign-in/email", { body: "email=a", headers: { "content-type": "text/plain" } });
+    const plain = await t.request("POST", "/sign-in/email", {
+      body: "email=a",
+      headers: { "content-type": "text/plain" },
+    });
     expect(plain.status).toBe(415);
     expect((await plain.json()).code).toBe("UNSUPPORTED_MEDIA_TYPE");
-    const big = await t.request("POST", "/sign-in/email", { body: { email: "a@example.com", password: "x".repeat(70_000) } });
+    const big = await t.request("POST", "/sign-in/email", {
+      body: { email: "a@example.com", password: "x".repeat(70_000) },
+    });
     expect(big.status).toBe(413);
     expect((await big.json()).code).toBe("PAYLOAD_TOO_LARGE");
-    const declared = await t.request("POST", "/sign-in/email", { body: "{}", headers: { "content-length": String(70_000) } });
+    const declared = await t.request("POST", "/sign-in/email", {
+      body: "{}",
+      headers: { "content-length": String(70_000) },
+    });
     expect(declared.status).toBe(413);
     const chunks = new TextEncoder().encode(JSON.stringify({ email: "a@example.com", password: "x".repeat(70_000) }));
-    const streamed = await t.auth.handler(new Request("https://app.example/auth/sign-in/email", {
-      method: "POST", headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
-      body: new ReadableStream({ start(controller) { for (let i = 0; i < chunks.length; i += 8192) controller.enqueue(chunks.subarray(i, i + 8192)); controller.close(); } }),
-      duplex: "half",
-    } as RequestInit));
+    const streamed = await t.auth.handler(
+      new Request("https://app.example/auth/sign-in/email", {
+        method: "POST",
+        headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < chunks.length; i += 8192) controller.enqueue(chunks.subarray(i, i + 8192));
+            controller.close();
+          },
+        }),
+        duplex: "half",
+      } as RequestInit),
+    );
     expect(streamed.status).toBe(413);
-    const malformed = await t.request("POST", "/sign-in/email", { body: "{\"email\":", headers: { "content-type": "application/json; charset=UTF-8" } });
+    const malformed = await t.request("POST", "/sign-in/email", {
+      body: '{"email":',
+      headers: { "content-type": "application/json; charset=UTF-8" },
+    });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).code).toBe("INVALID_REQUEST");
-    for (const body of ["[]", "null", "\"text\"", "{\"email\":[],\"password\":{}}"]) {
+    for (const body of ["[]", "null", '"text"', '{"email":[],"password":{}}']) {
       const res = await t.request("POST", "/sign-in/email", { body, headers: { "content-type": "application/json" } });
       expect(res.status, body).toBe(400);
       const json = await res.json();
@@ -78,10 +114,14 @@ describe("body rules", () => {
 describe("security headers", () => {
   it("are on successes, errors and 404s, with no-store on token-bearing answers", async () => {
     const t = createTestAuth();
-    const ok = await t.request("POST", "/sign-up/email", { body: { email: "a@example.com", password: "long enough pw" } });
+    const ok = await t.request("POST", "/sign-up/email", {
+      body: { email: "a@example.com", password: "long enough pw" },
+    });
     expectSecurityHeaders(ok);
     expect(ok.headers.get("cache-control")).toBe("no-store");
-    const err = await t.request("POST", "/sign-in/email", { body: { email: "a@example.com", password: "wrong password" } });
+    const err = await t.request("POST", "/sign-in/email", {
+      body: { email: "a@example.com", password: "wrong password" },
+    });
     expectSecurityHeaders(err);
     const missing = await t.request("GET", "/no-such-thing");
     expect(missing.status).toBe(404);
@@ -102,7 +142,11 @@ describe("security headers", () => {
       c.res = new Response("replaced", { status: 200 });
     });
     app.route("/auth", t.auth.app);
-    const verify = await app.request(`${BASE_URL}/auth/api-key/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const verify = await app.request(`${BASE_URL}/auth/api-key/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expectSecurityHeaders(verify);
     expect(verify.headers.get("cache-control")).toBe("no-store");
     const replaced = await app.request(`${BASE_URL}/auth/jwks-elsewhere`);
@@ -121,17 +165,29 @@ describe("rate limits", () => {
   it("the 11th sign-in per minute from one IP is 429 RATE_LIMITED with Retry-After; another IP is unaffected", async () => {
     const t = createTestAuth();
     for (let i = 0; i < 10; i++) {
-      const res = await t.request("POST", "/sign-in/email", { body: { email: `u${i}@example.com`, password: "wrong password" }, ip: "203.0.113.5" });
+      const res = await t.request("POST", "/sign-in/email", {
+        body: { email: `u${i}@example.com`, password: "wrong password" },
+        ip: "203.0.113.5",
+      });
       expect(res.status).toBe(401);
     }
-    const limited = await t.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" }, ip: "203.0.113.5" });
+    const limited = await t.request("POST", "/sign-in/email", {
+      body: { email: "x@example.com", password: "wrong password" },
+      ip: "203.0.113.5",
+    });
     expect(limited.status).toBe(429);
     expect((await limited.json()).code).toBe("RATE_LIMITED");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    const other = await t.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" }, ip: "203.0.113.6" });
+    const other = await t.request("POST", "/sign-in/email", {
+      body: { email: "x@example.com", password: "wrong password" },
+      ip: "203.0.113.6",
+    });
     expect(other.status).toBe(401);
     t.clock.advance(60_000);
-    const later = await t.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" }, ip: "203.0.113.5" });
+    const later = await t.request("POST", "/sign-in/email", {
+      body: { email: "x@example.com", password: "wrong password" },
+      ip: "203.0.113.5",
+    });
     expect(later.status).toBe(401);
   });
 
@@ -139,7 +195,14 @@ describe("rate limits", () => {
     const t = createTestAuth({ rateLimit: { rules: { "/sign-in/email": { window: "1m", max: 2 } } } });
     const statuses = [];
     for (const ip of ["2001:db8:1:2::1", "2001:db8:1:2:ffff::9", "2001:0db8:0001:0002:aaaa::1"]) {
-      statuses.push((await t.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" }, ip })).status);
+      statuses.push(
+        (
+          await t.request("POST", "/sign-in/email", {
+            body: { email: "x@example.com", password: "wrong password" },
+            ip,
+          })
+        ).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 429]);
   });
@@ -148,8 +211,14 @@ describe("rate limits", () => {
     const t = createTestAuth({ rateLimit: { rules: { "/sign-in/email": { window: "1m", max: 1 } } } });
     const t2 = createTestAuth({ store: t.store, rateLimit: { rules: { "/sign-in/email": { window: "1m", max: 1 } } } });
     t2.clock.set(t.clock.now());
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" } })).status).toBe(401);
-    expect((await t2.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" } })).status).toBe(429);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await t2.request("POST", "/sign-in/email", { body: { email: "x@example.com", password: "wrong password" } }))
+        .status,
+    ).toBe(429);
   });
 });
 
@@ -162,7 +231,11 @@ describe("mounted in a host app", () => {
     app.get("/me", t.auth.requireUser, (c) => c.json({ id: c.var.user.id, session: c.var.session.id }));
     app.get("/maybe", t.auth.optionalUser, (c) => c.json({ user: c.var.user?.email ?? null }));
     app.post("/settings", t.auth.requireSession, (c) => c.json({ ok: true }));
-    const up = await app.request(`${BASE_URL}/auth/sign-up/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }) });
+    const up = await app.request(`${BASE_URL}/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com", password: "long enough pw" }),
+    });
     expect(up.status).toBe(200);
     const { credentials, user } = await up.json();
     const anon = await app.request(`${BASE_URL}/me`);
@@ -171,7 +244,10 @@ describe("mounted in a host app", () => {
     const me = await app.request(`${BASE_URL}/me`, { headers: bearer(credentials.token) });
     expect((await me.json()).id).toBe(user.id);
     expect(await (await app.request(`${BASE_URL}/maybe`)).json()).toEqual({ user: null });
-    const forged = await app.request(`${BASE_URL}/settings`, { method: "POST", headers: cookieHeaders(credentials.token, "https://evil.example") });
+    const forged = await app.request(`${BASE_URL}/settings`, {
+      method: "POST",
+      headers: cookieHeaders(credentials.token, "https://evil.example"),
+    });
     expect(forged.status).toBe(403);
     expectSecurityHeaders(await app.request(`${BASE_URL}/me`));
   });
@@ -181,7 +257,17 @@ describe("OpenAPI and the explorer", () => {
   it("documents every route and serves the explorer with a local script (no CDN)", async () => {
     const t = createTestAuth();
     const doc = await (await t.request("GET", "/openapi.json")).json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/sign-up/email", "/sign-in/email", "/sign-out", "/get-session", "/change-password", "/request-password-reset", "/reset-password"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/sign-up/email",
+        "/sign-in/email",
+        "/sign-out",
+        "/get-session",
+        "/change-password",
+        "/request-password-reset",
+        "/reset-password",
+      ]),
+    );
     expect(doc.paths["/sign-in/email"].post.responses["401"]).toBeDefined();
     const page = await t.request("GET", "/reference");
     expect(page.status).toBe(200);
@@ -189,7 +275,13 @@ describe("OpenAPI and the explorer", () => {
     expect(html).toContain('src="reference/scalar.js"');
     expect(html).not.toMatch(/https?:\/\/cdn/);
     // Scalar's hosted-service buttons, toolbar, agent and telemetry are off (the page stays offline).
-    for (const setting of ['"hideClientButton":true', '"showDeveloperTools":"never"', '"telemetry":false', '"agent":{"disabled":true}', '"mcp":{"disabled":true}']) {
+    for (const setting of [
+      '"hideClientButton":true',
+      '"showDeveloperTools":"never"',
+      '"telemetry":false',
+      '"agent":{"disabled":true}',
+      '"mcp":{"disabled":true}',
+    ]) {
       expect(html.replace(/\s/g, "").replace(/&quot;/g, '"'), setting).toContain(setting);
     }
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self' 'nonce-");

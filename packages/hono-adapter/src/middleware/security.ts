@@ -68,7 +68,13 @@ async function presentBody(c: Context): Promise<boolean> {
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  c.req.raw = new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal, duplex: "half" } as RequestInit);
+  c.req.raw = new Request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body,
+    signal: req.signal,
+    duplex: "half",
+  } as RequestInit);
   return true;
 }
 
@@ -77,20 +83,26 @@ async function presentBody(c: Context): Promise<boolean> {
  * must be JSON (415 otherwise) and at most 64 KiB (413), checked before anything parses it.
  */
 export function bodyGuard(): MiddlewareHandler {
-  const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB")) });
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB")),
+  });
   return async (c, next) => {
     if (!MUTATING.has(c.req.method)) return next();
     if (!(await presentBody(c))) {
-      if (c.req.raw.body !== null || BODY_HEADERS.some((name) => c.req.raw.headers.has(name))) c.req.raw = withoutBody(c.req.raw);
+      if (c.req.raw.body !== null || BODY_HEADERS.some((name) => c.req.raw.headers.has(name)))
+        c.req.raw = withoutBody(c.req.raw);
       return next();
     }
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
-    if (type !== "application/json") return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
+    if (type !== "application/json")
+      return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
     // A declared length is enforced by the runtime's HTTP parser, so checking it is enough; only streamed
     // (chunked) bodies need the counting reader, which also forces Node's adapter to build a full Request.
     const declared = c.req.header("content-length");
     if (declared !== undefined && /^\d+$/.test(declared)) {
-      if (Number(declared) > MAX_BODY_BYTES) return errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
+      if (Number(declared) > MAX_BODY_BYTES)
+        return errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
       return next();
     }
     return limit(c, next);
@@ -119,7 +131,12 @@ export function csrfProtection(config: ResolvedConfig): MiddlewareHandler {
     if (claimed === undefined || claimed === "") {
       // Browsers send Origin on every cross-origin and same-origin POST; its absence means a non-browser client
       // (curl, a server) that carries the cookie, which should use Bearer instead, or a stripped header.
-      return errorResponse(new AuthError("MISSING_ORIGIN", "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer"));
+      return errorResponse(
+        new AuthError(
+          "MISSING_ORIGIN",
+          "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer",
+        ),
+      );
     }
     const origin = originOf(claimed);
     if (origin === null || !config.trustedOrigins.includes(origin)) {

@@ -23,7 +23,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
   body?: B;
   query?: Q;
   /** Schema and description of the 200 answer. */
-  response: { schema: z.ZodType; description: string; headers?: Record<string, { description: string; schema: { type: "string" } }> };
+  response: {
+    schema: z.ZodType;
+    description: string;
+    headers?: Record<string, { description: string; schema: { type: "string" } }>;
+  };
   /**
    * Error statuses worth documenting beyond the automatic ones: 400 with a body or query, 401 with `authenticated`,
    * and for every state-changing method 403 (CSRF origin check), 413 and 415 (body rules) and 429 (rate limits).
@@ -59,7 +63,9 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 // What a POST without fields accepts: no body, an empty body or `{}` (other fields are ignored).
-const NoFields = z.object({}).openapi("NoFields", { description: "This endpoint takes no fields: send no body, an empty body or `{}`." });
+const NoFields = z
+  .object({})
+  .openapi("NoFields", { description: "This endpoint takes no fields: send no body, an empty body or `{}`." });
 
 /** Registers one documented route: OpenAPI operation, validation, rate limit, then the handler. */
 export function defineRoute<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined>(
@@ -87,9 +93,17 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     for (const status of [403, 413, 415, 429]) errors.add(status);
   }
   const responses: Record<string, unknown> = {
-    200: { description: spec.response.description, content: { "application/json": { schema: spec.response.schema } }, headers: spec.response.headers },
+    200: {
+      description: spec.response.description,
+      content: { "application/json": { schema: spec.response.schema } },
+      headers: spec.response.headers,
+    },
   };
-  for (const status of [...errors].sort((a, b) => a - b)) responses[status] = { description: ERROR_TEXT[status] ?? "Error", content: { "application/json": { schema: ErrorSchema } } };
+  for (const status of [...errors].sort((a, b) => a - b))
+    responses[status] = {
+      description: ERROR_TEXT[status] ?? "Error",
+      content: { "application/json": { schema: ErrorSchema } },
+    };
   const route = createRoute({
     method: spec.method,
     path: spec.path,
@@ -102,7 +116,15 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     middleware,
     request: {
       ...(spec.body ? { body: { content: { "application/json": { schema: spec.body } }, required: true } } : {}),
-      ...(optionalBody ? { body: { content: { "application/json": { schema: NoFields } }, required: false, description: "Optional: no body, an empty body and `{}` are all accepted." } } : {}),
+      ...(optionalBody
+        ? {
+            body: {
+              content: { "application/json": { schema: NoFields } },
+              required: false,
+              description: "Optional: no body, an empty body and `{}` are all accepted.",
+            },
+          }
+        : {}),
       ...(spec.query ? { query: spec.query } : {}),
     },
     responses: responses as never,
@@ -111,10 +133,17 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
     if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
-    const input = { body: spec.body ? req.valid("json") : undefined, query: spec.query ? req.valid("query") : undefined } as RouteInput<B, Q>;
+    const input = {
+      body: spec.body ? req.valid("json") : undefined,
+      query: spec.query ? req.valid("query") : undefined,
+    } as RouteInput<B, Q>;
     const nul = nulPath(input.body, "") ?? nulPath(input.query, "");
     if (nul !== null) {
-      return errorResponse(new AuthError("INVALID_REQUEST", "The request is invalid", { details: [{ path: nul, message: "Text may not contain NUL (U+0000)" }] }));
+      return errorResponse(
+        new AuthError("INVALID_REQUEST", "The request is invalid", {
+          details: [{ path: nul, message: "Text may not contain NUL (U+0000)" }],
+        }),
+      );
     }
     return handler(c, input);
   }) as never);

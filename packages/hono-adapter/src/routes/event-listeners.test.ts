@@ -9,7 +9,9 @@ describe("event listeners may return anything", () => {
     const seen: unknown[] = [];
     let settled = false;
     t.auth.events.on("UserSignedUp", (e) => seen.push(e));
-    t.auth.events.on("UserSignedUp", () => ({ then: (resolve: () => void) => setTimeout(() => ((settled = true), resolve()), 5) }));
+    t.auth.events.on("UserSignedUp", () => ({
+      then: (resolve: () => void) => setTimeout(() => ((settled = true), resolve()), 5),
+    }));
     const errors: unknown[] = [];
     const original = console.error;
     console.error = (...args: unknown[]) => void errors.push(args);

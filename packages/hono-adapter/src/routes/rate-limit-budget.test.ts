@@ -11,11 +11,23 @@ describe("per-IP budget and the 429 message", () => {
       const res = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com" }, ip });
       expect(res.status).toBe(400);
     }
-    expect((await t.request("POST", "/sign-in/email", { body: "x", ip, headers: { "content-type": "text/plain" } })).status).toBe(415);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: "x", ip, headers: { "content-type": "text/plain" } })).status,
+    ).toBe(415);
     for (let i = 0; i < 2; i++) {
-      expect((await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "wrong password!" }, ip })).status).toBe(401);
+      expect(
+        (
+          await t.request("POST", "/sign-in/email", {
+            body: { email: "ada@example.com", password: "wrong password!" },
+            ip,
+          })
+        ).status,
+      ).toBe(401);
     }
-    const limited = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "wrong password!" }, ip });
+    const limited = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "wrong password!" },
+      ip,
+    });
     expect(limited.status).toBe(429);
     const retryAfter = Number(limited.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
@@ -24,4 +36,3 @@ describe("per-IP budget and the 429 message", () => {
     expect(body.message).toBe(`Too many requests from this address; try again in ${retryAfter} seconds`);
   });
 });
-

@@ -46,11 +46,16 @@ export const CredentialsSchema = z
   })
   .openapi("Credentials");
 
-export const SignInResponseSchema = z.object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema }).openapi("SignInResponse");
+export const SignInResponseSchema = z
+  .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema })
+  .openapi("SignInResponse");
 export const SuccessSchema = z.object({ success: z.literal(true) }).openapi("Success");
 export const UserResponseSchema = z.object({ user: UserSchema }).openapi("UserResponse");
 
 /** Emails: checked for shape in core (400 INVALID_EMAIL); here only bounded. */
 export const EmailField = z.string().max(320).openapi({ format: "email", example: "ada@example.com" });
 /** Passwords: 8..128 enforced in core with clear codes; bounded here so nothing huge is hashed. */
-export const PasswordField = z.string().max(1024).openapi({ format: "password", example: "correct horse battery staple" });
+export const PasswordField = z
+  .string()
+  .max(1024)
+  .openapi({ format: "password", example: "correct horse battery staple" });

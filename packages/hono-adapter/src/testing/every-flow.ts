@@ -5,7 +5,12 @@ import type { Store } from "@latchkey/core";
 export interface FlowHarness {
   store: Store;
   /** Sends a JSON request (Bearer `token` when given) and answers the parsed body, expecting `status` (200). */
-  json<T = Record<string, unknown>>(method: string, path: string, init?: { body?: unknown; token?: string; headers?: Record<string, string> }, status?: number): Promise<T>;
+  json<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    init?: { body?: unknown; token?: string; headers?: Record<string, string> },
+    status?: number,
+  ): Promise<T>;
   /** Waits for background work (emails) the requests handed to `waitUntil`. */
   settle(): Promise<void>;
   /** The latest plaintext code or token sent to `identifier` for `purpose` (from `OtpGenerated`). */
@@ -35,13 +40,30 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
 
   // Email and password: sign-up, wrong and right sign-in, get-session (set-auth-jwt), JWT, sign-out.
   const p1 = keep("password", "first password of ada");
-  const ada = await h.json<{ user: { id: string }; credentials: { token: string } }>("POST", "/sign-up/email", { body: { email: "ada@example.com", password: p1, username: "ada" } });
+  const ada = await h.json<{ user: { id: string }; credentials: { token: string } }>("POST", "/sign-up/email", {
+    body: { email: "ada@example.com", password: p1, username: "ada" },
+  });
   const adaId = ada.user.id;
   session(ada);
   await storedPasswordHash(adaId);
-  await h.json("POST", "/sign-up/email", { body: { email: "ada@example.com", password: keep("password", "someone else's password") } }, 422);
-  await h.json("POST", "/sign-in/email", { body: { email: "ada@example.com", password: keep("password", "a wrong password guess") } }, 401);
-  await h.json("POST", "/sign-in/email", { body: { username: "ada", password: keep("password", "another wrong guess!") } }, 401);
+  await h.json(
+    "POST",
+    "/sign-up/email",
+    { body: { email: "ada@example.com", password: keep("password", "someone else's password") } },
+    422,
+  );
+  await h.json(
+    "POST",
+    "/sign-in/email",
+    { body: { email: "ada@example.com", password: keep("password", "a wrong password guess") } },
+    401,
+  );
+  await h.json(
+    "POST",
+    "/sign-in/email",
+    { body: { username: "ada", password: keep("password", "another wrong guess!") } },
+    401,
+  );
   let t = session(await h.json("POST", "/sign-in/email", { body: { email: "ada@example.com", password: p1 } }));
   await h.json("GET", "/get-session", { token: t });
   keep("JWT", (await h.json<{ token: string }>("POST", "/token", { token: t })).token);
@@ -54,15 +76,34 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   await h.json("POST", "/verify-password", { token: t, body: { password: p1 } });
   await h.json("POST", "/verify-password", { token: t, body: { password: keep("password", "not the password") } }, 401);
   const p2 = keep("password", "second password of ada");
-  await h.json("POST", "/change-password", { token: t, body: { currentPassword: keep("password", "wrong current pw"), newPassword: keep("password", "never set password") } }, 401);
-  await h.json("POST", "/change-password", { token: t, body: { currentPassword: p1, newPassword: p2, revokeOtherSessions: true } });
+  await h.json(
+    "POST",
+    "/change-password",
+    {
+      token: t,
+      body: {
+        currentPassword: keep("password", "wrong current pw"),
+        newPassword: keep("password", "never set password"),
+      },
+    },
+    401,
+  );
+  await h.json("POST", "/change-password", {
+    token: t,
+    body: { currentPassword: p1, newPassword: p2, revokeOtherSessions: true },
+  });
   await storedPasswordHash(adaId);
 
   // Link verification (send, wrong token, right token).
   await h.json("POST", "/send-verification-email", { body: { email: "ada@example.com" } });
   await h.settle();
   const link = h.latest("ada@example.com", "email-verification-link");
-  await h.json("POST", "/verify-email", { body: { email: "ada@example.com", token: keep("forged link token", `${link.slice(0, -2)}xx`) } }, 400);
+  await h.json(
+    "POST",
+    "/verify-email",
+    { body: { email: "ada@example.com", token: keep("forged link token", `${link.slice(0, -2)}xx`) } },
+    400,
+  );
   t = session(await h.json("POST", "/verify-email", { body: { email: "ada@example.com", token: link } }));
 
   // Password reset by token (request, reset, replay).
@@ -72,7 +113,12 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   const resetToken = h.latest("ada@example.com", "password-reset-link");
   const p3 = keep("password", "third password of ada");
   await h.json("POST", "/reset-password", { body: { token: resetToken, newPassword: p3 } });
-  await h.json("POST", "/reset-password", { body: { token: resetToken, newPassword: keep("password", "replayed reset pw") } }, 400);
+  await h.json(
+    "POST",
+    "/reset-password",
+    { body: { token: resetToken, newPassword: keep("password", "replayed reset pw") } },
+    400,
+  );
   await storedPasswordHash(adaId);
   t = session(await h.json("POST", "/sign-in/email", { body: { email: "ada@example.com", password: p3 } }));
 
@@ -81,18 +127,32 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   await otp({ email: "ada@example.com", purpose: "sign-in" });
   await h.settle();
   const signInCode = h.latest("ada@example.com", "sign-in");
-  await h.json("POST", "/sign-in/email-otp", { body: { email: "ada@example.com", otp: keep("guessed code", signInCode === "0123456789" ? "9876543210" : "0123456789") } }, 400);
+  await h.json(
+    "POST",
+    "/sign-in/email-otp",
+    {
+      body: {
+        email: "ada@example.com",
+        otp: keep("guessed code", signInCode === "0123456789" ? "9876543210" : "0123456789"),
+      },
+    },
+    400,
+  );
   t = session(await h.json("POST", "/sign-in/email-otp", { body: { email: "ada@example.com", otp: signInCode } }));
   await h.json("POST", "/sign-in/email-otp", { body: { email: "ada@example.com", otp: signInCode } }, 400);
   await otp({ email: "ada@example.com", purpose: "email-verification" });
   await h.settle();
   const verifyCode = h.latest("ada@example.com", "email-verification");
-  await h.json("POST", "/email-otp/check-verification-otp", { body: { email: "ada@example.com", purpose: "email-verification", otp: verifyCode } });
+  await h.json("POST", "/email-otp/check-verification-otp", {
+    body: { email: "ada@example.com", purpose: "email-verification", otp: verifyCode },
+  });
   await h.json("POST", "/email-otp/verify-email", { body: { email: "ada@example.com", otp: verifyCode } });
   await h.json("POST", "/email-otp/request-password-reset", { body: { email: "ada@example.com" } });
   await h.settle();
   const p4 = keep("password", "fourth password of ada");
-  await h.json("POST", "/email-otp/reset-password", { body: { email: "ada@example.com", otp: h.latest("ada@example.com", "password-reset"), password: p4 } });
+  await h.json("POST", "/email-otp/reset-password", {
+    body: { email: "ada@example.com", otp: h.latest("ada@example.com", "password-reset"), password: p4 },
+  });
   await storedPasswordHash(adaId);
   t = session(await h.json("POST", "/sign-in/email", { body: { email: "ada@example.com", password: p4 } }));
 
@@ -100,11 +160,28 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   await h.json("POST", "/email-otp/request-email-change", { token: t, body: { newEmail: "ada@new.example" } });
   await h.settle();
   const changeCode = h.latest("ada@new.example", "email-change");
-  await h.json("POST", "/email-otp/change-email", { token: t, body: { newEmail: "ada@new.example", otp: keep("guessed code", changeCode.replace(/^./, (d) => String((Number(d) + 1) % 10))) } }, 400);
+  await h.json(
+    "POST",
+    "/email-otp/change-email",
+    {
+      token: t,
+      body: {
+        newEmail: "ada@new.example",
+        otp: keep(
+          "guessed code",
+          changeCode.replace(/^./, (d) => String((Number(d) + 1) % 10)),
+        ),
+      },
+    },
+    400,
+  );
   await h.json("POST", "/email-otp/change-email", { token: t, body: { newEmail: "ada@new.example", otp: changeCode } });
 
   // API keys: create, verify (right, wrong, by header), list, update, delete, sweep.
-  const created = await h.json<{ key: string; apiKey: { id: string } }>("POST", "/api-key/create", { token: t, body: { name: "ci", permissions: { files: ["read"] } } });
+  const created = await h.json<{ key: string; apiKey: { id: string } }>("POST", "/api-key/create", {
+    token: t,
+    body: { name: "ci", permissions: { files: ["read"] } },
+  });
   const key = keep("API key", created.key);
   await h.json("POST", "/api-key/verify", { body: { key, permissions: { files: ["read"] } } });
   await h.json("POST", "/api-key/verify", { body: {}, headers: { "x-api-key": key } });
@@ -113,9 +190,15 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   expect(failed.valid).toBe(false);
   await h.json("POST", "/api-key/verify", { body: { key, permissions: { files: ["write"] } } });
   await h.json("GET", "/api-key/list", { token: t });
-  await h.json("POST", "/api-key/update", { token: t, body: { keyId: created.apiKey.id, name: "ci-2", enabled: false } });
+  await h.json("POST", "/api-key/update", {
+    token: t,
+    body: { keyId: created.apiKey.id, name: "ci-2", enabled: false },
+  });
   await h.json("POST", "/api-key/verify", { body: { key } });
-  const second = await h.json<{ key: string; apiKey: { id: string } }>("POST", "/api-key/create", { token: t, body: { name: "temp" } });
+  const second = await h.json<{ key: string; apiKey: { id: string } }>("POST", "/api-key/create", {
+    token: t,
+    body: { name: "temp" },
+  });
   keep("API key", second.key);
   await h.json("POST", "/api-key/delete", { token: t, body: { keyId: second.apiKey.id } });
   await h.json("POST", "/api-key/delete-all-expired", { token: t });
@@ -123,19 +206,34 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   // An OTP-only user: sign-up by code, set-password, delete-account by emailed token.
   await otp({ email: "bob@example.com", purpose: "sign-in" });
   await h.settle();
-  const bob = await h.json<{ user: { id: string }; credentials: { token: string } }>("POST", "/sign-in/email-otp", { body: { email: "bob@example.com", otp: h.latest("bob@example.com", "sign-in") } });
+  const bob = await h.json<{ user: { id: string }; credentials: { token: string } }>("POST", "/sign-in/email-otp", {
+    body: { email: "bob@example.com", otp: h.latest("bob@example.com", "sign-in") },
+  });
   const bobToken = session(bob);
-  await h.json("POST", "/set-password", { token: bobToken, body: { newPassword: keep("password", "bob's first password") } });
+  await h.json("POST", "/set-password", {
+    token: bobToken,
+    body: { newPassword: keep("password", "bob's first password") },
+  });
   await storedPasswordHash(bob.user.id);
   await h.json("POST", "/delete-account/request", { token: bobToken });
   const deleteToken = h.latest("bob@example.com", "delete-account");
-  await h.json("POST", "/delete-account/confirm", { body: { token: keep("forged delete token", `${deleteToken.slice(0, -2)}zz`) } }, 400);
+  await h.json(
+    "POST",
+    "/delete-account/confirm",
+    { body: { token: keep("forged delete token", `${deleteToken.slice(0, -2)}zz`) } },
+    400,
+  );
   await h.json("POST", "/delete-account/confirm", { body: { token: deleteToken } });
 
   // Ada: sign-out one session, then delete with the (wrong, then right) password.
   const other = session(await h.json("POST", "/sign-in/email", { body: { email: "ada@new.example", password: p4 } }));
   await h.json("POST", "/sign-out", { token: other });
-  await h.json("POST", "/delete-account", { token: t, body: { password: keep("password", "wrong delete password") } }, 401);
+  await h.json(
+    "POST",
+    "/delete-account",
+    { token: t, body: { password: keep("password", "wrong delete password") } },
+    401,
+  );
   await h.json("POST", "/delete-account", { token: t, body: { password: p4 } });
   await h.json("GET", "/token", { token: t }, 401);
   await h.settle();

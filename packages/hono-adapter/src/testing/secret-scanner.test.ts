@@ -25,7 +25,11 @@ describe("the log-secrecy scanner can fail", () => {
       audit: JSON.stringify([{ data: { note: digest.toString("hex") } }]),
       errors: `{"message":"${digest.toString("base64")}"}`,
     };
-    expect(findLeaks(captured, [secret]).map((l) => `${l.form}@${l.where}`).sort()).toEqual(["sha256-base64@errors", "sha256-base64url@events", "sha256-hex@audit"]);
+    expect(
+      findLeaks(captured, [secret])
+        .map((l) => `${l.form}@${l.where}`)
+        .sort(),
+    ).toEqual(["sha256-base64@errors", "sha256-base64url@events", "sha256-hex@audit"]);
   });
 
   it("writes through process.stdout and process.stderr are captured too", () => {

@@ -37,7 +37,8 @@ export function findLeaks(captured: Record<string, string>, secrets: readonly Kn
   const leaks: Leak[] = [];
   for (const secret of secrets) {
     for (const [form, text] of secretForms(secret.value)) {
-      for (const [where, haystack] of Object.entries(captured)) if (haystack.includes(text)) leaks.push({ label: secret.label, form, where });
+      for (const [where, haystack] of Object.entries(captured))
+        if (haystack.includes(text)) leaks.push({ label: secret.label, form, where });
     }
   }
   return leaks;
@@ -47,14 +48,34 @@ export function findLeaks(captured: Record<string, string>, secrets: readonly Kn
 export function captureOutput(): { stdout: string[]; stderr: string[]; stop(): void } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const text = (args: unknown[]) => args.map((a) => (typeof a === "string" ? a : a instanceof Error ? `${a.name}: ${a.message}\n${a.stack ?? ""}` : JSON.stringify(a))).join(" ");
-  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error, trace: console.trace };
+  const text = (args: unknown[]) =>
+    args
+      .map((a) =>
+        typeof a === "string"
+          ? a
+          : a instanceof Error
+            ? `${a.name}: ${a.message}\n${a.stack ?? ""}`
+            : JSON.stringify(a),
+      )
+      .join(" ");
+  const saved = {
+    log: console.log,
+    info: console.info,
+    debug: console.debug,
+    warn: console.warn,
+    error: console.error,
+    trace: console.trace,
+  };
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
   console.log = console.info = console.debug = (...args: unknown[]) => void stdout.push(text(args));
   console.warn = console.error = console.trace = (...args: unknown[]) => void stderr.push(text(args));
-  process.stdout.write = ((chunk: string | Uint8Array) => (stdout.push(String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true)) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => (
+    stdout.push(String(chunk)), true
+  )) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (
+    stderr.push(String(chunk)), true
+  )) as typeof process.stderr.write;
   return {
     stdout,
     stderr,

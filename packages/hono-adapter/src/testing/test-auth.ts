@@ -1,4 +1,11 @@
-import { argon2idHasher, createTestClock, webCryptoRandom, type EmailMessage, type EmailSender, type Store } from "@latchkey/core";
+import {
+  argon2idHasher,
+  createTestClock,
+  webCryptoRandom,
+  type EmailMessage,
+  type EmailSender,
+  type Store,
+} from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth, type Auth, type CreateAuthOptions } from "../create-auth.ts";
 import { storeForTestRun } from "./test-stores.ts";
@@ -26,9 +33,17 @@ export interface TestAuth {
   clock: ReturnType<typeof createTestClock>;
   emails: ReturnType<typeof captureEmails>;
   /** Calls the standalone handler (mounted at /auth) with JSON and optional headers. */
-  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; ip?: string }): Promise<Response>;
+  request(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; ip?: string },
+  ): Promise<Response>;
   /** Signs up and returns the session token and the user id. */
-  signUp(email: string, password?: string, extra?: Record<string, unknown>): Promise<{ token: string; userId: string; cookie: string }>;
+  signUp(
+    email: string,
+    password?: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ token: string; userId: string; cookie: string }>;
 }
 
 /**
@@ -46,7 +61,10 @@ export function createTestAuth(testOptions: Partial<CreateAuthOptions> & { store
     secret: TEST_SECRET,
     baseUrl: BASE_URL,
     clock,
-    passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
+    passwordHasher: argon2idHasher({
+      random: webCryptoRandom,
+      params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+    }),
     getClientIp: (request) => request.headers.get("x-test-ip") ?? "192.0.2.1",
     captureOtp: true,
     ...overrides,
@@ -63,9 +81,16 @@ export function createTestAuth(testOptions: Partial<CreateAuthOptions> & { store
     return auth.handler(new Request(`${BASE_URL}/auth${path}`, { method, headers, body }));
   };
   return {
-    auth, store, clock, emails, request,
+    auth,
+    store,
+    clock,
+    emails,
+    request,
     async signUp(email, password = "correct horse battery", extra = {}) {
-      const res = await request("POST", "/sign-up/email", { body: { email, password, ...extra }, ip: `198.51.100.${Math.floor(Math.random() * 250)}` });
+      const res = await request("POST", "/sign-up/email", {
+        body: { email, password, ...extra },
+        ip: `198.51.100.${Math.floor(Math.random() * 250)}`,
+      });
       if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
       const json = (await res.json()) as { credentials: { token: string }; user: { id: string } };
       return { token: json.credentials.token, userId: json.user.id, cookie: res.headers.get("set-cookie") ?? "" };

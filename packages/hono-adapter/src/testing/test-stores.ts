@@ -14,7 +14,8 @@ export type TestStoreKind = "memory" | "sqlite" | "postgres";
 
 export function testStoreKind(): TestStoreKind {
   const kind = process.env.LATCHKEY_TEST_STORE ?? "memory";
-  if (kind !== "memory" && kind !== "sqlite" && kind !== "postgres") throw new Error(`LATCHKEY_TEST_STORE must be memory, sqlite or postgres (got ${kind})`);
+  if (kind !== "memory" && kind !== "sqlite" && kind !== "postgres")
+    throw new Error(`LATCHKEY_TEST_STORE must be memory, sqlite or postgres (got ${kind})`);
   return kind;
 }
 
@@ -72,13 +73,18 @@ function withDatabase(server: string, name: string): string {
  */
 function lazyStore(kind: string, ready: Promise<Store>): Store {
   const port = (name: keyof Store) =>
-    new Proxy({}, {
-      get: (_, method: string) => async (...args: unknown[]) => {
-        const store = await ready;
-        const target = store[name] as unknown as Record<string, (...a: unknown[]) => unknown>;
-        return target[method]!(...args);
+    new Proxy(
+      {},
+      {
+        get:
+          (_, method: string) =>
+          async (...args: unknown[]) => {
+            const store = await ready;
+            const target = store[name] as unknown as Record<string, (...a: unknown[]) => unknown>;
+            return target[method]!(...args);
+          },
       },
-    });
+    );
   return {
     kind,
     users: port("users") as Store["users"],

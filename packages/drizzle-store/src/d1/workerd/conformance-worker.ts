@@ -34,9 +34,17 @@ describe("d1 store mapping", () => {
     const other = user();
     expect((await store.users.create(u, [])).ok).toBe(true);
     expect((await store.users.create(other, [])).ok).toBe(true);
-    const email = await binding().prepare("update users set email = ? where id = ?").bind(u.email, other.id).run().catch((e: unknown) => e);
+    const email = await binding()
+      .prepare("update users set email = ? where id = ?")
+      .bind(u.email, other.id)
+      .run()
+      .catch((e: unknown) => e);
     expect(userConflictOf(email)).toBe("email");
-    const name = await binding().prepare("update users set username = ? where id = ?").bind(u.username, other.id).run().catch((e: unknown) => e);
+    const name = await binding()
+      .prepare("update users set username = ? where id = ?")
+      .bind(u.username, other.id)
+      .run()
+      .catch((e: unknown) => e);
     expect(userConflictOf(name)).toBe("username");
     expect(await store.users.create(user({ email: u.email }), [])).toEqual({ ok: false, conflict: "email" });
     const s = session(u.id);
@@ -61,15 +69,25 @@ describe("d1 store mapping", () => {
     await store.users.create(u, [account(u.id)]);
     await store.sessions.create(session(u.id));
     expect(await store.users.delete(u.id)).toBe(true);
-    const left = await binding().prepare("select (select count(*) from sessions where user_id = ?1) + (select count(*) from accounts where user_id = ?1) as n").bind(u.id).all();
+    const left = await binding()
+      .prepare(
+        "select (select count(*) from sessions where user_id = ?1) + (select count(*) from accounts where user_id = ?1) as n",
+      )
+      .bind(u.id)
+      .all();
     expect(left.results).toEqual([{ n: 0 }]);
   });
 
   it("stores instants as integer epoch milliseconds and JSON as text", async () => {
     const u = user({ createdAt: fixtures.at(123), metadata: { b: 1, a: [true] } });
     await store.users.create(u, []);
-    const { results } = await binding().prepare("select typeof(created_at) as type, created_at, metadata from users where id = ?").bind(u.id).all();
-    expect(results).toEqual([{ type: "integer", created_at: Date.UTC(2026, 0, 1, 12, 0, 0, 123), metadata: '{"b":1,"a":[true]}' }]);
+    const { results } = await binding()
+      .prepare("select typeof(created_at) as type, created_at, metadata from users where id = ?")
+      .bind(u.id)
+      .all();
+    expect(results).toEqual([
+      { type: "integer", created_at: Date.UTC(2026, 0, 1, 12, 0, 0, 123), metadata: '{"b":1,"a":[true]}' },
+    ]);
   });
 });
 

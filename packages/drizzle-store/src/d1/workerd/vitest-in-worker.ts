@@ -3,7 +3,15 @@
 // the very same suite registers its cases inside workerd. The Node side (d1.test.ts) lists the cases and runs each
 // one by a request, so Vitest reports every case by name. `expect` is Vitest's own (@vitest/expect over chai).
 import * as chai from "chai";
-import { ASYMMETRIC_MATCHERS_OBJECT, JestAsymmetricMatchers, JestChaiExpect, JestExtend, getState, setState, type ExpectStatic } from "@vitest/expect";
+import {
+  ASYMMETRIC_MATCHERS_OBJECT,
+  JestAsymmetricMatchers,
+  JestChaiExpect,
+  JestExtend,
+  getState,
+  setState,
+  type ExpectStatic,
+} from "@vitest/expect";
 
 chai.use(JestExtend);
 chai.use(JestChaiExpect);
@@ -31,7 +39,14 @@ const cases: Case[] = [];
 let current = root;
 
 function collect(name: string, fn: () => void, skip: boolean): void {
-  const suite: Suite = { name, skip: skip || current.skip, parent: current, beforeAll: [], afterAll: [], ranBeforeAll: false };
+  const suite: Suite = {
+    name,
+    skip: skip || current.skip,
+    parent: current,
+    beforeAll: [],
+    afterAll: [],
+    ranBeforeAll: false,
+  };
   const outer = current;
   current = suite;
   try {
@@ -60,13 +75,31 @@ export const expect = ((value: unknown, message?: string) => {
 }) as ExpectStatic;
 Object.assign(expect, chai.expect);
 Object.assign(expect, (globalThis as Record<PropertyKey, unknown>)[ASYMMETRIC_MATCHERS_OBJECT]);
-setState({ assertionCalls: 0, isExpectingAssertions: false, isExpectingAssertionsError: null, expectedAssertionsNumber: null, expectedAssertionsNumberErrorGen: null }, expect);
+setState(
+  {
+    assertionCalls: 0,
+    isExpectingAssertions: false,
+    isExpectingAssertionsError: null,
+    expectedAssertionsNumber: null,
+    expectedAssertionsNumberErrorGen: null,
+  },
+  expect,
+);
 
 const pathOf = (suite: Suite): Suite[] => (suite.parent ? [...pathOf(suite.parent), suite] : [suite]);
 
 /** Every registered case with its full name ("outer > inner > case"), in registration order. */
 export function listCases(): Array<{ id: number; name: string; skip: boolean }> {
-  return cases.map((c) => ({ id: c.id, name: [...pathOf(c.suite).map((s) => s.name).filter(Boolean), c.name].join(" > "), skip: c.skip }));
+  return cases.map((c) => ({
+    id: c.id,
+    name: [
+      ...pathOf(c.suite)
+        .map((s) => s.name)
+        .filter(Boolean),
+      c.name,
+    ].join(" > "),
+    skip: c.skip,
+  }));
 }
 
 /** Runs one case: the `beforeAll` hooks of its suites that have not run yet (outermost first), then the case. */

@@ -15,7 +15,9 @@ describe("POST /delete-account/confirm", () => {
     expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
     await expectGone(t, ada, "ada@example.com");
     expect(await t.store.verifications.findByIdentifier(`delete-account:${ada.userId}`)).toBeNull();
-    expect(events.filter((e) => e.type === "OtpVerified")).toEqual([expect.objectContaining({ purpose: "delete-account", userId: ada.userId })]);
+    expect(events.filter((e) => e.type === "OtpVerified")).toEqual([
+      expect.objectContaining({ purpose: "delete-account", userId: ada.userId }),
+    ]);
     expect(events.filter((e) => e.type === "AccountDeleted")).toHaveLength(1);
     const replay = await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } });
     expect(replay.status).toBe(400);
@@ -26,7 +28,10 @@ describe("POST /delete-account/confirm", () => {
     const t = createTestAuth();
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
-    const res = await t.request("POST", "/delete-account/confirm", { headers: cookieHeaders(token), body: { token: deleteToken } });
+    const res = await t.request("POST", "/delete-account/confirm", {
+      headers: cookieHeaders(token),
+      body: { token: deleteToken },
+    });
     expect(res.status).toBe(200);
     expect(await t.store.users.findById(userId)).toBeNull();
   });
@@ -36,7 +41,10 @@ describe("POST /delete-account/confirm", () => {
     const a = await t.signUp("a@example.com");
     const b = await t.signUp("b@example.com");
     const tokenA = await requestDeletion(t, a.token, "a@example.com");
-    const crossed = await t.request("POST", "/delete-account/confirm", { headers: bearer(b.token), body: { token: tokenA } });
+    const crossed = await t.request("POST", "/delete-account/confirm", {
+      headers: bearer(b.token),
+      body: { token: tokenA },
+    });
     expect(crossed.status).toBe(400);
     expect((await crossed.json()).code).toBe("INVALID_TOKEN");
     expect(await t.store.users.findById(a.userId)).not.toBeNull();
@@ -62,7 +70,10 @@ describe("POST /delete-account/confirm", () => {
     expect((await t.request("POST", "/delete-account/confirm", { body: {} })).status).toBe(400);
     expect(await t.store.users.findById(userId)).not.toBeNull();
     // The reset token survived the attempt.
-    expect((await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword: "brand new password" } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword: "brand new password" } }))
+        .status,
+    ).toBe(200);
   });
 
   it("fails with INVALID_TOKEN once the token expired (clock moved past deleteAccount.expiresIn)", async () => {
@@ -81,7 +92,9 @@ describe("POST /delete-account/confirm", () => {
     const events = recordEvents(t);
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
-    const results = await Promise.all(Array.from({ length: 10 }, () => t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(400)]);
     expect(events.filter((e) => e.type === "AccountDeleted")).toHaveLength(1);
     expect(await t.store.users.findById(userId)).toBeNull();

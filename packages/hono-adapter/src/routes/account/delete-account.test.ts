@@ -9,7 +9,10 @@ describe("POST /delete-account (password)", () => {
     const events = recordEvents(t);
     const ada = await withEverything(t, "ada@example.com");
     const grace = await withEverything(t, "grace@example.com");
-    const res = await t.request("POST", "/delete-account", { headers: cookieHeaders(ada.token), body: { password: PASSWORD } });
+    const res = await t.request("POST", "/delete-account", {
+      headers: cookieHeaders(ada.token),
+      body: { password: PASSWORD },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
     expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
@@ -17,7 +20,9 @@ describe("POST /delete-account (password)", () => {
     expect(await t.store.users.findById(grace.userId)).not.toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(grace.token))).not.toBeNull();
     expect(await t.store.apiKeys.findById(`key-${grace.userId}`)).not.toBeNull();
-    expect(events.filter((e) => e.type === "AccountDeleted")).toEqual([expect.objectContaining({ userId: ada.userId, email: "ada@example.com" })]);
+    expect(events.filter((e) => e.type === "AccountDeleted")).toEqual([
+      expect.objectContaining({ userId: ada.userId, email: "ada@example.com" }),
+    ]);
     // The deleted session no longer authenticates.
     expect(await (await t.request("GET", "/get-session", { headers: bearer(ada.secondToken) })).json()).toBeNull();
   });
@@ -26,11 +31,19 @@ describe("POST /delete-account (password)", () => {
     const t = createTestAuth();
     const { token, userId } = await t.signUp("ada@example.com");
     for (let i = 0; i < 5; i++) {
-      const res = await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: `wrong guess ${i}` }, ip: `203.0.113.${i}` });
+      const res = await t.request("POST", "/delete-account", {
+        headers: bearer(token),
+        body: { password: `wrong guess ${i}` },
+        ip: `203.0.113.${i}`,
+      });
       expect(res.status).toBe(401);
       expect((await res.json()).code).toBe("INVALID_PASSWORD");
     }
-    const locked = await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: PASSWORD }, ip: "203.0.113.60" });
+    const locked = await t.request("POST", "/delete-account", {
+      headers: bearer(token),
+      body: { password: PASSWORD },
+      ip: "203.0.113.60",
+    });
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
     expect(await t.store.users.findById(userId)).not.toBeNull();
@@ -50,11 +63,20 @@ describe("POST /delete-account (password)", () => {
   it("lets the same email sign up again afterwards, without inherited lockout state", async () => {
     const t = createTestAuth({ lockout: { maxFailures: 3 } });
     const { token } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
-    for (let i = 0; i < 2; i++) await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "wrong password!" }, ip: `203.0.113.${i}` });
-    expect((await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: PASSWORD } })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      await t.request("POST", "/sign-in/email", {
+        body: { email: "ada@example.com", password: "wrong password!" },
+        ip: `203.0.113.${i}`,
+      });
+    expect(
+      (await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: PASSWORD } })).status,
+    ).toBe(200);
     expect(await t.store.counters.peek("fail:email:ada@example.com", t.clock.now())).toBeNull();
     await t.signUp("ada@example.com", "a different password", { username: "ada" });
-    expect((await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "a different password" } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "a different password" } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -71,10 +93,19 @@ describe("POST /delete-account/request", () => {
     expect(mail.text).toContain(`https://app.example/delete-account/confirm?token=${deleteToken}`);
     expect(mail.html).toContain(`href="https://app.example/delete-account/confirm?token=${deleteToken}"`);
     const row = await t.store.verifications.findByIdentifier(`delete-account:${userId}`);
-    expect(row).toMatchObject({ userId, valueHash: hashSecret(deleteToken), expiresAt: new Date(t.clock.now() + 3_600_000) });
+    expect(row).toMatchObject({
+      userId,
+      valueHash: hashSecret(deleteToken),
+      expiresAt: new Date(t.clock.now() + 3_600_000),
+    });
     expect(JSON.stringify(row)).not.toContain(deleteToken);
-    expect(events.filter((e) => e.type === "OtpRequested" || e.type === "OtpGenerated").map((e) => [e.type, "purpose" in e ? e.purpose : null])).toEqual([
-      ["OtpRequested", "delete-account"], ["OtpGenerated", "delete-account"],
+    expect(
+      events
+        .filter((e) => e.type === "OtpRequested" || e.type === "OtpGenerated")
+        .map((e) => [e.type, "purpose" in e ? e.purpose : null]),
+    ).toEqual([
+      ["OtpRequested", "delete-account"],
+      ["OtpGenerated", "delete-account"],
     ]);
     expect(JSON.stringify(events.find((e) => e.type === "OtpRequested"))).not.toContain(deleteToken);
     expect(await t.store.users.findById(userId)).not.toBeNull();
@@ -88,7 +119,14 @@ describe("POST /delete-account/request", () => {
   });
 
   it("honours deleteAccount.subject, callbackPath and expiresIn", async () => {
-    const t = createTestAuth({ appName: "Acme", deleteAccount: { subject: "Delete your {{appName}} account?", callbackPath: "/settings/goodbye", expiresIn: "10m" } });
+    const t = createTestAuth({
+      appName: "Acme",
+      deleteAccount: {
+        subject: "Delete your {{appName}} account?",
+        callbackPath: "/settings/goodbye",
+        expiresIn: "10m",
+      },
+    });
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
     const mail = t.emails.last()!;
@@ -110,7 +148,11 @@ describe("POST /delete-account/request", () => {
   });
 
   it("reports a sender failure as 500 without deleting anything or leaking the link", async () => {
-    const failing = { async send() { throw new Error("smtp down"); } };
+    const failing = {
+      async send() {
+        throw new Error("smtp down");
+      },
+    };
     const t = createTestAuth({ email: { sender: failing } });
     const { token, userId } = await t.signUp("ada@example.com");
     const res = await t.request("POST", "/delete-account/request", { headers: bearer(token), body: {} });

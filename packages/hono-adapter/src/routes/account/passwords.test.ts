@@ -7,8 +7,14 @@ describe("POST /set-password", () => {
   it("adds a password to a passwordless account, revokes other sessions and keeps this one", async () => {
     const t = createTestAuth();
     const { token, userId } = await passwordlessUser(t, "otp@example.com");
-    const other = await t.auth.core.ctx.sessions.create((await t.store.users.findById(userId))!, { ip: null, userAgent: null });
-    const res = await t.request("POST", "/set-password", { headers: bearer(token), body: { newPassword: "my first password" } });
+    const other = await t.auth.core.ctx.sessions.create((await t.store.users.findById(userId))!, {
+      ip: null,
+      userAgent: null,
+    });
+    const res = await t.request("POST", "/set-password", {
+      headers: bearer(token),
+      body: { newPassword: "my first password" },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
     const credential = (await t.store.accounts.listByUser(userId)).find((a) => a.providerId === "credential");
@@ -23,7 +29,10 @@ describe("POST /set-password", () => {
     const t = createTestAuth();
     const { token, userId } = await t.signUp("ada@example.com");
     const before = (await t.store.accounts.listByUser(userId))[0]!.passwordHash;
-    const res = await t.request("POST", "/set-password", { headers: bearer(token), body: { newPassword: "an attacker's password" } });
+    const res = await t.request("POST", "/set-password", {
+      headers: bearer(token),
+      body: { newPassword: "an attacker's password" },
+    });
     expect(res.status).toBe(409);
     expect((await res.json()).code).toBe("PASSWORD_ALREADY_SET");
     expect((await t.store.accounts.listByUser(userId))[0]!.passwordHash).toBe(before);
@@ -32,7 +41,11 @@ describe("POST /set-password", () => {
   it("10 parallel set-password calls: exactly one sets it, the others get 409", async () => {
     const t = createTestAuth({ rateLimit: { enabled: false } });
     const { token, userId } = await passwordlessUser(t, "otp@example.com");
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => t.request("POST", "/set-password", { headers: bearer(token), body: { newPassword: `password number ${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t.request("POST", "/set-password", { headers: bearer(token), body: { newPassword: `password number ${i}` } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(9);
     expect((await t.store.accounts.listByUser(userId)).filter((a) => a.providerId === "credential")).toHaveLength(1);
@@ -56,7 +69,10 @@ describe("POST /verify-password", () => {
     const ok = await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: PASSWORD } });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ valid: true });
-    const wrong = await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: "not my password" } });
+    const wrong = await t.request("POST", "/verify-password", {
+      headers: bearer(token),
+      body: { password: "not my password" },
+    });
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).code).toBe("INVALID_PASSWORD");
     expect((await t.request("POST", "/verify-password", { body: { password: PASSWORD } })).status).toBe(401);
@@ -66,14 +82,24 @@ describe("POST /verify-password", () => {
     const t = createTestAuth();
     const { token } = await t.signUp("ada@example.com");
     for (let i = 0; i < 5; i++) {
-      const res = await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: `guess number ${i}` }, ip: `203.0.113.${i}` });
+      const res = await t.request("POST", "/verify-password", {
+        headers: bearer(token),
+        body: { password: `guess number ${i}` },
+        ip: `203.0.113.${i}`,
+      });
       expect(res.status).toBe(401);
     }
-    const locked = await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: PASSWORD }, ip: "203.0.113.50" });
+    const locked = await t.request("POST", "/verify-password", {
+      headers: bearer(token),
+      body: { password: PASSWORD },
+      ip: "203.0.113.50",
+    });
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
     expect((await signIn(t, { email: "ada@example.com" })).status).toBe(429);
     t.clock.advance(15 * 60_000);
-    expect((await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: PASSWORD } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/verify-password", { headers: bearer(token), body: { password: PASSWORD } })).status,
+    ).toBe(200);
   });
 });

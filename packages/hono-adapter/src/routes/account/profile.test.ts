@@ -12,22 +12,40 @@ describe("PATCH /user", () => {
 
   it("updates name, image and metadata, keeps omitted fields, clears with null and {}", async () => {
     const t = createTestAuth();
-    const { token, userId } = await t.signUp("ada@example.com", PASSWORD, { name: "Ada", image: "https://img.example/a.png" });
+    const { token, userId } = await t.signUp("ada@example.com", PASSWORD, {
+      name: "Ada",
+      image: "https://img.example/a.png",
+    });
     const seen: Array<{ type: string; fields?: string[] }> = [];
     t.auth.events.on("UserUpdated", (e) => void seen.push(e));
 
-    const first = await t.request("PATCH", "/user", { headers: bearer(token), body: { name: "Ada L.", metadata: { plan: "pro", seats: 3 } } });
+    const first = await t.request("PATCH", "/user", {
+      headers: bearer(token),
+      body: { name: "Ada L.", metadata: { plan: "pro", seats: 3 } },
+    });
     expect(first.status).toBe(200);
-    expect((await first.json()).user).toMatchObject({ id: userId, name: "Ada L.", image: "https://img.example/a.png", metadata: { plan: "pro", seats: 3 } });
+    expect((await first.json()).user).toMatchObject({
+      id: userId,
+      name: "Ada L.",
+      image: "https://img.example/a.png",
+      metadata: { plan: "pro", seats: 3 },
+    });
     let stored = await t.store.users.findById(userId);
-    expect(stored).toMatchObject({ name: "Ada L.", image: "https://img.example/a.png", metadata: { plan: "pro", seats: 3 } });
+    expect(stored).toMatchObject({
+      name: "Ada L.",
+      image: "https://img.example/a.png",
+      metadata: { plan: "pro", seats: 3 },
+    });
 
     // metadata replaces the whole object (seats goes), omitted name stays.
     await t.request("PATCH", "/user", { headers: bearer(token), body: { metadata: { theme: "dark" } } });
     expect((await t.store.users.findById(userId))!.metadata).toEqual({ theme: "dark" });
 
     t.clock.advance(1000);
-    const cleared = await t.request("PATCH", "/user", { headers: bearer(token), body: { name: null, image: null, metadata: {} } });
+    const cleared = await t.request("PATCH", "/user", {
+      headers: bearer(token),
+      body: { name: null, image: null, metadata: {} },
+    });
     expect(cleared.status).toBe(200);
     stored = await t.store.users.findById(userId);
     expect(stored).toMatchObject({ name: null, image: null, metadata: {} });
@@ -41,7 +59,14 @@ describe("PATCH /user", () => {
     const before = await t.store.accounts.listByUser(userId);
     const res = await t.request("PATCH", "/user", {
       headers: bearer(token),
-      body: { name: "Ada", email: "admin@example.com", emailVerified: true, id: "admin", password: "pwned password", createdAt: "2000-01-01T00:00:00Z" },
+      body: {
+        name: "Ada",
+        email: "admin@example.com",
+        emailVerified: true,
+        id: "admin",
+        password: "pwned password",
+        createdAt: "2000-01-01T00:00:00Z",
+      },
     });
     expect(res.status).toBe(200);
     const stored = await t.store.users.findById(userId);
@@ -55,7 +80,15 @@ describe("PATCH /user", () => {
   it("rejects wrongly typed fields with 400 and changes nothing", async () => {
     const t = createTestAuth();
     const { token, userId } = await t.signUp("ada@example.com", PASSWORD, { name: "Ada" });
-    for (const body of [{ metadata: [1, 2] }, { metadata: "x" }, { metadata: null }, { name: 42 }, { image: { url: "x" } }, { name: "n".repeat(257) }, "not json"]) {
+    for (const body of [
+      { metadata: [1, 2] },
+      { metadata: "x" },
+      { metadata: null },
+      { name: 42 },
+      { image: { url: "x" } },
+      { name: "n".repeat(257) },
+      "not json",
+    ]) {
       const res = await t.request("PATCH", "/user", { headers: bearer(token), body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await res.json()).code).toBe("INVALID_REQUEST");
@@ -66,7 +99,10 @@ describe("PATCH /user", () => {
   it("refuses a cookie-authenticated PATCH from an untrusted origin (CSRF)", async () => {
     const t = createTestAuth();
     const { token, userId } = await t.signUp("ada@example.com");
-    const res = await t.request("PATCH", "/user", { headers: cookieHeaders(token, "https://evil.example"), body: { name: "Mallory" } });
+    const res = await t.request("PATCH", "/user", {
+      headers: cookieHeaders(token, "https://evil.example"),
+      body: { name: "Mallory" },
+    });
     expect(res.status).toBe(403);
     expect((await res.json()).code).toBe("INVALID_ORIGIN");
     expect((await t.store.users.findById(userId))!.name).toBeNull();
@@ -97,7 +133,11 @@ describe("PATCH /user", () => {
     expect(await t.store.users.findByUsername("ada")).toBeNull();
     expect((await signIn(t, { username: "countess_ada" })).status).toBe(200);
     expect((await signIn(t, { username: "ada" })).status).toBe(401);
-    for (const [username, code] of [[null, "INVALID_REQUEST"], ["x", "INVALID_USERNAME"], ["has space", "INVALID_USERNAME"]] as const) {
+    for (const [username, code] of [
+      [null, "INVALID_REQUEST"],
+      ["x", "INVALID_USERNAME"],
+      ["has space", "INVALID_USERNAME"],
+    ] as const) {
       const bad = await t.request("PATCH", "/user", { headers: bearer(token), body: { username } });
       expect(bad.status).toBe(400);
       expect((await bad.json()).code).toBe(code);
@@ -115,7 +155,9 @@ describe("PATCH /user", () => {
     expect((await t.store.users.findById(userId))!.username).toBe("ada");
 
     const racers = await Promise.all(Array.from({ length: 10 }, (_, i) => t.signUp(`racer${i}@example.com`)));
-    const results = await Promise.all(racers.map((r) => t.request("PATCH", "/user", { headers: bearer(r.token), body: { username: "prize" } })));
+    const results = await Promise.all(
+      racers.map((r) => t.request("PATCH", "/user", { headers: bearer(r.token), body: { username: "prize" } })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(9);
     const owner = await t.store.users.findByUsername("prize");
@@ -125,12 +167,15 @@ describe("PATCH /user", () => {
   it("moves username lockout state with the rename (a rename cannot shed a lock, nor hand it to the next owner)", async () => {
     const t = createTestAuth({ emailPassword: { allowUsernameChange: true }, lockout: { maxFailures: 3 } });
     const { token } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
-    for (let i = 0; i < 3; i++) expect((await signIn(t, { username: "ada", password: "wrong password!" }, `203.0.113.${i}`)).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await signIn(t, { username: "ada", password: "wrong password!" }, `203.0.113.${i}`)).status).toBe(401);
     expect((await signIn(t, { username: "ada" })).status).toBe(429);
     const now = t.clock.now();
     expect(await t.store.counters.peek("lock:username:ada", now)).not.toBeNull();
 
-    expect((await t.request("PATCH", "/user", { headers: bearer(token), body: { username: "lovelace" } })).status).toBe(200);
+    expect((await t.request("PATCH", "/user", { headers: bearer(token), body: { username: "lovelace" } })).status).toBe(
+      200,
+    );
     expect(await t.store.counters.peek("lock:username:ada", now)).toBeNull();
     expect(await t.store.counters.peek("lock:username:lovelace", now)).not.toBeNull();
     const locked = await signIn(t, { username: "lovelace" });
@@ -156,9 +201,14 @@ describe("OpenAPI", () => {
     const t = createTestAuth();
     const doc = await (await t.request("GET", "/openapi.json")).json();
     const ops: Array<[string, string, boolean]> = [
-      ["/user", "patch", true], ["/set-password", "post", true], ["/verify-password", "post", true], ["/delete-account", "post", true],
-      ["/delete-account/request", "post", true], ["/delete-account/confirm", "post", false],
-      ["/send-verification-email", "post", false], ["/verify-email", "post", false],
+      ["/user", "patch", true],
+      ["/set-password", "post", true],
+      ["/verify-password", "post", true],
+      ["/delete-account", "post", true],
+      ["/delete-account/request", "post", true],
+      ["/delete-account/confirm", "post", false],
+      ["/send-verification-email", "post", false],
+      ["/verify-email", "post", false],
     ];
     for (const [path, method, authenticated] of ops) {
       const op = doc.paths[path]?.[method];
@@ -167,6 +217,8 @@ describe("OpenAPI", () => {
       expect(op.security.length > 0, path).toBe(authenticated);
       expect(op.responses["400"]).toBeDefined();
     }
-    expect(Object.keys(doc.paths["/user"].patch.requestBody.content["application/json"].schema.properties).sort()).toEqual(["image", "metadata", "name", "username"]);
+    expect(
+      Object.keys(doc.paths["/user"].patch.requestBody.content["application/json"].schema.properties).sort(),
+    ).toEqual(["image", "metadata", "name", "username"]);
   });
 });

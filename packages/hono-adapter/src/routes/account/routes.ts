@@ -17,77 +17,142 @@ function deletedResponse(c: Context, tools: RequestTools): Response {
 export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
 
-  defineRoute(app, tools, {
-    method: "patch", path: "/user", operationId: "updateUser", tag: TAG, authenticated: true,
-    summary: "Update the profile",
-    description: "Changes `name` and `image` (a string, or null to clear), `metadata` (replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.",
-    body: z.object({
-      name: z.string().max(256).nullable().optional(),
-      image: z.string().max(2048).nullable().optional(),
-      metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: "Replaces the stored object", example: { plan: "pro" } }),
-      username: z.string().max(64).optional().openapi({ description: "Not nullable: a username cannot be cleared" }),
-    }),
-    response: { schema: UserResponseSchema, description: "The updated user" },
-    errors: [403, 409],
-  }, async (c, { body }) => {
-    const s = await tools.requireSession(c);
-    return c.json({ user: await core.account.updateUser(s.userRecord, body, tools.meta(c)) });
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "patch",
+      path: "/user",
+      operationId: "updateUser",
+      tag: TAG,
+      authenticated: true,
+      summary: "Update the profile",
+      description:
+        "Changes `name` and `image` (a string, or null to clear), `metadata` (replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.",
+      body: z.object({
+        name: z.string().max(256).nullable().optional(),
+        image: z.string().max(2048).nullable().optional(),
+        metadata: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .openapi({ description: "Replaces the stored object", example: { plan: "pro" } }),
+        username: z.string().max(64).optional().openapi({ description: "Not nullable: a username cannot be cleared" }),
+      }),
+      response: { schema: UserResponseSchema, description: "The updated user" },
+      errors: [403, 409],
+    },
+    async (c, { body }) => {
+      const s = await tools.requireSession(c);
+      return c.json({ user: await core.account.updateUser(s.userRecord, body, tools.meta(c)) });
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/set-password", operationId: "setPassword", tag: TAG, authenticated: true,
-    summary: "Add a password to an account without one",
-    description: "For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.",
-    body: z.object({ newPassword: PasswordField }),
-    response: { schema: SuccessSchema, description: "Password added" },
-    errors: [409],
-  }, async (c, { body }) => {
-    const s = await tools.requireSession(c);
-    return c.json(await core.account.setPassword(s, body.newPassword, tools.meta(c)));
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/set-password",
+      operationId: "setPassword",
+      tag: TAG,
+      authenticated: true,
+      summary: "Add a password to an account without one",
+      description:
+        "For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.",
+      body: z.object({ newPassword: PasswordField }),
+      response: { schema: SuccessSchema, description: "Password added" },
+      errors: [409],
+    },
+    async (c, { body }) => {
+      const s = await tools.requireSession(c);
+      return c.json(await core.account.setPassword(s, body.newPassword, tools.meta(c)));
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/verify-password", operationId: "verifyPassword", tag: TAG, authenticated: true,
-    summary: "Check the current password",
-    description: "`{valid: true}` for the right password; a wrong one is 401 `INVALID_PASSWORD`. Failures count towards the same lockout as sign-in (429 `ACCOUNT_LOCKED`).",
-    body: z.object({ password: PasswordField }),
-    response: { schema: z.object({ valid: z.literal(true) }).openapi("PasswordValid"), description: "The password is right" },
-  }, async (c, { body }) => {
-    const s = await tools.requireSession(c);
-    return c.json(await core.account.verifyPassword(s.userRecord, body.password, tools.meta(c)));
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/verify-password",
+      operationId: "verifyPassword",
+      tag: TAG,
+      authenticated: true,
+      summary: "Check the current password",
+      description:
+        "`{valid: true}` for the right password; a wrong one is 401 `INVALID_PASSWORD`. Failures count towards the same lockout as sign-in (429 `ACCOUNT_LOCKED`).",
+      body: z.object({ password: PasswordField }),
+      response: {
+        schema: z.object({ valid: z.literal(true) }).openapi("PasswordValid"),
+        description: "The password is right",
+      },
+    },
+    async (c, { body }) => {
+      const s = await tools.requireSession(c);
+      return c.json(await core.account.verifyPassword(s.userRecord, body.password, tools.meta(c)));
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/delete-account", operationId: "deleteAccount", tag: TAG, authenticated: true,
-    summary: "Delete the account with the password",
-    description: "Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.",
-    body: z.object({ password: PasswordField }),
-    response: { schema: SuccessSchema, description: "Deleted; the cookie is cleared" },
-  }, async (c, { body }) => {
-    const s = await tools.requireSession(c);
-    await core.accountDeletion.deleteWithPassword(s.userRecord, body.password, tools.meta(c));
-    return deletedResponse(c, tools);
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/delete-account",
+      operationId: "deleteAccount",
+      tag: TAG,
+      authenticated: true,
+      summary: "Delete the account with the password",
+      description:
+        "Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.",
+      body: z.object({ password: PasswordField }),
+      response: { schema: SuccessSchema, description: "Deleted; the cookie is cleared" },
+    },
+    async (c, { body }) => {
+      const s = await tools.requireSession(c);
+      await core.accountDeletion.deleteWithPassword(s.userRecord, body.password, tools.meta(c));
+      return deletedResponse(c, tools);
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/delete-account/request", operationId: "requestAccountDeletion", tag: TAG, authenticated: true,
-    summary: "Email a deletion confirmation link",
-    description: "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",
-    response: { schema: SuccessSchema, description: "The email was sent" },
-  }, async (c) => {
-    const s = await tools.requireSession(c);
-    return c.json(await core.accountDeletion.request(s.userRecord, tools.meta(c)));
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/delete-account/request",
+      operationId: "requestAccountDeletion",
+      tag: TAG,
+      authenticated: true,
+      summary: "Email a deletion confirmation link",
+      description:
+        "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",
+      response: { schema: SuccessSchema, description: "The email was sent" },
+    },
+    async (c) => {
+      const s = await tools.requireSession(c);
+      return c.json(await core.accountDeletion.request(s.userRecord, tools.meta(c)));
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/delete-account/confirm", operationId: "confirmAccountDeletion", tag: TAG,
-    summary: "Delete the account with the emailed token",
-    description: "The token alone suffices: it proves access to the mailbox, so the link also works in a browser that is not signed in. When the request does carry a session, the token must have been issued to that same user (else 400 `INVALID_TOKEN`, and the token stays usable). Unknown, used or expired tokens are 400 `INVALID_TOKEN`. Clears the session cookie.",
-    body: z.object({ token: z.string().max(256) }),
-    response: { schema: SuccessSchema, description: "Deleted; the cookie is cleared" },
-  }, async (c, { body }) => {
-    const s = await tools.session(c);
-    await core.accountDeletion.confirm(body.token, s?.userRecord.id ?? null, tools.meta(c));
-    return deletedResponse(c, tools);
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/delete-account/confirm",
+      operationId: "confirmAccountDeletion",
+      tag: TAG,
+      summary: "Delete the account with the emailed token",
+      description:
+        "The token alone suffices: it proves access to the mailbox, so the link also works in a browser that is not signed in. When the request does carry a session, the token must have been issued to that same user (else 400 `INVALID_TOKEN`, and the token stays usable). Unknown, used or expired tokens are 400 `INVALID_TOKEN`. Clears the session cookie.",
+      body: z.object({ token: z.string().max(256) }),
+      response: { schema: SuccessSchema, description: "Deleted; the cookie is cleared" },
+    },
+    async (c, { body }) => {
+      const s = await tools.session(c);
+      await core.accountDeletion.confirm(body.token, s?.userRecord.id ?? null, tools.meta(c));
+      return deletedResponse(c, tools);
+    },
+  );
 }

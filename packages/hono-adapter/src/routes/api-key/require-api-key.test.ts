@@ -9,9 +9,14 @@ async function setup(options: ApiKeysOptions = {}) {
   const app = new Hono();
   app.use("*", t.auth.middleware);
   app.get("/data", t.auth.requireApiKey(), (c) => c.json({ apiKey: c.var.apiKey, user: c.var.user }));
-  app.post("/files", t.auth.requireApiKey({ permissions: { files: ["write"] } }), (c) => c.json({ ok: true, keyId: c.var.apiKey.id }));
+  app.post("/files", t.auth.requireApiKey({ permissions: { files: ["write"] } }), (c) =>
+    c.json({ ok: true, keyId: c.var.apiKey.id }),
+  );
   const call = (path: string, key?: string, method = "GET") =>
-    app.request(`${BASE_URL}${path}`, { method, headers: key === undefined ? {} : { [options.header ?? "x-api-key"]: key } });
+    app.request(`${BASE_URL}${path}`, {
+      method,
+      headers: key === undefined ? {} : { [options.header ?? "x-api-key"]: key },
+    });
   const make = (input: Omit<CreateApiKeyInput, "userId"> = {}) => t.auth.api.createApiKey({ userId, ...input });
   return { t, userId, call, make };
 }
@@ -38,7 +43,16 @@ describe("auth.requireApiKey()", () => {
   it("missing, unknown and malformed keys are a uniform 401 INVALID_API_KEY, never 5xx", async () => {
     const { call, make } = await setup();
     const { key } = await make();
-    const bad = [undefined, "", `lk_${"Z".repeat(40)}`, `lk_${"a".repeat(10 * 1024)}`, `${key.slice(0, -1)}é`, key.replace("_", "-"), key.slice(3), `${key}, ${key}`];
+    const bad = [
+      undefined,
+      "",
+      `lk_${"Z".repeat(40)}`,
+      `lk_${"a".repeat(10 * 1024)}`,
+      `${key.slice(0, -1)}é`,
+      key.replace("_", "-"),
+      key.slice(3),
+      `${key}, ${key}`,
+    ];
     const bodies = new Set<string>();
     for (const k of bad) {
       const res = await call("/data", k);
@@ -53,7 +67,11 @@ describe("auth.requireApiKey()", () => {
     const { token } = await t.signUp("bob@example.com");
     const app = new Hono();
     app.get("/data", t.auth.requireApiKey(), (c) => c.json({ ok: true }));
-    await expectError(await app.request(`${BASE_URL}/data`, { headers: { authorization: `Bearer ${token}` } }), 401, "INVALID_API_KEY");
+    await expectError(
+      await app.request(`${BASE_URL}/data`, { headers: { authorization: `Bearer ${token}` } }),
+      401,
+      "INVALID_API_KEY",
+    );
     await expectError(await call("/data", token), 401, "INVALID_API_KEY");
   });
 

@@ -1,5 +1,14 @@
 import type { MiddlewareHandler } from "hono";
-import { API_KEY_PLUGIN_ID, AuthConfigError, AuthError, normalizePermissions, type ApiKeyService, type ApiKeyView, type Permissions, type UserView } from "@latchkey/core";
+import {
+  API_KEY_PLUGIN_ID,
+  AuthConfigError,
+  AuthError,
+  normalizePermissions,
+  type ApiKeyService,
+  type ApiKeyView,
+  type Permissions,
+  type UserView,
+} from "@latchkey/core";
 import { errorResponse } from "../../http/errors.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 
@@ -51,7 +60,13 @@ export function createRequireApiKey(tools: RequestTools) {
       if (!result.valid) {
         const { code, message, tryAgainIn } = result.error;
         // Retry-After only when waiting helps: a used-up quota does not refill by itself.
-        return errorResponse(new AuthError(code, message, typeof tryAgainIn === "number" ? { retryAfter: Math.max(1, Math.ceil(tryAgainIn / 1000)) } : {}));
+        return errorResponse(
+          new AuthError(
+            code,
+            message,
+            typeof tryAgainIn === "number" ? { retryAfter: Math.max(1, Math.ceil(tryAgainIn / 1000)) } : {},
+          ),
+        );
       }
       c.set("apiKey", result.apiKey);
       c.set("user", result.user);

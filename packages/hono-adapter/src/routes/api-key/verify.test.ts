@@ -31,7 +31,10 @@ describe("POST /api-key/verify", () => {
     const { t, make } = await setup();
     const { key, apiKey } = await make({ name: "svc" });
     const fromBody = await verify(t, { key });
-    expect(fromBody).toEqual({ valid: true, apiKey: expect.objectContaining({ id: apiKey.id, name: "svc", start: key.slice(0, 8) }) });
+    expect(fromBody).toEqual({
+      valid: true,
+      apiKey: expect.objectContaining({ id: apiKey.id, name: "svc", start: key.slice(0, 8) }),
+    });
     expect(JSON.stringify(fromBody)).not.toContain(hashSecret(key));
     expect(await verify(t, {}, { "x-api-key": key })).toMatchObject({ valid: true, apiKey: { id: apiKey.id } });
     const noBody = await t.request("POST", "/api-key/verify", { headers: { "x-api-key": key } });
@@ -52,10 +55,16 @@ describe("POST /api-key/verify", () => {
     const unknown = `lk_${"Z".repeat(40)}`;
     const answers = [await verify(t, {}), await verify(t, { key: unknown }), await verify(t, {}, { "x-api-key": "" })];
     for (const [label, bad] of malformed(key)) answers.push({ label, ...(await verify(t, { key: bad })) });
-    for (const a of answers) expect(a, JSON.stringify(a).slice(0, 80)).toMatchObject({ valid: false, error: { code: "INVALID_API_KEY", message: "The API key is invalid" } });
+    for (const a of answers)
+      expect(a, JSON.stringify(a).slice(0, 80)).toMatchObject({
+        valid: false,
+        error: { code: "INVALID_API_KEY", message: "The API key is invalid" },
+      });
     const failed = events.filter((e) => e.type === "ApiKeyVerifyFailed");
     expect(failed).toHaveLength(answers.length);
-    expect(failed.every((e) => e.type === "ApiKeyVerifyFailed" && e.keyId === undefined && e.code === "INVALID_API_KEY")).toBe(true);
+    expect(
+      failed.every((e) => e.type === "ApiKeyVerifyFailed" && e.keyId === undefined && e.code === "INVALID_API_KEY"),
+    ).toBe(true);
     expect(JSON.stringify(events)).not.toContain(unknown);
   });
 
@@ -75,8 +84,13 @@ describe("POST /api-key/verify", () => {
     expect((await verify(t, { key: expiring.key })).valid).toBe(true);
     t.clock.advance(3_600_000);
     expect(await verify(t, { key: expiring.key })).toMatchObject({ valid: false, error: { code: "KEY_EXPIRED" } });
-    expect(events.filter((e) => e.type === "ApiKeyVerifyFailed").map((e) => e.type === "ApiKeyVerifyFailed" && [e.keyId, e.code])).toEqual([
-      [disabled.apiKey.id, "KEY_DISABLED"], [expiring.apiKey.id, "KEY_EXPIRED"],
+    expect(
+      events
+        .filter((e) => e.type === "ApiKeyVerifyFailed")
+        .map((e) => e.type === "ApiKeyVerifyFailed" && [e.keyId, e.code]),
+    ).toEqual([
+      [disabled.apiKey.id, "KEY_DISABLED"],
+      [expiring.apiKey.id, "KEY_EXPIRED"],
     ]);
     expect(await t.auth.api.deleteExpiredApiKeys()).toEqual({ deleted: 1 });
     expect(await t.store.apiKeys.findByHash(hashSecret(expiring.key))).toBeNull();
@@ -87,10 +101,19 @@ describe("POST /api-key/verify", () => {
   it("checks permissions all-of, before consuming: a refused check does not burn quota", async () => {
     const { t, make } = await setup();
     const { key, apiKey } = await make({ permissions: { files: ["read", "write"] }, remaining: 2 });
-    expect(await verify(t, { key, permissions: { files: ["read", "delete"] } })).toMatchObject({ valid: false, error: { code: "INSUFFICIENT_PERMISSIONS" } });
-    expect(await verify(t, { key, permissions: { users: ["read"] } })).toMatchObject({ valid: false, error: { code: "INSUFFICIENT_PERMISSIONS" } });
+    expect(await verify(t, { key, permissions: { files: ["read", "delete"] } })).toMatchObject({
+      valid: false,
+      error: { code: "INSUFFICIENT_PERMISSIONS" },
+    });
+    expect(await verify(t, { key, permissions: { users: ["read"] } })).toMatchObject({
+      valid: false,
+      error: { code: "INSUFFICIENT_PERMISSIONS" },
+    });
     expect((await t.store.apiKeys.findById(apiKey.id))!.remaining).toBe(2);
-    expect(await verify(t, { key, permissions: { files: ["write", "read"] } })).toMatchObject({ valid: true, apiKey: { remaining: 1 } });
+    expect(await verify(t, { key, permissions: { files: ["write", "read"] } })).toMatchObject({
+      valid: true,
+      apiKey: { remaining: 1 },
+    });
     const bad = await t.request("POST", "/api-key/verify", { body: { key, permissions: { files: "read" } } });
     expect(bad.status).toBe(400);
   });
@@ -98,9 +121,15 @@ describe("POST /api-key/verify", () => {
   it("consumes quota atomically: USAGE_EXCEEDED with tryAgainIn null once used up", async () => {
     const { t, make } = await setup();
     const { key, apiKey } = await make({ remaining: 2 });
-    expect(await verify(t, { key })).toMatchObject({ valid: true, apiKey: { remaining: 1, lastUsedAt: new Date(t.clock.now()).toISOString() } });
+    expect(await verify(t, { key })).toMatchObject({
+      valid: true,
+      apiKey: { remaining: 1, lastUsedAt: new Date(t.clock.now()).toISOString() },
+    });
     expect((await verify(t, { key })).valid).toBe(true);
-    expect(await verify(t, { key })).toEqual({ valid: false, error: { code: "USAGE_EXCEEDED", message: expect.any(String), tryAgainIn: null } });
+    expect(await verify(t, { key })).toEqual({
+      valid: false,
+      error: { code: "USAGE_EXCEEDED", message: expect.any(String), tryAgainIn: null },
+    });
     expect((await t.store.apiKeys.findById(apiKey.id))!.remaining).toBe(0);
   });
 
@@ -111,7 +140,14 @@ describe("POST /api-key/verify", () => {
     t.clock.advance(10_000);
     expect((await verify(t, { key })).valid).toBe(true);
     t.clock.advance(5_000);
-    expect(await verify(t, { key })).toEqual({ valid: false, error: { code: "RATE_LIMITED", message: "The API key is over its rate limit; try again in 45 seconds", tryAgainIn: 45_000 } });
+    expect(await verify(t, { key })).toEqual({
+      valid: false,
+      error: {
+        code: "RATE_LIMITED",
+        message: "The API key is over its rate limit; try again in 45 seconds",
+        tryAgainIn: 45_000,
+      },
+    });
     t.clock.advance(45_000);
     expect((await verify(t, { key })).valid).toBe(true);
   });

@@ -26,11 +26,22 @@ describe("auditLog() over HTTP", () => {
     const adaPassword = keep("ada's first password");
     const ada = await t.signUp("ada@example.com", adaPassword);
     keep(ada.token);
-    const signedIn = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: adaPassword }, headers: ua, ip: "203.0.113.5" });
+    const signedIn = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: adaPassword },
+      headers: ua,
+      ip: "203.0.113.5",
+    });
     keep((await signedIn.json()).credentials.token);
     keep("a wrong password guess");
-    await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "a wrong password guess" }, headers: ua, ip: "203.0.113.6" });
-    await t.request("POST", "/verify-password", { headers: bearer(ada.token), body: { password: "a wrong password guess" } });
+    await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "a wrong password guess" },
+      headers: ua,
+      ip: "203.0.113.6",
+    });
+    await t.request("POST", "/verify-password", {
+      headers: bearer(ada.token),
+      body: { password: "a wrong password guess" },
+    });
 
     await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
     const resetToken = keep(t.auth.getOtp("ada@example.com")!);
@@ -39,19 +50,40 @@ describe("auditLog() over HTTP", () => {
 
     await t.request("POST", "/send-verification-email", { body: { email: "ada@example.com" } });
     const verifyToken = keep(t.auth.getOtp("ada@example.com")!);
-    const verified = await t.request("POST", "/verify-email", { body: { email: "ada@example.com", token: verifyToken } });
+    const verified = await t.request("POST", "/verify-email", {
+      body: { email: "ada@example.com", token: verifyToken },
+    });
     expect(verified.status).toBe(200);
     const session = keep((await verified.json()).credentials.token);
-    await t.request("PATCH", "/user", { headers: bearer(session), body: { name: "Ada", metadata: { token: keep("metadata-token-value") } } });
+    await t.request("PATCH", "/user", {
+      headers: bearer(session),
+      body: { name: "Ada", metadata: { token: keep("metadata-token-value") } },
+    });
 
     const grace = await t.signUp("grace@example.com", keep("grace's password!"));
     keep(grace.token);
     await t.store.accounts.deleteAllExcept(grace.userId, "EMAIL_OTP");
-    expect((await t.request("POST", "/set-password", { headers: bearer(grace.token), body: { newPassword: keep("grace's new password") } })).status).toBe(200);
-    expect((await t.request("POST", "/delete-account", { headers: bearer(grace.token), body: { password: "grace's new password" } })).status).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/set-password", {
+          headers: bearer(grace.token),
+          body: { newPassword: keep("grace's new password") },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/delete-account", {
+          headers: bearer(grace.token),
+          body: { password: "grace's new password" },
+        })
+      ).status,
+    ).toBe(200);
 
     // Email OTP: the code that signed in, and an API key created and verified with that session.
-    await t.request("POST", "/email-otp/send-verification-otp", { body: { email: "otp@example.com", purpose: "sign-in" } });
+    await t.request("POST", "/email-otp/send-verification-otp", {
+      body: { email: "otp@example.com", purpose: "sign-in" },
+    });
     const code = keep(t.auth.getOtp("otp@example.com")!);
     const otpSignIn = await t.request("POST", "/sign-in/email-otp", { body: { email: "otp@example.com", otp: code } });
     expect(otpSignIn.status).toBe(200);
@@ -68,7 +100,20 @@ describe("auditLog() over HTTP", () => {
 
     const rows = await allRows(t);
     const types = new Set(rows.map((r) => r.type));
-    for (const type of ["UserSignedUp", "UserSignedIn", "SignInFailed", "OtpRequested", "OtpVerified", "PasswordChanged", "SessionRevoked", "EmailVerified", "UserUpdated", "AccountDeleted", "ApiKeyCreated", "ApiKeyVerifyFailed"]) {
+    for (const type of [
+      "UserSignedUp",
+      "UserSignedIn",
+      "SignInFailed",
+      "OtpRequested",
+      "OtpVerified",
+      "PasswordChanged",
+      "SessionRevoked",
+      "EmailVerified",
+      "UserUpdated",
+      "AccountDeleted",
+      "ApiKeyCreated",
+      "ApiKeyVerifyFailed",
+    ]) {
       expect(types.has(type), type).toBe(true);
     }
     expect(types.has("OtpGenerated")).toBe(false);
@@ -78,7 +123,11 @@ describe("auditLog() over HTTP", () => {
       for (const secret of secrets) expect(json, `${row.type} leaks a secret`).not.toContain(secret);
     }
     // Request context is recorded.
-    expect(rows.find((r) => r.type === "SignInFailed")).toMatchObject({ identifier: "email:ada@example.com", ip: "203.0.113.6", userAgent: "audit-test/1.0" });
+    expect(rows.find((r) => r.type === "SignInFailed")).toMatchObject({
+      identifier: "email:ada@example.com",
+      ip: "203.0.113.6",
+      userAgent: "audit-test/1.0",
+    });
   });
 
   it("rows survive account deletion and stay listable by the deleted user's id", async () => {
@@ -88,7 +137,14 @@ describe("auditLog() over HTTP", () => {
     t.clock.advance(1000);
     await t.request("PATCH", "/user", { headers: bearer(token), body: { name: "Ada" } });
     t.clock.advance(1000);
-    expect((await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: "correct horse battery" } })).status).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/delete-account", {
+          headers: bearer(token),
+          body: { password: "correct horse battery" },
+        })
+      ).status,
+    ).toBe(200);
     expect(await t.store.users.findById(userId)).toBeNull();
     const rows = await allRows(t, userId);
     expect(rows.map((r) => r.type)).toEqual(["AccountDeleted", "UserUpdated", "UserSignedUp"]);

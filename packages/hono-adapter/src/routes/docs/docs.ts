@@ -32,9 +32,20 @@ const EXPLORER_MISSING =
 
 /** `/openapi.json` (generated from the route schemas) and the Scalar explorer at `/reference`, offline. */
 export function registerDocsRoutes(app: AuthApp, options: DocsOptions): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "sessionCookie", { type: "apiKey", in: "cookie", name: options.cookieName, description: "The session cookie set by sign-in. Cookie-authenticated writes must come from a trusted `Origin`." });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", description: "The session token from `credentials.token`." });
-  const usedTags = new Set(app.openAPIRegistry.definitions.flatMap((d) => (d.type === "route" ? (d.route.tags ?? []) : [])));
+  app.openAPIRegistry.registerComponent("securitySchemes", "sessionCookie", {
+    type: "apiKey",
+    in: "cookie",
+    name: options.cookieName,
+    description: "The session cookie set by sign-in. Cookie-authenticated writes must come from a trusted `Origin`.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "The session token from `credentials.token`.",
+  });
+  const usedTags = new Set(
+    app.openAPIRegistry.definitions.flatMap((d) => (d.type === "route" ? (d.route.tags ?? []) : [])),
+  );
   app.doc31("/openapi.json", (c) => {
     // Where this document was asked for tells where the sub-app is mounted (`/auth`, `/api/auth`, or `` at the root).
     const mount = c.req.path.slice(0, -"/openapi.json".length);
@@ -43,7 +54,8 @@ export function registerDocsRoutes(app: AuthApp, options: DocsOptions): void {
       info: {
         title: options.title,
         version: options.version,
-        description: "Latchkey authentication API. Errors are JSON `{code, message}` with the status listed per operation.",
+        description:
+          "Latchkey authentication API. Errors are JSON `{code, message}` with the status listed per operation.",
         license: { name: "MIT", identifier: "MIT" },
         contact: { name: "Latchkey", url: "https://github.com/latchkey/latchkey" },
       },
@@ -51,26 +63,44 @@ export function registerDocsRoutes(app: AuthApp, options: DocsOptions): void {
         { url: `${options.baseOrigin}${mount}`, description: "`baseUrl` and the path the API is mounted at" },
         ...(mount === "" ? [] : [{ url: mount, description: "The same path on the origin serving this document" }]),
       ],
-      tags: Object.entries(TAG_DESCRIPTIONS).filter(([name]) => usedTags.has(name)).map(([name, description]) => ({ name, description })),
+      tags: Object.entries(TAG_DESCRIPTIONS)
+        .filter(([name]) => usedTags.has(name))
+        .map(([name, description]) => ({ name, description })),
     };
   });
 
   app.get("/reference/scalar.js", async () => {
     const script = await loadScalarScript();
     if (script === null) return errorResponse(new AuthError("NOT_FOUND", EXPLORER_MISSING));
-    return new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } });
+    return new Response(script, {
+      headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
+    });
   });
 
   app.get("/reference", async (c, next) => {
     // Without a script to load, the page would be blank: say what to install instead.
-    if (options.scriptUrl === undefined && (await loadScalarScript()) === null) return errorResponse(new AuthError("NOT_FOUND", EXPLORER_MISSING));
+    if (options.scriptUrl === undefined && (await loadScalarScript()) === null)
+      return errorResponse(new AuthError("NOT_FOUND", EXPLORER_MISSING));
     const nonce = base64url(webCryptoRandom.bytes(16));
-    const page = Scalar({ url: "openapi.json", cdn: options.scriptUrl ?? "reference/scalar.js", nonce, pageTitle: options.title, withDefaultFonts: false,
+    const page = Scalar({
+      url: "openapi.json",
+      cdn: options.scriptUrl ?? "reference/scalar.js",
+      nonce,
+      pageTitle: options.title,
+      withDefaultFonts: false,
       // Fully offline: no hosted client, developer toolbar, agent, MCP or telemetry (they call Scalar's services).
-      hideClientButton: true, showDeveloperTools: "never", telemetry: false, agent: { disabled: true }, mcp: { disabled: true } });
+      hideClientButton: true,
+      showDeveloperTools: "never",
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    });
     const response = await page(c as never, next);
     const res = response ?? c.res;
-    res.headers.set("content-security-policy", `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`);
+    res.headers.set(
+      "content-security-policy",
+      `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`,
+    );
     res.headers.set("cache-control", "no-store");
     return res;
   });

@@ -11,23 +11,54 @@ import { BASE_URL, createTestAuth } from "../../testing/test-auth.ts";
 const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
-interface Operation { operationId?: string; tags?: string[]; security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }
-interface Document { servers: Array<{ url: string }>; tags: Array<{ name: string; description: string }>; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { name?: string }>; schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> } }
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  security?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+}
+interface Document {
+  servers: Array<{ url: string }>;
+  tags: Array<{ name: string; description: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    securitySchemes: Record<string, { name?: string }>;
+    schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }>;
+  };
+}
 
 /** Every feature on: the document the linters judge. */
 function everyFeature() {
-  return createTestAuth({ plugins: [emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }), jwt(), apiKeys(), auditLog()] });
+  return createTestAuth({
+    plugins: [emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }), jwt(), apiKeys(), auditLog()],
+  });
 }
 
 function run(file: string, args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: ROOT, timeout: 120_000, env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 127) : 0, output: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      file,
+      args,
+      {
+        cwd: ROOT,
+        timeout: 120_000,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
+      },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === "number" ? error.code : 127) : 0,
+          output: `${stdout}\n${stderr}`,
+        });
+      },
+    );
   });
 }
 
-const operations = (doc: Document) => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+const operations = (doc: Document) =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
 
 // The document does not depend on the store: lint it once, in the memory-store project.
 describe.runIf(!process.env.LATCHKEY_TEST_STORE)("the OpenAPI document", () => {
@@ -43,14 +74,18 @@ describe.runIf(!process.env.LATCHKEY_TEST_STORE)("the OpenAPI document", () => {
       expect(op.tags?.length, `${method} ${path}`).toBe(1);
       expect(tagNames, `${method} ${path}`).toContain(op.tags![0]);
       const statuses = Object.keys(op.responses);
-      if (method !== "get") expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["403", "413", "415", "429"]));
+      if (method !== "get")
+        expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["403", "413", "415", "429"]));
       if (op.requestBody) expect(statuses, `${method} ${path}`).toContain("400");
-      if (op.security?.some((s) => JSON.stringify(s) === '{"sessionCookie":[]}')) expect(statuses, `${method} ${path}`).toContain("401");
+      if (op.security?.some((s) => JSON.stringify(s) === '{"sessionCookie":[]}'))
+        expect(statuses, `${method} ${path}`).toContain("401");
     }
     expect(doc.paths["/sign-in/email"]!.post!.operationId).toBe("signInEmail");
     expect(doc.paths["/user"]!.patch!.responses).toHaveProperty("409");
     // Error codes are an enum (typed clients get a union).
-    expect(doc.components.schemas.Error!.properties!.code!.enum).toEqual(expect.arrayContaining(["INVALID_CREDENTIALS", "RATE_LIMITED", "EMAIL_TAKEN"]));
+    expect(doc.components.schemas.Error!.properties!.code!.enum).toEqual(
+      expect.arrayContaining(["INVALID_CREDENTIALS", "RATE_LIMITED", "EMAIL_TAKEN"]),
+    );
   });
 
   it("names the configured session cookie and the servers where it is mounted", async () => {
@@ -71,10 +106,26 @@ describe.runIf(!process.env.LATCHKEY_TEST_STORE)("the OpenAPI document", () => {
     const doc = await (await everyFeature().request("GET", "/openapi.json")).text();
     const file = join(mkdtempSync(join(tmpdir(), "latchkey-openapi-")), "openapi.json");
     writeFileSync(file, doc);
-    const redocly = await run(bin("redocly"), ["lint", "--config", join(ROOT, "redocly.yaml"), "--format", "summary", file]);
+    const redocly = await run(bin("redocly"), [
+      "lint",
+      "--config",
+      join(ROOT, "redocly.yaml"),
+      "--format",
+      "summary",
+      file,
+    ]);
     expect(redocly.output).not.toMatch(/\berror\b/i);
     expect(redocly.code, redocly.output).toBe(0);
-    const spectral = await run(bin("spectral"), ["lint", "--ruleset", join(ROOT, ".spectral.yaml"), "--fail-severity", "hint", "--format", "text", file]);
+    const spectral = await run(bin("spectral"), [
+      "lint",
+      "--ruleset",
+      join(ROOT, ".spectral.yaml"),
+      "--fail-severity",
+      "hint",
+      "--format",
+      "text",
+      file,
+    ]);
     expect(spectral.code, spectral.output).toBe(0);
   }, 120_000);
 });

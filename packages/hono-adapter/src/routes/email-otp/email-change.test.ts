@@ -14,12 +14,17 @@ describe("email change: registration and authentication", () => {
       const res = await t.post(path, { newEmail: "x@example.com", otp: "123456" }, { headers: bearer(ada.token) });
       expect(res.status, path).toBe(404);
     }
-    await expect(t.auth.api.requestEmailChangeOtp({ userId: ada.userId, newEmail: "x@example.com" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      t.auth.api.requestEmailChangeOtp({ userId: ada.userId, newEmail: "x@example.com" }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("needs a session: 401 INVALID_CREDENTIALS without one, and nothing is sent", async () => {
     const t = createOtpTestAuth(enabled);
-    for (const [path, body] of [[REQUEST, { newEmail: "x@example.com" }], [CHANGE, { newEmail: "x@example.com", otp: "123456" }]] as const) {
+    for (const [path, body] of [
+      [REQUEST, { newEmail: "x@example.com" }],
+      [CHANGE, { newEmail: "x@example.com", otp: "123456" }],
+    ] as const) {
       const res = await t.post(path, body);
       expect(res.status, path).toBe(401);
       expect((await res.json()).code).toBe("INVALID_CREDENTIALS");
@@ -30,7 +35,11 @@ describe("email change: registration and authentication", () => {
   it("a cookie-authenticated request from an untrusted origin is refused (CSRF)", async () => {
     const t = createOtpTestAuth(enabled);
     const ada = await t.signUp("ada@example.com");
-    const res = await t.post(REQUEST, { newEmail: "x@example.com" }, { headers: cookieHeaders(ada.token, "https://evil.example") });
+    const res = await t.post(
+      REQUEST,
+      { newEmail: "x@example.com" },
+      { headers: cookieHeaders(ada.token, "https://evil.example") },
+    );
     expect(res.status).toBe(403);
     expect((await res.json()).code).toBe("INVALID_ORIGIN");
     const ok = await t.post(REQUEST, { newEmail: "x@example.com" }, { headers: cookieHeaders(ada.token) });
@@ -62,7 +71,9 @@ describe("email change: the flow", () => {
     expect(await t.store.users.findByEmail("ada@example.com")).toBeNull();
     expect((await t.store.users.findByEmail("ada@new.example"))!.id).toBe(ada.userId);
     expect(await t.row("email-change", ada.userId)).toBeNull();
-    expect(changed).toEqual([expect.objectContaining({ userId: ada.userId, oldEmail: "ada@example.com", newEmail: "ada@new.example" })]);
+    expect(changed).toEqual([
+      expect.objectContaining({ userId: ada.userId, oldEmail: "ada@example.com", newEmail: "ada@new.example" }),
+    ]);
     const session = await t.request("GET", "/get-session", { headers: bearer(ada.token) });
     expect((await session.json()).user.email).toBe("ada@new.example");
     const replay = await t.post(CHANGE, { newEmail: "ada@new.example", otp: code }, { headers: bearer(ada.token) });
@@ -131,18 +142,36 @@ describe("email change: the flow", () => {
     await t.post(REQUEST, { newEmail: "ada@new.example" }, { headers: bearer(ada.token) });
     const code = t.auth.getOtp("ada@new.example")!;
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await t.post(CHANGE, { newEmail: "ada@new.example", otp: wrongCode(code) }, { headers: bearer(ada.token) })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (await t.post(CHANGE, { newEmail: "ada@new.example", otp: wrongCode(code) }, { headers: bearer(ada.token) }))
+          .status,
+      );
     expect(statuses).toEqual([400, 400, 403]);
     expect(await t.row("email-change", ada.userId)).toBeNull();
     for (let i = 0; i < 2; i++) {
       await t.post(REQUEST, { newEmail: "ada@new.example" }, { headers: bearer(ada.token) });
-      expect((await t.post(CHANGE, { newEmail: "ada@new.example", otp: wrongCode(t.auth.getOtp("ada@new.example")!) }, { headers: bearer(ada.token) })).status).toBe(400);
+      expect(
+        (
+          await t.post(
+            CHANGE,
+            { newEmail: "ada@new.example", otp: wrongCode(t.auth.getOtp("ada@new.example")!) },
+            { headers: bearer(ada.token) },
+          )
+        ).status,
+      ).toBe(400);
     }
     await t.post(REQUEST, { newEmail: "ada@new.example" }, { headers: bearer(ada.token) });
-    const locked = await t.post(CHANGE, { newEmail: "ada@new.example", otp: t.auth.getOtp("ada@new.example")! }, { headers: bearer(ada.token) });
+    const locked = await t.post(
+      CHANGE,
+      { newEmail: "ada@new.example", otp: t.auth.getOtp("ada@new.example")! },
+      { headers: bearer(ada.token) },
+    );
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
-    expect((await t.post("/sign-in/email", { email: "ada@example.com", password: "correct horse battery" })).status).toBe(429);
+    expect(
+      (await t.post("/sign-in/email", { email: "ada@example.com", password: "correct horse battery" })).status,
+    ).toBe(429);
   });
 
   it("an expired code is OTP_EXPIRED", async () => {
@@ -150,7 +179,11 @@ describe("email change: the flow", () => {
     const ada = await t.signUp("ada@example.com");
     await t.post(REQUEST, { newEmail: "ada@new.example" }, { headers: bearer(ada.token) });
     t.clock.advance(5 * 60_000);
-    const res = await t.post(CHANGE, { newEmail: "ada@new.example", otp: t.auth.getOtp("ada@new.example")! }, { headers: bearer(ada.token) });
+    const res = await t.post(
+      CHANGE,
+      { newEmail: "ada@new.example", otp: t.auth.getOtp("ada@new.example")! },
+      { headers: bearer(ada.token) },
+    );
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe("OTP_EXPIRED");
   });

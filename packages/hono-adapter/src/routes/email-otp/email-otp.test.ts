@@ -10,7 +10,10 @@ describe("OTP row: none -> issued", () => {
     await t.signUp("ada@example.com");
     const requested: unknown[] = [];
     t.auth.events.on("OtpRequested", (e) => void requested.push(e));
-    const res = await t.post("/email-otp/send-verification-otp", { email: " Ada@Example.com ", purpose: "email-verification" });
+    const res = await t.post("/email-otp/send-verification-otp", {
+      email: " Ada@Example.com ",
+      purpose: "email-verification",
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
     const code = t.auth.getOtp("ada@example.com")!;
@@ -22,7 +25,9 @@ describe("OTP row: none -> issued", () => {
     expect(JSON.stringify(row)).not.toContain(code);
     expect(row!.attemptCount).toBe(0);
     expect(row!.expiresAt.getTime()).toBe(t.clock.now() + 5 * 60_000);
-    expect(requested).toEqual([expect.objectContaining({ type: "OtpRequested", identifier: "ada@example.com", purpose: "email-verification" })]);
+    expect(requested).toEqual([
+      expect.objectContaining({ type: "OtpRequested", identifier: "ada@example.com", purpose: "email-verification" }),
+    ]);
     expect(t.generated).toEqual([{ identifier: "ada@example.com", purpose: "email-verification", plain: code }]);
     const mail = t.emails.last("ada@example.com")!;
     expect(mail.text).toContain(code);
@@ -59,7 +64,9 @@ describe("OTP row: issued -> consumed / checked", () => {
     expect((await res.json()).user).toMatchObject({ id: userId, email: "ada@example.com", emailVerified: true });
     expect(await t.row("email-verification", "ada@example.com")).toBeNull();
     expect((await t.store.users.findById(userId))!.emailVerified).toBe(true);
-    expect(verified).toEqual([expect.objectContaining({ identifier: "ada@example.com", purpose: "email-verification", userId })]);
+    expect(verified).toEqual([
+      expect.objectContaining({ identifier: "ada@example.com", purpose: "email-verification", userId }),
+    ]);
     const replay = await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: code });
     expect(replay.status).toBe(400);
     expect((await replay.json()).code).toBe("INVALID_OTP");
@@ -88,9 +95,10 @@ describe("OTP row: wrong codes", () => {
       const failed: Array<{ attemptCount: number; purpose: string; identifier: string }> = [];
       t.auth.events.on("OtpVerifyFailed", (e) => void failed.push(e));
       const code = (await t.sendCode("ada@example.com", "email-verification"))!;
-      const attempt = () => endpoint === "check"
-        ? t.post(CHECK, { email: "ada@example.com", purpose: "email-verification", otp: wrongCode(code) })
-        : t.post("/email-otp/verify-email", { email: "ada@example.com", otp: wrongCode(code) });
+      const attempt = () =>
+        endpoint === "check"
+          ? t.post(CHECK, { email: "ada@example.com", purpose: "email-verification", otp: wrongCode(code) })
+          : t.post("/email-otp/verify-email", { email: "ada@example.com", otp: wrongCode(code) });
       for (const expected of [1, 2]) {
         const res = await attempt();
         expect(res.status).toBe(400);
@@ -157,7 +165,11 @@ describe("purpose binding", () => {
     const t = createOtpTestAuth();
     await t.signUp("ada@example.com");
     const code = (await t.sendCode("ada@example.com", "sign-in"))!;
-    const reset = await t.post("/email-otp/reset-password", { email: "ada@example.com", otp: code, password: "a brand new password" });
+    const reset = await t.post("/email-otp/reset-password", {
+      email: "ada@example.com",
+      otp: code,
+      password: "a brand new password",
+    });
     expect(reset.status).toBe(400);
     expect((await reset.json()).code).toBe("INVALID_OTP");
     const verify = await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: code });

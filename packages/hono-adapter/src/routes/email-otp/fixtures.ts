@@ -38,7 +38,10 @@ export interface OtpTestAuth extends TestAuth {
  * wrongCode("042917"); // "142917"
  */
 export function wrongCode(code: string): string {
-  return code.split("").map((d, i) => (i === 0 ? String((Number(d) + 1) % 10) : d)).join("");
+  return code
+    .split("")
+    .map((d, i) => (i === 0 ? String((Number(d) + 1) % 10) : d))
+    .join("");
 }
 
 /**
@@ -48,11 +51,18 @@ export function wrongCode(code: string): string {
  * const t = createOtpTestAuth({ allowSignUp: false }, { rateLimit: { enabled: false } });
  * const code = await t.sendCode("ada@example.com", "sign-in");
  */
-export function createOtpTestAuth(options: EmailOtpOptions = {}, overrides: Parameters<typeof createTestAuth>[0] = {}): OtpTestAuth {
+export function createOtpTestAuth(
+  options: EmailOtpOptions = {},
+  overrides: Parameters<typeof createTestAuth>[0] = {},
+): OtpTestAuth {
   const t = createTestAuth({ plugins: [emailOtp(options)], ...overrides });
   const generated: OtpTestAuth["generated"] = [];
-  t.auth.events.on("OtpGenerated", (e) => void generated.push({ identifier: e.identifier, purpose: e.purpose, plain: e.plain }));
-  const post: OtpTestAuth["post"] = (path, body, init = {}) => t.request("POST", path, { body, ip: init.ip ?? freshIp(), headers: init.headers });
+  t.auth.events.on(
+    "OtpGenerated",
+    (e) => void generated.push({ identifier: e.identifier, purpose: e.purpose, plain: e.plain }),
+  );
+  const post: OtpTestAuth["post"] = (path, body, init = {}) =>
+    t.request("POST", path, { body, ip: init.ip ?? freshIp(), headers: init.headers });
   return {
     ...t,
     generated,

@@ -9,7 +9,8 @@ describe("an OTP submitted after its row is gone tells the person to request a n
     const t = createTestAuth({ plugins: [emailOtp({ maxAttempts: 2 })], rateLimit: { enabled: false } });
     const codes: Record<string, string> = {};
     t.auth.events.on("OtpGenerated", (e) => void (codes[e.identifier] = e.plain));
-    const send = (email: string) => t.request("POST", "/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" } });
+    const send = (email: string) =>
+      t.request("POST", "/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" } });
     const signIn = (email: string, otp: string) => t.request("POST", "/sign-in/email-otp", { body: { email, otp } });
     await send("ada@example.com");
     const right = codes["ada@example.com"] as string;
@@ -33,4 +34,3 @@ describe("an OTP submitted after its row is gone tells the person to request a n
     expect(await (await signIn("nobody@example.com", "123456")).json()).toEqual(lateBody);
   });
 });
-

@@ -30,14 +30,21 @@ describe("lockout coupling", () => {
     const t = createOtpTestAuth();
     for (let i = 0; i < 7; i++) {
       const code = (await t.sendCode("ada@example.com", "sign-in"))!;
-      const res = await t.post("/email-otp/check-verification-otp", { email: "ada@example.com", purpose: "sign-in", otp: wrongCode(code) });
+      const res = await t.post("/email-otp/check-verification-otp", {
+        email: "ada@example.com",
+        purpose: "sign-in",
+        otp: wrongCode(code),
+      });
       expect(res.status).toBe(400);
     }
     const code = (await t.sendCode("ada@example.com", "sign-in"))!;
     expect((await t.post(SIGN_IN, { email: "ada@example.com", otp: code })).status).toBe(200);
   });
 
-  for (const [path, purpose, extra] of [["/email-otp/verify-email", "email-verification", {}], ["/email-otp/reset-password", "password-reset", { password: "a brand new password" }]] as const) {
+  for (const [path, purpose, extra] of [
+    ["/email-otp/verify-email", "email-verification", {}],
+    ["/email-otp/reset-password", "password-reset", { password: "a brand new password" }],
+  ] as const) {
     it(`wrong codes at ${path} feed the same lockout`, async () => {
       const t = createOtpTestAuth();
       await t.signUp("ada@example.com");

@@ -4,7 +4,22 @@ import { createOtpTestAuth } from "./fixtures.ts";
 const CHECK = "/email-otp/check-verification-otp";
 
 describe("malformed input", () => {
-  const BAD_OTPS: unknown[] = ["12345a", "abcdef", "12345", "1234567", "", " 12345", "12 345", "١٢٣٤٥٦", "123456\n", 123456, null, { $gt: "" }, ["123456"], true];
+  const BAD_OTPS: unknown[] = [
+    "12345a",
+    "abcdef",
+    "12345",
+    "1234567",
+    "",
+    " 12345",
+    "12 345",
+    "١٢٣٤٥٦",
+    "123456\n",
+    123456,
+    null,
+    { $gt: "" },
+    ["123456"],
+    true,
+  ];
 
   it("otp that is not exactly codeLength ASCII digits is 400 INVALID_REQUEST on every endpoint, never 5xx, and touches no row", async () => {
     const t = createOtpTestAuth();

@@ -8,11 +8,19 @@ const CHECK = "/email-otp/check-verification-otp";
 describe("plugin installation", () => {
   it("without emailOtp() every OTP path answers 404", async () => {
     const t = createTestAuth();
-    for (const path of ["/email-otp/send-verification-otp", "/sign-in/email-otp", "/email-otp/verify-email", "/email-otp/reset-password", "/email-otp/request-email-change"]) {
+    for (const path of [
+      "/email-otp/send-verification-otp",
+      "/sign-in/email-otp",
+      "/email-otp/verify-email",
+      "/email-otp/reset-password",
+      "/email-otp/request-email-change",
+    ]) {
       const res = await t.request("POST", path, { body: { email: "a@example.com", purpose: "sign-in" } });
       expect(res.status, path).toBe(404);
     }
-    await expect(t.auth.api.sendVerificationOtp({ email: "a@example.com", purpose: "sign-in" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(t.auth.api.sendVerificationOtp({ email: "a@example.com", purpose: "sign-in" })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("createAuth refuses codeLength outside 4..10 with AuthConfigError naming emailOtp.codeLength", () => {
@@ -34,7 +42,16 @@ describe("plugin installation", () => {
   it("publishes every endpoint in the OpenAPI document", async () => {
     const t = createOtpTestAuth({ emailChange: { enabled: true } });
     const doc = await (await t.request("GET", "/openapi.json")).json();
-    for (const path of ["/email-otp/send-verification-otp", "/email-otp/check-verification-otp", "/sign-in/email-otp", "/email-otp/verify-email", "/email-otp/request-password-reset", "/email-otp/reset-password", "/email-otp/request-email-change", "/email-otp/change-email"]) {
+    for (const path of [
+      "/email-otp/send-verification-otp",
+      "/email-otp/check-verification-otp",
+      "/sign-in/email-otp",
+      "/email-otp/verify-email",
+      "/email-otp/request-password-reset",
+      "/email-otp/reset-password",
+      "/email-otp/request-email-change",
+      "/email-otp/change-email",
+    ]) {
       expect(doc.paths[path]?.post, path).toBeDefined();
     }
   });
@@ -43,19 +60,35 @@ describe("plugin installation", () => {
 describe("auth.api", () => {
   it("sends, checks, signs in, verifies and resets without HTTP", async () => {
     const t = createOtpTestAuth();
-    expect(await t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "sign-in" })).toEqual({ success: true });
+    expect(await t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "sign-in" })).toEqual({
+      success: true,
+    });
     const code = t.auth.getOtp("ada@example.com")!;
-    expect(await t.auth.api.checkVerificationOtp({ email: "ada@example.com", purpose: "sign-in", otp: code })).toEqual({ success: true });
+    expect(await t.auth.api.checkVerificationOtp({ email: "ada@example.com", purpose: "sign-in", otp: code })).toEqual({
+      success: true,
+    });
     const signedIn = await t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: code, name: "Ada" });
     expect(signedIn.user).toMatchObject({ email: "ada@example.com", emailVerified: true, name: "Ada" });
     expect(signedIn.cookie.value).toBe(signedIn.credentials.token);
     await t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-verification" });
-    expect((await t.auth.api.verifyEmailOtp({ email: "ada@example.com", otp: t.auth.getOtp("ada@example.com")! })).user.id).toBe(signedIn.user.id);
+    expect(
+      (await t.auth.api.verifyEmailOtp({ email: "ada@example.com", otp: t.auth.getOtp("ada@example.com")! })).user.id,
+    ).toBe(signedIn.user.id);
     await t.auth.api.requestPasswordResetEmailOtp({ email: "ada@example.com" });
-    expect(await t.auth.api.resetPasswordEmailOtp({ email: "ada@example.com", otp: t.auth.getOtp("ada@example.com")!, password: "a fresh password" })).toEqual({ success: true });
+    expect(
+      await t.auth.api.resetPasswordEmailOtp({
+        email: "ada@example.com",
+        otp: t.auth.getOtp("ada@example.com")!,
+        password: "a fresh password",
+      }),
+    ).toEqual({ success: true });
     expect(await t.auth.api.getSession(signedIn.credentials.token)).toBeNull();
-    await expect(t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: "12345" })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
-    await expect(t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-change" as never })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+    await expect(t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: "12345" })).rejects.toMatchObject({
+      code: "INVALID_REQUEST",
+    });
+    await expect(
+      t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-change" as never }),
+    ).rejects.toMatchObject({ code: "INVALID_REQUEST" });
   });
 });
 
@@ -69,15 +102,33 @@ describe("events", () => {
     const { token } = await t.signUp("ada@example.com");
     const codes: string[] = [];
     const keep = (c: string | undefined) => (codes.push(c!), c!);
-    await t.post(CHECK, { email: "ada@example.com", purpose: "sign-in", otp: wrongCode(keep(await t.sendCode("ada@example.com", "sign-in"))) });
+    await t.post(CHECK, {
+      email: "ada@example.com",
+      purpose: "sign-in",
+      otp: wrongCode(keep(await t.sendCode("ada@example.com", "sign-in"))),
+    });
     await t.post("/sign-in/email-otp", { email: "ada@example.com", otp: codes[0] });
-    await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: keep(await t.sendCode("ada@example.com", "email-verification")) });
+    await t.post("/email-otp/verify-email", {
+      email: "ada@example.com",
+      otp: keep(await t.sendCode("ada@example.com", "email-verification")),
+    });
     await t.post("/email-otp/request-password-reset", { email: "ada@example.com" });
-    await t.post("/email-otp/reset-password", { email: "ada@example.com", otp: keep(t.auth.getOtp("ada@example.com")), password: "a new password!" });
-    const session = await t.post("/sign-in/email-otp", { email: "ada@example.com", otp: keep(await t.sendCode("ada@example.com", "sign-in")) });
+    await t.post("/email-otp/reset-password", {
+      email: "ada@example.com",
+      otp: keep(t.auth.getOtp("ada@example.com")),
+      password: "a new password!",
+    });
+    const session = await t.post("/sign-in/email-otp", {
+      email: "ada@example.com",
+      otp: keep(await t.sendCode("ada@example.com", "sign-in")),
+    });
     const auth = { authorization: `Bearer ${(await session.json()).credentials.token}` };
     await t.post("/email-otp/request-email-change", { newEmail: "ada@new.example" }, { headers: auth });
-    await t.post("/email-otp/change-email", { newEmail: "ada@new.example", otp: keep(t.auth.getOtp("ada@new.example")) }, { headers: auth });
+    await t.post(
+      "/email-otp/change-email",
+      { newEmail: "ada@new.example", otp: keep(t.auth.getOtp("ada@new.example")) },
+      { headers: auth },
+    );
     expect(token).toBeTruthy();
     expect(codes.every((c) => /^[0-9]{6}$/.test(c))).toBe(true);
     expect(others.some((e) => e.includes('"EmailChanged"'))).toBe(true);

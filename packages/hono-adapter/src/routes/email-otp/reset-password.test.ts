@@ -26,22 +26,29 @@ describe("password reset by OTP", () => {
     expect(await t.store.sessions.findByTokenHash(hashSecret(secondToken))).toBeNull();
     expect((await t.store.users.findById(ada.userId))!.emailVerified).toBe(true);
     const accounts = await t.store.accounts.listByUser(ada.userId);
-    expect(accounts).toEqual([expect.objectContaining({ providerId: "credential", passwordHash: expect.stringMatching(/^\$argon2id\$/) })]);
+    expect(accounts).toEqual([
+      expect.objectContaining({ providerId: "credential", passwordHash: expect.stringMatching(/^\$argon2id\$/) }),
+    ]);
     expect((await t.post("/sign-in/email", { email: "ada@example.com", password: OLD })).status).toBe(401);
     expect((await t.post("/sign-in/email", { email: "ada@example.com", password: NEW })).status).toBe(200);
-    expect(seen).toEqual(expect.arrayContaining([
-      expect.objectContaining({ type: "OtpVerified", purpose: "password-reset", userId: ada.userId }),
-      expect.objectContaining({ type: "PasswordChanged", method: "reset-otp" }),
-      expect.objectContaining({ type: "SessionRevoked", reason: "password-reset" }),
-      expect.objectContaining({ type: "EmailVerified", userId: ada.userId }),
-    ]));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "OtpVerified", purpose: "password-reset", userId: ada.userId }),
+        expect.objectContaining({ type: "PasswordChanged", method: "reset-otp" }),
+        expect.objectContaining({ type: "SessionRevoked", reason: "password-reset" }),
+        expect.objectContaining({ type: "EmailVerified", userId: ada.userId }),
+      ]),
+    );
     const replay = await t.post(RESET, { email: "ada@example.com", otp: code, password: "yet another password" });
     expect((await replay.json()).code).toBe("INVALID_OTP");
   });
 
   it("creates the credential account when an OTP-only user had none", async () => {
     const t = createOtpTestAuth();
-    const signIn = await t.post("/sign-in/email-otp", { email: "otp@example.com", otp: (await t.sendCode("otp@example.com", "sign-in"))! });
+    const signIn = await t.post("/sign-in/email-otp", {
+      email: "otp@example.com",
+      otp: (await t.sendCode("otp@example.com", "sign-in"))!,
+    });
     const userId = (await signIn.json()).user.id;
     const code = (await t.sendCode("otp@example.com", "password-reset"))!;
     expect((await t.post(RESET, { email: "otp@example.com", otp: code, password: NEW })).status).toBe(200);
@@ -55,7 +62,10 @@ describe("password reset by OTP", () => {
     const t = createOtpTestAuth();
     await t.signUp("ada@example.com", OLD);
     const code = (await t.sendCode("ada@example.com", "password-reset"))!;
-    for (const [password, error] of [["short", "PASSWORD_TOO_SHORT"], ["x".repeat(129), "PASSWORD_TOO_LONG"]] as const) {
+    for (const [password, error] of [
+      ["short", "PASSWORD_TOO_SHORT"],
+      ["x".repeat(129), "PASSWORD_TOO_LONG"],
+    ] as const) {
       const res = await t.post(RESET, { email: "ada@example.com", otp: wrongCode(code), password });
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe(error);
@@ -77,7 +87,9 @@ describe("password reset by OTP", () => {
     await t.signUp("ada@example.com", OLD);
     const code = (await t.sendCode("ada@example.com", "password-reset"))!;
     const passwords = Array.from({ length: 20 }, (_, i) => `racing password ${i}`);
-    const results = await Promise.all(passwords.map((password) => t.post(RESET, { email: "ada@example.com", otp: code, password })));
+    const results = await Promise.all(
+      passwords.map((password) => t.post(RESET, { email: "ada@example.com", otp: code, password })),
+    );
     const winners = results.flatMap((r, i) => (r.status === 200 ? [passwords[i]!] : []));
     expect(winners).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) {
@@ -95,12 +107,16 @@ describe("password reset by OTP", () => {
     const t = createOtpTestAuth({}, { rateLimit: { enabled: false } });
     await t.signUp("ada@example.com", OLD);
     const code = (await t.sendCode("ada@example.com", "password-reset"))!;
-    expect((await t.post(RESET, { email: "ada@example.com", otp: code, password: "the winning password" })).status).toBe(200);
+    expect(
+      (await t.post(RESET, { email: "ada@example.com", otp: code, password: "the winning password" })).status,
+    ).toBe(200);
     // Requests that arrive after the row is gone: the same right code, more times than the lockout allows.
     for (let i = 0; i < 6; i++) {
       const late = await t.post(RESET, { email: "ada@example.com", otp: code, password: `late password ${i}` });
       expect((await late.json()).code).toBe("INVALID_OTP");
     }
-    expect((await t.post("/sign-in/email", { email: "ada@example.com", password: "the winning password" })).status).toBe(200);
+    expect(
+      (await t.post("/sign-in/email", { email: "ada@example.com", password: "the winning password" })).status,
+    ).toBe(200);
   });
 });

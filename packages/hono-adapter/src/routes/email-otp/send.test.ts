@@ -20,11 +20,18 @@ function recordingStore(): { store: Store; calls: string[] } {
         };
       },
     });
-  return { store: { ...inner, users: wrap("users", inner.users), verifications: wrap("verifications", inner.verifications) }, calls };
+  return {
+    store: { ...inner, users: wrap("users", inner.users), verifications: wrap("verifications", inner.verifications) },
+    calls,
+  };
 }
 
 describe("send endpoints never reveal whether an email is registered", () => {
-  for (const [path, purpose] of [[SEND, "email-verification"], [SEND, "password-reset"], ["/email-otp/request-password-reset", undefined]] as const) {
+  for (const [path, purpose] of [
+    [SEND, "email-verification"],
+    [SEND, "password-reset"],
+    ["/email-otp/request-password-reset", undefined],
+  ] as const) {
     it(`${path}${purpose ? ` (${purpose})` : ""}: known and unknown emails get identical status and body; the unknown one gets no email, no row, no event`, async () => {
       const t = createOtpTestAuth();
       await t.signUp("ada@example.com");
@@ -57,12 +64,26 @@ describe("send endpoints never reveal whether an email is registered", () => {
 
   it("delivery never holds or fails the answer: a hanging or failing sender still gets {success: true}", async () => {
     const hanging: EmailMessage[] = [];
-    const t = createOtpTestAuth({}, { email: { sender: { send: (m) => (hanging.push(m), new Promise<void>(() => {})) } } });
+    const t = createOtpTestAuth(
+      {},
+      { email: { sender: { send: (m) => (hanging.push(m), new Promise<void>(() => {})) } } },
+    );
     await t.auth.api.createUser({ email: "ada@example.com", password: "long enough pw" });
     const res = await t.post(SEND, { email: "ada@example.com", purpose: "password-reset" });
     expect(res.status).toBe(200);
     expect(hanging).toHaveLength(1);
-    const failing = createOtpTestAuth({}, { email: { sender: { send: async () => { throw new Error("smtp down"); } } } });
+    const failing = createOtpTestAuth(
+      {},
+      {
+        email: {
+          sender: {
+            send: async () => {
+              throw new Error("smtp down");
+            },
+          },
+        },
+      },
+    );
     await failing.auth.api.createUser({ email: "ada@example.com", password: "long enough pw" });
     const res2 = await failing.post(SEND, { email: "ada@example.com", purpose: "password-reset" });
     expect(res2.status).toBe(200);
@@ -124,10 +145,20 @@ describe("per-IP rate limit", () => {
     const t = createOtpTestAuth();
     const ip = freshIp();
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await t.post("/email-otp/request-password-reset", { email: "a@example.com" }, { ip })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await t.post("/email-otp/request-password-reset", { email: "a@example.com" }, { ip })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
     const checks: number[] = [];
-    for (let i = 0; i < 11; i++) checks.push((await t.post("/email-otp/check-verification-otp", { email: "a@example.com", purpose: "sign-in", otp: "000000" }, { ip })).status);
+    for (let i = 0; i < 11; i++)
+      checks.push(
+        (
+          await t.post(
+            "/email-otp/check-verification-otp",
+            { email: "a@example.com", purpose: "sign-in", otp: "000000" },
+            { ip },
+          )
+        ).status,
+      );
     expect(checks.slice(0, 10).every((s) => s === 400)).toBe(true);
     expect(checks[10]).toBe(429);
   });
@@ -136,7 +167,12 @@ describe("per-IP rate limit", () => {
 describe("delivery", () => {
   it("plugin templates per purpose win over email.templates, which win over the built-in otp.* templates", async () => {
     const t = createOtpTestAuth(
-      { templates: { "otp-sign-in.subject": "Sign-in code {{otp}}", "otp.txt": "Plugin says {{otp}} to {{action}} ({{expiresInMinutes}} min)" } },
+      {
+        templates: {
+          "otp-sign-in.subject": "Sign-in code {{otp}}",
+          "otp.txt": "Plugin says {{otp}} to {{action}} ({{expiresInMinutes}} min)",
+        },
+      },
       { email: { templates: { "otp.subject": "Global {{action}}", "otp-password-reset.txt": "Reset with {{otp}}" } } },
     );
     await t.signUp("ada@example.com");
@@ -155,7 +191,11 @@ describe("delivery", () => {
   it("send and sign-in refuse cross-site top-level navigations", async () => {
     const t = createOtpTestAuth();
     const headers = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" };
-    for (const [path, body] of [[SEND, { email: "a@example.com", purpose: "sign-in" }], ["/sign-in/email-otp", { email: "a@example.com", otp: "123456" }], ["/email-otp/request-password-reset", { email: "a@example.com" }]] as const) {
+    for (const [path, body] of [
+      [SEND, { email: "a@example.com", purpose: "sign-in" }],
+      ["/sign-in/email-otp", { email: "a@example.com", otp: "123456" }],
+      ["/email-otp/request-password-reset", { email: "a@example.com" }],
+    ] as const) {
       const res = await t.post(path, body, { headers });
       expect(res.status, path).toBe(403);
       expect((await res.json()).code).toBe("INVALID_ORIGIN");

@@ -8,9 +8,24 @@ const PASSWORD = "correct horse battery";
 
 function apiKey(userId: string, now: Date): ApiKeyRecord {
   return {
-    id: `key-${userId}`, userId, name: "attacker key", prefix: "lk_", start: "lk_abcde", keyHash: hashSecret(`lk_secret-${userId}`),
-    enabled: true, metadata: {}, permissions: {}, remaining: null, rateLimitMax: null, rateLimitWindowMs: null,
-    requestCount: 0, windowStart: null, lastUsedAt: null, expiresAt: null, createdAt: now, updatedAt: now,
+    id: `key-${userId}`,
+    userId,
+    name: "attacker key",
+    prefix: "lk_",
+    start: "lk_abcde",
+    keyHash: hashSecret(`lk_secret-${userId}`),
+    enabled: true,
+    metadata: {},
+    permissions: {},
+    remaining: null,
+    rateLimitMax: null,
+    rateLimitWindowMs: null,
+    requestCount: 0,
+    windowStart: null,
+    lastUsedAt: null,
+    expiresAt: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
@@ -26,7 +41,9 @@ describe("OTP sign-in", () => {
     expect(Object.keys(body).sort()).toEqual(["credentials", "session", "user"]);
     expect(body.user).toMatchObject({ email: "new@example.com", emailVerified: true, name: "Newt" });
     const cookie = res.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+    expect(cookie).toMatch(
+      /^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+    );
     expect(cookie).toContain(body.credentials.token);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const user = (await t.store.users.findByEmail("new@example.com"))!;
@@ -121,7 +138,9 @@ describe("pre-account hijacking", () => {
     expect((await t.store.accounts.listByUser(attacker.userId)).map((a) => a.providerId)).toEqual(["EMAIL_OTP"]);
     expect(await t.store.sessions.findByTokenHash(hashSecret(attacker.token))).toBeNull();
     expect(revoked).toEqual([expect.objectContaining({ reason: "email-proven", count: 1 })]);
-    expect((await t.post("/sign-in/email", { email: "victim@example.com", password: "attacker password" })).status).toBe(401);
+    expect(
+      (await t.post("/sign-in/email", { email: "victim@example.com", password: "attacker password" })).status,
+    ).toBe(401);
   });
 
   it("verifying the email while signed in as that same user keeps the password, API keys and the current session; other sessions go", async () => {
@@ -134,13 +153,20 @@ describe("pre-account hijacking", () => {
     t.auth.events.on("SessionRevoked", (e) => void revoked.push(e));
     const code = (await t.sendCode("ada@example.com", "email-verification"))!;
     // The cookie carries the session (with a trusted Origin, as a browser sends it).
-    const res = await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: code }, { headers: cookieHeaders(ada.token) });
+    const res = await t.post(
+      "/email-otp/verify-email",
+      { email: "ada@example.com", otp: code },
+      { headers: cookieHeaders(ada.token) },
+    );
     expect(res.status).toBe(200);
     expect((await res.json()).user).toMatchObject({ id: ada.userId, emailVerified: true });
     expect(await t.store.sessions.findByTokenHash(hashSecret(ada.token))).not.toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(otherToken))).toBeNull();
     expect(revoked).toEqual([expect.objectContaining({ reason: "email-proven", count: 1 })]);
-    expect((await t.store.accounts.listByUser(ada.userId)).map((a) => a.providerId).sort()).toEqual(["EMAIL_OTP", "credential"]);
+    expect((await t.store.accounts.listByUser(ada.userId)).map((a) => a.providerId).sort()).toEqual([
+      "EMAIL_OTP",
+      "credential",
+    ]);
     expect(await t.store.apiKeys.findById(`key-${ada.userId}`)).not.toBeNull();
     expect((await t.post("/sign-in/email", { email: "ada@example.com", password: PASSWORD })).status).toBe(200);
   });
@@ -150,12 +176,18 @@ describe("pre-account hijacking", () => {
     const attacker = await t.signUp("victim@example.com", "attacker password");
     const eve = await t.signUp("eve@example.com", PASSWORD);
     const code = (await t.sendCode("victim@example.com", "email-verification"))!;
-    const res = await t.post("/email-otp/verify-email", { email: "victim@example.com", otp: code }, { headers: bearer(eve.token) });
+    const res = await t.post(
+      "/email-otp/verify-email",
+      { email: "victim@example.com", otp: code },
+      { headers: bearer(eve.token) },
+    );
     expect(res.status).toBe(200);
     expect((await t.store.accounts.listByUser(attacker.userId)).map((a) => a.providerId)).toEqual(["EMAIL_OTP"]);
     expect(await t.store.sessions.findByTokenHash(hashSecret(attacker.token))).toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(eve.token))).not.toBeNull();
-    expect((await t.post("/sign-in/email", { email: "victim@example.com", password: "attacker password" })).status).toBe(401);
+    expect(
+      (await t.post("/sign-in/email", { email: "victim@example.com", password: "attacker password" })).status,
+    ).toBe(401);
   });
 
   it("an already verified user keeps accounts and sessions when proving the email again", async () => {
@@ -163,7 +195,10 @@ describe("pre-account hijacking", () => {
     const ada = await t.signUp("ada@example.com");
     const first = (await t.sendCode("ada@example.com", "email-verification"))!;
     expect((await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: first })).status).toBe(200);
-    const session = await t.post(SIGN_IN, { email: "ada@example.com", otp: (await t.sendCode("ada@example.com", "sign-in"))! });
+    const session = await t.post(SIGN_IN, {
+      email: "ada@example.com",
+      otp: (await t.sendCode("ada@example.com", "sign-in"))!,
+    });
     const token = (await session.json()).credentials.token;
     const again = (await t.sendCode("ada@example.com", "email-verification"))!;
     expect((await t.post("/email-otp/verify-email", { email: "ada@example.com", otp: again })).status).toBe(200);
@@ -176,7 +211,9 @@ describe("races", () => {
   it("20 parallel sign-ins with the same correct code create exactly one user and one session", async () => {
     const t = createOtpTestAuth({}, { rateLimit: { enabled: false } });
     const code = (await t.sendCode("race@example.com", "sign-in"))!;
-    const results = await Promise.all(Array.from({ length: 20 }, () => t.post(SIGN_IN, { email: "race@example.com", otp: code })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => t.post(SIGN_IN, { email: "race@example.com", otp: code })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 400)).toHaveLength(19);
@@ -190,7 +227,9 @@ describe("races", () => {
     const t = createOtpTestAuth({}, { rateLimit: { enabled: false } });
     const user = await t.auth.api.createUser({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
     const code = (await t.sendCode("ada@example.com", "sign-in"))!;
-    const results = await Promise.all(Array.from({ length: 20 }, () => t.post(SIGN_IN, { email: "ada@example.com", otp: code })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => t.post(SIGN_IN, { email: "ada@example.com", otp: code })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(await t.countSessions(user.id)).toBe(1);
   });

@@ -7,12 +7,16 @@ const PASSWORD = "correct horse battery";
 describe("sign-up", () => {
   it("creates the user, a credential account with an argon2id hash and a session whose stored hash is not the token", async () => {
     const t = createTestAuth();
-    const res = await t.request("POST", "/sign-up/email", { body: { email: "  Ada@Example.COM ", password: PASSWORD, name: "Ada" } });
+    const res = await t.request("POST", "/sign-up/email", {
+      body: { email: "  Ada@Example.COM ", password: PASSWORD, name: "Ada" },
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.user).toMatchObject({ email: "ada@example.com", emailVerified: false, name: "Ada" });
     const cookie = res.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+    expect(cookie).toMatch(
+      /^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+    );
     const token = cookie.split(";")[0]!.split("=")[1]!;
     expect(body.credentials.token).toBe(token);
     const user = await t.store.users.findByEmail("ada@example.com");
@@ -28,7 +32,9 @@ describe("sign-up", () => {
   it("refuses an existing email with 422 USER_ALREADY_EXISTS and writes nothing", async () => {
     const t = createTestAuth();
     await t.signUp("ada@example.com");
-    const res = await t.request("POST", "/sign-up/email", { body: { email: "ADA@example.com", password: "another password" } });
+    const res = await t.request("POST", "/sign-up/email", {
+      body: { email: "ADA@example.com", password: "another password" },
+    });
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({ code: "USER_ALREADY_EXISTS", message: expect.any(String) });
   });
@@ -53,7 +59,9 @@ describe("sign-up", () => {
 
   it("ignores unknown body fields (never writes emailVerified or id)", async () => {
     const t = createTestAuth();
-    const res = await t.request("POST", "/sign-up/email", { body: { email: "eve@example.com", password: PASSWORD, emailVerified: true, id: "admin" } });
+    const res = await t.request("POST", "/sign-up/email", {
+      body: { email: "eve@example.com", password: PASSWORD, emailVerified: true, id: "admin" },
+    });
     expect(res.status).toBe(200);
     const user = await t.store.users.findByEmail("eve@example.com");
     expect(user!.emailVerified).toBe(false);
@@ -86,8 +94,12 @@ describe("sign-in", () => {
   it("answers a wrong password and an unknown email identically", async () => {
     const t = createTestAuth();
     await t.signUp("ada@example.com");
-    const wrong = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "wrong password!" } });
-    const unknown = await t.request("POST", "/sign-in/email", { body: { email: "nobody@example.com", password: "wrong password!" } });
+    const wrong = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "wrong password!" },
+    });
+    const unknown = await t.request("POST", "/sign-in/email", {
+      body: { email: "nobody@example.com", password: "wrong password!" },
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(await wrong.json()).toEqual(await unknown.json());
@@ -97,15 +109,24 @@ describe("sign-in", () => {
     const t = createTestAuth();
     await t.signUp("ada@example.com");
     for (let i = 0; i < 5; i++) {
-      const res = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "wrong password!" }, ip: `203.0.113.${i}` });
+      const res = await t.request("POST", "/sign-in/email", {
+        body: { email: "ada@example.com", password: "wrong password!" },
+        ip: `203.0.113.${i}`,
+      });
       expect(res.status).toBe(401);
     }
-    const locked = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD }, ip: "203.0.113.99" });
+    const locked = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: PASSWORD },
+      ip: "203.0.113.99",
+    });
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(800);
     t.clock.advance(15 * 60_000);
-    const ok = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD }, ip: "203.0.113.99" });
+    const ok = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: PASSWORD },
+      ip: "203.0.113.99",
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -171,18 +192,32 @@ describe("change-password", () => {
   it("needs a session, refuses a wrong current password and can revoke other sessions", async () => {
     const t = createTestAuth();
     const { token } = await t.signUp("ada@example.com");
-    const other = (await (await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).json()).credentials.token;
-    const anon = await t.request("POST", "/change-password", { body: { currentPassword: PASSWORD, newPassword: "a new password" } });
+    const other = (
+      await (
+        await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })
+      ).json()
+    ).credentials.token;
+    const anon = await t.request("POST", "/change-password", {
+      body: { currentPassword: PASSWORD, newPassword: "a new password" },
+    });
     expect(anon.status).toBe(401);
     expect((await anon.json()).code).toBe("INVALID_CREDENTIALS");
-    const wrong = await t.request("POST", "/change-password", { headers: bearer(token), body: { currentPassword: "not it at all", newPassword: "a new password" } });
+    const wrong = await t.request("POST", "/change-password", {
+      headers: bearer(token),
+      body: { currentPassword: "not it at all", newPassword: "a new password" },
+    });
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).code).toBe("INVALID_PASSWORD");
-    const ok = await t.request("POST", "/change-password", { headers: bearer(token), body: { currentPassword: PASSWORD, newPassword: "a new password", revokeOtherSessions: true } });
+    const ok = await t.request("POST", "/change-password", {
+      headers: bearer(token),
+      body: { currentPassword: PASSWORD, newPassword: "a new password", revokeOtherSessions: true },
+    });
     expect(ok.status).toBe(200);
     expect(await t.store.sessions.findByTokenHash(hashSecret(other))).toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(token))).not.toBeNull();
-    const signIn = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "a new password" } });
+    const signIn = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "a new password" },
+    });
     expect(signIn.status).toBe(200);
   });
 });
@@ -192,7 +227,10 @@ describe("password reset by emailed token", () => {
     const t = createTestAuth();
     await t.signUp("ada@example.com");
     const known = await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
-    const unknown = await t.request("POST", "/request-password-reset", { body: { email: "nobody@example.com" }, ip: "192.0.2.50" });
+    const unknown = await t.request("POST", "/request-password-reset", {
+      body: { email: "nobody@example.com" },
+      ip: "192.0.2.50",
+    });
     expect(known.status).toBe(200);
     expect(await known.json()).toEqual(await unknown.json());
     await new Promise((r) => setTimeout(r, 0));
@@ -205,18 +243,30 @@ describe("password reset by emailed token", () => {
     const { token: session } = await t.signUp("ada@example.com");
     await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
     const resetToken = t.auth.getOtp("ada@example.com")!;
-    const ok = await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword: "brand new password" } });
+    const ok = await t.request("POST", "/reset-password", {
+      body: { token: resetToken, newPassword: "brand new password" },
+    });
     expect(ok.status).toBe(200);
     expect(await t.store.sessions.findByTokenHash(hashSecret(session))).toBeNull();
-    const again = await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword: "another password" } });
+    const again = await t.request("POST", "/reset-password", {
+      body: { token: resetToken, newPassword: "another password" },
+    });
     expect(again.status).toBe(400);
     expect((await again.json()).code).toBe("INVALID_TOKEN");
     await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" }, ip: "192.0.2.77" });
     const late = t.auth.getOtp("ada@example.com")!;
     t.clock.advance(61 * 60_000);
-    const expired = await t.request("POST", "/reset-password", { body: { token: late, newPassword: "another password" } });
+    const expired = await t.request("POST", "/reset-password", {
+      body: { token: late, newPassword: "another password" },
+    });
     expect((await expired.json()).code).toBe("INVALID_TOKEN");
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "brand new password" } })).status).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/sign-in/email", {
+          body: { email: "ada@example.com", password: "brand new password" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("20 parallel resets with one token: exactly one succeeds", async () => {
@@ -224,19 +274,33 @@ describe("password reset by emailed token", () => {
     await t.signUp("ada@example.com");
     await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
     const token = t.auth.getOtp("ada@example.com")!;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.request("POST", "/reset-password", { body: { token, newPassword: `password number ${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.request("POST", "/reset-password", { body: { token, newPassword: `password number ${i}` } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
   });
 
   it("refuses untrusted redirect targets (open redirect in emailed links)", async () => {
     const t = createTestAuth({ trustedOrigins: ["https://trusted.example"] });
     await t.signUp("ada@example.com");
-    for (const [i, redirectTo] of ["//evil.example/x", "/\\evil.example", "https://trusted.example.evil.com/x", "javascript:alert(1)"].entries()) {
-      const res = await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com", redirectTo }, ip: `192.0.2.${100 + i}` });
+    for (const [i, redirectTo] of [
+      "//evil.example/x",
+      "/\\evil.example",
+      "https://trusted.example.evil.com/x",
+      "javascript:alert(1)",
+    ].entries()) {
+      const res = await t.request("POST", "/request-password-reset", {
+        body: { email: "ada@example.com", redirectTo },
+        ip: `192.0.2.${100 + i}`,
+      });
       expect(res.status, redirectTo).toBe(400);
       expect((await res.json()).code).toBe("INVALID_CALLBACK_URL");
     }
-    const ok = await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com", redirectTo: "https://trusted.example/reset" } });
+    const ok = await t.request("POST", "/request-password-reset", {
+      body: { email: "ada@example.com", redirectTo: "https://trusted.example/reset" },
+    });
     expect(ok.status).toBe(200);
   });
 });

@@ -3,7 +3,14 @@ import type { SignInResult } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
 import { sessionToken, type RequestTools } from "../../middleware/session.ts";
-import { EmailField, PasswordField, SessionSchema, SignInResponseSchema, SuccessSchema, UserSchema } from "../schemas.ts";
+import {
+  EmailField,
+  PasswordField,
+  SessionSchema,
+  SignInResponseSchema,
+  SuccessSchema,
+  UserSchema,
+} from "../schemas.ts";
 import type { Context } from "hono";
 
 const TAG = "Email and password";
@@ -17,95 +24,177 @@ export function signInResponse(c: Context, result: SignInResult): Response {
 export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
 
-  defineRoute(app, tools, {
-    method: "post", path: "/sign-up/email", operationId: "signUpEmail", tag: TAG, rejectNavigation: true,
-    summary: "Create an account with email and password",
-    description: "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.",
-    body: z.object({
-      email: EmailField,
-      password: PasswordField,
-      name: z.string().max(256).nullish(),
-      username: z.string().max(64).nullish(),
-      image: z.string().max(2048).nullish(),
-    }),
-    response: { schema: z.union([SignInResponseSchema, SuccessSchema]), description: "Signed up (and in), or `{success: true}` when verification is required" },
-    errors: [409, 422],
-  }, async (c, { body }) => {
-    const result = await core.emailPassword.signUp(body, tools.meta(c));
-    return "user" in result ? signInResponse(c, result) : c.json(result);
-  });
-
-  defineRoute(app, tools, {
-    method: "post", path: "/sign-in/email", operationId: "signInEmail", tag: TAG, rejectNavigation: true,
-    summary: "Sign in with email (or username) and password",
-    description: "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
-    // One object rather than a union, so a missing field is reported by name (`email`, `password`).
-    body: z
-      .object({ email: EmailField.optional(), username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }), password: PasswordField })
-      // `when`: also runs when other fields failed, so `{}` names `email` next to `password`.
-      .refine((b) => b.email !== undefined || b.username !== undefined, {
-        path: ["email"],
-        message: "Required: email (or username)",
-        when: (payload) => typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value),
-      })
-      .transform((b) => (b.email !== undefined ? { email: b.email, password: b.password } : { username: b.username as string, password: b.password })),
-    response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
-    errors: [401, 403],
-  }, async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c))));
-
-  defineRoute(app, tools, {
-    method: "post", path: "/sign-out", operationId: "signOut", tag: TAG,
-    summary: "Sign out",
-    description: "Deletes the current session and clears the cookie. Answers success without a session too.",
-    response: { schema: SuccessSchema, description: "Signed out" },
-  }, async (c) => {
-    const found = sessionToken(c, core.config.cookies.name);
-    if (found) await core.emailPassword.signOut(found.token, tools.meta(c));
-    setCookie(c, core.ctx.sessions.clearCookie());
-    return c.json({ success: true as const });
-  });
-
-  defineRoute(app, tools, {
-    method: "get", path: "/get-session", operationId: "getSession", tag: TAG,
-    summary: "The current session",
-    description: "`{user, session}` for a valid cookie or Bearer token, else `null` (200). Slides the session forward after `session.updateAge`. With the JWT plugin the `set-auth-jwt` header carries a fresh JWT.",
-    response: {
-      schema: z.object({ user: UserSchema, session: SessionSchema }).nullable(),
-      description: "The session, or null",
-      headers: { "set-auth-jwt": { description: "A JWT for the session (JWT plugin)", schema: { type: "string" } } },
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/sign-up/email",
+      operationId: "signUpEmail",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Create an account with email and password",
+      description:
+        "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.",
+      body: z.object({
+        email: EmailField,
+        password: PasswordField,
+        name: z.string().max(256).nullish(),
+        username: z.string().max(64).nullish(),
+        image: z.string().max(2048).nullish(),
+      }),
+      response: {
+        schema: z.union([SignInResponseSchema, SuccessSchema]),
+        description: "Signed up (and in), or `{success: true}` when verification is required",
+      },
+      errors: [409, 422],
     },
-  }, async (c) => {
-    const s = await tools.session(c);
-    if (!s) return c.json(null);
-    for (const hook of tools.afterGetSession) await hook(c, s);
-    return c.json({ user: s.user, session: s.session });
-  });
+    async (c, { body }) => {
+      const result = await core.emailPassword.signUp(body, tools.meta(c));
+      return "user" in result ? signInResponse(c, result) : c.json(result);
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/change-password", operationId: "changePassword", tag: TAG, authenticated: true,
-    summary: "Change the password",
-    description: "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.",
-    body: z.object({ currentPassword: PasswordField, newPassword: PasswordField, revokeOtherSessions: z.boolean().optional() }),
-    response: { schema: SuccessSchema, description: "Changed" },
-  }, async (c, { body }) => {
-    const s = await tools.requireSession(c);
-    await core.emailPassword.changePassword(s, body, tools.meta(c));
-    return c.json({ success: true as const });
-  });
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/sign-in/email",
+      operationId: "signInEmail",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Sign in with email (or username) and password",
+      description:
+        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
+      // One object rather than a union, so a missing field is reported by name (`email`, `password`).
+      body: z
+        .object({
+          email: EmailField.optional(),
+          username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }),
+          password: PasswordField,
+        })
+        // `when`: also runs when other fields failed, so `{}` names `email` next to `password`.
+        .refine((b) => b.email !== undefined || b.username !== undefined, {
+          path: ["email"],
+          message: "Required: email (or username)",
+          when: (payload) =>
+            typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value),
+        })
+        .transform((b) =>
+          b.email !== undefined
+            ? { email: b.email, password: b.password }
+            : { username: b.username as string, password: b.password },
+        ),
+      response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
+      errors: [401, 403],
+    },
+    async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c))),
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/request-password-reset", operationId: "requestPasswordReset", tag: TAG, rejectNavigation: true,
-    summary: "Email a password-reset link",
-    description: "Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.",
-    body: z.object({ email: EmailField, redirectTo: z.string().max(2048).nullish() }),
-    response: { schema: SuccessSchema, description: "Accepted" },
-  }, async (c, { body }) => c.json(await core.emailPassword.requestPasswordReset(body, tools.meta(c))));
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/sign-out",
+      operationId: "signOut",
+      tag: TAG,
+      summary: "Sign out",
+      description: "Deletes the current session and clears the cookie. Answers success without a session too.",
+      response: { schema: SuccessSchema, description: "Signed out" },
+    },
+    async (c) => {
+      const found = sessionToken(c, core.config.cookies.name);
+      if (found) await core.emailPassword.signOut(found.token, tools.meta(c));
+      setCookie(c, core.ctx.sessions.clearCookie());
+      return c.json({ success: true as const });
+    },
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/reset-password", operationId: "resetPassword", tag: TAG,
-    summary: "Set a new password with an emailed token",
-    description: "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.",
-    body: z.object({ token: z.string().max(256), newPassword: PasswordField }),
-    response: { schema: SuccessSchema, description: "Password set" },
-  }, async (c, { body }) => c.json(await core.emailPassword.resetPassword(body, tools.meta(c))));
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "get",
+      path: "/get-session",
+      operationId: "getSession",
+      tag: TAG,
+      summary: "The current session",
+      description:
+        "`{user, session}` for a valid cookie or Bearer token, else `null` (200). Slides the session forward after `session.updateAge`. With the JWT plugin the `set-auth-jwt` header carries a fresh JWT.",
+      response: {
+        schema: z.object({ user: UserSchema, session: SessionSchema }).nullable(),
+        description: "The session, or null",
+        headers: { "set-auth-jwt": { description: "A JWT for the session (JWT plugin)", schema: { type: "string" } } },
+      },
+    },
+    async (c) => {
+      const s = await tools.session(c);
+      if (!s) return c.json(null);
+      for (const hook of tools.afterGetSession) await hook(c, s);
+      return c.json({ user: s.user, session: s.session });
+    },
+  );
+
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/change-password",
+      operationId: "changePassword",
+      tag: TAG,
+      authenticated: true,
+      summary: "Change the password",
+      description:
+        "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.",
+      body: z.object({
+        currentPassword: PasswordField,
+        newPassword: PasswordField,
+        revokeOtherSessions: z.boolean().optional(),
+      }),
+      response: { schema: SuccessSchema, description: "Changed" },
+    },
+    async (c, { body }) => {
+      const s = await tools.requireSession(c);
+      await core.emailPassword.changePassword(s, body, tools.meta(c));
+      return c.json({ success: true as const });
+    },
+  );
+
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/request-password-reset",
+      operationId: "requestPasswordReset",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Email a password-reset link",
+      description:
+        "Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.",
+      body: z.object({ email: EmailField, redirectTo: z.string().max(2048).nullish() }),
+      response: { schema: SuccessSchema, description: "Accepted" },
+    },
+    async (c, { body }) => c.json(await core.emailPassword.requestPasswordReset(body, tools.meta(c))),
+  );
+
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/reset-password",
+      operationId: "resetPassword",
+      tag: TAG,
+      summary: "Set a new password with an emailed token",
+      description:
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.",
+      body: z.object({ token: z.string().max(256), newPassword: PasswordField }),
+      response: { schema: SuccessSchema, description: "Password set" },
+    },
+    async (c, { body }) => c.json(await core.emailPassword.resetPassword(body, tools.meta(c))),
+  );
 }

@@ -10,19 +10,39 @@ const TAG = "Email verification";
 export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
 
-  defineRoute(app, tools, {
-    method: "post", path: "/send-verification-email", operationId: "sendVerificationEmail", tag: TAG, rejectNavigation: true,
-    summary: "Email a verification link",
-    description: "Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.",
-    body: z.object({ email: EmailField, callbackUrl: z.string().max(2048).nullish() }),
-    response: { schema: SuccessSchema, description: "Accepted" },
-  }, async (c, { body }) => c.json(await core.emailVerification.send(body, tools.meta(c))));
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/send-verification-email",
+      operationId: "sendVerificationEmail",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Email a verification link",
+      description:
+        "Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.",
+      body: z.object({ email: EmailField, callbackUrl: z.string().max(2048).nullish() }),
+      response: { schema: SuccessSchema, description: "Accepted" },
+    },
+    async (c, { body }) => c.json(await core.emailVerification.send(body, tools.meta(c))),
+  );
 
-  defineRoute(app, tools, {
-    method: "post", path: "/verify-email", operationId: "verifyEmail", tag: TAG, rejectNavigation: true,
-    summary: "Verify the email with the emailed token and sign in",
-    description: "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).",
-    body: z.object({ email: EmailField, token: z.string().max(256) }),
-    response: { schema: SignInResponseSchema, description: "Verified and signed in; sets the session cookie" },
-  }, async (c, { body }) => signInResponse(c, await core.emailVerification.verify(body, tools.meta(c))));
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/verify-email",
+      operationId: "verifyEmail",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Verify the email with the emailed token and sign in",
+      description:
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).",
+      body: z.object({ email: EmailField, token: z.string().max(256) }),
+      response: { schema: SignInResponseSchema, description: "Verified and signed in; sets the session cookie" },
+    },
+    async (c, { body }) => signInResponse(c, await core.emailVerification.verify(body, tools.meta(c))),
+  );
 }

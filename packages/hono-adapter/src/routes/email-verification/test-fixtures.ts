@@ -11,9 +11,13 @@ let ipSeq = 0;
 export const nextIp = () => `198.18.${Math.floor(ipSeq / 250)}.${(ipSeq++ % 250) + 1}`;
 
 export async function send(t: TestAuth, email: string, callbackUrl?: string) {
-  const res = await t.request("POST", "/send-verification-email", { body: { email, ...(callbackUrl === undefined ? {} : { callbackUrl }) }, ip: nextIp() });
+  const res = await t.request("POST", "/send-verification-email", {
+    body: { email, ...(callbackUrl === undefined ? {} : { callbackUrl }) },
+    ip: nextIp(),
+  });
   await flush();
   return res;
 }
 
-export const verify = (t: TestAuth, email: string, token: string) => t.request("POST", "/verify-email", { body: { email, token }, ip: nextIp() });
+export const verify = (t: TestAuth, email: string, token: string) =>
+  t.request("POST", "/verify-email", { body: { email, token }, ip: nextIp() });

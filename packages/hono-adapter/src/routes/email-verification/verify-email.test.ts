@@ -14,9 +14,13 @@ describe("POST /verify-email", () => {
     const body = await res.json();
     expect(body.user).toMatchObject({ id: userId, email: "ada@example.com", emailVerified: true });
     expect(body.credentials.token).not.toBe(signUpToken);
-    expect(res.headers.get("set-cookie")).toBe(`__Secure-latchkey.session=${body.credentials.token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`);
+    expect(res.headers.get("set-cookie")).toBe(
+      `__Secure-latchkey.session=${body.credentials.token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`,
+    );
     expect((await t.store.users.findById(userId))!.emailVerified).toBe(true);
-    expect((await t.store.sessions.findByTokenHash(hashSecret(body.credentials.token)))!.session.id).toBe(body.session.id);
+    expect((await t.store.sessions.findByTokenHash(hashSecret(body.credentials.token)))!.session.id).toBe(
+      body.session.id,
+    );
     expect(await t.store.verifications.findByIdentifier("email-verification-link:ada@example.com")).toBeNull();
     const replay = await verify(t, "ada@example.com", token);
     expect(replay.status).toBe(400);
@@ -70,7 +74,9 @@ describe("POST /verify-email", () => {
     const locked = await verify(t, "ada@example.com", token);
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status).toBe(429);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status,
+    ).toBe(429);
     t.clock.advance(15 * 60_000);
     expect((await verify(t, "ada@example.com", token)).status).toBe(200);
   });
@@ -97,7 +103,9 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect(user!.emailVerified).toBe(false);
     expect(t.emails.last("ada@example.com")!.text).toContain(`token=${t.auth.getOtp("ada@example.com")}`);
 
-    const again = await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: "another password" } });
+    const again = await t.request("POST", "/sign-up/email", {
+      body: { email: "ada@example.com", password: "another password" },
+    });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ success: true });
     await flush();
@@ -108,13 +116,19 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     const t = createTestAuth({ emailVerification: { requireVerifiedForSignIn: true } });
     await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: PASSWORD } });
     await flush();
-    const wrong = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: "wrong password!" } });
+    const wrong = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "wrong password!" },
+    });
     expect(wrong.status).toBe(401);
-    const unverified = await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } });
+    const unverified = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: PASSWORD },
+    });
     expect(unverified.status).toBe(403);
     expect((await unverified.json()).code).toBe("EMAIL_NOT_VERIFIED");
     const verified = await verify(t, "ada@example.com", t.auth.getOtp("ada@example.com")!);
     expect(verified.status).toBe(200);
-    expect((await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status).toBe(200);
+    expect(
+      (await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status,
+    ).toBe(200);
   });
 });

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { jwt, type JwtAlgorithm } from "@latchkey/core";
 import { BASE_URL, createTestAuth } from "../../testing/test-auth.ts";
-import { decodeParts, issueToken, PRIVATE_MEMBERS, pyjwtAvailable, startHttpServer, verifyWithPyJwt } from "./test-fixtures.ts";
+import {
+  decodeParts,
+  issueToken,
+  PRIVATE_MEMBERS,
+  pyjwtAvailable,
+  startHttpServer,
+  verifyWithPyJwt,
+} from "./test-fixtures.ts";
 
 const ALGS: Array<{ option: JwtAlgorithm; header: string; kty: string }> = [
   { option: "EdDSA", header: "EdDSA", kty: "OKP" },
@@ -12,7 +19,8 @@ const ALGS: Array<{ option: JwtAlgorithm; header: string; kty: string }> = [
 ];
 
 const hasPyJwt = await pyjwtAvailable();
-const MISSING_PYJWT = "SKIPPED: Debian's python3-jwt / python3-cryptography are not importable by /usr/bin/python3 (apt-get install -y python3-jwt python3-cryptography)";
+const MISSING_PYJWT =
+  "SKIPPED: Debian's python3-jwt / python3-cryptography are not importable by /usr/bin/python3 (apt-get install -y python3-jwt python3-cryptography)";
 if (!hasPyJwt) console.warn(MISSING_PYJWT);
 
 describe("GET /jwks", () => {
@@ -26,7 +34,13 @@ describe("GET /jwks", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const { keys } = (await res.json()) as { keys: Array<Record<string, unknown>> };
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({ kty: "OKP", crv: "Ed25519", kid: decodeParts(token).header.kid, alg: "EdDSA", use: "sig" });
+    expect(keys[0]).toMatchObject({
+      kty: "OKP",
+      crv: "Ed25519",
+      kid: decodeParts(token).header.kid,
+      alg: "EdDSA",
+      use: "sig",
+    });
     expect(await t.auth.api.getJwks()).toEqual({ keys });
   });
 
@@ -42,32 +56,50 @@ describe("GET /jwks", () => {
         expect(jwks.keys[0]).toMatchObject({ kty, alg: header, use: "sig" });
         for (const key of jwks.keys) for (const member of PRIVATE_MEMBERS) expect(key).not.toHaveProperty(member);
         const remote = createRemoteJWKSet(new URL(jwksUrl));
-        const { payload } = await jwtVerify(token, remote, { algorithms: [header], issuer: BASE_URL, audience: BASE_URL, currentDate: new Date(t.clock.now()) });
+        const { payload } = await jwtVerify(token, remote, {
+          algorithms: [header],
+          issuer: BASE_URL,
+          audience: BASE_URL,
+          currentDate: new Date(t.clock.now()),
+        });
         expect(payload.sub).toBe(userId);
       } finally {
         await server.close();
       }
     }, 30_000);
 
-    it.skipIf(!hasPyJwt)(`${option}: PyJWT (outside the JS stack) verifies it against /jwks with iss and aud, and rejects a forgery${hasPyJwt ? "" : ` [${MISSING_PYJWT}]`}`, async () => {
-      // PyJWT checks exp and iat against the real clock, so this auth runs at real time.
-      const t = createTestAuth({ plugins: [jwt({ alg: option })] });
-      t.clock.set(Date.now());
-      const server = await startHttpServer(t.auth);
-      try {
-        const jwksUrl = `${server.url}/auth/jwks`;
-        const { token, userId } = await issueToken(t);
-        const verified = await verifyWithPyJwt(jwksUrl, token, header, BASE_URL, BASE_URL);
-        expect(verified.reason).toBe("");
-        expect(verified.claims).toMatchObject({ sub: userId, email: "ada@example.com", iss: BASE_URL, aud: BASE_URL });
-        const [h, , s] = token.split(".");
-        const forged = `${h}.${Buffer.from(JSON.stringify({ ...decodeParts(token).payload, sub: "admin" })).toString("base64url")}.${s}`;
-        expect((await verifyWithPyJwt(jwksUrl, forged, header, BASE_URL, BASE_URL)).reason).toMatch(/Signature/i);
-        expect((await verifyWithPyJwt(jwksUrl, token, header, BASE_URL, "https://other.example")).reason).toMatch(/audience/i);
-        expect((await verifyWithPyJwt(jwksUrl, token, header, "https://other.example", BASE_URL)).reason).toMatch(/issuer/i);
-      } finally {
-        await server.close();
-      }
-    }, 30_000);
+    it.skipIf(!hasPyJwt)(
+      `${option}: PyJWT (outside the JS stack) verifies it against /jwks with iss and aud, and rejects a forgery${hasPyJwt ? "" : ` [${MISSING_PYJWT}]`}`,
+      async () => {
+        // PyJWT checks exp and iat against the real clock, so this auth runs at real time.
+        const t = createTestAuth({ plugins: [jwt({ alg: option })] });
+        t.clock.set(Date.now());
+        const server = await startHttpServer(t.auth);
+        try {
+          const jwksUrl = `${server.url}/auth/jwks`;
+          const { token, userId } = await issueToken(t);
+          const verified = await verifyWithPyJwt(jwksUrl, token, header, BASE_URL, BASE_URL);
+          expect(verified.reason).toBe("");
+          expect(verified.claims).toMatchObject({
+            sub: userId,
+            email: "ada@example.com",
+            iss: BASE_URL,
+            aud: BASE_URL,
+          });
+          const [h, , s] = token.split(".");
+          const forged = `${h}.${Buffer.from(JSON.stringify({ ...decodeParts(token).payload, sub: "admin" })).toString("base64url")}.${s}`;
+          expect((await verifyWithPyJwt(jwksUrl, forged, header, BASE_URL, BASE_URL)).reason).toMatch(/Signature/i);
+          expect((await verifyWithPyJwt(jwksUrl, token, header, BASE_URL, "https://other.example")).reason).toMatch(
+            /audience/i,
+          );
+          expect((await verifyWithPyJwt(jwksUrl, token, header, "https://other.example", BASE_URL)).reason).toMatch(
+            /issuer/i,
+          );
+        } finally {
+          await server.close();
+        }
+      },
+      30_000,
+    );
   }
 });

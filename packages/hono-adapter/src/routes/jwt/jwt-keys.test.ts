@@ -29,7 +29,9 @@ describe("first use", () => {
   it("20 parallel first /token calls create exactly one key", async () => {
     const t = createTestAuth({ plugins: [jwt()] });
     const { token: session } = await t.signUp("ada@example.com");
-    const tokens = await Promise.all(Array.from({ length: 20 }, () => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf)));
+    const tokens = await Promise.all(
+      Array.from({ length: 20 }, () => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf)),
+    );
     expect(await t.store.jwks.list()).toHaveLength(1);
     expect(new Set(tokens.map((tk) => decodeParts(tk).header.kid)).size).toBe(1);
   });
@@ -37,9 +39,16 @@ describe("first use", () => {
   it("race: 4 instances on one store, 5 parallel first calls each, still create exactly one key", async () => {
     const { store, calls } = countingStore();
     const first = createTestAuth({ store, plugins: [jwt()] });
-    const instances = [first, ...Array.from({ length: 3 }, () => createTestAuth({ store, clock: first.clock, plugins: [jwt()] }))];
+    const instances = [
+      first,
+      ...Array.from({ length: 3 }, () => createTestAuth({ store, clock: first.clock, plugins: [jwt()] })),
+    ];
     const { token: session } = await first.signUp("ada@example.com");
-    const tokens = await Promise.all(instances.flatMap((t) => Array.from({ length: 5 }, () => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf))));
+    const tokens = await Promise.all(
+      instances.flatMap((t) =>
+        Array.from({ length: 5 }, () => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf)),
+      ),
+    );
     const rows = await first.store.jwks.list();
     // Several instances really tried to insert generation 1; the store let one win.
     expect(calls.insert).toBeGreaterThan(1);
@@ -59,7 +68,9 @@ describe("hot path", () => {
     const importKey = vi.spyOn(crypto.subtle, "importKey");
     for (let i = 0; i < 20; i++) {
       await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }));
-      expect((await t.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt")).toBeTruthy();
+      expect(
+        (await t.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt"),
+      ).toBeTruthy();
       expect((await t.request("GET", "/jwks")).status).toBe(200);
     }
     expect(calls).toEqual({ list: 2, insert: 1 });
@@ -86,7 +97,12 @@ describe("changed secret", () => {
   it("gives JWT_KEY_UNREADABLE (not a crash), keeps get-session and /jwks up, and rotateJwks({ force: true }) recovers", async () => {
     const before = createTestAuth({ plugins: [jwt()] });
     const { token: oldToken, session } = await issueToken(before);
-    const after = createTestAuth({ store: before.store, clock: before.clock, secret: `${TEST_SECRET}-rotated`, plugins: [jwt()] });
+    const after = createTestAuth({
+      store: before.store,
+      clock: before.clock,
+      secret: `${TEST_SECRET}-rotated`,
+      plugins: [jwt()],
+    });
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
 
     for (let i = 0; i < 3; i++) {
@@ -111,6 +127,8 @@ describe("changed secret", () => {
     expect(decodeParts(fresh).header.kid).toBe(kid);
     expect(await publishedKids(after)).toEqual([kid, decodeParts(oldToken).header.kid]);
     expect((await after.auth.api.verifyJwt(oldToken)).sub).toBeTruthy();
-    expect((await after.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt")).toBeTruthy();
+    expect(
+      (await after.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt"),
+    ).toBeTruthy();
   });
 });

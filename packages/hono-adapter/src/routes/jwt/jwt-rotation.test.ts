@@ -31,20 +31,30 @@ describe("rotation", () => {
     t.clock.advance(2000);
     expect(await publishedKids(t)).toEqual([newKid]);
     expect((await t.store.jwks.list()).map((r) => r.id)).toEqual([newKid]);
-    expect(decodeParts(await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(newKid);
+    expect(decodeParts(await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(
+      newKid,
+    );
   });
 
   it("concurrent instances rotating at once create one new generation", async () => {
     const first = createTestAuth({ plugins: [jwt({ rotationInterval: "1d" })] });
-    const others = Array.from({ length: 3 }, () => createTestAuth({ store: first.store, clock: first.clock, plugins: [jwt({ rotationInterval: "1d" })] }));
+    const others = Array.from({ length: 3 }, () =>
+      createTestAuth({ store: first.store, clock: first.clock, plugins: [jwt({ rotationInterval: "1d" })] }),
+    );
     const { session } = await issueToken(first);
     for (const t of others) await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }));
     first.clock.advance(DAY);
-    const tokens = await Promise.all([first, ...others].flatMap((t) => [1, 2, 3].map(() => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf))));
+    const tokens = await Promise.all(
+      [first, ...others].flatMap((t) =>
+        [1, 2, 3].map(() => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf)),
+      ),
+    );
     const rows = await first.store.jwks.list();
     expect(rows).toHaveLength(2);
     expect(rows.filter((r) => r.retiredAt === null)).toHaveLength(1);
-    expect(new Set(tokens.map((tk) => decodeParts(tk).header.kid))).toEqual(new Set([rows.find((r) => r.retiredAt === null)!.id]));
+    expect(new Set(tokens.map((tk) => decodeParts(tk).header.kid))).toEqual(
+      new Set([rows.find((r) => r.retiredAt === null)!.id]),
+    );
   });
 
   it("a second instance on the same store sees a rotation within the cache TTL", async () => {
@@ -52,13 +62,19 @@ describe("rotation", () => {
     const b = createTestAuth({ store: a.store, clock: a.clock, plugins: [jwt()] });
     const { token, session } = await issueToken(a);
     const oldKid = decodeParts(token).header.kid;
-    expect(decodeParts(await tokenOf(await b.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(oldKid);
+    expect(decodeParts(await tokenOf(await b.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(
+      oldKid,
+    );
 
     const { kid: newKid } = await a.auth.api.rotateJwks();
     expect(newKid).not.toBe(oldKid);
-    expect(decodeParts(await tokenOf(await a.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(newKid);
+    expect(decodeParts(await tokenOf(await a.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(
+      newKid,
+    );
     a.clock.advance(60_000);
-    expect(decodeParts(await tokenOf(await b.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(newKid);
+    expect(decodeParts(await tokenOf(await b.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(
+      newKid,
+    );
     expect(await publishedKids(b)).toEqual([newKid, oldKid]);
   });
 
@@ -75,7 +91,14 @@ describe("rotation", () => {
   it("a creator that stopped between insert and retire is healed by the next reader", async () => {
     const inner = memoryStore();
     let failRetire = false;
-    const store: Store = { ...inner, jwks: { ...inner.jwks, retireOthers: (id, at) => (failRetire ? Promise.reject(new Error("connection lost")) : inner.jwks.retireOthers(id, at)) } };
+    const store: Store = {
+      ...inner,
+      jwks: {
+        ...inner.jwks,
+        retireOthers: (id, at) =>
+          failRetire ? Promise.reject(new Error("connection lost")) : inner.jwks.retireOthers(id, at),
+      },
+    };
     const a = createTestAuth({ store, plugins: [jwt()] });
     const { token, session } = await issueToken(a);
     failRetire = true;

@@ -28,7 +28,9 @@ async function fakeKms(overrides: Partial<JwtSigner> = {}) {
       currentKid: () => current().kid,
       async sign({ header, payload }) {
         state.signs++;
-        return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader(header).sign(current().privateKey);
+        return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+          .setProtectedHeader(header)
+          .sign(current().privateKey);
       },
       async publicKeys() {
         return state.keys.map((k) => ({ ...k.publicJwk, kid: k.kid }));
@@ -46,12 +48,26 @@ describe("signerFactory", () => {
     const { token, userId, session } = await issueToken(t);
     expect(kms.state.signs).toBe(1);
     expect(decodeParts(token).header).toEqual({ alg: "ES256", kid: "kms-key-1", typ: "JWT" });
-    const { payload } = await jwtVerify(token, kms.current().publicKey, { issuer: BASE_URL, audience: BASE_URL, currentDate: new Date(t.clock.now()) });
+    const { payload } = await jwtVerify(token, kms.current().publicKey, {
+      issuer: BASE_URL,
+      audience: BASE_URL,
+      currentDate: new Date(t.clock.now()),
+    });
     expect(payload.sub).toBe(userId);
     expect((await t.auth.api.verifyJwt(token)).sub).toBe(userId);
 
     const jwks = (await (await t.request("GET", "/jwks")).json()) as { keys: Array<Record<string, unknown>> };
-    expect(jwks.keys).toEqual([{ kty: "EC", crv: "P-256", x: kms.current().publicJwk.x, y: kms.current().publicJwk.y, kid: "kms-key-1", alg: "ES256", use: "sig" }]);
+    expect(jwks.keys).toEqual([
+      {
+        kty: "EC",
+        crv: "P-256",
+        x: kms.current().publicJwk.x,
+        y: kms.current().publicJwk.y,
+        kid: "kms-key-1",
+        alg: "ES256",
+        use: "sig",
+      },
+    ]);
     expect(await t.store.jwks.list()).toEqual([]);
 
     const header = (await t.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt");
@@ -63,7 +79,15 @@ describe("signerFactory", () => {
   it("never publishes private members a careless signer lists", async () => {
     const kms = await fakeKms();
     const t = createTestAuth({
-      plugins: [jwt({ alg: "ES256", signerFactory: (ctx) => ({ ...(kms.factory(ctx) as JwtSigner), publicKeys: async () => [{ ...kms.current().privateJwk, kid: "kms-key-1", k: "oops" }] }) })],
+      plugins: [
+        jwt({
+          alg: "ES256",
+          signerFactory: (ctx) => ({
+            ...(kms.factory(ctx) as JwtSigner),
+            publicKeys: async () => [{ ...kms.current().privateJwk, kid: "kms-key-1", k: "oops" }],
+          }),
+        }),
+      ],
     });
     const { token } = await issueToken(t);
     const jwks = (await (await t.request("GET", "/jwks")).json()) as { keys: Array<Record<string, unknown>> };
@@ -80,7 +104,9 @@ describe("signerFactory", () => {
     const res = await t.request("POST", "/token", { headers: bearer(session) });
     const { token: second } = (await res.json()) as { token: string };
     expect(decodeParts(second).header.kid).toBe("kms-key-2");
-    expect(((await (await t.request("GET", "/jwks")).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid)).toEqual(["kms-key-1", "kms-key-2"]);
+    expect(
+      ((await (await t.request("GET", "/jwks")).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid),
+    ).toEqual(["kms-key-1", "kms-key-2"]);
     expect((await t.auth.api.verifyJwt(first)).sub).toBeTruthy();
     expect((await t.auth.api.verifyJwt(second)).sub).toBeTruthy();
   });
@@ -89,7 +115,13 @@ describe("signerFactory", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const cases: Array<[string, Partial<JwtSigner>]> = [
       ["is not among publicKeys", { currentKid: () => "unpublished" }],
-      ["header differs", { sign: async ({ payload }) => `${Buffer.from(JSON.stringify({ alg: "none" })).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.` }],
+      [
+        "header differs",
+        {
+          sign: async ({ payload }) =>
+            `${Buffer.from(JSON.stringify({ alg: "none" })).toString("base64url")}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.`,
+        },
+      ],
       ["compact JWS", { sign: async () => "not-a-jws" }],
     ];
     for (const [message, override] of cases) {
@@ -110,7 +142,12 @@ describe("signerFactory", () => {
     const kms = await fakeKms();
     let attempts = 0;
     const t = createTestAuth({
-      plugins: [jwt({ alg: "ES256", signerFactory: (ctx) => (++attempts === 1 ? Promise.reject(new Error("KMS unreachable")) : kms.factory(ctx)) })],
+      plugins: [
+        jwt({
+          alg: "ES256",
+          signerFactory: (ctx) => (++attempts === 1 ? Promise.reject(new Error("KMS unreachable")) : kms.factory(ctx)),
+        }),
+      ],
     });
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const { token: session } = await t.signUp("ada@example.com");

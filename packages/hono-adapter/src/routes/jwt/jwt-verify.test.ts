@@ -7,7 +7,8 @@ import { BASE_URL, createTestAuth, type TestAuth } from "../../testing/test-auth
 import { errorResponse } from "../../http/errors.ts";
 import { decodeParts, issueToken } from "./test-fixtures.ts";
 
-const b64 = (value: unknown) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
 
 /** A resource server in the same process: verifies the Bearer JWT with auth.api.verifyJwt. */
 function resourceServer(t: TestAuth) {
@@ -22,7 +23,10 @@ function resourceServer(t: TestAuth) {
 }
 
 async function expectInvalid(t: TestAuth, token: string, message?: RegExp): Promise<void> {
-  const error = await t.auth.api.verifyJwt(token).then(() => null, (e: unknown) => e);
+  const error = await t.auth.api.verifyJwt(token).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AuthError);
   expect((error as AuthError).code).toBe("INVALID_JWT");
   if (message) expect((error as AuthError).message).toMatch(message);
@@ -90,9 +94,25 @@ describe("verifyJwt rejects with INVALID_JWT (401, never 5xx)", () => {
     const { token } = await issueToken(t);
     const { header, payload } = decodeParts(token);
     const attacker = await generateKeyPair("EdDSA");
-    await expectInvalid(t, await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: "attacker", typ: "JWT" }).sign(attacker.privateKey), /unknown key/);
-    await expectInvalid(t, await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: header.kid as string, typ: "JWT" }).sign(attacker.privateKey), /signature/);
-    await expectInvalid(t, await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", typ: "JWT" }).sign(attacker.privateKey), /key id/);
+    await expectInvalid(
+      t,
+      await new SignJWT(payload)
+        .setProtectedHeader({ alg: "EdDSA", kid: "attacker", typ: "JWT" })
+        .sign(attacker.privateKey),
+      /unknown key/,
+    );
+    await expectInvalid(
+      t,
+      await new SignJWT(payload)
+        .setProtectedHeader({ alg: "EdDSA", kid: header.kid as string, typ: "JWT" })
+        .sign(attacker.privateKey),
+      /signature/,
+    );
+    await expectInvalid(
+      t,
+      await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", typ: "JWT" }).sign(attacker.privateKey),
+      /key id/,
+    );
   });
 
   it("expired tokens (clock moved past exp), and not before", async () => {
@@ -107,7 +127,10 @@ describe("verifyJwt rejects with INVALID_JWT (401, never 5xx)", () => {
   it("wrong iss or aud (a token from an instance with other claims, same keys)", async () => {
     const t = createTestAuth({ plugins: [jwt()] });
     const { session } = await issueToken(t);
-    for (const [claim, options] of [["iss", { issuer: "https://other.example" }], ["aud", { audience: "https://other.example" }]] as const) {
+    for (const [claim, options] of [
+      ["iss", { issuer: "https://other.example" }],
+      ["aud", { audience: "https://other.example" }],
+    ] as const) {
       const other = createTestAuth({ store: t.store, clock: t.clock, plugins: [jwt(options)] });
       const res = await other.request("POST", "/token", { headers: { authorization: `Bearer ${session}` } });
       const { token } = (await res.json()) as { token: string };
@@ -130,8 +153,10 @@ describe("verifyJwt rejects with INVALID_JWT (401, never 5xx)", () => {
   it("malformed input of every shape", async () => {
     const t = createTestAuth({ plugins: [jwt()] });
     await issueToken(t);
-    for (const bad of ["", "abc", "a.b.c", "..", "e30.e30.", `${b64("{")}.${b64({})}.x`, "x".repeat(20_000)]) await expectInvalid(t, bad);
-    for (const bad of [undefined, null, 42, {}]) await expect(t.auth.api.verifyJwt(bad as never)).rejects.toMatchObject({ code: "INVALID_JWT" });
+    for (const bad of ["", "abc", "a.b.c", "..", "e30.e30.", `${b64("{")}.${b64({})}.x`, "x".repeat(20_000)])
+      await expectInvalid(t, bad);
+    for (const bad of [undefined, null, 42, {}])
+      await expect(t.auth.api.verifyJwt(bad as never)).rejects.toMatchObject({ code: "INVALID_JWT" });
   });
 
   it("attack: forged kids cannot make every verification re-read the store", async () => {
@@ -143,7 +168,13 @@ describe("verifyJwt rejects with INVALID_JWT (401, never 5xx)", () => {
     const attacker = await generateKeyPair("EdDSA");
     const before = lists;
     for (let i = 0; i < 25; i++) {
-      await expect(t.auth.api.verifyJwt(await new SignJWT(payload).setProtectedHeader({ alg: "EdDSA", kid: `forged-${i}`, typ: "JWT" }).sign(attacker.privateKey))).rejects.toMatchObject({ code: "INVALID_JWT" });
+      await expect(
+        t.auth.api.verifyJwt(
+          await new SignJWT(payload)
+            .setProtectedHeader({ alg: "EdDSA", kid: `forged-${i}`, typ: "JWT" })
+            .sign(attacker.privateKey),
+        ),
+      ).rejects.toMatchObject({ code: "INVALID_JWT" });
     }
     expect(lists - before).toBe(1);
   });

@@ -17,7 +17,16 @@ describe("POST /token", () => {
     expect(header).toEqual({ alg: "EdDSA", kid: stored!.id, typ: "JWT" });
     const sessionId = (await t.auth.api.getSession(session))!.session.id;
     const iat = Math.floor(t.clock.now() / 1000);
-    expect(payload).toEqual({ sub: userId, sid: sessionId, email: "ada@example.com", email_verified: false, iat, exp: iat + 900, iss: BASE_URL, aud: BASE_URL });
+    expect(payload).toEqual({
+      sub: userId,
+      sid: sessionId,
+      email: "ada@example.com",
+      email_verified: false,
+      iat,
+      exp: iat + 900,
+      iss: BASE_URL,
+      aud: BASE_URL,
+    });
   });
 
   it("answers GET too, and accepts the session cookie (POST with a trusted Origin)", async () => {
@@ -51,7 +60,9 @@ describe("POST /token", () => {
   });
 
   it("uses expiresIn, issuer and audience options", async () => {
-    const t = createTestAuth({ plugins: [jwt({ expiresIn: "5m", issuer: "https://issuer.example", audience: ["api-a", "api-b"] })] });
+    const t = createTestAuth({
+      plugins: [jwt({ expiresIn: "5m", issuer: "https://issuer.example", audience: ["api-a", "api-b"] })],
+    });
     const { token } = await issueToken(t);
     const { payload } = decodeParts(token);
     expect(payload.exp).toBe((payload.iat as number) + 300);
@@ -62,12 +73,22 @@ describe("POST /token", () => {
 
   it("payloadBuilder adds claims and may drop email, but cannot override sub, sid, iat, exp, iss or aud", async () => {
     const t = createTestAuth({
-      plugins: [jwt({
-        payloadBuilder: ({ user, session }) => ({
-          role: "admin", uid: user.id, session_ua: session.userAgent, email: undefined,
-          sub: "someone-else", sid: "x", iat: 1, exp: 9_999_999_999, iss: "https://evil.example", aud: "evil",
+      plugins: [
+        jwt({
+          payloadBuilder: ({ user, session }) => ({
+            role: "admin",
+            uid: user.id,
+            session_ua: session.userAgent,
+            email: undefined,
+            sub: "someone-else",
+            sid: "x",
+            iat: 1,
+            exp: 9_999_999_999,
+            iss: "https://evil.example",
+            aud: "evil",
+          }),
         }),
-      })],
+      ],
     });
     const { token, userId } = await issueToken(t);
     const { payload } = decodeParts(token);
@@ -87,7 +108,10 @@ describe("POST /token", () => {
     const { token: session } = await t.signUp("ada@example.com");
     const res = await t.request("POST", "/token", { headers: bearer(session) });
     expect(res.status).toBe(500);
-    expect(await res.json()).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("jwt.payloadBuilder") });
+    expect(await res.json()).toMatchObject({
+      code: "INTERNAL_ERROR",
+      message: expect.stringContaining("jwt.payloadBuilder"),
+    });
     const got = await t.request("GET", "/get-session", { headers: bearer(session) });
     expect(got.status).toBe(200);
     expect(got.headers.get("set-auth-jwt")).toBeNull();
@@ -116,7 +140,11 @@ describe("set-auth-jwt on get-session", () => {
     expect(res.headers.get("access-control-expose-headers")).toContain("set-auth-jwt");
     const server = await startHttpServer(t.auth);
     try {
-      const { payload } = await jwtVerify(header!, createRemoteJWKSet(new URL(`${server.url}/auth/jwks`)), { issuer: BASE_URL, audience: BASE_URL, currentDate: new Date(t.clock.now()) });
+      const { payload } = await jwtVerify(header!, createRemoteJWKSet(new URL(`${server.url}/auth/jwks`)), {
+        issuer: BASE_URL,
+        audience: BASE_URL,
+        currentDate: new Date(t.clock.now()),
+      });
       expect(payload.sub).toBe(userId);
       expect(payload.sid).toBe(((await res.json()) as { session: { id: string } }).session.id);
     } finally {
@@ -147,7 +175,9 @@ describe("registration", () => {
     const { token: session } = await t.signUp("ada@example.com");
     expect((await t.request("GET", "/jwks")).status).toBe(404);
     expect((await t.request("POST", "/token", { headers: bearer(session) })).status).toBe(404);
-    expect((await t.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt")).toBeNull();
+    expect(
+      (await t.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt"),
+    ).toBeNull();
     await expect(t.auth.api.verifyJwt("x.y.z")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -165,7 +195,9 @@ describe("registration", () => {
 
   it("documents both endpoints in OpenAPI, with the stateless warning on /token", async () => {
     const t = createTestAuth({ plugins: [jwt()] });
-    const doc = (await (await t.request("GET", "/openapi.json")).json()) as { paths: Record<string, Record<string, { description: string }>> };
+    const doc = (await (await t.request("GET", "/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { description: string }>>;
+    };
     expect(Object.keys(doc.paths["/token"]!).sort()).toEqual(["get", "post"]);
     expect(doc.paths["/token"]!.post!.description).toMatch(/stateless.*sign(ing)? out/is);
     expect(doc.paths["/jwks"]!.get).toBeDefined();

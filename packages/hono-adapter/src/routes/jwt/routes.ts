@@ -6,7 +6,12 @@ import type { RequestTools } from "../../middleware/session.ts";
 const TAG = "JWT";
 
 const TokenResponseSchema = z
-  .object({ token: z.string().openapi({ description: "Compact JWS, header `{alg, kid, typ: \"JWT\"}`", example: "eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIuLi4ifQ.c2ln" }) })
+  .object({
+    token: z.string().openapi({
+      description: 'Compact JWS, header `{alg, kid, typ: "JWT"}`',
+      example: "eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIuLi4ifQ.c2ln",
+    }),
+  })
   .openapi("JwtToken");
 
 const PublicJwkSchema = z
@@ -25,7 +30,8 @@ const PublicJwkSchema = z
 
 const JwksSchema = z.object({ keys: z.array(PublicJwkSchema) }).openapi("Jwks");
 
-const STATELESS = "**JWTs are stateless: signing out, resetting the password or revoking sessions does not invalidate a JWT already issued; it stays valid until its `exp`.** Keep `expiresIn` short (default 15 minutes).";
+const STATELESS =
+  "**JWTs are stateless: signing out, resetting the password or revoking sessions does not invalidate a JWT already issued; it stays valid until its `exp`.** Keep `expiresIn` short (default 15 minutes).";
 
 const TOKEN_DESCRIPTION = `Exchanges the current session (cookie or \`Authorization: Bearer\`) for a signed JWT. Claims: \`sub\` (user id), \`sid\` (session id), \`email\`, \`email_verified\`, \`iat\`, \`exp\`, \`iss\`, \`aud\`, plus the \`payloadBuilder\`'s. Verify it with the keys from the JWKS endpoint. 401 \`INVALID_CREDENTIALS\` without a session; 500 \`JWT_KEY_UNREADABLE\` when the stored signing key cannot be decrypted with the configured secret (see docs/jwt.md).\n\n${STATELESS}`;
 
@@ -41,7 +47,8 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
         c.header("set-auth-jwt", await service.sign(session));
         // For hosts running their own CORS middleware; createAuth({ cors }) already lists it.
         const exposed = c.res.headers.get("access-control-expose-headers") ?? "";
-        if (!/(^|,)\s*set-auth-jwt\s*(,|$)/i.test(exposed)) c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
+        if (!/(^|,)\s*set-auth-jwt\s*(,|$)/i.test(exposed))
+          c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
         console.error(`[latchkey] set-auth-jwt omitted: ${describeError(error)}`);
@@ -50,26 +57,44 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
   }
 
   for (const method of ["post", "get"] as const) {
-    defineRoute(app, tools, {
-      method, path: tokenPath, operationId: method === "post" ? "createToken" : "getToken", tag: TAG, authenticated: true,
-      // Signing needs a valid session and costs one signature: like get-session, not a write worth a counter.
-      globalRateLimit: false,
-      summary: method === "post" ? "Exchange the session for a JWT" : "Exchange the session for a JWT (GET form)",
-      description: TOKEN_DESCRIPTION,
-      response: { schema: TokenResponseSchema, description: "`{token}`; `Cache-Control: no-store`" },
-      errors: [500],
-    }, async (c) => {
-      const session = await tools.requireSession(c);
-      return c.json({ token: await service.sign(session) });
-    });
+    defineRoute(
+      app,
+      tools,
+      {
+        method,
+        path: tokenPath,
+        operationId: method === "post" ? "createToken" : "getToken",
+        tag: TAG,
+        authenticated: true,
+        // Signing needs a valid session and costs one signature: like get-session, not a write worth a counter.
+        globalRateLimit: false,
+        summary: method === "post" ? "Exchange the session for a JWT" : "Exchange the session for a JWT (GET form)",
+        description: TOKEN_DESCRIPTION,
+        response: { schema: TokenResponseSchema, description: "`{token}`; `Cache-Control: no-store`" },
+        errors: [500],
+      },
+      async (c) => {
+        const session = await tools.requireSession(c);
+        return c.json({ token: await service.sign(session) });
+      },
+    );
   }
 
-  defineRoute(app, tools, {
-    method: "get", path: jwksPath, operationId: "getJwks", tag: TAG,
-    summary: "Public keys that verify the JWTs",
-    description: `The JWKS: the current key first, then retired keys still within \`gracePeriod\`. Only public members (never \`d\`, \`p\`, \`q\`, \`dp\`, \`dq\`, \`qi\`, \`k\`). Cacheable for 5 minutes (\`Cache-Control: public, max-age=300\`); a verifier that meets an unknown \`kid\` should re-fetch.\n\n${STATELESS}`,
-    response: { schema: JwksSchema, description: "`{keys: [...]}`" },
-  }, async () => new Response(await service.jwksJson(), {
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
-  }));
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "get",
+      path: jwksPath,
+      operationId: "getJwks",
+      tag: TAG,
+      summary: "Public keys that verify the JWTs",
+      description: `The JWKS: the current key first, then retired keys still within \`gracePeriod\`. Only public members (never \`d\`, \`p\`, \`q\`, \`dp\`, \`dq\`, \`qi\`, \`k\`). Cacheable for 5 minutes (\`Cache-Control: public, max-age=300\`); a verifier that meets an unknown \`kid\` should re-fetch.\n\n${STATELESS}`,
+      response: { schema: JwksSchema, description: "`{keys: [...]}`" },
+    },
+    async () =>
+      new Response(await service.jwksJson(), {
+        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
+      }),
+  );
 }

@@ -13,12 +13,15 @@ export const SYSTEM_PYTHON = "/usr/bin/python3";
 /** Serves `auth.handler` over real HTTP on an ephemeral port (tests only). */
 export async function startHttpServer(auth: Auth): Promise<{ url: string; close(): Promise<void> }> {
   return new Promise((resolve) => {
-    const server = serve({ fetch: (request) => auth.handler(request), port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
+    const server = serve(
+      { fetch: (request) => auth.handler(request), port: 0, hostname: "127.0.0.1" },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://127.0.0.1:${info.port}`,
+          close: () => new Promise<void>((done) => server.close(() => done())),
+        });
+      },
+    );
   });
 }
 
@@ -37,15 +40,26 @@ export async function pyjwtAvailable(): Promise<boolean> {
 }
 
 /** Runs pyjwt-verify.py: the claims on success, or null with PyJWT's reason. */
-export async function verifyWithPyJwt(jwksUrl: string, token: string, alg: string, issuer: string, audience: string): Promise<{ claims: Record<string, unknown> | null; reason: string }> {
+export async function verifyWithPyJwt(
+  jwksUrl: string,
+  token: string,
+  alg: string,
+  issuer: string,
+  audience: string,
+): Promise<{ claims: Record<string, unknown> | null; reason: string }> {
   const script = fileURLToPath(new URL("./pyjwt-verify.py", import.meta.url));
   const { code, stdout, stderr } = await run(SYSTEM_PYTHON, [script, jwksUrl, token, alg, issuer, audience]);
   if (code === 3) throw new Error("PyJWT disappeared between the availability check and the run");
-  return code === 0 ? { claims: JSON.parse(stdout) as Record<string, unknown>, reason: "" } : { claims: null, reason: stderr.trim() };
+  return code === 0
+    ? { claims: JSON.parse(stdout) as Record<string, unknown>, reason: "" }
+    : { claims: null, reason: stderr.trim() };
 }
 
 /** Signs up a user and exchanges the session for a JWT over HTTP. */
-export async function issueToken(t: TestAuth, email = "ada@example.com"): Promise<{ token: string; userId: string; session: string }> {
+export async function issueToken(
+  t: TestAuth,
+  email = "ada@example.com",
+): Promise<{ token: string; userId: string; session: string }> {
   const { token: session, userId } = await t.signUp(email);
   const res = await t.request("POST", "/token", { headers: bearer(session) });
   if (res.status !== 200) throw new Error(`/token answered ${res.status}: ${await res.text()}`);
@@ -56,7 +70,8 @@ export async function issueToken(t: TestAuth, email = "ada@example.com"): Promis
 /** The decoded header and payload of a compact JWS (no verification). */
 export function decodeParts(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
   const [h, p] = token.split(".");
-  const decode = (part: string | undefined) => JSON.parse(Buffer.from(part ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
+  const decode = (part: string | undefined) =>
+    JSON.parse(Buffer.from(part ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
   return { header: decode(h), payload: decode(p) };
 }
 
