@@ -77,24 +77,47 @@ export {
   createAuthCore,
   inTransaction,
   SERVER_CALL,
+  orServerCall,
   normalizeEmail,
   normalizeUsername,
   checkPasswordLength,
   resolveCallbackUrl,
   withQuery,
 } from "./auth/index.ts";
-export type { AuthCore, AuthContext, AuthPlugin, RequestMeta, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
+export type {
+  AuthCore,
+  AuthContext,
+  AuthPlugin,
+  ApiOf,
+  InstalledPlugin,
+  PluginId,
+  PluginRegistry,
+  RequestMeta,
+  AuthApi,
+  BaseApi,
+  PluginApis,
+} from "./auth/index.ts";
 export { verificationLinkIdentifier } from "./email-verification/index.ts";
 export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
 export {
   auditLog,
+  AUDIT_LOG_PLUGIN_ID,
   AuditLogService,
   toAuditRecord,
   AUDIT_REDACTED_FIELDS,
   AUDIT_LOG_OPTION_SHAPE,
+  resolveAuditLogOptions,
 } from "./audit-log/index.ts";
-export type { ListAuditEventsInput, AuditEventPage, AuditLogApi, AuditLogOptions } from "./audit-log/index.ts";
+export type {
+  ListAuditEventsInput,
+  AuditEventPage,
+  AuditLogApi,
+  AuditLogInstalled,
+  AuditLogPlugin,
+  AuditLogOptions,
+  ResolvedAuditLogOptions,
+} from "./audit-log/index.ts";
 export {
   emailOtp,
   EMAIL_OTP_PLUGIN_ID,
@@ -112,6 +135,7 @@ export {
 export type {
   EmailOtpApi,
   EmailOtpFeature,
+  EmailOtpInstalled,
   EmailOtpPlugin,
   EmailOtpOptions,
   ResolvedEmailOtpOptions,
@@ -126,7 +150,7 @@ export type {
   RequestEmailChangeInput,
   ChangeEmailInput,
 } from "./email-otp/index.ts";
-export { jwt, JwtService, RESERVED_CLAIMS, resolveJwtOptions, JWT_OPTION_SHAPE } from "./jwt/index.ts";
+export { jwt, JWT_PLUGIN_ID, JwtService, RESERVED_CLAIMS, resolveJwtOptions, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,
   ResolvedJwtOptions,
@@ -141,6 +165,8 @@ export type {
   JwtSigner,
   JwtSignerFactory,
   JwtApi,
+  JwtInstalled,
+  JwtPlugin,
 } from "./jwt/index.ts";
 export {
   apiKeys,
@@ -162,6 +188,8 @@ export type {
   ApiKeyVerifyError,
   ApiKeyVerifyErrorCode,
   ApiKeyApi,
+  ApiKeysInstalled,
+  ApiKeysPlugin,
   ApiKeyPage,
   CreateApiKeyInput,
   CreateApiKeyResult,

@@ -35,7 +35,7 @@ export interface D1StoreOptions {
  * import { drizzleStore } from "@latchkey/drizzle-store/d1";
  * const database = drizzleStore({ binding: env.DB });
  */
-export function drizzleStore(options: D1StoreOptions): Store {
+export function drizzleStore(options: D1StoreOptions): FullStore {
   // A missing binding would otherwise surface as an odd error on the first query, inside some request.
   if (typeof options?.binding?.prepare !== "function" || typeof options.binding.batch !== "function") {
     throw new TypeError("drizzleStore({ binding }) needs a D1 binding: env.DB from [[d1_databases]] in wrangler.toml");

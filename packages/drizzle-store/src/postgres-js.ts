@@ -23,6 +23,6 @@ export type { MigrateOptions } from "./migrations.ts";
  * @example
  * const database = drizzleStore({ client: sql });
  */
-export function drizzleStore(options: { dialect?: "postgres"; client: Sql }): Store {
+export function drizzleStore(options: { dialect?: "postgres"; client: Sql }): FullStore {
   return postgresJsStore(options.client, false);
 }

@@ -41,6 +41,6 @@ export type PostgresStoreOptions =
  * import { drizzleStore } from "@latchkey/drizzle-store/postgres";
  * const database = drizzleStore({ url: process.env.DATABASE_URL! });
  */
-export function drizzleStore(options: PostgresStoreOptions): Store {
+export function drizzleStore(options: PostgresStoreOptions): FullStore {
   return "client" in options ? pgStore(options.client, false) : pgStore(openPgPool(options.url, options), true);
 }

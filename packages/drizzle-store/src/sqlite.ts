@@ -35,7 +35,7 @@ export type SqliteStoreOptions =
  * import { drizzleStore } from "@latchkey/drizzle-store/sqlite";
  * const database = drizzleStore({ url: "file:./auth.db" });
  */
-export function drizzleStore(options: SqliteStoreOptions): Store {
+export function drizzleStore(options: SqliteStoreOptions): FullStore {
   return "client" in options
     ? sqliteStore(options.client, false)
     : sqliteStore(openSqliteForStore(options.url, options.authToken), true, options.url);

@@ -7,6 +7,7 @@ import {
   type AuthCore,
   type AuthEvents,
   type AuthOptions,
+  type AuthPlugin,
   type OptionShape,
 } from "@latchkey/core";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
@@ -20,7 +21,7 @@ import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
 
-export interface CreateAuthOptions extends AuthOptions {
+export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> extends AuthOptions<P> {
   /** Client address for rate limits. Default `clientIp.fromSocket`; headers are never trusted unless you choose a preset that reads them. */
   getClientIp?: GetClientIp;
   /** The API explorer at `/reference`. */
@@ -43,8 +44,15 @@ export const ADAPTER_OPTION_SHAPE: OptionShape = {
   cors: { origins: true, allowHeaders: true, exposeHeaders: true, maxAge: true },
 };
 
-/** The object `createAuth` returns. */
-export interface Auth {
+/**
+ * The object `createAuth` returns. `P` is the tuple of plugins passed; it types `api`. A host that stores the
+ * object can write plain `Auth` (any plugins: `api` then lists `BaseApi` only) or `ReturnType<typeof buildAuth>`
+ * to keep the plugin methods.
+ *
+ * @example
+ * let auth: Auth | undefined; // accepts any createAuth(...) result
+ */
+export interface Auth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   /** Unprefixed Hono sub-app: `app.route("/auth", auth.app)`. */
   app: AuthApp;
   /** Standalone WinterCG handler: `basePath` + every middleware. `export default { fetch: auth.handler }`. */
@@ -57,13 +65,13 @@ export interface Auth {
   optionalSession: MiddlewareHandler<{ Variables: OptionalAuthVariables }>;
   /** Host routes protected by an API key (needs `apiKeys()`): sets `c.var.apiKey` and `c.var.user`. */
   requireApiKey(options?: RequireApiKeyOptions): MiddlewareHandler<{ Variables: ApiKeyVariables }>;
-  /** Trusted server-side operations (no HTTP). */
-  api: AuthApi;
+  /** Trusted server-side operations (no HTTP): `BaseApi` plus the `api` of each plugin passed. */
+  api: AuthApi<P>;
   events: AuthEvents;
   /** With `captureOtp: true` (tests only): the latest plaintext code or token sent to an email. */
   getOtp(identifier: string): string | undefined;
   /** The engine underneath, for adapters and advanced use. */
-  core: AuthCore;
+  core: AuthCore<P>;
   /** Request-scoped helpers shared by the feature routes. */
   tools: RequestTools;
   /**
@@ -122,8 +130,8 @@ function invalidRequest(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>
  * app.route("/auth", auth.app);
  * app.get("/me", auth.requireUser, (c) => c.json(c.var.user));
  */
-export function createAuth(options: CreateAuthOptions): Auth {
-  const core = createAuthCore(options, ADAPTER_OPTION_SHAPE);
+export function createAuth<const P extends readonly AuthPlugin[] = []>(options: CreateAuthOptions<P>): Auth<P> {
+  const core = createAuthCore<P>(options, ADAPTER_OPTION_SHAPE);
   const { config } = core;
   const tools = createRequestTools(core, options.getClientIp ?? fromSocket);
 

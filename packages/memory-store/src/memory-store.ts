@@ -8,7 +8,7 @@ import type {
   Page,
   RevokedApiKey,
   SessionRecord,
-  Store,
+  FullStore,
   UniqueResult,
   UserRecord,
   VerificationRecord,
@@ -45,7 +45,7 @@ const orderKey = (at: Date, id: string) => `${String(at.getTime()).padStart(15, 
  * import { memoryStore } from "@latchkey/memory-store";
  * const auth = createAuth({ secret, database: memoryStore(), baseUrl: "http://localhost:3000", environment: "development" });
  */
-export function memoryStore(): Store {
+export function memoryStore(): FullStore {
   const users = new Map<string, UserRecord>();
   const emails = new Map<string, string>();
   const usernames = new Map<string, string>();
@@ -98,7 +98,7 @@ export function memoryStore(): Store {
     });
   };
 
-  const store: Store = {
+  const store: FullStore = {
     kind: "memory",
     users: {
       async create(user, userAccounts): Promise<UniqueResult<UserRecord>> {
@@ -383,7 +383,7 @@ export function memoryStore(): Store {
         return page(rows, limit, cursor, (r) => orderKey(r.at, r.id));
       },
     },
-    transaction<T>(body: (tx: Store) => Promise<T>): Promise<T> {
+    transaction<T>(body: (tx: FullStore) => Promise<T>): Promise<T> {
       const run = queue.then(async () => {
         const saved = snapshot();
         try {

@@ -1,4 +1,4 @@
-import { guardStore, type Store, type StorePorts } from "@latchkey/core";
+import { guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { MongoClient } from "mongodb";
 import { mongoAccountStore } from "./accounts.ts";
 import { mongoApiKeyStore } from "./api-keys.ts";
@@ -43,13 +43,13 @@ export type MongoStoreOptions =
  * const database = mongoStore({ url: "mongodb://localhost:27017/app" });
  * const auth = createAuth({ secret, database, baseUrl: "https://app.example" });
  */
-export function mongoStore(options: MongoStoreOptions): Store {
+export function mongoStore(options: MongoStoreOptions): FullStore {
   const owned = options.client === undefined;
   const client = options.client ?? new MongoClient(options.url);
   const db = client.db(resolveDatabaseName(options.url ?? null, options.dbName));
   const collections = collectionsOf(db);
   const transactions = transactionsFor(client, options.transactions);
-  const portsFor = (c: typeof collections, tx: typeof transactions): StorePorts => ({
+  const portsFor = (c: typeof collections, tx: typeof transactions): FullStorePorts => ({
     users: mongoUserStore(c, tx),
     sessions: mongoSessionStore(c),
     accounts: mongoAccountStore(c),

@@ -1,4 +1,4 @@
-import type { Store, StorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
 import type { ClientSession, Collection, Document } from "mongodb";
 import type { Collections } from "./collections.ts";
 import type { Transactions } from "./connection.ts";
@@ -64,9 +64,9 @@ export function joined(session: ClientSession): Transactions {
  * throws those rows are deleted again, newest first (a created user goes with everything that hangs off it).
  * Updates and deletes the body made before the throw stay.
  */
-export function compensating(ports: StorePorts, c: Collections): { ports: StorePorts; undo(): Promise<void> } {
+export function compensating(ports: FullStorePorts, c: Collections): { ports: FullStorePorts; undo(): Promise<void> } {
   const undos: Array<() => Promise<unknown>> = [];
-  const tracked: StorePorts = {
+  const tracked: FullStorePorts = {
     ...ports,
     users: {
       ...ports.users,
@@ -106,9 +106,9 @@ export function compensating(ports: StorePorts, c: Collections): { ports: StoreP
 export function mongoTransaction(
   c: Collections,
   transactions: Transactions,
-  portsFor: (c: Collections, tx: Transactions) => StorePorts,
-  topLevel: StorePorts,
-): Store["transaction"] {
+  portsFor: (c: Collections, tx: Transactions) => FullStorePorts,
+  topLevel: FullStorePorts,
+): FullStore["transaction"] {
   return async (body) => {
     if (await transactions.available()) {
       return transactions.run((session) => body(portsFor(collectionsIn(c, session), joined(session))));

@@ -5,12 +5,12 @@ import { AuthError } from "../errors/errors.ts";
 import { createTestClock, webCryptoRandom } from "../ports/clock.ts";
 import { hashSecret } from "../crypto/crypto.ts";
 import { argon2idHasher } from "../password/argon2.ts";
-import type { Store } from "../ports/store.ts";
-import { apiKeys } from "./api-key.ts";
+import type { FullStore } from "../ports/store.ts";
+import { apiKeys } from "./plugin.ts";
 import type { ApiKeysOptions } from "./options.ts";
 
 /** A memory store that counts calls to the API-key port, to pin how many reads and writes a verify costs. */
-function countingStore(): { store: Store; calls: Record<string, number> } {
+function countingStore(): { store: FullStore; calls: Record<string, number> } {
   const inner = memoryStore();
   const calls: Record<string, number> = {};
   const apiKeysPort = new Proxy(inner.apiKeys, {
@@ -26,7 +26,7 @@ function countingStore(): { store: Store; calls: Record<string, number> } {
   return { store: { ...inner, apiKeys: apiKeysPort }, calls };
 }
 
-async function setup(options: ApiKeysOptions = {}, store: Store = memoryStore()) {
+async function setup(options: ApiKeysOptions = {}, store: FullStore = memoryStore()) {
   const clock = createTestClock(Date.UTC(2026, 5, 1));
   const core = createAuthCore({
     secret: "s".repeat(32),
@@ -186,6 +186,7 @@ describe("auth.api (trusted server code)", () => {
 
   it("without apiKeys() the methods reject with NOT_FOUND", async () => {
     const core = createAuthCore({ secret: "s".repeat(32), database: memoryStore(), baseUrl: "https://app.example" });
+    // @ts-expect-error: apiKeys() is not installed, so auth.api has no createApiKey (JavaScript callers get NOT_FOUND).
     await expect(core.api.createApiKey({ userId: "x" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

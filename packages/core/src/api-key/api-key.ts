@@ -1,12 +1,11 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomString } from "../crypto/crypto.ts";
-import { SERVER_CALL, type RequestMeta } from "../auth/request-meta.ts";
+import type { RequestMeta } from "../auth/request-meta.ts";
 import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin } from "../auth/plugin.ts";
 import type { ApiKeyRecord, Permissions } from "../ports/records.ts";
-import type { ApiKeyPatch } from "../ports/store.ts";
+import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
-import { resolveApiKeysOptions, type ApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts";
+import type { ResolvedApiKeysOptions } from "./options.ts";
 import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
 import {
   API_KEY_RANDOM_LENGTH,
@@ -30,7 +29,6 @@ import {
   resolveRateLimit,
 } from "./input.ts";
 import type {
-  ApiKeyApi,
   CallerCreateApiKeyInput,
   CallerUpdateApiKeyInput,
   CreateApiKeyInput,
@@ -38,42 +36,22 @@ import type {
   ApiKeyPage,
   UpdateApiKeyInput,
   VerifyApiKeyInput,
-} from "./api.ts";
-
-/**
- * The id `apiKeys()` installs under; adapters look the service up with it.
- *
- * @example
- * const service = auth.core.plugin<ApiKeyService>(API_KEY_PLUGIN_ID);
- */
-export const API_KEY_PLUGIN_ID = "api-key";
+} from "./types.ts";
 
 /**
  * API keys: create, verify (the hot path), list, update, revoke and sweep. Installed by `apiKeys()`; the
  * HTTP routes call the `*ForCaller` methods, `auth.api` the trusted ones.
  *
  * @example
- * const service = auth.core.plugin<ApiKeyService>(API_KEY_PLUGIN_ID)!;
+ * const { service } = auth.core.plugins.get(API_KEY_PLUGIN_ID)!;
  * const result = await service.verify({ key: request.headers.get("x-api-key") }, SERVER_CALL);
  */
 export class ApiKeyService {
-  /** Trusted operations; they join `auth.api`. */
-  readonly api: ApiKeyApi;
-
   constructor(
     private readonly ctx: AuthContext,
     readonly options: ResolvedApiKeysOptions,
-  ) {
-    const m = (meta?: RequestMeta) => meta ?? SERVER_CALL;
-    this.api = {
-      createApiKey: (input, meta) => this.create(input, m(meta)),
-      verifyApiKey: (input, meta) => this.verify(input, m(meta)),
-      listApiKeys: (input) => this.list(input.userId, input),
-      updateApiKey: (input, meta) => this.update(input, m(meta)),
-      deleteApiKey: (input, meta) => this.delete(input.keyId, input.userId ?? null, m(meta)),
-      deleteExpiredApiKeys: (meta) => this.deleteExpired(null, m(meta)),
-    };
-  }
+    private readonly keys: ApiKeyStore,
+  ) {}
 
   /** Trusted create: any user, quota, rate limit, permissions and lifetime. */
   async create(input: CreateApiKeyInput, meta: RequestMeta): Promise<CreateApiKeyResult> {
@@ -172,7 +150,7 @@ export class ApiKeyService {
       createdAt: now,
       updatedAt: now,
     };
-    await ctx.store.apiKeys.create(record);
+    await this.keys.create(record);
     await ctx.events.emit("ApiKeyCreated", {
       keyId: record.id,
       userId,
@@ -194,17 +172,17 @@ export class ApiKeyService {
 
   /** See `verifyApiKey`: the hot path. */
   verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
-    return verifyApiKey(this.ctx, input, meta);
+    return verifyApiKey(this.ctx, this.keys, input, meta);
   }
 
   /** Verify plus the key's owner, for `requireApiKey` host routes. */
   authenticate(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyAuthentication> {
-    return authenticateApiKey(this.ctx, input, meta);
+    return authenticateApiKey(this.ctx, this.keys, input, meta);
   }
 
   /** A page of the user's keys, newest first. */
   async list(userId: string, page: { limit?: number | null; cursor?: string | null } = {}): Promise<ApiKeyPage> {
-    const result = await this.ctx.store.apiKeys.listByUser(userId, {
+    const result = await this.keys.listByUser(userId, {
       limit: checkLimit(page.limit),
       cursor: checkCursor(page.cursor),
     });
@@ -258,7 +236,7 @@ export class ApiKeyService {
   }
 
   private async owned(keyId: unknown, owner: string | null): Promise<ApiKeyRecord> {
-    const row = typeof keyId === "string" ? await this.ctx.store.apiKeys.findById(keyId) : null;
+    const row = typeof keyId === "string" ? await this.keys.findById(keyId) : null;
     if (!row || (owner !== null && row.userId !== owner)) throw new AuthError("KEY_NOT_FOUND", "No such API key");
     return row;
   }
@@ -266,7 +244,7 @@ export class ApiKeyService {
   private async applyPatch(keyId: unknown, owner: string | null, patch: ApiKeyPatch): Promise<ApiKeyView> {
     if (Object.keys(patch).length === 0) return toApiKeyView(await this.owned(keyId, owner));
     if (typeof keyId !== "string") throw new AuthError("KEY_NOT_FOUND", "No such API key");
-    const row = await this.ctx.store.apiKeys.update(keyId, owner, {
+    const row = await this.keys.update(keyId, owner, {
       ...patch,
       updatedAt: new Date(this.ctx.clock.now()),
     });
@@ -276,7 +254,7 @@ export class ApiKeyService {
 
   /** Revokes one key; `owner` null (trusted code) deletes any owner's key. Another user's key is KEY_NOT_FOUND. */
   async delete(keyId: string, owner: string | null, meta: RequestMeta): Promise<{ success: true }> {
-    const row = typeof keyId === "string" ? await this.ctx.store.apiKeys.delete(keyId, owner) : null;
+    const row = typeof keyId === "string" ? await this.keys.delete(keyId, owner) : null;
     if (!row) throw new AuthError("KEY_NOT_FOUND", "No such API key");
     await this.ctx.events.emit("ApiKeyRevoked", {
       keyId: row.id,
@@ -291,7 +269,7 @@ export class ApiKeyService {
   /** Deletes expired keys of one user, or of every user when `owner` is null. */
   async deleteExpired(owner: string | null, meta: RequestMeta): Promise<{ deleted: number }> {
     const at = new Date(this.ctx.clock.now());
-    const gone = await this.ctx.store.apiKeys.deleteExpired(at, owner);
+    const gone = await this.keys.deleteExpired(at, owner);
     for (const k of gone)
       await this.ctx.events.emit("ApiKeyRevoked", {
         keyId: k.id,
@@ -302,18 +280,4 @@ export class ApiKeyService {
       });
     return { deleted: gone.length };
   }
-}
-
-/**
- * The API-key feature: `POST /api-key/create|verify|update|delete|delete-all-expired`, `GET /api-key/list`,
- * `auth.requireApiKey()` and `auth.api.*ApiKey*`. Options are validated here (AuthConfigError `apiKeys.<field>`).
- *
- * @example
- * import { apiKeys } from "@latchkey/core";
- * const auth = createAuth({ secret, database, baseUrl, plugins: [apiKeys({ grantablePermissions: { files: ["read"] } })] });
- * app.get("/files", auth.requireApiKey({ permissions: { files: ["read"] } }), (c) => c.json(c.var.apiKey));
- */
-export function apiKeys(options: ApiKeysOptions = {}): AuthPlugin<typeof API_KEY_PLUGIN_ID, ApiKeyService> {
-  const resolved = resolveApiKeysOptions(options);
-  return { id: API_KEY_PLUGIN_ID, init: (ctx) => new ApiKeyService(ctx, resolved) };
 }

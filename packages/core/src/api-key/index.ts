@@ -1,4 +1,6 @@
-export { apiKeys, ApiKeyService, API_KEY_PLUGIN_ID } from "./api-key.ts";
+export { apiKeys, API_KEY_PLUGIN_ID } from "./plugin.ts";
+export type { ApiKeyApi, ApiKeysInstalled, ApiKeysPlugin } from "./plugin.ts";
+export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
 export { resolveApiKeysOptions, API_KEYS_OPTION_SHAPE } from "./options.ts";
@@ -7,7 +9,6 @@ export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";
 export type { ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode } from "./view.ts";
 export type {
-  ApiKeyApi,
   ApiKeyPage,
   CreateApiKeyInput,
   CreateApiKeyResult,
@@ -15,4 +16,4 @@ export type {
   UpdateApiKeyInput,
   CallerUpdateApiKeyInput,
   VerifyApiKeyInput,
-} from "./api.ts";
+} from "./types.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthConfigError } from "../errors/errors.ts";
-import { apiKeys } from "./api-key.ts";
+import { apiKeys } from "./plugin.ts";
 import { isWellFormedApiKey } from "./verify.ts";
 import { resolveApiKeysOptions, type ApiKeysOptions } from "./options.ts";
 import { hasPermissions, normalizePermissions } from "./permissions.ts";

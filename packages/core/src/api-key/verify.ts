@@ -3,6 +3,7 @@ import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { ApiKeyRecord } from "../ports/records.ts";
+import type { ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import { checkPermissions } from "./input.ts";
 import { retryAfterText } from "../rate-limit/rate-limit.ts";
@@ -13,7 +14,7 @@ import {
   type ApiKeyVerifyResult,
   type ApiKeyView,
 } from "./view.ts";
-import type { VerifyApiKeyInput } from "./api.ts";
+import type { VerifyApiKeyInput } from "./types.ts";
 
 /** Random part of every key: 40 base62 characters (about 238 bits). */
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -74,16 +75,17 @@ async function refuse(
  * never written. Permissions are checked before the write so a refused check does not burn quota.
  *
  * @example
- * const result = await verifyApiKey(ctx, { key, permissions: { files: ["read"] } }, SERVER_CALL);
+ * const result = await verifyApiKey(ctx, store.apiKeys, { key, permissions: { files: ["read"] } }, SERVER_CALL);
  */
 export async function verifyApiKey(
   ctx: AuthContext,
+  keys: ApiKeyStore,
   input: VerifyApiKeyInput,
   meta: RequestMeta,
 ): Promise<ApiKeyVerifyResult> {
   const key = input?.key;
   if (!isWellFormedApiKey(key)) return refuse(ctx, null, "INVALID_API_KEY", meta);
-  const row = await ctx.store.apiKeys.findByHash(hashSecret(key));
+  const row = await keys.findByHash(hashSecret(key));
   if (!row) return refuse(ctx, null, "INVALID_API_KEY", meta);
   const now = ctx.clock.now();
   if (!row.enabled) return refuse(ctx, row.id, "KEY_DISABLED", meta);
@@ -91,7 +93,7 @@ export async function verifyApiKey(
   if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions)))
     return refuse(ctx, row.id, "INSUFFICIENT_PERMISSIONS", meta);
   if (!isMetered(row)) return { valid: true, apiKey: toApiKeyView(row) };
-  const used = await ctx.store.apiKeys.consumeUse(row.id, new Date(now));
+  const used = await keys.consumeUse(row.id, new Date(now));
   if (used.ok) return { valid: true, apiKey: toApiKeyView(used.key) };
   switch (used.reason) {
     case "NOT_FOUND":
@@ -113,15 +115,16 @@ export async function verifyApiKey(
  * `verifyApiKey` plus the key's owner, for `requireApiKey` host routes.
  *
  * @example
- * const auth = await authenticateApiKey(ctx, { key }, meta);
+ * const auth = await authenticateApiKey(ctx, store.apiKeys, { key }, meta);
  * if (auth.valid) console.log(auth.user.email);
  */
 export async function authenticateApiKey(
   ctx: AuthContext,
+  keys: ApiKeyStore,
   input: VerifyApiKeyInput,
   meta: RequestMeta,
 ): Promise<ApiKeyAuthentication> {
-  const result = await verifyApiKey(ctx, input, meta);
+  const result = await verifyApiKey(ctx, keys, input, meta);
   if (!result.valid) return result;
   const user = await ctx.store.users.findById(result.apiKey.userId);
   // The owner was deleted between the two reads (its keys go with it): the key no longer exists.

@@ -3,7 +3,8 @@ import { memoryStore } from "@latchkey/memory-store";
 import { createAuthCore } from "../auth/auth-core.ts";
 import { createTestClock } from "../ports/clock.ts";
 import type { AuthEvent } from "../events/events.ts";
-import { auditLog, toAuditRecord } from "./audit-log.ts";
+import { toAuditRecord } from "./audit-log.ts";
+import { AUDIT_LOG_PLUGIN_ID, auditLog } from "./plugin.ts";
 
 const SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 const AT = new Date(Date.UTC(2026, 5, 1, 12));
@@ -140,7 +141,7 @@ describe("auditLog()", () => {
     const { core: c, store } = core(false);
     await c.events.emit("UserUpdated", { userId: "u1", fields: ["name"], at: AT });
     expect((await store.audit.list({ userId: null, limit: 10, cursor: null })).items).toEqual([]);
-    expect(c.plugin("audit-log")).toBeNull();
+    expect(c.plugins.get(AUDIT_LOG_PLUGIN_ID)).toBeNull();
     await expect(c.api.listAuditEvents()).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

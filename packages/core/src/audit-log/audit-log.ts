@@ -1,10 +1,9 @@
-import { AuthConfigError, invalidField } from "../errors/errors.ts";
-import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
+import { invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin } from "../auth/plugin.ts";
 import type { AuthEvent } from "../events/events.ts";
 import type { AuditRecord, JsonObject } from "../ports/records.ts";
+import type { AuditStore } from "../ports/store.ts";
 
 /**
  * Field names never stored in an audit row, at any depth (compared case-insensitively).
@@ -73,24 +72,18 @@ export interface AuditEventPage {
   nextCursor: string | null;
 }
 
-/** What `auditLog()` adds to `auth.api`. */
-export interface AuditLogApi {
-  /** Audit rows, newest first, keyset-paginated (needs `auditLog()`). */
-  listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
-}
-
 /**
  * Stores every event but `OtpGenerated` through the `audit` store port, and lists the rows.
- * Built by `auditLog()`; reach it with `auth.core.plugin<AuditLogService>("audit-log")`.
+ * Built by `auditLog()`; reach it with `auth.core.plugins.get(AUDIT_LOG_PLUGIN_ID)`.
  *
  * @example
- * const page = await auth.core.plugin<AuditLogService>("audit-log")!.list({ userId, limit: 10 });
+ * const page = await auth.core.plugins.get(AUDIT_LOG_PLUGIN_ID)!.service.list({ userId, limit: 10 });
  */
 export class AuditLogService {
-  readonly api: { listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage> };
-
-  constructor(private readonly ctx: AuthContext) {
-    this.api = { listAuditEvents: (input) => this.list(input) };
+  constructor(
+    private readonly ctx: AuthContext,
+    private readonly audit: AuditStore,
+  ) {
     // Emit awaits async listeners, so the row exists by the time the request that caused it answers.
     ctx.events.onAny((event) => this.record(event));
   }
@@ -98,7 +91,7 @@ export class AuditLogService {
   async record(event: AuthEvent): Promise<void> {
     // OtpGenerated carries the plaintext code or token: never persisted.
     if (event.type === "OtpGenerated") return;
-    await this.ctx.store.audit.append(toAuditRecord(event, randomId(this.ctx.random)));
+    await this.audit.append(toAuditRecord(event, randomId(this.ctx.random)));
   }
 
   async list(input: ListAuditEventsInput = {}): Promise<AuditEventPage> {
@@ -107,29 +100,7 @@ export class AuditLogService {
       throw invalidField("limit", "limit must be an integer from 1 to 100");
     if (input.cursor != null && (typeof input.cursor !== "string" || input.cursor.length > 512))
       throw invalidField("cursor", "cursor is not valid");
-    const page = await this.ctx.store.audit.list({ userId: input.userId ?? null, limit, cursor: input.cursor ?? null });
+    const page = await this.audit.list({ userId: input.userId ?? null, limit, cursor: input.cursor ?? null });
     return { events: page.items, nextCursor: page.nextCursor };
   }
-}
-
-/** `auditLog()` has no options yet; the object form keeps the call shape of the other plugins. */
-export type AuditLogOptions = Record<string, never>;
-
-/** Every key `auditLog({...})` accepts: none yet. A new option is one line here. */
-export const AUDIT_LOG_OPTION_SHAPE: OptionShape = {};
-
-/**
- * The audit-log plugin: every event except `OtpGenerated` becomes a row (no secrets) that survives account
- * deletion; `auth.api.listAuditEvents` reads them back.
- *
- * @example
- * import { auditLog } from "@latchkey/core";
- * const auth = createAuth({ secret, database, baseUrl, plugins: [auditLog()] });
- * const { events, nextCursor } = await auth.api.listAuditEvents({ userId, limit: 50 });
- */
-export function auditLog(options: AuditLogOptions = {}): AuthPlugin<"audit-log", AuditLogService> {
-  if (options === null || typeof options !== "object")
-    throw new AuthConfigError("auditLog", "options must be an object");
-  rejectUnknownOptions(options, AUDIT_LOG_OPTION_SHAPE, "auditLog");
-  return { id: "audit-log", init: (ctx) => new AuditLogService(ctx) };
 }

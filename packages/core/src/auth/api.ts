@@ -1,13 +1,14 @@
 import { AuthError } from "../errors/errors.ts";
-import { SERVER_CALL, type RequestMeta } from "./request-meta.ts";
+import { orServerCall, type RequestMeta } from "./request-meta.ts";
+import type { ApiOf, AuthPlugin } from "./plugin.ts";
 import type { AuthCore } from "./auth-core.ts";
 import type { SignInInput, SignUpInput, SignUpResult } from "../email-password/email-password.ts";
 import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";
 import type { UpdateUserInput } from "../account/account.ts";
 import type { EmailOtpApi } from "../email-otp/plugin.ts";
-import type { ApiKeyApi } from "../api-key/api.ts";
-import type { JwtApi } from "../jwt/jwt.ts";
-import type { AuditLogApi } from "../audit-log/audit-log.ts";
+import type { ApiKeyApi } from "../api-key/plugin.ts";
+import type { JwtApi } from "../jwt/plugin.ts";
+import type { AuditLogApi } from "../audit-log/plugin.ts";
 
 /** Server-side operations every installation has (no HTTP, trusted caller). */
 export interface BaseApi {
@@ -37,30 +38,39 @@ export interface BaseApi {
 }
 
 /**
- * Operations contributed by the features (email OTP, API keys, JWT, audit log); each plugin returns its methods as `api` from
- * its `init`. Calling a method of a feature that is not installed rejects with NOT_FOUND.
+ * Every bundled plugin's `auth.api` operations together (email OTP, API keys, JWT, audit log). `auth.api` is typed
+ * from the plugins actually passed (see `AuthApi`); this is the union of all of them.
  */
 export interface PluginApis extends EmailOtpApi, ApiKeyApi, JwtApi, AuditLogApi {}
 
-export type AuthApi = BaseApi & PluginApis;
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 
-/** What a plugin's `init` may return so its operations join `auth.api`. */
-export interface PluginWithApi {
-  api?: Partial<Record<string, (...args: never[]) => unknown>>;
-}
+/**
+ * `auth.api` for a list of plugins: `BaseApi` plus each plugin's `api`. A method of a plugin that is not in the
+ * list is a compile error; untyped (JavaScript) callers get a NOT_FOUND rejection instead.
+ *
+ * @example
+ * const auth = createAuth({ secret, database, baseUrl, plugins: [emailOtp(), apiKeys()] });
+ * auth.api.createApiKey({ userId }); // ok
+ * auth.api.signJwt(session); // compile error: jwt() is not installed
+ */
+export type AuthApi<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> = BaseApi &
+  UnionToIntersection<ApiOf<P[number]>>;
 
-export function buildApi(core: AuthCore, pluginApis: Record<string, unknown>): AuthApi {
-  const m = (meta?: RequestMeta) => meta ?? SERVER_CALL;
+export function buildApi<P extends readonly AuthPlugin[]>(
+  core: AuthCore<P>,
+  pluginApis: Record<string, unknown>,
+): AuthApi<P> {
   const base: BaseApi = {
-    signUp: (input, meta) => core.emailPassword.signUp(input, m(meta)),
-    signIn: (input, meta) => core.emailPassword.signIn(input, m(meta)),
-    signOut: (token, meta) => core.emailPassword.signOut(token, m(meta)),
+    signUp: (input, meta) => core.emailPassword.signUp(input, orServerCall(meta)),
+    signIn: (input, meta) => core.emailPassword.signIn(input, orServerCall(meta)),
+    signOut: (token, meta) => core.emailPassword.signOut(token, orServerCall(meta)),
     getSession: (token) => core.ctx.sessions.validate(token),
-    createUser: (input, meta) => core.emailPassword.createUser(input, m(meta)),
-    requestPasswordReset: (input, meta) => core.emailPassword.requestPasswordReset(input, m(meta)),
-    resetPassword: (input, meta) => core.emailPassword.resetPassword(input, m(meta)),
-    sendVerificationEmail: (input, meta) => core.emailVerification.send(input, m(meta)),
-    verifyEmail: (input, meta) => core.emailVerification.verify(input, m(meta)),
+    createUser: (input, meta) => core.emailPassword.createUser(input, orServerCall(meta)),
+    requestPasswordReset: (input, meta) => core.emailPassword.requestPasswordReset(input, orServerCall(meta)),
+    resetPassword: (input, meta) => core.emailPassword.resetPassword(input, orServerCall(meta)),
+    sendVerificationEmail: (input, meta) => core.emailVerification.send(input, orServerCall(meta)),
+    verifyEmail: (input, meta) => core.emailVerification.verify(input, orServerCall(meta)),
     revokeSessions: async (userId, meta) => {
       const count = await core.ctx.sessions.revokeAll(userId);
       const at = new Date(core.ctx.clock.now());
@@ -70,22 +80,22 @@ export function buildApi(core: AuthCore, pluginApis: Record<string, unknown>): A
         reason: "server",
         count,
         at,
-        ip: m(meta).ip,
-        userAgent: m(meta).userAgent,
+        ip: orServerCall(meta).ip,
+        userAgent: orServerCall(meta).userAgent,
       });
       return count;
     },
     updateUser: async (userId, input, meta) => {
       const user = await core.ctx.store.users.findById(userId);
       if (!user) throw new AuthError("NOT_FOUND", "No such user");
-      return core.account.updateUser(user, input, m(meta), { trusted: true });
+      return core.account.updateUser(user, input, orServerCall(meta), { trusted: true });
     },
     deleteUser: async (userId, meta) => {
       const user = await core.ctx.store.users.findById(userId);
-      return user ? core.accountDeletion.remove(user, m(meta)) : false;
+      return user ? core.accountDeletion.remove(user, orServerCall(meta)) : false;
     },
   };
-  const api = { ...pluginApis, ...base } as AuthApi;
+  const api = { ...pluginApis, ...base } as AuthApi<P>;
   return new Proxy(api, {
     get(target, name, receiver) {
       if (typeof name === "string" && !(name in target) && name !== "then") {

@@ -15,11 +15,15 @@ import { EmailVerificationService } from "../email-verification/email-verificati
 import { AccountService } from "../account/account.ts";
 import { AccountDeletionService } from "../account/delete-account.ts";
 import type { AuthContext } from "./context.ts";
-import type { Store } from "../ports/store.ts";
+import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
 
-/** The transport-free auth engine that hono-adapter serves over HTTP. */
-export interface AuthCore {
+/**
+ * The transport-free auth engine that hono-adapter serves over HTTP. `P` is the tuple of plugins passed to
+ * `createAuthCore`; it types `api`. The default (any plugins) is what adapters and hosts that store the engine use.
+ */
+export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   config: ResolvedConfig;
   ctx: AuthContext;
   events: AuthEvents;
@@ -30,9 +34,9 @@ export interface AuthCore {
   /** Account deletion by password or emailed token. */
   accountDeletion: AccountDeletionService;
   /** Trusted server-side operations (no HTTP). */
-  api: AuthApi;
-  /** The service of an installed plugin, or null. */
-  plugin<S>(id: string): S | null;
+  api: AuthApi<P>;
+  /** The installed plugins by typed id: `core.plugins.get(API_KEY_PLUGIN_ID)?.service`. */
+  plugins: PluginRegistry;
   /** With `captureOtp: true`: the latest plaintext code or token sent to `identifier` (tests only). */
   getOtp(identifier: string): string | undefined;
 }
@@ -45,7 +49,10 @@ export interface AuthCore {
  * import { createAuthCore } from "@latchkey/core";
  * const core = createAuthCore({ secret, database: memoryStore(), baseUrl: "https://app.example" });
  */
-export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape = {}): AuthCore {
+export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
+  options: AuthOptions<P>,
+  adapterOptions: OptionShape = {},
+): AuthCore<P> {
   const config = resolveConfig(options, adapterOptions);
   // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
   const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
@@ -77,22 +84,26 @@ export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape
   const account = new AccountService(ctx, emailPassword);
   const accountDeletion = new AccountDeletionService(ctx, emailPassword);
 
-  const plugins = new Map<string, unknown>();
+  const installed = new Map<string, InstalledPlugin>();
   const pluginApis: Record<string, unknown> = {};
   for (const [i, plugin] of (options.plugins ?? []).entries()) {
     if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function")
       throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
-    if (plugins.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
-    const service = plugin.init(ctx);
-    plugins.set(plugin.id, service);
-    const contributed = (service as { api?: Record<string, unknown> } | null)?.api;
-    if (contributed) Object.assign(pluginApis, contributed);
+    if (installed.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
+    const result = plugin.init(ctx, requiredPorts(store, plugin, i));
+    installed.set(plugin.id, result);
+    Object.assign(pluginApis, result.api);
   }
+  const registry: PluginRegistry = {
+    get: <I extends InstalledPlugin>(id: PluginId<string, I>) => (installed.get(id) as I | undefined) ?? null,
+    has: (id) => installed.has(id),
+    ids: [...installed.keys()],
+  };
 
   const captured = new Map<string, string>();
   if (config.captureOtp) events.on("OtpGenerated", (e) => void captured.set(e.identifier, e.plain));
 
-  const core: AuthCore = {
+  const core: AuthCore<P> = {
     config,
     ctx,
     events,
@@ -100,8 +111,8 @@ export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape
     emailVerification,
     account,
     accountDeletion,
-    api: undefined as unknown as AuthApi,
-    plugin: <S>(id: string) => (plugins.get(id) as S | undefined) ?? null,
+    api: undefined as unknown as AuthApi<P>,
+    plugins: registry,
     getOtp(identifier) {
       if (!config.captureOtp) throw new AuthError("NOT_FOUND", "getOtp needs captureOtp: true (tests only)");
       return captured.get(identifier.trim().toLowerCase());
@@ -109,4 +120,25 @@ export function createAuthCore(options: AuthOptions, adapterOptions: OptionShape
   };
   core.api = buildApi(core, pluginApis);
   return core;
+}
+
+/**
+ * The plugin-owned ports `plugin.requires` lists, taken from the store; a missing one is an `AuthConfigError`
+ * naming the plugin and the port, so the feature never meets an absent port at request time.
+ */
+function requiredPorts(store: Store, plugin: AuthPlugin, index: number): PluginPorts {
+  if (!Array.isArray(plugin.requires))
+    throw new AuthConfigError(`plugins[${index}]`, `("${plugin.id}") has no \`requires\` list (write [] when it needs no plugin-owned port)`);
+  const ports: Partial<PluginPorts> = {};
+  for (const name of plugin.requires as readonly PluginPortName[]) {
+    const port = store[name];
+    if (!port)
+      throw new AuthConfigError(
+        `plugins[${index}]`,
+        `("${plugin.id}") needs a store with the ${name} port; the "${store.kind}" store has none`,
+      );
+    (ports as Record<PluginPortName, unknown>)[name] = port;
+  }
+  // Exactly the ports `requires` names, each checked present above.
+  return ports as PluginPorts;
 }

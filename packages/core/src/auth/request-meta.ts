@@ -8,3 +8,13 @@ export interface RequestMeta {
 
 /** Meta for trusted server calls (`auth.api`) that did not come from a request. */
 export const SERVER_CALL: RequestMeta = { ip: null, userAgent: null };
+
+/**
+ * The meta of an `auth.api` call: the caller's, or `SERVER_CALL` when none was passed.
+ *
+ * @example
+ * signIn: (input, meta) => service.signIn(input, orServerCall(meta)),
+ */
+export function orServerCall(meta: RequestMeta | undefined): RequestMeta {
+  return meta ?? SERVER_CALL;
+}

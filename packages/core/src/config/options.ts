@@ -13,7 +13,7 @@ export interface RateLimitRule {
 }
 
 /** Everything `createAuth` accepts (hono-adapter adds HTTP-only options such as `getClientIp`). */
-export interface AuthOptions {
+export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   /** At least 32 characters; derives the JWT key-encryption key. `latchkey secret` prints one. */
   secret: string;
   database: Store;
@@ -51,7 +51,8 @@ export interface AuthOptions {
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
   rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
-  plugins?: AuthPlugin[];
+  /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
+  plugins?: P;
   /** Tests only: keep plaintext codes in memory for `auth.getOtp(identifier)`. */
   captureOtp?: boolean;
   /** Injected for tests; defaults to the system clock and Web Crypto. */

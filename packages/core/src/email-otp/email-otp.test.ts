@@ -7,7 +7,7 @@ import { argon2idHasher } from "../password/argon2.ts";
 import { createTestClock, webCryptoRandom, type Random } from "../ports/clock.ts";
 import { hashSecret } from "../crypto/crypto.ts";
 import { DEFAULT_TEMPLATES } from "../email/email.ts";
-import { emailOtp, EMAIL_OTP_PLUGIN_ID, type EmailOtpFeature } from "./plugin.ts";
+import { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
 import { otpTemplateSources, resolveEmailOtpOptions, type EmailOtpOptions } from "./options.ts";
 import { otpIdentifier } from "./otp-codes.ts";
 
@@ -37,7 +37,7 @@ function setup(options: EmailOtpOptions = {}, random: Random = webCryptoRandom) 
     plugins: [emailOtp(options)],
     captureOtp: true,
   });
-  return { core, store, feature: core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID)! };
+  return { core, store, feature: core.plugins.get(EMAIL_OTP_PLUGIN_ID)! };
 }
 
 describe("emailOtp options", () => {
@@ -93,7 +93,7 @@ describe("OTP codes", () => {
     const n = 3000;
     let leadingZero = 0;
     for (let i = 0; i < n; i++) {
-      await feature.codes.issueTo(
+      await feature.service.codes.issueTo(
         { purpose: "sign-in", identifier: "otp:sign-in:x@example.com", email: "x@example.com" },
         { userId: null, payload: null },
         SERVER_CALL,

@@ -5,6 +5,7 @@ import { lockoutIdentifier } from "../email-password/email-password.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
+import { EmailChangeService } from "./email-change.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
@@ -63,11 +64,16 @@ function target(purpose: SendPurpose, email: string): OtpTarget {
  * const { user, session, cookie } = await service.signIn({ email: "ada@example.com", otp: "042917" }, meta);
  */
 export class EmailOtpService {
+  /** The opt-in email change (`emailOtp({ emailChange: { enabled: true } })`), over the same codes. */
+  readonly emailChange: EmailChangeService;
+
   constructor(
     private readonly ctx: AuthContext,
     readonly options: ResolvedEmailOtpOptions,
     readonly codes: OtpCodes,
-  ) {}
+  ) {
+    this.emailChange = new EmailChangeService(ctx, options, codes);
+  }
 
   /**
    * `{success: true}` whether or not the email is registered. Eligible: a user for email-verification and

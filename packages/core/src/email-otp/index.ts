@@ -1,5 +1,5 @@
 export { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
-export type { EmailOtpApi, EmailOtpFeature, EmailOtpPlugin } from "./plugin.ts";
+export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpPlugin } from "./plugin.ts";
 export {
   resolveEmailOtpOptions,
   EMAIL_OTP_OPTION_SHAPE,

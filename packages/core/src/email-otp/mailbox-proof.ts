@@ -58,15 +58,17 @@ export async function proveMailbox(
   return updated.value;
 }
 
-/** Deletes every API key of the user (page by page); returns how many went. */
+/** Deletes every API key of the user (page by page); returns how many went. A store without API keys has none. */
 async function revokeApiKeys(ctx: AuthContext, userId: string, meta: RequestMeta): Promise<number> {
+  const keys = ctx.store.apiKeys;
+  if (!keys) return 0;
   let revoked = 0;
   for (;;) {
     // Always the first page: deleting shifts the keyset; a page that deletes nothing ends the loop.
-    const page = await ctx.store.apiKeys.listByUser(userId, { limit: 100, cursor: null });
+    const page = await keys.listByUser(userId, { limit: 100, cursor: null });
     let deleted = 0;
     for (const key of page.items) {
-      if (!(await ctx.store.apiKeys.delete(key.id, userId))) continue;
+      if (!(await keys.delete(key.id, userId))) continue;
       deleted++;
       await ctx.events.emit("ApiKeyRevoked", {
         keyId: key.id,

@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
-import { SERVER_CALL, type RequestMeta } from "../auth/request-meta.ts";
+import { orServerCall, type RequestMeta } from "../auth/request-meta.ts";
 import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin } from "../auth/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
 import type { SignInResult, UserView } from "../session/session.ts";
 import {
   otpTemplateSources,
@@ -17,15 +17,7 @@ import {
   type SendOtpInput,
   type SignInOtpInput,
 } from "./email-otp.ts";
-import { EmailChangeService, type ChangeEmailInput, type RequestEmailChangeInput } from "./email-change.ts";
-
-/**
- * The plugin id.
- *
- * @example
- * const feature = auth.core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID);
- */
-export const EMAIL_OTP_PLUGIN_ID = "email-otp";
+import type { ChangeEmailInput, RequestEmailChangeInput } from "./email-change.ts";
 
 /**
  * `auth.api` operations of the email OTP feature (trusted server calls, no HTTP, no rate limit).
@@ -50,24 +42,32 @@ export interface EmailOtpApi {
 }
 
 /**
- * What `emailOtp()` installs.
+ * What `emailOtp()` installs: `core.plugins.get(EMAIL_OTP_PLUGIN_ID)`. The service carries the code store
+ * (`service.codes`) and the email change (`service.emailChange`).
  *
  * @example
- * const { options, service } = auth.core.plugin<EmailOtpFeature>("email-otp")!;
+ * const { options, service } = auth.core.plugins.get(EMAIL_OTP_PLUGIN_ID)!;
  */
-export interface EmailOtpFeature {
-  options: ResolvedEmailOtpOptions;
-  service: EmailOtpService;
-  emailChange: EmailChangeService;
-  codes: OtpCodes;
-  api: EmailOtpApi;
-}
+export type EmailOtpInstalled = InstalledPlugin<EmailOtpService, EmailOtpApi, ResolvedEmailOtpOptions>;
+
+/** @deprecated The former name of `EmailOtpInstalled`. */
+export type EmailOtpFeature = EmailOtpInstalled;
 
 /**
+ * The id `emailOtp()` installs under, typed with what it installs.
+ *
+ * @example
+ * const feature = auth.core.plugins.get(EMAIL_OTP_PLUGIN_ID);
+ */
+export const EMAIL_OTP_PLUGIN_ID = "email-otp" as PluginId<"email-otp", EmailOtpInstalled>;
+
+/**
+ * `emailOtp()` needs no plugin-owned store port.
+ *
  * @example
  * const plugin: EmailOtpPlugin = emailOtp();
  */
-export type EmailOtpPlugin = AuthPlugin<typeof EMAIL_OTP_PLUGIN_ID, EmailOtpFeature>;
+export type EmailOtpPlugin = AuthPlugin<"email-otp", EmailOtpInstalled, never>;
 
 /**
  * Email one-time codes: passwordless sign-in, email verification, password reset and (opt-in) email change.
@@ -81,29 +81,29 @@ export function emailOtp(options: EmailOtpOptions = {}): EmailOtpPlugin {
   const resolved = resolveEmailOtpOptions(options);
   return {
     id: EMAIL_OTP_PLUGIN_ID,
-    init(ctx: AuthContext): EmailOtpFeature {
+    requires: [],
+    init(ctx: AuthContext): EmailOtpInstalled {
       const codes = new OtpCodes(ctx, resolved, otpTemplateSources(resolved.templates, ctx.config.email.templates));
       const service = new EmailOtpService(ctx, resolved, codes);
-      const emailChange = new EmailChangeService(ctx, resolved, codes);
-      const m = (meta?: RequestMeta) => meta ?? SERVER_CALL;
+      const { emailChange } = service;
       const userById = async (userId: string) => {
         const user = await ctx.store.users.findById(userId);
         if (!user) throw new AuthError("NOT_FOUND", "No such user");
         return user;
       };
       const api: EmailOtpApi = {
-        sendVerificationOtp: (input, meta) => service.send(input, m(meta)),
-        checkVerificationOtp: (input, meta) => service.check(input, m(meta)),
-        signInEmailOtp: (input, meta) => service.signIn(input, m(meta)),
-        verifyEmailOtp: (input, meta) => service.verifyEmail(input, m(meta)),
-        requestPasswordResetEmailOtp: (input, meta) => service.requestPasswordReset(input, m(meta)),
-        resetPasswordEmailOtp: (input, meta) => service.resetPassword(input, m(meta)),
+        sendVerificationOtp: (input, meta) => service.send(input, orServerCall(meta)),
+        checkVerificationOtp: (input, meta) => service.check(input, orServerCall(meta)),
+        signInEmailOtp: (input, meta) => service.signIn(input, orServerCall(meta)),
+        verifyEmailOtp: (input, meta) => service.verifyEmail(input, orServerCall(meta)),
+        requestPasswordResetEmailOtp: (input, meta) => service.requestPasswordReset(input, orServerCall(meta)),
+        resetPasswordEmailOtp: (input, meta) => service.resetPassword(input, orServerCall(meta)),
         requestEmailChangeOtp: async ({ userId, ...input }, meta) =>
-          emailChange.request(await userById(userId), input, m(meta)),
+          emailChange.request(await userById(userId), input, orServerCall(meta)),
         changeEmailOtp: async ({ userId, ...input }, meta) =>
-          emailChange.change(await userById(userId), input, m(meta)),
+          emailChange.change(await userById(userId), input, orServerCall(meta)),
       };
-      return { options: resolved, service, emailChange, codes, api };
+      return { service, api, options: resolved };
     },
   };
 }

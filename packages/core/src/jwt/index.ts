@@ -1,5 +1,7 @@
-export { jwt, JwtService, RESERVED_CLAIMS } from "./jwt.ts";
-export type { JwtSettings, JwtApi } from "./jwt.ts";
+export { jwt, JWT_PLUGIN_ID } from "./plugin.ts";
+export type { JwtApi, JwtInstalled, JwtPlugin } from "./plugin.ts";
+export { JwtService, RESERVED_CLAIMS } from "./jwt.ts";
+export type { JwtSettings } from "./jwt.ts";
 export { resolveJwtOptions, JWT_OPTION_SHAPE } from "./options.ts";
 export type {
   JwtOptions,

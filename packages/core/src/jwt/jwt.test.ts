@@ -5,7 +5,7 @@ import { createAuthCore } from "../auth/auth-core.ts";
 import { createTestClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { KeyEnvelope } from "./key-envelope.ts";
-import { jwt, type JwtService } from "./jwt.ts";
+import { JWT_PLUGIN_ID, jwt } from "./plugin.ts";
 import { resolveJwtOptions, type JwtOptions } from "./options.ts";
 import { toPublicJwk } from "./signing.ts";
 
@@ -77,7 +77,7 @@ describe("jwt() options", () => {
       baseUrl: "https://app.example/",
       plugins: [jwt()],
     });
-    expect(core.plugin<JwtService>("jwt")!.options).toMatchObject({
+    expect(core.plugins.get(JWT_PLUGIN_ID)!.options).toMatchObject({
       issuer: "https://app.example",
       audience: "https://app.example",
     });

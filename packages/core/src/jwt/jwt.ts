@@ -1,32 +1,14 @@
 import { decodeProtectedHeader, errors, jwtVerify } from "jose";
 import { AuthError } from "../errors/errors.ts";
 import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin } from "../auth/plugin.ts";
-import { KeyEnvelope } from "./key-envelope.ts";
-import { StoredKeyRing } from "./key-ring.ts";
-import { CustomSignerSource } from "./custom-signer.ts";
 import type { KeySource } from "./key-source.ts";
-import {
-  resolveJwtOptions,
-  type JsonWebKeySet,
-  type JwsAlgorithm,
-  type JwtClaims,
-  type JwtOptions,
-  type JwtPayloadContext,
-  type ResolvedJwtOptions,
+import type {
+  JsonWebKeySet,
+  JwsAlgorithm,
+  JwtClaims,
+  JwtPayloadContext,
+  ResolvedJwtOptions,
 } from "./options.ts";
-
-/** What `jwt()` adds to `auth.api`. */
-export interface JwtApi {
-  /** A JWT for a session (`{ user, session }`, e.g. what `auth.api.getSession(token)` returns). */
-  signJwt(session: JwtPayloadContext): Promise<string>;
-  /** Verifies a Latchkey JWT (alg, signature, `iss`, `aud`, `exp`); the claims, or AuthError `INVALID_JWT`. */
-  verifyJwt(token: string): Promise<JwtClaims>;
-  /** The JWKS document served at `/jwks`. */
-  getJwks(): Promise<JsonWebKeySet>;
-  /** Creates a new signing key now and retires the others (they stay in the JWKS for `gracePeriod`). */
-  rotateJwks(options?: { force?: boolean }): Promise<{ kid: string }>;
-}
 
 /**
  * Claims the service always sets itself; `payloadBuilder` cannot replace them.
@@ -62,50 +44,37 @@ export interface JwtSettings extends ResolvedJwtOptions {
  * Created by the `jwt()` plugin; hono-adapter serves it at `/token` and `/jwks`.
  *
  * @example
- * const jwtService = auth.core.plugin<JwtService>("jwt")!;
+ * const jwtService = auth.core.plugins.get(JWT_PLUGIN_ID)!.service;
  * const token = await jwtService.sign(session);
  * const claims = await jwtService.verify(token);
  */
 export class JwtService {
   readonly options: JwtSettings;
-  readonly api: {
-    signJwt(session: JwtPayloadContext): Promise<string>;
-    verifyJwt(token: string): Promise<JwtClaims>;
-    getJwks(): Promise<JsonWebKeySet>;
-    rotateJwks(options?: { force?: boolean }): Promise<{ kid: string }>;
-  };
   private readonly source: KeySource;
   private lastUnknownKidRefresh = Number.NEGATIVE_INFINITY;
 
+  /** `keySource` builds where keys come from (the stored key ring or a custom signer) from the settings. */
   constructor(
     private readonly ctx: AuthContext,
     resolved: ResolvedJwtOptions,
+    keySource: (settings: JwtSettings) => KeySource,
   ) {
     this.options = {
       ...resolved,
       issuer: resolved.issuer ?? ctx.config.baseUrl,
       audience: resolved.audience ?? ctx.config.baseUrl,
     };
-    const o = this.options;
-    this.source = o.signerFactory
-      ? new CustomSignerSource(o.signerFactory, o.alg, ctx.clock, o.keyCacheTtlMs)
-      : new StoredKeyRing({
-          store: ctx.store.jwks,
-          clock: ctx.clock,
-          random: ctx.random,
-          alg: o.alg,
-          envelope: new KeyEnvelope(ctx.config.secret, ctx.random),
-          encrypt: !o.disablePrivateKeyEncryption,
-          rotationIntervalMs: o.rotationIntervalMs,
-          gracePeriodMs: o.gracePeriodMs,
-          keyCacheTtlMs: o.keyCacheTtlMs,
-        });
-    this.api = {
-      signJwt: (session) => this.sign(session),
-      verifyJwt: (token) => this.verify(token),
-      getJwks: async () => (await this.source.publicKeys()).jwks,
-      rotateJwks: (options) => this.source.rotate({ force: options?.force === true }),
-    };
+    this.source = keySource(this.options);
+  }
+
+  /** The JWKS document (`{ keys }`), current key first. */
+  async jwks(): Promise<JsonWebKeySet> {
+    return (await this.source.publicKeys()).jwks;
+  }
+
+  /** Creates a new signing key now and retires the others; `force` also when the current one is fresh. */
+  rotate(options?: { force?: boolean }): Promise<{ kid: string }> {
+    return this.source.rotate({ force: options?.force === true });
   }
 
   get alg(): JwsAlgorithm {
@@ -177,18 +146,4 @@ export class JwtService {
       throw invalid(reasonOf(cause), cause);
     }
   }
-}
-
-/**
- * The JWT plugin: `POST|GET /token`, `GET /jwks`, the `set-auth-jwt` header on get-session, and
- * `auth.api.signJwt` / `verifyJwt` / `getJwks` / `rotateJwks`. Options are validated here (AuthConfigError `jwt.<field>`).
- *
- * @example
- * import { jwt } from "@latchkey/core";
- * const auth = createAuth({ secret, database, baseUrl, plugins: [jwt({ alg: "ES256", expiresIn: "10m" })] });
- * const claims = await auth.api.verifyJwt(token);
- */
-export function jwt(options: JwtOptions = {}): AuthPlugin<"jwt", JwtService> {
-  const resolved = resolveJwtOptions(options);
-  return { id: "jwt", init: (ctx) => new JwtService(ctx, resolved) };
 }

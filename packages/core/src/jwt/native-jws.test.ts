@@ -5,7 +5,7 @@ import { createAuthCore } from "../auth/auth-core.ts";
 import { createTestClock } from "../ports/clock.ts";
 import { nativeJws } from "#native-jws";
 import { nativeJws as webJws } from "./native-jws.web.ts";
-import { jwt, type JwtService } from "./jwt.ts";
+import { JWT_PLUGIN_ID, jwt } from "./plugin.ts";
 import type { NativeJws } from "./native-jws.ts";
 import type { JwsAlgorithm, JwtClaims } from "./options.ts";
 import { generateSigningKey, LocalSigner } from "./signing.ts";
@@ -167,7 +167,7 @@ describe("#native-jws", () => {
       clock,
       plugins: [jwt()],
     });
-    const service = core.plugin<JwtService>("jwt")!;
+    const service = core.plugins.get(JWT_PLUGIN_ID)!.service;
     const before = created.count;
     const first = await service.sign(sessionContext());
     for (let i = 0; i < 20; i++) await service.sign(sessionContext());

@@ -53,12 +53,16 @@ function guardPort<P extends object>(port: P, isUnavailable: (error: unknown) =>
  */
 export function guardPorts<P extends StorePorts>(ports: P, isUnavailable: (error: unknown) => boolean): P {
   const out = { ...ports } as P;
-  for (const name of PORT_NAMES) (out as StorePorts)[name] = guardPort(ports[name] as object, isUnavailable) as never;
+  for (const name of PORT_NAMES) {
+    // Plugin-owned ports are optional: a store without them has nothing to guard there.
+    const port = ports[name];
+    if (port) (out as StorePorts)[name] = guardPort(port, isUnavailable) as never;
+  }
   return out;
 }
 
 /** `guardPorts` for a whole store: ports, `transaction` and `ping`. */
-export function guardStore(store: Store, isUnavailable: (error: unknown) => boolean): Store {
+export function guardStore<S extends Store>(store: S, isUnavailable: (error: unknown) => boolean): S {
   const guarded = guardPorts(store, isUnavailable);
   return {
     ...guarded,
@@ -66,5 +70,5 @@ export function guardStore(store: Store, isUnavailable: (error: unknown) => bool
     transaction: guardFn(store.transaction as AnyFn, store, isUnavailable) as Store["transaction"],
     ping: guardFn(store.ping as AnyFn, store, isUnavailable) as Store["ping"],
     close: () => store.close(),
-  };
+  } as S;
 }

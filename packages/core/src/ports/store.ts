@@ -28,8 +28,8 @@ export interface UserStore {
   /** Applies the patch; null when the user does not exist. Unique fields conflict atomically. */
   update(id: string, patch: UserPatch): Promise<UniqueResult<UserRecord> | null>;
   /**
-   * Deletes the user and every auth-owned row of theirs (sessions, accounts, API keys, verifications)
-   * in one atomic step. Audit rows stay. Returns false when the user was already gone.
+   * Deletes the user and every auth-owned row of theirs (sessions, accounts, verifications, and API keys when
+   * the store has that port) in one atomic step. Audit rows stay. Returns false when the user was already gone.
    */
   delete(id: string): Promise<boolean>;
 }
@@ -153,20 +153,39 @@ export interface AuditStore {
   list(options: { userId: string | null; limit: number; cursor: string | null }): Promise<Page<AuditRecord>>;
 }
 
-/** The ports of a store: what a transaction body sees. */
-export interface StorePorts {
+/** The ports every store has: Latchkey's own flows (sign-up, sessions, codes, rate limits) need all of them. */
+export interface CorePorts {
   users: UserStore;
   sessions: SessionStore;
   accounts: AccountStore;
   verifications: VerificationStore;
   counters: CounterStore;
+}
+
+/**
+ * The ports only a plugin needs: `apiKeys()` needs `apiKeys`, `jwt()` needs `jwks` (unless it has a
+ * `signerFactory`), `auditLog()` needs `audit`. A store may leave out those of features it does not support;
+ * `createAuth` then refuses to install the plugin, naming the missing port.
+ */
+export interface PluginPorts {
   apiKeys: ApiKeyStore;
   jwks: JwkStore;
   audit: AuditStore;
 }
 
+/** `"apiKeys" | "jwks" | "audit"`: what a plugin lists in its `requires`. */
+export type PluginPortName = keyof PluginPorts;
+
+/** The ports of a store: what a transaction body sees. Plugin-owned ports are optional. */
+export interface StorePorts extends CorePorts, Partial<PluginPorts> {}
+
 /**
- * Everything Latchkey persists. Every method is domain-shaped; every store passes `@latchkey/store-conformance`.
+ * Everything Latchkey persists. Every method is domain-shaped; every store passes `@latchkey/store-conformance`
+ * (the parts for plugin ports only when the store has them).
+ *
+ * @example
+ * // A store without API keys, JWKS or audit rows: fine until a plugin that needs one of them is installed.
+ * const store: Store = { kind: "my-store", users, sessions, accounts, verifications, counters, transaction, ping, close };
  */
 export interface Store extends StorePorts {
   readonly kind: string;
@@ -180,6 +199,25 @@ export interface Store extends StorePorts {
   ping(): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
+}
+
+/** Every port, plugin-owned ones included. */
+export interface FullStorePorts extends CorePorts, PluginPorts {}
+
+/**
+ * A store with every port, so every plugin can be installed on it: what the bundled stores (memory, Drizzle,
+ * MongoDB) return.
+ *
+ * @example
+ * import type { FullStore } from "@latchkey/core";
+ * const store: FullStore = memoryStore();
+ * await store.apiKeys.findById(id); // no undefined check needed
+ */
+export interface FullStore extends Store {
+  apiKeys: ApiKeyStore;
+  jwks: JwkStore;
+  audit: AuditStore;
+  transaction<T>(body: (tx: FullStorePorts) => Promise<T>): Promise<T>;
 }
 
 export type { JsonObject, Permissions };

@@ -1,4 +1,4 @@
-import type { Store, StorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
 import { sql } from "drizzle-orm";
 import { drizzle, type AnyD1Database } from "drizzle-orm/d1";
 import { sqliteApiKeyStore } from "../sqlite/api-keys.ts";
@@ -15,9 +15,9 @@ import { d1Transaction } from "./transaction.ts";
  * implicit transaction; `transaction` compensates across writes (see d1Transaction). D1 enforces foreign keys; the writes insert parents first and delete
  * children first, as they do on libSQL.
  */
-export function d1Store(binding: D1DatabaseBinding): Store {
+export function d1Store(binding: D1DatabaseBinding): FullStore {
   const db = drizzle(binding as unknown as AnyD1Database) as unknown as SqliteDatabase;
-  const ports: StorePorts = {
+  const ports: FullStorePorts = {
     users: sqliteUserStore(db),
     sessions: sqliteSessionStore(db),
     accounts: sqliteAccountStore(db),

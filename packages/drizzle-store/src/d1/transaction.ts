@@ -1,4 +1,4 @@
-import type { Store, StorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
 import { eq } from "drizzle-orm";
 import type { SqliteDatabase } from "../sqlite/database.ts";
 import { accounts, sessions } from "../sqlite/schema.ts";
@@ -11,10 +11,10 @@ import { accounts, sessions } from "../sqlite/schema.ts";
  * that update (password changes) write the new state first and revoke sessions second, so an interrupted one
  * leaves a state a retry finishes.
  */
-export function d1Transaction(db: SqliteDatabase, ports: StorePorts): Store["transaction"] {
+export function d1Transaction(db: SqliteDatabase, ports: FullStorePorts): FullStore["transaction"] {
   return async (body) => {
     const undos: Array<() => Promise<unknown>> = [];
-    const tracked: StorePorts = {
+    const tracked: FullStorePorts = {
       ...ports,
       users: {
         ...ports.users,

@@ -1,4 +1,4 @@
-import { guardPorts, guardStore, type Store, type StorePorts } from "@latchkey/core";
+import { guardPorts, guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { drizzle as drizzlePostgresJs } from "drizzle-orm/postgres-js";
 import postgres, { type Sql } from "postgres";
 import { isPgUnavailable } from "./connection-errors.ts";
@@ -14,8 +14,8 @@ export function openPostgres(url: string, max = 10): Sql {
  * Builds the PostgreSQL store over a postgres.js client the caller owns; `close` ends it only when the store opened
  * it. Not the default driver: see docs/stores.md ("postgres.js") for the connection-loss crash it can still hit.
  */
-export function postgresJsStore(client: Sql, ownsClient: boolean): Store {
-  const guard = (ports: StorePorts) => guardPorts(ports, isPgUnavailable);
+export function postgresJsStore(client: Sql, ownsClient: boolean): FullStore {
+  const guard = (ports: FullStorePorts) => guardPorts(ports, isPgUnavailable);
   const db = drizzlePostgresJs({ client }) as unknown as PgDatabase;
   return guardStore(
     {

@@ -1,4 +1,4 @@
-import { guardPorts, guardStore, parseDuration, type Duration, type Store, type StorePorts } from "@latchkey/core";
+import { guardPorts, guardStore, parseDuration, type Duration, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { pgApiKeyStore } from "./api-keys.ts";
@@ -66,7 +66,7 @@ export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
 }
 
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
-export function portsOf(db: PgDatabase): StorePorts {
+export function portsOf(db: PgDatabase): FullStorePorts {
   return {
     users: pgUserStore(db),
     sessions: pgSessionStore(db),
@@ -83,8 +83,8 @@ export function portsOf(db: PgDatabase): StorePorts {
  * Builds the PostgreSQL store over a node-postgres pool; `close` ends the pool only when the store opened it.
  * A postgres.js client goes through `@latchkey/drizzle-store/postgres-js` instead (see pg/postgres-js.ts).
  */
-export function pgStore(client: pg.Pool, ownsClient: boolean): Store {
-  const guard = (ports: StorePorts) => guardPorts(ports, isPgUnavailable);
+export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
+  const guard = (ports: FullStorePorts) => guardPorts(ports, isPgUnavailable);
   const db = drizzlePg({ client }) as unknown as PgDatabase;
   return guardStore(
     {

@@ -1,4 +1,4 @@
-import { guardStore, guardPorts, type Store, type StorePorts } from "@latchkey/core";
+import { guardStore, guardPorts, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { errorChain, stringField } from "../driver-error.ts";
 import { createClient, type Client, type InStatement, type TransactionMode } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
@@ -85,7 +85,7 @@ export function isSqliteUnavailable(error: unknown): boolean {
   return false;
 }
 
-function portsOf(db: SqliteDatabase, reads: FileReads | null): StorePorts {
+function portsOf(db: SqliteDatabase, reads: FileReads | null): FullStorePorts {
   return {
     users: sqliteUserStore(db, reads),
     sessions: sqliteSessionStore(db, reads),
@@ -132,7 +132,7 @@ function gated(client: Client): { client: Client; hold: () => Promise<() => void
  * that opened its own `file:` database also runs its hottest read-only lookups through statements prepared once on
  * a second connection (see file-reads.ts); writes and batches stay on the client.
  */
-export function sqliteStore(client: Client, ownsClient: boolean, url?: string): Store {
+export function sqliteStore(client: Client, ownsClient: boolean, url?: string): FullStore {
   const gate = gated(client);
   const db = drizzle({ client: withWriteBatches(gate.client) });
   const reads: FileReads | null =

@@ -3,7 +3,9 @@ import {
   createTestClock,
   webCryptoRandom,
   type EmailMessage,
+  type AuthPlugin,
   type EmailSender,
+  type FullStore,
   type Store,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
@@ -27,9 +29,9 @@ export function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?:
   };
 }
 
-export interface TestAuth {
-  auth: Auth;
-  store: Store;
+export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[], S extends Store = FullStore> {
+  auth: Auth<P>;
+  store: S;
   clock: ReturnType<typeof createTestClock>;
   emails: ReturnType<typeof captureEmails>;
   /** Calls the standalone handler (mounted at /auth) with JSON and optional headers. */
@@ -51,12 +53,15 @@ export interface TestAuth {
  * postgres; or `store`), movable clock, captured emails,
  * cheap argon2id parameters, client IP from the `x-test-ip` header.
  */
-export function createTestAuth(testOptions: Partial<CreateAuthOptions> & { store?: Store } = {}): TestAuth {
+export function createTestAuth<const P extends readonly AuthPlugin[] = [], S extends Store = FullStore>(
+  testOptions: Partial<Omit<CreateAuthOptions<P>, "database">> & { store?: S } = {},
+): TestAuth<P, S> {
   const clock = createTestClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const emails = captureEmails();
   // `store` is this helper's own key: createAuth rejects keys it does not know.
   const { store: given, ...overrides } = testOptions;
-  const store = given ?? overrides.database ?? storeForTestRun() ?? memoryStore();
+  // Without `store`, S is its default (FullStore): what the run's store and the memory store are.
+  const store = given ?? ((storeForTestRun() ?? memoryStore()) as FullStore as S);
   const auth = createAuth({
     secret: TEST_SECRET,
     baseUrl: BASE_URL,
@@ -71,7 +76,7 @@ export function createTestAuth(testOptions: Partial<CreateAuthOptions> & { store
     database: store,
     email: { sender: emails, ...overrides.email },
   });
-  const request: TestAuth["request"] = (method, path, init = {}) => {
+  const request: TestAuth<P, S>["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...(init.ip ? { "x-test-ip": init.ip } : {}), ...init.headers };
     let body: string | undefined;
     if (init.body !== undefined) {

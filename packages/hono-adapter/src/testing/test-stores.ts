@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
@@ -23,7 +23,7 @@ export function testStoreKind(): TestStoreKind {
 let sqliteTemplate: Promise<string> | null = null;
 let pgTemplate: Promise<{ server: string; name: string }> | null = null;
 
-async function freshSqlite(): Promise<Store> {
+async function freshSqlite(): Promise<FullStore> {
   sqliteTemplate ??= (async () => {
     const file = join(await mkdtemp(join(tmpdir(), "latchkey-http-")), "template.db");
     await migrateDatabase(`file:${file}`);
@@ -35,7 +35,7 @@ async function freshSqlite(): Promise<Store> {
   return sqliteStore({ url: `file:${file}` });
 }
 
-async function freshPostgres(): Promise<Store> {
+async function freshPostgres(): Promise<FullStore> {
   pgTemplate ??= (async () => {
     const server = testPostgresUrl();
     const name = `latchkey_tpl_${randomBytes(5).toString("hex")}`;
@@ -71,8 +71,8 @@ function withDatabase(server: string, name: string): string {
  * A store that becomes usable once its database is ready, so `createTestAuth()` stays synchronous:
  * every port call first awaits the fresh database.
  */
-function lazyStore(kind: string, ready: Promise<Store>): Store {
-  const port = (name: keyof Store) =>
+function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
+  const port = (name: keyof FullStore) =>
     new Proxy(
       {},
       {
@@ -87,14 +87,14 @@ function lazyStore(kind: string, ready: Promise<Store>): Store {
     );
   return {
     kind,
-    users: port("users") as Store["users"],
-    sessions: port("sessions") as Store["sessions"],
-    accounts: port("accounts") as Store["accounts"],
-    verifications: port("verifications") as Store["verifications"],
-    counters: port("counters") as Store["counters"],
-    apiKeys: port("apiKeys") as Store["apiKeys"],
-    jwks: port("jwks") as Store["jwks"],
-    audit: port("audit") as Store["audit"],
+    users: port("users") as FullStore["users"],
+    sessions: port("sessions") as FullStore["sessions"],
+    accounts: port("accounts") as FullStore["accounts"],
+    verifications: port("verifications") as FullStore["verifications"],
+    counters: port("counters") as FullStore["counters"],
+    apiKeys: port("apiKeys") as FullStore["apiKeys"],
+    jwks: port("jwks") as FullStore["jwks"],
+    audit: port("audit") as FullStore["audit"],
     transaction: async (body) => (await ready).transaction(body),
     ping: async () => (await ready).ping(),
     close: async () => (await ready).close(),
@@ -102,7 +102,7 @@ function lazyStore(kind: string, ready: Promise<Store>): Store {
 }
 
 /** A fresh store of the kind this test run targets, or null for the memory store. */
-export function storeForTestRun(): Store | null {
+export function storeForTestRun(): FullStore | null {
   const kind = testStoreKind();
   if (kind === "memory") return null;
   const ready = kind === "sqlite" ? freshSqlite() : freshPostgres();

@@ -4,7 +4,6 @@ import {
   AuthConfigError,
   AuthError,
   normalizePermissions,
-  type ApiKeyService,
   type ApiKeyView,
   type Permissions,
   type UserView,
@@ -46,7 +45,7 @@ export interface RequireApiKeyOptions {
  */
 export function createRequireApiKey(tools: RequestTools) {
   return (options: RequireApiKeyOptions = {}): MiddlewareHandler<{ Variables: ApiKeyVariables }> => {
-    const service = tools.core.plugin<ApiKeyService>(API_KEY_PLUGIN_ID);
+    const service = tools.core.plugins.get(API_KEY_PLUGIN_ID)?.service;
     if (!service) throw new AuthConfigError("requireApiKey", "needs the apiKeys() plugin in createAuth({ plugins })");
     let permissions: Permissions | null = null;
     if (options.permissions !== undefined) {

@@ -1,4 +1,4 @@
-import { API_KEY_PLUGIN_ID, type ApiKeyService } from "@latchkey/core";
+import { API_KEY_PLUGIN_ID } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { SuccessSchema } from "../schemas.ts";
@@ -19,7 +19,7 @@ const TAG = "API keys";
 
 /** `/api-key/*`: registered only when `apiKeys()` is installed (otherwise the paths answer 404). */
 export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
-  const service = tools.core.plugin<ApiKeyService>(API_KEY_PLUGIN_ID);
+  const service = tools.core.plugins.get(API_KEY_PLUGIN_ID)?.service;
   if (!service) return;
   const { header } = service.options;
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

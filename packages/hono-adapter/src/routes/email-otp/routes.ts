@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES, type EmailOtpFeature } from "@latchkey/core";
+import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../email-password/index.ts";
@@ -33,7 +33,7 @@ const PurposeField = z
  * registerEmailOtpRoutes(app, tools); // listed in FEATURE_ROUTES
  */
 export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void {
-  const feature = tools.core.plugin<EmailOtpFeature>(EMAIL_OTP_PLUGIN_ID);
+  const feature = tools.core.plugins.get(EMAIL_OTP_PLUGIN_ID);
   if (!feature) return;
   const { service, options } = feature;
   const otp = otpField(options.codeLength);

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { describeError, type JwtService } from "@latchkey/core";
+import { describeError, JWT_PLUGIN_ID } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 
@@ -37,7 +37,7 @@ const TOKEN_DESCRIPTION = `Exchanges the current session (cookie or \`Authorizat
 
 /** `GET|POST /token`, `GET /jwks` and the `set-auth-jwt` get-session header, when `jwt()` is installed. */
 export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
-  const service = tools.core.plugin<JwtService>("jwt");
+  const service = tools.core.plugins.get(JWT_PLUGIN_ID)?.service;
   if (!service) return;
   const { tokenPath, jwksPath, disableSettingJwtHeader } = service.options;
 

@@ -1,5 +1,4 @@
 import type { Duration } from "../config/duration.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
 import type { JsonObject, Permissions } from "../ports/records.ts";
 import type { ApiKeyVerifyResult, ApiKeyView } from "./view.ts";
 
@@ -72,22 +71,4 @@ export interface CallerUpdateApiKeyInput {
 export interface ApiKeyPage {
   apiKeys: ApiKeyView[];
   nextCursor: string | null;
-}
-
-/**
- * The API-key operations of `auth.api` (trusted server code, no HTTP).
- *
- * @example
- * const { key } = await auth.api.createApiKey({ userId, name: "nightly export", remaining: 1000, rateLimitMax: 10, rateLimitWindow: "1m" });
- */
-export interface ApiKeyApi {
-  /** Creates a key for any user; the result is the only place the plaintext `key` appears. */
-  createApiKey(input: CreateApiKeyInput, meta?: RequestMeta): Promise<CreateApiKeyResult>;
-  /** Same semantics as `POST /api-key/verify`: consumes a use of metered keys. */
-  verifyApiKey(input: VerifyApiKeyInput, meta?: RequestMeta): Promise<ApiKeyVerifyResult>;
-  listApiKeys(input: { userId: string; limit?: number | null; cursor?: string | null }): Promise<ApiKeyPage>;
-  updateApiKey(input: UpdateApiKeyInput, meta?: RequestMeta): Promise<{ apiKey: ApiKeyView }>;
-  deleteApiKey(input: { keyId: string; userId?: string | null }, meta?: RequestMeta): Promise<{ success: true }>;
-  /** Sweeps the expired keys of every user. */
-  deleteExpiredApiKeys(meta?: RequestMeta): Promise<{ deleted: number }>;
 }
