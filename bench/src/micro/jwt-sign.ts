@@ -1,7 +1,7 @@
 // Micro-benchmark: µs per JWT signature through the JwtService (what get-session's set-auth-jwt and /token pay).
 // `node --import tsx src/micro/jwt-sign.ts [--n=20000] [--alg=EdDSA,ES256]`; add `--conditions=browser` to force
 // the Web Crypto signer (the "browser" condition comes before "node" in core's `#native-jws` import map).
-import { createAuthCore, jwt, type JwsAlgorithm, type JwtService } from "@latchkey/core";
+import { createAuthCore, jwt, JWT_PLUGIN_ID, type JwsAlgorithm } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
@@ -39,7 +39,7 @@ for (const alg of algs) {
     baseUrl: "https://app.example",
     plugins: [jwt({ alg })],
   });
-  const service = core.plugin<JwtService>("jwt")!;
+  const service = core.plugins.get(JWT_PLUGIN_ID)!.service;
   for (let i = 0; i < Math.min(2_000, n); i++) await service.sign(context); // key creation + JIT warm-up
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();

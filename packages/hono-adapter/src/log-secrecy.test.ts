@@ -7,7 +7,7 @@ import {
   jwt,
   webCryptoRandom,
   type AuthEvent,
-  type Store,
+  type FullStore,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth } from "./create-auth.ts";
@@ -41,7 +41,7 @@ interface Harness {
 
 describe(`no secret reaches a log, an event, an audit row or an error body (${testStoreKind()} store, production, console sender)`, () => {
   it("sign-up to account deletion, OTP of every purpose, links, resets, email change, API keys, JWT", async () => {
-    const store: Store = storeForTestRun() ?? memoryStore();
+    const store: FullStore = storeForTestRun() ?? memoryStore();
     const auth = createAuth({
       secret: SECRET,
       baseUrl: BASE,

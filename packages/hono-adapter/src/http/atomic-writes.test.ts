@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emailOtp, type Store, type StorePorts } from "@latchkey/core";
+import { emailOtp, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { storeForTestRun } from "../testing/test-stores.ts";
 import { bearer, createTestAuth } from "../testing/test-auth.ts";
@@ -7,12 +7,12 @@ import { bearer, createTestAuth } from "../testing/test-auth.ts";
 // Every multi-row flow commits all of its rows or none: a failure injected at each write (inside the
 // transaction the flow opens) leaves the store as it was. Runs on memory, libSQL and PostgreSQL (per project).
 
-type Point = `${keyof StorePorts}.${string}`;
+type Point = `${keyof FullStorePorts}.${string}`;
 
 /** The store with one port method failing, at the top level and inside transactions, while `armed` says so. */
-function failingAt(inner: Store, point: Point, state: { armed: boolean }): Store {
-  const [portName, method] = point.split(".") as [keyof StorePorts, string];
-  const wrap = (ports: StorePorts): StorePorts => {
+function failingAt(inner: FullStore, point: Point, state: { armed: boolean }): FullStore {
+  const [portName, method] = point.split(".") as [keyof FullStorePorts, string];
+  const wrap = (ports: FullStorePorts): FullStorePorts => {
     const port = ports[portName] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     const failing = async (...args: unknown[]) => {
       if (state.armed) throw new Error(`injected failure at ${point}`);

@@ -6,7 +6,6 @@ import {
   type AuthPlugin,
   type EmailSender,
   type FullStore,
-  type Store,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth, type Auth, type CreateAuthOptions } from "../create-auth.ts";
@@ -29,9 +28,9 @@ export function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?:
   };
 }
 
-export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[], S extends Store = FullStore> {
+export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   auth: Auth<P>;
-  store: S;
+  store: FullStore;
   clock: ReturnType<typeof createTestClock>;
   emails: ReturnType<typeof captureEmails>;
   /** Calls the standalone handler (mounted at /auth) with JSON and optional headers. */
@@ -53,15 +52,14 @@ export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[
  * postgres; or `store`), movable clock, captured emails,
  * cheap argon2id parameters, client IP from the `x-test-ip` header.
  */
-export function createTestAuth<const P extends readonly AuthPlugin[] = [], S extends Store = FullStore>(
-  testOptions: Partial<Omit<CreateAuthOptions<P>, "database">> & { store?: S } = {},
-): TestAuth<P, S> {
+export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
+  testOptions: Partial<Omit<CreateAuthOptions<P>, "database">> & { store?: FullStore } = {},
+): TestAuth<P> {
   const clock = createTestClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const emails = captureEmails();
   // `store` is this helper's own key: createAuth rejects keys it does not know.
   const { store: given, ...overrides } = testOptions;
-  // Without `store`, S is its default (FullStore): what the run's store and the memory store are.
-  const store = given ?? ((storeForTestRun() ?? memoryStore()) as FullStore as S);
+  const store = given ?? storeForTestRun() ?? memoryStore();
   const auth = createAuth({
     secret: TEST_SECRET,
     baseUrl: BASE_URL,
@@ -76,7 +74,7 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = [], S ext
     database: store,
     email: { sender: emails, ...overrides.email },
   });
-  const request: TestAuth<P, S>["request"] = (method, path, init = {}) => {
+  const request: TestAuth<P>["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...(init.ip ? { "x-test-ip": init.ip } : {}), ...init.headers };
     let body: string | undefined;
     if (init.body !== undefined) {
@@ -111,3 +109,11 @@ export const cookieHeaders = (token: string, origin: string | null = BASE_URL, s
   cookie: `${secure ? "__Secure-latchkey.session" : "latchkey.session"}=${token}`,
   ...(origin === null ? {} : { origin }),
 });
+
+/**
+ * A `TestAuth` whose `auth.api` has a plugin's methods, for helpers shared by tests that install that plugin.
+ *
+ * @example
+ * async function rows(t: TestAuthWith<AuditLogApi>) { return t.auth.api.listAuditEvents(); }
+ */
+export type TestAuthWith<Api> = TestAuth & { auth: { api: Api } };

@@ -1,9 +1,9 @@
 // auditLog() has no routes of its own: these tests drive it through the other features' endpoints.
 import { describe, expect, it } from "vitest";
-import { apiKeys, auditLog, emailOtp, hashSecret, type AuditRecord } from "@latchkey/core";
-import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { apiKeys, auditLog, emailOtp, hashSecret, type AuditLogApi, type AuditRecord } from "@latchkey/core";
+import { bearer, createTestAuth, type TestAuthWith } from "../../testing/test-auth.ts";
 
-async function allRows(t: TestAuth, userId?: string): Promise<AuditRecord[]> {
+async function allRows(t: TestAuthWith<AuditLogApi>, userId?: string): Promise<AuditRecord[]> {
   const rows: AuditRecord[] = [];
   let cursor: string | null = null;
   do {

@@ -1,4 +1,10 @@
-import { emailOtp, type EmailOtpOptions, type OtpPurpose, type VerificationRecord } from "@latchkey/core";
+import {
+  emailOtp,
+  type EmailOtpOptions,
+  type EmailOtpPlugin,
+  type OtpPurpose,
+  type VerificationRecord,
+} from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
 
 let nextIp = 0;
@@ -18,7 +24,7 @@ export function freshIp(): string {
  * @example
  * const t: OtpTestAuth = createOtpTestAuth();
  */
-export interface OtpTestAuth extends TestAuth {
+export interface OtpTestAuth extends TestAuth<readonly [EmailOtpPlugin]> {
   /** Every `OtpGenerated` event so far (plaintext codes included: tests only). */
   generated: Array<{ identifier: string; purpose: string; plain: string }>;
   /** POST a JSON body from a fresh IP (or `ip`). */
@@ -53,7 +59,7 @@ export function wrongCode(code: string): string {
  */
 export function createOtpTestAuth(
   options: EmailOtpOptions = {},
-  overrides: Parameters<typeof createTestAuth>[0] = {},
+  overrides: Omit<NonNullable<Parameters<typeof createTestAuth>[0]>, "plugins"> = {},
 ): OtpTestAuth {
   const t = createTestAuth({ plugins: [emailOtp(options)], ...overrides });
   const generated: OtpTestAuth["generated"] = [];

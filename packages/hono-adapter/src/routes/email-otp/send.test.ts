@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { EmailMessage, Store } from "@latchkey/core";
+import type { EmailMessage, FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createOtpTestAuth, freshIp } from "./fixtures.ts";
 
 const SEND = "/email-otp/send-verification-otp";
 
 /** Wraps a store so every users/verifications call is recorded in order. */
-function recordingStore(): { store: Store; calls: string[] } {
+function recordingStore(): { store: FullStore; calls: string[] } {
   const inner = memoryStore();
   const calls: string[] = [];
   const wrap = <T extends object>(group: string, target: T): T =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jwt, type Store } from "@latchkey/core";
+import { jwt, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { bearer, createTestAuth } from "../../testing/test-auth.ts";
 import { decodeParts, issueToken, publishedKids, tokenOf } from "./test-fixtures.ts";
@@ -91,7 +91,7 @@ describe("rotation", () => {
   it("a creator that stopped between insert and retire is healed by the next reader", async () => {
     const inner = memoryStore();
     let failRetire = false;
-    const store: Store = {
+    const store: FullStore = {
       ...inner,
       jwks: {
         ...inner.jwks,

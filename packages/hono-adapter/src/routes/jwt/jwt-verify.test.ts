@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from "jose";
-import { AuthError, jwt, type Store } from "@latchkey/core";
+import { AuthError, jwt, type FullStore, type JwtApi } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { BASE_URL, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { BASE_URL, createTestAuth, type TestAuth, type TestAuthWith } from "../../testing/test-auth.ts";
 import { errorResponse } from "../../http/errors.ts";
 import { decodeParts, issueToken } from "./test-fixtures.ts";
 
@@ -11,7 +11,7 @@ const b64 = (value: unknown) =>
   Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
 
 /** A resource server in the same process: verifies the Bearer JWT with auth.api.verifyJwt. */
-function resourceServer(t: TestAuth) {
+function resourceServer(t: TestAuthWith<JwtApi>) {
   const app = new Hono();
   app.use("*", t.auth.middleware);
   app.onError((error) => errorResponse(error));
@@ -22,7 +22,7 @@ function resourceServer(t: TestAuth) {
   return async (token: string) => app.request(`${BASE_URL}/api/me`, { headers: { authorization: `Bearer ${token}` } });
 }
 
-async function expectInvalid(t: TestAuth, token: string, message?: RegExp): Promise<void> {
+async function expectInvalid(t: TestAuthWith<JwtApi>, token: string, message?: RegExp): Promise<void> {
   const error = await t.auth.api.verifyJwt(token).then(
     () => null,
     (e: unknown) => e,
@@ -162,7 +162,7 @@ describe("verifyJwt rejects with INVALID_JWT (401, never 5xx)", () => {
   it("attack: forged kids cannot make every verification re-read the store", async () => {
     const inner = memoryStore();
     let lists = 0;
-    const store: Store = { ...inner, jwks: { ...inner.jwks, list: () => (lists++, inner.jwks.list()) } };
+    const store: FullStore = { ...inner, jwks: { ...inner.jwks, list: () => (lists++, inner.jwks.list()) } };
     const t = createTestAuth({ store, plugins: [jwt()] });
     const { payload } = decodeParts((await issueToken(t)).token);
     const attacker = await generateKeyPair("EdDSA");

@@ -178,6 +178,7 @@ describe("registration", () => {
     expect(
       (await t.request("GET", "/get-session", { headers: bearer(session) })).headers.get("set-auth-jwt"),
     ).toBeNull();
+    // @ts-expect-error: jwt() is not installed, so auth.api has no verifyJwt (JavaScript callers get NOT_FOUND).
     await expect(t.auth.api.verifyJwt("x.y.z")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 

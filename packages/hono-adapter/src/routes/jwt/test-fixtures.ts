@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import type { Auth } from "../../create-auth.ts";
 import { bearer, type TestAuth } from "../../testing/test-auth.ts";
@@ -79,10 +79,10 @@ export function decodeParts(token: string): { header: Record<string, unknown>; p
 export const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k"] as const;
 
 /** The memory store with counters on the key port, to prove what the hot path does not do. */
-export function countingStore(): { store: Store; calls: { list: number; insert: number } } {
+export function countingStore(): { store: FullStore; calls: { list: number; insert: number } } {
   const inner = memoryStore();
   const calls = { list: 0, insert: 0 };
-  const jwks: Store["jwks"] = {
+  const jwks: FullStore["jwks"] = {
     ...inner.jwks,
     list: () => (calls.list++, inner.jwks.list()),
     insert: (record) => (calls.insert++, inner.jwks.insert(record)),
