@@ -6,7 +6,7 @@
  * import { drizzleStore } from "@latchkey/drizzle-store/d1";
  * const database = drizzleStore({ binding: env.DB });
  */
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import type { D1DatabaseBinding } from "./d1/binding.ts";
 import { d1Store } from "./d1/store.ts";
 

@@ -8,7 +8,7 @@
  * import { drizzleStore } from "@latchkey/drizzle-store/postgres-js";
  * const database = drizzleStore({ client: postgres(process.env.DATABASE_URL!) });
  */
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import type { Sql } from "postgres";
 import { postgresJsStore } from "./pg/postgres-js.ts";
 

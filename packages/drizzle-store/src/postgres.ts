@@ -7,7 +7,7 @@
  * await migrateDatabase(process.env.DATABASE_URL!);
  * const database = drizzleStore({ url: process.env.DATABASE_URL! });
  */
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import type pg from "pg";
 import { openPgPool, pgStore, type PgPoolOptions } from "./pg/store.ts";
 

@@ -6,7 +6,7 @@
  * await migrateDatabase("file:./auth.db");
  * const database = drizzleStore({ url: "file:./auth.db" });
  */
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import type { Client as LibsqlClient } from "@libsql/client";
 import { openSqliteForStore, sqliteStore } from "./sqlite/store.ts";
 

@@ -73,7 +73,7 @@ describe("plugin-owned store ports", () => {
     expect(await database.users.findByEmail("ada@example.com")).toMatchObject({ email: "ada@example.com" });
     // Proving the mailbox revokes API keys where the store has them; here it has none, and nothing fails.
     await auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-verification" });
-    const otp = auth.getOtp("otp:email-verification:ada@example.com");
+    const otp = auth.getOtp("ada@example.com");
     expect(otp).toBeDefined();
     const verified = await post("/email-otp/verify-email", { email: "ada@example.com", otp });
     expect(verified.status).toBe(200);
@@ -107,9 +107,8 @@ describe("auth.api is typed from the plugins passed", () => {
   });
 
   it("plain `Auth` holds any createAuth result; the registry is typed by the plugin id", () => {
-    let stored: Auth | undefined;
     const auth = createAuth({ ...base, database: memoryStore(), plugins: [apiKeys()] });
-    stored = auth;
+    const stored: Auth = auth;
     expectTypeOf(stored.api).toHaveProperty("signIn");
     expectTypeOf(stored.api).not.toHaveProperty("createApiKey");
     const installed = auth.core.plugins.get(API_KEY_PLUGIN_ID);

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "@latchkey/core";
+import type { StoreWith } from "./conformance.ts";
 import { apiKey, at, T0, uid, user } from "./fixtures.ts";
 
 /** Conformance of the `api keys` port; registered by `runStoreConformance`. */
-export function describeApiKeys(getStore: () => Store): void {
+export function describeApiKeys(getStore: () => StoreWith<"apiKeys">): void {
   describe("api keys", () => {
-    let store: Store;
+    let store: StoreWith<"apiKeys">;
     beforeAll(() => {
       store = getStore();
     });

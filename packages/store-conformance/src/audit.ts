@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "@latchkey/core";
+import type { StoreWith } from "./conformance.ts";
 import { at, uid } from "./fixtures.ts";
 
 /** Conformance of the `audit` port; registered by `runStoreConformance`. */
-export function describeAudit(getStore: () => Store): void {
+export function describeAudit(getStore: () => StoreWith<"audit">): void {
   describe("audit", () => {
-    let store: Store;
+    let store: StoreWith<"audit">;
     beforeAll(() => {
       store = getStore();
     });

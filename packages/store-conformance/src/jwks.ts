@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "@latchkey/core";
+import type { StoreWith } from "./conformance.ts";
 import { at, T0, uid } from "./fixtures.ts";
 
 /** Conformance of the `jwks` port; registered by `runStoreConformance`. */
-export function describeJwks(getStore: () => Store): void {
+export function describeJwks(getStore: () => StoreWith<"jwks">): void {
   describe("jwks", () => {
-    let store: Store;
+    let store: StoreWith<"jwks">;
     beforeAll(() => {
       store = getStore();
     });

@@ -41,8 +41,10 @@ export function describeRoundTrips(getStore: () => Store): void {
         createdAt: ms(12),
         updatedAt: ms(13),
       });
-      await store.apiKeys.create(k);
-      expect(await store.apiKeys.findById(k.id)).toEqual(k);
+      if (store.apiKeys) {
+        await store.apiKeys.create(k);
+        expect(await store.apiKeys.findById(k.id)).toEqual(k);
+      }
       const jwk = {
         id: uid("jwk"),
         generation: 3_000_000 + Math.floor(Math.random() * 1_000_000),
@@ -52,8 +54,10 @@ export function describeRoundTrips(getStore: () => Store): void {
         createdAt: ms(14),
         retiredAt: null,
       };
-      await store.jwks.insert(jwk);
-      expect((await store.jwks.list()).find((j) => j.id === jwk.id)).toEqual(jwk);
+      if (store.jwks) {
+        await store.jwks.insert(jwk);
+        expect((await store.jwks.list()).find((j) => j.id === jwk.id)).toEqual(jwk);
+      }
       const event = {
         id: uid("au"),
         type: "ApiKeyCreated",
@@ -64,8 +68,10 @@ export function describeRoundTrips(getStore: () => Store): void {
         at: ms(15),
         data: awkwardJson,
       };
-      await store.audit.append(event);
-      expect((await store.audit.list({ userId: u.id, limit: 10, cursor: null })).items).toEqual([event]);
+      if (store.audit) {
+        await store.audit.append(event);
+        expect((await store.audit.list({ userId: u.id, limit: 10, cursor: null })).items).toEqual([event]);
+      }
     });
 
     it("an empty patch changes nothing and still answers with the record", async () => {
@@ -73,9 +79,11 @@ export function describeRoundTrips(getStore: () => Store): void {
       const u = user();
       await store.users.create(u, []);
       expect(await store.users.update(u.id, {})).toEqual({ ok: true, value: u });
-      const k = apiKey(u.id);
-      await store.apiKeys.create(k);
-      expect(await store.apiKeys.update(k.id, u.id, {})).toEqual(k);
+      if (store.apiKeys) {
+        const k = apiKey(u.id);
+        await store.apiKeys.create(k);
+        expect(await store.apiKeys.update(k.id, u.id, {})).toEqual(k);
+      }
     });
 
     it("20 parallel issues for one identifier leave exactly one row (each send rotates)", async () => {

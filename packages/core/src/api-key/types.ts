@@ -1,6 +1,6 @@
 import type { Duration } from "../config/duration.ts";
 import type { JsonObject, Permissions } from "../ports/records.ts";
-import type { ApiKeyVerifyResult, ApiKeyView } from "./view.ts";
+import type { ApiKeyView } from "./view.ts";
 
 /** `auth.api.createApiKey`: trusted code may create keys for any user with any quota, limit and permissions. */
 export interface CreateApiKeyInput {

@@ -128,7 +128,10 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
  */
 function requiredPorts(store: Store, plugin: AuthPlugin, index: number): PluginPorts {
   if (!Array.isArray(plugin.requires))
-    throw new AuthConfigError(`plugins[${index}]`, `("${plugin.id}") has no \`requires\` list (write [] when it needs no plugin-owned port)`);
+    throw new AuthConfigError(
+      `plugins[${index}]`,
+      `("${plugin.id}") has no \`requires\` list (write [] when it needs no plugin-owned port)`,
+    );
   const ports: Partial<PluginPorts> = {};
   for (const name of plugin.requires as readonly PluginPortName[]) {
     const port = store[name];

@@ -2,13 +2,7 @@ import { decodeProtectedHeader, errors, jwtVerify } from "jose";
 import { AuthError } from "../errors/errors.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { KeySource } from "./key-source.ts";
-import type {
-  JsonWebKeySet,
-  JwsAlgorithm,
-  JwtClaims,
-  JwtPayloadContext,
-  ResolvedJwtOptions,
-} from "./options.ts";
+import type { JsonWebKeySet, JwsAlgorithm, JwtClaims, JwtPayloadContext, ResolvedJwtOptions } from "./options.ts";
 
 /**
  * Claims the service always sets itself; `payloadBuilder` cannot replace them.

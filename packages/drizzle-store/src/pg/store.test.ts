@@ -1,4 +1,4 @@
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { fixtures } from "@latchkey/store-conformance";
 import type { Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ const { account, apiKey, at, session, user } = fixtures;
 describe("postgres store mapping", () => {
   let database: TestDatabase;
   let client: Sql;
-  let store: Store;
+  let store: FullStore;
   beforeAll(async () => {
     database = await createTestPostgresDatabase();
     await migrateDatabase(database.url);

@@ -1,4 +1,11 @@
-import { guardPorts, guardStore, parseDuration, type Duration, type FullStore, type FullStorePorts } from "@latchkey/core";
+import {
+  guardPorts,
+  guardStore,
+  parseDuration,
+  type Duration,
+  type FullStore,
+  type FullStorePorts,
+} from "@latchkey/core";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { pgApiKeyStore } from "./api-keys.ts";

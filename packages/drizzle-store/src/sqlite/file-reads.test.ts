@@ -1,4 +1,4 @@
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { fixtures } from "@latchkey/store-conformance";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ const driverMessage = (error: unknown) =>
 
 describe("file: store lookups on the read connection", () => {
   let database: TestDatabase;
-  let store: Store;
+  let store: FullStore;
   beforeAll(async () => {
     database = await createTestSqliteFile();
     await migrateDatabase(database.url);

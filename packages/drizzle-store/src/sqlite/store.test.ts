@@ -1,4 +1,4 @@
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import type { Client, InStatement, TransactionMode } from "@libsql/client";
 import { fixtures } from "@latchkey/store-conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ const { account, apiKey, at, session, user } = fixtures;
 describe("libsql store mapping", () => {
   let database: TestDatabase;
   let client: Client;
-  let store: Store;
+  let store: FullStore;
   beforeAll(async () => {
     database = await createTestSqliteFile();
     await migrateDatabase(database.url);

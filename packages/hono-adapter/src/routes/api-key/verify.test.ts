@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { apiKeys, hashSecret, type ApiKeysOptions, type AuthEvent, type CreateApiKeyInput } from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
 
-async function setup(options: ApiKeysOptions = {}, extra: Omit<NonNullable<Parameters<typeof createTestAuth>[0]>, "plugins"> = {}) {
+async function setup(
+  options: ApiKeysOptions = {},
+  extra: Omit<NonNullable<Parameters<typeof createTestAuth>[0]>, "plugins"> = {},
+) {
   const t = createTestAuth({ plugins: [apiKeys(options)], ...extra });
   const events: AuthEvent[] = [];
   t.auth.events.onAny((e) => void events.push(e));

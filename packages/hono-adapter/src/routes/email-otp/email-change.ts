@@ -18,7 +18,10 @@ export function registerEmailChangeRoutes(
   feature: EmailOtpFeature,
   otp: z.ZodType<string>,
 ): void {
-  const { service: { emailChange }, options } = feature;
+  const {
+    service: { emailChange },
+    options,
+  } = feature;
   const current = options.emailChange.verifyCurrentEmail;
 
   defineRoute(

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from "jose";
 import { AuthError, jwt, type FullStore, type JwtApi } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { BASE_URL, createTestAuth, type TestAuth, type TestAuthWith } from "../../testing/test-auth.ts";
+import { BASE_URL, createTestAuth, type TestAuthWith } from "../../testing/test-auth.ts";
 import { errorResponse } from "../../http/errors.ts";
 import { decodeParts, issueToken } from "./test-fixtures.ts";
 
