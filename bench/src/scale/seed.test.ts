@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiKeys, type Store } from "@latchkey/core";
+import { apiKeys, type FullStore } from "@latchkey/core";
 import { drizzleStore as pgDrizzleStore, migrateDatabase as migratePg } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as sqliteDrizzleStore, migrateDatabase as migrateSqlite } from "@latchkey/drizzle-store/sqlite";
 import { createAuth } from "@latchkey/hono-adapter";
@@ -91,7 +91,7 @@ const expiredOf = (count: number) => Math.floor(count / EXPIRED_EVERY);
 describe.each(["sqlite", "postgres"] as const)("scale seed on %s", (dialect) => {
   it("Latchkey: writes the claimed rows, which its own store and API read, verify and sweep", async () => {
     let target: SeedTarget;
-    let store: Store;
+    let store: FullStore;
     if (dialect === "sqlite") {
       const file = sqliteFile();
       await migrateSqlite(`file:${file}`);

@@ -8,7 +8,7 @@ import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(
-  options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<CreateAuthOptions>,
+  options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<Omit<CreateAuthOptions, "plugins">>,
 ) {
   const auth = createAuth({
     environment: "development",

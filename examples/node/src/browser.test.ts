@@ -12,7 +12,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { openDemoDatabase } from "./database.ts";
 import { WEB_ROOT, webPages } from "./static.ts";
 
@@ -27,7 +27,7 @@ let console_ = "";
 let spa: { close(callback?: () => void): unknown };
 let context: BrowserContext;
 let page: Page;
-let store: Store;
+let store: FullStore;
 let work = "";
 
 function freePort(): Promise<number> {

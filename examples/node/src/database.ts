@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { migrate } from "@latchkey/cli";
 import { openDrizzleStore } from "@latchkey/drizzle-store";
 
@@ -15,7 +15,7 @@ export const DEFAULT_DEMO_DATABASE = `file:${resolve(dirname(fileURLToPath(impor
 export async function openDemoDatabase(
   url: string = DEFAULT_DEMO_DATABASE,
   log: (line: string) => void = () => undefined,
-): Promise<Store> {
+): Promise<FullStore> {
   if (url.startsWith("file:")) await mkdir(dirname(url.slice("file:".length)), { recursive: true });
   await migrate(url, { log });
   if (/^mongodb(\+srv)?:\/\//.test(url)) {

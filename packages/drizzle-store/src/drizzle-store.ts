@@ -1,4 +1,4 @@
-import type { Store } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import type { MigrateOptions } from "./migrations.ts";
 import type { PgPoolOptions } from "./pg/store.ts";
 
@@ -36,7 +36,7 @@ function dialectOf(url: string): "postgres" | "sqlite" {
  * import { openDrizzleStore } from "@latchkey/drizzle-store";
  * const database = await openDrizzleStore(process.env.DATABASE_URL!);
  */
-export async function openDrizzleStore(target: string | (DatabaseUrl & PgPoolOptions)): Promise<Store> {
+export async function openDrizzleStore(target: string | (DatabaseUrl & PgPoolOptions)): Promise<FullStore> {
   const { url, authToken, ...pool } = typeof target === "string" ? { url: target, authToken: undefined } : target;
   if (dialectOf(url) === "postgres") return (await import("./postgres.ts")).drizzleStore({ url, ...pool });
   return (await import("./sqlite.ts")).drizzleStore(authToken === undefined ? { url } : { url, authToken });
