@@ -1,0 +1,16 @@
+// A store without the API-key and audit ports (as a third-party store that supports neither feature would be)
+// passes the suite when it says so; the JWKS section still runs.
+import type { Store } from "@latchkey/core";
+import { runStoreConformance } from "@latchkey/store-conformance";
+import { memoryStore } from "./memory-store.ts";
+
+function withoutKeysAndAudit(): Store {
+  const { apiKeys: _keys, audit: _audit, ...rest } = memoryStore();
+  return rest;
+}
+
+runStoreConformance({
+  name: "memory without apiKeys and audit",
+  createStore: withoutKeysAndAudit,
+  pluginPorts: ["jwks"],
+});
