@@ -1,10 +1,10 @@
 export { apiKeys, API_KEY_PLUGIN_ID } from "./plugin.ts";
-export type { ApiKeyApi, ApiKeysInstalled, ApiKeysPlugin } from "./plugin.ts";
+export type { ApiKeyApi, ApiKeysInstalled, ApiKeysOptions, ApiKeysPlugin } from "./plugin.ts";
 export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
 export { resolveApiKeysOptions, API_KEYS_OPTION_SHAPE } from "./options.ts";
-export type { ApiKeysOptions, ResolvedApiKeysOptions } from "./options.ts";
+export type { ResolvedApiKeysOptions } from "./options.ts";
 export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";
 export type { ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode } from "./view.ts";

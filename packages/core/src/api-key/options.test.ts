@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AuthConfigError } from "../errors/errors.ts";
-import { apiKeys } from "./plugin.ts";
+import { apiKeys, type ApiKeysOptions } from "./plugin.ts";
 import { isWellFormedApiKey } from "./verify.ts";
-import { resolveApiKeysOptions, type ApiKeysOptions } from "./options.ts";
+import { resolveApiKeysOptions } from "./options.ts";
 import { hasPermissions, normalizePermissions } from "./permissions.ts";
 
 function fieldOf(fn: () => unknown): string | undefined {

@@ -1,7 +1,9 @@
 import { orServerCall, type RequestMeta } from "../auth/request-meta.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
 import { ApiKeyService } from "./api-key.ts";
-import { resolveApiKeysOptions, type ApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts";
+import type { Duration } from "../config/duration.ts";
+import type { Permissions } from "../ports/records.ts";
+import { resolveApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts";
 import type { ApiKeyVerifyResult, ApiKeyView } from "./view.ts";
 import type {
   ApiKeyPage,
@@ -28,6 +30,34 @@ export interface ApiKeyApi {
   /** Sweeps the expired keys of every user. */
   deleteExpiredApiKeys(meta?: RequestMeta): Promise<{ deleted: number }>;
 }
+/**
+ * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
+ *
+ * @example
+ * apiKeys({ defaultPrefix: "acme_", defaultRateLimitMax: 100, defaultRateLimitWindow: "1m", grantablePermissions: { files: ["read"] } });
+ */
+export interface ApiKeysOptions {
+  /** Prefix of new keys when create omits one: 1..16 of `A-Z a-z 0-9 _`. Default `"lk_"`. */
+  defaultPrefix?: string;
+  /** Uses a new key gets when create omits `remaining`. Default `null` (unlimited). */
+  defaultRemaining?: number | null;
+  /** Per-key rate limit of new keys: at most this many verifies per `defaultRateLimitWindow`. Default `null` (none). */
+  defaultRateLimitMax?: number | null;
+  /** Window of the per-key rate limit; required with `defaultRateLimitMax`. Default `null`. */
+  defaultRateLimitWindow?: Duration | null;
+  /** Lifetime of keys created without `expiresIn`. Default `null` (never expire). */
+  defaultExpiresIn?: Duration | null;
+  /**
+   * Longest lifetime an HTTP caller may ask for with `expiresIn` (asking for `null`, never, is refused too).
+   * Default `"365d"`; `null` = no cap. `auth.api.createApiKey` is not capped.
+   */
+  maxExpiresIn?: Duration | null;
+  /** Permissions a signed-in user may put on their own keys over HTTP. Default `{}` (none). */
+  grantablePermissions?: Permissions;
+  /** Request header carrying the key for `requireApiKey` and `/api-key/verify`. Default `"x-api-key"`. */
+  header?: string;
+}
+
 /** What `apiKeys()` installs: `core.plugins.get(API_KEY_PLUGIN_ID)`. */
 export type ApiKeysInstalled = InstalledPlugin<ApiKeyService, ApiKeyApi, ResolvedApiKeysOptions>;
 

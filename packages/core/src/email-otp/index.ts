@@ -1,5 +1,5 @@
 export { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
-export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpPlugin } from "./plugin.ts";
+export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpOptions, EmailOtpPlugin } from "./plugin.ts";
 export {
   resolveEmailOtpOptions,
   EMAIL_OTP_OPTION_SHAPE,
@@ -7,7 +7,7 @@ export {
   OTP_ACTIONS,
   SEND_PURPOSES,
 } from "./options.ts";
-export type { EmailOtpOptions, ResolvedEmailOtpOptions, SendPurpose } from "./options.ts";
+export type { ResolvedEmailOtpOptions, SendPurpose } from "./options.ts";
 export { OtpCodes, otpIdentifier } from "./otp-codes.ts";
 export type { OtpTarget, OtpRecipient, VerifyOptions } from "./otp-codes.ts";
 export { EmailOtpService } from "./email-otp.ts";
