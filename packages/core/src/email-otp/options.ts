@@ -1,5 +1,5 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration, type Duration } from "../config/duration.ts";
+import { parseDuration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
 import type { OtpPurpose } from "../events/events.ts";

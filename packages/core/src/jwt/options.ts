@@ -1,5 +1,5 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration, type Duration } from "../config/duration.ts";
+import { parseDuration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { SessionView, UserView } from "../session/session.ts";
