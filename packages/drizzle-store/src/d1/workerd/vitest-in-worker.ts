@@ -64,7 +64,6 @@ export const it: TestFn & { skip: TestFn } = Object.assign(
   (name: string, fn: Hook) => void cases.push({ id: cases.length, name, suite: current, fn, skip: current.skip }),
   { skip: (name: string, fn: Hook) => void cases.push({ id: cases.length, name, suite: current, fn, skip: true }) },
 );
-export const test = it;
 export const beforeAll = (fn: Hook) => void current.beforeAll.push(fn);
 export const afterAll = (fn: Hook) => void current.afterAll.push(fn);
 
