@@ -18,6 +18,7 @@ import { createDependencies, createRequestTools, type RequestTools } from "./mid
 import { FEATURE_ROUTES } from "./routes/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
+import { ADAPTER_VERSION } from "./version.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
 
 export interface CreateAuthOptions extends AuthOptions {
@@ -141,7 +142,7 @@ export function createAuth(options: CreateAuthOptions): Auth {
   if (options.reference?.enabled !== false) {
     registerDocsRoutes(app, {
       title: options.reference?.title ?? `${config.appName} auth API`,
-      version: "0.1.0",
+      version: ADAPTER_VERSION,
       scriptUrl: options.reference?.scriptUrl,
       cookieName: config.cookies.name,
       baseOrigin: config.baseOrigin,
