@@ -34,7 +34,7 @@ export const OTP_ACTIONS: Record<OtpPurpose, string> = {
 };
 
 /**
- * `emailOtp({...})` options (spec `EmailOtpOptions`, camelCased).
+ * `emailOtp({...})` options.
  *
  * @example
  * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };
