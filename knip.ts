@@ -41,6 +41,7 @@ const config: KnipConfig = {
     },
     // The runners are started as processes by runtimes.test.ts and the e2e:* scripts (Bun, Deno, workerd).
     "packages/e2e": { entry: ["src/runners/*.ts"], project: ["src/**", "*.ts"] },
+    "packages/test-support": { project: ["src/**"] },
     "examples/deno": { entry: ["src/server.ts"] },
     "examples/cloudflare-workers": { entry: ["src/worker.ts"] },
     // The servers under test are started as processes by the harness; the micro benchmarks and the bundle report
