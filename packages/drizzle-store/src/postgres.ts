@@ -12,7 +12,7 @@ import type pg from "pg";
 import { openPgPool, pgStore, type PgPoolOptions } from "./pg/store.ts";
 
 export { migratePostgresDatabase as migrateDatabase } from "./pg/migrate.ts";
-export { isPgUnavailable } from "./pg/connection-errors.ts";
+export { isPgUnavailable } from "./pg/errors.ts";
 export { MIGRATIONS_FOLDERS } from "./migrations.ts";
 export type { MigrateOptions } from "./migrations.ts";
 export type { PgPoolOptions } from "./pg/store.ts";

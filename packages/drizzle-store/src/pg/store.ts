@@ -1,11 +1,16 @@
 import { guardPorts, guardStore, parseDuration, type Duration, type Store, type StorePorts } from "@latchkey/core";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { pgApiKeyStore } from "./api-keys.ts";
-import { isPgUnavailable } from "./connection-errors.ts";
-import { pgAuditStore, pgJwkStore } from "./jwks.ts";
-import { pgAccountStore, pgSessionStore, pgUserStore, type PgDatabase } from "./users.ts";
-import { pgCounterStore, pgVerificationStore } from "./verifications.ts";
+import { accountsPort } from "./accounts.ts";
+import { apiKeysPort } from "./api-keys.ts";
+import { auditPort } from "./audit.ts";
+import { isPgUnavailable } from "./errors.ts";
+import { countersPort } from "./counters.ts";
+import type { PgDatabase } from "./database.ts";
+import { jwksPort } from "./jwks.ts";
+import { sessionsPort } from "./sessions.ts";
+import { usersPort } from "./users.ts";
+import { verificationsPort } from "./verifications.ts";
 
 /** Connection settings of a store that opens its own node-postgres pool (`drizzleStore({ dialect: "postgres", url })`). */
 export interface PgPoolOptions {
@@ -68,14 +73,14 @@ export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
 export function portsOf(db: PgDatabase): StorePorts {
   return {
-    users: pgUserStore(db),
-    sessions: pgSessionStore(db),
-    accounts: pgAccountStore(db),
-    verifications: pgVerificationStore(db),
-    counters: pgCounterStore(db),
-    apiKeys: pgApiKeyStore(db),
-    jwks: pgJwkStore(db),
-    audit: pgAuditStore(db),
+    users: usersPort(db),
+    sessions: sessionsPort(db),
+    accounts: accountsPort(db),
+    verifications: verificationsPort(db),
+    counters: countersPort(db),
+    apiKeys: apiKeysPort(db),
+    jwks: jwksPort(db),
+    audit: auditPort(db),
   };
 }
 

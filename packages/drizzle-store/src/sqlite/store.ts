@@ -1,13 +1,17 @@
 import { guardStore, guardPorts, type Store, type StorePorts } from "@latchkey/core";
-import { errorChain, stringField } from "../driver-error.ts";
 import { createClient, type Client, type InStatement, type TransactionMode } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { sqliteApiKeyStore } from "./api-keys.ts";
-import { fileReads, type FileReads } from "./file-reads.ts";
-import { sqliteAuditStore, sqliteJwkStore } from "./jwks.ts";
+import { accountsPort } from "./accounts.ts";
+import { apiKeysPort } from "./api-keys.ts";
+import { auditPort } from "./audit.ts";
+import { countersPort } from "./counters.ts";
 import type { SqliteDatabase } from "./database.ts";
-import { sqliteAccountStore, sqliteSessionStore, sqliteUserStore } from "./users.ts";
-import { sqliteCounterStore, sqliteVerificationStore } from "./verifications.ts";
+import { isSqliteUnavailable } from "./errors.ts";
+import { fileReads, type FileReads } from "./file-reads.ts";
+import { jwksPort } from "./jwks.ts";
+import { sessionsPort } from "./sessions.ts";
+import { usersPort } from "./users.ts";
+import { verificationsPort } from "./verifications.ts";
 
 /** Opens a libSQL client for a `file:` or `libsql://` URL; `concurrency` caps a `file:` client's connections. */
 export function openSqlite(url: string, authToken?: string, concurrency?: number): Client {
@@ -72,29 +76,16 @@ export function withWriteBatches(client: Client): Client {
   });
 }
 
-// Busy or locked past the busy timeout, or a remote server that cannot be reached: the database is unavailable.
-const UNAVAILABLE =
-  /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;
-
-/** True when a libSQL error means the database cannot answer now (busy past the timeout, I/O, network). */
-export function isSqliteUnavailable(error: unknown): boolean {
-  for (const e of errorChain(error)) {
-    const code = stringField(e, "extendedCode") ?? stringField(e, "code");
-    if (code !== undefined && UNAVAILABLE.test(code)) return true;
-  }
-  return false;
-}
-
 function portsOf(db: SqliteDatabase, reads: FileReads | null): StorePorts {
   return {
-    users: sqliteUserStore(db, reads),
-    sessions: sqliteSessionStore(db, reads),
-    accounts: sqliteAccountStore(db),
-    verifications: sqliteVerificationStore(db),
-    counters: sqliteCounterStore(db),
-    apiKeys: sqliteApiKeyStore(db, reads),
-    jwks: sqliteJwkStore(db),
-    audit: sqliteAuditStore(db),
+    users: usersPort(db, reads),
+    sessions: sessionsPort(db, reads),
+    accounts: accountsPort(db),
+    verifications: verificationsPort(db),
+    counters: countersPort(db),
+    apiKeys: apiKeysPort(db, reads),
+    jwks: jwksPort(db),
+    audit: auditPort(db),
   };
 }
 
