@@ -1,4 +1,4 @@
 import { runStoreConformance } from "@latchkey/store-conformance";
-import { memoryStore } from "./memory-store.ts";
+import { memoryStore } from "./store.ts";
 
 runStoreConformance({ name: "memory", createStore: () => memoryStore() });
