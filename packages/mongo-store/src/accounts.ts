@@ -1,7 +1,7 @@
 import type { AccountRecord, AccountStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { accountFromDoc, accountToDoc } from "./documents.ts";
-import { duplicateKeyFields } from "./duplicate-key.ts";
+import { duplicateKeyFields } from "./errors.ts";
 
 // One credential account per user is enforced by the partial unique index `credential_per_user_unique`, which
 // turns the "set only when absent" check into a single conditional upsert.

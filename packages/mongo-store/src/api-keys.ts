@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, ApiKeyStore, ApiKeyUseResult, RevokedApiKey } from "@latchkey/core";
 import type { Filter } from "mongodb";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { apiKeyFromDoc, apiKeyToDoc, patchToSet, type ApiKeyDoc } from "./documents.ts";
 import { apiKeyRefusal, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFilter } from "./queries.ts";
 

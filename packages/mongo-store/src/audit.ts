@@ -1,5 +1,5 @@
 import type { AuditStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { auditFromDoc, auditToDoc } from "./documents.ts";
 import { encodeCursor, keysetFilter } from "./queries.ts";
 

@@ -1,7 +1,7 @@
 import type { CounterStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { counterFromDoc } from "./documents.ts";
-import { isDuplicateOn } from "./duplicate-key.ts";
+import { isDuplicateOn } from "./errors.ts";
 import { counterHitUpdate } from "./queries.ts";
 
 /** Runs an upsert once more when it lost the insert race on `_id` to a concurrent upsert of the same key. */

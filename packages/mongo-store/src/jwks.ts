@@ -1,7 +1,7 @@
 import type { JwkStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { jwkFromDoc, jwkToDoc } from "./documents.ts";
-import { isDuplicateOn } from "./duplicate-key.ts";
+import { isDuplicateOn } from "./errors.ts";
 
 export function mongoJwkStore(c: Collections): JwkStore {
   return {

@@ -1,6 +1,6 @@
 import type { SessionStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
-import { COLLECTION_NAMES } from "./collections.ts";
+import type { Collections } from "./database.ts";
+import { COLLECTION_NAMES } from "./database.ts";
 import { sessionFromDoc, sessionToDoc, userFromDoc, type SessionDoc, type UserDoc } from "./documents.ts";
 
 export function mongoSessionStore(c: Collections): SessionStore {

@@ -3,7 +3,7 @@ import { MongoClient } from "mongodb";
 import { mongoAccountStore } from "./accounts.ts";
 import { mongoApiKeyStore } from "./api-keys.ts";
 import { mongoAuditStore } from "./audit.ts";
-import { collectionsOf } from "./collections.ts";
+import { collectionsOf } from "./database.ts";
 import { resolveDatabaseName, transactionsFor } from "./connection.ts";
 import { mongoCounterStore } from "./counters.ts";
 import { mongoJwkStore } from "./jwks.ts";

@@ -1,6 +1,6 @@
 import { compensatingTransaction, type Store, type StorePorts } from "@latchkey/core";
 import type { ClientSession, Collection, Document } from "mongodb";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import type { Transactions } from "./connection.ts";
 
 // Where each collection method the ports use takes its options: the session goes there.

@@ -1,7 +1,7 @@
 import type { VerificationStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { verificationFromDoc, verificationToDoc } from "./documents.ts";
-import { isDuplicateOn } from "./duplicate-key.ts";
+import { isDuplicateOn } from "./errors.ts";
 import { failedAttemptFilters } from "./queries.ts";
 
 // Concurrent issues for one identifier take turns deleting each other's row; a handful of rounds is plenty.
