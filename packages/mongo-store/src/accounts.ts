@@ -14,7 +14,11 @@ export function isCredentialDuplicate(error: unknown): boolean {
 
 const setOnInsert = (account: AccountRecord) => ({ _id: account.id, createdAt: account.createdAt });
 
-export function mongoAccountStore(c: Collections): AccountStore {
+/**
+ * `AccountStore` over MongoDB: password writes are single conditional upserts on the one-credential-per-user
+ * index.
+ */
+export function accountsPort(c: Collections): AccountStore {
   return {
     async listByUser(userId) {
       const docs = await c.accounts.find({ userId }).sort({ createdAt: 1, _id: 1 }).toArray();

@@ -14,7 +14,8 @@ async function upsertWithRetry<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export function mongoCounterStore(c: Collections): CounterStore {
+/** `CounterStore` over MongoDB: every hit is one atomic findOneAndUpdate upsert with the window logic in a pipeline. */
+export function countersPort(c: Collections): CounterStore {
   return {
     async hit(key, windowMs, now) {
       // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.

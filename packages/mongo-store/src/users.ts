@@ -30,7 +30,11 @@ async function deleteDependents(c: Collections, userId: string): Promise<void> {
   ]);
 }
 
-export function mongoUserStore(c: Collections, tx: Transactions): UserStore {
+/**
+ * `UserStore` over MongoDB: the unique email and username indexes decide races; create and delete run in one
+ * transaction where the deployment has them, with compensation where it does not.
+ */
+export function usersPort(c: Collections, tx: Transactions): UserStore {
   return {
     async create(user, accounts): Promise<UniqueResult<UserRecord>> {
       try {
