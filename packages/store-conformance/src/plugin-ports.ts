@@ -4,10 +4,10 @@ import type { Store, StorePorts } from "@latchkey/core";
  * The ports a plugin brings: API keys, JWT signing keys, the audit log. A store may leave out the ones it does not
  * serve; the cases for them then report as skipped instead of failing.
  */
-export type PluginPort = "apiKeys" | "jwks" | "audit";
+type PluginPort = "apiKeys" | "jwks" | "audit";
 
 /** Why a case that needs `port` skipped. */
-export const noPort = (port: PluginPort) => `store has no ${port} port`;
+const noPort = (port: PluginPort) => `store has no ${port} port`;
 
 /** The part of a running case's context the suite uses: Vitest's `skip`, which throws to end the case. */
 export interface CaseContext {
