@@ -16,8 +16,8 @@ import { d1Transaction } from "./transaction.ts";
 /**
  * The SQLite store's port implementations over a D1 binding. D1 has no interactive transactions: every atomic
  * change is one statement (upserts, conditional UPDATE ... RETURNING) or one `batch`, which D1 runs as one
- * implicit transaction; `transaction` compensates across writes (see d1Transaction). D1 enforces foreign keys; the writes insert parents first and delete
- * children first, as they do on libSQL.
+ * implicit transaction; `transaction` compensates across writes (see d1Transaction). D1 enforces foreign keys;
+ * the writes insert parents first and delete children first, as they do on libSQL.
  */
 export function d1Store(binding: D1DatabaseBinding): Store {
   const db = drizzle(binding as unknown as AnyD1Database) as unknown as SqliteDatabase;
