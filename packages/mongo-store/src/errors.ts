@@ -43,3 +43,23 @@ export function isDuplicateOn(error: unknown, field: string): boolean {
   const fields = duplicateKeyFields(error);
   return fields !== null && fields.length === 1 && fields[0] === field;
 }
+
+const UNAVAILABLE_NAMES = new Set([
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoServerSelectionError",
+  "MongoTopologyClosedError",
+  "MongoNotConnectedError",
+  "PoolClearedError",
+  "MongoPoolClearedError",
+]);
+
+/** True when a MongoDB driver error means the server cannot be reached (network, server selection, pool cleared). */
+export function isMongoUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (UNAVAILABLE_NAMES.has(current.name)) return true;
+    current = current.cause;
+  }
+  return false;
+}
