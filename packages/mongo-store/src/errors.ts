@@ -1,5 +1,5 @@
 /** The MongoDB server's error code for a unique-index violation (E11000). */
-export const DUPLICATE_KEY = 11000;
+const DUPLICATE_KEY = 11000;
 
 /** The parts of a `MongoServerError` for E11000 that say which unique index was hit. */
 export interface DuplicateKeyErrorShape {

@@ -41,7 +41,7 @@ function boundTo<T extends Document>(collection: Collection<T>, session: ClientS
 }
 
 /** The collections with every call carrying `session`: what a transaction body's ports use. */
-export function collectionsIn(c: Collections, session: ClientSession): Collections {
+function collectionsIn(c: Collections, session: ClientSession): Collections {
   return {
     users: boundTo(c.users, session),
     sessions: boundTo(c.sessions, session),
@@ -55,7 +55,7 @@ export function collectionsIn(c: Collections, session: ClientSession): Collectio
 }
 
 /** Inside a transaction a port's own multi-document work joins it instead of opening another. */
-export function joined(session: ClientSession): Transactions {
+function joined(session: ClientSession): Transactions {
   return { available: async () => true, run: (work) => work(session) };
 }
 

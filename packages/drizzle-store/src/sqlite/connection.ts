@@ -12,7 +12,7 @@ export function openSqlite(url: string, authToken?: string, concurrency?: number
 }
 
 /** What a store that opens its own `file:` database sets before its first statement (see docs/stores.md). */
-export const FILE_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"] as const;
+const FILE_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"] as const;
 
 /**
  * The client a store opens for a URL. A `file:` database gets one connection, in WAL mode with synchronous=NORMAL:
