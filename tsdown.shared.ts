@@ -5,9 +5,8 @@ import type { UserConfig } from "tsdown";
  * Dependencies and peers stay external (tsdown's default); `#...` subpath imports stay external too, so the
  * package's own `imports` map picks the runtime file (node / deno / workerd / browser / default) at run time.
  */
-export function libraryBuild(entry: Record<string, string>, extra: Partial<UserConfig> = {}): UserConfig {
+export function libraryBuild(options: UserConfig & { entry: Record<string, string> }): UserConfig {
   return {
-    entry,
     format: "esm",
     platform: "neutral",
     target: "es2022",
@@ -20,6 +19,6 @@ export function libraryBuild(entry: Record<string, string>, extra: Partial<UserC
     hash: false,
     // Nothing from node_modules is bundled (onlyBundle: [] fails the build if something would be).
     deps: { neverBundle: [/^#/, /^node:/], onlyBundle: [] },
-    ...extra,
+    ...options,
   };
 }

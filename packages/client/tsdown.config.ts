@@ -3,8 +3,8 @@ import { libraryBuild } from "../../tsdown.shared.ts";
 
 // Both entries share the client's types: the shared chunk gets its own name so it never takes `index.d.ts`.
 export default defineConfig(
-  libraryBuild(
-    { index: "src/index.ts", react: "src/react.ts" },
-    { outputOptions: { chunkFileNames: "shared-[name].js" } },
-  ),
+  libraryBuild({
+    entry: { index: "src/index.ts", react: "src/react.ts" },
+    outputOptions: { chunkFileNames: "shared-[name].js" },
+  }),
 );

@@ -3,11 +3,13 @@ import { libraryBuild } from "../../tsdown.shared.ts";
 
 export default defineConfig(
   libraryBuild({
-    index: "src/index.ts",
-    "native-argon2.node": "src/password/native-argon2.node.ts",
-    "native-argon2.deno": "src/password/native-argon2.deno.ts",
-    "native-argon2.web": "src/password/native-argon2.web.ts",
-    "native-jws.node": "src/jwt/native-jws.node.ts",
-    "native-jws.web": "src/jwt/native-jws.web.ts",
+    entry: {
+      index: "src/index.ts",
+      "native-argon2.node": "src/password/native-argon2.node.ts",
+      "native-argon2.deno": "src/password/native-argon2.deno.ts",
+      "native-argon2.web": "src/password/native-argon2.web.ts",
+      "native-jws.node": "src/jwt/native-jws.node.ts",
+      "native-jws.web": "src/jwt/native-jws.web.ts",
+    },
   }),
 );

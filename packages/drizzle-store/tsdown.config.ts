@@ -5,10 +5,12 @@ import { libraryBuild } from "../../tsdown.shared.ts";
 // migrations/, which the code finds relative to its own dist/.
 export default defineConfig(
   libraryBuild({
-    index: "src/index.ts",
-    postgres: "src/postgres.ts",
-    "postgres-js": "src/postgres-js.ts",
-    sqlite: "src/sqlite.ts",
-    d1: "src/d1.ts",
+    entry: {
+      index: "src/index.ts",
+      postgres: "src/postgres.ts",
+      "postgres-js": "src/postgres-js.ts",
+      sqlite: "src/sqlite.ts",
+      d1: "src/d1.ts",
+    },
   }),
 );

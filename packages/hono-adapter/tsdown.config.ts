@@ -3,9 +3,11 @@ import { libraryBuild } from "../../tsdown.shared.ts";
 
 export default defineConfig(
   libraryBuild({
-    index: "src/index.ts",
-    esbuild: "src/build/zod-english.ts",
-    "scalar-script.node": "src/routes/docs/scalar-script.node.ts",
-    "scalar-script.web": "src/routes/docs/scalar-script.web.ts",
+    entry: {
+      index: "src/index.ts",
+      esbuild: "src/build/zod-english.ts",
+      "scalar-script.node": "src/routes/docs/scalar-script.node.ts",
+      "scalar-script.web": "src/routes/docs/scalar-script.web.ts",
+    },
   }),
 );

@@ -1,4 +1,4 @@
 import { defineConfig } from "tsdown";
 import { libraryBuild } from "../../tsdown.shared.ts";
 
-export default defineConfig(libraryBuild({ index: "src/index.ts" }));
+export default defineConfig(libraryBuild({ entry: { index: "src/index.ts" } }));

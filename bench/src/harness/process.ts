@@ -48,7 +48,7 @@ function ticksPerSecond(): number {
 }
 
 /** utime + stime of a process from /proc/<pid>/stat, in ms (all threads, so argon2/scrypt worker threads count). */
-export function processCpuMs(pid: number): number {
+function processCpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // Fields after the command name (which may contain spaces) start at field 3.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -58,7 +58,7 @@ export function processCpuMs(pid: number): number {
 }
 
 /** VmRSS of a process from /proc/<pid>/status, in MiB. */
-export function processRssMb(pid: number): number {
+function processRssMb(pid: number): number {
   const kb = Number(/VmRSS:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
   return kb / 1024;
 }

@@ -8,7 +8,7 @@ export interface ScenarioResult {
   unit: string;
   latchkey: Measurement | null;
   betterAuth: Measurement | null;
-  /** Target ratio Latchkey/Better Auth, if the issue sets one. */
+  /** The ratio Latchkey/Better Auth we aim for, if there is one. */
   target: number | null;
   /** Target as a fraction of the Hono floor (get-session on memory). */
   floorTarget: number | null;
@@ -140,11 +140,6 @@ const cpuGrowth = (small: Measurement | null, large: Measurement | null) =>
 const pair = (lk: Measurement | null, ba: Measurement | null) =>
   lk && ba && ba.opsPerSec > 0 ? lk.opsPerSec / ba.opsPerSec : null;
 const cpuPair = (lk: Measurement | null, ba: Measurement | null) => (lk && ba ? ba.cpuMsPerOp / lk.cpuMsPerOp : null);
-
-/** The share of its small-seed throughput a hot path keeps at the large seed (>= 0.9 is the goal). */
-export function keptShare(result: ScaleResult, impl: "latchkey" | "betterAuth"): number | null {
-  return kept(result.small[impl], result.large[impl]);
-}
 
 export function markdownScale(results: ScaleResult[]): string {
   const first = results[0];

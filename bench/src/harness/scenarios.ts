@@ -12,7 +12,7 @@ export interface Scenario {
   /** Server configuration: does get-session add the JWT header. */
   jwtHeader: boolean;
   needs: Feature[];
-  /** Ratio Latchkey/Better Auth the issue asks for, per store (null: no target). */
+  /** The ratio Latchkey/Better Auth we aim for, per store (null: no target). */
   target: { memory: number | null; libsql: number | null };
   /** What one operation is, for the table. */
   unit: "req" | "round trip";

@@ -83,7 +83,8 @@ async function bundle(name: string, source: string): Promise<{ path: string; min
 
 /** The workerd binary Miniflare runs (its `workerd` dependency), so both use the same runtime build. */
 function workerdBinary(): string {
-  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve("miniflare"));
+  const require = createRequire(import.meta.url);
+  const fromMiniflare = createRequire(require.resolve("miniflare"));
   const exported = fromMiniflare("workerd") as string | { default: string };
   return typeof exported === "string" ? exported : exported.default;
 }

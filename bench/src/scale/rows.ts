@@ -15,7 +15,7 @@ export interface ScaleSizes {
   audit: number;
 }
 
-/** The sizes the issue asks for, as a function of the user count (1M users: 1M sessions, 100k keys, 1M audit rows). */
+/** The table sizes of a scale run, as a function of the user count (1M users: 1M sessions, 100k keys, 1M audit rows). */
 export function sizesFor(users: number): ScaleSizes {
   return { users, sessions: users, apiKeys: Math.max(1, Math.floor(users / 10)), audit: users };
 }
@@ -23,7 +23,7 @@ export function sizesFor(users: number): ScaleSizes {
 /** Every tenth session and every tenth API key is expired, so the sweeps have real work at scale. */
 export const EXPIRED_EVERY = 10;
 /** Every third API key (that is not expired) has a quota. */
-export const QUOTA_EVERY = 3;
+const QUOTA_EVERY = 3;
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 const b64url = (bytes: Buffer) => bytes.toString("base64url");

@@ -33,6 +33,7 @@ export {
   guardPorts,
   guardStore,
   DATABASE_RETRY_AFTER_SECONDS,
+  compensatingTransaction,
 } from "./ports/index.ts";
 export type * from "./ports/index.ts";
 export {

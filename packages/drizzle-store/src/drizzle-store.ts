@@ -1,6 +1,6 @@
 import type { FullStore } from "@latchkey/core";
 import type { MigrateOptions } from "./migrations.ts";
-import type { PgPoolOptions } from "./pg/store.ts";
+import type { PgPoolOptions } from "./pg/connection.ts";
 
 /**
  * A database URL and, for `libsql://`, its token: what the URL-driven helpers of the root entry take.

@@ -5,7 +5,7 @@ export interface KeysetPosition {
 }
 
 /** Encodes the last row of a page as the opaque cursor of the next one. */
-export function encodeCursor(position: KeysetPosition): string {
+function encodeCursor(position: KeysetPosition): string {
   return `${position.at.getTime()}:${position.id}`;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { migrateDatabase } from "./drizzle-store.ts";
 import { openPostgres } from "./pg/postgres-js.ts";
-import { openSqlite } from "./sqlite/store.ts";
+import { openSqlite } from "./sqlite/connection.ts";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 
 const TABLES = ["accounts", "api_keys", "audit_events", "counters", "jwks", "sessions", "users", "verifications"];

@@ -13,7 +13,7 @@ import type { Sql } from "postgres";
 import { postgresJsStore } from "./pg/postgres-js.ts";
 
 export { migratePostgresJsDatabase as migrateDatabase } from "./pg/postgres-js-migrate.ts";
-export { isPgUnavailable } from "./pg/connection-errors.ts";
+export { isPgUnavailable } from "./pg/errors.ts";
 export { MIGRATIONS_FOLDERS } from "./migrations.ts";
 export type { MigrateOptions } from "./migrations.ts";
 

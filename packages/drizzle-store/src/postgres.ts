@@ -9,13 +9,14 @@
  */
 import type { FullStore } from "@latchkey/core";
 import type pg from "pg";
-import { openPgPool, pgStore, type PgPoolOptions } from "./pg/store.ts";
+import { openPgPool, type PgPoolOptions } from "./pg/connection.ts";
+import { pgStore } from "./pg/store.ts";
 
 export { migratePostgresDatabase as migrateDatabase } from "./pg/migrate.ts";
-export { isPgUnavailable } from "./pg/connection-errors.ts";
+export { isPgUnavailable } from "./pg/errors.ts";
 export { MIGRATIONS_FOLDERS } from "./migrations.ts";
 export type { MigrateOptions } from "./migrations.ts";
-export type { PgPoolOptions } from "./pg/store.ts";
+export type { PgPoolOptions } from "./pg/connection.ts";
 export * as schema from "./pg/schema.ts";
 
 /**

@@ -8,7 +8,8 @@
  */
 import type { FullStore } from "@latchkey/core";
 import type { Client as LibsqlClient } from "@libsql/client";
-import { openSqliteForStore, sqliteStore } from "./sqlite/store.ts";
+import { openSqliteForStore } from "./sqlite/connection.ts";
+import { sqliteStore } from "./sqlite/store.ts";
 
 export { migrateSqliteDatabase as migrateDatabase } from "./sqlite/migrate.ts";
 export { MIGRATIONS_FOLDERS, readSqlMigrations } from "./migrations.ts";

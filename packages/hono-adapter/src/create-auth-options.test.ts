@@ -260,7 +260,7 @@ describe("options are closed (docs/options.md is the table)", () => {
     },
   );
 
-  it("the issue's examples read as promised", () => {
+  it("misspelt options name the option that was meant", () => {
     expectConfigError(
       () => createAuth({ ...base(), rateLimit: { enable: false } } as never),
       "rateLimit.enable",

@@ -19,6 +19,7 @@ import { createDependencies, createRequestTools, type RequestTools } from "./mid
 import { FEATURE_ROUTES } from "./routes/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
+import { ADAPTER_VERSION } from "./version.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
 
 export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> extends AuthOptions<P> {
@@ -149,7 +150,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   if (options.reference?.enabled !== false) {
     registerDocsRoutes(app, {
       title: options.reference?.title ?? `${config.appName} auth API`,
-      version: "0.1.0",
+      version: ADAPTER_VERSION,
       scriptUrl: options.reference?.scriptUrl,
       cookieName: config.cookies.name,
       baseOrigin: config.baseOrigin,

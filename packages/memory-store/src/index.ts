@@ -1,1 +1,1 @@
-export { memoryStore } from "./memory-store.ts";
+export { memoryStore } from "./store.ts";

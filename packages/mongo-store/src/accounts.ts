@@ -1,7 +1,7 @@
 import type { AccountRecord, AccountStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { accountFromDoc, accountToDoc } from "./documents.ts";
-import { duplicateKeyFields } from "./duplicate-key.ts";
+import { duplicateKeyFields } from "./errors.ts";
 
 // One credential account per user is enforced by the partial unique index `credential_per_user_unique`, which
 // turns the "set only when absent" check into a single conditional upsert.
@@ -14,7 +14,11 @@ export function isCredentialDuplicate(error: unknown): boolean {
 
 const setOnInsert = (account: AccountRecord) => ({ _id: account.id, createdAt: account.createdAt });
 
-export function mongoAccountStore(c: Collections): AccountStore {
+/**
+ * `AccountStore` over MongoDB: password writes are single conditional upserts on the one-credential-per-user
+ * index.
+ */
+export function accountsPort(c: Collections): AccountStore {
   return {
     async listByUser(userId) {
       const docs = await c.accounts.find({ userId }).sort({ createdAt: 1, _id: 1 }).toArray();

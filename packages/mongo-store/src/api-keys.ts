@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, ApiKeyStore, ApiKeyUseResult, RevokedApiKey } from "@latchkey/core";
 import type { Filter } from "mongodb";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { apiKeyFromDoc, apiKeyToDoc, patchToSet, type ApiKeyDoc } from "./documents.ts";
 import { apiKeyRefusal, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFilter } from "./queries.ts";
 
@@ -12,7 +12,8 @@ const SWEEP_BATCH = 100;
 const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
   userId === null ? { _id: id } : { _id: id, userId };
 
-export function mongoApiKeyStore(c: Collections): ApiKeyStore {
+/** `ApiKeyStore` over MongoDB; a use is one conditional findOneAndUpdate. */
+export function apiKeysPort(c: Collections): ApiKeyStore {
   return {
     async create(key) {
       await c.apiKeys.insertOne(apiKeyToDoc(key));

@@ -1,9 +1,10 @@
 import type { AuditStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { auditFromDoc, auditToDoc } from "./documents.ts";
 import { encodeCursor, keysetFilter } from "./queries.ts";
 
-export function mongoAuditStore(c: Collections): AuditStore {
+/** `AuditStore` over MongoDB: append-only, newest first by (at, _id). */
+export function auditPort(c: Collections): AuditStore {
   return {
     async append(record) {
       await c.audit.insertOne(auditToDoc(record));

@@ -1,7 +1,7 @@
 import type { ClientSession, Document, MongoClient } from "mongodb";
 
 /** Database used when neither `dbName` nor the connection string names one. */
-export const DEFAULT_DB_NAME = "latchkey";
+const DEFAULT_DB_NAME = "latchkey";
 
 /** The database named in a `mongodb://` or `mongodb+srv://` connection string's path, or null. */
 export function databaseNameFromUrl(url: string): string | null {

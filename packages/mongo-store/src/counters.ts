@@ -1,7 +1,7 @@
 import type { CounterStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { counterFromDoc } from "./documents.ts";
-import { isDuplicateOn } from "./duplicate-key.ts";
+import { isDuplicateOn } from "./errors.ts";
 import { counterHitUpdate } from "./queries.ts";
 
 /** Runs an upsert once more when it lost the insert race on `_id` to a concurrent upsert of the same key. */
@@ -14,7 +14,8 @@ async function upsertWithRetry<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export function mongoCounterStore(c: Collections): CounterStore {
+/** `CounterStore` over MongoDB: every hit is one atomic findOneAndUpdate upsert with the window logic in a pipeline. */
+export function countersPort(c: Collections): CounterStore {
   return {
     async hit(key, windowMs, now) {
       // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.

@@ -1,5 +1,5 @@
 import type { Db, Document } from "mongodb";
-import { COLLECTION_NAMES, type CollectionName } from "./collections.ts";
+import { COLLECTION_NAMES, type CollectionName } from "./database.ts";
 
 /** One index the store relies on. */
 export interface IndexSpec {

@@ -1,9 +1,10 @@
 import type { JwkStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { jwkFromDoc, jwkToDoc } from "./documents.ts";
-import { isDuplicateOn } from "./duplicate-key.ts";
+import { isDuplicateOn } from "./errors.ts";
 
-export function mongoJwkStore(c: Collections): JwkStore {
+/** `JwkStore` over MongoDB: the unique generation index decides which racing instance's key wins. */
+export function jwksPort(c: Collections): JwkStore {
   return {
     async list() {
       return (await c.jwks.find().sort({ generation: 1 }).toArray()).map(jwkFromDoc);

@@ -1,9 +1,9 @@
 import type { SessionStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
-import { COLLECTION_NAMES } from "./collections.ts";
+import { COLLECTION_NAMES, type Collections } from "./database.ts";
 import { sessionFromDoc, sessionToDoc, userFromDoc, type SessionDoc, type UserDoc } from "./documents.ts";
 
-export function mongoSessionStore(c: Collections): SessionStore {
+/** `SessionStore` over MongoDB: a session read is one aggregation joined with its user. */
+export function sessionsPort(c: Collections): SessionStore {
   return {
     async create(session) {
       await c.sessions.insertOne(sessionToDoc(session));

@@ -1,15 +1,16 @@
 import { guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { MongoClient } from "mongodb";
-import { mongoAccountStore } from "./accounts.ts";
-import { mongoApiKeyStore } from "./api-keys.ts";
-import { mongoAuditStore } from "./audit.ts";
-import { collectionsOf } from "./collections.ts";
+import { accountsPort } from "./accounts.ts";
+import { apiKeysPort } from "./api-keys.ts";
+import { auditPort } from "./audit.ts";
+import { collectionsOf } from "./database.ts";
 import { resolveDatabaseName, transactionsFor } from "./connection.ts";
-import { mongoCounterStore } from "./counters.ts";
-import { mongoJwkStore } from "./jwks.ts";
-import { mongoSessionStore } from "./sessions.ts";
-import { mongoUserStore } from "./users.ts";
-import { mongoVerificationStore } from "./verifications.ts";
+import { countersPort } from "./counters.ts";
+import { jwksPort } from "./jwks.ts";
+import { sessionsPort } from "./sessions.ts";
+import { usersPort } from "./users.ts";
+import { verificationsPort } from "./verifications.ts";
+import { isMongoUnavailable } from "./errors.ts";
 import { mongoTransaction } from "./transaction.ts";
 
 interface MongoStoreCommon {
@@ -50,14 +51,14 @@ export function mongoStore(options: MongoStoreOptions): FullStore {
   const collections = collectionsOf(db);
   const transactions = transactionsFor(client, options.transactions);
   const portsFor = (c: typeof collections, tx: typeof transactions): FullStorePorts => ({
-    users: mongoUserStore(c, tx),
-    sessions: mongoSessionStore(c),
-    accounts: mongoAccountStore(c),
-    verifications: mongoVerificationStore(c),
-    counters: mongoCounterStore(c),
-    apiKeys: mongoApiKeyStore(c),
-    jwks: mongoJwkStore(c),
-    audit: mongoAuditStore(c),
+    users: usersPort(c, tx),
+    sessions: sessionsPort(c),
+    accounts: accountsPort(c),
+    verifications: verificationsPort(c),
+    counters: countersPort(c),
+    apiKeys: apiKeysPort(c),
+    jwks: jwksPort(c),
+    audit: auditPort(c),
   });
   const ports = portsFor(collections, transactions);
   return guardStore(
@@ -76,24 +77,4 @@ export function mongoStore(options: MongoStoreOptions): FullStore {
     },
     isMongoUnavailable,
   );
-}
-
-const UNAVAILABLE_NAMES = new Set([
-  "MongoNetworkError",
-  "MongoNetworkTimeoutError",
-  "MongoServerSelectionError",
-  "MongoTopologyClosedError",
-  "MongoNotConnectedError",
-  "PoolClearedError",
-  "MongoPoolClearedError",
-]);
-
-/** True when a MongoDB driver error means the server cannot be reached (network, server selection, pool cleared). */
-export function isMongoUnavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    if (UNAVAILABLE_NAMES.has(current.name)) return true;
-    current = current.cause;
-  }
-  return false;
 }

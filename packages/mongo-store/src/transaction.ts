@@ -1,6 +1,6 @@
-import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { compensatingTransaction, type FullStore, type FullStorePorts } from "@latchkey/core";
 import type { ClientSession, Collection, Document } from "mongodb";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import type { Transactions } from "./connection.ts";
 
 // Where each collection method the ports use takes its options: the session goes there.
@@ -41,7 +41,7 @@ function boundTo<T extends Document>(collection: Collection<T>, session: ClientS
 }
 
 /** The collections with every call carrying `session`: what a transaction body's ports use. */
-export function collectionsIn(c: Collections, session: ClientSession): Collections {
+function collectionsIn(c: Collections, session: ClientSession): Collections {
   return {
     users: boundTo(c.users, session),
     sessions: boundTo(c.sessions, session),
@@ -55,53 +55,14 @@ export function collectionsIn(c: Collections, session: ClientSession): Collectio
 }
 
 /** Inside a transaction a port's own multi-document work joins it instead of opening another. */
-export function joined(session: ClientSession): Transactions {
+function joined(session: ClientSession): Transactions {
   return { available: async () => true, run: (work) => work(session) };
 }
 
 /**
- * Compensation for a standalone server (no transactions): the ports record what they created, and when the body
- * throws those rows are deleted again, newest first (a created user goes with everything that hangs off it).
- * Updates and deletes the body made before the throw stay.
- */
-export function compensating(ports: FullStorePorts, c: Collections): { ports: FullStorePorts; undo(): Promise<void> } {
-  const undos: Array<() => Promise<unknown>> = [];
-  const tracked: FullStorePorts = {
-    ...ports,
-    users: {
-      ...ports.users,
-      async create(user, accounts) {
-        const result = await ports.users.create(user, accounts);
-        if (result.ok) undos.push(() => ports.users.delete(user.id));
-        return result;
-      },
-    },
-    sessions: {
-      ...ports.sessions,
-      async create(session) {
-        await ports.sessions.create(session);
-        undos.push(() => c.sessions.deleteOne({ _id: session.id }));
-      },
-    },
-    accounts: {
-      ...ports.accounts,
-      async create(account) {
-        await ports.accounts.create(account);
-        undos.push(() => c.accounts.deleteOne({ _id: account.id }));
-      },
-    },
-  };
-  return {
-    ports: tracked,
-    async undo() {
-      for (const undo of undos.reverse()) await undo().catch(() => undefined);
-    },
-  };
-}
-
-/**
  * `Store.transaction` for MongoDB: a multi-document transaction where the deployment has them (the driver retries
- * the body on transient errors, so it runs again from the start), compensation on a standalone server.
+ * the body on transient errors, so it runs again from the start); on a standalone server, compensation: the rows
+ * the body created are deleted again, newest first, when it throws (updates and deletes it made stay).
  */
 export function mongoTransaction(
   c: Collections,
@@ -109,16 +70,15 @@ export function mongoTransaction(
   portsFor: (c: Collections, tx: Transactions) => FullStorePorts,
   topLevel: FullStorePorts,
 ): FullStore["transaction"] {
+  // A standalone server: core's compensation, undoing a created session or account by its id.
+  const compensated = compensatingTransaction(topLevel, {
+    session: (id) => c.sessions.deleteOne({ _id: id }),
+    account: (id) => c.accounts.deleteOne({ _id: id }),
+  });
   return async (body) => {
     if (await transactions.available()) {
       return transactions.run((session) => body(portsFor(collectionsIn(c, session), joined(session))));
     }
-    const journal = compensating(topLevel, c);
-    try {
-      return await body(journal.ports);
-    } catch (error) {
-      await journal.undo();
-      throw error;
-    }
+    return compensated(body);
   };
 }

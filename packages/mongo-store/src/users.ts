@@ -1,8 +1,8 @@
 import type { AccountRecord, UniqueResult, UserRecord, UserStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import type { Transactions } from "./connection.ts";
 import { accountToDoc, patchToSet, userFromDoc, userToDoc } from "./documents.ts";
-import { userConflict } from "./duplicate-key.ts";
+import { userConflict } from "./errors.ts";
 
 // With transactions (replica set, sharded cluster) user + accounts and the delete cascade are all-or-nothing.
 // A standalone server has none, so create inserts the user first (the unique email/username index decides a
@@ -30,7 +30,11 @@ async function deleteDependents(c: Collections, userId: string): Promise<void> {
   ]);
 }
 
-export function mongoUserStore(c: Collections, tx: Transactions): UserStore {
+/**
+ * `UserStore` over MongoDB: the unique email and username indexes decide races; create and delete run in one
+ * transaction where the deployment has them, with compensation where it does not.
+ */
+export function usersPort(c: Collections, tx: Transactions): UserStore {
   return {
     async create(user, accounts): Promise<UniqueResult<UserRecord>> {
       try {

@@ -1,13 +1,14 @@
 import type { VerificationStore } from "@latchkey/core";
-import type { Collections } from "./collections.ts";
+import type { Collections } from "./database.ts";
 import { verificationFromDoc, verificationToDoc } from "./documents.ts";
-import { isDuplicateOn } from "./duplicate-key.ts";
+import { isDuplicateOn } from "./errors.ts";
 import { failedAttemptFilters } from "./queries.ts";
 
 // Concurrent issues for one identifier take turns deleting each other's row; a handful of rounds is plenty.
 const ISSUE_ROUNDS = 5;
 
-export function mongoVerificationStore(c: Collections): VerificationStore {
+/** `VerificationStore` over MongoDB: one document per identifier (a unique index), consumed by one findOneAndDelete. */
+export function verificationsPort(c: Collections): VerificationStore {
   return {
     async issue(record) {
       // The unique `identifier_unique` index guarantees at most one live row per identifier: delete the earlier

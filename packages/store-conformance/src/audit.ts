@@ -1,16 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { StoreWith } from "./conformance.ts";
+import type { Store } from "@latchkey/core";
 import { at, uid } from "./fixtures.ts";
+import { portOf } from "./plugin-ports.ts";
 
 /** Conformance of the `audit` port; registered by `runStoreConformance`. */
-export function describeAudit(getStore: () => StoreWith<"audit">): void {
+export function describeAudit(getStore: () => Store): void {
   describe("audit", () => {
-    let store: StoreWith<"audit">;
+    let store: Store;
     beforeAll(() => {
       store = getStore();
     });
 
-    it("appends and lists newest first with keyset pagination, filtered by user", async () => {
+    it("appends and lists newest first with keyset pagination, filtered by user", async (context) => {
+      const audit = portOf(store, "audit", context);
       const userId = uid("u");
       const rows = Array.from({ length: 3 }, (_, i) => ({
         id: uid("au"),
@@ -22,16 +24,14 @@ export function describeAudit(getStore: () => StoreWith<"audit">): void {
         at: at(i * 1000),
         data: { method: "password", i },
       }));
-      for (const r of rows) await store.audit.append(r);
-      await store.audit.append({ ...rows[0]!, id: uid("au"), userId: uid("other") });
-      const first = await store.audit.list({ userId, limit: 2, cursor: null });
+      for (const r of rows) await audit.append(r);
+      await audit.append({ ...rows[0]!, id: uid("au"), userId: uid("other") });
+      const first = await audit.list({ userId, limit: 2, cursor: null });
       expect(first.items).toEqual([rows[2], rows[1]]);
-      const second = await store.audit.list({ userId, limit: 2, cursor: first.nextCursor });
+      const second = await audit.list({ userId, limit: 2, cursor: first.nextCursor });
       expect(second.items).toEqual([rows[0]]);
       expect(second.nextCursor).toBeNull();
-      expect((await store.audit.list({ userId: null, limit: 100, cursor: null })).items.length).toBeGreaterThanOrEqual(
-        4,
-      );
+      expect((await audit.list({ userId: null, limit: 100, cursor: null })).items.length).toBeGreaterThanOrEqual(4);
     });
   });
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
 import type { Store } from "@latchkey/core";
 import { describeUsers } from "./users.ts";
 import { describeSessions } from "./sessions.ts";
@@ -10,23 +10,13 @@ import { describeJwks } from "./jwks.ts";
 import { describeAudit } from "./audit.ts";
 import { describeRoundTrips } from "./round-trip.ts";
 import { describeTransactions } from "./transactions.ts";
-import type { CounterStore, PluginPortName, PluginPorts } from "@latchkey/core";
-
-/** A store known to have the plugin-owned port `K`. */
-export type StoreWith<K extends PluginPortName> = Store & Pick<PluginPorts, K>;
-
-const PLUGIN_PORTS: readonly PluginPortName[] = ["apiKeys", "jwks", "audit"];
+import type { CounterStore } from "@latchkey/core";
 
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "memory", "postgres", "libsql". */
   name: string;
   /** A fresh or shared store; every test uses unique ids and emails, so one store may serve the whole suite. */
   createStore: () => Promise<Store> | Store;
-  /**
-   * The plugin-owned ports the store has (default all: `apiKeys`, `jwks`, `audit`). The sections of the others
-   * are skipped with a printed notice; a test checks the store has exactly the ports listed.
-   */
-  pluginPorts?: readonly PluginPortName[];
   /** When set, the suite is skipped and the reason printed (e.g. no MONGODB_URL). */
   skip?: string | false;
 }
@@ -41,21 +31,8 @@ export interface ConformanceOptions {
 export function runStoreConformance(options: ConformanceOptions): void {
   const suite = options.skip ? describe.skip : describe;
   if (options.skip) console.warn(`[store-conformance] ${options.name}: SKIPPED (${options.skip})`);
-  const ports = new Set(options.pluginPorts ?? PLUGIN_PORTS);
-  for (const name of PLUGIN_PORTS)
-    if (!ports.has(name) && !options.skip)
-      console.warn(
-        `[store-conformance] ${options.name}: the ${name} section is SKIPPED (the store has no ${name} port)`,
-      );
   suite(`store conformance: ${options.name}`, () => {
     let store: Store;
-    /** The store, checked to have the plugin-owned port `name` (its section runs only when it is listed). */
-    const withPort =
-      <K extends PluginPortName>(name: K) =>
-      (): StoreWith<K> => {
-        if (!store[name]) throw new Error(`${options.name} has no ${name} port; leave it out of pluginPorts`);
-        return store as StoreWith<K>;
-      };
     beforeAll(async () => {
       store = await options.createStore();
     });
@@ -73,19 +50,13 @@ export function runStoreConformance(options: ConformanceOptions): void {
 
     describeCounters(() => store);
 
-    it("has exactly the plugin-owned ports listed in pluginPorts", () => {
-      expect(PLUGIN_PORTS.filter((name) => store[name] !== undefined)).toEqual(
-        PLUGIN_PORTS.filter((name) => ports.has(name)),
-      );
-    });
+    describeApiKeys(() => store);
 
-    if (ports.has("apiKeys")) describeApiKeys(withPort("apiKeys"));
-
-    if (ports.has("jwks")) describeJwks(withPort("jwks"));
+    describeJwks(() => store);
 
     describeRoundTrips(() => store);
 
-    if (ports.has("audit")) describeAudit(withPort("audit"));
+    describeAudit(() => store);
 
     describeTransactions(() => store);
   });

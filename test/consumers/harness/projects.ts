@@ -17,7 +17,7 @@ export interface RunResult {
  * The environment a consumer's process gets: ours without NODE_PATH, which pnpm's shims point at the workspace's
  * store (require() would find workspace packages through it).
  */
-export function consumerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+function consumerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.NODE_PATH;
   return env;

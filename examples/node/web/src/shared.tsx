@@ -25,7 +25,7 @@ const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   NETWORK_ERROR: "The server cannot be reached. Check the connection and try again.",
 };
 
-export function describeError(error: LatchkeyError): string {
+function describeError(error: LatchkeyError): string {
   return MESSAGES[error.code] ?? error.message;
 }
 

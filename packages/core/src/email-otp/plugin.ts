@@ -39,7 +39,7 @@ export interface EmailOtpApi {
 }
 
 /**
- * `emailOtp({...})` options (spec `EmailOtpOptions`, camelCased).
+ * `emailOtp({...})` options.
  *
  * @example
  * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };

@@ -28,7 +28,7 @@ export interface JwtApi {
 }
 
 /**
- * Options of `jwt({ ... })` (spec JwtOptions in camelCase). See docs/jwt.md.
+ * Options of `jwt({ ... })`. See docs/jwt.md.
  *
  * @example
  * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.metadata.role }) });

@@ -2,6 +2,8 @@ export type * from "./records.ts";
 export type * from "./store.ts";
 export type { Clock, Random } from "./clock.ts";
 export { systemClock, webCryptoRandom, createTestClock } from "./clock.ts";
+export { compensatingTransaction } from "./compensation.ts";
+export type { CreationUndo } from "./compensation.ts";
 export {
   databaseUnavailable,
   isDatabaseUnavailable,

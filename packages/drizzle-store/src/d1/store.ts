@@ -1,31 +1,35 @@
 import type { FullStore, FullStorePorts } from "@latchkey/core";
 import { sql } from "drizzle-orm";
 import { drizzle, type AnyD1Database } from "drizzle-orm/d1";
-import { sqliteApiKeyStore } from "../sqlite/api-keys.ts";
+import { accountsPort } from "../sqlite/accounts.ts";
+import { apiKeysPort } from "../sqlite/api-keys.ts";
+import { auditPort } from "../sqlite/audit.ts";
+import { countersPort } from "../sqlite/counters.ts";
 import type { SqliteDatabase } from "../sqlite/database.ts";
-import { sqliteAuditStore, sqliteJwkStore } from "../sqlite/jwks.ts";
-import { sqliteAccountStore, sqliteSessionStore, sqliteUserStore } from "../sqlite/users.ts";
-import { sqliteCounterStore, sqliteVerificationStore } from "../sqlite/verifications.ts";
+import { jwksPort } from "../sqlite/jwks.ts";
+import { sessionsPort } from "../sqlite/sessions.ts";
+import { usersPort } from "../sqlite/users.ts";
+import { verificationsPort } from "../sqlite/verifications.ts";
 import type { D1DatabaseBinding } from "./binding.ts";
 import { d1Transaction } from "./transaction.ts";
 
 /**
  * The SQLite store's port implementations over a D1 binding. D1 has no interactive transactions: every atomic
  * change is one statement (upserts, conditional UPDATE ... RETURNING) or one `batch`, which D1 runs as one
- * implicit transaction; `transaction` compensates across writes (see d1Transaction). D1 enforces foreign keys; the writes insert parents first and delete
- * children first, as they do on libSQL.
+ * implicit transaction; `transaction` compensates across writes (see d1Transaction). D1 enforces foreign keys;
+ * the writes insert parents first and delete children first, as they do on libSQL.
  */
 export function d1Store(binding: D1DatabaseBinding): FullStore {
   const db = drizzle(binding as unknown as AnyD1Database) as unknown as SqliteDatabase;
   const ports: FullStorePorts = {
-    users: sqliteUserStore(db),
-    sessions: sqliteSessionStore(db),
-    accounts: sqliteAccountStore(db),
-    verifications: sqliteVerificationStore(db),
-    counters: sqliteCounterStore(db),
-    apiKeys: sqliteApiKeyStore(db),
-    jwks: sqliteJwkStore(db),
-    audit: sqliteAuditStore(db),
+    users: usersPort(db),
+    sessions: sessionsPort(db),
+    accounts: accountsPort(db),
+    verifications: verificationsPort(db),
+    counters: countersPort(db),
+    apiKeys: apiKeysPort(db),
+    jwks: jwksPort(db),
+    audit: auditPort(db),
   };
   return {
     kind: "d1",

@@ -3,14 +3,14 @@ import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-or
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
+import type { PgDatabase } from "./database.ts";
 import { apiKeys } from "./schema.ts";
-import type { PgDatabase } from "./users.ts";
 
 const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
 
 /** `ApiKeyStore` over PostgreSQL; a use is one conditional UPDATE ... RETURNING. */
-export function pgApiKeyStore(db: PgDatabase): ApiKeyStore {
+export function apiKeysPort(db: PgDatabase): ApiKeyStore {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byColumn = (column: typeof k.id | typeof k.keyHash, name: string) =>
     db

@@ -1,11 +1,10 @@
-import type { AuditStore, JwkStore } from "@latchkey/core";
-import { and, asc, desc, eq, isNotNull, isNull, lt, ne, or } from "drizzle-orm";
-import { decodeCursor, toPage } from "../keyset-cursor.ts";
-import { auditEvents, jwks } from "./schema.ts";
-import { affected, type PgDatabase } from "./users.ts";
+import type { JwkStore } from "@latchkey/core";
+import { and, asc, isNotNull, isNull, lt, ne } from "drizzle-orm";
+import { changedRows, type PgDatabase } from "./database.ts";
+import { jwks } from "./schema.ts";
 
 /** `JwkStore` over PostgreSQL: the unique generation index decides which racing instance's key wins. */
-export function pgJwkStore(db: PgDatabase): JwkStore {
+export function jwksPort(db: PgDatabase): JwkStore {
   return {
     async list() {
       return db.select().from(jwks).orderBy(asc(jwks.generation));
@@ -25,29 +24,7 @@ export function pgJwkStore(db: PgDatabase): JwkStore {
         .where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
     },
     async deleteRetiredBefore(before) {
-      return affected(await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before))));
-    },
-  };
-}
-
-/** `AuditStore` over PostgreSQL: append-only, newest first by (at, id). */
-export function pgAuditStore(db: PgDatabase): AuditStore {
-  const a = auditEvents;
-  return {
-    async append(record) {
-      await db.insert(a).values(record);
-    },
-    async list({ userId, limit, cursor }) {
-      const after = cursor === null ? null : decodeCursor(cursor);
-      if (cursor !== null && after === null) return { items: [], nextCursor: null };
-      const older = after && or(lt(a.at, after.at), and(eq(a.at, after.at), lt(a.id, after.id)));
-      const rows = await db
-        .select()
-        .from(a)
-        .where(and(userId === null ? undefined : eq(a.userId, userId), older ?? undefined))
-        .orderBy(desc(a.at), desc(a.id))
-        .limit(limit + 1);
-      return toPage(rows, limit, (row) => ({ at: row.at, id: row.id }));
+      return changedRows(await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before))));
     },
   };
 }

@@ -2,7 +2,7 @@ import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
 import type pg from "pg";
 import { MIGRATIONS_FOLDERS, reportApplied, type MigrateOptions } from "../migrations.ts";
-import { openPgPool } from "./store.ts";
+import { openPgPool } from "./connection.ts";
 
 // Any constant will do; it only has to be the same in every process that migrates this database.
 export const PG_MIGRATION_LOCK = 7_203_551_094;

@@ -1,9 +1,9 @@
 import { guardPorts, guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { drizzle as drizzlePostgresJs } from "drizzle-orm/postgres-js";
 import postgres, { type Sql } from "postgres";
-import { isPgUnavailable } from "./connection-errors.ts";
+import { isPgUnavailable } from "./errors.ts";
 import { portsOf } from "./store.ts";
-import type { PgDatabase } from "./users.ts";
+import type { PgDatabase } from "./database.ts";
 
 /** Opens a postgres.js client for a URL; notices (e.g. "schema already exists") are not printed. */
 export function openPostgres(url: string, max = 10): Sql {

@@ -3,15 +3,15 @@ import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-or
 import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
+import type { SqliteDatabase } from "./database.ts";
 import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 import { apiKeys } from "./schema.ts";
-import type { SqliteDatabase } from "./database.ts";
 
 const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
 
 /** `ApiKeyStore` over SQLite/libSQL; a use is one conditional UPDATE ... RETURNING. */
-export function sqliteApiKeyStore(db: SqliteDatabase, reads: FileReads | null = null): ApiKeyStore {
+export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null): ApiKeyStore {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byColumn = (column: typeof k.id | typeof k.keyHash) =>
     db

@@ -23,3 +23,16 @@ export function userConflictOf(error: unknown): UserConflict | null {
   }
   return null;
 }
+
+// Busy or locked past the busy timeout, or a remote server that cannot be reached: the database is unavailable.
+const UNAVAILABLE =
+  /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;
+
+/** True when a libSQL error means the database cannot answer now (busy past the timeout, I/O, network). */
+export function isSqliteUnavailable(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    const code = stringField(e, "extendedCode") ?? stringField(e, "code");
+    if (code !== undefined && UNAVAILABLE.test(code)) return true;
+  }
+  return false;
+}

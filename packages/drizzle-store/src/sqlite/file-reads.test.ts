@@ -6,7 +6,7 @@ import { drizzleStore, migrateDatabase } from "../sqlite.ts";
 import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
 import { fileReads, readThrough, writeThrough } from "./file-reads.ts";
 import { apiKeys, users } from "./schema.ts";
-import { openSqlite, openSqliteForStore } from "./store.ts";
+import { openSqlite, openSqliteForStore } from "./connection.ts";
 
 const { apiKey, at, session, user } = fixtures;
 // Drizzle wraps a driver error (as `cause`) in one naming the query.

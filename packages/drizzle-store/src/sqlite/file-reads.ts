@@ -3,7 +3,7 @@ import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { FileReads, SqliteReadDatabase } from "./read-through.ts";
 
-export { readThrough, writeThrough, type FileReads, type SqliteReadDatabase } from "./read-through.ts";
+export { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
 function syncDrizzle(connection: Native): SqliteReadDatabase {
@@ -51,7 +51,7 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
   return {
     // Only lookups run here; query_only makes a stray write fail instead of bypassing the client's batches.
     connection: () => (opening ??= openConnection("PRAGMA query_only = ON", (c) => (native = c))),
-    // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in store.ts).
+    // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in connection.ts).
     writer: () => (openingWriter ??= openConnection("PRAGMA synchronous = NORMAL", (c) => (nativeWriter = c))),
     holdWrites,
     async close() {

@@ -2,7 +2,7 @@ import type { Client as LibsqlClient } from "@libsql/client";
 import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
 import { MIGRATIONS_FOLDERS, reportApplied, type MigrateOptions } from "../migrations.ts";
-import { openSqlite } from "./store.ts";
+import { openSqlite } from "./connection.ts";
 
 async function migrateSqlite(client: LibsqlClient, folder: string, log: (line: string) => void): Promise<string[]> {
   const exists = await client.execute(

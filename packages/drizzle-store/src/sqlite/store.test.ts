@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drizzleStore, migrateDatabase } from "../sqlite.ts";
 import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
 import { userConflictOf } from "./errors.ts";
-import { openSqlite, openSqliteForStore } from "./store.ts";
+import { openSqlite, openSqliteForStore } from "./connection.ts";
 
 const { account, apiKey, at, session, user } = fixtures;
 

@@ -1,100 +1,29 @@
 import { guardStore, guardPorts, type FullStore, type FullStorePorts } from "@latchkey/core";
-import { errorChain, stringField } from "../driver-error.ts";
-import { createClient, type Client, type InStatement, type TransactionMode } from "@libsql/client";
+import type { Client, InStatement } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { sqliteApiKeyStore } from "./api-keys.ts";
-import { fileReads, type FileReads } from "./file-reads.ts";
-import { sqliteAuditStore, sqliteJwkStore } from "./jwks.ts";
+import { accountsPort } from "./accounts.ts";
+import { apiKeysPort } from "./api-keys.ts";
+import { auditPort } from "./audit.ts";
+import { withWriteBatches } from "./connection.ts";
+import { countersPort } from "./counters.ts";
 import type { SqliteDatabase } from "./database.ts";
-import { sqliteAccountStore, sqliteSessionStore, sqliteUserStore } from "./users.ts";
-import { sqliteCounterStore, sqliteVerificationStore } from "./verifications.ts";
-
-/** Opens a libSQL client for a `file:` or `libsql://` URL; `concurrency` caps a `file:` client's connections. */
-export function openSqlite(url: string, authToken?: string, concurrency?: number): Client {
-  // A busy timeout lets another process's write transaction on the same file finish instead of failing at once.
-  return createClient({
-    url,
-    ...(authToken === undefined ? {} : { authToken }),
-    ...(concurrency === undefined ? {} : { concurrency }),
-    timeout: 5000,
-  });
-}
-
-/** What a store that opens its own `file:` database sets before its first statement (see docs/stores.md). */
-export const FILE_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"] as const;
-
-/**
- * The client a store opens for a URL. A `file:` database gets one connection, in WAL mode with synchronous=NORMAL:
- * `synchronous` is per connection (a pool would open more with the default, FULL), and the file client runs each
- * statement and batch synchronously anyway, so a second connection adds no throughput inside one process.
- */
-export function openSqliteForStore(url: string, authToken?: string): Client {
-  if (!/^file:/i.test(url)) return openSqlite(url, authToken);
-  return afterSetup(openSqlite(url, authToken, 1), FILE_PRAGMAS.join("; "));
-}
-
-const GATED = new Set<PropertyKey>(["execute", "batch", "executeMultiple", "transaction", "migrate"]);
-
-// Every statement waits for the setup script; a failed setup fails the calls waiting on it and is tried again.
-function afterSetup(client: Client, script: string): Client {
-  let ready: Promise<void> | null = null;
-  const setUp = () =>
-    (ready ??= client.executeMultiple(script).catch((error: unknown) => {
-      ready = null;
-      throw error;
-    }));
-  return new Proxy(client, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (!GATED.has(property)) return method.bind(target);
-      return async (...args: unknown[]) => {
-        await setUp();
-        return method.apply(target, args);
-      };
-    },
-  });
-}
-
-/**
- * The client as drizzle should see it: its `batch` (drizzle passes no mode, so libSQL would BEGIN DEFERRED) opens a
- * write transaction, BEGIN IMMEDIATE, which on a remote server also sends the batch straight to the primary.
- */
-export function withWriteBatches(client: Client): Client {
-  return new Proxy(client, {
-    get(target, property) {
-      if (property === "batch")
-        return (statements: InStatement[], mode: TransactionMode = "write") => target.batch(statements, mode);
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
-// Busy or locked past the busy timeout, or a remote server that cannot be reached: the database is unavailable.
-const UNAVAILABLE =
-  /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;
-
-/** True when a libSQL error means the database cannot answer now (busy past the timeout, I/O, network). */
-export function isSqliteUnavailable(error: unknown): boolean {
-  for (const e of errorChain(error)) {
-    const code = stringField(e, "extendedCode") ?? stringField(e, "code");
-    if (code !== undefined && UNAVAILABLE.test(code)) return true;
-  }
-  return false;
-}
+import { isSqliteUnavailable } from "./errors.ts";
+import { fileReads, type FileReads } from "./file-reads.ts";
+import { jwksPort } from "./jwks.ts";
+import { sessionsPort } from "./sessions.ts";
+import { usersPort } from "./users.ts";
+import { verificationsPort } from "./verifications.ts";
 
 function portsOf(db: SqliteDatabase, reads: FileReads | null): FullStorePorts {
   return {
-    users: sqliteUserStore(db, reads),
-    sessions: sqliteSessionStore(db, reads),
-    accounts: sqliteAccountStore(db),
-    verifications: sqliteVerificationStore(db),
-    counters: sqliteCounterStore(db),
-    apiKeys: sqliteApiKeyStore(db, reads),
-    jwks: sqliteJwkStore(db),
-    audit: sqliteAuditStore(db),
+    users: usersPort(db, reads),
+    sessions: sessionsPort(db, reads),
+    accounts: accountsPort(db),
+    verifications: verificationsPort(db),
+    counters: countersPort(db),
+    apiKeys: apiKeysPort(db, reads),
+    jwks: jwksPort(db),
+    audit: auditPort(db),
   };
 }
 

@@ -1,8 +1,7 @@
-import type { AccountStore, SessionStore, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { and, asc, eq, isNull, lte, ne, sql } from "drizzle-orm";
+import type { UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
+import { eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { boundPlaceholder } from "../bound-placeholder.ts";
-import { changedRows, type SqliteDatabase } from "./database.ts";
+import type { SqliteDatabase } from "./database.ts";
 import { userConflictOf } from "./errors.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
@@ -16,11 +15,9 @@ const hasFields = (patch: object) => Object.values(patch).some((v) => v !== unde
 
 // The same condition on the client and on the read connection (see file-reads.ts); drizzle maps both rows alike.
 const emailIs = eq(users.email, sql.placeholder("value"));
-const tokenHashIs = eq(sessions.tokenHash, sql.placeholder("tokenHash"));
-const sessionWithUser = { session: sessions, user: users };
 
 /** `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. */
-export function sqliteUserStore(db: SqliteDatabase, reads: FileReads | null = null): UserStore {
+export function usersPort(db: SqliteDatabase, reads: FileReads | null = null): UserStore {
   // The lookups every sign-in and session read make: built once, bound per call.
   const byField = (column: SQLiteColumn) =>
     db
@@ -81,105 +78,6 @@ export function sqliteUserStore(db: SqliteDatabase, reads: FileReads | null = nu
         db.delete(users).where(eq(users.id, id)).returning({ id: users.id }),
       ]);
       return results[4].length > 0;
-    },
-  };
-}
-
-/** `SessionStore` over SQLite/libSQL. */
-export function sqliteSessionStore(db: SqliteDatabase, reads: FileReads | null = null): SessionStore {
-  // Every authenticated request reads a session and many extend it: both statements are built once.
-  const byTokenHash = db
-    .select(sessionWithUser)
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(tokenHashIs)
-    .limit(1)
-    .prepare();
-  const readByTokenHash = readThrough(
-    reads,
-    (rdb) =>
-      rdb
-        .select(sessionWithUser)
-        .from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId))
-        .where(tokenHashIs)
-        .limit(1)
-        .prepare(),
-    (values) => byTokenHash.all(values),
-  );
-  const touch = db
-    .update(sessions)
-    .set({
-      expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt),
-      updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt),
-    })
-    .where(eq(sessions.id, sql.placeholder("id")))
-    .prepare();
-  return {
-    async create(session) {
-      await db.insert(sessions).values(session);
-    },
-    async findByTokenHash(tokenHash) {
-      return (await readByTokenHash({ tokenHash }))[0] ?? null;
-    },
-    async touch(id, expiresAt, updatedAt) {
-      await touch.run({ id, expiresAt, updatedAt });
-    },
-    async delete(id) {
-      return changedRows(await db.delete(sessions).where(eq(sessions.id, id))) > 0;
-    },
-    async deleteByUser(userId, exceptId) {
-      const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
-      return changedRows(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
-    },
-    async deleteExpired(now) {
-      return changedRows(await db.delete(sessions).where(lte(sessions.expiresAt, now)));
-    },
-  };
-}
-
-const isCredential = sql`provider_id = 'credential'`;
-
-/** `AccountStore` over SQLite/libSQL: password writes are single upserts on the one-credential-per-user index. */
-export function sqliteAccountStore(db: SqliteDatabase): AccountStore {
-  return {
-    async listByUser(userId) {
-      return db
-        .select()
-        .from(accounts)
-        .where(eq(accounts.userId, userId))
-        .orderBy(asc(accounts.createdAt), asc(accounts.id));
-    },
-    async create(account) {
-      await db.insert(accounts).values(account);
-    },
-    async upsertPassword(userId, account) {
-      await db
-        .insert(accounts)
-        .values({ ...account, userId })
-        .onConflictDoUpdate({
-          target: accounts.userId,
-          targetWhere: isCredential,
-          set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
-        });
-    },
-    async setPasswordIfAbsent(userId, account) {
-      const written = await db
-        .insert(accounts)
-        .values({ ...account, userId })
-        .onConflictDoUpdate({
-          target: accounts.userId,
-          targetWhere: isCredential,
-          set: { passwordHash: account.passwordHash, updatedAt: account.updatedAt },
-          setWhere: isNull(accounts.passwordHash),
-        })
-        .returning({ id: accounts.id });
-      return written.length > 0;
-    },
-    async deleteAllExcept(userId, keepProviderId) {
-      return changedRows(
-        await db.delete(accounts).where(and(eq(accounts.userId, userId), ne(accounts.providerId, keepProviderId))),
-      );
     },
   };
 }

@@ -1,5 +1,5 @@
 // workerd runner (Node): bundle the e2e worker with esbuild, run it in Miniflare, then
-//  1. the issue-2 smoke test: the bundled standalone handler answers GET /auth/get-session;
+//  1. the smoke test: the bundled standalone handler answers GET /auth/get-session;
 //  2. the suite inside the isolate (POST /__e2e/run), with the argon2 exchange;
 //  3. the suite again from outside, every request crossing workerd's HTTP boundary.
 // `tsx src/runners/workerd.ts [--hashes <file>]`.
@@ -28,7 +28,7 @@ try {
   const smokeBody = await smoke.text();
   const smokeOk = smoke.status === 200 && smokeBody === "null";
   console.log(
-    `${smokeOk ? "ok" : "not ok"} - smoke (issue 2): bundled handler answers GET /auth/get-session in workerd (${smoke.status} ${smokeBody.slice(0, 200)})`,
+    `${smokeOk ? "ok" : "not ok"} - smoke: bundled handler answers GET /auth/get-session in workerd (${smoke.status} ${smokeBody.slice(0, 200)})`,
   );
   failed ||= !smokeOk;
 

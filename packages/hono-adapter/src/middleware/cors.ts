@@ -15,7 +15,7 @@ export interface CorsOptions {
 }
 
 /** Response headers every CORS answer exposes: the JWT plugin's header and the rate limiter's. */
-export const EXPOSED_HEADERS = ["set-auth-jwt", "retry-after"];
+const EXPOSED_HEADERS = ["set-auth-jwt", "retry-after"];
 
 /** Normalises and checks `cors.origins` (absolute URLs, reduced to their origin). */
 function resolveOrigins(origins: string[], field: string): string[] {

@@ -4,7 +4,7 @@ import { AuthError, type ResolvedConfig } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { readCookie } from "../http/cookies.ts";
 
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 // Responses that already carry the headers: the host's `auth.middleware` and the mounted sub-app both add them, and
 // the outer layer need not set the same six values again on the same response (each set is validated by Headers).

@@ -17,7 +17,7 @@ export interface Leak {
  * The forms a secret can leak in: as is, and its SHA-256 in the encodings a log might carry (base64url is what
  * the stores keep; hex and base64 are what a careless logger would print).
  */
-export function secretForms(value: string): Array<[form: string, text: string]> {
+function secretForms(value: string): Array<[form: string, text: string]> {
   const digest = createHash("sha256").update(value, "utf8").digest();
   return [
     ["plain", value],

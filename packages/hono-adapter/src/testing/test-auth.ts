@@ -15,7 +15,7 @@ export const TEST_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 export const BASE_URL = "https://app.example";
 
 /** An email sender that keeps messages for assertions. */
-export function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?: string): EmailMessage | undefined } {
+function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?: string): EmailMessage | undefined } {
   const sent: EmailMessage[] = [];
   return {
     sent,

@@ -18,6 +18,11 @@ chai.use(JestChaiExpect);
 chai.use(JestAsymmetricMatchers);
 
 type Hook = () => unknown;
+/** What a case receives: `skip(note)`, as in Vitest's test context, ends it as skipped. */
+interface CaseContext {
+  skip(note?: string): never;
+}
+type CaseFn = (context: CaseContext) => unknown;
 interface Suite {
   name: string;
   skip: boolean;
@@ -30,7 +35,7 @@ interface Case {
   id: number;
   name: string;
   suite: Suite;
-  fn: Hook;
+  fn: CaseFn;
   skip: boolean;
 }
 
@@ -56,15 +61,14 @@ function collect(name: string, fn: () => void, skip: boolean): void {
   }
 }
 
-type TestFn = (name: string, fn: Hook, timeout?: number) => void;
+type TestFn = (name: string, fn: CaseFn, timeout?: number) => void;
 export const describe = Object.assign((name: string, fn: () => void) => collect(name, fn, false), {
   skip: (name: string, fn: () => void) => collect(name, fn, true),
 });
 export const it: TestFn & { skip: TestFn } = Object.assign(
-  (name: string, fn: Hook) => void cases.push({ id: cases.length, name, suite: current, fn, skip: current.skip }),
-  { skip: (name: string, fn: Hook) => void cases.push({ id: cases.length, name, suite: current, fn, skip: true }) },
+  (name: string, fn: CaseFn) => void cases.push({ id: cases.length, name, suite: current, fn, skip: current.skip }),
+  { skip: (name: string, fn: CaseFn) => void cases.push({ id: cases.length, name, suite: current, fn, skip: true }) },
 );
-export const test = it;
 export const beforeAll = (fn: Hook) => void current.beforeAll.push(fn);
 export const afterAll = (fn: Hook) => void current.afterAll.push(fn);
 
@@ -102,8 +106,22 @@ export function listCases(): Array<{ id: number; name: string; skip: boolean }> 
   }));
 }
 
-/** Runs one case: the `beforeAll` hooks of its suites that have not run yet (outermost first), then the case. */
-export async function runCase(id: number): Promise<{ ok: true } | { ok: false; error: string }> {
+class Skipped extends Error {
+  constructor(readonly note: string) {
+    super(note);
+  }
+}
+const context: CaseContext = {
+  skip(note) {
+    throw new Skipped(note ?? "skipped");
+  },
+};
+
+/**
+ * Runs one case: the `beforeAll` hooks of its suites that have not run yet (outermost first), then the case. A case
+ * that called `skip(note)` answers with the note.
+ */
+export async function runCase(id: number): Promise<{ ok: true; skipped?: string } | { ok: false; error: string }> {
   const found = cases[id];
   if (!found) return { ok: false, error: `no case ${id}` };
   try {
@@ -112,9 +130,10 @@ export async function runCase(id: number): Promise<{ ok: true } | { ok: false; e
       suite.ranBeforeAll = true;
       for (const hook of suite.beforeAll) await hook();
     }
-    await found.fn();
+    await found.fn(context);
     return { ok: true };
   } catch (error) {
+    if (error instanceof Skipped) return { ok: true, skipped: error.note };
     return { ok: false, error: error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error) };
   }
 }

@@ -1,5 +1,5 @@
 /** The MongoDB server's error code for a unique-index violation (E11000). */
-export const DUPLICATE_KEY = 11000;
+const DUPLICATE_KEY = 11000;
 
 /** The parts of a `MongoServerError` for E11000 that say which unique index was hit. */
 export interface DuplicateKeyErrorShape {
@@ -42,4 +42,24 @@ export function userConflict(error: unknown): "email" | "username" | null {
 export function isDuplicateOn(error: unknown, field: string): boolean {
   const fields = duplicateKeyFields(error);
   return fields !== null && fields.length === 1 && fields[0] === field;
+}
+
+const UNAVAILABLE_NAMES = new Set([
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoServerSelectionError",
+  "MongoTopologyClosedError",
+  "MongoNotConnectedError",
+  "PoolClearedError",
+  "MongoPoolClearedError",
+]);
+
+/** True when a MongoDB driver error means the server cannot be reached (network, server selection, pool cleared). */
+export function isMongoUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (UNAVAILABLE_NAMES.has(current.name)) return true;
+    current = current.cause;
+  }
+  return false;
 }

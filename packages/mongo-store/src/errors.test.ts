@@ -1,7 +1,7 @@
 import { MongoServerError } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { isCredentialDuplicate } from "./accounts.ts";
-import { duplicateKeyFields, isDuplicateKeyError, isDuplicateOn, userConflict } from "./duplicate-key.ts";
+import { duplicateKeyFields, isDuplicateKeyError, isDuplicateOn, userConflict } from "./errors.ts";
 
 // Built the way the driver builds them from a server write error (E11000 carries keyPattern and keyValue).
 const duplicate = (keyPattern: Record<string, number>, keyValue: Record<string, unknown>) =>

@@ -1,0 +1,56 @@
+import type { KnipConfig } from "knip";
+
+// Unused files, dependencies and exports across the workspace (`pnpm knip`, part of `pnpm test`).
+// Entry points are what runs: each package's tsdown entries (its `exports`, `bin` and runtime-selected `#imports`
+// files, read from tsdown.config.ts), every test file and Vitest config (the Vitest plugin), and the files the
+// tests, the benchmarks and the examples start as processes, listed below. The exports of an entry file are its
+// public API and are never reported (`includeEntryExports: false`); everything else must be imported somewhere.
+const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", "*.ts"] };
+
+const config: KnipConfig = {
+  includeEntryExports: false,
+  // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; it is not an npm package.
+  ignoreBinaries: ["taskset"],
+  workspaces: {
+    ".": {
+      entry: ["scripts/*.mjs"],
+      project: ["scripts/**", "test/*.ts", "*.ts"],
+      // Run as binaries from node_modules/.bin: attw by scripts/check-packages.mjs, redocly and spectral by
+      // the hono-adapter's OpenAPI lint test.
+      // @latchkey/cli is there for `npx latchkey` at the repository root.
+      ignoreDependencies: ["@arethetypeswrong/cli", "@redocly/cli", "@stoplight/spectral-cli", "@latchkey/cli"],
+    },
+    "packages/*": library,
+    "packages/core": {
+      ...library,
+      // core's service tests run over the memory store's sources through a Vitest alias: a package dependency
+      // would close a cycle (memory-store depends on core) in the package graph.
+      ignoreDependencies: ["@latchkey/memory-store"],
+    },
+    "packages/client": {
+      ...library,
+      entry: ["type-tests/*.tsx"],
+      project: ["src/**", "scripts/**", "type-tests/**", "*.ts"],
+    },
+    "packages/drizzle-store": {
+      ...library,
+      // bench/: run by hand; drizzle.*.config.ts: drizzle-kit's (`pnpm generate`); the D1 conformance worker is
+      // bundled and run in workerd by d1.test.ts.
+      entry: ["bench/*.ts", "drizzle.*.config.ts", "src/d1/workerd/conformance-worker.ts"],
+      project: ["src/**", "bench/**", "*.ts"],
+    },
+    // The runners are started as processes by runtimes.test.ts and the e2e:* scripts (Bun, Deno, workerd).
+    "packages/e2e": { entry: ["src/runners/*.ts"], project: ["src/**", "*.ts"] },
+    "packages/test-support": { project: ["src/**"] },
+    "examples/deno": { entry: ["src/server.ts"] },
+    "examples/cloudflare-workers": { entry: ["src/worker.ts"] },
+    // The servers under test are started as processes by the harness; the micro benchmarks and the bundle report
+    // are run by their scripts.
+    bench: { entry: ["src/servers/*.ts", "src/micro/*.ts", "bundle/*.ts"] },
+    // fixtures/ is copied into fresh npm projects outside the workspace (their dependencies are theirs, not this
+    // package's), except journey.mjs, which the test also imports.
+    "test/consumers": { project: ["*.ts", "harness/**", "fixtures/plain/journey.mjs"] },
+  },
+};
+
+export default config;

@@ -1,0 +1,158 @@
+import { memoryStore } from "@latchkey/memory-store";
+import { describe, expect, it } from "vitest";
+import type { AccountRecord, SessionRecord, UserRecord } from "./records.ts";
+import type { StorePorts } from "./store.ts";
+import { compensatingTransaction } from "./compensation.ts";
+
+const T0 = new Date(Date.UTC(2026, 0, 1));
+let n = 0;
+const user = (): UserRecord => {
+  const id = `u${++n}`;
+  const email = `${id}@example.com`;
+  return {
+    id,
+    email,
+    emailVerified: false,
+    name: null,
+    image: null,
+    username: null,
+    metadata: {},
+    createdAt: T0,
+    updatedAt: T0,
+  };
+};
+const session = (userId: string): SessionRecord => ({
+  id: `s${++n}`,
+  userId,
+  tokenHash: `th${n}`,
+  expiresAt: new Date(T0.getTime() + 60_000),
+  createdAt: T0,
+  updatedAt: T0,
+  ip: null,
+  userAgent: null,
+});
+const account = (userId: string): AccountRecord => ({
+  id: `a${++n}`,
+  userId,
+  providerId: "credential",
+  passwordHash: null,
+  createdAt: T0,
+  updatedAt: T0,
+});
+
+// A memory store's ports underneath, with every undo written down in the order it ran.
+function setUp(failing: Set<string> = new Set()) {
+  const base = memoryStore();
+  const ran: string[] = [];
+  const step = (name: string, work: () => Promise<unknown>) => async () => {
+    ran.push(name);
+    if (failing.has(name)) throw new Error(`undo ${name} failed`);
+    return work();
+  };
+  const ports: StorePorts = {
+    ...base,
+    users: { ...base.users, delete: (id) => step(`user:${id}`, () => base.users.delete(id))() as Promise<boolean> },
+    sessions: {
+      ...base.sessions,
+      async create(record) {
+        if (record.tokenHash === "refused") throw new Error("the database refused the session");
+        await base.sessions.create(record);
+      },
+    },
+  };
+  const transaction = compensatingTransaction(ports, {
+    session: (id) => step(`session:${id}`, () => base.sessions.delete(id))(),
+    account: async (id) => {
+      await step(`account:${id}`, async () => undefined)();
+    },
+  });
+  return { base, ran, transaction };
+}
+
+describe("compensatingTransaction", () => {
+  it("a body that returns keeps its writes and runs no undo", async () => {
+    const { base, ran, transaction } = setUp();
+    const u = user();
+    const result = await transaction(async (tx) => {
+      await tx.users.create(u, []);
+      await tx.sessions.create(session(u.id));
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(ran).toEqual([]);
+    expect(await base.users.findById(u.id)).not.toBeNull();
+  });
+
+  it("a throw undoes the creations newest first and rethrows the body's error", async () => {
+    const { base, ran, transaction } = setUp();
+    const u = user();
+    const s = session(u.id);
+    const a = account(u.id);
+    const failure = new Error("third step failed");
+    await expect(
+      transaction(async (tx) => {
+        await tx.users.create(u, []);
+        await tx.accounts.create(a);
+        await tx.sessions.create(s);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(ran).toEqual([`session:${s.id}`, `account:${a.id}`, `user:${u.id}`]);
+    expect(await base.users.findById(u.id)).toBeNull();
+    expect(await base.sessions.findByTokenHash(s.tokenHash)).toBeNull();
+  });
+
+  it("a failing undo neither hides the body's error nor stops the older undos", async () => {
+    const u = user();
+    const s = session(u.id);
+    const { base, ran, transaction } = setUp(new Set([`session:${s.id}`]));
+    const failure = new Error("body failed");
+    await expect(
+      transaction(async (tx) => {
+        await tx.users.create(u, []);
+        await tx.sessions.create(s);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(ran).toEqual([`session:${s.id}`, `user:${u.id}`]);
+    expect(await base.users.findById(u.id)).toBeNull();
+  });
+
+  it("records nothing for a create that threw", async () => {
+    const { ran, transaction } = setUp();
+    const u = user();
+    await expect(
+      transaction(async (tx) => {
+        await tx.users.create(u, []);
+        await tx.sessions.create({ ...session(u.id), tokenHash: "refused" });
+      }),
+    ).rejects.toThrow("the database refused the session");
+    expect(ran).toEqual([`user:${u.id}`]);
+  });
+
+  it("records nothing for a create that did not happen: a unique conflict", async () => {
+    const { base, ran, transaction } = setUp();
+    const taken = user();
+    await base.users.create(taken, []);
+    const duplicate = { ...user(), email: taken.email };
+    await expect(
+      transaction(async (tx) => {
+        expect(await tx.users.create(duplicate, [])).toEqual({ ok: false, conflict: "email" });
+        await tx.sessions.create({ ...session(taken.id), userId: taken.id });
+        throw new Error("after the conflict");
+      }),
+    ).rejects.toThrow("after the conflict");
+    // Only the session was undone: the conflicting create wrote nothing, and the user it collided with stays.
+    expect(ran).toHaveLength(1);
+    expect(ran[0]).toMatch(/^session:/);
+    expect(await base.users.findById(taken.id)).not.toBeNull();
+  });
+
+  it("leaves the other ports as they are", async () => {
+    const { base, transaction } = setUp();
+    await transaction(async (tx) => {
+      expect(tx.counters).toBe(base.counters);
+      expect(tx.verifications).toBe(base.verifications);
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import type { Store, StorePorts } from "./store.ts";
+
+/**
+ * How a store takes back one created row by its id, for stores without interactive transactions. Each deletes
+ * exactly that row and nothing else; a row that is already gone is not an error.
+ */
+export interface CreationUndo {
+  session(id: string): Promise<unknown>;
+  account(id: string): Promise<unknown>;
+}
+
+// Undo steps run newest first. A failing step is passed over so the ones before it still run: what the caller
+// sees is the error that made it roll back, never an undo's.
+async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
+  for (const step of steps.reverse()) {
+    try {
+      await step();
+    } catch {
+      // Passed over on purpose (see above).
+    }
+  }
+}
+
+/**
+ * `Store.transaction` by compensation, for a store whose database cannot hold a transaction open across awaits
+ * (Cloudflare D1, a standalone MongoDB server). Every port write must be atomic on its own (a user with its
+ * accounts included). The body's creations are recorded (a user, a session, an account) and, when the body throws,
+ * deleted again newest first before the error is rethrown; a created user goes with everything that hangs off it.
+ * Updates and deletes the body made before the throw stay: the flows that update write the new state first and
+ * revoke second, so an interrupted one leaves a state a retry finishes.
+ *
+ * @example
+ * const transaction = compensatingTransaction(ports, {
+ *   session: (id) => sessions.deleteOne({ _id: id }),
+ *   account: (id) => accounts.deleteOne({ _id: id }),
+ * });
+ */
+export function compensatingTransaction(ports: StorePorts, undo: CreationUndo): Store["transaction"] {
+  return async (body) => {
+    const undos: Array<() => Promise<unknown>> = [];
+    const tracked: StorePorts = {
+      ...ports,
+      users: {
+        ...ports.users,
+        async create(user, accounts) {
+          const result = await ports.users.create(user, accounts);
+          if (result.ok) undos.push(() => ports.users.delete(user.id));
+          return result;
+        },
+      },
+      sessions: {
+        ...ports.sessions,
+        async create(session) {
+          await ports.sessions.create(session);
+          undos.push(() => undo.session(session.id));
+        },
+      },
+      accounts: {
+        ...ports.accounts,
+        async create(account) {
+          await ports.accounts.create(account);
+          undos.push(() => undo.account(account.id));
+        },
+      },
+    };
+    try {
+      return await body(tracked);
+    } catch (error) {
+      await rollBack(undos);
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,46 @@
+import type { SessionStore } from "@latchkey/core";
+import { and, eq, lte, ne, sql } from "drizzle-orm";
+import { boundPlaceholder } from "../bound-placeholder.ts";
+import { changedRows, type PgDatabase } from "./database.ts";
+import { sessions, users } from "./schema.ts";
+
+/** `SessionStore` over PostgreSQL. */
+export function sessionsPort(db: PgDatabase): SessionStore {
+  // Every authenticated request reads a session and many extend it: both statements are built once.
+  const byTokenHash = db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.tokenHash, sql.placeholder("tokenHash")))
+    .limit(1)
+    .prepare("sessions_by_token_hash");
+  const touch = db
+    .update(sessions)
+    .set({
+      expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt),
+      updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt),
+    })
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare("sessions_touch");
+  return {
+    async create(session) {
+      await db.insert(sessions).values(session);
+    },
+    async findByTokenHash(tokenHash) {
+      return (await byTokenHash.execute({ tokenHash }))[0] ?? null;
+    },
+    async touch(id, expiresAt, updatedAt) {
+      await touch.execute({ id, expiresAt, updatedAt });
+    },
+    async delete(id) {
+      return changedRows(await db.delete(sessions).where(eq(sessions.id, id))) > 0;
+    },
+    async deleteByUser(userId, exceptId) {
+      const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
+      return changedRows(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
+    },
+    async deleteExpired(now) {
+      return changedRows(await db.delete(sessions).where(lte(sessions.expiresAt, now)));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { CounterStore } from "@latchkey/core";
+import { and, eq, gt, sql } from "drizzle-orm";
+import { boundPlaceholder } from "../bound-placeholder.ts";
+import type { SqliteDatabase } from "./database.ts";
+import { counters } from "./schema.ts";
+
+/** `CounterStore` over SQLite/libSQL: every hit is one INSERT ... ON CONFLICT DO UPDATE with the window logic in SQL. */
+export function countersPort(db: SqliteDatabase): CounterStore {
+  // Every rate-limited request hits a counter: the upsert is built once; `now` and the new reset time are bound.
+  const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
+  const hit = db
+    .insert(counters)
+    .values({
+      key: boundPlaceholder("key", counters.key),
+      count: 1,
+      resetAt: boundPlaceholder("resetAt", counters.resetAt),
+    })
+    .onConflictDoUpdate({
+      target: counters.key,
+      set: {
+        count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
+        resetAt: sql`case when ${live} then ${counters.resetAt} else ${sql.placeholder("resetAt")} end`,
+      },
+    })
+    .returning({ count: counters.count, resetAt: counters.resetAt })
+    .prepare();
+  return {
+    async hit(key, windowMs, now) {
+      const [state] = await hit.all({ key, now, resetAt: now + windowMs });
+      return state!;
+    },
+    async peek(key, now) {
+      const [state] = await db
+        .select({ count: counters.count, resetAt: counters.resetAt })
+        .from(counters)
+        .where(and(eq(counters.key, key), gt(counters.resetAt, now)))
+        .limit(1);
+      return state ?? null;
+    },
+    async delete(key) {
+      await db.delete(counters).where(eq(counters.key, key));
+    },
+    async rename(from, to) {
+      if (from === to) return;
+      await db.batch([
+        db.delete(counters).where(eq(counters.key, to)),
+        db.update(counters).set({ key: to }).where(eq(counters.key, from)),
+      ]);
+    },
+  };
+}

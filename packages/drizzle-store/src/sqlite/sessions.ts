@@ -1,0 +1,63 @@
+import type { SessionStore } from "@latchkey/core";
+import { and, eq, lte, ne, sql } from "drizzle-orm";
+import { boundPlaceholder } from "../bound-placeholder.ts";
+import { changedRows, type SqliteDatabase } from "./database.ts";
+import { readThrough, type FileReads } from "./read-through.ts";
+import { sessions, users } from "./schema.ts";
+
+// The same condition on the client and on the read connection (see file-reads.ts); drizzle maps both rows alike.
+const tokenHashIs = eq(sessions.tokenHash, sql.placeholder("tokenHash"));
+const sessionWithUser = { session: sessions, user: users };
+
+/** `SessionStore` over SQLite/libSQL. */
+export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null): SessionStore {
+  // Every authenticated request reads a session and many extend it: both statements are built once.
+  const byTokenHash = db
+    .select(sessionWithUser)
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(tokenHashIs)
+    .limit(1)
+    .prepare();
+  const readByTokenHash = readThrough(
+    reads,
+    (rdb) =>
+      rdb
+        .select(sessionWithUser)
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(tokenHashIs)
+        .limit(1)
+        .prepare(),
+    (values) => byTokenHash.all(values),
+  );
+  const touch = db
+    .update(sessions)
+    .set({
+      expiresAt: boundPlaceholder("expiresAt", sessions.expiresAt),
+      updatedAt: boundPlaceholder("updatedAt", sessions.updatedAt),
+    })
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare();
+  return {
+    async create(session) {
+      await db.insert(sessions).values(session);
+    },
+    async findByTokenHash(tokenHash) {
+      return (await readByTokenHash({ tokenHash }))[0] ?? null;
+    },
+    async touch(id, expiresAt, updatedAt) {
+      await touch.run({ id, expiresAt, updatedAt });
+    },
+    async delete(id) {
+      return changedRows(await db.delete(sessions).where(eq(sessions.id, id))) > 0;
+    },
+    async deleteByUser(userId, exceptId) {
+      const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
+      return changedRows(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
+    },
+    async deleteExpired(now) {
+      return changedRows(await db.delete(sessions).where(lte(sessions.expiresAt, now)));
+    },
+  };
+}

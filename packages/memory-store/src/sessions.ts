@@ -1,0 +1,37 @@
+import type { SessionStore } from "@latchkey/core";
+import { copy, dropSession, type MemoryDatabase } from "./database.ts";
+
+/** `SessionStore` in memory, indexed by token hash. */
+export function sessionsPort(db: MemoryDatabase): SessionStore {
+  const { users, sessions, sessionsByHash } = db;
+  return {
+    async create(session) {
+      sessions.set(session.id, copy(session));
+      sessionsByHash.set(session.tokenHash, session.id);
+    },
+    async findByTokenHash(tokenHash) {
+      const id = sessionsByHash.get(tokenHash);
+      const s = id ? sessions.get(id) : undefined;
+      const u = s ? users.get(s.userId) : undefined;
+      return s && u ? { session: copy(s), user: copy(u) } : null;
+    },
+    async touch(id, expiresAt, updatedAt) {
+      const s = sessions.get(id);
+      if (s) sessions.set(id, { ...s, expiresAt: new Date(expiresAt), updatedAt: new Date(updatedAt) });
+    },
+    async delete(id) {
+      return dropSession(db, id);
+    },
+    async deleteByUser(userId, exceptId) {
+      let n = 0;
+      for (const s of [...sessions.values()])
+        if (s.userId === userId && s.id !== exceptId && dropSession(db, s.id)) n++;
+      return n;
+    },
+    async deleteExpired(now) {
+      let n = 0;
+      for (const s of [...sessions.values()]) if (s.expiresAt <= now && dropSession(db, s.id)) n++;
+      return n;
+    },
+  };
+}

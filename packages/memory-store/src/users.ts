@@ -1,0 +1,61 @@
+import type { UniqueResult, UserRecord, UserStore } from "@latchkey/core";
+import { copy, dropApiKey, dropSession, type MemoryDatabase } from "./database.ts";
+
+/** `UserStore` in memory: the email and username indexes decide uniqueness; delete takes every auth-owned row with it. */
+export function usersPort(db: MemoryDatabase): UserStore {
+  const { users, emails, usernames, sessions, accounts, verifications, apiKeys } = db;
+  return {
+    async create(user, userAccounts): Promise<UniqueResult<UserRecord>> {
+      if (emails.has(user.email)) return { ok: false, conflict: "email" };
+      if (user.username !== null && usernames.has(user.username)) return { ok: false, conflict: "username" };
+      users.set(user.id, copy(user));
+      emails.set(user.email, user.id);
+      if (user.username !== null) usernames.set(user.username, user.id);
+      for (const a of userAccounts) accounts.set(a.id, copy(a));
+      return { ok: true, value: copy(user) };
+    },
+    async findById(id) {
+      const u = users.get(id);
+      return u ? copy(u) : null;
+    },
+    async findByEmail(email) {
+      const id = emails.get(email);
+      return id ? copy(users.get(id)!) : null;
+    },
+    async findByUsername(username) {
+      const id = usernames.get(username);
+      return id ? copy(users.get(id)!) : null;
+    },
+    async update(id, patch) {
+      const u = users.get(id);
+      if (!u) return null;
+      if (patch.email !== undefined && patch.email !== u.email && emails.has(patch.email))
+        return { ok: false, conflict: "email" };
+      if (patch.username != null && patch.username !== u.username && usernames.has(patch.username))
+        return { ok: false, conflict: "username" };
+      const next: UserRecord = { ...u, ...copy(patch) } as UserRecord;
+      if (next.email !== u.email) {
+        emails.delete(u.email);
+        emails.set(next.email, id);
+      }
+      if (next.username !== u.username) {
+        if (u.username !== null) usernames.delete(u.username);
+        if (next.username !== null) usernames.set(next.username, id);
+      }
+      users.set(id, next);
+      return { ok: true, value: copy(next) };
+    },
+    async delete(id) {
+      const u = users.get(id);
+      if (!u) return false;
+      users.delete(id);
+      emails.delete(u.email);
+      if (u.username !== null) usernames.delete(u.username);
+      for (const s of [...sessions.values()]) if (s.userId === id) dropSession(db, s.id);
+      for (const a of [...accounts.values()]) if (a.userId === id) accounts.delete(a.id);
+      for (const k of [...apiKeys.values()]) if (k.userId === id) dropApiKey(db, k.id);
+      for (const v of [...verifications.values()]) if (v.userId === id) verifications.delete(v.id);
+      return true;
+    },
+  };
+}
