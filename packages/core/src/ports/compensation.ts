@@ -1,4 +1,4 @@
-import type { Store, StorePorts } from "./store.ts";
+import type { StorePorts } from "./store.ts";
 
 /**
  * How a store takes back one created row by its id, for stores without interactive transactions. Each deletes
@@ -35,10 +35,13 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
  *   account: (id) => accounts.deleteOne({ _id: id }),
  * });
  */
-export function compensatingTransaction(ports: StorePorts, undo: CreationUndo): Store["transaction"] {
+export function compensatingTransaction<P extends StorePorts>(
+  ports: P,
+  undo: CreationUndo,
+): <T>(body: (tx: P) => Promise<T>) => Promise<T> {
   return async (body) => {
     const undos: Array<() => Promise<unknown>> = [];
-    const tracked: StorePorts = {
+    const tracked: P = {
       ...ports,
       users: {
         ...ports.users,
