@@ -14,7 +14,7 @@ const TAG = "Email OTP";
  * @example
  * z.object({ email: EmailField, otp: otpField(6) });
  */
-export function otpField(length: number) {
+function otpField(length: number) {
   return z
     .string()
     .length(length)
