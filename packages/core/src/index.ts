@@ -9,7 +9,6 @@ export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
 export {
   parseDuration,
   resolveConfig,
-  DEFAULT_RATE_LIMIT_RULES,
   AUTH_OPTION_SHAPE,
   EMAIL_TEMPLATE_NAMES,
   rejectUnknownOptions,
@@ -70,8 +69,8 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
-export { RateLimiter, Lockout, ipBucket, retryAfterText } from "./rate-limit/index.ts";
-export { EmailPasswordService, lockoutIdentifier } from "./email-password/index.ts";
+export { RateLimiter, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
+export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";
 export {

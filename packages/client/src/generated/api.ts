@@ -132,6 +132,8 @@ export interface paths {
         /**
          * Change the password
          * @description Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/change-password"]`).
          */
         post: operations["changePassword"];
         delete?: never;
@@ -152,6 +154,8 @@ export interface paths {
         /**
          * Delete the account with the password
          * @description Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/delete-account"]`).
          */
         post: operations["deleteAccount"];
         delete?: never;
@@ -172,6 +176,8 @@ export interface paths {
         /**
          * Delete the account with the emailed token
          * @description The token alone suffices: it proves access to the mailbox, so the link also works in a browser that is not signed in. When the request does carry a session, the token must have been issued to that same user (else 400 `INVALID_TOKEN`, and the token stays usable). Unknown, used or expired tokens are 400 `INVALID_TOKEN`. Clears the session cookie.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/delete-account/confirm"]`).
          */
         post: operations["confirmAccountDeletion"];
         delete?: never;
@@ -192,6 +198,8 @@ export interface paths {
         /**
          * Email a deletion confirmation link
          * @description Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
          */
         post: operations["requestAccountDeletion"];
         delete?: never;
@@ -212,6 +220,8 @@ export interface paths {
         /**
          * Change the email with the code sent to the new address
          * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/change-email"]`).
          */
         post: operations["changeEmail"];
         delete?: never;
@@ -232,6 +242,8 @@ export interface paths {
         /**
          * Check a code without using it
          * @description `{success: true}` when the code is right; the code stays valid. A wrong code still counts against the code's tries (not against the account lockout). Codes have 6 digits, live 5 minutes and die after 3 wrong tries (403 `TOO_MANY_ATTEMPTS`; request a new one). Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/check-verification-otp"]`).
          */
         post: operations["checkVerificationOtp"];
         delete?: never;
@@ -251,7 +263,9 @@ export interface paths {
         put?: never;
         /**
          * Email a code to a new address
-         * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout). 3 per minute per IP.
+         * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-email-change"]`).
          */
         post: operations["requestEmailChange"];
         delete?: never;
@@ -271,7 +285,9 @@ export interface paths {
         put?: never;
         /**
          * Email a password-reset code
-         * @description Always `{success: true}`; only registered emails receive a `password-reset` code. 3 per minute per IP.
+         * @description Always `{success: true}`; only registered emails receive a `password-reset` code.
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-password-reset"]`).
          */
         post: operations["requestPasswordResetOtp"];
         delete?: never;
@@ -292,6 +308,8 @@ export interface paths {
         /**
          * Set a new password with a code
          * @description Uses a `password-reset` code, sets the password (creating the password account if there was none), marks the email verified and signs the user out everywhere. Wrong codes count towards the account lockout. Codes have 6 digits, live 5 minutes and die after 3 wrong tries (403 `TOO_MANY_ATTEMPTS`; request a new one). Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/reset-password"]`).
          */
         post: operations["resetPasswordOtp"];
         delete?: never;
@@ -311,7 +329,9 @@ export interface paths {
         put?: never;
         /**
          * Email a one-time code
-         * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone. 3 per minute per IP.
+         * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/send-verification-otp"]`).
          */
         post: operations["sendVerificationOtp"];
         delete?: never;
@@ -332,6 +352,8 @@ export interface paths {
         /**
          * Verify the email with a code
          * @description Uses an `email-verification` code and sets `emailVerified`. Sent with a session of that same user (cookie or Bearer), the password, API keys and the current session are kept and only the user's other sessions are revoked. Otherwise, for a user not verified before, accounts, sessions and API keys made before this proof are removed (a password set by whoever registered the address stops working). Wrong codes count towards the account lockout. Codes have 6 digits, live 5 minutes and die after 3 wrong tries (403 `TOO_MANY_ATTEMPTS`; request a new one). Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/verify-email"]`).
          */
         post: operations["verifyEmailOtp"];
         delete?: never;
@@ -414,6 +436,8 @@ export interface paths {
         /**
          * Email a password-reset link
          * @description Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/request-password-reset"]`).
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -434,6 +458,8 @@ export interface paths {
         /**
          * Set a new password with an emailed token
          * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/reset-password"]`).
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -454,6 +480,8 @@ export interface paths {
         /**
          * Email a verification link
          * @description Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/send-verification-email"]`).
          */
         post: operations["sendVerificationEmail"];
         delete?: never;
@@ -494,6 +522,8 @@ export interface paths {
         /**
          * Sign in with email (or username) and password
          * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email"]`).
          */
         post: operations["signInEmail"];
         delete?: never;
@@ -514,6 +544,8 @@ export interface paths {
         /**
          * Sign in with an emailed code
          * @description Uses a `sign-in` code and sets a fresh session cookie. An unknown email becomes a new user (email verified, `name` from the body). An existing unverified user loses every account and session made before this proof of the mailbox. Wrong codes count towards the account lockout (429 `ACCOUNT_LOCKED`). Codes have 6 digits, live 5 minutes and die after 3 wrong tries (403 `TOO_MANY_ATTEMPTS`; request a new one). Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email-otp"]`).
          */
         post: operations["signInEmailOtp"];
         delete?: never;
@@ -554,6 +586,8 @@ export interface paths {
         /**
          * Create an account with email and password
          * @description Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-up/email"]`).
          */
         post: operations["signUpEmail"];
         delete?: never;
@@ -622,6 +656,8 @@ export interface paths {
         /**
          * Verify the email with the emailed token and sign in
          * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/verify-email"]`).
          */
         post: operations["verifyEmail"];
         delete?: never;
@@ -642,6 +678,8 @@ export interface paths {
         /**
          * Check the current password
          * @description `{valid: true}` for the right password; a wrong one is 401 `INVALID_PASSWORD`. Failures count towards the same lockout as sign-in (429 `ACCOUNT_LOCKED`).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/verify-password"]`).
          */
         post: operations["verifyPassword"];
         delete?: never;

@@ -1,7 +1,8 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
-import { lockoutIdentifier, type EmailPasswordService } from "../email-password/email-password.ts";
+import type { EmailPasswordService } from "../email-password/email-password.ts";
+import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";

@@ -1,6 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { withQuery } from "../auth/validation.ts";
-import { lockoutIdentifier, type EmailPasswordService } from "../email-password/email-password.ts";
+import type { EmailPasswordService } from "../email-password/email-password.ts";
+import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";

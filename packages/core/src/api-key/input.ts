@@ -22,7 +22,7 @@ const SERVER_ONLY = new Set([
   "lastRequest",
 ]);
 
-export const MAX_API_KEY_NAME = 256;
+const MAX_API_KEY_NAME = 256;
 
 function invalid(path: string, message: string): AuthError {
   return new AuthError("INVALID_REQUEST", `${path} ${message}`, { details: [{ path, message }] });

@@ -1,9 +1,9 @@
 import type { Permissions } from "../ports/records.ts";
 
 /** Resource and action names: 1..64 of `A-Z a-z 0-9 _ . : / -`. No wildcards: `*` would read as "everything". */
-export const PERMISSION_NAME = /^[A-Za-z0-9_.:/-]{1,64}$/;
-export const MAX_PERMISSION_RESOURCES = 64;
-export const MAX_PERMISSION_ACTIONS = 64;
+const PERMISSION_NAME = /^[A-Za-z0-9_.:/-]{1,64}$/;
+const MAX_PERMISSION_RESOURCES = 64;
+const MAX_PERMISSION_ACTIONS = 64;
 
 export type PermissionsCheck = { ok: true; value: Permissions } | { ok: false; message: string };
 

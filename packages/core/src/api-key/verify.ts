@@ -32,6 +32,8 @@ const MAX_KEY_LENGTH = 16 + API_KEY_RANDOM_LENGTH;
  * isWellFormedApiKey("lk_" + "a".repeat(40)); // true
  */
 export function isWellFormedApiKey(key: unknown): key is string {
+  // One check in two steps: the length bounds refuse a wrong-sized key in nanoseconds, where the pattern alone
+  // backtracks for microseconds over a long run of key characters; then the pattern checks the characters.
   return (
     typeof key === "string" && key.length > API_KEY_RANDOM_LENGTH && key.length <= MAX_KEY_LENGTH && KEY_SHAPE.test(key)
   );

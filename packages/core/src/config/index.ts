@@ -1,6 +1,6 @@
 export { parseDuration } from "./duration.ts";
 export type { Duration } from "./duration.ts";
-export { resolveConfig, DEFAULT_RATE_LIMIT_RULES, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./options.ts";
+export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./options.ts";
 export { rejectUnknownOptions, nearestName, EACH } from "./closed-options.ts";
 export type { OptionShape } from "./closed-options.ts";
 export type { AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule } from "./options.ts";

@@ -97,29 +97,6 @@ export interface ResolvedConfig {
   captureOtp: boolean;
 }
 
-/** Per-IP rules the service applies unless overridden by `rateLimit.rules` (paths relative to the mount). */
-export const DEFAULT_RATE_LIMIT_RULES: Record<string, RateLimitRule> = {
-  "/sign-in/email": { window: "1m", max: 10 },
-  "/sign-up/email": { window: "1m", max: 10 },
-  "/request-password-reset": { window: "1m", max: 3 },
-  "/reset-password": { window: "1m", max: 10 },
-  "/send-verification-email": { window: "1m", max: 3 },
-  "/verify-email": { window: "1m", max: 10 },
-  "/verify-password": { window: "1m", max: 10 },
-  "/change-password": { window: "1m", max: 10 },
-  "/delete-account": { window: "1m", max: 10 },
-  "/delete-account/request": { window: "1m", max: 3 },
-  "/delete-account/confirm": { window: "1m", max: 10 },
-  "/email-otp/send-verification-otp": { window: "1m", max: 3 },
-  "/email-otp/request-password-reset": { window: "1m", max: 3 },
-  "/email-otp/request-email-change": { window: "1m", max: 3 },
-  "/email-otp/check-verification-otp": { window: "1m", max: 10 },
-  "/sign-in/email-otp": { window: "1m", max: 10 },
-  "/email-otp/verify-email": { window: "1m", max: 10 },
-  "/email-otp/reset-password": { window: "1m", max: 10 },
-  "/email-otp/change-email": { window: "1m", max: 10 },
-};
-
 const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
 const TEMPLATE_FAMILIES = [
   "verification",
@@ -196,7 +173,8 @@ function path(value: string | undefined, fallback: string, field: string): strin
   return v;
 }
 
-function rule(r: RateLimitRule, field: string): ResolvedRule {
+/** Checks one rate-limit rule; `field` names it in the error (`rateLimit.rules["/sign-in/email"]`). */
+export function resolveRateLimitRule(r: RateLimitRule, field: string): ResolvedRule {
   if (!Number.isInteger(r.max) || r.max < 1) throw new AuthConfigError(`${field}.max`, "must be a positive integer");
   return { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
 }
@@ -263,10 +241,11 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       "emailPassword.maxPasswordLength",
       "must be an integer between minPasswordLength and 1024",
     );
+  // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
+  // adapter registers the route (`RateLimiter.register`).
   const rules: Record<string, ResolvedRule | false> = {};
-  for (const [p, r] of Object.entries(DEFAULT_RATE_LIMIT_RULES)) rules[p] = rule(r, `rateLimit.rules["${p}"]`);
   for (const [p, r] of Object.entries(options.rateLimit?.rules ?? {}))
-    rules[p] = r === false ? false : rule(r, `rateLimit.rules["${p}"]`);
+    rules[p] = r === false ? false : resolveRateLimitRule(r, `rateLimit.rules["${p}"]`);
   const maxFailures = options.lockout?.maxFailures ?? 5;
   if (!Number.isInteger(maxFailures) || maxFailures < 1)
     throw new AuthConfigError("lockout.maxFailures", "must be a positive integer");
@@ -337,7 +316,10 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
     },
     rateLimit: {
       enabled: options.rateLimit?.enabled ?? true,
-      global: rule({ window: options.rateLimit?.window ?? "10s", max: options.rateLimit?.max ?? 100 }, "rateLimit"),
+      global: resolveRateLimitRule(
+        { window: options.rateLimit?.window ?? "10s", max: options.rateLimit?.max ?? 100 },
+        "rateLimit",
+      ),
       rules,
     },
     lockout: {

@@ -1,6 +1,6 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail } from "../auth/validation.ts";
-import { lockoutIdentifier } from "../email-password/email-password.ts";
+import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";

@@ -148,3 +148,28 @@ describe("OTP codes", () => {
     }
   });
 });
+
+describe("OTP sign-in with sign-up off", () => {
+  it("looks the user up once, for a known and for an unknown email", async () => {
+    const { core, store, feature } = setup({ allowSignUp: false });
+    const signedUp = await core.api.signUp({ email: "ada@example.com", password: "correct horse battery" });
+    expect("user" in signedUp).toBe(true);
+    await feature.service.send({ email: "ada@example.com", purpose: "sign-in" }, SERVER_CALL);
+    const otp = core.getOtp("ada@example.com")!;
+    const findByEmail = store.users.findByEmail.bind(store.users);
+    const looked: string[] = [];
+    store.users.findByEmail = async (email) => {
+      looked.push(email);
+      return findByEmail(email);
+    };
+    const result = await feature.service.signIn({ email: "ada@example.com", otp }, SERVER_CALL);
+    expect(result.user.email).toBe("ada@example.com");
+    expect(looked).toEqual(["ada@example.com"]);
+    looked.length = 0;
+    const unknown = await feature.service
+      .signIn({ email: "nobody@example.com", otp: "123456" }, SERVER_CALL)
+      .catch((error: AuthError) => error);
+    expect((unknown as AuthError).code).toBe("INVALID_CREDENTIALS");
+    expect(looked).toEqual(["nobody@example.com"]);
+  });
+});

@@ -1,7 +1,7 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
-import { lockoutIdentifier } from "../email-password/email-password.ts";
+import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
@@ -107,7 +107,10 @@ export class EmailOtpService {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
     const lockoutKey = lockoutIdentifier({ email });
-    if (!this.options.allowSignUp && !(await ctx.store.users.findByEmail(email))) {
+    // With sign-up off the user is looked up once, before the code is touched: an unknown email fails like a
+    // wrong password, and the record found is the one signed in. With sign-up on, the transaction looks it up.
+    const known = this.options.allowSignUp ? undefined : await ctx.store.users.findByEmail(email);
+    if (known === null) {
       await ctx.lockout.assertNotLocked(lockoutKey);
       await ctx.lockout.recordFailure(lockoutKey, meta);
       await ctx.events.emit("SignInFailed", {
@@ -124,9 +127,8 @@ export class EmailOtpService {
     // A new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof and the
     // session) commit together.
     const result = await inTransaction(ctx, async (tx) => {
-      let user = await tx.store.users.findByEmail(email);
+      let user = known ?? (await tx.store.users.findByEmail(email));
       if (!user) {
-        if (!this.options.allowSignUp) throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
         const created = await this.createUser(tx, email, input.name ?? null, meta);
         user = created.user;
         if (!created.isNew) user = await this.proveForOtp(tx, user, meta);

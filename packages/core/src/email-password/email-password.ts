@@ -11,6 +11,7 @@ import { toUserView, type SignInResult, type UserView, type ValidatedSession } f
 import type { AuthContext } from "../auth/context.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
+import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import type { AccountRecord, UserRecord } from "../ports/records.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
 
@@ -26,11 +27,6 @@ export interface SignUpInput {
 export type SignUpResult = SignInResult | { success: true };
 
 export type SignInInput = { email: string; password: string } | { username: string; password: string };
-
-/** The lockout identifier of an email or username. */
-export function lockoutIdentifier(input: { email: string } | { username: string }): string {
-  return "email" in input ? `email:${input.email}` : `username:${input.username}`;
-}
 
 /** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
 export class EmailPasswordService {

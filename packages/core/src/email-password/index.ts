@@ -1,2 +1,2 @@
-export { EmailPasswordService, lockoutIdentifier } from "./email-password.ts";
+export { EmailPasswordService } from "./email-password.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password.ts";

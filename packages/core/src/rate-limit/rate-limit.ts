@@ -1,5 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
-import type { ResolvedConfig, ResolvedRule } from "../config/options.ts";
+import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../config/options.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { AuthEvents } from "../events/events.ts";
@@ -44,17 +44,38 @@ export function retryAfterText(seconds: number): string {
   return `${Math.ceil(seconds / 60)} minutes`;
 }
 
-/** Per-IP fixed-window limits with counters in the store, so every instance shares them. */
+/**
+ * Per-IP fixed-window limits with counters in the store, so every instance shares them. A rule is keyed by a
+ * name the transport chooses (hono-adapter: the route's path relative to the mount); the transport declares each
+ * default with `register`, and `rateLimit.rules[name]` overrides it.
+ */
 export class RateLimiter {
+  private readonly registered = new Map<string, ResolvedRule | false>();
+
   constructor(
     private readonly config: ResolvedConfig,
     private readonly store: Store,
     private readonly clock: Clock,
   ) {}
 
-  /** The specific rule of a path (relative to the mount), if any. */
+  /**
+   * Declares the default rule of `path` (none: only the global rule applies) and returns the rule in force:
+   * the `rateLimit.rules[path]` override when set (a rule, or `false` for none), else the default.
+   *
+   * @example
+   * limiter.register("/sign-in/email", { window: "1m", max: 10 }); // { windowMs: 60000, max: 10 }
+   */
+  register(path: string, fallback?: RateLimitRule): ResolvedRule | false | undefined {
+    const rule =
+      this.config.rateLimit.rules[path] ??
+      (fallback ? resolveRateLimitRule(fallback, `rateLimit.rules["${path}"]`) : undefined);
+    if (rule !== undefined) this.registered.set(path, rule);
+    return rule;
+  }
+
+  /** The specific rule of a path (relative to the mount), if any: a registered default or an override. */
   ruleFor(path: string): ResolvedRule | false | undefined {
-    return this.config.rateLimit.rules[path];
+    return this.registered.get(path) ?? this.config.rateLimit.rules[path];
   }
 
   /**
@@ -82,6 +103,17 @@ export class RateLimiter {
       }
     }
   }
+}
+
+/**
+ * The lockout identifier of an email or username: every flow that counts failures for an account (password,
+ * OTP, verification link) uses the same key, so they share one lock.
+ *
+ * @example
+ * lockoutIdentifier({ email: "ada@example.com" }); // "email:ada@example.com"
+ */
+export function lockoutIdentifier(input: { email: string } | { username: string }): string {
+  return "email" in input ? `email:${input.email}` : `username:${input.username}`;
 }
 
 /**

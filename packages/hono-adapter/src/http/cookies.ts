@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { CookieDescriptor } from "@latchkey/core";
 
 /** Serialises a core cookie descriptor into a `Set-Cookie` header value. */
-export function serializeCookie(cookie: CookieDescriptor): string {
+function serializeCookie(cookie: CookieDescriptor): string {
   let out = `${cookie.name}=${cookie.value}; Max-Age=${cookie.maxAge}; Path=${cookie.path}; HttpOnly; SameSite=${cookie.sameSite}`;
   if (cookie.secure) out += "; Secure";
   if (cookie.domain) out += `; Domain=${cookie.domain}`;

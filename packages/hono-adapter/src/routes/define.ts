@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AuthEnv } from "../env.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { rejectCrossSiteNavigation } from "../middleware/security.ts";
-import { AuthError } from "@latchkey/core";
+import { AuthError, type RateLimitRule, type ResolvedRule, type ValidatedSession } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 
@@ -11,9 +11,9 @@ export type AuthApp = OpenAPIHono<AuthEnv>;
 
 type Method = "get" | "post" | "patch" | "put" | "delete";
 
-export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined> {
+export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, A extends boolean> {
   method: Method;
-  /** Path relative to the mount, e.g. "/sign-in/email"; also the rate-limit rule key. */
+  /** Path relative to the mount, e.g. "/sign-in/email"; also the key of its rule in `rateLimit.rules`. */
   path: string;
   /** Stable operation name (`signInEmail`): the OpenAPI `operationId` and the `@latchkey/client` method name. */
   operationId: string;
@@ -33,19 +33,29 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * and for every state-changing method 403 (CSRF origin check), 413 and 415 (body rules) and 429 (rate limits).
    */
   errors?: number[];
-  /** Needs a session (documents the security requirement; the handler still enforces it). */
-  authenticated?: boolean;
+  /**
+   * Needs a session: without one the answer is 401 `INVALID_CREDENTIALS` before the handler runs, and the handler
+   * receives the validated session as `input.session`. Documents the security requirement and the 401.
+   */
+  authenticated?: A;
   /** Documented security alternatives when not simply "a session" (e.g. an API key header, or nothing). */
   security?: Array<Record<string, string[]>>;
+  /**
+   * The route's default per-IP rule (`rateLimit.rules[path]` overrides it, `false` there turns it off). The limiter
+   * and the OpenAPI description both read it here.
+   */
+  rateLimit?: RateLimitRule;
   /** Count against the global per-IP rule too (cheap reads opt out). Default: true for non-GET. */
   globalRateLimit?: boolean;
   /** Refuse cross-site top-level navigations (sign-in and code-sending endpoints). */
   rejectNavigation?: boolean;
 }
 
-export type RouteInput<B, Q> = {
+export type RouteInput<B, Q, A extends boolean = false> = {
   body: B extends z.ZodType ? z.infer<B> : undefined;
   query: Q extends z.ZodType ? z.infer<Q> : undefined;
+  /** The request's session, checked before the handler runs (only on `authenticated` routes). */
+  session: A extends true ? ValidatedSession : undefined;
 };
 
 const ERROR_TEXT: Record<number, string> = {
@@ -67,15 +77,23 @@ const NoFields = z
   .object({})
   .openapi("NoFields", { description: "This endpoint takes no fields: send no body, an empty body or `{}`." });
 
-/** Registers one documented route: OpenAPI operation, validation, rate limit, then the handler. */
-export function defineRoute<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined>(
+/**
+ * Registers one documented route: OpenAPI operation, validation, rate limit, session (with `authenticated`), then
+ * the handler.
+ */
+export function defineRoute<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  A extends boolean = false,
+>(
   app: AuthApp,
   tools: RequestTools,
-  spec: RouteSpec<B, Q>,
-  handler: (c: Context<AuthEnv>, input: RouteInput<B, Q>) => Promise<Response>,
+  spec: RouteSpec<B, Q, A>,
+  handler: (c: Context<AuthEnv>, input: RouteInput<B, Q, A>) => Promise<Response>,
 ): void {
   const global = spec.globalRateLimit ?? spec.method !== "get";
-  const rule = tools.core.ctx.rateLimiter.ruleFor(spec.path);
+  // The route's own rule, or the `rateLimit.rules` override of it.
+  const rule = tools.core.ctx.rateLimiter.register(spec.path, spec.rateLimit);
   // Rules are fixed at construction: a path no rule can count skips the middleware (API-key verify is hot).
   const limited = tools.core.config.rateLimit.enabled && (rule || (global && rule !== false));
   const middleware: MiddlewareHandler<AuthEnv>[] = spec.rejectNavigation ? [rejectCrossSiteNavigation()] : [];
@@ -110,7 +128,8 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    description: spec.description,
+    description:
+      rule && tools.core.config.rateLimit.enabled ? withRuleText(spec.description, spec.path, rule) : spec.description,
     // Public operations say so explicitly (`[]`): there is no document-wide requirement.
     security: spec.security ?? (spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : []),
     middleware,
@@ -136,7 +155,8 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     const input = {
       body: spec.body ? req.valid("json") : undefined,
       query: spec.query ? req.valid("query") : undefined,
-    } as RouteInput<B, Q>;
+      session: undefined,
+    } as RouteInput<B, Q, A>;
     const nul = nulPath(input.body, "") ?? nulPath(input.query, "");
     if (nul !== null) {
       return errorResponse(
@@ -145,8 +165,35 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
         }),
       );
     }
+    // After the rate limit: a client without a session spends the same budget as one with (see docs/decisions.md).
+    if (spec.authenticated) (input as { session?: ValidatedSession }).session = await tools.requireSession(c);
     return handler(c, input);
   }) as never);
+}
+
+const UNITS: Array<[ms: number, name: string]> = [
+  [86_400_000, "day"],
+  [3_600_000, "hour"],
+  [60_000, "minute"],
+  [1000, "second"],
+];
+
+/**
+ * A rule in words: "3 requests per minute", "20 requests per 5 minutes".
+ *
+ * @example
+ * ruleText({ windowMs: 60_000, max: 3 }); // "3 requests per minute"
+ */
+export function ruleText(rule: ResolvedRule): string {
+  const [size, unit] = UNITS.find(([ms]) => rule.windowMs % ms === 0) ?? [1, "millisecond"];
+  const count = rule.windowMs / size;
+  const window = count === 1 ? unit : `${count} ${unit}s`;
+  return `${rule.max} ${rule.max === 1 ? "request" : "requests"} per ${window}`;
+}
+
+/** The description with the route's rule in force appended, so the document states the limit it enforces. */
+function withRuleText(description: string, path: string, rule: ResolvedRule): string {
+  return `${description}\n\nRate limit: ${ruleText(rule)} per IP (\`rateLimit.rules["${path}"]\`).`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AuthErrorCode } from "@latchkey/core";
 import { ERROR_STATUS } from "../http/error-status.ts";
 
 /** Every code an error body may carry (typed clients get them as a union). */
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as [AuthErrorCode, ...AuthErrorCode[]];
+const ERROR_CODES = Object.keys(ERROR_STATUS) as [AuthErrorCode, ...AuthErrorCode[]];
 
 export const ErrorSchema = z
   .object({
@@ -39,7 +39,7 @@ export const SessionSchema = z
   })
   .openapi("Session");
 
-export const CredentialsSchema = z
+const CredentialsSchema = z
   .object({
     token: z.string().openapi({ description: "The session token, for `Authorization: Bearer` clients. Shown once." }),
     expiresAt: z.string().openapi({ format: "date-time" }),

@@ -41,8 +41,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       response: { schema: UserResponseSchema, description: "The updated user" },
       errors: [403, 409],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json({ user: await core.account.updateUser(s.userRecord, body, tools.meta(c)) });
     },
   );
@@ -63,8 +62,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       response: { schema: SuccessSchema, description: "Password added" },
       errors: [409],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await core.account.setPassword(s, body.newPassword, tools.meta(c)));
     },
   );
@@ -75,6 +73,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/verify-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "verifyPassword",
       tag: TAG,
       authenticated: true,
@@ -87,8 +86,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
         description: "The password is right",
       },
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await core.account.verifyPassword(s.userRecord, body.password, tools.meta(c)));
     },
   );
@@ -99,6 +97,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/delete-account",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "deleteAccount",
       tag: TAG,
       authenticated: true,
@@ -108,8 +107,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       body: z.object({ password: PasswordField }),
       response: { schema: SuccessSchema, description: "Deleted; the cookie is cleared" },
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       await core.accountDeletion.deleteWithPassword(s.userRecord, body.password, tools.meta(c));
       return deletedResponse(c, tools);
     },
@@ -121,6 +119,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/delete-account/request",
+      rateLimit: { window: "1m", max: 3 },
       operationId: "requestAccountDeletion",
       tag: TAG,
       authenticated: true,
@@ -129,8 +128,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
         "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",
       response: { schema: SuccessSchema, description: "The email was sent" },
     },
-    async (c) => {
-      const s = await tools.requireSession(c);
+    async (c, { session: s }) => {
       return c.json(await core.accountDeletion.request(s.userRecord, tools.meta(c)));
     },
   );
@@ -141,6 +139,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/delete-account/confirm",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "confirmAccountDeletion",
       tag: TAG,
       summary: "Delete the account with the emailed token",

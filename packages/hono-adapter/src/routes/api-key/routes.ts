@@ -45,8 +45,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       response: { schema: CreateResponse, description: "The key and its plaintext value" },
       errors: [403],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await service.createForCaller(s.user.id, body, tools.meta(c)));
     },
   );
@@ -89,8 +88,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       query: ListQuery,
       response: { schema: ListResponse, description: "A page of keys" },
     },
-    async (c, { query }) => {
-      const s = await tools.requireSession(c);
+    async (c, { query, session: s }) => {
       return c.json(await service.list(s.user.id, { limit: query.limit ?? null, cursor: query.cursor ?? null }));
     },
   );
@@ -111,8 +109,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       response: { schema: ApiKeyResponse, description: "The updated key" },
       errors: [403, 404],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c)));
     },
   );
@@ -133,8 +130,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       response: { schema: SuccessSchema, description: "Revoked" },
       errors: [404],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await service.delete(body.keyId, s.user.id, tools.meta(c)));
     },
   );
@@ -153,8 +149,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
         "Deletes the signed-in user's expired keys and answers how many went (`auth.api.deleteExpiredApiKeys()` sweeps every user's).",
       response: { schema: DeletedResponse, description: "How many keys were deleted" },
     },
-    async (c) => {
-      const s = await tools.requireSession(c);
+    async (c, { session: s }) => {
       return c.json(await service.deleteExpired(s.user.id, tools.meta(c)));
     },
   );

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /** `resource -> actions`; names are checked further in core (1..64 of `A-Z a-z 0-9 _ . : / -`). */
-export const PermissionsSchema = z
+const PermissionsSchema = z
   .record(z.string().min(1).max(64), z.array(z.string().min(1).max(64)).max(64))
   .openapi("ApiKeyPermissions", {
     example: { files: ["read", "write"] },
@@ -16,7 +16,7 @@ const DurationSchema = z
 const KeyIdField = z.string().min(1).max(128).openapi({ description: "The key's `id` (from create or list)." });
 const NameField = z.string().max(256).nullable().openapi({ example: "CI deploys" });
 
-export const ApiKeySchema = z
+const ApiKeySchema = z
   .object({
     id: z.string(),
     userId: z.string(),

@@ -1,2 +1,1 @@
 export { registerDocsRoutes } from "./docs.ts";
-export type { DocsOptions } from "./docs.ts";

@@ -30,18 +30,18 @@ export function registerEmailChangeRoutes(
     {
       method: "post",
       path: "/email-otp/request-email-change",
+      rateLimit: { window: "1m", max: 3 },
       operationId: "requestEmailChange",
       tag: TAG,
       authenticated: true,
       rejectNavigation: true,
       summary: "Email a code to a new address",
-      description: `Sends an \`email-change\` code to \`newEmail\` (one pending change per user; a new request replaces it). Always \`{success: true}\`: an address that belongs to another account gets nothing, and \`change-email\` then fails. ${current ? "`otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout)." : "`otpForCurrent` is ignored (`emailChange.verifyCurrentEmail` is off)."} 3 per minute per IP.`,
+      description: `Sends an \`email-change\` code to \`newEmail\` (one pending change per user; a new request replaces it). Always \`{success: true}\`: an address that belongs to another account gets nothing, and \`change-email\` then fails. ${current ? "`otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout)." : "`otpForCurrent` is ignored (`emailChange.verifyCurrentEmail` is off)."}`,
       body: z.object({ newEmail: EmailField, otpForCurrent: otp.nullish() }),
       response: { schema: SuccessSchema, description: "Accepted" },
       errors: current ? [403] : [],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await emailChange.request(s.userRecord, body, tools.meta(c)));
     },
   );
@@ -52,6 +52,7 @@ export function registerEmailChangeRoutes(
     {
       method: "post",
       path: "/email-otp/change-email",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "changeEmail",
       tag: TAG,
       authenticated: true,
@@ -62,8 +63,7 @@ export function registerEmailChangeRoutes(
       response: { schema: UserResponseSchema, description: "Email changed" },
       errors: [403, 409],
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       return c.json(await emailChange.change(s.userRecord, body, tools.meta(c)));
     },
   );

@@ -1,2 +1,1 @@
-export { registerEmailOtpRoutes, otpField } from "./routes.ts";
-export { registerEmailChangeRoutes } from "./email-change.ts";
+export { registerEmailOtpRoutes } from "./routes.ts";

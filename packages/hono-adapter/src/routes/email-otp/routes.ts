@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
-import { signInResponse } from "../email-password/index.ts";
+import { signInResponse } from "../../http/sign-in-response.ts";
 import { EmailField, PasswordField, SignInResponseSchema, SuccessSchema, UserResponseSchema } from "../schemas.ts";
 import { registerEmailChangeRoutes } from "./email-change.ts";
 
@@ -14,7 +14,7 @@ const TAG = "Email OTP";
  * @example
  * z.object({ email: EmailField, otp: otpField(6) });
  */
-export function otpField(length: number) {
+function otpField(length: number) {
   return z
     .string()
     .length(length)
@@ -46,11 +46,12 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/send-verification-otp",
+      rateLimit: { window: "1m", max: 3 },
       operationId: "sendVerificationOtp",
       tag: TAG,
       rejectNavigation: true,
       summary: "Email a one-time code",
-      description: `Always \`{success: true}\`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get \`email-verification\` and \`password-reset\` codes; \`sign-in\` codes go to anyone${options.allowSignUp ? "" : " registered (sign-up is off)"}. 3 per minute per IP.`,
+      description: `Always \`{success: true}\`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get \`email-verification\` and \`password-reset\` codes; \`sign-in\` codes go to anyone${options.allowSignUp ? "" : " registered (sign-up is off)"}.`,
       body: z.object({ email: EmailField, purpose: PurposeField }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },
@@ -63,6 +64,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/check-verification-otp",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "checkVerificationOtp",
       tag: TAG,
       summary: "Check a code without using it",
@@ -80,6 +82,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/sign-in/email-otp",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "signInEmailOtp",
       tag: TAG,
       rejectNavigation: true,
@@ -98,6 +101,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/verify-email",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "verifyEmailOtp",
       tag: TAG,
       summary: "Verify the email with a code",
@@ -120,12 +124,12 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/request-password-reset",
+      rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordResetOtp",
       tag: TAG,
       rejectNavigation: true,
       summary: "Email a password-reset code",
-      description:
-        "Always `{success: true}`; only registered emails receive a `password-reset` code. 3 per minute per IP.",
+      description: "Always `{success: true}`; only registered emails receive a `password-reset` code.",
       body: z.object({ email: EmailField }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },
@@ -138,6 +142,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/reset-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "resetPasswordOtp",
       tag: TAG,
       summary: "Set a new password with a code",

@@ -1,1 +1,1 @@
-export { registerEmailPasswordRoutes, signInResponse } from "./routes.ts";
+export { registerEmailPasswordRoutes } from "./routes.ts";

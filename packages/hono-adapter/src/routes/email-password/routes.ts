@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { SignInResult } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
+import { signInResponse } from "../../http/sign-in-response.ts";
 import { sessionToken, type RequestTools } from "../../middleware/session.ts";
 import {
   EmailField,
@@ -11,15 +11,8 @@ import {
   SuccessSchema,
   UserSchema,
 } from "../schemas.ts";
-import type { Context } from "hono";
 
 const TAG = "Email and password";
-
-/** Answers a sign-in: the cookie plus `{user, session, credentials}`. */
-export function signInResponse(c: Context, result: SignInResult): Response {
-  setCookie(c, result.cookie);
-  return c.json({ user: result.user, session: result.session, credentials: result.credentials });
-}
 
 export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
@@ -30,6 +23,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/sign-up/email",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "signUpEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -61,6 +55,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/sign-in/email",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "signInEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -143,6 +138,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/change-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "changePassword",
       tag: TAG,
       authenticated: true,
@@ -156,8 +152,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       }),
       response: { schema: SuccessSchema, description: "Changed" },
     },
-    async (c, { body }) => {
-      const s = await tools.requireSession(c);
+    async (c, { body, session: s }) => {
       await core.emailPassword.changePassword(s, body, tools.meta(c));
       return c.json({ success: true as const });
     },
@@ -169,6 +164,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/request-password-reset",
+      rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordReset",
       tag: TAG,
       rejectNavigation: true,
@@ -187,6 +183,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/reset-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "resetPassword",
       tag: TAG,
       summary: "Set a new password with an emailed token",

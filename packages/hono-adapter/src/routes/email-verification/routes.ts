@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
-import { signInResponse } from "../email-password/index.ts";
+import { signInResponse } from "../../http/sign-in-response.ts";
 import { EmailField, SignInResponseSchema, SuccessSchema } from "../schemas.ts";
 
 const TAG = "Email verification";
@@ -16,6 +16,7 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
     {
       method: "post",
       path: "/send-verification-email",
+      rateLimit: { window: "1m", max: 3 },
       operationId: "sendVerificationEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -34,6 +35,7 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
     {
       method: "post",
       path: "/verify-email",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "verifyEmail",
       tag: TAG,
       rejectNavigation: true,

@@ -8,7 +8,7 @@ export const flush = () => new Promise((r) => setTimeout(r, 0));
 
 let ipSeq = 0;
 /** A fresh client address per call, so the per-IP rules stay out of the way. */
-export const nextIp = () => `198.18.${Math.floor(ipSeq / 250)}.${(ipSeq++ % 250) + 1}`;
+const nextIp = () => `198.18.${Math.floor(ipSeq / 250)}.${(ipSeq++ % 250) + 1}`;
 
 export async function send(t: TestAuth, email: string, callbackUrl?: string) {
   const res = await t.request("POST", "/send-verification-email", {

@@ -73,8 +73,7 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
         response: { schema: TokenResponseSchema, description: "`{token}`; `Cache-Control: no-store`" },
         errors: [500],
       },
-      async (c) => {
-        const session = await tools.requireSession(c);
+      async (c, { session }) => {
         return c.json({ token: await service.sign(session) });
       },
     );

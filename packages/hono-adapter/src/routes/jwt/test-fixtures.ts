@@ -8,7 +8,7 @@ import type { Auth } from "../../create-auth.ts";
 import { bearer, type TestAuth } from "../../testing/test-auth.ts";
 
 /** Debian's interpreter: the pyenv python first on PATH has no python3-jwt. */
-export const SYSTEM_PYTHON = "/usr/bin/python3";
+const SYSTEM_PYTHON = "/usr/bin/python3";
 
 /** Serves `auth.handler` over real HTTP on an ephemeral port (tests only). */
 export async function startHttpServer(auth: Auth): Promise<{ url: string; close(): Promise<void> }> {
