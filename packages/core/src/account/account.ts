@@ -1,7 +1,6 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
-import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
-import type { EmailPasswordService } from "../email-password/email-password.ts";
+import { newAccount, type EmailPasswordService } from "../email-password/email-password.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
@@ -109,14 +108,10 @@ export class AccountService {
     const now = new Date(ctx.clock.now());
     // The password and the revocation of the other sessions commit together.
     const count = await inTransaction(ctx, async (tx) => {
-      const added = await tx.store.accounts.setPasswordIfAbsent(userId, {
-        id: randomId(ctx.random),
+      const added = await tx.store.accounts.setPasswordIfAbsent(
         userId,
-        providerId: "credential",
-        passwordHash,
-        createdAt: now,
-        updatedAt: now,
-      });
+        newAccount(ctx, userId, "credential", passwordHash),
+      );
       if (!added) throw alreadySet();
       return tx.sessions.revokeAll(userId, current.session.id);
     });

@@ -7,10 +7,11 @@ import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
 import { EmailChangeService } from "./email-change.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
-import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import type { UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
 import { invalidOtp, otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 import { proveMailbox } from "./mailbox-proof.ts";
+import { emitPasswordReset, newAccount } from "../email-password/email-password.ts";
 
 /**
  * @example
@@ -197,27 +198,12 @@ export class EmailOtpService {
     // Mailbox proof, new password and the revocation of every session commit together.
     const count = await inTransaction(ctx, async (tx) => {
       await proveMailbox(tx, user, "credential", meta);
-      await tx.store.accounts.upsertPassword(user.id, this.account(user.id, "credential", passwordHash));
+      await tx.store.accounts.upsertPassword(user.id, newAccount(ctx, user.id, "credential", passwordHash));
       return tx.sessions.revokeAll(user.id);
     });
     const at = new Date(ctx.clock.now());
     await this.codes.verified(t, user.id, meta);
-    await ctx.events.emit("PasswordChanged", {
-      userId: user.id,
-      method: "reset-otp",
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-    await ctx.events.emit("SessionRevoked", {
-      userId: user.id,
-      sessionId: null,
-      reason: "password-reset",
-      count,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emitPasswordReset(ctx, { userId: user.id, method: "reset-otp", count, at, meta });
     return { success: true };
   }
 
@@ -231,13 +217,8 @@ export class EmailOtpService {
     const proven = await proveMailbox(ctx, user, "EMAIL_OTP", meta, signedInAs);
     const accounts = await ctx.store.accounts.listByUser(proven.id);
     if (!accounts.some((a) => a.providerId === "EMAIL_OTP"))
-      await ctx.store.accounts.create(this.account(proven.id, "EMAIL_OTP", null));
+      await ctx.store.accounts.create(newAccount(ctx, proven.id, "EMAIL_OTP", null));
     return proven;
-  }
-
-  private account(userId: string, providerId: ProviderId, passwordHash: string | null): AccountRecord {
-    const now = new Date(this.ctx.clock.now());
-    return { id: randomId(this.ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
   }
 
   /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
@@ -259,7 +240,7 @@ export class EmailOtpService {
       createdAt: now,
       updatedAt: now,
     };
-    const created = await ctx.store.users.create(user, [this.account(user.id, "EMAIL_OTP", null)]);
+    const created = await ctx.store.users.create(user, [newAccount(ctx, user.id, "EMAIL_OTP", null)]);
     if (created.ok) {
       await ctx.events.emit("UserSignedUp", {
         userId: user.id,

@@ -12,7 +12,7 @@ import type { AuthContext } from "../auth/context.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import type { AccountRecord, UserRecord } from "../ports/records.ts";
+import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
 
 export interface SignUpInput {
@@ -34,18 +34,6 @@ export class EmailPasswordService {
     private readonly ctx: AuthContext,
     private readonly verification: EmailVerificationService,
   ) {}
-
-  private credentialAccount(userId: string, passwordHash: string): AccountRecord {
-    const now = new Date(this.ctx.clock.now());
-    return {
-      id: randomId(this.ctx.random),
-      userId,
-      providerId: "credential",
-      passwordHash,
-      createdAt: now,
-      updatedAt: now,
-    };
-  }
 
   /**
    * Validates and inserts a user with a credential account (and, when `withSession`, its first session) in one
@@ -80,7 +68,7 @@ export class EmailPasswordService {
     // User, credential account and first session commit together: a lost response never leaves an account
     // without the session the client was promised (its retry would get USER_ALREADY_EXISTS).
     const created = await inTransaction(this.ctx, async (tx) => {
-      const inserted = await tx.store.users.create(user, [this.credentialAccount(user.id, passwordHash)]);
+      const inserted = await tx.store.users.create(user, [newAccount(this.ctx, user.id, "credential", passwordHash)]);
       if (!inserted.ok) return inserted;
       const signIn = withSession ? await tx.sessions.create(inserted.value, meta) : null;
       return { ok: true as const, user: inserted.value, signIn };
@@ -196,7 +184,7 @@ export class EmailPasswordService {
       throw new AuthError("INVALID_PASSWORD", "The current password is wrong");
     }
     const userId = current.userRecord.id;
-    const account = this.credentialAccount(userId, await ctx.hasher.hash(input.newPassword));
+    const account = newAccount(ctx, userId, "credential", await ctx.hasher.hash(input.newPassword));
     // The new password and the revocation of the other sessions commit together.
     const count = await inTransaction(ctx, async (tx) => {
       await tx.store.accounts.upsertPassword(userId, account);
@@ -272,7 +260,7 @@ export class EmailPasswordService {
     const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
     const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    const account = this.credentialAccount(user.id, passwordHash);
+    const account = newAccount(ctx, user.id, "credential", passwordHash);
     const count = await inTransaction(ctx, async (tx) => {
       await tx.store.accounts.upsertPassword(user.id, account);
       return tx.sessions.revokeAll(user.id);
@@ -286,22 +274,7 @@ export class EmailPasswordService {
       ip: meta.ip,
       userAgent: meta.userAgent,
     });
-    await ctx.events.emit("PasswordChanged", {
-      userId: user.id,
-      method: "reset-token",
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-    await ctx.events.emit("SessionRevoked", {
-      userId: user.id,
-      sessionId: null,
-      reason: "password-reset",
-      count,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count, at, meta });
     return { success: true };
   }
 
@@ -319,4 +292,26 @@ export class EmailPasswordService {
     });
     return toUserView(user);
   }
+}
+
+/** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
+export function newAccount(
+  ctx: AuthContext,
+  userId: string,
+  providerId: ProviderId,
+  passwordHash: string | null,
+): AccountRecord {
+  const now = new Date(ctx.clock.now());
+  return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
+}
+
+/** The events of a finished password reset (emailed link or code): `PasswordChanged`, then `SessionRevoked`. */
+export async function emitPasswordReset(
+  ctx: AuthContext,
+  reset: { userId: string; method: "reset-token" | "reset-otp"; count: number; at: Date; meta: RequestMeta },
+): Promise<void> {
+  const { userId, method, count, at, meta } = reset;
+  const base = { userId, at, ip: meta.ip, userAgent: meta.userAgent };
+  await ctx.events.emit("PasswordChanged", { ...base, method });
+  await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-reset", count });
 }
