@@ -37,7 +37,7 @@ export class EmailPasswordService {
 
   /**
    * Validates and inserts a user with a credential account (and, when `withSession`, its first session) in one
-   * transaction; throws on a taken username, returns null on a taken email.
+   * transaction, then emits `UserSignedUp`; throws on a taken username, returns null on a taken email.
    */
   private async insertUser<S extends boolean>(
     input: SignUpInput,
@@ -73,7 +73,17 @@ export class EmailPasswordService {
       const signIn = withSession ? await tx.sessions.create(inserted.value, meta) : null;
       return { ok: true as const, user: inserted.value, signIn };
     });
-    if (created.ok) return { user: created.user, signIn: created.signIn as S extends true ? SignInResult : null };
+    if (created.ok) {
+      const { user: stored } = created;
+      await this.ctx.events.emit("UserSignedUp", {
+        userId: stored.id,
+        email: stored.email,
+        at: stored.createdAt,
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
+      return { user: stored, signIn: created.signIn as S extends true ? SignInResult : null };
+    }
     if (created.conflict === "username") throw new AuthError("USERNAME_TAKEN", "That username is taken");
     return null;
   }
@@ -87,13 +97,6 @@ export class EmailPasswordService {
       throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     }
     const { user, signIn } = created;
-    await this.ctx.events.emit("UserSignedUp", {
-      userId: user.id,
-      email: user.email,
-      at: user.createdAt,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
     if (signIn) return signIn;
     await this.verification.sendFor(user, undefined, meta);
     return { success: true };
@@ -282,15 +285,7 @@ export class EmailPasswordService {
   async createUser(input: SignUpInput & { emailVerified?: boolean }, meta: RequestMeta): Promise<UserView> {
     const created = await this.insertUser(input, false, input.emailVerified ?? false, false, meta);
     if (!created) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
-    const { user } = created;
-    await this.ctx.events.emit("UserSignedUp", {
-      userId: user.id,
-      email: user.email,
-      at: user.createdAt,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-    return toUserView(user);
+    return toUserView(created.user);
   }
 }
 
