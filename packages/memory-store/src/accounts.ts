@@ -1,9 +1,21 @@
-import type { AccountStore } from "@latchkey/core";
+import type { AccountRecord, AccountStore } from "@latchkey/core";
 import { copy, type MemoryDatabase } from "./database.ts";
 
 /** `AccountStore` in memory: at most one credential account per user. */
 export function accountsPort(db: MemoryDatabase): AccountStore {
   const { accounts } = db;
+  const credentialOf = (userId: string) =>
+    [...accounts.values()].find((a) => a.userId === userId && a.providerId === "credential");
+  // Sets the password on the user's credential account, or inserts `account` when the user has none.
+  const writePassword = (existing: AccountRecord | undefined, account: AccountRecord) => {
+    if (existing)
+      accounts.set(existing.id, {
+        ...existing,
+        passwordHash: account.passwordHash,
+        updatedAt: new Date(account.updatedAt),
+      });
+    else accounts.set(account.id, copy(account));
+  };
   return {
     async listByUser(userId) {
       return [...accounts.values()].filter((a) => a.userId === userId).map(copy);
@@ -12,25 +24,12 @@ export function accountsPort(db: MemoryDatabase): AccountStore {
       accounts.set(account.id, copy(account));
     },
     async upsertPassword(userId, account) {
-      const existing = [...accounts.values()].find((a) => a.userId === userId && a.providerId === "credential");
-      if (existing)
-        accounts.set(existing.id, {
-          ...existing,
-          passwordHash: account.passwordHash,
-          updatedAt: new Date(account.updatedAt),
-        });
-      else accounts.set(account.id, copy(account));
+      writePassword(credentialOf(userId), account);
     },
     async setPasswordIfAbsent(userId, account) {
-      const existing = [...accounts.values()].find((a) => a.userId === userId && a.providerId === "credential");
+      const existing = credentialOf(userId);
       if (existing?.passwordHash) return false;
-      if (existing)
-        accounts.set(existing.id, {
-          ...existing,
-          passwordHash: account.passwordHash,
-          updatedAt: new Date(account.updatedAt),
-        });
-      else accounts.set(account.id, copy(account));
+      writePassword(existing, account);
       return true;
     },
     async deleteAllExcept(userId, keepProviderId) {
