@@ -51,7 +51,6 @@ function setUp(failing: Set<string> = new Set()) {
   };
   const ports: StorePorts = {
     ...base,
-    users: { ...base.users, delete: (id) => step(`user:${id}`, () => base.users.delete(id))() as Promise<boolean> },
     sessions: {
       ...base.sessions,
       async create(record) {
@@ -65,6 +64,7 @@ function setUp(failing: Set<string> = new Set()) {
     account: async (id) => {
       await step(`account:${id}`, async () => undefined)();
     },
+    user: (id) => step(`user:${id}`, () => base.users.delete(id))(),
   });
   return { base, ran, transaction };
 }
@@ -116,6 +116,21 @@ describe("compensatingTransaction", () => {
     ).rejects.toBe(failure);
     expect(ran).toEqual([`session:${s.id}`, `user:${u.id}`]);
     expect(await base.users.findById(u.id)).toBeNull();
+  });
+
+  it("undoes a created user's own accounts by id before the user, never the user's rows wholesale", async () => {
+    const { ran, transaction } = setUp();
+    const u = user();
+    const a = account(u.id);
+    const s = session(u.id);
+    await expect(
+      transaction(async (tx) => {
+        await tx.users.create(u, [a]);
+        await tx.sessions.create(s);
+        throw new Error("late failure");
+      }),
+    ).rejects.toThrow("late failure");
+    expect(ran).toEqual([`session:${s.id}`, `account:${a.id}`, `user:${u.id}`]);
   });
 
   it("records nothing for a create that threw", async () => {
