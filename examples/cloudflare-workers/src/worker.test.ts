@@ -94,7 +94,7 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     );
     expect(up.status).toBe(200);
     const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
-    expect(cookie.startsWith("__Secure-latchkey.session=")).toBe(true);
+    expect(cookie.startsWith("__Host-latchkey.session=")).toBe(true);
     const session = await viaEdge(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }));
     expect(((await session.json()) as { user: { email: string } }).user.email).toBe("ada@workers.example");
   });

@@ -265,7 +265,13 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
     appName: options.appName ?? "Latchkey",
     cookies: {
       secure,
-      name: secure ? "__Secure-latchkey.session" : "latchkey.session",
+      // `__Host-` binds the cookie to this host (Secure, Path=/, no Domain): a sibling subdomain cannot set or
+      // shadow it. A configured domain needs `__Secure-`, which allows Domain.
+      name: !secure
+        ? "latchkey.session"
+        : options.cookies?.domain
+          ? "__Secure-latchkey.session"
+          : "__Host-latchkey.session",
       domain: options.cookies?.domain ?? null,
       sameSite: options.cookies?.sameSite ?? "Lax",
     },

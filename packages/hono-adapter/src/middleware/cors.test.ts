@@ -71,7 +71,7 @@ describe("CORS", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe(SPA);
     const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
-    expect(cookie).toMatch(/^__Secure-latchkey\.session=/);
+    expect(cookie).toMatch(/^__Host-latchkey\.session=/);
     const token = (await res.json()).credentials.token as string;
     expect(
       (await (await t.request("GET", "/get-session", { headers: { authorization: `Bearer ${token}` } })).json()).user

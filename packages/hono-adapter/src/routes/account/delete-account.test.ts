@@ -15,7 +15,7 @@ describe("POST /delete-account (password)", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     await expectGone(t, ada, "ada@example.com");
     expect(await t.store.users.findById(grace.userId)).not.toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(grace.token))).not.toBeNull();

@@ -10,7 +10,7 @@ export interface DocsOptions {
   version: string;
   /** Where the explorer loads its script; default: the copy this sub-app serves at `reference/scalar.js`. */
   scriptUrl?: string;
-  /** The session cookie's name (`__Secure-latchkey.session`, or `latchkey.session` when cookies are not secure). */
+  /** The session cookie's name (`__Host-latchkey.session`; `__Secure-latchkey.session` with a cookie domain; `latchkey.session` when cookies are not secure). */
   cookieName: string;
   /** `baseUrl`'s origin: the document's first server is this origin plus the path the sub-app is mounted at. */
   baseOrigin: string;

@@ -90,7 +90,7 @@ describe.runIf(!process.env.LATCHKEY_TEST_STORE)("the OpenAPI document", () => {
 
   it("names the configured session cookie and the servers where it is mounted", async () => {
     const secure = (await (await everyFeature().request("GET", "/openapi.json")).json()) as Document;
-    expect(secure.components.securitySchemes.sessionCookie!.name).toBe("__Secure-latchkey.session");
+    expect(secure.components.securitySchemes.sessionCookie!.name).toBe("__Host-latchkey.session");
     expect(secure.servers.map((s) => s.url)).toEqual([`${BASE_URL}/auth`, "/auth"]);
 
     const dev = createTestAuth({ environment: "development", cookies: { secure: false } });

@@ -15,7 +15,7 @@ describe("POST /verify-email", () => {
     expect(body.user).toMatchObject({ id: userId, email: "ada@example.com", emailVerified: true });
     expect(body.credentials.token).not.toBe(signUpToken);
     expect(res.headers.get("set-cookie")).toBe(
-      `__Secure-latchkey.session=${body.credentials.token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`,
+      `__Host-latchkey.session=${body.credentials.token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`,
     );
     expect((await t.store.users.findById(userId))!.emailVerified).toBe(true);
     expect((await t.store.sessions.findByTokenHash(hashSecret(body.credentials.token)))!.session.id).toBe(
