@@ -14,6 +14,7 @@ export {
   rejectUnknownOptions,
   nearestName,
   EACH,
+  originOf,
 } from "./config/index.ts";
 export type {
   Duration,

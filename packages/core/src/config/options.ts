@@ -6,6 +6,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
+import { originOf } from "./origin.ts";
 
 export interface RateLimitRule {
   window: Duration;
@@ -225,12 +226,15 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   const basePath = options.basePath ?? "/auth";
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))
     throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');
+  // Never the opaque "null": every non-http(s) URL has that origin, so trusting one would trust them all.
   const trustedOrigins = (options.trustedOrigins ?? []).map((o, i) => {
-    try {
-      return new URL(o).origin;
-    } catch {
-      throw new AuthConfigError(`trustedOrigins[${i}]`, "must be an absolute URL");
-    }
+    const origin = typeof o === "string" ? originOf(o) : null;
+    if (origin === null)
+      throw new AuthConfigError(
+        `trustedOrigins[${i}]`,
+        "must be an absolute URL with a host (https://app.example, or an app scheme such as capacitor://localhost)",
+      );
+    return origin;
   });
   const minPasswordLength = options.emailPassword?.minPasswordLength ?? 8;
   const maxPasswordLength = options.emailPassword?.maxPasswordLength ?? 128;

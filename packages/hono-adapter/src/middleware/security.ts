@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { AuthError, type ResolvedConfig } from "@latchkey/core";
+import { AuthError, originOf, type ResolvedConfig } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { readCookie } from "../http/cookies.ts";
 
@@ -107,15 +107,6 @@ export function bodyGuard(): MiddlewareHandler {
     }
     return limit(c, next);
   };
-}
-
-function originOf(value: string | undefined): string | null {
-  if (!value || value === "null") return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return null;
-  }
 }
 
 /**
