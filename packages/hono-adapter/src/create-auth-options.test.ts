@@ -111,6 +111,7 @@ const VALID: Record<string, unknown> = {
   'rateLimit.rules["<path>"]': false,
   'rateLimit.rules["<path>"].window': "5m",
   'rateLimit.rules["<path>"].max': 20,
+  "rateLimit.ipless": "skip",
   "lockout.enabled": false,
   "lockout.maxFailures": 10,
   "lockout.window": "30m",

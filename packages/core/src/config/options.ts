@@ -50,7 +50,18 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
     callbackUrlOverride?: string;
   };
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
-  rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
+  rateLimit?: {
+    enabled?: boolean;
+    window?: Duration;
+    max?: number;
+    rules?: Record<string, RateLimitRule | false>;
+    /**
+     * Requests whose client address is unknown (`getClientIp` answered null): `"shared"` counts them all in one
+     * budget per rule, `"skip"` applies no per-IP rule to them (lockouts still apply). Unset, production refuses
+     * such requests (500, logged) and development warns once and shares one budget.
+     */
+    ipless?: "shared" | "skip";
+  };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
   /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
   plugins?: P;
@@ -93,7 +104,12 @@ export interface ResolvedConfig {
     callbackUrlOverride: string | null;
   };
   deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
-  rateLimit: { enabled: boolean; global: ResolvedRule; rules: Record<string, ResolvedRule | false> };
+  rateLimit: {
+    enabled: boolean;
+    global: ResolvedRule;
+    rules: Record<string, ResolvedRule | false>;
+    ipless: "shared" | "skip" | null;
+  };
   lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
   captureOtp: boolean;
 }
@@ -144,7 +160,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   },
   emailVerification: { expiresIn: true, callbackPath: true, requireVerifiedForSignIn: true, callbackUrlOverride: true },
   deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
-  rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } } },
+  rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } }, ipless: true },
   lockout: { enabled: true, maxFailures: true, window: true, duration: true },
   plugins: true,
   captureOtp: true,
@@ -236,6 +252,9 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       );
     return origin;
   });
+  const ipless = options.rateLimit?.ipless ?? null;
+  if (ipless !== null && ipless !== "shared" && ipless !== "skip")
+    throw new AuthConfigError("rateLimit.ipless", 'must be "shared" or "skip"');
   const minPasswordLength = options.emailPassword?.minPasswordLength ?? 8;
   const maxPasswordLength = options.emailPassword?.maxPasswordLength ?? 128;
   if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
@@ -331,6 +350,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
         "rateLimit",
       ),
       rules,
+      ipless,
     },
     lockout: {
       enabled: options.lockout?.enabled ?? true,

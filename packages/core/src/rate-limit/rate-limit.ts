@@ -51,6 +51,25 @@ export function retryAfterText(seconds: number): string {
  */
 export class RateLimiter {
   private readonly registered = new Map<string, ResolvedRule | false>();
+  private warnedUnknownIp = false;
+
+  /**
+   * Whether a request without a client address may go on. Pooling every such client into one budget lets one
+   * client's traffic lock out everyone else (the 11th sign-in of unrelated users is 429), so production refuses
+   * it unless `rateLimit.ipless` says what to do; development warns once and pools.
+   */
+  private acceptsUnknownIp(): boolean {
+    const { rateLimit, environment } = this.config;
+    if (rateLimit.ipless !== null) return true;
+    if (environment === "production") return false;
+    if (!this.warnedUnknownIp) {
+      this.warnedUnknownIp = true;
+      console.warn(
+        '[latchkey] getClientIp found no client address: every such client shares one rate-limit budget. Configure getClientIp, or set rateLimit.ipless to "shared" or "skip" (production refuses these requests until you do).',
+      );
+    }
+    return true;
+  }
 
   constructor(
     private readonly config: ResolvedConfig,
@@ -85,6 +104,13 @@ export class RateLimiter {
   async check(ip: string | null, path: string, options: { global: boolean }): Promise<void> {
     const { rateLimit } = this.config;
     if (!rateLimit.enabled) return;
+    if (ip === null && !this.acceptsUnknownIp()) {
+      throw new AuthError(
+        "INTERNAL_ERROR",
+        "The server cannot tell clients apart: getClientIp found no client address. Configure getClientIp (clientIp.fromSocket with the runtime's env, clientIp.fromCfConnectingIp on Workers, clientIp.fromForwardedFor behind proxies) or set rateLimit.ipless",
+      );
+    }
+    if (ip === null && rateLimit.ipless === "skip") return;
     const bucket = ip === null ? "unknown" : ipBucket(ip);
     const now = this.clock.now();
     const specific = this.ruleFor(path);
