@@ -94,6 +94,11 @@ describe("documents", () => {
     expect(Object.keys(userToDoc({ ...user, extra: true } as UserRecord))).not.toContain("extra");
   });
 
+  it("reads a user document written before appMetadata existed as appMetadata {}", () => {
+    const { appMetadata: _gone, ...old } = userToDoc(user);
+    expect(userFromDoc(throughBson(old as typeof old & { appMetadata: never }))).toEqual({ ...user, appMetadata: {} });
+  });
+
   it("maps a counter's BSON date back to milliseconds", () => {
     expect(counterFromDoc(throughBson({ _id: "c", count: 3, resetAt: new Date(1_767_225_600_123) }))).toEqual({
       count: 3,

@@ -639,7 +639,7 @@ export interface paths {
         head?: never;
         /**
          * Update the profile
-         * @description Changes `name` and `image` (a string, or null to clear), `metadata` (replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.
+         * @description Changes `name` and `image` (a string, or null to clear), `metadata` (the user's own data, so never a place for roles: replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. `appMetadata` is server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.updateUser`). Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -826,6 +826,15 @@ export interface components {
             success: true;
         };
         User: {
+            /**
+             * @description Server-only data (roles, plan): written only by server code (`auth.api.updateUser`)
+             * @example {
+             *       "role": "admin"
+             *     }
+             */
+            appMetadata: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             createdAt: string;
             /** @example ada@example.com */
@@ -833,6 +842,7 @@ export interface components {
             emailVerified: boolean;
             id: string;
             image: string | null;
+            /** @description The user's own data: the user can replace it (`PATCH /user`); never trust it for authorization */
             metadata: {
                 [key: string]: unknown;
             };
@@ -3405,6 +3415,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.createUser`) */
+                    appMetadata?: unknown;
                     /**
                      * Format: email
                      * @example ada@example.com
@@ -3686,11 +3698,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.updateUser`) */
+                    appMetadata?: unknown;
                     image?: string | null;
                     /**
-                     * @description Replaces the stored object
+                     * @description Replaces the stored object (user-controlled)
                      * @example {
-                     *       "plan": "pro"
+                     *       "theme": "dark"
                      *     }
                      */
                     metadata?: {

@@ -13,8 +13,13 @@ import { inTransaction } from "../auth/transaction.ts";
 export interface UpdateUserInput {
   name?: string | null;
   image?: string | null;
-  /** Replaces the whole stored object; `{}` clears it. */
+  /** Replaces the whole stored object; `{}` clears it. User-controlled: never use it for authorization. */
   metadata?: JsonObject;
+  /**
+   * Server-only data (roles, plan): replaces the whole stored object. Only trusted server code
+   * (`auth.api.updateUser`) may write it; from a request it is 400 `SERVER_ONLY_PROPERTY`.
+   */
+  appMetadata?: JsonObject;
   /** Only when `emailPassword.allowUsernameChange` (trusted server calls always may). Cannot be cleared. */
   username?: string;
 }
@@ -49,6 +54,14 @@ export class AccountService {
   ): Promise<UserView> {
     const { ctx } = this;
     const patch: UserPatch = {};
+    if (input.appMetadata !== undefined) {
+      if (!options.trusted)
+        throw new AuthError("SERVER_ONLY_PROPERTY", "appMetadata can only be set by the server", {
+          details: [{ path: "appMetadata", message: "server-only property" }],
+        });
+      if (!isPlainObject(input.appMetadata)) throw invalidField("appMetadata", "appMetadata must be an object");
+      patch.appMetadata = input.appMetadata;
+    }
     if (input.name !== undefined) patch.name = input.name;
     if (input.image !== undefined) patch.image = input.image;
     if (input.metadata !== undefined) {

@@ -237,6 +237,7 @@ export class EmailOtpService {
       image: null,
       username: null,
       metadata: {},
+      appMetadata: {},
       createdAt: now,
       updatedAt: now,
     };

@@ -22,6 +22,8 @@ export interface SignUpInput {
   username?: string | null;
   image?: string | null;
   metadata?: Record<string, unknown>;
+  /** Server-only: `auth.api.createUser` may set it; a sign-up request naming it is 400 `SERVER_ONLY_PROPERTY`. */
+  appMetadata?: Record<string, unknown>;
 }
 
 export type SignUpResult = SignInResult | { success: true };
@@ -62,6 +64,7 @@ export class EmailPasswordService {
       image: input.image ?? null,
       username,
       metadata: input.metadata ?? {},
+      appMetadata: interactive ? {} : (input.appMetadata ?? {}),
       createdAt: now,
       updatedAt: now,
     };
@@ -90,6 +93,10 @@ export class EmailPasswordService {
 
   /** Interactive sign-up. With `requireVerifiedForSignIn` no session is issued and new and existing emails answer alike. */
   async signUp(input: SignUpInput, meta: RequestMeta): Promise<SignUpResult> {
+    if (input.appMetadata !== undefined)
+      throw new AuthError("SERVER_ONLY_PROPERTY", "appMetadata can only be set by the server", {
+        details: [{ path: "appMetadata", message: "server-only property" }],
+      });
     const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
     const created = await this.insertUser(input, true, false, !requireVerified, meta);
     if (!created) {

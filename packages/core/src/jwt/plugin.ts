@@ -31,7 +31,7 @@ export interface JwtApi {
  * Options of `jwt({ ... })`. See docs/jwt.md.
  *
  * @example
- * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.metadata.role }) });
+ * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.appMetadata.role }) });
  */
 export interface JwtOptions {
   /** Default `"EdDSA"` (Ed25519). Also `"ES256"`, `"RS256"`, `"PS256"`. */

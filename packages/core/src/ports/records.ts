@@ -13,7 +13,10 @@ export interface UserRecord {
   image: string | null;
   /** Unique when set. Stored lower-cased. */
   username: string | null;
+  /** The user's own data: writable by the user (`PATCH /user`). Never a place for roles or entitlements. */
   metadata: JsonObject;
+  /** Server-only data (roles, plan, entitlements): readable in the user view, written only by trusted server code. */
+  appMetadata: JsonObject;
   createdAt: Date;
   updatedAt: Date;
 }

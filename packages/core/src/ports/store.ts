@@ -16,7 +16,7 @@ import type {
 export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };
 
 export type UserPatch = Partial<
-  Pick<UserRecord, "name" | "image" | "metadata" | "username" | "email" | "emailVerified" | "updatedAt">
+  Pick<UserRecord, "name" | "image" | "metadata" | "appMetadata" | "username" | "email" | "emailVerified" | "updatedAt">
 >;
 
 export interface UserStore {

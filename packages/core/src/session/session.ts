@@ -13,7 +13,10 @@ export interface UserView {
   name: string | null;
   image: string | null;
   username: string | null;
+  /** User-controlled (`PATCH /user` replaces it): never trust it for authorization. */
   metadata: Record<string, unknown>;
+  /** Server-only (`auth.api.updateUser`): roles, plan and entitlements belong here. */
+  appMetadata: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
 }
@@ -74,6 +77,7 @@ export function toUserView(u: UserRecord): UserView {
     image: u.image,
     username: u.username,
     metadata: u.metadata,
+    appMetadata: u.appMetadata,
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   };

@@ -19,6 +19,8 @@ export const users = sqliteTable(
     image: text("image"),
     username: text("username"),
     metadata: jsonText<JsonObject>("metadata").notNull(),
+    // Server-only (roles, plan): written by trusted server code only. Rows from before the column read `{}`.
+    appMetadata: jsonText<JsonObject>("app_metadata").notNull().default({}),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
   },

@@ -219,6 +219,6 @@ describe("OpenAPI", () => {
     }
     expect(
       Object.keys(doc.paths["/user"].patch.requestBody.content["application/json"].schema.properties).sort(),
-    ).toEqual(["image", "metadata", "name", "username"]);
+    ).toEqual(["appMetadata", "image", "metadata", "name", "username"]);
   });
 });

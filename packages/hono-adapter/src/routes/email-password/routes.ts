@@ -36,6 +36,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
         name: z.string().max(256).nullish(),
         username: z.string().max(64).nullish(),
         image: z.string().max(2048).nullish(),
+        appMetadata: z
+          .unknown()
+          .optional()
+          .openapi({ description: "Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.createUser`)" }),
       }),
       response: {
         schema: z.union([SignInResponseSchema, SuccessSchema]),
@@ -44,7 +48,8 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       errors: [409, 422],
     },
     async (c, { body }) => {
-      const result = await core.emailPassword.signUp(body, tools.meta(c));
+      const input = { ...body, appMetadata: body.appMetadata as Record<string, unknown> | undefined };
+      const result = await core.emailPassword.signUp(input, tools.meta(c));
       return "user" in result ? signInResponse(c, result) : c.json(result);
     },
   );
