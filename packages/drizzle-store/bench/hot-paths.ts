@@ -22,6 +22,7 @@ async function seed(store: Store) {
     image: null,
     username: null,
     metadata: {},
+    appMetadata: {},
     createdAt: T0,
     updatedAt: T0,
   };

@@ -17,6 +17,7 @@ const user = (): UserRecord => {
     image: null,
     username: null,
     metadata: {},
+    appMetadata: {},
     createdAt: T0,
     updatedAt: T0,
   };
