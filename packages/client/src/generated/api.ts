@@ -411,7 +411,7 @@ export interface paths {
         };
         /**
          * Public keys that verify the JWTs
-         * @description The JWKS: the current key first, then retired keys still within `gracePeriod`. Only public members (never `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`). Cacheable for 5 minutes (`Cache-Control: public, max-age=300`); a verifier that meets an unknown `kid` should re-fetch.
+         * @description The JWKS: the current key first, then retired keys still within `gracePeriod`. Only public members (never `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`). A scheduled next key is listed `2 × keyCacheTtl` before it signs. Cacheable for `keyCacheTtl` (`Cache-Control: max-age=60`); a verifier that meets an unknown `kid` should re-fetch.
          *
          *     **JWTs are stateless: signing out, resetting the password or revoking sessions does not invalidate a JWT already issued; it stays valid until its `exp`.** Keep `expiresIn` short (default 15 minutes).
          */

@@ -141,7 +141,10 @@ export interface JwkStore {
   list(): Promise<JwkRecord[]>;
   /** Inserts the key unless one with the same `generation` exists (then false: another instance won). */
   insert(record: JwkRecord): Promise<boolean>;
-  /** Marks keys other than `exceptId` retired at `at` (only those not yet retired). */
+  /**
+   * Marks the keys of a lower generation than `exceptId`'s retired at `at` (only those not yet retired). Never a
+   * newer one: a slow creator's late call must not retire the key a faster one created after it.
+   */
   retireOthers(exceptId: string, at: Date): Promise<void>;
   /** Deletes retired keys retired before `before`. */
   deleteRetiredBefore(before: Date): Promise<number>;
