@@ -209,6 +209,12 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     }
     const headerJwt = response.headers.get("set-auth-jwt");
     if (headerJwt) jwt = headerJwt;
+    // A 401 means no session stands behind this client any more: the JWT it minted must go too, and the
+    // session store learns it (get-session itself answers 200 null, never 401).
+    else if (response.status === 401) {
+      jwt = null;
+      if (operationId !== "getSession") void store.refetch();
+    }
     let payload: unknown = null;
     const text = await response.text();
     try {
@@ -238,6 +244,8 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
         response,
       };
     }
+    // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
+    if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
     if (mode === "bearer") {
       const credentials = (payload as { credentials?: { token?: unknown } } | null)?.credentials;
       if (credentials && typeof credentials.token === "string") setToken(credentials.token);

@@ -478,12 +478,20 @@ function ApiKeys() {
 const jwks = createRemoteJWKSet(new URL("/auth/jwks", location.origin));
 
 function Jwt() {
-  const { jwt } = useSession(auth);
+  const { jwt, data } = useSession(auth);
   const [token, setToken] = useState<string | null>(null);
   const [claims, setClaims] = useState<JWTPayload | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [error, setError] = useState<LatchkeyError | null>(null);
-  const current = token ?? jwt;
+  // A fresh token from /auth/token belongs to the session that asked: gone with it (sign-out, deletion, expiry).
+  const signedIn = data !== null;
+  useEffect(() => {
+    if (!signedIn) {
+      setToken(null);
+      setClaims(null);
+    }
+  }, [signedIn]);
+  const current = signedIn ? (token ?? jwt) : null;
   useEffect(() => {
     if (!current) return;
     setClaims(null);
