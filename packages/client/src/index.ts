@@ -189,7 +189,11 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
       const text = query.toString();
       if (text) url += `?${text}`;
     }
-    if (mode === "bearer" && token) headers.authorization = `Bearer ${token}`;
+    if (mode === "bearer") {
+      // Asks sign-in answers for the session token (a cookie-mode page never receives it).
+      headers["latchkey-credentials"] = "bearer";
+      if (token) headers.authorization = `Bearer ${token}`;
+    }
     let response: Response;
     try {
       const init: RequestInit = { method: op.method, headers, credentials: mode === "cookie" ? "include" : "omit" };

@@ -751,6 +751,7 @@ export interface components {
              */
             key: string;
         };
+        /** @description Only for a client that takes the token itself: a request with `latchkey-credentials: bearer`, or one without `Origin` and Fetch Metadata (not a browser page). A browser page is served by the HttpOnly cookie alone, so its scripts never see the token. */
         Credentials: {
             /** Format: date-time */
             expiresAt: string;
@@ -817,7 +818,7 @@ export interface components {
             userId: string;
         };
         SignInResponse: {
-            credentials: components["schemas"]["Credentials"];
+            credentials?: components["schemas"]["Credentials"];
             session: components["schemas"]["Session"];
             user: components["schemas"]["User"];
         };

@@ -52,10 +52,13 @@ const CredentialsSchema = z
     token: z.string().openapi({ description: "The session token, for `Authorization: Bearer` clients. Shown once." }),
     expiresAt: z.string().openapi({ format: "date-time" }),
   })
-  .openapi("Credentials");
+  .openapi("Credentials", {
+    description:
+      "Only for a client that takes the token itself: a request with `latchkey-credentials: bearer`, or one without `Origin` and Fetch Metadata (not a browser page). A browser page is served by the HttpOnly cookie alone, so its scripts never see the token.",
+  });
 
 export const SignInResponseSchema = z
-  .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema })
+  .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema.optional() })
   .openapi("SignInResponse");
 export const SuccessSchema = z.object({ success: z.literal(true) }).openapi("Success");
 export const UserResponseSchema = z.object({ user: UserSchema }).openapi("UserResponse");
