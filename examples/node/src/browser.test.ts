@@ -130,7 +130,7 @@ beforeAll(async () => {
   });
   store = await openDemoDatabase(databaseUrl);
   // The second origin: the same built pages, spa.html for every path.
-  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html"));
+  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html", { apiOrigins: [api] }));
   spa = serve({ fetch: site.fetch, port: spaPort, hostname: "127.0.0.1" });
   // A real Chromium must start: a missing browser fails the suite (.ci/run installs Debian's chromium).
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
@@ -340,6 +340,16 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 });
 
 describe("a page on another origin", { timeout: 30_000 }, () => {
+  it("a crafted ?api= link to another server does not make the page post the typed password there", async () => {
+    const evil = `http://127.0.0.1:${await freePort()}`;
+    const requested: string[] = [];
+    page.on("request", (request) => void requested.push(request.url()));
+    await page.goto(`${spaOrigin}/spa.html?api=${encodeURIComponent(evil)}`);
+    await poll(() => page.getByTestId("refused").textContent()).toContain(api);
+    expect(await page.getByLabel("Password").count()).toBe(0);
+    expect(requested.filter((url) => url.startsWith(evil))).toEqual([]);
+  });
+
   it("signs in with CORS and credentials, reads the session, and signs out", async () => {
     const up = await fetch(`${api}/auth/sign-up/email`, {
       method: "POST",
