@@ -97,19 +97,17 @@ export class OtpCodes {
     const { ctx, options } = this;
     const plain = randomDigits(ctx.random, options.codeLength);
     const valueHash = hashSecret(plain);
+    const at = new Date(ctx.clock.now());
+    const requested = { identifier: target.email, purpose: target.purpose, at, ip: meta.ip, userAgent: meta.userAgent };
+    // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
+    // audit row with auditLog()), so the answer's timing does not tell an eligible address from another.
     if (!recipient) {
       await ctx.store.verifications.deleteByIdentifier(target.identifier);
+      await ctx.events.emit("OtpRequested", requested);
       return;
     }
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
-    const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpRequested", {
-      identifier: target.email,
-      purpose: target.purpose,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await ctx.events.emit("OtpRequested", requested);
     await ctx.events.emit("OtpGenerated", {
       identifier: target.email,
       purpose: target.purpose,

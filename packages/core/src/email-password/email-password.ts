@@ -235,10 +235,21 @@ export class EmailPasswordService {
       passwordReset.callbackUrlOverride ?? ctx.config.baseUrl + passwordReset.callbackPath,
     );
     const user = await ctx.store.users.findByEmail(email);
-    if (!user) return { success: true };
+    const at = new Date(ctx.clock.now());
+    // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
+    // audit row with auditLog()), so the answer's timing does not tell a registered address from an unknown one.
+    if (!user) {
+      await ctx.store.verifications.deleteByIdentifier(UNKNOWN_RESET_IDENTIFIER);
+      await ctx.events.emit("OtpRequested", {
+        identifier: email,
+        purpose: "password-reset-link",
+        at,
+        ...requester(meta),
+      });
+      return { success: true };
+    }
     const identifier = `password-reset:${user.id}`;
     const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
-    const at = new Date(ctx.clock.now());
     await ctx.events.emit("OtpRequested", {
       identifier: email,
       purpose: "password-reset-link",
@@ -295,6 +306,11 @@ export class EmailPasswordService {
     return toUserView(created.user);
   }
 }
+
+/** Never issued: the verification write an unknown address's reset request makes instead of issuing a token. */
+const UNKNOWN_RESET_IDENTIFIER = "password-reset:unknown-address";
+
+const requester = (meta: RequestMeta) => ({ ip: meta.ip, userAgent: meta.userAgent });
 
 /** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
 export function newAccount(

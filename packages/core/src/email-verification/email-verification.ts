@@ -70,6 +70,19 @@ export class EmailVerificationService {
     this.linkTarget(input.callbackUrl);
     const user = await this.ctx.store.users.findByEmail(email);
     if (user && !user.emailVerified) await this.sendFor(user, input.callbackUrl, meta);
+    else {
+      // The same store work as a send (review fix 8): one verification write and the `OtpRequested` event (an
+      // audit row with auditLog()), so timing does not tell unknown or verified addresses from pending ones.
+      const { ctx } = this;
+      await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
+      await ctx.events.emit("OtpRequested", {
+        identifier: email,
+        purpose: "email-verification-link",
+        at: new Date(ctx.clock.now()),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
+    }
     return { success: true };
   }
 
