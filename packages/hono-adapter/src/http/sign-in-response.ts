@@ -3,7 +3,7 @@ import type { SignInResult } from "@latchkey/core";
 import { setCookie } from "./cookies.ts";
 
 /** The request header a Bearer client sends to receive the session token in sign-in answers. */
-export const CREDENTIALS_HEADER = "latchkey-credentials";
+const CREDENTIALS_HEADER = "latchkey-credentials";
 
 /**
  * Whether a sign-in answer may carry `credentials.token`. A Bearer client asks for it (`latchkey-credentials:

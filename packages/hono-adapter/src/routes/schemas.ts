@@ -21,11 +21,9 @@ export const UserSchema = z
     name: z.string().nullable(),
     image: z.string().nullable(),
     username: z.string().nullable(),
-    metadata: z
-      .record(z.string(), z.unknown())
-      .openapi({
-        description: "The user's own data: the user can replace it (`PATCH /user`); never trust it for authorization",
-      }),
+    metadata: z.record(z.string(), z.unknown()).openapi({
+      description: "The user's own data: the user can replace it (`PATCH /user`); never trust it for authorization",
+    }),
     appMetadata: z.record(z.string(), z.unknown()).openapi({
       description: "Server-only data (roles, plan): written only by server code (`auth.api.updateUser`)",
       example: { role: "admin" },
