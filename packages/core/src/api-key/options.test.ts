@@ -26,6 +26,13 @@ describe("apiKeys options", () => {
       maxExpiresInMs: 365 * 86_400_000,
       grantablePermissions: {},
       header: "x-api-key",
+      maxRerollGraceMs: 7 * 86_400_000,
+      defaultRefillAmount: null,
+      defaultRefillIntervalMs: null,
+      lastUsedResolutionMs: 60_000,
+      usage: false,
+      usageRetentionMs: 90 * 86_400_000,
+      maxPerUser: 100,
     });
     expect(resolveApiKeysOptions({ maxExpiresIn: null, defaultExpiresIn: "2000d" })).toMatchObject({
       maxExpiresInMs: null,
