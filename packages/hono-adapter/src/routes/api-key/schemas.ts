@@ -160,16 +160,10 @@ export const RerollBody = z.object({
 
 export const UsageQuery = z.object({
   keyId: KeyIdField,
-  days: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(366)
-    .optional()
-    .openapi({
-      description: "How many UTC days back, today included (default 30, at most the retention).",
-      example: 14,
-    }),
+  days: z.coerce.number().int().min(1).max(366).optional().openapi({
+    description: "How many UTC days back, today included (default 30, at most the retention).",
+    example: 14,
+  }),
 });
 
 const RefusalCounts = z
