@@ -140,3 +140,41 @@ describe("key shape", () => {
     }
   });
 });
+
+describe("reroll, refill, lastUsed, usage and per-user cap options", () => {
+  it("resolve to milliseconds and refuse what cannot work, naming the option", () => {
+    expect(
+      resolveApiKeysOptions({
+        maxRerollGrace: "1h",
+        defaultRefillAmount: 10,
+        defaultRefillInterval: "1d",
+        lastUsedResolution: "10s",
+        usage: true,
+        usageRetention: "30d",
+        maxPerUser: null,
+      }),
+    ).toMatchObject({
+      maxRerollGraceMs: 3_600_000,
+      defaultRefillAmount: 10,
+      defaultRefillIntervalMs: 86_400_000,
+      lastUsedResolutionMs: 10_000,
+      usage: true,
+      usageRetentionMs: 30 * 86_400_000,
+      maxPerUser: null,
+    });
+    const bad: Array<[Parameters<typeof resolveApiKeysOptions>[0], string]> = [
+      [{ defaultRefillAmount: 10 }, "apiKeys.defaultRefillInterval"],
+      [{ defaultRefillInterval: "1d" }, "apiKeys.defaultRefillAmount"],
+      [{ defaultRefillAmount: 10, defaultRefillInterval: 0.5 }, "apiKeys.defaultRefillInterval"],
+      [{ maxRerollGrace: "91d" }, "apiKeys.maxRerollGrace"],
+      [{ lastUsedResolution: "2d" }, "apiKeys.lastUsedResolution"],
+      [{ usageRetention: "12h" }, "apiKeys.usageRetention"],
+      [{ usage: "yes" as unknown as boolean }, "apiKeys.usage"],
+      [{ maxPerUser: 0 }, "apiKeys.maxPerUser"],
+    ];
+    for (const [options, field] of bad) {
+      expect(() => resolveApiKeysOptions(options), field).toThrow(AuthConfigError);
+      expect(() => resolveApiKeysOptions(options), field).toThrow(field);
+    }
+  });
+});
