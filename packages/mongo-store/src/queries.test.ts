@@ -15,7 +15,6 @@ import {
 import { verificationToDoc } from "./documents.ts";
 
 const now = fixtures.at(0);
-const key = (over: Parameters<typeof fixtures.apiKey>[1] = {}) => fixtures.apiKey("u_1", over);
 
 describe("counterHitUpdate", () => {
   it("is one $set stage, so count and resetAt both read the document from before the update", () => {

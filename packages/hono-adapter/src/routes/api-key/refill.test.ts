@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiKeys, type FullStore } from "@latchkey/core";
+import { apiKeys, type CreateApiKeyInput, type FullStore } from "@latchkey/core";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
@@ -72,7 +72,9 @@ describe("API key refills", () => {
       { refillAmount: 0, refillInterval: "1d" },
       { refillAmount: 10, refillInterval: "1d", remaining: null },
     ]) {
-      await expect(t.auth.api.createApiKey({ userId, ...input })).rejects.toMatchObject({ code: "INVALID_REQUEST" });
+      // Untyped on purpose: trusted JavaScript callers can pass anything, and each must be refused.
+      const bad = { userId, ...input } as unknown as CreateApiKeyInput;
+      await expect(t.auth.api.createApiKey(bad)).rejects.toMatchObject({ code: "INVALID_REQUEST" });
     }
     expect((await t.auth.api.listApiKeys({ userId })).apiKeys).toHaveLength(1);
   });
