@@ -1,12 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import type { TestAuth } from "../../testing/test-auth.ts";
+import { Hono } from "hono";
+import { BASE_URL, type TestAuth } from "../../testing/test-auth.ts";
 import { createKey, setup, signedIn } from "./fixtures.ts";
 
 const verify = async (t: TestAuth, key: string) =>
   (await t.request("POST", "/api-key/verify", { body: { key } })).json();
 
 describe("POST /api-key/reroll", () => {
+  it("requireApiKey routes see c.var.apiKeyDeprecated for the old value inside its grace", async () => {
+    const { t } = setup();
+    const { headers } = await signedIn(t);
+    const { key: old, apiKey } = await createKey(t, headers);
+    const host = new Hono();
+    host.use("*", t.auth.middleware);
+    host.get("/data", t.auth.requireApiKey(), (c) => c.json({ deprecated: c.var.apiKeyDeprecated }));
+    const call = async (key: string) =>
+      (await host.request(`${BASE_URL}/data`, { headers: { "x-api-key": key } })).json();
+    expect(await call(old)).toEqual({ deprecated: false });
+    const { key } = await t.auth.api.rerollApiKey({ keyId: apiKey.id, gracePeriod: 60 });
+    expect(await call(old)).toEqual({ deprecated: true });
+    expect(await call(key)).toEqual({ deprecated: false });
+  });
+
   it("returns a new value once for the same key (id, settings, quota kept); the old value stops at once by default", async () => {
     const { t, events } = setup({ grantablePermissions: { files: ["read"] } });
     const { headers, userId } = await signedIn(t);
