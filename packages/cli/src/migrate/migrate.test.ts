@@ -49,7 +49,7 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_app_metadata\n`);
+      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`);
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
         code: 0,
@@ -69,10 +69,11 @@ describe("latchkey migrate", () => {
         const lines: string[] = [];
         expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
           "0000_initial",
-          "0001_app_metadata",
+          "0001_api_key_lifecycle",
+          "0002_app_metadata",
         ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-        expect(lines).toEqual(["applied 0000_initial", "applied 0001_app_metadata"]);
+        expect(lines).toEqual(["applied 0000_initial", "applied 0001_api_key_lifecycle", "applied 0002_app_metadata"]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
         expect(again.stdout).toContain("nothing to apply");
@@ -89,7 +90,9 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_app_metadata\n`);
+      expect(first.stdout).toBe(
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`,
+      );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
         code: 0,
@@ -109,7 +112,8 @@ describe("latchkey migrate", () => {
         const db = await mf.getD1Database("DB");
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
-          { id: 2, name: "0001_app_metadata.sql" },
+          { id: 2, name: "0001_api_key_lifecycle.sql" },
+          { id: 3, name: "0002_app_metadata.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
@@ -271,7 +275,7 @@ describe("latchkey migrate", () => {
       try {
         const ok = await latchkeyWith({ LATCHKEY_DATABASE_URL: database.url }, "migrate");
         expect(ok).toMatchObject({ code: 0, stderr: "" });
-        expect(ok.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_app_metadata\n`);
+        expect(ok.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`);
         const failed = await latchkeyWith(
           { LATCHKEY_DATABASE_URL: "postgres://app:S3cret-env@127.0.0.1:1/auth" },
           "migrate",
