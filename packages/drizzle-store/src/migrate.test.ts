@@ -46,7 +46,11 @@ describe("migrateDatabase", () => {
   it("applies the schema to a fresh libSQL file once; the second run applies nothing", async () => {
     const database = await createTestSqliteFile();
     try {
-      expect(await migrateDatabase(database.url)).toEqual(["0000_initial", "0001_api_key_lifecycle", "0002_app_metadata"]);
+      expect(await migrateDatabase(database.url)).toEqual([
+        "0000_initial",
+        "0001_api_key_lifecycle",
+        "0002_app_metadata",
+      ]);
       expect(await migrateDatabase({ url: database.url })).toEqual([]);
       const client = openSqlite(database.url);
       const { rows } = await client.execute(

@@ -49,7 +49,9 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`);
+      expect(first.stdout).toBe(
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`,
+      );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
         code: 0,
@@ -275,7 +277,9 @@ describe("latchkey migrate", () => {
       try {
         const ok = await latchkeyWith({ LATCHKEY_DATABASE_URL: database.url }, "migrate");
         expect(ok).toMatchObject({ code: 0, stderr: "" });
-        expect(ok.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`);
+        expect(ok.stdout).toBe(
+          `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`,
+        );
         const failed = await latchkeyWith(
           { LATCHKEY_DATABASE_URL: "postgres://app:S3cret-env@127.0.0.1:1/auth" },
           "migrate",
