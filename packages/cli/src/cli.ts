@@ -1,10 +1,14 @@
+import { initCommand } from "./init/index.ts";
 import { migrateCommand } from "./migrate/index.ts";
 import { generateSecret } from "./secret/index.ts";
+import { serveCommand } from "./serve/index.ts";
 
 const USAGE = `Usage:
   latchkey secret                      print a fresh 64-character secret
   latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)
-  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)`;
+  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)
+  latchkey init                        write a commented latchkey.config.ts to start from (--help for options)
+  latchkey serve                       run Latchkey as a server from latchkey.config.* (--help for options)`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -14,6 +18,8 @@ const commands: Record<string, Command> = {
     return 0;
   },
   migrate: migrateCommand,
+  init: initCommand,
+  serve: serveCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */

@@ -1,0 +1,2 @@
+export { initCommand } from "./init.ts";
+export { starterConfig } from "./template.ts";
