@@ -86,7 +86,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   // A rejected promise nobody awaited (a driver's background error) is logged, not a reason to drop every
   // request in flight; the health check reports a database that is really gone.
-  const onRejection = (reason: unknown) => process.stderr.write(`latchkey serve: unhandled rejection: ${describe(reason)}\n`);
+  const onRejection = (reason: unknown) =>
+    process.stderr.write(`latchkey serve: unhandled rejection: ${describe(reason)}\n`);
   process.on("unhandledRejection", onRejection);
   log(`latchkey listening on ${server.url} (config ${path}; auth at ${server.basePath || "/"}, health at /health)`);
 
