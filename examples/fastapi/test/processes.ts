@@ -38,8 +38,11 @@ export interface Proc {
 export function startProcess(command: string, args: string[], cwd: string, env: Record<string, string>): Proc {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
-  child.stdout!.on("data", (d: Buffer) => void (text += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => void (text += d.toString()));
+  const collect = (d: Buffer) => {
+    text += d.toString();
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     child,
