@@ -1,2 +1,1 @@
 export { initCommand } from "./init.ts";
-export { starterConfig } from "./template.ts";

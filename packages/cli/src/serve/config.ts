@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import type { CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /** The names `latchkey serve` looks for in the working directory, in this order, when `--config` is not given. */
-export const CONFIG_FILES = ["latchkey.config.ts", "latchkey.config.mts", "latchkey.config.mjs", "latchkey.config.js"];
+const CONFIG_FILES = ["latchkey.config.ts", "latchkey.config.mts", "latchkey.config.mjs", "latchkey.config.js"];
 
 const TYPESCRIPT = new Set([".ts", ".mts", ".cts"]);
 

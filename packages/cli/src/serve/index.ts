@@ -1,4 +1,4 @@
 export { serveCommand } from "./command.ts";
-export { CONFIG_FILES, ConfigError, loadConfig, resolveConfigPath } from "./config.ts";
-export { DatabaseWaitError, startServer } from "./server.ts";
+export { loadConfig } from "./config.ts";
+export { startServer } from "./server.ts";
 export type { RunningServer, ServerSettings } from "./server.ts";
