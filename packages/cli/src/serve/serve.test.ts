@@ -167,6 +167,12 @@ describe("latchkey serve", { timeout: 60_000 }, () => {
     expect(result.stdout).not.toContain("listening");
   });
 
+  it("an invalid config's open connections are closed, so the refusal ends the process", async () => {
+    const result = await refused(["--config", fixture("open-handle.config.mjs")]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/invalid config: secret/);
+  });
+
   it("refuses to start when the config throws, when the file is missing, or when there is none in the folder", async () => {
     const short = await refused(["--config", fixture("server.config.ts")], {
       TEST_SECRET: "too short",

@@ -88,6 +88,15 @@ async function waitForDatabase(auth: Auth, basePath: string, waitMs: number, log
   }
 }
 
+/** Closes whatever the options opened, best effort (the options may be invalid in any way). */
+async function releaseConnections(options: CreateAuthOptions): Promise<void> {
+  const closers = [options.database, options.counters].map((part) => {
+    const close = (part as { close?: unknown } | null | undefined)?.close;
+    return typeof close === "function" ? Promise.resolve().then(() => close.call(part)) : Promise.resolve();
+  });
+  await Promise.allSettled(closers);
+}
+
 const DRAINING = JSON.stringify({ code: "SHUTTING_DOWN", message: "This instance is shutting down" });
 
 /**
@@ -95,8 +104,15 @@ const DRAINING = JSON.stringify({ code: "SHUTTING_DOWN", message: "This instance
  * serves the auth handler at its `basePath` plus `/health` on a Node HTTP server.
  */
 export async function startServer(options: CreateAuthOptions, settings: ServerSettings): Promise<RunningServer> {
-  const createAuth = await loadCreateAuth();
-  const auth = createAuth(options);
+  let auth: Auth;
+  try {
+    const createAuth = await loadCreateAuth();
+    auth = createAuth(options);
+  } catch (error) {
+    // The config already opened its store (and maybe a Redis client): release them, or they keep the process alive.
+    await releaseConnections(options);
+    throw error;
+  }
   const { basePath, environment } = auth.core.config;
   try {
     await waitForDatabase(auth, basePath, settings.databaseWaitMs, settings.log);
