@@ -406,6 +406,7 @@ describe("the installed `latchkey serve` and `latchkey init` (Node 20, no loader
         expect((await signUp(url, "served@example.com")).status).toBe(200);
         const jwks = (await (await fetch(`${url}/auth/jwks`)).json()) as { keys: unknown[] };
         expect(jwks.keys).toHaveLength(1);
+        await printedLine(server, '"path":"/auth/sign-up/email"');
         expect(server.output()).toMatch(/"method":"POST","path":"\/auth\/sign-up\/email","status":200/);
         expect(server.output()).not.toContain("consumer serve password");
       } finally {

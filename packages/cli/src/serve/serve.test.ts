@@ -95,11 +95,14 @@ describe("latchkey serve", { timeout: 60_000 }, () => {
       db.close();
       expect(rows.rows).toHaveLength(1);
 
-      const lines = server
-        .stdout()
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      // A line is written when its response has closed, which may be just after the client read it.
+      const logged = () =>
+        server
+          .stdout()
+          .split("\n")
+          .filter((l) => l.startsWith("{"));
+      while (logged().length < 4) await new Promise((r) => setTimeout(r, 20));
+      const lines = logged().map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.map((l) => [l.method, l.path, l.status])).toEqual([
         ["GET", "/health", 200],
         ["POST", "/auth/sign-up/email", 200],
@@ -121,7 +124,9 @@ describe("latchkey serve", { timeout: 60_000 }, () => {
       expect((await fetch(`${server.url}/api/auth/get-session`)).status).toBe(200);
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
       expect((await fetch(`${server.url}/auth/get-session`)).status).toBe(404);
-      expect(server.stdout()).toMatch(/^GET \/api\/auth\/get-session 200 [\d.]+ms$/m);
+      const line = /^GET \/api\/auth\/get-session 200 [\d.]+ms$/m;
+      while (!line.test(server.stdout())) await new Promise((r) => setTimeout(r, 20));
+      expect(server.stdout()).toMatch(line);
     } finally {
       server.child.kill("SIGTERM");
       expect(await server.exit).toBe(0);
