@@ -97,8 +97,6 @@ async function releaseConnections(options: CreateAuthOptions): Promise<void> {
   await Promise.allSettled(closers);
 }
 
-const DRAINING = JSON.stringify({ code: "SHUTTING_DOWN", message: "This instance is shutting down" });
-
 /**
  * Builds the auth from `options` (invalid options throw `AuthConfigError` here), waits for the database, and
  * serves the auth handler at its `basePath` plus `/health` on a Node HTTP server.
@@ -127,12 +125,6 @@ export async function startServer(options: CreateAuthOptions, settings: ServerSe
   const fetch = (request: Request, env: unknown): Promise<Response> | Response => {
     const { pathname } = new URL(request.url);
     if (pathname !== "/health") return auth.handler(request, env);
-    // Out of the load balancer's rotation as soon as the drain starts, while the requests in flight finish.
-    if (stopping)
-      return new Response(DRAINING, {
-        status: 503,
-        headers: { "content-type": "application/json", "cache-control": "no-store", "retry-after": "5" },
-      });
     if (basePath === "") return auth.handler(request, env);
     return auth.handler(new Request(new URL(`${basePath}/health`, request.url), { method: request.method }), env);
   };
