@@ -46,8 +46,8 @@ const config: KnipConfig = {
     // The configs `latchkey serve` loads in the tests (by path, as a user's config would be).
     "packages/cli": { ...library, entry: ["src/serve/fixtures/*"] },
     "packages/reliability": { entry: ["src/serve.config.mjs"] },
-    // The test's config wraps the example's; the Python side is not JavaScript.
-    "examples/fastapi": { entry: ["latchkey.config.ts"] },
+    // The configs `latchkey serve` loads by path (the test's wraps the example's); the Python side is not JavaScript.
+    "examples/fastapi": { entry: ["latchkey.config.ts", "test/latchkey.test.config.ts"] },
     "examples/deno": { entry: ["src/server.ts"] },
     "examples/cloudflare-workers": { entry: ["src/worker.ts"] },
     // The servers under test are started as processes by the harness; the micro benchmarks and the bundle report

@@ -6,9 +6,8 @@ import { fileURLToPath } from "node:url";
 import { generateKeyPair, SignJWT } from "jose";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAuth } from "@latchkey/hono-adapter";
 import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/test-support";
-import testConfig, { KEY_CACHE_TTL_MS } from "./latchkey.test.config.ts";
+import { KEY_CACHE_TTL_MS } from "./latchkey.test.config.ts";
 import { freePort, PYTHON, requirePython, startProcess, waitForOutput, type Proc } from "./processes.ts";
 
 const example = fileURLToPath(new URL("..", import.meta.url));
@@ -148,10 +147,14 @@ describe("a FastAPI service protected by latchkey serve", () => {
   it("rotating the signing key: new tokens carry the new kid and work (FastAPI refetches /jwks), old tokens keep working", async () => {
     const before = await jwtFor(session);
     expect((await call("/me", { authorization: `Bearer ${before}` })).status).toBe(200);
-    // The operator rotates, from another process on the same database (as a deploy script would).
-    const operator = createAuth(await testConfig(env()));
-    const { kid } = await operator.api.rotateJwks();
-    await operator.close();
+    // The operator rotates with the CLI, from another process on the same database.
+    const rotated = spawnSync(process.execPath, [cli, "rotate-jwks", "--config", "test/latchkey.test.config.ts"], {
+      cwd: example,
+      env: { ...process.env, ...env() },
+      encoding: "utf8",
+    });
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const kid = /new signing key (\S+);/.exec(rotated.stdout)![1];
     expect(await query("select id from jwks where retired_at is null", [])).toEqual([{ id: kid }]);
     // latchkey serve picks the new key up within its keyCacheTtl; FastAPI refetches an unknown kid at most once
     // per JWKS_MIN_REFETCH_SECONDS.

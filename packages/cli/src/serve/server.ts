@@ -88,6 +88,20 @@ async function waitForDatabase(auth: Auth, basePath: string, waitMs: number, log
   }
 }
 
+/**
+ * `createAuth(options)` through the installed adapter. When it throws (invalid options), whatever the config
+ * already opened (its store, a Redis client) is closed first, or it would keep the process alive.
+ */
+export async function buildAuth(options: CreateAuthOptions): Promise<Auth> {
+  try {
+    const createAuth = await loadCreateAuth();
+    return createAuth(options);
+  } catch (error) {
+    await releaseConnections(options);
+    throw error;
+  }
+}
+
 /** Closes whatever the options opened, best effort (the options may be invalid in any way). */
 async function releaseConnections(options: CreateAuthOptions): Promise<void> {
   const closers = [options.database, options.counters].map((part) => {
@@ -102,15 +116,7 @@ async function releaseConnections(options: CreateAuthOptions): Promise<void> {
  * serves the auth handler at its `basePath` plus `/health` on a Node HTTP server.
  */
 export async function startServer(options: CreateAuthOptions, settings: ServerSettings): Promise<RunningServer> {
-  let auth: Auth;
-  try {
-    const createAuth = await loadCreateAuth();
-    auth = createAuth(options);
-  } catch (error) {
-    // The config already opened its store (and maybe a Redis client): release them, or they keep the process alive.
-    await releaseConnections(options);
-    throw error;
-  }
+  const auth = await buildAuth(options);
   const { basePath, environment } = auth.core.config;
   try {
     await waitForDatabase(auth, basePath, settings.databaseWaitMs, settings.log);
