@@ -388,7 +388,7 @@ describe("the installed `latchkey serve` and `latchkey init` (Node 20, no loader
       body: JSON.stringify({ email, password: "consumer serve password" }),
     });
 
-  it("init writes latchkey.config.ts; serve runs it (TypeScript through the CLI's own loader) on PostgreSQL: health, sign-up, JWKS, request log", async () => {
+  it("init writes latchkey.config.ts; serve runs it (TypeScript through the CLI's own loader) on PostgreSQL: health, sign-up, JWKS, request log; rotate-jwks", async () => {
     const db = await createTestPostgresDatabase();
     try {
       const init = await run("npx", ["--no-install", "latchkey", "init"], { cwd: plain, timeoutMs: 60_000 });
@@ -413,6 +413,14 @@ describe("the installed `latchkey serve` and `latchkey init` (Node 20, no loader
         server.child.kill("SIGTERM");
         expect(await server.exit).toBe(0);
       }
+      // The operator's rotation from the same config (the JWKS had its first key from the request above).
+      const rotated = await run("npx", ["--no-install", "latchkey", "rotate-jwks"], {
+        cwd: plain,
+        env: env(db.url),
+        timeoutMs: 60_000,
+      });
+      expect(rotated.code, printed(rotated)).toBe(0);
+      expect(rotated.stdout).toMatch(/^new signing key \S+;/);
     } finally {
       await db.dispose();
     }
