@@ -82,7 +82,8 @@ export interface Auth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   tools: RequestTools;
   /**
    * Releases the store's connections (and those of `counters`, when they have their own) after the requests in
-   * flight finish with them. Call it on shutdown (SIGTERM); the auth answers 503 afterwards.
+   * flight finish with them. Call it on shutdown (SIGTERM). Afterwards a store with connections answers 503; the
+   * memory store has nothing to release and keeps answering.
    */
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /**
- * @latchkey/redis-store: Latchkey's hot counters (rate limits, lockout, API-key windows) in Redis or Valkey.
+ * @latchkey/redis-store: Latchkey's hot counters (rate limits, lockout) in Redis or Valkey.
  *
  * @example
  * import { redisCounters } from "@latchkey/redis-store";
