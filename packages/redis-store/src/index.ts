@@ -4,5 +4,5 @@
  * @example
  * import { redisCounters } from "@latchkey/redis-store";
  */
-export { redisCounters } from "./redis-counters.ts";
+export { redisCounters, REDIS_COUNTERS_OPTION_SHAPE, REDIS_COUNTERS_DEFAULTS } from "./redis-counters.ts";
 export type { RedisCountersOptions } from "./redis-counters.ts";

@@ -3,10 +3,12 @@ import {
   AuthError,
   databaseUnavailable,
   parseDuration,
+  rejectUnknownOptions,
   type CounterBinding,
   type CounterState,
   type CounterStore,
   type Duration,
+  type OptionShape,
 } from "@latchkey/core";
 import { createClient, ErrorReply } from "redis";
 
@@ -28,6 +30,24 @@ export interface RedisCountersOptions {
    */
   commandTimeout?: Duration;
 }
+
+/** The options `redisCounters` accepts; any other key is an `AuthConfigError` naming the nearest one. */
+export const REDIS_COUNTERS_OPTION_SHAPE: OptionShape = {
+  url: true,
+  keyPrefix: true,
+  connectTimeout: true,
+  commandTimeout: true,
+};
+
+const DEFAULT_TIMEOUT = "2s";
+const defaultPrefix = (app: string) => `latchkey:${app}:`;
+
+/** The defaults as the docs write them (the prefix's `<app>`: 12 hex characters from the secret and `baseUrl`). */
+export const REDIS_COUNTERS_DEFAULTS: Readonly<Record<string, string>> = {
+  keyPrefix: JSON.stringify(defaultPrefix("<app>")),
+  connectTimeout: JSON.stringify(DEFAULT_TIMEOUT),
+  commandTimeout: JSON.stringify(DEFAULT_TIMEOUT),
+};
 
 // A counter is a hash {c: count, r: resetAt (ms epoch)} that expires with its window. The window logic runs in
 // Redis, on the `now` the caller passes (the same clock as every other store), so each hit is one atomic round trip.
@@ -98,10 +118,9 @@ export function isRedisUnavailable(error: unknown): boolean {
 export function redisCounters(
   options: RedisCountersOptions,
 ): CounterStore & { close(): Promise<void>; ping(): Promise<void>; bind(binding: CounterBinding): void } {
-  const connectTimeout =
-    options.connectTimeout === undefined ? 2000 : parseDuration(options.connectTimeout, "redisCounters.connectTimeout");
-  const commandTimeout =
-    options.commandTimeout === undefined ? 2000 : parseDuration(options.commandTimeout, "redisCounters.commandTimeout");
+  rejectUnknownOptions(options, REDIS_COUNTERS_OPTION_SHAPE, "redisCounters");
+  const connectTimeout = parseDuration(options.connectTimeout ?? DEFAULT_TIMEOUT, "redisCounters.connectTimeout");
+  const commandTimeout = parseDuration(options.commandTimeout ?? DEFAULT_TIMEOUT, "redisCounters.commandTimeout");
   if (options.keyPrefix !== undefined && (typeof options.keyPrefix !== "string" || options.keyPrefix === ""))
     throw new AuthConfigError("redisCounters.keyPrefix", "must be a non-empty string");
 
@@ -212,7 +231,7 @@ export function redisCounters(
           "this redisCounters() is already used by another app (another secret or baseUrl); create one per createAuth",
         );
       binding = next;
-      prefix = options.keyPrefix ?? `latchkey:${next.namespace}:`;
+      prefix = options.keyPrefix ?? defaultPrefix(next.namespace);
     },
     async hit(k, windowMs, now): Promise<CounterState> {
       const redisKey = key(k);
