@@ -95,7 +95,7 @@ const CONNECTION_ERRORS =
   /^(ClientClosed|ClientOffline|SocketClosedUnexpectedly|ConnectionTimeout|SocketTimeout|DisconnectsClient|ReconnectStrategy|Timeout)Error$/;
 
 /** Whether `error` means "Redis cannot be reached or cannot serve now" (503), as opposed to a fault (500). */
-export function isRedisUnavailable(error: unknown): boolean {
+function isRedisUnavailable(error: unknown): boolean {
   if (error instanceof ErrorReply) return UNAVAILABLE_REPLIES.test(error.message);
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
