@@ -73,7 +73,19 @@ return 1
 `;
 
 type Reply = [number, string];
-type Client = ReturnType<typeof createClient>;
+
+function newClient(url: string, connectTimeout: number, commandTimeout: number) {
+  return createClient({
+    url,
+    // Commands fail at once while disconnected instead of queueing (a request must not wait for Redis to return).
+    disableOfflineQueue: true,
+    // An idle connection is exercised, so a dead peer shows up as a failed PING (and a reconnect), not on the
+    // next request. Our own timer in `run` bounds every command whatever the socket does.
+    pingInterval: Math.max(1000, commandTimeout),
+    socket: { connectTimeout, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+  });
+}
+type Client = ReturnType<typeof newClient>;
 
 // Replies of a server that is there but cannot serve right now (loading its data set, a script running too long,
 // a failover in progress): the same 503 as an unreachable one. Any other reply (WRONGTYPE, NOSCRIPT, OOM, NOPERM,
@@ -133,15 +145,7 @@ export function redisCounters(
   };
 
   const open = (): Client => {
-    const client = createClient({
-      url: options.url,
-      // Commands fail at once while disconnected instead of queueing (a request must not wait for Redis to return).
-      disableOfflineQueue: true,
-      // An idle connection is exercised, so a dead peer shows up as a failed PING (and a reconnect), not on the
-      // next request. Our own timer below bounds every command whatever the socket does.
-      pingInterval: Math.max(1000, commandTimeout),
-      socket: { connectTimeout, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
-    });
+    const client = newClient(options.url, connectTimeout, commandTimeout);
     // The client reports connection failures as `error` events (unlistened, Node would end the process).
     client.on("error", (error: Error) => log(error.message));
     return client;

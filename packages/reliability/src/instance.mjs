@@ -20,7 +20,9 @@ const database =
 const counters = process.env.REDIS_URL
   ? redisCounters({
       url: process.env.REDIS_URL,
-      ...(process.env.REDIS_COMMAND_TIMEOUT ? { commandTimeout: process.env.REDIS_COMMAND_TIMEOUT } : {}),
+      ...(process.env.REDIS_COMMAND_TIMEOUT
+        ? { commandTimeout: /** @type {import("@latchkey/core").Duration} */ (process.env.REDIS_COMMAND_TIMEOUT) }
+        : {}),
     })
   : undefined;
 
