@@ -190,8 +190,9 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
         if (c.error) {
           const rendered = hostErrorResponse(c.error, c.res);
           if (rendered) {
-            // The error answer carries nothing of the failed one (its headers may describe another body).
-            c.res = undefined;
+            // The bare 500 carries nothing of the failed answer (its headers may describe another body); an
+            // AuthError's answer keeps what the route had set (Hono merges the headers), as it always did.
+            if (!(c.error instanceof AuthError)) c.res = undefined;
             c.res = rendered;
           }
         }
