@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseDuration } from "@latchkey/core";
+import { parseDuration, type Duration } from "@latchkey/core";
 import { PG_DEFAULTS } from "./connection.ts";
 
 // docs/stores.md's pool-options table is a claim about this file: the same options, the same defaults.
@@ -26,7 +26,7 @@ describe("docs/stores.md describes the PostgreSQL pool as it is", () => {
     expect([...table.keys()].sort()).toEqual(options.sort());
     for (const [key, value] of Object.entries(PG_DEFAULTS)) {
       const documented = table.get(key.replace(/Ms$/, ""))!;
-      const parsed = key.endsWith("Ms") ? parseDuration(JSON.parse(documented) as string, key) : Number(documented);
+      const parsed = key.endsWith("Ms") ? parseDuration(JSON.parse(documented) as Duration, key) : Number(documented);
       expect(parsed, `${key}: ${documented}`).toBe(value);
     }
   });
