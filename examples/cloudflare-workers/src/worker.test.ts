@@ -52,6 +52,7 @@ beforeAll(async () => {
   worker = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual([
     "0000_initial",
+    "0001_api_key_lifecycle",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.
