@@ -60,8 +60,10 @@ export type {
 } from "./events/index.ts";
 export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
-export { SessionService, toUserView, toSessionView } from "./session/index.ts";
+export { SessionService, SessionManagementService, toUserView, toSessionView } from "./session/index.ts";
 export type {
+  SessionListItem,
+  SessionRevocationReason,
   UserView,
   SessionView,
   Credentials,

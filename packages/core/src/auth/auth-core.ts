@@ -5,6 +5,7 @@ import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
+import { SessionManagementService } from "../session/session-management.ts";
 import { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import { Mailer } from "../email/mailer.ts";
 import { consoleEmailSender } from "../email/email.ts";
@@ -33,6 +34,8 @@ export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[
   account: AccountService;
   /** Account deletion by password or emailed token. */
   accountDeletion: AccountDeletionService;
+  /** The sessions a user can see and end (list, revoke one, others, all). */
+  sessionManagement: SessionManagementService;
   /** Trusted server-side operations (no HTTP). */
   api: AuthApi<P>;
   /** The installed plugins by typed id: `core.plugins.get(API_KEY_PLUGIN_ID)?.service`. */
@@ -111,6 +114,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     emailVerification,
     account,
     accountDeletion,
+    sessionManagement: new SessionManagementService(ctx),
     api: undefined as unknown as AuthApi<P>,
     plugins: registry,
     getOtp(identifier) {

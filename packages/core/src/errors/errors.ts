@@ -38,6 +38,12 @@ export type AuthErrorCode =
   | "JWT_KEY_UNREADABLE"
   | "INVALID_JWT"
   | "DATABASE_UNAVAILABLE"
+  | "SESSION_NOT_FOUND"
+  | "SESSION_NOT_FRESH"
+  | "SIGN_UP_REJECTED"
+  | "SIGN_IN_REJECTED"
+  | "WEAK_PASSWORD"
+  | "PASSWORD_COMPROMISED"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {
