@@ -71,6 +71,8 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
+export { HookRunner } from "./hooks/index.ts";
+export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
 export { RateLimiter, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";

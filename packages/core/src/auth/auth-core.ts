@@ -16,6 +16,7 @@ import { EmailVerificationService } from "../email-verification/email-verificati
 import { AccountService } from "../account/account.ts";
 import { AccountDeletionService } from "../account/delete-account.ts";
 import type { AuthContext } from "./context.ts";
+import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
@@ -77,6 +78,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     rateLimiter: new RateLimiter(config, store, clock),
     mailer: new Mailer(config, sender),
     secrets: new OneTimeSecrets(store, clock, random),
+    hooks: new HookRunner(validateHooks(options.hooks)),
     async burnPasswordHash(password) {
       dummyHash ??= hasher.hash(randomToken(random, 16));
       await hasher.verify(await dummyHash, password);

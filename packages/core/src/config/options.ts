@@ -6,6 +6,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
+import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
 
 export interface RateLimitRule {
   window: Duration;
@@ -34,7 +35,17 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" | "None" };
   email?: { sender?: EmailSender; from?: string; templates?: EmailTemplates };
   trustedOrigins?: string[];
-  session?: { expiresIn?: Duration; updateAge?: Duration };
+  session?: {
+    expiresIn?: Duration;
+    updateAge?: Duration;
+    /** Lifetime of a `rememberMe: false` sign-in (never slides past it; browser-session cookie). Default "1d". */
+    shortExpiresIn?: Duration;
+    /**
+     * Sessions older than this (from their creation) are refused with 403 `SESSION_NOT_FRESH` at the sensitive
+     * endpoints (change/set password, deletion, email change, API-key creation). Default "1d"; `null` turns it off.
+     */
+    freshAge?: Duration | null;
+  };
   emailPassword?: {
     allowUsernameChange?: boolean;
     requireUsername?: boolean;
@@ -51,6 +62,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
   rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
+  /** App code that may refuse (or amend) a sign-up and refuse a sign-in; see docs/hooks.md. */
+  hooks?: AuthHooks;
   /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
   plugins?: P;
   /** Tests only: keep plaintext codes in memory for `auth.getOtp(identifier)`. */
@@ -77,7 +90,7 @@ export interface ResolvedConfig {
   cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" | "None" };
   email: { from: string; templates: EmailTemplates };
   trustedOrigins: string[];
-  session: { expiresInMs: number; updateAgeMs: number };
+  session: { expiresInMs: number; updateAgeMs: number; shortExpiresInMs: number; freshAgeMs: number | null };
   emailPassword: {
     allowUsernameChange: boolean;
     requireUsername: boolean;
@@ -133,7 +146,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])),
   },
   trustedOrigins: true,
-  session: { expiresIn: true, updateAge: true },
+  session: { expiresIn: true, updateAge: true, shortExpiresIn: true, freshAge: true },
   emailPassword: {
     allowUsernameChange: true,
     requireUsername: true,
@@ -145,6 +158,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
   rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } } },
   lockout: { enabled: true, maxFailures: true, window: true, duration: true },
+  hooks: HOOK_OPTION_SHAPE,
   plugins: true,
   captureOtp: true,
   clock: true,
@@ -252,6 +266,9 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   const sessionExpires = parseDuration(options.session?.expiresIn ?? "7d", "session.expiresIn");
   const updateAge = parseDuration(options.session?.updateAge ?? "1d", "session.updateAge");
   if (updateAge > sessionExpires) throw new AuthConfigError("session.updateAge", "must not exceed session.expiresIn");
+  const shortExpires = parseDuration(options.session?.shortExpiresIn ?? "1d", "session.shortExpiresIn");
+  const freshAge =
+    options.session?.freshAge === null ? null : parseDuration(options.session?.freshAge ?? "1d", "session.freshAge");
   const subject = options.deleteAccount?.subject ?? "Confirm account deletion";
   if (typeof subject !== "string" || subject.length === 0)
     throw new AuthConfigError("deleteAccount.subject", "must be a non-empty string");
@@ -271,7 +288,13 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
     },
     email: { from: options.email?.from ?? `no-reply@${baseUrl.hostname}`, templates: options.email?.templates ?? {} },
     trustedOrigins: [baseUrl.origin, ...trustedOrigins],
-    session: { expiresInMs: sessionExpires, updateAgeMs: updateAge },
+    session: {
+      expiresInMs: sessionExpires,
+      updateAgeMs: updateAge,
+      // Never longer than a remembered session.
+      shortExpiresInMs: Math.min(shortExpires, sessionExpires),
+      freshAgeMs: freshAge,
+    },
     emailPassword: {
       allowUsernameChange: options.emailPassword?.allowUsernameChange ?? false,
       requireUsername: options.emailPassword?.requireUsername ?? false,

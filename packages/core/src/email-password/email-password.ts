@@ -26,7 +26,10 @@ export interface SignUpInput {
 
 export type SignUpResult = SignInResult | { success: true };
 
-export type SignInInput = { email: string; password: string } | { username: string; password: string };
+/** `rememberMe` (default true): false gives a session of at most `session.shortExpiresIn`, with a browser-session cookie. */
+export type SignInInput = ({ email: string; password: string } | { username: string; password: string }) & {
+  rememberMe?: boolean;
+};
 
 /** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
 export class EmailPasswordService {
@@ -54,7 +57,7 @@ export class EmailPasswordService {
       throw new AuthError("USERNAME_REQUIRED", "A username is required");
     const passwordHash = await this.ctx.hasher.hash(input.password);
     const now = new Date(clock.now());
-    const user: UserRecord = {
+    const draft: UserRecord = {
       id: randomId(this.ctx.random),
       email,
       emailVerified,
@@ -65,6 +68,9 @@ export class EmailPasswordService {
       createdAt: now,
       updatedAt: now,
     };
+    // The app's hooks see the user before anything is written (a refusal leaves no row behind).
+    const user = await this.ctx.hooks.beforeUserCreated(draft, interactive ? "sign-up-email" : "create-user", meta);
+    if (withSession) await this.ctx.hooks.beforeSignIn(user, "sign-up-email", meta);
     // User, credential account and first session commit together: a lost response never leaves an account
     // without the session the client was promised (its retry would get USER_ALREADY_EXISTS).
     const created = await inTransaction(this.ctx, async (tx) => {
@@ -131,7 +137,8 @@ export class EmailPasswordService {
     if (ctx.config.emailVerification.requireVerifiedForSignIn && !user.emailVerified) {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
-    const result = await ctx.sessions.create(user, meta);
+    await ctx.hooks.beforeSignIn(user, "sign-in-email", meta);
+    const result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
     await ctx.events.emit("UserSignedIn", {
       userId: user.id,
       method: "password",

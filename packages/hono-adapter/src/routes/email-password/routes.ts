@@ -6,6 +6,7 @@ import { sessionToken, type RequestTools } from "../../middleware/session.ts";
 import {
   EmailField,
   PasswordField,
+  RememberMeField,
   SessionSchema,
   SignInResponseSchema,
   SuccessSchema,
@@ -68,6 +69,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
           email: EmailField.optional(),
           username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }),
           password: PasswordField,
+          rememberMe: RememberMeField,
         })
         // `when`: also runs when other fields failed, so `{}` names `email` next to `password`.
         .refine((b) => b.email !== undefined || b.username !== undefined, {
@@ -78,8 +80,8 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
         })
         .transform((b) =>
           b.email !== undefined
-            ? { email: b.email, password: b.password }
-            : { username: b.username as string, password: b.password },
+            ? { email: b.email, password: b.password, rememberMe: b.rememberMe }
+            : { username: b.username as string, password: b.password, rememberMe: b.rememberMe },
         ),
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
@@ -142,6 +144,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       operationId: "changePassword",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Change the password",
       description:
         "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.",
