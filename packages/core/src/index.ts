@@ -49,6 +49,8 @@ export {
 } from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
+export { pwnedPasswords } from "./password/index.ts";
+export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
 export type {
   AuthEventMap,

@@ -4,6 +4,7 @@ import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.t
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
+import type { PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
 import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
@@ -49,8 +50,15 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   emailPassword?: {
     allowUsernameChange?: boolean;
     requireUsername?: boolean;
+    /** Old name of `passwordPolicy.minLength` (still accepted). */
     minPasswordLength?: number;
+    /** Old name of `passwordPolicy.maxLength` (still accepted). */
     maxPasswordLength?: number;
+    /**
+     * Rules for every new password (sign-up, change, both resets, set-password): `minLength` (default 8),
+     * `maxLength` (default 128), and `check(password, user)`, an app's own rule or `pwnedPasswords()`.
+     */
+    passwordPolicy?: { minLength?: number; maxLength?: number; check?: PasswordCheck };
     passwordReset?: { expiresIn?: Duration; callbackPath?: string; callbackUrlOverride?: string };
   };
   emailVerification?: {
@@ -96,6 +104,8 @@ export interface ResolvedConfig {
     requireUsername: boolean;
     minPasswordLength: number;
     maxPasswordLength: number;
+    /** `passwordPolicy.check`, or null. */
+    passwordCheck: PasswordCheck | null;
     passwordReset: { expiresInMs: number; callbackPath: string; callbackUrlOverride: string | null };
   };
   emailVerification: {
@@ -152,6 +162,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     requireUsername: true,
     minPasswordLength: true,
     maxPasswordLength: true,
+    passwordPolicy: { minLength: true, maxLength: true, check: true },
     passwordReset: { expiresIn: true, callbackPath: true, callbackUrlOverride: true },
   },
   emailVerification: { expiresIn: true, callbackPath: true, requireVerifiedForSignIn: true, callbackUrlOverride: true },
@@ -246,15 +257,31 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       throw new AuthConfigError(`trustedOrigins[${i}]`, "must be an absolute URL");
     }
   });
-  const minPasswordLength = options.emailPassword?.minPasswordLength ?? 8;
-  const maxPasswordLength = options.emailPassword?.maxPasswordLength ?? 128;
-  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
-    throw new AuthConfigError("emailPassword.minPasswordLength", "must be a positive integer");
-  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024)
+  const ep = options.emailPassword;
+  const policy = ep?.passwordPolicy;
+  // The old names keep working; setting a length under both names is ambiguous, so it is refused.
+  if (ep?.minPasswordLength !== undefined && policy?.minLength !== undefined)
     throw new AuthConfigError(
-      "emailPassword.maxPasswordLength",
-      "must be an integer between minPasswordLength and 1024",
+      "emailPassword.passwordPolicy.minLength",
+      "and emailPassword.minPasswordLength are the same option: set one",
     );
+  if (ep?.maxPasswordLength !== undefined && policy?.maxLength !== undefined)
+    throw new AuthConfigError(
+      "emailPassword.passwordPolicy.maxLength",
+      "and emailPassword.maxPasswordLength are the same option: set one",
+    );
+  const minField =
+    policy?.minLength !== undefined ? "emailPassword.passwordPolicy.minLength" : "emailPassword.minPasswordLength";
+  const maxField =
+    policy?.maxLength !== undefined ? "emailPassword.passwordPolicy.maxLength" : "emailPassword.maxPasswordLength";
+  const minPasswordLength = policy?.minLength ?? ep?.minPasswordLength ?? 8;
+  const maxPasswordLength = policy?.maxLength ?? ep?.maxPasswordLength ?? 128;
+  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
+    throw new AuthConfigError(minField, "must be a positive integer");
+  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024)
+    throw new AuthConfigError(maxField, "must be an integer between the minimum length and 1024");
+  if (policy?.check !== undefined && typeof policy.check !== "function")
+    throw new AuthConfigError("emailPassword.passwordPolicy.check", "must be a function, e.g. pwnedPasswords()");
   // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
   // adapter registers the route (`RateLimiter.register`).
   const rules: Record<string, ResolvedRule | false> = {};
@@ -300,6 +327,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       requireUsername: options.emailPassword?.requireUsername ?? false,
       minPasswordLength,
       maxPasswordLength,
+      passwordCheck: policy?.check ?? null,
       passwordReset: {
         expiresInMs: parseDuration(
           options.emailPassword?.passwordReset?.expiresIn ?? "1h",

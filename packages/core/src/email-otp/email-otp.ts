@@ -1,6 +1,7 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
 import { inTransaction } from "../auth/transaction.ts";
@@ -203,6 +204,7 @@ export class EmailOtpService {
     });
     const user = await ctx.store.users.findByEmail(email);
     if (!user || row.userId !== user.id) throw invalidOtp();
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.password, user);
     // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
     const passwordHash = await ctx.hasher.hash(input.password);
     // Mailbox proof, new password and the revocation of every session commit together.

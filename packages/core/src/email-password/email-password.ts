@@ -13,6 +13,7 @@ import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
 
 export interface SignUpInput {
@@ -55,6 +56,12 @@ export class EmailPasswordService {
     const username = input.username == null ? null : normalizeUsername(input.username);
     if (interactive && config.emailPassword.requireUsername && username === null)
       throw new AuthError("USERNAME_REQUIRED", "A username is required");
+    await enforcePasswordCheck(config.emailPassword.passwordCheck, input.password, {
+      id: null,
+      email,
+      name: input.name ?? null,
+      username,
+    });
     const passwordHash = await this.ctx.hasher.hash(input.password);
     const now = new Date(clock.now());
     const draft: UserRecord = {
@@ -190,6 +197,7 @@ export class EmailPasswordService {
   ): Promise<void> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, current.userRecord);
     if (!(await this.verifyCurrentPassword(current.userRecord, input.currentPassword, meta))) {
       throw new AuthError("INVALID_PASSWORD", "The current password is wrong");
     }
@@ -270,6 +278,7 @@ export class EmailPasswordService {
     const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
     const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, user);
     const account = newAccount(ctx, user.id, "credential", passwordHash);
     const count = await inTransaction(ctx, async (tx) => {
       await tx.store.accounts.upsertPassword(user.id, account);

@@ -44,6 +44,7 @@ export type AuthErrorCode =
   | "SIGN_IN_REJECTED"
   | "WEAK_PASSWORD"
   | "PASSWORD_COMPROMISED"
+  | "PASSWORD_CHECK_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {
