@@ -124,6 +124,7 @@ const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
 const TEMPLATE_FAMILIES = [
   "verification",
   "password-reset",
+  "existing-account",
   "otp",
   "otp-sign-in",
   "otp-email-verification",

@@ -25,6 +25,9 @@ export interface SignUpInput {
   metadata?: Record<string, unknown>;
 }
 
+/** At most one "someone tried to sign up with your address" email per address in this window. */
+const NOTICE_WINDOW_MS = 3_600_000;
+
 export type SignUpResult = SignInResult | { success: true };
 
 /** `rememberMe` (default true): false gives a session of at most `session.shortExpiresIn`, with a browser-session cookie. */
@@ -106,13 +109,27 @@ export class EmailPasswordService {
     const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
     const created = await this.insertUser(input, true, false, !requireVerified, meta);
     if (!created) {
-      if (requireVerified) return { success: true };
-      throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+      if (!requireVerified) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+      // The same answer as a new sign-up (the password was hashed either way); the owner hears about it.
+      await this.noticeExistingAccount(normalizeEmail(input.email), meta);
+      return { success: true };
     }
     const { user, signIn } = created;
     if (signIn) return signIn;
     await this.verification.sendFor(user, undefined, meta);
     return { success: true };
+  }
+
+  /**
+   * Tells the owner of an address that someone tried to sign up with it (template `existing-account`), at most
+   * once per address per hour so repeated attempts cannot flood a mailbox. Sent in the background, like the
+   * verification email of a new sign-up, so neither timing nor a delivery failure tells the two apart.
+   */
+  private async noticeExistingAccount(email: string, meta: RequestMeta): Promise<void> {
+    const { ctx } = this;
+    const hit = await ctx.store.counters.hit(`sign-up-notice:${email}`, NOTICE_WINDOW_MS, ctx.clock.now());
+    if (hit.count > 1) return;
+    ctx.mailer.sendInBackground(meta, email, "existing-account", { email, signInUrl: ctx.config.baseUrl });
   }
 
   /** Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. */

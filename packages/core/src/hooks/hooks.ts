@@ -54,16 +54,17 @@ export interface AuthHooks {
   beforeUserCreated?: (
     user: UserDraft,
     context: HookContext<UserCreationPath>,
-  ) => Promise<UserAmendment | boolean | undefined | void> | UserAmendment | boolean | undefined | void;
+  ) => Awaitable<UserAmendment | boolean | undefined>;
   /**
    * Runs before any session is created (password, OTP, verification link, sign-up that signs in), after the
    * credential was checked. `false` refuses with 403 `SIGN_IN_REJECTED`; the attempt is not a failed credential.
    */
-  beforeSignIn?: (
-    user: UserView,
-    context: HookContext<SignInPath>,
-  ) => Promise<boolean | undefined | void> | boolean | undefined | void;
+  beforeSignIn?: (user: UserView, context: HookContext<SignInPath>) => Awaitable<boolean | undefined>;
 }
+
+/** `T` now or later; `void` so that a function returning nothing (`async () => {}`) is a valid hook. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook or check that returns nothing accepts; only void types that.
+type Awaitable<T> = T | void | Promise<T | void>;
 
 /** The option keys of `hooks` (closed like every option group). */
 export const HOOK_OPTION_SHAPE = { beforeUserCreated: true, beforeSignIn: true } as const;

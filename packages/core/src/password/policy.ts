@@ -16,10 +16,11 @@ export interface PasswordPolicyUser {
  * const check: PasswordCheck = (password, user) =>
  *   password.toLowerCase().includes(user.email.split("@")[0]!) ? "Do not use your email in the password" : undefined;
  */
-export type PasswordCheck = (
-  password: string,
-  user: PasswordPolicyUser,
-) => Promise<string | null | undefined | void> | string | null | undefined | void;
+export type PasswordCheck = (password: string, user: PasswordPolicyUser) => CheckAnswer | Promise<CheckAnswer>;
+
+/** A message refuses; nothing (also `void`: a function without `return`) accepts. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a check that returns nothing accepts; only void types that.
+type CheckAnswer = string | null | undefined | void;
 
 /**
  * Runs `emailPassword.passwordPolicy.check` (lengths are checked earlier, synchronously). A returned message is

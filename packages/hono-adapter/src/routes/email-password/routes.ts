@@ -30,7 +30,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       rejectNavigation: true,
       summary: "Create an account with email and password",
       description:
-        "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.",
+        "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued and the answer does not reveal who has an account: `{success: true}` for new and existing emails alike (same status, body and headers, a password hashed either way); the new user receives a verification email, the owner of an existing one a notice (template `existing-account`). Without that option an existing email is 422 `USER_ALREADY_EXISTS` (a session is issued at once, so the answer could not hide it). `emailPassword.passwordPolicy` applies (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`); the `beforeUserCreated` hook may refuse (403 `SIGN_UP_REJECTED`).",
       body: z.object({
         email: EmailField,
         password: PasswordField,
@@ -42,7 +42,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
         schema: z.union([SignInResponseSchema, SuccessSchema]),
         description: "Signed up (and in), or `{success: true}` when verification is required",
       },
-      errors: [409, 422],
+      errors: [403, 409, 422],
     },
     async (c, { body }) => {
       const result = await core.emailPassword.signUp(body, tools.meta(c));
