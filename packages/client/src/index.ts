@@ -132,9 +132,11 @@ const SESSION_CHANGING = new Set<OperationId>([
   "resetPasswordOtp",
   "deleteAccount",
   "confirmAccountDeletion",
+  "revokeSession",
+  "revokeSessions",
 ]);
 // Calls that end the current session: bearer mode forgets its token.
-const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion"]);
+const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion", "revokeSessions"]);
 
 function isErrorBody(value: unknown): value is { code: ErrorCode; message: string; details?: unknown } {
   return (
