@@ -273,6 +273,47 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
   });
 
+  it("Devices: lists the sessions, signs out one other device, then every other one, and stays signed in", async () => {
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    // Two more devices, signed in from elsewhere.
+    const signInElsewhere = async (agent: string) => {
+      const res = await fetch(`${api}/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": agent },
+        body: JSON.stringify({ email: "ada@example.com", password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { credentials: { token: string } }).credentials.token;
+    };
+    const phone = await signInElsewhere("Phone/1.0");
+    const tablet = await signInElsewhere("Tablet/2.0");
+    const alive = async (token: string) =>
+      (await (await fetch(`${api}/auth/get-session`, { headers: { authorization: `Bearer ${token}` } })).json()) !==
+      null;
+    await page.getByRole("link", { name: "Devices" }).click();
+    const rows = page.getByTestId("device-row");
+    await poll(() => rows.count()).toBe(
+      (await store.sessions.listByUser((await store.users.findByEmail("ada@example.com"))!.id)).length,
+    );
+    expect(await rows.first().textContent()).toContain("Tablet/2.0");
+    await poll(() => page.getByTestId("this-device").count()).toBe(1);
+    // Sign out the phone from its row.
+    await rows.filter({ hasText: "Phone/1.0" }).getByRole("button", { name: "Sign out this device" }).click();
+    await page.getByText("That device is signed out.").waitFor();
+    await poll(() => rows.filter({ hasText: "Phone/1.0" }).count()).toBe(0);
+    expect(await alive(phone)).toBe(false);
+    expect(await alive(tablet)).toBe(true);
+    // Then everywhere else: only this browser's session is left, and it still works.
+    await page.getByRole("button", { name: "Sign out everywhere else" }).click();
+    await page.getByText(/Signed out \d+ other device/).waitFor();
+    await poll(() => rows.count()).toBe(1);
+    expect(await alive(tablet)).toBe(false);
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    expect(await store.sessions.listByUser(ada.id)).toHaveLength(1);
+    await page.reload();
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+  });
+
   it("the session store refetches when the window regains focus (a session revoked elsewhere shows as signed out)", async () => {
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
     const ada = (await store.users.findByEmail("ada@example.com"))!;

@@ -16,6 +16,8 @@ export type Schemas = components["schemas"];
 export type User = Schemas["User"];
 export type Session = Schemas["Session"];
 export type ApiKey = Schemas["ApiKey"];
+/** One row of `listSessions()`: a device the user is signed in on (`current` for this one). */
+export type SessionListItem = Schemas["SessionListItem"];
 /** Every code a Latchkey error body carries. */
 export type ErrorCode = Schemas["Error"]["code"];
 /** `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). */

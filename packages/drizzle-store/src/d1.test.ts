@@ -47,7 +47,7 @@ afterAll(async () => {
 describe("D1 store inside workerd (Miniflare D1 binding)", () => {
   it("the worker bundle imports no node: module and the migrations applied", () => {
     expect(nodeImports).toEqual([]);
-    expect(applied).toEqual(["0000_initial"]);
+    expect(applied).toEqual(["0000_initial", "0001_session_remember_me"]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
       40,

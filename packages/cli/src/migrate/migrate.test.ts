@@ -57,9 +57,12 @@ describe("latchkey migrate", () => {
       const database = await createTestPostgresDatabase();
       try {
         const lines: string[] = [];
-        expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
+        expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
+          "0000_initial",
+          "0001_session_remember_me",
+        ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-        expect(lines).toEqual(["applied 0000_initial"]);
+        expect(lines).toEqual(["applied 0000_initial", "applied 0001_session_remember_me"]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
         expect(again.stdout).toContain("nothing to apply");
