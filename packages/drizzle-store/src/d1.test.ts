@@ -78,6 +78,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
     expect((await db.prepare("select name from sqlite_master where name = 'half_done'").all()).results).toEqual([]);
     expect((await db.prepare("select name from d1_migrations order by id").all()).results).toEqual([
       { name: "0000_initial.sql" },
+      { name: "0001_session_remember_me.sql" },
     ]);
   });
 

@@ -39,7 +39,7 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\n`);
+      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_session_remember_me\n`);
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
         code: 0,
@@ -79,7 +79,9 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating local D1 DB in ${state}\napplied 0000_initial\n`);
+      expect(first.stdout).toBe(
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_session_remember_me\n`,
+      );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
         code: 0,
@@ -99,6 +101,7 @@ describe("latchkey migrate", () => {
         const db = await mf.getD1Database("DB");
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
+          { id: 2, name: "0001_session_remember_me.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
