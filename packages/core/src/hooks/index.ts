@@ -1,2 +1,2 @@
-export { HookRunner, validateHooks } from "./hooks.ts";
+export { HookRunner } from "./hooks.ts";
 export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks.ts";
