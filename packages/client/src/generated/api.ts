@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Change the password
-         * @description Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.
+         * @description Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
@@ -487,7 +487,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with an emailed token
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/reset-password"]`).
          */
@@ -613,7 +613,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email (or username) and password
-         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).
+         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email"]`).
          */

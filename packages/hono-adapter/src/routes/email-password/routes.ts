@@ -62,7 +62,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       rejectNavigation: true,
       summary: "Sign in with email (or username) and password",
       description:
-        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
+        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).",
       // One object rather than a union, so a missing field is reported by name (`email`, `password`).
       body: z
         .object({
@@ -147,7 +147,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       fresh: true,
       summary: "Change the password",
       description:
-        "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.",
+        "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).",
       body: z.object({
         currentPassword: PasswordField,
         newPassword: PasswordField,
@@ -191,7 +191,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       tag: TAG,
       summary: "Set a new password with an emailed token",
       description:
-        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.",
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).",
       body: z.object({ token: z.string().max(256), newPassword: PasswordField }),
       response: { schema: SuccessSchema, description: "Password set" },
     },
