@@ -190,9 +190,17 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await submit("sign in with password", { "Email or username": "ada@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
+    // "Remember me" unticked: a cookie without an expiry (it ends with the browser) and a short session.
+    await form("sign in with password").getByLabel("Remember me").uncheck();
     await submit("sign in with password", { "Email or username": "ada@example.com", Password: PASSWORD });
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
     expect(page.url()).toBe(`${api}/`);
+    const cookie = (await context.cookies(api)).find((c) => c.name === "latchkey.session")!;
+    expect(cookie.expires).toBe(-1);
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    const sessions = await store.sessions.listByUser(ada.id);
+    expect(sessions[0]).toMatchObject({ rememberMe: false });
+    expect(sessions[0]!.expiresAt.getTime() - sessions[0]!.createdAt.getTime()).toBe(86_400_000);
   });
 
   it("account settings: name, image and username; checking and adding a password", async () => {

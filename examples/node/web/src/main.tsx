@@ -179,15 +179,20 @@ function SignIn({ go }: { go: (to: string) => void }) {
         <ActionForm
           name="sign in with password"
           submit="Sign in"
-          run={(f) =>
-            f.login!.includes("@")
-              ? auth.signInEmail({ email: f.login!, password: f.password! })
-              : auth.signInEmail({ username: f.login!, password: f.password! })
-          }
+          run={(f) => {
+            // An unchecked box is absent from the form data: a session that ends with the browser.
+            const rememberMe = f.rememberMe === "on";
+            return f.login!.includes("@")
+              ? auth.signInEmail({ email: f.login!, password: f.password!, rememberMe })
+              : auth.signInEmail({ username: f.login!, password: f.password!, rememberMe });
+          }}
           onDone={() => go("/")}
         >
           <Field label="Email or username" name="login" autoComplete="username" />
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
+          <label>
+            <input type="checkbox" name="rememberMe" defaultChecked /> Remember me
+          </label>
         </ActionForm>
       </section>
       <section>
