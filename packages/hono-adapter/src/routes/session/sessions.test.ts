@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret, type AuthEvent } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
 import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { storesForTestRun } from "../../testing/test-stores.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -214,8 +216,10 @@ describe("POST /revoke-other-sessions and /revoke-sessions", () => {
 
 describe("two instances on one store", () => {
   it("a session revoked on one instance is refused by the other on its very next request", async () => {
-    const a = createTestAuth();
-    const b = createTestAuth({ store: a.store });
+    // Two connections to one database on libSQL and PostgreSQL; the memory store can only be shared.
+    const [first, second] = storesForTestRun(2) ?? [memoryStore(), null];
+    const a = createTestAuth({ store: first });
+    const b = createTestAuth({ store: second ?? a.store });
     const d = await devices(a);
     // Instance B knows the phone session.
     expect((await b.request("GET", "/list-sessions", { headers: bearer(d.phone) })).status).toBe(200);
