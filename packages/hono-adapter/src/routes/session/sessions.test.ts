@@ -217,9 +217,10 @@ describe("POST /revoke-other-sessions and /revoke-sessions", () => {
 describe("two instances on one store", () => {
   it("a session revoked on one instance is refused by the other on its very next request", async () => {
     // Two connections to one database on libSQL and PostgreSQL; the memory store can only be shared.
-    const [first, second] = storesForTestRun(2) ?? [memoryStore(), null];
-    const a = createTestAuth({ store: first });
-    const b = createTestAuth({ store: second ?? a.store });
+    const shared = memoryStore();
+    const [first, second] = storesForTestRun(2) ?? [shared, shared];
+    const a = createTestAuth({ store: first! });
+    const b = createTestAuth({ store: second! });
     const d = await devices(a);
     // Instance B knows the phone session.
     expect((await b.request("GET", "/list-sessions", { headers: bearer(d.phone) })).status).toBe(200);
