@@ -18,6 +18,8 @@ export type Session = Schemas["Session"];
 export type ApiKey = Schemas["ApiKey"];
 /** One row of `listSessions()`: a device the user is signed in on (`current` for this one). */
 export type SessionListItem = Schemas["SessionListItem"];
+/** `getApiKeyUsage`: one entry per UTC day, oldest first. */
+export type ApiKeyUsage = Schemas["ApiKeyUsage"];
 /** Every code a Latchkey error body carries. */
 export type ErrorCode = Schemas["Error"]["code"];
 /** `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). */
