@@ -1,3 +1,4 @@
+import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 import type { Clock, Random } from "../ports/clock.ts";
@@ -141,7 +142,9 @@ export class SessionService {
       ip: meta.ip,
       userAgent: meta.userAgent?.slice(0, 512) ?? null,
     };
-    await this.store.sessions.create(record);
+    // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.
+    if (!(await this.store.sessions.create(record)))
+      throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
     return {
       user: toUserView(user),
       session: toSessionView(record),
