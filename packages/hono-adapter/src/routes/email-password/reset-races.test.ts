@@ -102,7 +102,29 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
       return accounts.upsertPassword(userId, account);
     },
   });
-  const ports: FullStorePorts = { ...store, accounts: failing(store.accounts) };
+  // Plain objects (the sqlite and postgres runs hand out proxies, which compensation's spreads would lose).
+  const users = store.users;
+  const sessions = store.sessions;
+  const ports: FullStorePorts = {
+    ...store,
+    users: {
+      create: (user, accounts) => users.create(user, accounts),
+      findById: (id) => users.findById(id),
+      findByEmail: (email) => users.findByEmail(email),
+      findByUsername: (username) => users.findByUsername(username),
+      update: (id, patch) => users.update(id, patch),
+      delete: (id) => users.delete(id),
+    },
+    sessions: {
+      create: (session) => sessions.create(session),
+      findByTokenHash: (tokenHash) => sessions.findByTokenHash(tokenHash),
+      touch: (id, expiresAt, updatedAt) => sessions.touch(id, expiresAt, updatedAt),
+      delete: (id) => sessions.delete(id),
+      deleteByUser: (userId, exceptId) => sessions.deleteByUser(userId, exceptId),
+      deleteExpired: (now) => sessions.deleteExpired(now),
+    },
+    accounts: failing(store.accounts),
+  };
   const transaction: FullStore["transaction"] = compensate
     ? compensatingTransaction(ports, {
         session: (id) => store.sessions.delete(id),
