@@ -50,7 +50,7 @@ describe("email change leaves nothing of the old address alive (review fix 30.3)
     const del = await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken }, ip: freshIp() });
     expect(del.status).toBe(400);
     expect(await t.store.users.findById(ada.userId)).not.toBeNull();
-    const otp = await t.post("/email-otp/sign-in", { email: "ada@example.com", otp: signInCode });
+    const otp = await t.post("/sign-in/email-otp", { email: "ada@example.com", otp: signInCode });
     expect(otp.status).not.toBe(200);
     for (const identifier of [
       `password-reset:${ada.userId}`,
