@@ -219,7 +219,7 @@ export interface paths {
         put?: never;
         /**
          * Change the email with the code sent to the new address
-         * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
+         * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). Everything bound to the old address goes with it: pending password-reset, delete-account and verification links and every code of the user die, the user's other sessions are revoked (this one is kept) and the old address gets an "email changed" notice. 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/change-email"]`).
          */
@@ -655,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the email with the emailed token and sign in
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. For a user not verified before, the link is the first proof of the mailbox: accounts (a password), sessions and API keys made before it are removed, unless the request carries a session of that same user (cookie or Bearer; then only the user's other sessions are revoked). Failures count towards the account's lockout (429 `ACCOUNT_LOCKED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/verify-email"]`).
          */
