@@ -79,7 +79,7 @@ async function refuse(
  * @example
  * const result = await verifyApiKey(ctx, store.apiKeys, { key, permissions: { files: ["read"] } }, SERVER_CALL);
  */
-export async function verifyApiKey(
+async function verifyApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
   input: VerifyApiKeyInput,

@@ -313,7 +313,7 @@ export class EmailPasswordService {
 }
 
 /** The user's credential account (the one holding a password), if any. */
-export async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {
+async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {
   return (await ctx.store.accounts.listByUser(userId)).find((a) => a.providerId === "credential" && a.passwordHash);
 }
 
