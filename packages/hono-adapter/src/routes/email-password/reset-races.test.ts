@@ -12,6 +12,7 @@ import {
 } from "@latchkey/core";
 import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
 import { requestDeletion } from "../account/test-fixtures.ts";
+import { testStoreKind } from "../../testing/test-stores.ts";
 
 // Review fixes 30.12 (a failed reset left the attacker signed in), 30.13 (a sign-in overlapping a reset survived
 // it) and 30.22 (a sign-in racing account deletion answered 500 or a dead token; a deleted owner's key verified).
@@ -84,6 +85,48 @@ describe("a sign-in overlapping a password reset (review fix 30.13)", () => {
     expect((await answer.json()).code).toBe("INVALID_CREDENTIALS");
     expect(await sessionsLeft(t, userId)).toBe(0);
     expect((await signIn(t, NEW_PASSWORD)).status).toBe(200);
+  });
+});
+
+describe("a sign-in that commits inside a reset's transaction (review fix 30.13)", () => {
+  it("a session written (old password re-read as unchanged) while the reset's transaction was open does not survive the commit", async () => {
+    const hasher = gatedHasher();
+    const base = createTestAuth();
+    let beforeCommit: (() => Promise<void>) | null = null;
+    const store: FullStore = {
+      ...base.store,
+      transaction: (body) =>
+        base.store.transaction(async (tx) => {
+          const result = await body(tx);
+          const hook = beforeCommit;
+          beforeCommit = null;
+          if (hook) await hook();
+          return result;
+        }),
+    };
+    const t = createTestAuth({ passwordHasher: hasher, store });
+    const { userId } = await t.signUp("ada@example.com");
+    const token = await resetToken(t);
+    const checked = hasher.arm();
+    const racing = signIn(t, PASSWORD);
+    await checked;
+    let early: Response | null = null;
+    beforeCommit = async () => {
+      hasher.release();
+      // PostgreSQL (read committed) and memory let the sign-in finish while the reset's writes are uncommitted: on
+      // PostgreSQL it reads the old password back and keeps its session. SQLite serializes writers: there the
+      // sign-in's insert waits for the commit, so it is not awaited here.
+      if (testStoreKind() !== "sqlite") early = await racing;
+    };
+    expect((await reset(t, token)).status).toBe(200);
+    const answer: Response = early ?? (await racing);
+    if (answer.status === 200) {
+      const survivor = (await answer.json()).credentials.token as string;
+      expect(await (await t.request("GET", "/get-session", { headers: bearer(survivor) })).json()).toBeNull();
+    } else {
+      expect(answer.status).toBe(401);
+    }
+    expect(await sessionsLeft(t, userId)).toBe(0);
   });
 });
 
