@@ -457,7 +457,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with an emailed token
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The link proves the mailbox: the email becomes verified, and for a user not verified before, other accounts and API keys made before this proof are removed. The token is spent only when the writes succeed (a failed attempt leaves it usable).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/reset-password"]`).
          */
@@ -521,7 +521,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email (or username) and password
-         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).
+         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email"]`).
          */

@@ -61,7 +61,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       rejectNavigation: true,
       summary: "Sign in with email (or username) and password",
       description:
-        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
+        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`).",
       // One object rather than a union, so a missing field is reported by name (`email`, `password`).
       body: z
         .object({
@@ -188,7 +188,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       tag: TAG,
       summary: "Set a new password with an emailed token",
       description:
-        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.",
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The link proves the mailbox: the email becomes verified, and for a user not verified before, other accounts and API keys made before this proof are removed. The token is spent only when the writes succeed (a failed attempt leaves it usable).",
       body: z.object({ token: z.string().max(256), newPassword: PasswordField }),
       response: { schema: SuccessSchema, description: "Password set" },
     },
