@@ -11,6 +11,7 @@ import {
   markdownSizes,
   markdownSweeps,
   markdownTable,
+  medianMeasurement,
   progressLine,
   ratio,
   type MemoryResult,
@@ -31,7 +32,7 @@ import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts
 import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
 import { summarizeProfile } from "./harness/profile.ts";
 
-// `pnpm bench [--quick] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
+// `pnpm bench [--quick] [--repeat=N] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
 //             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--scale-users=n]]`
 const args = new Map(
@@ -44,6 +45,9 @@ const quick = args.has("quick");
 const WARMUP_MS = Number(args.get("warmup") ?? (quick ? 1_000 : 2_000));
 const MEASURE_MS = Number(args.get("measure") ?? (quick ? 2_000 : 5_000));
 const CONNECTIONS = Number(args.get("connections") ?? 32);
+// Windows per scenario and library, the libraries interleaved: 5 by default, 1 in the quick mode (a smoke run).
+const REPEAT = Number(args.get("repeat") ?? (quick ? 1 : 5));
+if (!Number.isInteger(REPEAT) || REPEAT < 1) throw new Error(`--repeat must be a positive integer, not ${args.get("repeat")}`);
 const USERS = 32;
 const only = args.get("only")?.split(",") ?? null;
 const stores = (args.get("store")?.split(",") ?? ["memory", "libsql", "postgres"]) as StoreKind[];
@@ -87,7 +91,7 @@ function machine(): Record<string, string> {
     "load average at start": loadavg()
       .map((l) => l.toFixed(1))
       .join(" "),
-    load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP)`,
+    load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP), ${REPEAT} window${REPEAT === 1 ? "" : "s"} per scenario and server, the two libraries back to back in each repeat and the order alternating`,
   };
 }
 
@@ -231,6 +235,7 @@ async function runConfiguration(
         title: scenario.title,
         store,
         unit: scenario.unit,
+        work: scenario.work,
         latchkey: null,
         betterAuth: null,
         target: scenario.target[store === "postgres" ? "libsql" : store], // the same goals as on libSQL
@@ -238,24 +243,34 @@ async function runConfiguration(
         skipped: missing.length ? `no ${missing.join(", ")} plugin in @latchkey/core on this checkout` : null,
       };
       log(`  ${scenario.title} [${store}]`);
-      const order = index % 2 === 0 ? [lk, ba] : [ba, lk];
-      for (const server of order) {
-        const impl = server === lk ? "latchkey" : "better-auth";
-        if (impl === "latchkey" && missing.length) {
-          log(`    latchkey     skipped: ${result.skipped}`);
-          continue;
+      const windows: NonNullable<ScenarioResult["windows"]> = [];
+      const databaseCpu = store === "postgres" && postgres ? postgres.cpuMs : null;
+      for (let repeat = 0; repeat < REPEAT; repeat += 1) {
+        const pair: (typeof windows)[number] = { latchkey: null, betterAuth: null };
+        const order = (index + repeat) % 2 === 0 ? [lk, ba] : [ba, lk];
+        for (const server of order) {
+          const impl = server === lk ? "latchkey" : "better-auth";
+          if (impl === "latchkey" && missing.length) {
+            if (repeat === 0) log(`    latchkey     skipped: ${result.skipped}`);
+            continue;
+          }
+          await settle(server, both);
+          const m = await measure(
+            server,
+            plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale),
+            databaseCpu,
+          );
+          log(progressLine(REPEAT === 1 ? impl : `${impl} ${repeat + 1}`, m));
+          const r = rss.get(server);
+          if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
+          if (impl === "latchkey") pair.latchkey = m;
+          else pair.betterAuth = m;
         }
-        await settle(server, both);
-        const m = await measure(
-          server,
-          plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale),
-        );
-        log(progressLine(impl, m));
-        const r = rss.get(server);
-        if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
-        if (impl === "latchkey") result.latchkey = m;
-        else result.betterAuth = m;
+        windows.push(pair);
       }
+      result.windows = windows;
+      result.latchkey = medianMeasurement(windows.flatMap((w) => (w.latchkey ? [w.latchkey] : [])));
+      result.betterAuth = medianMeasurement(windows.flatMap((w) => (w.betterAuth ? [w.betterAuth] : [])));
       const r = ratio(result);
       const c = cpuRatio(result);
       if (r !== null)

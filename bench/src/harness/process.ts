@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export type Impl = "latchkey" | "better-auth" | "floor";
@@ -55,6 +55,31 @@ function processCpuMs(pid: number): number {
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1000) / ticksPerSecond();
+}
+
+const statFields = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+};
+
+/**
+ * CPU time of a process and its direct children (a PostgreSQL postmaster: every backend and background process),
+ * in ms. The root's cutime/cstime hold the children that exited and were reaped, so a connection that closes
+ * inside a window still counts.
+ */
+export function processTreeCpuMs(rootPid: number): number {
+  const root = statFields(rootPid);
+  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === rootPid) continue;
+    try {
+      const fields = statFields(Number(entry));
+      if (Number(fields[1]) === rootPid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process exited between the listing and the read
+    }
+  }
+  return (ticks * 1000) / ticksPerSecond();
 }
 
 /** VmRSS of a process from /proc/<pid>/status, in MiB. */

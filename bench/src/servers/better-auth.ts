@@ -31,12 +31,6 @@ const auth = betterAuth({ ...baseOptions, database: db.database });
 runServer(
   env,
   (app) => {
-    // API-key verification is server-only in Better Auth: one route exposes `auth.api.verifyApiKey`.
-    app.post("/bench/api-key/verify", async (c) => {
-      const { key } = await c.req.json<{ key: string }>();
-      const result = await auth.api.verifyApiKey({ body: { key } });
-      return c.json(result, result.valid ? 200 : 401);
-    });
     app.on(["GET", "POST"], "/auth/*", (c) => auth.handler(c.req.raw));
   },
   {
@@ -54,6 +48,8 @@ runServer(
       const quota = await auth.api.createApiKey({ body: { userId, name: "quota", remaining: 1_000_000_000 } });
       return { unlimited: unlimited.key, quota: quota.key };
     },
+    // Server-only in Better Auth (validates its body schema, then the lookup and writes): no HTTP route to go through.
+    verifyApiKey: (key) => auth.api.verifyApiKey({ body: { key } }),
     otpFor: (email) => codes.get(email),
     // Its server-side sweep of every user's expired keys; it has no sweep for expired sessions (they are deleted
     // when a lookup finds them expired).
