@@ -47,7 +47,8 @@ const MEASURE_MS = Number(args.get("measure") ?? (quick ? 2_000 : 5_000));
 const CONNECTIONS = Number(args.get("connections") ?? 32);
 // Windows per scenario and library, the libraries interleaved: 5 by default, 1 in the quick mode (a smoke run).
 const REPEAT = Number(args.get("repeat") ?? (quick ? 1 : 5));
-if (!Number.isInteger(REPEAT) || REPEAT < 1) throw new Error(`--repeat must be a positive integer, not ${args.get("repeat")}`);
+if (!Number.isInteger(REPEAT) || REPEAT < 1)
+  throw new Error(`--repeat must be a positive integer, not ${args.get("repeat")}`);
 const USERS = 32;
 const only = args.get("only")?.split(",") ?? null;
 const stores = (args.get("store")?.split(",") ?? ["memory", "libsql", "postgres"]) as StoreKind[];
@@ -450,7 +451,7 @@ async function main(): Promise<void> {
   const report = (final: boolean) => {
     const totalS = (Date.now() - startedAt) / 1000;
     if (postgres)
-      info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+      info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its processes are not pinned; their CPU (postmaster, backends, background processes, from /proc/<pid>/stat) is the "app + db" column, the "app" column is the application process alone`;
     info["load average at end"] = loadavg()
       .map((l) => l.toFixed(1))
       .join(" ");
@@ -487,7 +488,7 @@ async function main(): Promise<void> {
     writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
     writeFileSync(
       `${benchDir}results/latest.json`,
-      `${JSON.stringify({ info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
+      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim() }, info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
     );
     if (final) {
       log(`\n${markdown}`);

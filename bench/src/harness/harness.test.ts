@@ -6,6 +6,7 @@ import { emailOTP, jwt } from "better-auth/plugins";
 import { describe, expect, it } from "vitest";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
 import type { Measurement } from "./load.ts";
+import { GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
 import { summarizeProfile } from "./profile.ts";
 import {
   cpuRatio,
@@ -193,5 +194,27 @@ describe("scale report", () => {
     const table = row(measurement(1000, 1), measurement(500, 2), measurement(100, 10), measurement(100, 10));
     expect(table).toContain("kept: MISSED (CPU/op: missed); ratio: FELL");
     expect(table).toContain("(+100%)");
+  });
+});
+
+describe("docs generator", () => {
+  const run = { final: true, repeat: 5, quick: false, command: "pnpm bench --repeat=5 --store=libsql,postgres" };
+
+  it("replaces only the generated block with the run's report", () => {
+    const doc = `# Benchmarks\n\nprose\n\n${GENERATED_START}\nold figures\n${GENERATED_END}\n\nmore prose\n`;
+    const out = replaceGenerated(doc, run, "| new | table |\n");
+    expect(out).toContain("| new | table |");
+    expect(out).not.toContain("old figures");
+    expect(out.startsWith("# Benchmarks\n\nprose\n\n")).toBe(true);
+    expect(out.endsWith(`${GENERATED_END}\n\nmore prose\n`)).toBe(true);
+    expect(out).toContain("`pnpm bench --repeat=5 --store=libsql,postgres`");
+    expect(() => replaceGenerated("# no markers", run, "x")).toThrow(/markers/);
+  });
+
+  it("refuses a run stopped part-way, a quick run and fewer than 5 windows", () => {
+    expect(unquotable(run)).toBeNull();
+    expect(unquotable({ ...run, final: false })).toMatch(/did not finish/);
+    expect(unquotable({ ...run, quick: true })).toMatch(/smoke/);
+    expect(unquotable({ ...run, repeat: 2 })).toMatch(/2 window/);
   });
 });

@@ -55,7 +55,8 @@ export function spread(values: readonly number[]): Spread | null {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return null;
   const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const median =
+    sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
   return { median, min: sorted[0] as number, max: sorted[sorted.length - 1] as number, n: sorted.length };
 }
 
@@ -82,10 +83,7 @@ const pairsOf = (result: ScenarioResult) =>
   result.windows ?? [{ latchkey: result.latchkey, betterAuth: result.betterAuth }];
 
 /** Per recorded pair of windows, a figure of both sides; its median and range over the pairs. */
-function pairSpread(
-  result: ScenarioResult,
-  of: (lk: Measurement, ba: Measurement) => number | null,
-): Spread | null {
+function pairSpread(result: ScenarioResult, of: (lk: Measurement, ba: Measurement) => number | null): Spread | null {
   const values: number[] = [];
   for (const { latchkey, betterAuth } of pairsOf(result)) {
     if (!latchkey || !betterAuth) continue;
@@ -99,8 +97,7 @@ function pairSpread(
 export const ratioSpread = (result: ScenarioResult) =>
   pairSpread(result, (lk, ba) => (ba.opsPerSec === 0 ? null : lk.opsPerSec / ba.opsPerSec));
 /** Better Auth's application CPU per operation over Latchkey's, per pair of windows. */
-export const cpuRatioSpread = (result: ScenarioResult) =>
-  pairSpread(result, (lk, ba) => ba.cpuMsPerOp / lk.cpuMsPerOp);
+export const cpuRatioSpread = (result: ScenarioResult) => pairSpread(result, (lk, ba) => ba.cpuMsPerOp / lk.cpuMsPerOp);
 /** The same with the database's CPU added to each side (PostgreSQL; null where it was not sampled). */
 export const totalCpuRatioSpread = (result: ScenarioResult) =>
   pairSpread(result, (lk, ba) =>
@@ -178,13 +175,19 @@ export function markdownTable(results: ScenarioResult[], floor: Measurement | nu
     if (r.skipped && !r.latchkey && !r.betterAuth)
       return `| ${r.title} | ${r.store} | ${r.work || "-"} | skipped: ${r.skipped} |${" |".repeat(blanks)}`;
     const cells = (side: "latchkey" | "betterAuth") => {
-      if (!r[side]) return Array((withDb ? 5 : 4)).fill("-");
+      if (!r[side]) return Array(withDb ? 5 : 4).fill("-");
       const errors = pairsOf(r).reduce((sum, p) => sum + (p[side]?.errors ?? 0), 0);
       const out = [
-        range(sideSpread(r, side, (m) => m.opsPerSec), (n) => fmt(n)),
+        range(
+          sideSpread(r, side, (m) => m.opsPerSec),
+          (n) => fmt(n),
+        ),
         ms(sideSpread(r, side, (m) => m.p50Ms)?.median ?? Number.NaN),
         String(errors),
-        range(sideSpread(r, side, (m) => m.cpuMsPerOp), ms),
+        range(
+          sideSpread(r, side, (m) => m.cpuMsPerOp),
+          ms,
+        ),
       ];
       if (withDb)
         out.push(
