@@ -3,7 +3,14 @@ import { loadavg, cpus as osCpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { measure, type LoadPlan, type Measurement } from "./harness/load.ts";
-import { hasTaskset, pinSelf, startServer, waitForIdle, type ServerProcess } from "./harness/process.ts";
+import {
+  type BetterAuthVariant,
+  hasTaskset,
+  pinSelf,
+  startServer,
+  waitForIdle,
+  type ServerProcess,
+} from "./harness/process.ts";
 import {
   cpuRatio,
   markdownMemory,
@@ -56,6 +63,46 @@ const scaleOnly = args.has("scale-only");
 const scale = args.has("scale") || scaleOnly;
 const [SMALL, LARGE] = (args.get("scale-sizes") ?? "1000,1000000").split(",").map(Number) as [number, number];
 const SCALE_IDS = ["get-session", "api-key-verify-unlimited", "api-key-verify-quota", "token", "otp-round-trip"];
+// Tuned Better Auth configurations, each its own rows next to the defaults: on in the full run, off in the quick one.
+const variantsOn = args.has("variants") || (!quick && !args.has("no-variants"));
+interface Variant {
+  variant: BetterAuthVariant;
+  label: string;
+  ids: string[];
+  /** The store work per request with the variant, by scenario id. */
+  work: Record<string, string>;
+}
+const JWT_WORK =
+  "1 read (session joined to user; signing key cached) vs 2 reads (session joined to user where its adapter joins, jwks), plus 1 Ed25519 signature each";
+const VARIANTS: Variant[] = [
+  {
+    variant: "joins",
+    label: "Better Auth with advanced.database.joins: true",
+    ids: ["get-session", "get-session-jwt", "token"],
+    work: {
+      "get-session": "1 read (session joined to user) vs 1 read (session joined to user where its adapter joins)",
+      "get-session-jwt": JWT_WORK,
+      token: JWT_WORK,
+    },
+  },
+  {
+    variant: "cookie-cache",
+    label: "Better Auth with session.cookieCache on (maxAge 1 h; a revoked session keeps working until it ends)",
+    ids: ["get-session"],
+    work: {
+      "get-session": "1 read (session joined to user) vs 0 reads (the signed session_data cookie, checked by HMAC)",
+    },
+  },
+  {
+    variant: "argon2id",
+    label: "Better Auth hashing with argon2id m=19456 KiB t=2 p=1, as Latchkey",
+    ids: ["sign-in"],
+    work: {
+      "sign-in":
+        "user and credential-account reads, 1 argon2id verify (the same parameters) and 1 session insert on each side",
+    },
+  },
+];
 const profileScenario = args.get("profile") ?? null;
 const profileImpl = (args.get("profile-impl") ?? "latchkey") as "latchkey" | "better-auth";
 
@@ -112,6 +159,7 @@ async function start(
   store: StoreKind,
   jwtHeader: boolean,
   profileDir?: string,
+  variant?: BetterAuthVariant,
 ): Promise<ServerProcess> {
   const port = nextPort++;
   const dbFile = store === "libsql" ? `${tmpDir}/${impl}-${port}.db` : undefined;
@@ -129,6 +177,7 @@ async function start(
     ...(dbFile ? { dbFile } : {}),
     ...(dbUrl ? { dbUrl } : {}),
     ...(profileDir ? { cpuProfileDir: profileDir } : {}),
+    ...(variant && impl === "better-auth" ? { variant } : {}),
   });
 }
 
@@ -191,6 +240,8 @@ const missingFor = (scenario: Scenario, lk: ServerFeatures): Feature[] => scenar
 interface ConfigurationExtras {
   /** What the memory table calls this configuration. */
   label: string;
+  /** A tuned Better Auth instead of its defaults; the rows' titles name it. */
+  variant?: Variant;
   /** Runs before the HTTP seed (the scale mode's bulk load). */
   before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
   /** Runs after the last scenario, both servers still up (sweeps, query plans). */
@@ -209,7 +260,7 @@ async function runConfiguration(
   extras: ConfigurationExtras,
 ) {
   const lk = await start("latchkey", store, jwtHeader);
-  const ba = await start("better-auth", store, jwtHeader);
+  const ba = await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
   const both = [lk, ba];
   try {
     if (extras.before) await extras.before(lk, ba);
@@ -218,7 +269,8 @@ async function runConfiguration(
     info[`latchkey store (${store})`] = lkFeatures.store;
     info[`better-auth store (${store})`] = baFeatures.store;
     info["latchkey password hash"] = lkFeatures.passwordHash;
-    info["better-auth password hash"] = baFeatures.passwordHash;
+    info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
+      baFeatures.passwordHash;
     const seeds = new Map<ServerProcess, Seed>([
       [lk, await seed(lk, USERS, lkFeatures.apiKeys)],
       [ba, await seed(ba, USERS, true)],
@@ -232,11 +284,11 @@ async function runConfiguration(
     for (const [index, scenario] of scenarios.entries()) {
       const missing = missingFor(scenario, lkFeatures);
       const result: ScenarioResult = {
-        id: scenario.id,
-        title: scenario.title,
+        id: extras.variant ? `${scenario.id}+${extras.variant.variant}` : scenario.id,
+        title: extras.variant ? `${scenario.title} — ${extras.variant.label}` : scenario.title,
         store,
         unit: scenario.unit,
-        work: scenario.work,
+        work: extras.variant?.work[scenario.id] ?? scenario.work,
         latchkey: null,
         betterAuth: null,
         target: scenario.target[store === "postgres" ? "libsql" : store], // the same goals as on libSQL
@@ -520,6 +572,16 @@ async function main(): Promise<void> {
         await runConfiguration(store, jwtHeader, group, floor, results, info, memory, {
           label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}`,
         });
+    }
+    for (const v of variantsOn ? VARIANTS : []) {
+      for (const jwtHeader of [true, false]) {
+        const group = selected.filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id));
+        if (group.length)
+          await runConfiguration(store, jwtHeader, group, null, results, info, memory, {
+            label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}, ${v.label}`,
+            variant: v,
+          });
+      }
     }
     report(false);
   }

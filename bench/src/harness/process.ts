@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export type Impl = "latchkey" | "better-auth" | "floor";
+export type BetterAuthVariant = "joins" | "cookie-cache" | "argon2id";
 
 export interface ServerSpec {
   impl: Impl;
@@ -13,6 +14,8 @@ export interface ServerSpec {
   dbUrl?: string;
   /** Write a V8 CPU profile of the whole server run into this folder. */
   cpuProfileDir?: string;
+  /** A tuned Better Auth configuration (bench/src/servers/better-auth.ts): joins, cookie-cache or argon2id. */
+  variant?: BetterAuthVariant;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
 }
@@ -120,6 +123,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_JWT_HEADER: spec.jwtHeader ? "1" : "0",
       BENCH_DB_FILE: spec.dbFile ?? "",
       BENCH_DB_URL: spec.dbUrl ?? "",
+      BENCH_BA_VARIANT: spec.variant ?? "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

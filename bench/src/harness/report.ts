@@ -107,7 +107,7 @@ export const totalCpuRatioSpread = (result: ScenarioResult) =>
   );
 
 /** One side's figure over its windows (the single window when the result has no repeats). */
-export function sideSpread(
+function sideSpread(
   result: ScenarioResult,
   side: "latchkey" | "betterAuth",
   pick: (m: Measurement) => number | null,

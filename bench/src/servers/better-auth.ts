@@ -1,3 +1,4 @@
+import { argon2idHasher, webCryptoRandom } from "@latchkey/core";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { betterAuthDatabase, betterAuthPlugins } from "./better-auth-db.ts";
 import { readServerEnv, runServer } from "./shell.ts";
@@ -8,11 +9,42 @@ import { readServerEnv, runServer } from "./shell.ts";
 const env = readServerEnv();
 const codes = new Map<string, string>();
 
+// A tuned Better Auth (`BENCH_BA_VARIANT`), each measured as its own rows next to the defaults:
+// - joins: `advanced.database.joins: true` (session and user in one query where its adapter supports joins);
+// - cookie-cache: `session.cookieCache` on, so get-session answers from a signed cookie without a database read. Its
+//   caveat: a revoked session keeps working until the cookie's maxAge ends. maxAge is 1 hour because the load
+//   generator replays the seed's cookies and never stores a refreshed one (the default 5 minutes would expire mid-run);
+// - argon2id: the same password hash as Latchkey (argon2id m=19456 KiB t=2 p=1, Latchkey's hasher), so sign-in
+//   compares the libraries rather than two hash functions.
+const variant = process.env.BENCH_BA_VARIANT ?? "";
+const argon2 = argon2idHasher({ random: webCryptoRandom });
+const variantOptions =
+  variant === "joins"
+    ? { advanced: { database: { joins: true } } }
+    : variant === "cookie-cache"
+      ? { session: { cookieCache: { enabled: true, maxAge: 3600 } } }
+      : {};
+const passwordHash =
+  variant === "argon2id"
+    ? "argon2id m=19456 KiB t=2 p=1 (Latchkey's hasher, variant)"
+    : "scrypt N=16384 r=16 p=1 (node:crypto, default)";
+
 const baseOptions = {
   secret: env.secret,
   baseURL: env.baseUrl,
   basePath: "/auth",
-  emailAndPassword: { enabled: true },
+  ...variantOptions,
+  emailAndPassword: {
+    enabled: true,
+    ...(variant === "argon2id"
+      ? {
+          password: {
+            hash: (password: string) => argon2.hash(password),
+            verify: ({ hash, password }: { hash: string; password: string }) => argon2.verify(hash, password),
+          },
+        }
+      : {}),
+  },
   rateLimit: { enabled: false },
   telemetry: { enabled: false },
   logger: { level: "error" as const },
@@ -41,7 +73,7 @@ runServer(
       apiKeys: true,
       emailOtp: true,
       store: db.description,
-      passwordHash: "scrypt N=16384 r=16 p=1 (node:crypto, default)",
+      passwordHash,
     },
     async createApiKeys(userId) {
       const unlimited = await auth.api.createApiKey({ body: { userId, name: "unlimited" } });
