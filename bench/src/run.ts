@@ -242,7 +242,7 @@ interface ConfigurationExtras {
   label: string;
   /** A tuned Better Auth instead of its defaults; the rows' titles name it. */
   variant?: Variant;
-  /** Runs before the HTTP seed (the scale mode's bulk load). */
+  /** Runs after the HTTP seed (the scale mode's bulk load), before the first scenario. */
   before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
   /** Runs after the last scenario, both servers still up (sweeps, query plans). */
   after?: (lk: ServerProcess, ba: ServerProcess, seeds: Map<ServerProcess, Seed>) => Promise<void>;
@@ -263,7 +263,6 @@ async function runConfiguration(
   const ba = await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
   const both = [lk, ba];
   try {
-    if (extras.before) await extras.before(lk, ba);
     const lkFeatures = await features(lk);
     const baFeatures = await features(ba);
     info[`latchkey store (${store})`] = lkFeatures.store;
@@ -275,6 +274,9 @@ async function runConfiguration(
       [lk, await seed(lk, USERS, lkFeatures.apiKeys)],
       [ba, await seed(ba, USERS, true)],
     ]);
+    // The bulk load after the HTTP seed: Better Auth's createApiKey deletes every expired key it finds (at most every
+    // 10 s), so loading first would leave it none for the timed sweep while Latchkey keeps all of its own.
+    if (extras.before) await extras.before(lk, ba);
     // Resident memory of each seeded server at rest (after a collection), then the highest seen under load.
     const rss = new Map<ServerProcess, { idleMb: number; peakMb: number }>();
     for (const server of both) {

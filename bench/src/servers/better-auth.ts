@@ -86,9 +86,20 @@ runServer(
     // Its server-side sweep of every user's expired keys; it has no sweep for expired sessions (they are deleted
     // when a lookup finds them expired).
     sweeps: {
+      // It does not say how many rows it deleted: the expired keys are counted through its own adapter before and after.
       async apiKeys() {
+        const { adapter } = await auth.$context;
+        const expired = () =>
+          adapter.count({
+            model: "apikey",
+            where: [
+              { field: "expiresAt", operator: "lt", value: new Date() },
+              { field: "expiresAt", operator: "ne", value: null },
+            ],
+          });
+        const before = await expired();
         await auth.api.deleteAllExpiredApiKeys();
-        return null;
+        return before - (await expired());
       },
       sessions: null,
     },
