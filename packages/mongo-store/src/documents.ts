@@ -57,6 +57,7 @@ const sessionFields: FieldSet<SessionRecord> = {
   updatedAt: true,
   ip: true,
   userAgent: true,
+  rememberMe: true,
 };
 const accountFields: FieldSet<AccountRecord> = {
   userId: true,
@@ -140,7 +141,11 @@ export const userFromDoc = (d: UserDoc): UserRecord => {
   return record.appMetadata === undefined ? { ...record, appMetadata: {} } : record;
 };
 export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFields);
-export const sessionFromDoc = (d: SessionDoc): SessionRecord => fromDoc(d, sessionFields);
+// Sessions stored before `rememberMe` existed were all "remember me" sessions.
+export const sessionFromDoc = (d: SessionDoc): SessionRecord => ({
+  ...fromDoc(d, sessionFields),
+  rememberMe: d.rememberMe !== false,
+});
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
 export const accountFromDoc = (d: AccountDoc): AccountRecord => fromDoc(d, accountFields);
 export const verificationToDoc = (r: VerificationRecord): VerificationDoc => ({

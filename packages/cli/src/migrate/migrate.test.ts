@@ -50,7 +50,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`,
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\n`,
       );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
@@ -72,10 +72,16 @@ describe("latchkey migrate", () => {
         expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
           "0000_initial",
           "0001_api_key_lifecycle",
-          "0002_app_metadata",
+          "0002_session_remember_me",
+          "0003_app_metadata",
         ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-        expect(lines).toEqual(["applied 0000_initial", "applied 0001_api_key_lifecycle", "applied 0002_app_metadata"]);
+        expect(lines).toEqual([
+          "applied 0000_initial",
+          "applied 0001_api_key_lifecycle",
+          "applied 0002_session_remember_me",
+          "applied 0003_app_metadata",
+        ]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
         expect(again.stdout).toContain("nothing to apply");
@@ -93,7 +99,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`,
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\n`,
       );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
@@ -115,7 +121,8 @@ describe("latchkey migrate", () => {
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
           { id: 2, name: "0001_api_key_lifecycle.sql" },
-          { id: 3, name: "0002_app_metadata.sql" },
+          { id: 3, name: "0002_session_remember_me.sql" },
+          { id: 4, name: "0003_app_metadata.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
@@ -278,7 +285,7 @@ describe("latchkey migrate", () => {
         const ok = await latchkeyWith({ LATCHKEY_DATABASE_URL: database.url }, "migrate");
         expect(ok).toMatchObject({ code: 0, stderr: "" });
         expect(ok.stdout).toBe(
-          `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_app_metadata\n`,
+          `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\n`,
         );
         const failed = await latchkeyWith(
           { LATCHKEY_DATABASE_URL: "postgres://app:S3cret-env@127.0.0.1:1/auth" },

@@ -31,6 +31,7 @@ const session = (userId: string): SessionRecord => ({
   updatedAt: T0,
   ip: null,
   userAgent: null,
+  rememberMe: true,
 });
 const account = (userId: string): AccountRecord => ({
   id: `a${++n}`,
@@ -56,7 +57,7 @@ function setUp(failing: Set<string> = new Set()) {
       ...base.sessions,
       async create(record) {
         if (record.tokenHash === "refused") throw new Error("the database refused the session");
-        await base.sessions.create(record);
+        return base.sessions.create(record);
       },
     },
   };
