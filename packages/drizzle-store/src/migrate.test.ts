@@ -39,7 +39,12 @@ describe("migrateDatabase", () => {
     const database = await createTestPostgresDatabase();
     try {
       const results = await Promise.all([1, 2, 3].map(() => migrateDatabase(database.url)));
-      expect(results.flat()).toEqual(["0000_initial", "0001_api_key_lifecycle", "0002_session_remember_me", "0003_app_metadata"]);
+      expect(results.flat()).toEqual([
+        "0000_initial",
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+      ]);
     } finally {
       await database.dispose();
     }
