@@ -23,7 +23,7 @@ describe("rememberMe", () => {
     const start = t.clock.now();
     const { res, token, expiresAt } = await signIn(t, { rememberMe: false });
     const cookie = res.headers.get("set-cookie") ?? "";
-    expect(cookie).toMatch(/^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Path=\//);
+    expect(cookie).toMatch(/^__Host-latchkey\.session=[A-Za-z0-9_-]{43}; Path=\//);
     expect(cookie).not.toMatch(/Max-Age|Expires/i);
     expect(new Date(expiresAt).getTime()).toBe(start + 12 * HOUR);
     const stored = await t.store.sessions.findByTokenHash(hashSecret(token));

@@ -150,7 +150,7 @@ describe("POST /revoke-session", () => {
       body: { sessionId: current },
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     expect(await live(t, d.tablet)).toBe(false);
   });
 
@@ -193,7 +193,7 @@ describe("POST /revoke-other-sessions and /revoke-sessions", () => {
     const res = await t.request("POST", "/revoke-sessions", { headers: cookieHeaders(d.phone) });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ revoked: 3 });
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     for (const token of [d.laptop, d.phone, d.tablet]) expect(await live(t, token)).toBe(false);
     expect(await live(t, d.grace.token)).toBe(true);
     expect(events.filter((e) => e.type === "SessionRevoked" && e.reason === "revoke-sessions")).toHaveLength(3);
