@@ -174,6 +174,8 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
     ? compensatingTransaction(ports, {
         session: (id) => store.sessions.delete(id),
         account: async () => undefined,
+        // A reset creates no user: nothing to take back.
+        user: async () => undefined,
       })
     : (body) => store.transaction((tx) => body({ ...tx, accounts: failing(tx.accounts) }));
   const wrapped: FullStore & { failures: number } = { ...store, ...ports, transaction, failures: 0 };
