@@ -215,8 +215,16 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
   it("sessions revoked on one instance are refused on the other at once (revoke-other-sessions, revoke-session)", async () => {
     const email = "devices@workers.example";
     const laptop = await signUp(email, "192.0.2.30");
+    // Bearer devices ask for the session token (a browser page is served by the cookie alone).
     const bearerOf = async (via: typeof viaA, ip: string) => {
-      const res = await signIn(via, email, "correct horse battery", ip);
+      const init = json({ email, password: "correct horse battery" });
+      const res = await via(
+        new Request(`${BASE_URL}/auth/sign-in/email`, {
+          ...init,
+          headers: { ...init.headers, "latchkey-credentials": "bearer" },
+        }),
+        ip,
+      );
       expect(res.status).toBe(200);
       return ((await res.json()) as { credentials: { token: string } }).credentials.token;
     };
