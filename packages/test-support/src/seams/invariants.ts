@@ -174,16 +174,19 @@ export async function noSessionFromReplacedPassword(
   return out;
 }
 
-/** I5. A spent one-time token means its whole effect happened: `effect` answers what is missing, or null. */
+/**
+ * I5. A spent one-time token means its whole effect happened. `row` is the token's row as it is now (null: spent
+ * or gone); `effect` answers what is missing, or null. A token still unspent can be used again, so a partial
+ * effect is finished by a retry.
+ */
 export function spentTokenHadEffect(
-  s: Snapshot,
-  identifier: string,
-  wasIssued: boolean,
-  effect: (s: Snapshot) => string | null,
+  what: string,
+  row: VerificationRecord | null | undefined,
+  effect: () => string | null,
 ): Violation[] {
-  if (!wasIssued || s.verifications.get(identifier)) return [];
-  const missing = effect(s);
-  return missing ? [v(5, `${identifier} is spent but ${missing}`)] : [];
+  if (row) return [];
+  const missing = effect();
+  return missing ? [v(5, `${what} is spent but ${missing}`)] : [];
 }
 
 /** I6. At most `maxFailures` password checks per lockout window per account (plus the documented margin). */

@@ -258,10 +258,10 @@ describe("the fault injector", () => {
         });
         const violations = [
           ...structuralViolations(snap),
-          ...spentTokenHadEffect(snap, IDENTIFIER, true, (s) => {
-            const hash = (s.accounts.get("u1") ?? []).find((a) => a.passwordHash)?.passwordHash;
+          ...spentTokenHadEffect(IDENTIFIER, snap.verifications.get(IDENTIFIER), () => {
+            const hash = (snap.accounts.get("u1") ?? []).find((a) => a.passwordHash)?.passwordHash;
             if (hash !== "plain:new") return "the password was not replaced";
-            return s.sessions.get("attacker-token") ? "the other sessions are alive" : null;
+            return snap.sessions.get("attacker-token") ? "the other sessions are alive" : null;
           }),
         ];
         expect(violations, describeViolations(violations)).toEqual([]);

@@ -1,0 +1,66 @@
+import { argon2idHasher, webCryptoRandom, type AuthPlugin, type FullStore, type PasswordHasher } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
+import type { ExplorationReport, FaultReport } from "@latchkey/test-support";
+import { createTestAuth, type TestAuth } from "../testing/test-auth.ts";
+import type { CreateAuthOptions } from "../create-auth.ts";
+import { storeForTestRun, testStoreKind } from "../testing/test-stores.ts";
+
+/** The cheap argon2id of the HTTP tests; any argon2id hasher verifies what another one hashed. */
+export const seamHasher: PasswordHasher = argon2idHasher({
+  random: webCryptoRandom,
+  params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+});
+
+/** The store of this run's kind (memory, or a fresh libSQL/PostgreSQL database), shared by a test's worlds. */
+export function sharedStore(): FullStore {
+  return storeForTestRun() ?? memoryStore();
+}
+
+let next = 0;
+/** A fresh email per world, so worlds on one shared database never see each other's users. */
+export const freshEmail = (name = "ada") => `${name}.${process.pid}.${++next}@example.com`;
+
+/**
+ * A test auth over the wrapped store. The per-IP limiter and the lockout are off unless a test turns them on:
+ * their counters are independent of most pairs' invariants and each adds a step to every interleaving.
+ */
+export function seamAuth<const P extends readonly AuthPlugin[] = []>(
+  store: FullStore,
+  options: Partial<Omit<CreateAuthOptions<P>, "database">> = {},
+): TestAuth<P> {
+  return createTestAuth<P>({
+    rateLimit: { enabled: false },
+    lockout: { enabled: false },
+    ...options,
+    store,
+  } as Partial<Omit<CreateAuthOptions<P>, "database">> & { store: FullStore });
+}
+
+/** A response read inside the flow (status and JSON body), so the check never touches a stream later. */
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export async function answer(res: Promise<Response>): Promise<Answer> {
+  const r = await res;
+  const text = await r.text();
+  return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** The session token of a 200 sign-in answer. */
+export const tokenOf = (a: Answer | undefined): string | null =>
+  a?.status === 200 ? ((a.body.credentials as { token?: string } | undefined)?.token ?? null) : null;
+
+/** Prints what a seam test explored, so the counts show in the test output (docs/invariants.md records them). */
+export function report(name: string, r: ExplorationReport | FaultReport): void {
+  const where = testStoreKind();
+  if ("explored" in r)
+    console.log(
+      `[seams] ${where} ${name}: ${r.explored} interleavings${r.exhaustive ? " (all)" : ` (enumerated + sampled, seed ${r.seed})`}, longest ${r.longest} steps`,
+    );
+  else
+    console.log(
+      `[seams] ${where} ${name}: ${r.injected} faults injected over ${r.writes.length} writes (${r.writes.join(", ")})`,
+    );
+}
