@@ -174,19 +174,25 @@ export async function noSessionFromReplacedPassword(
   return out;
 }
 
+/** How much of a one-time token's effect is in the store: all of it, none of it, or a description of a part. */
+export type EffectState = "complete" | "none" | { partial: string };
+
 /**
- * I5. A spent one-time token means its whole effect happened. `row` is the token's row as it is now (null: spent
- * or gone); `effect` answers what is missing, or null. A token still unspent can be used again, so a partial
- * effect is finished by a retry.
+ * I5. A spent one-time token means its effect happened, or the flow can be redone: spent with the whole effect,
+ * or spent with none of it (the user asks for a new token), never spent with a part of it (a password written
+ * while the other sessions live on, with no token left to finish the job). `row` is the token's row as it is now
+ * (null: spent or gone).
  */
 export function spentTokenHadEffect(
   what: string,
   row: VerificationRecord | null | undefined,
-  effect: () => string | null,
+  effect: () => EffectState,
 ): Violation[] {
   if (row) return [];
-  const missing = effect();
-  return missing ? [v(5, `${what} is spent but ${missing}`)] : [];
+  const state = effect();
+  return typeof state === "object"
+    ? [v(5, `${what} is spent but only part of its effect happened: ${state.partial}`)]
+    : [];
 }
 
 /** I6. At most `maxFailures` password checks per lockout window per account (plus the documented margin). */
