@@ -91,18 +91,22 @@ export function instrumentStore(inner: FullStore, hooks: StoreHooks): FullStore 
   const wrapPorts = (ports: FullStorePorts, inTransaction: boolean): FullStorePorts => {
     const out = {} as Record<PortName, unknown>;
     for (const port of PORTS) {
-      const target = ports[port] as unknown as Record<string, unknown>;
-      const wrapped: Record<string, unknown> = {};
-      for (const method of Object.keys(target)) {
-        const fn = target[method];
-        if (typeof fn !== "function") continue;
-        const write = WRITE_METHODS[port].includes(method);
-        wrapped[method] = (...args: unknown[]) => {
-          const ctx = context.getStore();
-          const c: PortCall = { port, method, args, write, inTransaction, flow: ctx?.flow ?? null };
-          return hooks.call(c, () => Promise.resolve(fn.apply(target, args)));
-        };
-      }
+      const target = ports[port] as unknown as Record<string, unknown> | undefined;
+      if (!target) continue;
+      // A proxy rather than a copy: some stores (the HTTP suites' lazy database stores) are proxies themselves,
+      // with no own keys to copy.
+      const wrapped = new Proxy(target, {
+        get(_, method) {
+          const fn = target[method as string];
+          if (typeof method !== "string" || typeof fn !== "function") return fn;
+          const write = WRITE_METHODS[port].includes(method);
+          return (...args: unknown[]) => {
+            const ctx = context.getStore();
+            const c: PortCall = { port, method, args, write, inTransaction, flow: ctx?.flow ?? null };
+            return hooks.call(c, () => Promise.resolve(fn.apply(target, args)));
+          };
+        },
+      });
       out[port] = wrapped;
     }
     return out as unknown as FullStorePorts;
