@@ -1,4 +1,11 @@
-import { argon2idHasher, webCryptoRandom, type AuthPlugin, type FullStore, type PasswordHasher } from "@latchkey/core";
+import {
+  argon2idHasher,
+  compensatingTransaction,
+  webCryptoRandom,
+  type AuthPlugin,
+  type FullStore,
+  type PasswordHasher,
+} from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import type { ExplorationReport, FaultReport } from "@latchkey/test-support";
 import { createTestAuth, type TestAuth } from "../testing/test-auth.ts";
@@ -63,4 +70,24 @@ export function report(name: string, r: ExplorationReport | FaultReport): void {
     console.log(
       `[seams] ${where} ${name}: ${r.injected} faults injected over ${r.writes.length} writes (${r.writes.join(", ")})`,
     );
+}
+
+/**
+ * The memory store with its transaction replaced by `compensatingTransaction`: what D1 and a standalone MongoDB do
+ * (every port write atomic on its own, the body's creations deleted again when it throws). It puts the compensation
+ * paths under the scheduler and the fault injector without workerd or a MongoDB server. Undoing a created account
+ * by id has no port: this harness undoes sessions only and says so when an account would need it.
+ */
+export function compensatingMemoryStore(): FullStore {
+  const base = memoryStore();
+  return {
+    ...base,
+    kind: "memory (compensation)",
+    transaction: compensatingTransaction(base, {
+      session: (id) => base.sessions.delete(id),
+      account: async (id) => {
+        throw new Error(`compensatingMemoryStore cannot undo account ${id}`);
+      },
+    }) as FullStore["transaction"],
+  };
 }

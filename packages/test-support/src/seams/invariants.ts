@@ -31,7 +31,10 @@ export interface Snapshot {
   users: Map<string, UserRecord | null>;
   byEmail: Map<string, UserRecord | null>;
   accounts: Map<string, AccountRecord[]>;
-  /** How many sessions each scoped user has (any token, including ones no test saw). */
+  /**
+   * How many sessions each scoped user has (any token, including ones no test saw). Empty on a store whose
+   * transactions do not roll back (a compensating transaction): there only the named tokens are looked at.
+   */
   sessionCounts: Map<string, number>;
   sessions: Map<string, { session: SessionRecord; user: UserRecord } | null>;
   verifications: Map<string, VerificationRecord | null>;
@@ -42,11 +45,48 @@ export interface Snapshot {
 
 class CountOnly extends Error {}
 
+const rollsBack = new WeakMap<FullStore, Promise<boolean>>();
+
+/**
+ * Whether a throw in `transaction` undoes the body's writes on this store (not so with `compensatingTransaction`,
+ * which undoes only creations): a probe row is issued in a transaction that then throws, and looked for after.
+ */
+function storeRollsBack(store: FullStore): Promise<boolean> {
+  let known = rollsBack.get(store);
+  if (!known) {
+    known = (async () => {
+      const identifier = `seams-rollback-probe:${Math.random().toString(36).slice(2)}`;
+      const at = new Date();
+      try {
+        await store.transaction(async (tx) => {
+          await tx.verifications.issue({
+            id: identifier.slice(-22),
+            identifier,
+            valueHash: identifier,
+            attemptCount: 0,
+            expiresAt: new Date(at.getTime() + 60_000),
+            createdAt: at,
+            userId: null,
+            payload: null,
+          });
+          throw new CountOnly();
+        });
+      } catch (error) {
+        if (!(error instanceof CountOnly)) throw error;
+      }
+      return (await store.verifications.deleteByIdentifier(identifier)) === 0;
+    })();
+    rollsBack.set(store, known);
+  }
+  return known;
+}
+
 /**
  * Counts a user's sessions through the ports: `deleteByUser` answers how many it deleted, inside a transaction
- * that is then rolled back, so nothing changes.
+ * that is then rolled back, so nothing changes. Null on a store whose transactions do not roll back.
  */
-async function countSessions(store: FullStore, userId: string): Promise<number> {
+async function countSessions(store: FullStore, userId: string): Promise<number | null> {
+  if (!(await storeRollsBack(store))) return null;
   let count = -1;
   try {
     await store.transaction(async (tx) => {
@@ -94,7 +134,8 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
   for (const id of userIds) {
     snap.users.set(id, await store.users.findById(id));
     snap.accounts.set(id, await store.accounts.listByUser(id));
-    snap.sessionCounts.set(id, await countSessions(store, id));
+    const count = await countSessions(store, id);
+    if (count !== null) snap.sessionCounts.set(id, count);
   }
   for (const identifier of scope.identifiers ?? [])
     snap.verifications.set(identifier, await store.verifications.findByIdentifier(identifier));
