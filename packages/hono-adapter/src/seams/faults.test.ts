@@ -313,17 +313,18 @@ describe("a failure at every write step", () => {
     missing: async (t, c) => ((await t.store.users.findById(c.userId)) ? "the user is still there" : null),
     async invariants(t, c) {
       const row = await t.store.verifications.findByValueHash(hashSecret(c.secret));
-      const gone = (await this.missing(t, c, null)) === null;
+      const gone = (await t.store.users.findById(c.userId)) === null;
       return spentTokenHadEffect("the deletion token", row, () => (gone ? "complete" : "none"));
     },
     async retry(t, c) {
-      const again = await this.request(t, c);
-      if (again.status === 200 || (await this.missing(t, c, null)) === null) return;
+      const again = await answer(t.request("POST", "/delete-account/confirm", { body: { token: c.secret } }));
+      if (again.status === 200 || (await t.store.users.findById(c.userId)) === null) return;
       // The token is spent and the user is still there (I5: redoable): ask for a new one.
       expect(again.body.code).toBe("INVALID_TOKEN");
       const req = await t.request("POST", "/delete-account/request", { headers: bearer(c.token), body: {} });
       expect(req.status).toBe(200);
-      const redo = await this.request(t, { ...c, secret: t.auth.getOtp(c.email)! });
+      const secret = t.auth.getOtp(c.email)!;
+      const redo = await answer(t.request("POST", "/delete-account/confirm", { body: { token: secret } }));
       expect(redo.status, JSON.stringify(redo.body)).toBe(200);
     },
   });

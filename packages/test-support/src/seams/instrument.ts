@@ -128,8 +128,3 @@ export function instrumentStore(inner: FullStore, hooks: StoreHooks): FullStore 
     close: () => inner.close(),
   };
 }
-
-/** Whether the current async context is inside a wrapped transaction body. */
-export function inTransactionBody(): boolean {
-  return context.getStore()?.inTransaction ?? false;
-}
