@@ -73,21 +73,34 @@ export function report(name: string, r: ExplorationReport | FaultReport): void {
 }
 
 /**
- * The memory store with its transaction replaced by `compensatingTransaction`: what D1 and a standalone MongoDB do
- * (every port write atomic on its own, the body's creations deleted again when it throws). It puts the compensation
- * paths under the scheduler and the fault injector without workerd or a MongoDB server. Undoing a created account
- * by id has no port: this harness undoes sessions only and says so when an account would need it.
+ * The store with its transaction replaced by `compensatingTransaction` over its own ports: what D1 and a standalone
+ * MongoDB do (every port write atomic on its own, the body's creations deleted again when it throws). Over a
+ * scheduled store, every statement of such a "transaction" is a step of its own, as it is on those databases; over
+ * the fault store, every write in it can fail. Undoing a created account by id has no port: this harness undoes
+ * sessions only and says so when an account would need it.
  */
-export function compensatingMemoryStore(): FullStore {
-  const base = memoryStore();
+export function withCompensation(store: FullStore): FullStore {
   return {
-    ...base,
-    kind: "memory (compensation)",
-    transaction: compensatingTransaction(base, {
-      session: (id) => base.sessions.delete(id),
+    ...store,
+    kind: `${store.kind} (compensation)`,
+    transaction: compensatingTransaction(store, {
+      session: (id) => store.sessions.delete(id),
       account: async (id) => {
-        throw new Error(`compensatingMemoryStore cannot undo account ${id}`);
+        throw new Error(`withCompensation cannot undo account ${id}`);
       },
     }) as FullStore["transaction"],
   };
+}
+
+/** The memory store with a compensating transaction (see `withCompensation`). */
+export const compensatingMemoryStore = (): FullStore => withCompensation(memoryStore());
+
+/**
+ * The store variants a pair runs on: this run's store, and in the memory run also the memory ports under a
+ * compensating transaction (D1 / standalone MongoDB semantics), where the scheduler interleaves inside it.
+ */
+export function storeVariants(): Array<{ name: string; base: () => FullStore; around: (s: FullStore) => FullStore }> {
+  const plain = { name: "", base: sharedStore, around: (s: FullStore) => s };
+  if (testStoreKind() !== "memory") return [plain];
+  return [plain, { name: " [compensation]", base: () => memoryStore(), around: withCompensation }];
 }

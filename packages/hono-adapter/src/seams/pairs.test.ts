@@ -12,7 +12,17 @@ import {
   type ScheduleRun,
 } from "@latchkey/test-support";
 import { bearer } from "../testing/test-auth.ts";
-import { answer, freshEmail, report, seamAuth, seamHasher, sharedStore, tokenOf, type Answer } from "./harness.ts";
+import {
+  answer,
+  freshEmail,
+  report,
+  seamAuth,
+  seamHasher,
+  sharedStore,
+  storeVariants,
+  tokenOf,
+  type Answer,
+} from "./harness.ts";
 
 const PASSWORD = "correct horse battery";
 const value = (run: ScheduleRun<unknown>, flow: string) => {
@@ -77,13 +87,13 @@ describe("wrong password x wrong password (the lockout), every interleaving", ()
   });
 });
 
-describe("sign-in x account deletion, every interleaving", () => {
-  const store = sharedStore();
+describe.each(storeVariants())("sign-in x account deletion, every interleaving$name", ({ name, base, around }) => {
+  const store = base();
 
   it("no session of the deleted user lives, and the sign-in answers 200 or 401 (never 500)", async () => {
     const r = await exploreInterleavings({
       async setup(wrap) {
-        const t = seamAuth(wrap(store));
+        const t = seamAuth(around(wrap(store)));
         const email = freshEmail();
         const { token, userId } = await t.signUp(email, PASSWORD);
         return { t, email, token, userId };
@@ -108,7 +118,7 @@ describe("sign-in x account deletion, every interleaving", () => {
         expect(violations, describeViolations(violations)).toEqual([]);
       },
     });
-    report("sign-in x account deletion", r);
+    report(`sign-in x account deletion${name}`, r);
   });
 });
 

@@ -8,7 +8,7 @@ import {
   structuralViolations,
   takeSnapshot,
 } from "@latchkey/test-support";
-import { answer, freshEmail, report, seamAuth, seamHasher, sharedStore, tokenOf, type Answer } from "./harness.ts";
+import { answer, freshEmail, report, seamAuth, seamHasher, storeVariants, tokenOf, type Answer } from "./harness.ts";
 
 const OLD = "correct horse battery";
 const NEW = "a brand new password";
@@ -16,13 +16,13 @@ const NEW = "a brand new password";
 // Sign-in with the old password x password reset: after every interleaving, no session obtained with the old
 // password survives the reset (I4), a spent reset token means the password changed and the other sessions are
 // gone (I5), and the structural invariants hold.
-describe("sign-in x password reset, every interleaving", () => {
-  const store = sharedStore();
+describe.each(storeVariants())("sign-in x password reset, every interleaving$name", ({ name, base, around }) => {
+  const store = base();
 
   const pair = async (kind: "link" | "otp") =>
     exploreInterleavings({
       async setup(wrap) {
-        const t = seamAuth(wrap(store), { plugins: [emailOtp()] });
+        const t = seamAuth(around(wrap(store)), { plugins: [emailOtp()] });
         const email = freshEmail();
         const { token: other, userId } = await t.signUp(email, OLD);
         const path = kind === "link" ? "/request-password-reset" : "/email-otp/request-password-reset";
@@ -72,10 +72,10 @@ describe("sign-in x password reset, every interleaving", () => {
     });
 
   it("by link: no old-password session survives, the spent link means the reset happened", async () => {
-    report("sign-in x reset (link)", await pair("link"));
+    report(`sign-in x reset (link)${name}`, await pair("link"));
   });
 
   it("by OTP: no old-password session survives, the spent code means the reset happened", async () => {
-    report("sign-in x reset (OTP)", await pair("otp"));
+    report(`sign-in x reset (OTP)${name}`, await pair("otp"));
   });
 });
