@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emailOtp, hashSecret } from "@latchkey/core";
+import { emailOtp } from "@latchkey/core";
 import {
   answeredSessionsExist,
   codesUnderAttemptLimit,
@@ -109,8 +109,6 @@ describe("OTP send x OTP sign-in, every interleaving", () => {
           ...answeredSessionsExist(snap, answered ? [answered] : []),
         ];
         expect(violations, describeViolations(violations)).toEqual([]);
-        // The send rotated the code: the row is the newest code's.
-        expect(snap.verifications.get(identifier)?.valueHash).toBe(hashSecret(latest));
         expect((await otpSignIn(t, email, latest)).status).toBe(200);
       },
     });
