@@ -104,3 +104,11 @@ export function storeVariants(): Array<{ name: string; base: () => FullStore; ar
   if (testStoreKind() !== "memory") return [plain];
   return [plain, { name: " [compensation]", base: () => memoryStore(), around: withCompensation }];
 }
+
+/**
+ * How many interleavings a pair enumerates before it samples, and how many it samples: fewer on a real database,
+ * where one interleaving costs a few round trips per step (the memory run carries the bulk).
+ */
+export function budget(): { exhaustiveLimit: number; samples: number } {
+  return testStoreKind() === "memory" ? { exhaustiveLimit: 400, samples: 100 } : { exhaustiveLimit: 150, samples: 50 };
+}

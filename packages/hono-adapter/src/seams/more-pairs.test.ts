@@ -10,7 +10,17 @@ import {
   type ScheduleRun,
 } from "@latchkey/test-support";
 import { bearer } from "../testing/test-auth.ts";
-import { answer, freshEmail, report, seamAuth, sharedStore, storeVariants, tokenOf, type Answer } from "./harness.ts";
+import {
+  answer,
+  budget,
+  freshEmail,
+  report,
+  seamAuth,
+  sharedStore,
+  storeVariants,
+  tokenOf,
+  type Answer,
+} from "./harness.ts";
 
 const PASSWORD = "correct horse battery";
 const value = (run: ScheduleRun<unknown>, flow: string) => {
@@ -31,6 +41,7 @@ describe("sign-in x email change, every interleaving", () => {
 
   it("the address resolves to one user, and afterwards only the new address signs in", async () => {
     const r = await exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const t = seamAuth(wrap(store), { plugins: [emailOtp({ emailChange: { enabled: true } })] });
         const email = freshEmail();
@@ -78,6 +89,7 @@ describe("OTP send x OTP sign-in, every interleaving", () => {
 
   it("one live code at a time, under the attempt limit, and the newest code signs in", async () => {
     const r = await exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const t = seamAuth(wrap(store), { plugins: [emailOtp()] });
         const email = freshEmail();
@@ -123,6 +135,7 @@ describe.each(storeVariants())(
 
     it("exactly one wins, one user with one account, and the winner's session exists", async () => {
       const r = await exploreInterleavings({
+        ...budget(),
         async setup(wrap) {
           const t = seamAuth(around(wrap(store)), { plugins: [emailOtp()] });
           const email = freshEmail("otp");
@@ -154,6 +167,7 @@ describe.each(storeVariants())(
 
     it("one user for the address, with an account; the OTP sign-in's session exists", async () => {
       const r = await exploreInterleavings({
+        ...budget(),
         async setup(wrap) {
           const t = seamAuth(around(wrap(store)), { plugins: [emailOtp()] });
           const email = freshEmail("race");

@@ -37,6 +37,7 @@ describe("wrong password x wrong password (the lockout), every interleaving", ()
 
   const pair = (second: "email" | "username") =>
     exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const checks = { count: 0 };
         const counting: PasswordHasher = {
@@ -92,6 +93,7 @@ describe.each(storeVariants())("sign-in x account deletion, every interleaving$n
 
   it("no session of the deleted user lives, and the sign-in answers 200 or 401 (never 500)", async () => {
     const r = await exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const t = seamAuth(around(wrap(store)));
         const email = freshEmail();
@@ -140,6 +142,7 @@ describe("API-key verify x update/disable/delete/reroll, every interleaving", ()
   for (const { name, refusal, path, write, extra } of refusals) {
     it(`verify x ${name}: a key refused before the verify read it never verifies, nor afterwards`, async () => {
       const r = await exploreInterleavings({
+        ...budget(),
         async setup(wrap) {
           const t = seamAuth(wrap(store), { plugins: [apiKeys()] });
           const { token, userId } = await t.signUp(freshEmail());
@@ -180,6 +183,7 @@ describe("quota verify x quota verify, every interleaving", () => {
 
   it("a key with one use left is granted exactly once", async () => {
     const r = await exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const t = seamAuth(wrap(store), { plugins: [apiKeys()] });
         const { userId } = await t.signUp(freshEmail());
@@ -206,6 +210,7 @@ describe("JWT rotation x rotation on two instances, every interleaving", () => {
   it("exactly one active key, the newest, and both instances sign with it", async () => {
     const store = sharedStore();
     const r = await exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const wrapped = wrap(store);
         const one = seamAuth(wrapped, { plugins: [jwt()] });

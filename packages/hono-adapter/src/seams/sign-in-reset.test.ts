@@ -8,7 +8,17 @@ import {
   structuralViolations,
   takeSnapshot,
 } from "@latchkey/test-support";
-import { answer, freshEmail, report, seamAuth, seamHasher, storeVariants, tokenOf, type Answer } from "./harness.ts";
+import {
+  answer,
+  budget,
+  freshEmail,
+  report,
+  seamAuth,
+  seamHasher,
+  storeVariants,
+  tokenOf,
+  type Answer,
+} from "./harness.ts";
 
 const OLD = "correct horse battery";
 const NEW = "a brand new password";
@@ -21,6 +31,7 @@ describe.each(storeVariants())("sign-in x password reset, every interleaving$nam
 
   const pair = async (kind: "link" | "otp") =>
     exploreInterleavings({
+      ...budget(),
       async setup(wrap) {
         const t = seamAuth(around(wrap(store)), { plugins: [emailOtp()] });
         const email = freshEmail();
