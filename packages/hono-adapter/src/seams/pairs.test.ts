@@ -14,6 +14,7 @@ import {
 import { bearer } from "../testing/test-auth.ts";
 import {
   answer,
+  budget,
   freshEmail,
   report,
   seamAuth,
