@@ -190,9 +190,17 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await submit("sign in with password", { "Email or username": "ada@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
+    // "Remember me" unticked: a cookie without an expiry (it ends with the browser) and a short session.
+    await form("sign in with password").getByLabel("Remember me").uncheck();
     await submit("sign in with password", { "Email or username": "ada@example.com", Password: PASSWORD });
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
     expect(page.url()).toBe(`${api}/`);
+    const cookie = (await context.cookies(api)).find((c) => c.name === "latchkey.session")!;
+    expect(cookie.expires).toBe(-1);
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    const sessions = await store.sessions.listByUser(ada.id);
+    expect(sessions[0]).toMatchObject({ rememberMe: false });
+    expect(sessions[0]!.expiresAt.getTime() - sessions[0]!.createdAt.getTime()).toBe(86_400_000);
   });
 
   it("account settings: name, image and username; checking and adding a password", async () => {
@@ -309,6 +317,47 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
       "That code is not right. Check the email and try again.",
     );
     await submit("sign in with code", { Code: codeIn(mail) });
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+  });
+
+  it("Devices: lists the sessions, signs out one other device, then every other one, and stays signed in", async () => {
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    // Two more devices, signed in from elsewhere.
+    const signInElsewhere = async (agent: string) => {
+      const res = await fetch(`${api}/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": agent },
+        body: JSON.stringify({ email: "ada@example.com", password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { credentials: { token: string } }).credentials.token;
+    };
+    const phone = await signInElsewhere("Phone/1.0");
+    const tablet = await signInElsewhere("Tablet/2.0");
+    const alive = async (token: string) =>
+      (await (await fetch(`${api}/auth/get-session`, { headers: { authorization: `Bearer ${token}` } })).json()) !==
+      null;
+    await page.getByRole("link", { name: "Devices" }).click();
+    const rows = page.getByTestId("device-row");
+    await poll(() => rows.count()).toBe(
+      (await store.sessions.listByUser((await store.users.findByEmail("ada@example.com"))!.id)).length,
+    );
+    expect(await rows.first().textContent()).toContain("Tablet/2.0");
+    await poll(() => page.getByTestId("this-device").count()).toBe(1);
+    // Sign out the phone from its row.
+    await rows.filter({ hasText: "Phone/1.0" }).getByRole("button", { name: "Sign out this device" }).click();
+    await page.getByText("That device is signed out.").waitFor();
+    await poll(() => rows.filter({ hasText: "Phone/1.0" }).count()).toBe(0);
+    expect(await alive(phone)).toBe(false);
+    expect(await alive(tablet)).toBe(true);
+    // Then everywhere else: only this browser's session is left, and it still works.
+    await page.getByRole("button", { name: "Sign out everywhere else" }).click();
+    await page.getByText(/Signed out \d+ other device/).waitFor();
+    await poll(() => rows.count()).toBe(1);
+    expect(await alive(tablet)).toBe(false);
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    expect(await store.sessions.listByUser(ada.id)).toHaveLength(1);
+    await page.reload();
     await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
   });
 

@@ -71,6 +71,26 @@ describe("@latchkey/client", () => {
     expect(await auth.api.getSession(token!)).toBeNull();
   });
 
+  it("lists and revokes sessions: another device, then everywhere (bearer mode forgets its token)", async () => {
+    const { auth, store } = server();
+    const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const phone = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+    await phone.signInEmail({ email: "ada@example.com", password: "correct horse battery", rememberMe: false });
+    const listed = await client.listSessions();
+    expect(listed.data?.sessions.map((s) => s.current).sort()).toEqual([false, true]);
+    const other = listed.data!.sessions.find((s) => !s.current)!;
+    expect((await client.revokeSession({ sessionId: other.id })).data).toEqual({ success: true });
+    expect((await phone.getSession()).data).toBeNull();
+    const missing = await client.revokeSession({ sessionId: other.id });
+    expect(missing.error).toMatchObject({ code: "SESSION_NOT_FOUND", status: 404 });
+    expect((await client.revokeOtherSessions()).data).toEqual({ revoked: 0 });
+    expect((await client.revokeSessions()).data).toEqual({ revoked: 1 });
+    expect(client.getBearerToken()).toBeNull();
+    const user = await store.users.findByEmail("ada@example.com");
+    expect(await store.sessions.listByUser(user!.id)).toEqual([]);
+  });
+
   it("errors come back as { code, message, status } and never throw", async () => {
     const { auth } = server();
     const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });

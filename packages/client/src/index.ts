@@ -16,6 +16,8 @@ export type Schemas = components["schemas"];
 export type User = Schemas["User"];
 export type Session = Schemas["Session"];
 export type ApiKey = Schemas["ApiKey"];
+/** One row of `listSessions()`: a device the user is signed in on (`current` for this one). */
+export type SessionListItem = Schemas["SessionListItem"];
 /** `getApiKeyUsage`: one entry per UTC day, oldest first. */
 export type ApiKeyUsage = Schemas["ApiKeyUsage"];
 /** Every code a Latchkey error body carries. */
@@ -134,9 +136,11 @@ const SESSION_CHANGING = new Set<OperationId>([
   "resetPasswordOtp",
   "deleteAccount",
   "confirmAccountDeletion",
+  "revokeSession",
+  "revokeSessions",
 ]);
 // Calls that end the current session: bearer mode forgets its token.
-const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion"]);
+const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion", "revokeSessions"]);
 
 function isErrorBody(value: unknown): value is { code: ErrorCode; message: string; details?: unknown } {
   return (

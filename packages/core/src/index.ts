@@ -49,6 +49,8 @@ export {
 } from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
+export { pwnedPasswords } from "./password/index.ts";
+export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
 export type {
   AuthEventMap,
@@ -60,8 +62,10 @@ export type {
 } from "./events/index.ts";
 export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
-export { SessionService, toUserView, toSessionView } from "./session/index.ts";
+export { SessionService, SessionManagementService, toUserView, toSessionView } from "./session/index.ts";
 export type {
+  SessionListItem,
+  SessionRevocationReason,
   UserView,
   SessionView,
   Credentials,
@@ -69,6 +73,8 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
+export { HookRunner } from "./hooks/index.ts";
+export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
 export {
   RateLimiter,
   Lockout,

@@ -35,6 +35,7 @@ async function seed(store: Store) {
     updatedAt: T0,
     ip: null,
     userAgent: null,
+    rememberMe: true,
   });
   await store.apiKeys.create({
     id: "k1",

@@ -78,7 +78,7 @@ describe("migrating a database made with the previous schema", () => {
              3, 0, now(), now());`,
       );
       await client.end();
-      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle"]);
+      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle", "0002_session_remember_me"]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
       await database.dispose();
@@ -100,7 +100,7 @@ describe("migrating a database made with the previous schema", () => {
              3, 0, ${T}, ${T});`,
       );
       client.close();
-      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle"]);
+      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle", "0002_session_remember_me"]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {
       await database.dispose();

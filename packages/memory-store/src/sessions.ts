@@ -15,6 +15,12 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
       const u = s ? users.get(s.userId) : undefined;
       return s && u ? { session: copy(s), user: copy(u) } : null;
     },
+    async listByUser(userId) {
+      return [...sessions.values()]
+        .filter((s) => s.userId === userId)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .map(copy);
+    },
     async touch(id, expiresAt, updatedAt) {
       const s = sessions.get(id);
       if (s) sessions.set(id, { ...s, expiresAt: new Date(expiresAt), updatedAt: new Date(updatedAt) });

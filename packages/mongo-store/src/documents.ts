@@ -56,6 +56,7 @@ const sessionFields: FieldSet<SessionRecord> = {
   updatedAt: true,
   ip: true,
   userAgent: true,
+  rememberMe: true,
 };
 const accountFields: FieldSet<AccountRecord> = {
   userId: true,
@@ -135,7 +136,11 @@ const fromDoc = <R extends { id: string }>(doc: Doc<R>, fields: FieldSet<R>): R 
 export const userToDoc = (r: UserRecord): UserDoc => toDoc(r, userFields);
 export const userFromDoc = (d: UserDoc): UserRecord => fromDoc(d, userFields);
 export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFields);
-export const sessionFromDoc = (d: SessionDoc): SessionRecord => fromDoc(d, sessionFields);
+// Sessions stored before `rememberMe` existed were all "remember me" sessions.
+export const sessionFromDoc = (d: SessionDoc): SessionRecord => ({
+  ...fromDoc(d, sessionFields),
+  rememberMe: d.rememberMe !== false,
+});
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
 export const accountFromDoc = (d: AccountDoc): AccountRecord => fromDoc(d, accountFields);
 export const verificationToDoc = (r: VerificationRecord): VerificationDoc => ({

@@ -20,6 +20,10 @@ export function sessionsPort(c: Collections): SessionStore {
       const owner = row?.owner[0];
       return row && owner ? { session: sessionFromDoc(row), user: userFromDoc(owner) } : null;
     },
+    async listByUser(userId) {
+      const docs = await c.sessions.find({ userId }).sort({ createdAt: -1, _id: -1 }).toArray();
+      return docs.map(sessionFromDoc);
+    },
     async touch(id, expiresAt, updatedAt) {
       await c.sessions.updateOne({ _id: id }, { $set: { expiresAt, updatedAt } });
     },

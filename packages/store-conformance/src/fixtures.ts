@@ -47,6 +47,7 @@ export function session(userId: string, over: Partial<SessionRecord> = {}): Sess
     updatedAt: T0,
     ip: "203.0.113.7",
     userAgent: "vitest",
+    rememberMe: true,
     ...over,
   };
 }

@@ -27,6 +27,21 @@ export function describeSessions(getStore: () => Store): void {
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
     });
 
+    it("lists a user's sessions newest first, and only theirs", async () => {
+      const u = user();
+      const other = user();
+      await store.users.create(u, []);
+      await store.users.create(other, []);
+      const older = session(u.id, { createdAt: at(1000), updatedAt: at(1000) });
+      const newer = session(u.id, { createdAt: at(2000), updatedAt: at(2000), ip: null, userAgent: null });
+      const expired = session(u.id, { createdAt: at(500), expiresAt: at(-1) });
+      const theirs = session(other.id, { createdAt: at(3000) });
+      for (const s of [older, expired, newer, theirs]) await store.sessions.create(s);
+      expect(await store.sessions.listByUser(u.id)).toEqual([newer, older, expired]);
+      expect(await store.sessions.listByUser(other.id)).toEqual([theirs]);
+      expect(await store.sessions.listByUser("nobody")).toEqual([]);
+    });
+
     it("deletes all of a user's sessions except one, and expired ones", async () => {
       const u = user();
       await store.users.create(u, []);

@@ -39,7 +39,9 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\n`);
+      expect(first.stdout).toBe(
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\n`,
+      );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
         code: 0,
@@ -60,9 +62,14 @@ describe("latchkey migrate", () => {
         expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
           "0000_initial",
           "0001_api_key_lifecycle",
+          "0002_session_remember_me",
         ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-        expect(lines).toEqual(["applied 0000_initial", "applied 0001_api_key_lifecycle"]);
+        expect(lines).toEqual([
+          "applied 0000_initial",
+          "applied 0001_api_key_lifecycle",
+          "applied 0002_session_remember_me",
+        ]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
         expect(again.stdout).toContain("nothing to apply");
@@ -80,7 +87,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\n`,
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\n`,
       );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
@@ -102,6 +109,7 @@ describe("latchkey migrate", () => {
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
           { id: 2, name: "0001_api_key_lifecycle.sql" },
+          { id: 3, name: "0002_session_remember_me.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()

@@ -1,5 +1,6 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import { newAccount, type EmailPasswordService } from "../email-password/email-password.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
@@ -104,6 +105,7 @@ export class AccountService {
     // A cheap read first so the common refusal costs no hash; the write below decides atomically.
     if ((await ctx.store.accounts.listByUser(userId)).some((a) => a.providerId === "credential" && a.passwordHash))
       throw alreadySet();
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, newPassword, current.userRecord);
     const passwordHash = await ctx.hasher.hash(newPassword);
     const now = new Date(ctx.clock.now());
     // The password and the revocation of the other sessions commit together.

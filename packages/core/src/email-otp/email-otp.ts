@@ -1,6 +1,7 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
 import { inTransaction } from "../auth/transaction.ts";
@@ -41,6 +42,8 @@ export interface SignInOtpInput {
   otp: string;
   /** Used only when the sign-in creates the user. */
   name?: string | null;
+  /** Default true; false gives a session of at most `session.shortExpiresIn` with a browser-session cookie. */
+  rememberMe?: boolean;
 }
 
 /**
@@ -125,18 +128,26 @@ export class EmailOtpService {
     }
     const t = target("sign-in", email);
     await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey });
+    // The hooks run once the code proved the mailbox, before anything is written: a new email is a user about
+    // to be created (and then signed in), a known one a sign-in.
+    const existing = known ?? (await ctx.store.users.findByEmail(email));
+    const signingIn =
+      existing ??
+      (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
+    await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
     // A new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof and the
     // session) commit together.
     const result = await inTransaction(ctx, async (tx) => {
-      let user = known ?? (await tx.store.users.findByEmail(email));
+      let user = existing ?? (await tx.store.users.findByEmail(email));
       if (!user) {
-        const created = await this.createUser(tx, email, input.name ?? null, meta);
+        // The user the hook saw (a concurrent sign-up of the same email may have won meanwhile).
+        const created = await this.createUser(tx, existing ? newOtpUser(ctx, email, null) : signingIn, meta);
         user = created.user;
         if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
       } else {
         user = await this.proveForOtp(tx, user, meta);
       }
-      return tx.sessions.create(user, meta);
+      return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
     });
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
@@ -193,6 +204,7 @@ export class EmailOtpService {
     });
     const user = await ctx.store.users.findByEmail(email);
     if (!user || row.userId !== user.id) throw invalidOtp();
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.password, user);
     // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
     const passwordHash = await ctx.hasher.hash(input.password);
     // Mailbox proof, new password and the revocation of every session commit together.
@@ -224,28 +236,16 @@ export class EmailOtpService {
   /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
   private async createUser(
     ctx: AuthContext,
-    email: string,
-    name: string | null,
+    user: UserRecord,
     meta: RequestMeta,
   ): Promise<{ user: UserRecord; isNew: boolean }> {
-    const now = new Date(ctx.clock.now());
-    const user: UserRecord = {
-      id: randomId(ctx.random),
-      email,
-      emailVerified: true,
-      name,
-      image: null,
-      username: null,
-      metadata: {},
-      createdAt: now,
-      updatedAt: now,
-    };
+    const { email } = user;
     const created = await ctx.store.users.create(user, [newAccount(ctx, user.id, "EMAIL_OTP", null)]);
     if (created.ok) {
       await ctx.events.emit("UserSignedUp", {
         userId: user.id,
         email,
-        at: now,
+        at: user.createdAt,
         ip: meta.ip,
         userAgent: meta.userAgent,
       });
@@ -255,4 +255,20 @@ export class EmailOtpService {
     if (!existing) throw new AuthError("INTERNAL_ERROR", "The user could not be created", { cause: created });
     return { user: existing, isNew: false };
   }
+}
+
+/** The verified user an OTP sign-in of a new email inserts (before `beforeUserCreated` may amend it). */
+function newOtpUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
+  const now = new Date(ctx.clock.now());
+  return {
+    id: randomId(ctx.random),
+    email,
+    emailVerified: true,
+    name,
+    image: null,
+    username: null,
+    metadata: {},
+    createdAt: now,
+    updatedAt: now,
+  };
 }

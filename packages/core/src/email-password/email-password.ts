@@ -13,6 +13,7 @@ import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
 
 export interface SignUpInput {
@@ -24,9 +25,15 @@ export interface SignUpInput {
   metadata?: Record<string, unknown>;
 }
 
+/** At most one "someone tried to sign up with your address" email per address in this window. */
+const NOTICE_WINDOW_MS = 3_600_000;
+
 export type SignUpResult = SignInResult | { success: true };
 
-export type SignInInput = { email: string; password: string } | { username: string; password: string };
+/** `rememberMe` (default true): false gives a session of at most `session.shortExpiresIn`, with a browser-session cookie. */
+export type SignInInput = ({ email: string; password: string } | { username: string; password: string }) & {
+  rememberMe?: boolean;
+};
 
 /** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
 export class EmailPasswordService {
@@ -52,9 +59,15 @@ export class EmailPasswordService {
     const username = input.username == null ? null : normalizeUsername(input.username);
     if (interactive && config.emailPassword.requireUsername && username === null)
       throw new AuthError("USERNAME_REQUIRED", "A username is required");
+    await enforcePasswordCheck(config.emailPassword.passwordCheck, input.password, {
+      id: null,
+      email,
+      name: input.name ?? null,
+      username,
+    });
     const passwordHash = await this.ctx.hasher.hash(input.password);
     const now = new Date(clock.now());
-    const user: UserRecord = {
+    const draft: UserRecord = {
       id: randomId(this.ctx.random),
       email,
       emailVerified,
@@ -65,6 +78,9 @@ export class EmailPasswordService {
       createdAt: now,
       updatedAt: now,
     };
+    // The app's hooks see the user before anything is written (a refusal leaves no row behind).
+    const user = await this.ctx.hooks.beforeUserCreated(draft, interactive ? "sign-up-email" : "create-user", meta);
+    if (withSession) await this.ctx.hooks.beforeSignIn(user, "sign-up-email", meta);
     // User, credential account and first session commit together: a lost response never leaves an account
     // without the session the client was promised (its retry would get USER_ALREADY_EXISTS).
     const created = await inTransaction(this.ctx, async (tx) => {
@@ -93,13 +109,27 @@ export class EmailPasswordService {
     const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
     const created = await this.insertUser(input, true, false, !requireVerified, meta);
     if (!created) {
-      if (requireVerified) return { success: true };
-      throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+      if (!requireVerified) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+      // The same answer as a new sign-up (the password was hashed either way); the owner hears about it.
+      await this.noticeExistingAccount(normalizeEmail(input.email), meta);
+      return { success: true };
     }
     const { user, signIn } = created;
     if (signIn) return signIn;
     await this.verification.sendFor(user, undefined, meta);
     return { success: true };
+  }
+
+  /**
+   * Tells the owner of an address that someone tried to sign up with it (template `existing-account`), at most
+   * once per address per hour so repeated attempts cannot flood a mailbox. Sent in the background, like the
+   * verification email of a new sign-up, so neither timing nor a delivery failure tells the two apart.
+   */
+  private async noticeExistingAccount(email: string, meta: RequestMeta): Promise<void> {
+    const { ctx } = this;
+    const hit = await ctx.store.counters.hit(`sign-up-notice:${email}`, NOTICE_WINDOW_MS, ctx.clock.now());
+    if (hit.count > 1) return;
+    ctx.mailer.sendInBackground(meta, email, "existing-account", { email, signInUrl: ctx.config.baseUrl });
   }
 
   /** Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. */
@@ -131,7 +161,8 @@ export class EmailPasswordService {
     if (ctx.config.emailVerification.requireVerifiedForSignIn && !user.emailVerified) {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
-    const result = await ctx.sessions.create(user, meta);
+    await ctx.hooks.beforeSignIn(user, "sign-in-email", meta);
+    const result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
     await ctx.events.emit("UserSignedIn", {
       userId: user.id,
       method: "password",
@@ -183,6 +214,7 @@ export class EmailPasswordService {
   ): Promise<void> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, current.userRecord);
     if (!(await this.verifyCurrentPassword(current.userRecord, input.currentPassword, meta))) {
       throw new AuthError("INVALID_PASSWORD", "The current password is wrong");
     }
@@ -263,6 +295,7 @@ export class EmailPasswordService {
     const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
     const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, user);
     const account = newAccount(ctx, user.id, "credential", passwordHash);
     const count = await inTransaction(ctx, async (tx) => {
       await tx.store.accounts.upsertPassword(user.id, account);

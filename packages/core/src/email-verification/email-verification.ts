@@ -93,6 +93,7 @@ export class EmailVerificationService {
     const user = userId ? await ctx.store.users.findById(userId) : null;
     // The email may have changed since the link was sent: the link proves the old address only.
     if (!user || user.email !== email) throw invalidToken();
+    await ctx.hooks.beforeSignIn(user, "verify-email", meta);
     // The verified flag and the new session commit together.
     const result = await inTransaction(ctx, async (tx) => {
       const updated = await tx.store.users.update(user.id, {

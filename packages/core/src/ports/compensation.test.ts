@@ -30,6 +30,7 @@ const session = (userId: string): SessionRecord => ({
   updatedAt: T0,
   ip: null,
   userAgent: null,
+  rememberMe: true,
 });
 const account = (userId: string): AccountRecord => ({
   id: `a${++n}`,

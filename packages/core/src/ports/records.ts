@@ -28,6 +28,11 @@ export interface SessionRecord {
   updatedAt: Date;
   ip: string | null;
   userAgent: string | null;
+  /**
+   * False for a "remember me: no" sign-in: the session lives at most `session.shortExpiresIn`, never slides past
+   * it, and its cookie has no `Max-Age` (it ends with the browser).
+   */
+  rememberMe: boolean;
 }
 
 /** `credential` holds a password; `EMAIL_OTP` is created by OTP sign-in. */

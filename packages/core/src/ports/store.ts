@@ -38,6 +38,8 @@ export interface SessionStore {
   create(session: SessionRecord): Promise<void>;
   /** The session and its user in one lookup; null when unknown. Expiry is checked by the caller. */
   findByTokenHash(tokenHash: string): Promise<{ session: SessionRecord; user: UserRecord } | null>;
+  /** Every session of the user, expired ones included, newest first (by `createdAt`, then `id`). */
+  listByUser(userId: string): Promise<SessionRecord[]>;
   /** Sliding refresh. */
   touch(id: string, expiresAt: Date, updatedAt: Date): Promise<void>;
   delete(id: string): Promise<boolean>;

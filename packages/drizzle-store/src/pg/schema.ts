@@ -38,6 +38,7 @@ export const sessions = pgTable(
     updatedAt: instant("updated_at").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),
+    rememberMe: boolean("remember_me").notNull().default(true),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),

@@ -1,5 +1,5 @@
 import type { SessionStore } from "@latchkey/core";
-import { and, eq, lte, ne, sql } from "drizzle-orm";
+import { and, desc, eq, lte, ne, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { sessions, users } from "./schema.ts";
@@ -28,6 +28,13 @@ export function sessionsPort(db: PgDatabase): SessionStore {
     },
     async findByTokenHash(tokenHash) {
       return (await byTokenHash.execute({ tokenHash }))[0] ?? null;
+    },
+    async listByUser(userId) {
+      return db
+        .select()
+        .from(sessions)
+        .where(eq(sessions.userId, userId))
+        .orderBy(desc(sessions.createdAt), desc(sessions.id));
     },
     async touch(id, expiresAt, updatedAt) {
       await touch.execute({ id, expiresAt, updatedAt });

@@ -39,6 +39,7 @@ export const sessions = sqliteTable(
     updatedAt: instant("updated_at").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),
+    rememberMe: flag("remember_me").notNull().default(true),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),

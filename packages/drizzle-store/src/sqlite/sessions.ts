@@ -1,5 +1,5 @@
 import type { SessionStore } from "@latchkey/core";
-import { and, eq, lte, ne, sql } from "drizzle-orm";
+import { and, desc, eq, lte, ne, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
@@ -45,6 +45,13 @@ export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null)
     },
     async findByTokenHash(tokenHash) {
       return (await readByTokenHash({ tokenHash }))[0] ?? null;
+    },
+    async listByUser(userId) {
+      return db
+        .select()
+        .from(sessions)
+        .where(eq(sessions.userId, userId))
+        .orderBy(desc(sessions.createdAt), desc(sessions.id));
     },
     async touch(id, expiresAt, updatedAt) {
       await touch.run({ id, expiresAt, updatedAt });

@@ -59,3 +59,9 @@ export const PasswordField = z
   .string()
   .max(1024)
   .openapi({ format: "password", example: "correct horse battery staple" });
+
+/** `rememberMe` of the sign-in bodies. */
+export const RememberMeField = z.boolean().optional().openapi({
+  description:
+    "Default true. False: a session of at most `session.shortExpiresIn` that does not slide, and a cookie without `Max-Age` (it ends with the browser).",
+});

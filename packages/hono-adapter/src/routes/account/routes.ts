@@ -55,6 +55,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "setPassword",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Add a password to an account without one",
       description:
         "For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.",
@@ -101,6 +102,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "deleteAccount",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Delete the account with the password",
       description:
         "Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.",
@@ -123,6 +125,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "requestAccountDeletion",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Email a deletion confirmation link",
       description:
         "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",

@@ -19,6 +19,7 @@ export interface DocsOptions {
 /** One line per tag, listed at the top of the document (only the tags of installed features). */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   "Email and password": "Sign-up, sign-in, sign-out, the current session and password changes.",
+  Sessions: "The signed-in user's sessions (devices): list them, sign one out, every other one, or all.",
   Account: "Profile updates, adding or checking a password, and account deletion.",
   "Email verification": "Verification links sent by email.",
   "Email OTP": "One-time codes sent by email: sign-in, verification, password reset and email change.",

@@ -109,7 +109,8 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ success: true });
     await flush();
-    expect(t.emails.sent).toHaveLength(1);
+    // No second verification link: the owner gets the existing-account notice instead (sign-up-enumeration.test.ts).
+    expect(t.emails.sent.map((m) => m.template)).toEqual(["verification", "existing-account"]);
   });
 
   it("an unverified user gets 403 EMAIL_NOT_VERIFIED on sign-in (only with the right password), then signs in after verifying", async () => {
