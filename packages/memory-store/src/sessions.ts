@@ -6,8 +6,11 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
   const { users, sessions, sessionsByHash } = db;
   return {
     async create(session) {
+      // What a foreign key does in the SQL stores: no session for a user that is not there.
+      if (!users.has(session.userId)) return false;
       sessions.set(session.id, copy(session));
       sessionsByHash.set(session.tokenHash, session.id);
+      return true;
     },
     async findByTokenHash(tokenHash) {
       const id = sessionsByHash.get(tokenHash);

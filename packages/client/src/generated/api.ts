@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Change the email with the code sent to the new address
-         * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
+         * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). Everything bound to the old address goes with it: pending password-reset, delete-account and verification links and every code of the user die, the user's other sessions are revoked (this one is kept) and the old address gets an "email changed" notice. 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/change-email"]`).
          */
@@ -527,7 +527,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with an emailed token
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The link proves the mailbox: the email becomes verified, and for a user not verified before, other accounts and API keys made before this proof are removed. The token is spent only when the writes succeed (a failed attempt leaves it usable). The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/reset-password"]`).
          */
@@ -653,7 +653,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email (or username) and password
-         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).
+         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email"]`).
          */
@@ -787,7 +787,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the email with the emailed token and sign in
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. For a user not verified before, the link is the first proof of the mailbox: accounts (a password), sessions and API keys made before it are removed, unless the request carries a session of that same user (cookie or Bearer; then only the user's other sessions are revoked). Failures count towards the account's lockout (429 `ACCOUNT_LOCKED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/verify-email"]`).
          */

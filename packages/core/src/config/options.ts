@@ -131,6 +131,7 @@ const TEMPLATE_FAMILIES = [
   "otp-email-verification",
   "otp-password-reset",
   "otp-email-change",
+  "email-changed",
 ];
 /** Names `email.templates` accepts (the deletion subject is the option `deleteAccount.subject`). */
 export const EMAIL_TEMPLATE_NAMES: readonly string[] = [

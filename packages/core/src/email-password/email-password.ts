@@ -11,7 +11,8 @@ import { toUserView, type SignInResult, type UserView, type ValidatedSession } f
 import type { AuthContext } from "../auth/context.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
-import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { proveMailbox } from "../email-otp/mailbox-proof.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
@@ -139,22 +140,25 @@ export class EmailPasswordService {
     ctx.mailer.sendInBackground(meta, email, "existing-account", { email, signInUrl: ctx.config.baseUrl });
   }
 
-  /** Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. */
+  /**
+   * Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. The
+   * attempt is counted against the account's lockout before the password is checked; the session is kept only
+   * when the password checked is still the account's once the session exists (a reset that overlapped the check
+   * wins), and only when the user still exists (a deletion that overlapped answers 401).
+   */
   async signIn(input: SignInInput, meta: RequestMeta): Promise<SignInResult> {
     const { ctx } = this;
     const byEmail = "email" in input;
     const value = byEmail ? normalizeEmail(input.email) : input.username.trim().toLowerCase();
     const identifier = lockoutIdentifier(byEmail ? { email: value } : { username: value });
-    await ctx.lockout.assertNotLocked(identifier);
     const user = byEmail ? await ctx.store.users.findByEmail(value) : await ctx.store.users.findByUsername(value);
-    const account = user
-      ? (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash)
-      : undefined;
+    const attempt = await ctx.lockout.attempt(accountLockKey(user, identifier), meta);
+    const account = user ? await credentialOf(ctx, user.id) : undefined;
     let valid = false;
     if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, input.password);
     else await ctx.burnPasswordHash(input.password);
-    if (!user || !valid) {
-      await ctx.lockout.recordFailure(identifier, meta);
+    if (!user || !account?.passwordHash || !valid) {
+      await ctx.lockout.failed(attempt, meta);
       await ctx.events.emit("SignInFailed", {
         identifier,
         reason: "invalid-credentials",
@@ -164,12 +168,18 @@ export class EmailPasswordService {
       });
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
-    await ctx.lockout.reset(identifier);
+    await ctx.lockout.succeeded(attempt);
     if (ctx.config.emailVerification.requireVerifiedForSignIn && !user.emailVerified) {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
     await ctx.hooks.beforeSignIn(user, "sign-in-email", meta);
     const result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+    // Written first, checked second: a reset writes the password first and revokes second (and sweeps again after
+    // its commit), so either the reset's revocation sees this session or this read sees the new password.
+    if ((await credentialOf(ctx, user.id))?.passwordHash !== account.passwordHash) {
+      await ctx.store.sessions.delete(result.session.id);
+      throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
+    }
     await ctx.events.emit("UserSignedIn", {
       userId: user.id,
       method: "password",
@@ -195,22 +205,22 @@ export class EmailPasswordService {
     }
   }
 
-  /** Verifies the current password with lockout, for change-password, verify-password and delete-account. */
+  /**
+   * Verifies the current password for change-password, verify-password and delete-account; the attempt counts
+   * against the account's lockout before the password is checked.
+   */
   async verifyCurrentPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<boolean> {
     const { ctx } = this;
-    const identifier = lockoutIdentifier({ email: user.email });
-    await ctx.lockout.assertNotLocked(identifier);
-    const account = (await ctx.store.accounts.listByUser(user.id)).find(
-      (a) => a.providerId === "credential" && a.passwordHash,
-    );
+    const attempt = await ctx.lockout.attempt(accountLockKey(user, lockoutIdentifier({ email: user.email })), meta);
+    const account = await credentialOf(ctx, user.id);
     let valid = false;
     if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, password);
     else await ctx.burnPasswordHash(password);
     if (!valid) {
-      await ctx.lockout.recordFailure(identifier, meta);
+      await ctx.lockout.failed(attempt, meta);
       return false;
     }
-    await ctx.lockout.reset(identifier);
+    await ctx.lockout.succeeded(attempt);
     return true;
   }
 
@@ -301,21 +311,34 @@ export class EmailPasswordService {
     return { success: true };
   }
 
-  /** Sets a new password from an emailed token and revokes every session of the user. */
+  /**
+   * Sets a new password from an emailed token and revokes every session of the user. The link proves the mailbox,
+   * so a user not verified before loses what was set up before the proof (see proveMailbox). The token is spent
+   * last, in the same transaction as the writes: a failed write leaves it usable for a retry; on stores that
+   * compensate instead of rolling back, the sessions are revoked first, so none survives a failure half-way.
+   */
   async resetPassword(input: { token: string; newPassword: string }, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
     const passwordHash = await ctx.hasher.hash(input.newPassword);
-    const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
-    const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
-    if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, user);
-    const account = newAccount(ctx, user.id, "credential", passwordHash);
-    const count = await inTransaction(ctx, async (tx) => {
-      await tx.store.accounts.upsertPassword(user.id, account);
-      return tx.sessions.revokeAll(user.id);
+    const row = await ctx.secrets.findToken(input.token, "password-reset:");
+    const found = row.userId ? await ctx.store.users.findById(row.userId) : null;
+    if (!found) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, found);
+    const account = newAccount(ctx, found.id, "credential", passwordHash);
+    const { user, count } = await inTransaction(ctx, async (tx) => {
+      let revoked = await tx.sessions.revokeAll(found.id);
+      const proven = await proveMailbox(tx, found, "credential", meta);
+      await tx.store.accounts.upsertPassword(found.id, account);
+      revoked += await tx.sessions.revokeAll(found.id);
+      if (!(await tx.store.verifications.consume(row.id)))
+        throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+      return { user: proven, count: revoked };
     });
     const at = new Date(ctx.clock.now());
+    // A sign-in that checked the old password and wrote its session before the commit was not visible to the
+    // revocation above: it is visible now (see signIn).
+    const late = await ctx.sessions.revokeAll(user.id);
     await ctx.events.emit("OtpVerified", {
       identifier: user.email,
       purpose: "password-reset-link",
@@ -324,7 +347,7 @@ export class EmailPasswordService {
       ip: meta.ip,
       userAgent: meta.userAgent,
     });
-    await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count, at, meta });
+    await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count: count + late, at, meta });
     return { success: true };
   }
 
@@ -334,6 +357,11 @@ export class EmailPasswordService {
     if (!created) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     return toUserView(created.user);
   }
+}
+
+/** The user's credential account (the one holding a password), if any. */
+async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {
+  return (await ctx.store.accounts.listByUser(userId)).find((a) => a.providerId === "credential" && a.passwordHash);
 }
 
 /** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */

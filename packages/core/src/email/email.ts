@@ -67,6 +67,11 @@ export const DEFAULT_TEMPLATES: EmailTemplates = {
     "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
   "delete-account.html":
     '<p>Open this link to delete your {{appName}} account for good.</p><p><a href="{{url}}">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>',
+  "email-changed.subject": "Your {{appName}} email was changed",
+  "email-changed.txt":
+    "The email address of your {{appName}} account was changed from {{oldEmail}} to {{newEmail}}. Pending links and codes sent to this address no longer work, and every other session was signed out. If you did not make this change, contact support at once: this address no longer receives password resets for the account.",
+  "email-changed.html":
+    "<p>The email address of your {{appName}} account was changed from {{oldEmail}} to {{newEmail}}.</p><p>Pending links and codes sent to this address no longer work, and every other session was signed out.</p><p>If you did not make this change, contact support at once: this address no longer receives password resets for the account.</p>",
   "otp.subject": "Your {{appName}} code",
   "otp.txt":
     "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",

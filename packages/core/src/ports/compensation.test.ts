@@ -57,7 +57,7 @@ function setUp(failing: Set<string> = new Set()) {
       ...base.sessions,
       async create(record) {
         if (record.tokenHash === "refused") throw new Error("the database refused the session");
-        await base.sessions.create(record);
+        return base.sessions.create(record);
       },
     },
   };

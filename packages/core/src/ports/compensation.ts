@@ -54,8 +54,9 @@ export function compensatingTransaction<P extends StorePorts>(
       sessions: {
         ...ports.sessions,
         async create(session) {
-          await ports.sessions.create(session);
-          undos.push(() => undo.session(session.id));
+          const created = await ports.sessions.create(session);
+          if (created) undos.push(() => undo.session(session.id));
+          return created;
         },
       },
       accounts: {

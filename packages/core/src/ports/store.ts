@@ -35,7 +35,12 @@ export interface UserStore {
 }
 
 export interface SessionStore {
-  create(session: SessionRecord): Promise<void>;
+  /**
+   * Inserts the session; false (and no row) when its user does not exist, e.g. deleted by a concurrent request.
+   * Stores with foreign keys map the violation to false; others check the user after the insert and take the
+   * row back when it is gone.
+   */
+  create(session: SessionRecord): Promise<boolean>;
   /** The session and its user in one lookup; null when unknown. Expiry is checked by the caller. */
   findByTokenHash(tokenHash: string): Promise<{ session: SessionRecord; user: UserRecord } | null>;
   /** Every session of the user, expired ones included, newest first (by `createdAt`, then `id`). */

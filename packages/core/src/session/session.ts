@@ -1,5 +1,5 @@
-import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
 import { AuthError } from "../errors/errors.ts";
+import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
@@ -150,7 +150,9 @@ export class SessionService {
       userAgent: meta.userAgent?.slice(0, 512) ?? null,
       rememberMe,
     };
-    await this.store.sessions.create(record);
+    // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.
+    if (!(await this.store.sessions.create(record)))
+      throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
     return {
       user: toUserView(user),
       session: toSessionView(record),

@@ -43,11 +43,6 @@ describe("auditLog() over HTTP", () => {
       body: { password: "a wrong password guess" },
     });
 
-    await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
-    const resetToken = keep(t.auth.getOtp("ada@example.com")!);
-    const newPassword = keep("ada's second password");
-    expect((await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword } })).status).toBe(200);
-
     await t.request("POST", "/send-verification-email", { body: { email: "ada@example.com" } });
     const verifyToken = keep(t.auth.getOtp("ada@example.com")!);
     const verified = await t.request("POST", "/verify-email", {
@@ -59,6 +54,18 @@ describe("auditLog() over HTTP", () => {
       headers: bearer(session),
       body: { name: "Ada", metadata: { token: keep("metadata-token-value") } },
     });
+
+    // After the verification: a reset link proves the mailbox too, and a verified address gets no verification link.
+    await t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
+    const resetToken = keep(t.auth.getOtp("ada@example.com")!);
+    const newPassword = keep("ada's second password");
+    expect((await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword } })).status).toBe(200);
+    const afterReset = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: newPassword },
+      headers: ua,
+      ip: "203.0.113.7",
+    });
+    const adaSession = keep((await afterReset.json()).credentials.token);
 
     const grace = await t.signUp("grace@example.com", keep("grace's password!"));
     keep(grace.token);
@@ -93,7 +100,7 @@ describe("auditLog() over HTTP", () => {
     expect((await (await t.request("POST", "/api-key/verify", { body: { key: apiKey } })).json()).valid).toBe(true);
     await t.request("POST", "/api-key/verify", { body: { key: `${apiKey.slice(0, -1)}x` } });
 
-    await t.request("POST", "/delete-account/request", { headers: bearer(session), body: {} });
+    await t.request("POST", "/delete-account/request", { headers: bearer(adaSession), body: {} });
     const deleteToken = keep(t.auth.getOtp("ada@example.com")!);
     expect((await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } })).status).toBe(200);
     await flush();

@@ -62,7 +62,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       rejectNavigation: true,
       summary: "Sign in with email (or username) and password",
       description:
-        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).",
+        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).",
       // One object rather than a union, so a missing field is reported by name (`email`, `password`).
       body: z
         .object({
@@ -191,7 +191,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       tag: TAG,
       summary: "Set a new password with an emailed token",
       description:
-        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).",
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The link proves the mailbox: the email becomes verified, and for a user not verified before, other accounts and API keys made before this proof are removed. The token is spent only when the writes succeed (a failed attempt leaves it usable). The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).",
       body: z.object({ token: z.string().max(256), newPassword: PasswordField }),
       response: { schema: SuccessSchema, description: "Password set" },
     },

@@ -113,7 +113,7 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect(t.emails.sent.map((m) => m.template)).toEqual(["verification", "existing-account"]);
   });
 
-  it("an unverified user gets 403 EMAIL_NOT_VERIFIED on sign-in (only with the right password), then signs in after verifying", async () => {
+  it("an unverified user gets 403 EMAIL_NOT_VERIFIED on sign-in (only with the right password); the link signs in and the password set before the proof must be set again", async () => {
     const t = createTestAuth({ emailVerification: { requireVerifiedForSignIn: true } });
     await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: PASSWORD } });
     await flush();
@@ -128,8 +128,22 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect((await unverified.json()).code).toBe("EMAIL_NOT_VERIFIED");
     const verified = await verify(t, "ada@example.com", t.auth.getOtp("ada@example.com")!);
     expect(verified.status).toBe(200);
+    // Whoever chose that password never proved the mailbox (pre-account hijacking): it went with the proof.
     expect(
       (await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status,
+    ).toBe(401);
+    const session = (await verified.json()).credentials.token as string;
+    const set = await t.request("POST", "/set-password", {
+      headers: { authorization: `Bearer ${session}` },
+      body: { newPassword: "a brand new passphrase" },
+    });
+    expect(set.status).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/sign-in/email", {
+          body: { email: "ada@example.com", password: "a brand new passphrase" },
+        })
+      ).status,
     ).toBe(200);
   });
 });
