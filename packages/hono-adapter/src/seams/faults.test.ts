@@ -83,7 +83,7 @@ function underFaults<C>(name: string, fc: FaultCase<C>, makeStore: () => FullSto
         expect(await fc.missing(t, c, null), "after the retry").toBeNull();
       },
     });
-    report(store.kind.startsWith("memory (") ? `${name} [${store.kind}]` : name, r);
+    report(store.kind.endsWith("(compensation)") ? `${name} [compensation]` : name, r);
   });
 }
 
