@@ -79,7 +79,7 @@ export function report(name: string, r: ExplorationReport | FaultReport): void {
  * the fault store, every write in it can fail. Undoing a created account by id has no port: this harness undoes
  * sessions only and says so when an account would need it.
  */
-export function withCompensation(store: FullStore): FullStore {
+function withCompensation(store: FullStore): FullStore {
   return {
     ...store,
     kind: `${store.kind} (compensation)`,

@@ -67,6 +67,7 @@ const session = (token: string) => ({
   updatedAt: at,
   ip: null,
   userAgent: null,
+  rememberMe: true,
 });
 const credential = (hash: string) => ({
   id: "a1",
