@@ -121,14 +121,17 @@ export class AccountService {
     await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, newPassword, current.userRecord);
     const passwordHash = await ctx.hasher.hash(newPassword);
     const now = new Date(ctx.clock.now());
-    // The password and the revocation of the other sessions commit together.
+    // The password and the revocation of the other sessions commit together. On stores that compensate instead of
+    // rolling back, the other sessions also go before the password is written: a failure after the write would
+    // otherwise leave them for good (a retry answers PASSWORD_ALREADY_SET), see docs/invariants.md.
     const count = await inTransaction(ctx, async (tx) => {
+      const before = await tx.sessions.revokeAll(userId, current.session.id);
       const added = await tx.store.accounts.setPasswordIfAbsent(
         userId,
         newAccount(ctx, userId, "credential", passwordHash),
       );
       if (!added) throw alreadySet();
-      return tx.sessions.revokeAll(userId, current.session.id);
+      return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
     const base = { userId, at: now, ip: meta.ip, userAgent: meta.userAgent };
     await ctx.events.emit("PasswordChanged", { ...base, method: "set-password" });

@@ -91,6 +91,13 @@ export class EmailPasswordService {
       const inserted = await tx.store.users.create(user, [newAccount(this.ctx, user.id, "credential", passwordHash)]);
       if (!inserted.ok) return inserted;
       const signIn = withSession ? await tx.sessions.create(inserted.value, meta) : null;
+      // Written first, checked second: on stores that compensate instead of rolling back, an OTP sign-in can prove
+      // the mailbox between the insert and the session and take the account over (the password set here goes).
+      // The session must not outlive that: it is taken back and the address answers as taken (invariant 4).
+      if (signIn && !(await tx.store.accounts.listByUser(user.id)).some((a) => a.passwordHash === passwordHash)) {
+        await tx.store.sessions.delete(signIn.session.id);
+        return { ok: false as const, conflict: "email" as const };
+      }
       return { ok: true as const, user: inserted.value, signIn };
     });
     if (created.ok) {
@@ -237,10 +244,17 @@ export class EmailPasswordService {
     }
     const userId = current.userRecord.id;
     const account = newAccount(ctx, userId, "credential", await ctx.hasher.hash(input.newPassword));
-    // The new password and the revocation of the other sessions commit together.
+    // The new password and the revocation of the other sessions commit together. On stores that compensate
+    // instead of rolling back, the other sessions also go before the password is written, so a failure half-way
+    // never leaves a session of the old password next to the new one (invariant 4 in docs/invariants.md).
     const count = await inTransaction(ctx, async (tx) => {
+      if (!input.revokeOtherSessions) {
+        await tx.store.accounts.upsertPassword(userId, account);
+        return null;
+      }
+      const before = await tx.sessions.revokeAll(userId, current.session.id);
       await tx.store.accounts.upsertPassword(userId, account);
-      return input.revokeOtherSessions ? tx.sessions.revokeAll(userId, current.session.id) : null;
+      return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
     const at = new Date(ctx.clock.now());
     await ctx.events.emit("PasswordChanged", {
