@@ -194,6 +194,7 @@ describe("the installed @latchkey/client", () => {
     expect(JSON.parse(line!.slice("CLIENT-OK ".length))).toEqual({
       email: "consumer@example.com",
       jwt: true,
+      jwtAfterSignOut: false,
       wrong: "INVALID_CREDENTIALS",
       token: null,
       seen: [null, "consumer@example.com"],
