@@ -50,6 +50,8 @@ export {
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
+export { consoleLogger } from "./logger/index.ts";
+export type { Logger, LogFields } from "./logger/index.ts";
 export type {
   AuthEventMap,
   AuthEventName,

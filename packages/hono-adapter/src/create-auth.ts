@@ -145,7 +145,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   app.use("*", securityHeaders(config));
   app.use("*", bodyGuard());
   app.use("*", csrfProtection(config));
-  app.onError((error) => errorResponse(error));
+  app.onError((error) => errorResponse(error, core.logger));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
     registerDocsRoutes(app, {
@@ -173,7 +173,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   root.use("*", securityHeaders(config));
   root.route(config.basePath || "/", app);
   root.notFound(() => errorResponse(new AuthError("NOT_FOUND", "No such endpoint")));
-  root.onError((error) => errorResponse(error));
+  root.onError((error) => errorResponse(error, core.logger));
 
   const headers = securityHeaders(config);
   const csrf = csrfProtection(config);
@@ -181,7 +181,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     await headers(c, async () => {
       const rejected = await csrf(c, async () => {
         await next();
-        if (c.error instanceof AuthError) c.res = errorResponse(c.error);
+        if (c.error instanceof AuthError) c.res = errorResponse(c.error, core.logger);
       });
       if (rejected instanceof Response) c.res = rejected;
     });

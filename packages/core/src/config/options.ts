@@ -6,6 +6,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
+import type { Logger } from "../logger/logger.ts";
 
 export interface RateLimitRule {
   window: Duration;
@@ -60,6 +61,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   random?: Random;
   /** Default: argon2id m=19456 KiB, t=2, p=1 (native where it loads, else @noble/hashes). */
   passwordHasher?: PasswordHasher;
+  /** Where every line Latchkey writes goes: a pino-style logger (`error(fields, message)`). Default: the console. */
+  logger?: Logger;
 }
 
 export interface ResolvedRule {
@@ -150,6 +153,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   clock: true,
   random: true,
   passwordHasher: true,
+  logger: true,
 };
 
 function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {
