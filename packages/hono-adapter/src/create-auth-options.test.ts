@@ -123,6 +123,7 @@ const VALID: Record<string, unknown> = {
   random: webCryptoRandom,
   passwordHasher: hasher,
   logger: consoleLogger(),
+  telemetry: false,
   "reference.enabled": false,
   "reference.scriptUrl": "https://cdn.example/scalar.js",
   "reference.title": "Acme auth",

@@ -21,6 +21,7 @@ import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
 import { ADAPTER_VERSION } from "./version.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
+import { instrument } from "./telemetry/index.ts";
 
 export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> extends AuthOptions<P> {
   /** Client address for rate limits. Default `clientIp.fromSocket`; headers are never trusted unless you choose a preset that reads them. */
@@ -32,6 +33,11 @@ export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly Au
    * narrows or extends that. Preflights (`OPTIONS`) then answer 204 on every auth path. See docs/client.md.
    */
   cors?: boolean | CorsOptions;
+  /**
+   * OpenTelemetry spans and metrics through the app's `@opentelemetry/api` (an optional peer: without it, or without
+   * a registered SDK, nothing is recorded). Default `true`; `false` turns it off. See docs/observability.md.
+   */
+  telemetry?: boolean;
 }
 
 /**
@@ -43,6 +49,7 @@ export const ADAPTER_OPTION_SHAPE: OptionShape = {
   reference: { enabled: true, scriptUrl: true, title: true },
   // `cors: true` is a boolean; an object is checked key by key.
   cors: { origins: true, allowHeaders: true, exposeHeaders: true, maxAge: true },
+  telemetry: true,
 };
 
 /**
@@ -132,7 +139,9 @@ function invalidRequest(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>
  * app.get("/me", auth.requireUser, (c) => c.json(c.var.user));
  */
 export function createAuth<const P extends readonly AuthPlugin[] = []>(options: CreateAuthOptions<P>): Auth<P> {
-  const core = createAuthCore<P>(options, ADAPTER_OPTION_SHAPE);
+  const telemetry = instrument(options);
+  const core = createAuthCore<P>(telemetry.options, ADAPTER_OPTION_SHAPE);
+  telemetry.countEvents(core);
   const { config } = core;
   const tools = createRequestTools(core, options.getClientIp ?? fromSocket);
 
@@ -140,6 +149,8 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     defaultHook: (result) => (result.success ? undefined : invalidRequest(result.error.issues)),
   });
   const cors = corsMiddleware(options.cors ?? false, config.trustedOrigins);
+  // Outermost: the request span and duration cover every answer, preflights and refusals included.
+  app.use("*", telemetry.middleware(mountPrefix));
   // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
   if (cors) app.use("*", cors);
   app.use("*", securityHeaders(config));
