@@ -10,7 +10,8 @@ const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", 
 const config: KnipConfig = {
   includeEntryExports: false,
   // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; it is not an npm package.
-  ignoreBinaries: ["taskset"],
+  // `apt-get` (Debian) installs the tools the tests start (scripts/test-prerequisites.mjs).
+  ignoreBinaries: ["taskset", "apt-get"],
   workspaces: {
     ".": {
       entry: ["scripts/*.mjs"],

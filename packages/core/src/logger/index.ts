@@ -1,2 +1,2 @@
-export { consoleLogger, resolveLogger } from "./logger.ts";
+export { consoleLogger } from "./logger.ts";
 export type { Logger, LogFields } from "./logger.ts";

@@ -11,7 +11,7 @@ const OTEL_API = "@opentelemetry/api";
 let loading: Promise<OtelApi | null> | null = null;
 
 /** The app's `@opentelemetry/api`, or null when it is not installed (telemetry then does nothing at all). */
-export function loadOpenTelemetry(): Promise<OtelApi | null> {
+function loadOpenTelemetry(): Promise<OtelApi | null> {
   loading ??= import(/* webpackIgnore: true */ /* @vite-ignore */ OTEL_API).then(
     (module: OtelApi & { default?: OtelApi }) => (module.trace ? module : (module.default ?? null)),
     () => null,
