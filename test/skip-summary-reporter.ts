@@ -32,6 +32,12 @@ interface Skip {
   reason: string | null;
 }
 
+/** Whether a test of the file is marked `.only` (CI refuses them; locally they skip the rest of the file). */
+function hasOnly(module: TestModule): boolean {
+  for (const test of module.children.allTests()) if (test.options.mode === "only") return true;
+  return false;
+}
+
 /** The suite or module whose hook failed, when that is why the test did not run. */
 function failedParent(test: TestCase): TestSuite | TestModule | null {
   for (let parent: TestSuite | TestModule = test.parent; ; parent = (parent as TestSuite).parent) {
@@ -47,9 +53,12 @@ function failedParent(test: TestCase): TestSuite | TestModule | null {
  */
 export default class SkipSummaryReporter implements Reporter {
   private root = process.cwd();
+  /** A name filter (`-t`) skips every test it does not match: those are the user's choice, not the suite's. */
+  private filtered = false;
 
-  onInit(vitest: { config: { root: string } }): void {
+  onInit(vitest: { config: { root: string; testNamePattern?: RegExp | string } }): void {
     this.root = vitest.config.root;
+    this.filtered = vitest.config.testNamePattern !== undefined;
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -63,6 +72,8 @@ export default class SkipSummaryReporter implements Reporter {
         if (result.state !== "skipped") continue;
         const broken = failedParent(test);
         let reason: string | null;
+        // Left out by `-t` or by an `.only` elsewhere in the file: not a skip of the suite's.
+        if (!broken && (this.filtered || hasOnly(module))) continue;
         if (broken) {
           reason = `NOT RUN: ${broken.type === "module" ? "the file" : `"${broken.name}"`} failed before it (a hook or the import)`;
         } else if (test.options.mode === "todo") {

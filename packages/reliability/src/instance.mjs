@@ -10,14 +10,22 @@ import { drizzleStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as postgresJsStore } from "@latchkey/drizzle-store/postgres-js";
 import { createAuth } from "@latchkey/hono-adapter";
 import { redisCounters } from "@latchkey/redis-store";
+import { CONNECT_TIMEOUT_S, QUERY_TIMEOUT_S, REDIS_TIMEOUT_S } from "./timeouts.mjs";
 
 const databaseUrl = /** @type {string} */ (process.env.DATABASE_URL);
 const driver = process.env.DRIVER ?? "pg";
 const database =
   driver === "postgres-js"
     ? postgresJsStore({ client: postgres(databaseUrl, { max: 8, onnotice: () => undefined }) })
-    : drizzleStore({ url: databaseUrl, connectTimeout: 2, queryTimeout: 3, maxConnections: 8 });
-const counters = process.env.REDIS_URL ? redisCounters({ url: process.env.REDIS_URL }) : undefined;
+    : drizzleStore({
+        url: databaseUrl,
+        connectTimeout: CONNECT_TIMEOUT_S,
+        queryTimeout: QUERY_TIMEOUT_S,
+        maxConnections: 8,
+      });
+const counters = process.env.REDIS_URL
+  ? redisCounters({ url: process.env.REDIS_URL, connectTimeout: REDIS_TIMEOUT_S, commandTimeout: REDIS_TIMEOUT_S })
+  : undefined;
 
 const auth = createAuth({
   secret: /** @type {string} */ (process.env.SECRET),
