@@ -106,32 +106,49 @@ async function signOut(): Promise<void> {
 beforeAll(async () => {
   await ensurePagesBuilt();
   work = mkdtempSync(join(tmpdir(), "latchkey-browser-"));
-  const [apiPort, spaPort] = [await freePort(), await freePort()];
-  api = `http://127.0.0.1:${apiPort}`;
+  // The second origin, in this process on port 0: the same built pages, spa.html for every path.
+  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html"));
+  const spaPort = await new Promise<number>((resolve) => {
+    spa = serve({ fetch: site.fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(info.port));
+  });
   spaOrigin = `http://127.0.0.1:${spaPort}`;
   const databaseUrl = `file:${join(work, "demo.db")}`;
-  server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
-    env: {
-      ...process.env,
-      PORT: String(apiPort),
-      LATCHKEY_BASE_URL: api,
-      LATCHKEY_SECRET: "b".repeat(64),
-      LATCHKEY_DATABASE_URL: databaseUrl,
-      LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
-  server.stderr!.on("data", (d: Buffer) => void (console_ += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    server.once("exit", (code) => reject(new Error(`the demo exited (${code}):\n${console_}`)));
-    const check = () => (console_.includes("Store:") ? resolve() : setTimeout(check, 25));
-    check();
-  });
+  // The demo needs its own origin (baseUrl) before it listens, so it cannot take port 0: it gets a port that was
+  // free a moment ago, and if another process took it meanwhile the demo exits with EADDRINUSE and another is tried.
+  for (let attempt = 1; ; attempt++) {
+    const apiPort = await freePort();
+    api = `http://127.0.0.1:${apiPort}`;
+    console_ = "";
+    server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
+      env: {
+        ...process.env,
+        PORT: String(apiPort),
+        LATCHKEY_BASE_URL: api,
+        LATCHKEY_SECRET: "b".repeat(64),
+        LATCHKEY_DATABASE_URL: databaseUrl,
+        LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
+    server.stderr!.on("data", (d: Buffer) => void (console_ += d.toString()));
+    const started = await new Promise<boolean>((resolve, reject) => {
+      server.once("exit", (code) =>
+        console_.includes("EADDRINUSE") && attempt < 5
+          ? resolve(false)
+          : reject(new Error(`the demo exited (${code}):\n${console_}`)),
+      );
+      // Its own line with the port it bound: the page talks to this process, not to whoever had the port.
+      const check = () => {
+        if (server.exitCode !== null) return;
+        if (console_.includes(`listening on http://localhost:${apiPort}`) && console_.includes("Store:")) resolve(true);
+        else setTimeout(check, 25);
+      };
+      check();
+    });
+    if (started) break;
+  }
   store = await openDemoDatabase(databaseUrl);
-  // The second origin: the same built pages, spa.html for every path.
-  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html"));
-  spa = serve({ fetch: site.fetch, port: spaPort, hostname: "127.0.0.1" });
   // A real Chromium must start: a missing browser fails the suite (.ci/run installs Debian's chromium).
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
   context = await chromium.launchPersistentContext(join(work, "profile"), {
