@@ -3,6 +3,7 @@
 // Origin headers, plus a page on a second loopback origin that signs in with CORS and credentials. Effects are
 // checked in the demo's own database. Codes and links come from the server's console, as a developer reads them.
 import { spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
 import { openDemoDatabase } from "./database.ts";
 import { WEB_ROOT, webPages } from "./static.ts";
@@ -92,6 +93,38 @@ async function submit(name: string, fields: Record<string, string>, button?: str
   const f = form(name);
   for (const [label, value] of Object.entries(fields)) await f.getByLabel(label, { exact: true }).fill(value);
   await (button ? f.getByRole("button", { name: button }) : f.getByRole("button")).click();
+}
+
+let sourceHost = 1;
+/**
+ * A user of the test's own, signed up over HTTP from a loopback address of its own (127.0.0.N: its own per-IP
+ * rate-limit bucket), and signed in in the browser by the session cookie that sign-up set.
+ */
+async function signedInUser(email: string, extra: Record<string, string> = {}): Promise<void> {
+  const body = JSON.stringify({ email, password: PASSWORD, ...extra });
+  const { status, cookie } = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
+    const req = httpRequest(
+      `${api}/auth/sign-up/email`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        localAddress: `127.0.0.${++sourceHost}`,
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, cookie: String(res.headers["set-cookie"]?.[0] ?? "") }),
+        );
+      },
+    );
+    req.once("error", reject);
+    req.end(body);
+  });
+  expect(status).toBe(200);
+  const [name, value] = cookie.split(";")[0]!.split("=") as [string, string];
+  await context.addCookies([{ name, value, url: api, httpOnly: true, sameSite: "Lax" }]);
+  await go("/");
+  await poll(() => who().textContent()).toBe(`Signed in as ${email}`);
 }
 
 async function go(path: string): Promise<void> {
@@ -177,6 +210,14 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+// Each test starts signed out in a page of its own, with a user of its own: none depends on another's state.
+beforeEach(async () => {
+  await context.clearCookies();
+  const fresh = await context.newPage();
+  await page.close();
+  page = fresh;
+});
+
 describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   it("signs up, then verifies the email with the code from the console and stays signed in with the password", async () => {
     await go("/sign-up");
@@ -202,24 +243,30 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("signs out and in with the password; a wrong password reads as words, not a code", async () => {
+    await signedInUser("bob@example.com");
     await signOut();
     await go("/sign-in");
-    await submit("sign in with password", { "Email or username": "ada@example.com", Password: "not the password" });
+    await submit("sign in with password", { "Email or username": "bob@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
-    await submit("sign in with password", { "Email or username": "ada@example.com", Password: PASSWORD });
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    await submit("sign in with password", { "Email or username": "bob@example.com", Password: PASSWORD });
+    await poll(() => who().textContent()).toBe("Signed in as bob@example.com");
     expect(page.url()).toBe(`${api}/`);
   });
 
   it("account settings: name, image and username; checking and adding a password", async () => {
+    await signedInUser("carol@example.com");
     await page.getByRole("link", { name: "Settings" }).click();
-    await submit("profile", { Name: "Ada Lovelace", "Image URL": "https://example.com/ada.png", Username: "ada_l" });
+    await submit("profile", {
+      Name: "Carol Lovelace",
+      "Image URL": "https://example.com/carol.png",
+      Username: "carol_l",
+    });
     await page.getByText("Profile saved.").waitFor();
-    expect(await store.users.findByEmail("ada@example.com")).toMatchObject({
-      name: "Ada Lovelace",
-      image: "https://example.com/ada.png",
-      username: "ada_l",
+    expect(await store.users.findByEmail("carol@example.com")).toMatchObject({
+      name: "Carol Lovelace",
+      image: "https://example.com/carol.png",
+      username: "carol_l",
     });
     await submit("verify password", { Password: "wrong password!" });
     await poll(() => form("verify password").getByRole("alert").textContent()).toBe("That password is not right.");
@@ -230,10 +277,11 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
       "This account already has a password. Change it instead.",
     );
     await page.getByRole("link", { name: "Latchkey demo" }).click();
-    await poll(() => page.getByTestId("profile-username").textContent()).toBe("ada_l");
+    await poll(() => page.getByTestId("profile-username").textContent()).toBe("carol_l");
   });
 
   it("API keys: create with a lifetime and see it once, list, use, revoke", async () => {
+    await signedInUser("dave@example.com");
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByTestId("no-keys").waitFor();
     await form("create api key").getByLabel("Name").fill("ci");
@@ -243,7 +291,7 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     expect(key).toMatch(/^lk_/);
     await poll(() => page.getByTestId("key-row").count()).toBe(1);
     const [stored] = (
-      await store.apiKeys.listByUser((await store.users.findByEmail("ada@example.com"))!.id, {
+      await store.apiKeys.listByUser((await store.users.findByEmail("dave@example.com"))!.id, {
         limit: 10,
         cursor: null,
       })
@@ -261,8 +309,9 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("shows the current JWT (from set-auth-jwt) and a fresh one, each verified against /jwks in the page", async () => {
+    await signedInUser("erin@example.com");
     await page.getByRole("link", { name: "JWT" }).click();
-    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    const ada = (await store.users.findByEmail("erin@example.com"))!;
     // The session store's JWT: the set-auth-jwt header of the last get-session.
     await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
     const fromHeader = (await page.getByTestId("jwt").textContent())!;
@@ -277,31 +326,34 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("signs in with an emailed code", async () => {
+    await signedInUser("frank@example.com");
     await signOut();
     await go("/sign-in");
-    const mail = await nextEmail("ada@example.com", () =>
-      submit("email me a sign-in code", { Email: "ada@example.com" }),
+    const mail = await nextEmail("frank@example.com", () =>
+      submit("email me a sign-in code", { Email: "frank@example.com" }),
     );
     await submit("sign in with code", { Code: "000000" === codeIn(mail) ? "111111" : "000000" });
     await poll(() => form("sign in with code").getByRole("alert").textContent()).toBe(
       "That code is not right. Check the email and try again.",
     );
     await submit("sign in with code", { Code: codeIn(mail) });
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    await poll(() => who().textContent()).toBe("Signed in as frank@example.com");
   });
 
   it("the session store refetches when the window regains focus (a session revoked elsewhere shows as signed out)", async () => {
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
-    const ada = (await store.users.findByEmail("ada@example.com"))!;
-    expect(await store.sessions.deleteByUser(ada.id)).toBeGreaterThan(0);
+    await signedInUser("gina@example.com");
+    const gina = (await store.users.findByEmail("gina@example.com"))!;
+    expect(await store.sessions.deleteByUser(gina.id)).toBeGreaterThan(0);
     await page.evaluate(() => window.dispatchEvent(new Event("focus")));
     await poll(() => who().textContent()).toBe("Signed out");
   });
 
   it("forgot password: the emailed link opens a working page that sets the password", async () => {
+    await signedInUser("hank@example.com", { username: "hank_l" });
+    await signOut();
     await page.getByRole("link", { name: "Forgot password" }).click();
-    const mail = await nextEmail("ada@example.com", () =>
-      submit("request password reset", { Email: "ada@example.com" }),
+    const mail = await nextEmail("hank@example.com", () =>
+      submit("request password reset", { Email: "hank@example.com" }),
     );
     await page.getByText("a link to set a new password is on its way").waitFor();
     const link = linkIn(mail);
@@ -310,21 +362,22 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await submit("reset password", { "New password": "a brand new password" });
     await page.getByText("Your password is changed.").waitFor();
     await page.getByRole("button", { name: "Go to sign in" }).click();
-    await submit("sign in with password", { "Email or username": "ada_l", Password: PASSWORD });
+    await submit("sign in with password", { "Email or username": "hank_l", Password: PASSWORD });
     await form("sign in with password").getByRole("alert").waitFor();
-    await submit("sign in with password", { "Email or username": "ada_l", Password: "a brand new password" });
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    await submit("sign in with password", { "Email or username": "hank_l", Password: "a brand new password" });
+    await poll(() => who().textContent()).toBe("Signed in as hank@example.com");
   });
 
   it("deletes the account with the password", async () => {
+    await signedInUser("ivy@example.com");
     await page.getByRole("link", { name: "Delete account" }).click();
     await submit("delete account with password", { Password: "not it at all" });
     await poll(() => form("delete account with password").getByRole("alert").textContent()).toBe(
       "That password is not right.",
     );
-    await submit("delete account with password", { Password: "a brand new password" });
+    await submit("delete account with password", { Password: PASSWORD });
     await poll(() => who().textContent()).toBe("Signed out");
-    expect(await store.users.findByEmail("ada@example.com")).toBeNull();
+    expect(await store.users.findByEmail("ivy@example.com")).toBeNull();
   });
 
   it("a code-only account adds a password, then deletes itself through the emailed link", async () => {
