@@ -7,6 +7,7 @@ const ENTRIES: Record<string, string> = {
   "@latchkey/core": "core/src/index.ts",
   "@latchkey/hono-adapter": "hono-adapter/src/index.ts",
   "@latchkey/hono-adapter/esbuild": "hono-adapter/src/build/zod-english.ts",
+  "@latchkey/hono-adapter/node": "hono-adapter/src/node/node-handler.ts",
   "@latchkey/memory-store": "memory-store/src/index.ts",
   "@latchkey/drizzle-store": "drizzle-store/src/index.ts",
   "@latchkey/drizzle-store/postgres": "drizzle-store/src/postgres.ts",
