@@ -69,12 +69,18 @@ function tracedPort<P extends object>(
   dbSystem: string,
   kind: string,
 ): P {
+  // One wrapper per method and implementation, made on first use: a store call allocates nothing more.
+  const wrappers = new Map<string, { of: AnyFunction; wrapper: AnyFunction }>();
   return new Proxy(port, {
     get(target, method) {
       const value = Reflect.get(target, method);
       if (typeof value !== "function" || typeof method !== "string") return value;
-      return (...args: unknown[]) =>
+      const cached = wrappers.get(method);
+      if (cached?.of === value) return cached.wrapper;
+      const wrapper = (...args: unknown[]) =>
         storeCall(handle, `${name}.${method}`, dbSystem, kind, () => (value as AnyFunction).apply(target, args));
+      wrappers.set(method, { of: value as AnyFunction, wrapper });
+      return wrapper;
     },
   });
 }
