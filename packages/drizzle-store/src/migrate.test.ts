@@ -11,9 +11,16 @@ describe("migrateDatabase", () => {
     const database = await createTestPostgresDatabase();
     try {
       const lines: string[] = [];
-      expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
+      expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([
+        "0000_initial",
+        "0001_api_key_lifecycle",
+      ]);
       expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([]);
-      expect(lines).toEqual(["applied 0000_initial", "nothing to apply: the schema is up to date"]);
+      expect(lines).toEqual([
+        "applied 0000_initial",
+        "applied 0001_api_key_lifecycle",
+        "nothing to apply: the schema is up to date",
+      ]);
       const client = openPostgres(database.url, 1);
       const rows = await client<{ table_name: string }[]>`
         select table_name from information_schema.tables where table_schema = 'public' order by table_name`;
@@ -28,7 +35,7 @@ describe("migrateDatabase", () => {
     const database = await createTestPostgresDatabase();
     try {
       const results = await Promise.all([1, 2, 3].map(() => migrateDatabase(database.url)));
-      expect(results.flat()).toEqual(["0000_initial"]);
+      expect(results.flat()).toEqual(["0000_initial", "0001_api_key_lifecycle"]);
     } finally {
       await database.dispose();
     }
@@ -37,7 +44,7 @@ describe("migrateDatabase", () => {
   it("applies the schema to a fresh libSQL file once; the second run applies nothing", async () => {
     const database = await createTestSqliteFile();
     try {
-      expect(await migrateDatabase(database.url)).toEqual(["0000_initial"]);
+      expect(await migrateDatabase(database.url)).toEqual(["0000_initial", "0001_api_key_lifecycle"]);
       expect(await migrateDatabase({ url: database.url })).toEqual([]);
       const client = openSqlite(database.url);
       const { rows } = await client.execute(

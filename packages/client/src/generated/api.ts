@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for the signed-in user
-         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).
+         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -80,6 +80,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-key/reroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an API key's value, keeping the old one for a grace period
+         * @description A new plaintext `key`, shown once, for the same key (same id, name, prefix, metadata, permissions, quota, rate limit, refill and expiry). The previous value keeps verifying for `gracePeriod` (default 0: it stops at once; at most `apiKeys({ maxRerollGrace })`, default 7 days), answered with `deprecated: true`; a second reroll inside the grace ends the first old value at once (at most two values verify). Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRerolled`.
+         */
+        post: operations["rerollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-key/update": {
         parameters: {
             query?: never;
@@ -91,9 +111,29 @@ export interface paths {
         put?: never;
         /**
          * Change an API key's name, enabled flag, metadata or permissions
-         * @description Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota and rate-limit fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object.
+         * @description Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing.
          */
         post: operations["updateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-key/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-day usage of one of the caller's API keys
+         * @description Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days). Another user's key is 404 `KEY_NOT_FOUND`.
+         */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -111,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an API key
-         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn: null`) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically; unlimited keys are not written.
+         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true`.
          */
         post: operations["verifyApiKey"];
         delete?: never;
@@ -701,9 +741,17 @@ export interface components {
             id: string;
             /**
              * Format: date-time
-             * @description Recorded only for keys with a quota or a rate limit.
+             * @description Last refill (creation until the first); null without a refill.
+             */
+            lastRefillAt: string | null;
+            /**
+             * Format: date-time
+             * @description Last successful use. Keys without a quota or rate limit record it at most once per `apiKeys({ lastUsedResolution })` (default one minute).
              */
             lastUsedAt: string | null;
+            /** @description Disabled by the service operator (`auth.api.updateApiKey({ enabled: false })`): the owner cannot enable it (403 `KEY_LOCKED`). */
+            locked: boolean;
+            /** @description The owner's data (writable by the owner). */
             metadata: {
                 [key: string]: unknown;
             };
@@ -713,8 +761,21 @@ export interface components {
             prefix: string;
             rateLimitMax: number | null;
             rateLimitWindowMs: number | null;
+            /** @description `remaining` is set back to this every `refillInterval`; null = no refill. */
+            refillAmount: number | null;
+            /** @description Milliseconds between refills; null = no refill. */
+            refillInterval: number | null;
             /** @description Uses left; null = unlimited. */
             remaining: number | null;
+            /**
+             * Format: date-time
+             * @description When the key's value was last replaced; null when never.
+             */
+            rerolledAt: string | null;
+            /** @description Data only the server writes (`auth.api`); read-only to the owner. */
+            serverMetadata: {
+                [key: string]: unknown;
+            };
             /**
              * @description First 8 characters of the key, for display.
              * @example lk_8Fq2x
@@ -743,6 +804,31 @@ export interface components {
         ApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
         };
+        ApiKeyUsage: {
+            days: {
+                /**
+                 * @description UTC day, YYYY-MM-DD.
+                 * @example 2026-06-01
+                 */
+                date: string;
+                /**
+                 * @description Refused verifies by code; codes with none are left out.
+                 * @example {
+                 *       "RATE_LIMITED": 3
+                 *     }
+                 */
+                refused: {
+                    INSUFFICIENT_PERMISSIONS?: number;
+                    INVALID_API_KEY?: number;
+                    KEY_DISABLED?: number;
+                    KEY_EXPIRED?: number;
+                    RATE_LIMITED?: number;
+                    USAGE_EXCEEDED?: number;
+                };
+                /** @description Valid verifies that day. */
+                valid: number;
+            }[];
+        };
         CreateApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
             /**
@@ -765,7 +851,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -846,6 +932,8 @@ export interface components {
         };
         VerifyApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
+            /** @description True when the value verified is one a reroll replaced, still inside its grace period: the caller should switch to the new value. */
+            deprecated: boolean;
             /** @enum {boolean} */
             valid: true;
         } | {
@@ -853,7 +941,7 @@ export interface components {
                 /** @enum {string} */
                 code: "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "INSUFFICIENT_PERMISSIONS";
                 message: string;
-                /** @description RATE_LIMITED: ms until the window resets. USAGE_EXCEEDED: null (quotas do not refill). */
+                /** @description RATE_LIMITED: ms until the window resets. USAGE_EXCEEDED: ms until the next refill, or null for a key without a refill. */
                 tryAgainIn?: number | null;
             };
             /** @enum {boolean} */
@@ -940,6 +1028,15 @@ export interface operations {
             };
             /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1251,6 +1348,119 @@ export interface operations {
             };
         };
     };
+    rerollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the previous value keeps verifying: seconds or a compact duration ("1h", "7d"); default 0 (it stops at once); at most `apiKeys({ maxRerollGrace })` (default 7 days).
+                     * @example 1h
+                     */
+                    gracePeriod?: number | string;
+                    /** @description The key's `id` (from create or list). */
+                    keyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key and its new plaintext value */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateApiKeyResponse"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     updateApiKey: {
         parameters: {
             query?: never;
@@ -1355,6 +1565,76 @@ export interface operations {
             };
             /** @description Rate limited or locked (`Retry-After` header) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query: {
+                /** @description How many UTC days back, today included (default 30, at most the retention). */
+                days?: number;
+                /** @description The key's `id` (from create or list). */
+                keyId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyUsage"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4004,6 +4284,7 @@ export const OPERATIONS = {
   deleteAccount: { method: "POST", path: "/delete-account", input: "body" },
   deleteApiKey: { method: "POST", path: "/api-key/delete", input: "body" },
   deleteExpiredApiKeys: { method: "POST", path: "/api-key/delete-all-expired", input: "body" },
+  getApiKeyUsage: { method: "GET", path: "/api-key/usage", input: "query" },
   getHealth: { method: "GET", path: "/health", input: "none" },
   getJwks: { method: "GET", path: "/jwks", input: "none" },
   getSession: { method: "GET", path: "/get-session", input: "none" },
@@ -4013,6 +4294,7 @@ export const OPERATIONS = {
   requestEmailChange: { method: "POST", path: "/email-otp/request-email-change", input: "body" },
   requestPasswordReset: { method: "POST", path: "/request-password-reset", input: "body" },
   requestPasswordResetOtp: { method: "POST", path: "/email-otp/request-password-reset", input: "body" },
+  rerollApiKey: { method: "POST", path: "/api-key/reroll", input: "body" },
   resetPassword: { method: "POST", path: "/reset-password", input: "body" },
   resetPasswordOtp: { method: "POST", path: "/email-otp/reset-password", input: "body" },
   sendVerificationEmail: { method: "POST", path: "/send-verification-email", input: "body" },
