@@ -309,6 +309,7 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("API keys: the usage chart shows the last 14 days, and reroll shows the new key once (old one in its grace)", async () => {
+    await signedInUser("rita@example.com");
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByTestId("no-keys").waitFor();
     await form("create api key").getByLabel("Name").fill("svc");
@@ -332,8 +333,8 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => page.getByTestId("new-key").textContent()).not.toBe(first);
     const second = (await page.getByTestId("new-key").textContent())!;
     expect(second).toMatch(/^lk_/);
-    const ada = (await store.users.findByEmail("ada@example.com"))!;
-    const [row] = (await store.apiKeys.listByUser(ada.id, { limit: 10, cursor: null })).items;
+    const rita = (await store.users.findByEmail("rita@example.com"))!;
+    const [row] = (await store.apiKeys.listByUser(rita.id, { limit: 10, cursor: null })).items;
     expect(row!.start).toBe(second.slice(0, 8));
     expect(row!.previousKeyExpiresAt!.getTime() - row!.rerolledAt!.getTime()).toBe(3_600_000);
     // Both values work during the grace; the new key is shown once only.

@@ -206,7 +206,7 @@ describe(`no secret or personal data in any exported span or metric (${testStore
       getClientIp: () => "203.0.113.77",
       plugins: [
         emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
-        apiKeys({ grantablePermissions: { files: ["read"] } }),
+        apiKeys({ grantablePermissions: { files: ["read"] }, usage: true }),
         jwt(),
         auditLog(),
       ],
