@@ -1,10 +1,16 @@
+import { initCommand } from "./init/index.ts";
 import { migrateCommand } from "./migrate/index.ts";
+import { rotateJwksCommand } from "./rotate-jwks/index.ts";
 import { generateSecret } from "./secret/index.ts";
+import { serveCommand } from "./serve/index.ts";
 
 const USAGE = `Usage:
   latchkey secret                      print a fresh 64-character secret
   latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)
-  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)`;
+  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)
+  latchkey init                        write a commented latchkey.config.ts to start from (--help for options)
+  latchkey serve                       run Latchkey as a server from latchkey.config.* (--help for options)
+  latchkey rotate-jwks                 a new JWT signing key now, from the same config (--force after a secret change)`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -14,6 +20,9 @@ const commands: Record<string, Command> = {
     return 0;
   },
   migrate: migrateCommand,
+  init: initCommand,
+  serve: serveCommand,
+  "rotate-jwks": rotateJwksCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
