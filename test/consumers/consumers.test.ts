@@ -357,10 +357,13 @@ describe("examples/cloudflare-workers as a real Workers build", () => {
     expect(bundle.code, printed(bundle)).toBe(0);
     expect(bundle.stdout, printed(bundle)).toMatch(/env\.DB.*latchkey-auth/);
     const capture = await emailCapture();
-    // No LATCHKEY_BASE_URL: the worker takes the origin it is reached on, as on a fresh deploy.
-    writeFileSync(join(app, ".dev.vars"), `LATCHKEY_SECRET=${"w".repeat(64)}\nEMAIL_WEBHOOK_URL=${capture.url}\n`);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
+    // The worker requires LATCHKEY_BASE_URL (it never takes links or origins from the Host it is reached on).
+    writeFileSync(
+      join(app, ".dev.vars"),
+      `LATCHKEY_SECRET=${"w".repeat(64)}\nLATCHKEY_BASE_URL=${base}\nEMAIL_WEBHOOK_URL=${capture.url}\n`,
+    );
     // wrangler dev opens the D1 that `migrations apply --local` wrote (.wrangler/state), with its own workerd.
     const server = start(
       node24,

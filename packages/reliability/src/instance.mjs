@@ -1,7 +1,7 @@
 // @ts-check
 // One Latchkey instance as its own Node process, for the reliability suite. Loopback only. Plain ESM on the built
 // packages (no TypeScript loader): it starts in a fraction of the time, and the suite starts five of them.
-// Environment: DATABASE_URL, DRIVER (pg | postgres-js), REDIS_URL (optional), SECRET.
+// Environment: DATABASE_URL, DRIVER (pg | postgres-js), REDIS_URL and REDIS_COMMAND_TIMEOUT (optional), SECRET.
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import postgres from "postgres";
@@ -24,7 +24,13 @@ const database =
         maxConnections: 8,
       });
 const counters = process.env.REDIS_URL
-  ? redisCounters({ url: process.env.REDIS_URL, connectTimeout: REDIS_TIMEOUT_S, commandTimeout: REDIS_TIMEOUT_S })
+  ? redisCounters({
+      url: process.env.REDIS_URL,
+      connectTimeout: REDIS_TIMEOUT_S,
+      commandTimeout: process.env.REDIS_COMMAND_TIMEOUT
+        ? /** @type {import("@latchkey/core").Duration} */ (process.env.REDIS_COMMAND_TIMEOUT)
+        : REDIS_TIMEOUT_S,
+    })
   : undefined;
 
 const auth = createAuth({

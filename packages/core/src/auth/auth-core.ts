@@ -6,6 +6,7 @@ import { argon2idHasher } from "../password/argon2.ts";
 import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
 import { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
+import { counterBinding } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
 import { consoleEmailSender } from "../email/email.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
@@ -60,6 +61,8 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const config = resolveConfig(options, adapterOptions);
   // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
   const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
+  // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
+  options.counters?.bind?.(counterBinding(config.secret, config.baseOrigin));
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   const hasher = options.passwordHasher ?? argon2idHasher({ random });
