@@ -140,9 +140,16 @@ beforeAll(async () => {
   await ensurePagesBuilt();
   work = mkdtempSync(join(tmpdir(), "latchkey-browser-"));
   // The second origin, in this process on port 0: the same built pages, spa.html for every path.
-  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html"));
+  let site: Hono | null = null;
   const spaPort = await new Promise<number>((resolve) => {
-    spa = serve({ fetch: site.fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(info.port));
+    spa = serve(
+      {
+        fetch: (request) => site?.fetch(request) ?? new Response(null, { status: 503 }),
+        port: 0,
+        hostname: "127.0.0.1",
+      },
+      (info) => resolve(info.port),
+    );
   });
   spaOrigin = `http://127.0.0.1:${spaPort}`;
   const databaseUrl = `file:${join(work, "demo.db")}`;
@@ -182,6 +189,8 @@ beforeAll(async () => {
     if (started) break;
   }
   store = await openDemoDatabase(databaseUrl);
+  // The second origin's pages allow the API's origin, known only now.
+  site = new Hono().get("*", webPages(WEB_ROOT, "spa.html", { apiOrigins: [api] }));
   // A real Chromium must start: a missing browser fails the suite (.ci/run installs Debian's chromium).
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
   context = await chromium.launchPersistentContext(join(work, "profile"), {
@@ -249,9 +258,17 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await submit("sign in with password", { "Email or username": "bob@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
+    // "Remember me" unticked: a cookie without an expiry (it ends with the browser) and a short session.
+    await form("sign in with password").getByLabel("Remember me").uncheck();
     await submit("sign in with password", { "Email or username": "bob@example.com", Password: PASSWORD });
     await poll(() => who().textContent()).toBe("Signed in as bob@example.com");
     expect(page.url()).toBe(`${api}/`);
+    const cookie = (await context.cookies(api)).find((c) => c.name === "latchkey.session")!;
+    expect(cookie.expires).toBe(-1);
+    const bob = (await store.users.findByEmail("bob@example.com"))!;
+    const sessions = await store.sessions.listByUser(bob.id);
+    expect(sessions[0]).toMatchObject({ rememberMe: false });
+    expect(sessions[0]!.expiresAt.getTime() - sessions[0]!.createdAt.getTime()).toBe(86_400_000);
   });
 
   it("account settings: name, image and username; checking and adding a password", async () => {
@@ -380,6 +397,47 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => who().textContent()).toBe("Signed in as frank@example.com");
   });
 
+  it("Devices: lists the sessions, signs out one other device, then every other one, and stays signed in", async () => {
+    await signedInUser("dana@example.com");
+    // Two more devices, signed in from elsewhere.
+    const signInElsewhere = async (agent: string) => {
+      const res = await fetch(`${api}/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": agent },
+        body: JSON.stringify({ email: "dana@example.com", password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { credentials: { token: string } }).credentials.token;
+    };
+    const phone = await signInElsewhere("Phone/1.0");
+    const tablet = await signInElsewhere("Tablet/2.0");
+    const alive = async (token: string) =>
+      (await (await fetch(`${api}/auth/get-session`, { headers: { authorization: `Bearer ${token}` } })).json()) !==
+      null;
+    await page.getByRole("link", { name: "Devices" }).click();
+    const rows = page.getByTestId("device-row");
+    await poll(() => rows.count()).toBe(
+      (await store.sessions.listByUser((await store.users.findByEmail("dana@example.com"))!.id)).length,
+    );
+    expect(await rows.first().textContent()).toContain("Tablet/2.0");
+    await poll(() => page.getByTestId("this-device").count()).toBe(1);
+    // Sign out the phone from its row.
+    await rows.filter({ hasText: "Phone/1.0" }).getByRole("button", { name: "Sign out this device" }).click();
+    await page.getByText("That device is signed out.").waitFor();
+    await poll(() => rows.filter({ hasText: "Phone/1.0" }).count()).toBe(0);
+    expect(await alive(phone)).toBe(false);
+    expect(await alive(tablet)).toBe(true);
+    // Then everywhere else: only this browser's session is left, and it still works.
+    await page.getByRole("button", { name: "Sign out everywhere else" }).click();
+    await page.getByText(/Signed out \d+ other device/).waitFor();
+    await poll(() => rows.count()).toBe(1);
+    expect(await alive(tablet)).toBe(false);
+    const dana = (await store.users.findByEmail("dana@example.com"))!;
+    expect(await store.sessions.listByUser(dana.id)).toHaveLength(1);
+    await page.reload();
+    await poll(() => who().textContent()).toBe("Signed in as dana@example.com");
+  });
+
   it("the session store refetches when the window regains focus (a session revoked elsewhere shows as signed out)", async () => {
     await signedInUser("gina@example.com");
     const gina = (await store.users.findByEmail("gina@example.com"))!;
@@ -450,6 +508,16 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 });
 
 describe("a page on another origin", { timeout: 30_000 }, () => {
+  it("a crafted ?api= link to another server does not make the page post the typed password there", async () => {
+    const evil = `http://127.0.0.1:${await freePort()}`;
+    const requested: string[] = [];
+    page.on("request", (request) => void requested.push(request.url()));
+    await page.goto(`${spaOrigin}/spa.html?api=${encodeURIComponent(evil)}`);
+    await poll(() => page.getByTestId("refused").textContent()).toContain(api);
+    expect(await page.getByLabel("Password").count()).toBe(0);
+    expect(requested.filter((url) => url.startsWith(evil))).toEqual([]);
+  });
+
   it("signs in with CORS and credentials, reads the session, and signs out", async () => {
     const up = await fetch(`${api}/auth/sign-up/email`, {
       method: "POST",

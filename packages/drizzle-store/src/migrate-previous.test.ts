@@ -78,7 +78,11 @@ describe("migrating a database made with the previous schema", () => {
              3, 0, now(), now());`,
       );
       await client.end();
-      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle"]);
+      expect(await migrateDatabase(database.url)).toEqual([
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+      ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
       await database.dispose();
@@ -100,7 +104,11 @@ describe("migrating a database made with the previous schema", () => {
              3, 0, ${T}, ${T});`,
       );
       client.close();
-      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle"]);
+      expect(await migrateDatabase(database.url)).toEqual([
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+      ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {
       await database.dispose();

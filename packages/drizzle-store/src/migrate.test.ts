@@ -14,11 +14,15 @@ describe("migrateDatabase", () => {
       expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([
         "0000_initial",
         "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
       ]);
       expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([]);
       expect(lines).toEqual([
         "applied 0000_initial",
         "applied 0001_api_key_lifecycle",
+        "applied 0002_session_remember_me",
+        "applied 0003_app_metadata",
         "nothing to apply: the schema is up to date",
       ]);
       const client = openPostgres(database.url, 1);
@@ -35,7 +39,12 @@ describe("migrateDatabase", () => {
     const database = await createTestPostgresDatabase();
     try {
       const results = await Promise.all([1, 2, 3].map(() => migrateDatabase(database.url)));
-      expect(results.flat()).toEqual(["0000_initial", "0001_api_key_lifecycle"]);
+      expect(results.flat()).toEqual([
+        "0000_initial",
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+      ]);
     } finally {
       await database.dispose();
     }
@@ -44,7 +53,12 @@ describe("migrateDatabase", () => {
   it("applies the schema to a fresh libSQL file once; the second run applies nothing", async () => {
     const database = await createTestSqliteFile();
     try {
-      expect(await migrateDatabase(database.url)).toEqual(["0000_initial", "0001_api_key_lifecycle"]);
+      expect(await migrateDatabase(database.url)).toEqual([
+        "0000_initial",
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+      ]);
       expect(await migrateDatabase({ url: database.url })).toEqual([]);
       const client = openSqlite(database.url);
       const { rows } = await client.execute(

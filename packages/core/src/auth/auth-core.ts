@@ -5,6 +5,7 @@ import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
+import { SessionManagementService } from "../session/session-management.ts";
 import { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import { counterBinding } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
@@ -18,6 +19,7 @@ import { EmailVerificationService } from "../email-verification/email-verificati
 import { AccountService } from "../account/account.ts";
 import { AccountDeletionService } from "../account/delete-account.ts";
 import type { AuthContext } from "./context.ts";
+import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
@@ -38,6 +40,8 @@ export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[
   account: AccountService;
   /** Account deletion by password or emailed token. */
   accountDeletion: AccountDeletionService;
+  /** The sessions a user can see and end (list, revoke one, others, all). */
+  sessionManagement: SessionManagementService;
   /** Trusted server-side operations (no HTTP). */
   api: AuthApi<P>;
   /** The installed plugins by typed id: `core.plugins.get(API_KEY_PLUGIN_ID)?.service`. */
@@ -91,6 +95,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     mailer: new Mailer(config, sender, logger),
     logger,
     secrets: new OneTimeSecrets(store, clock, random),
+    hooks: new HookRunner(validateHooks(options.hooks)),
     async burnPasswordHash(password) {
       dummyHash ??= hasher.hash(randomToken(random, 16));
       await hasher.verify(await dummyHash, password);
@@ -129,6 +134,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     emailVerification,
     account,
     accountDeletion,
+    sessionManagement: new SessionManagementService(ctx),
     api: undefined as unknown as AuthApi<P>,
     plugins: registry,
     getOtp(identifier) {

@@ -4,6 +4,8 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { VerificationRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
 
+const invalidToken = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+
 /**
  * Single-use link tokens (email verification, password reset, account deletion): 32 random bytes, only the
  * SHA-256 stored, one live token per identifier, consumed atomically. OTP codes build on the same rows.
@@ -66,11 +68,27 @@ export class OneTimeSecrets {
     return this.consumeMatching(token, (candidate) => candidate === identifier);
   }
 
-  private async consumeMatching(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
-    const invalid = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
+  /**
+   * The live row of a link token whose identifier starts with `identifierPrefix`, without spending it: the caller
+   * consumes it (`verifications.consume(row.id)`) in the same transaction as the writes the token pays for, so a
+   * failed write leaves it usable. Unknown, other purpose or expired: INVALID_TOKEN.
+   */
+  async findToken(token: string, identifierPrefix: string): Promise<VerificationRecord> {
+    const found = await this.find(token, (identifier) => identifier.startsWith(identifierPrefix));
+    if (found.expiresAt.getTime() <= this.clock.now()) throw invalidToken();
+    return found;
+  }
+
+  private async find(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
+    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
     const found = await this.store.verifications.findByValueHash(hashSecret(token));
-    if (!found || !accepts(found.identifier)) throw invalid();
+    if (!found || !accepts(found.identifier)) throw invalidToken();
+    return found;
+  }
+
+  private async consumeMatching(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
+    const invalid = invalidToken;
+    const found = await this.find(token, accepts);
     const consumed = await this.store.verifications.consume(found.id);
     if (!consumed) throw invalid();
     if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalid();

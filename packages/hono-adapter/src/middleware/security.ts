@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { AuthError, type ResolvedConfig } from "@latchkey/core";
+import { AuthError, originOf, type ResolvedConfig } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { readCookie } from "../http/cookies.ts";
 import { editHeaders } from "../http/host-response.ts";
@@ -137,15 +137,6 @@ export function bodyGuard(): MiddlewareHandler {
     c.req.raw = new Request(req.url, { method: req.method, headers, body: bytes as BufferSource, signal: req.signal });
     return next();
   };
-}
-
-function originOf(value: string | undefined): string | null {
-  if (!value || value === "null") return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -38,6 +38,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * receives the validated session as `input.session`. Documents the security requirement and the 401.
    */
   authenticated?: A;
+  /**
+   * With `authenticated`: the session must be younger than `session.freshAge` (counted from its creation), else
+   * 403 `SESSION_NOT_FRESH` before the handler runs. Documented in the description.
+   */
+  fresh?: boolean;
   /** Documented security alternatives when not simply "a session" (e.g. an API key header, or nothing). */
   security?: Array<Record<string, string[]>>;
   /**
@@ -103,6 +108,8 @@ export function defineRoute<
   errors.add(405);
   if (spec.body || spec.query || optionalBody) errors.add(400);
   if (spec.authenticated) errors.add(401);
+  const fresh = spec.fresh === true && tools.core.config.session.freshAgeMs !== null;
+  if (fresh) errors.add(403);
   if (limited) errors.add(429);
   // Every operation may meet a database that cannot be reached.
   errors.add(503);
@@ -129,7 +136,9 @@ export function defineRoute<
     tags: [spec.tag],
     summary: spec.summary,
     description:
-      rule && tools.core.config.rateLimit.enabled ? withRuleText(spec.description, spec.path, rule) : spec.description,
+      rule && tools.core.config.rateLimit.enabled
+        ? withRuleText(withFreshText(spec.description, fresh), spec.path, rule)
+        : withFreshText(spec.description, fresh),
     // Public operations say so explicitly (`[]`): there is no document-wide requirement.
     security: spec.security ?? (spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : []),
     middleware,
@@ -166,7 +175,11 @@ export function defineRoute<
       );
     }
     // After the rate limit: a client without a session spends the same budget as one with (see docs/decisions.md).
-    if (spec.authenticated) (input as { session?: ValidatedSession }).session = await tools.requireSession(c);
+    if (spec.authenticated) {
+      const session = await tools.requireSession(c);
+      if (fresh) tools.core.ctx.sessions.assertFresh(session.sessionRecord);
+      (input as { session?: ValidatedSession }).session = session;
+    }
     return handler(c, input);
   }) as never);
 }
@@ -194,6 +207,13 @@ export function ruleText(rule: ResolvedRule): string {
 /** The description with the route's rule in force appended, so the document states the limit it enforces. */
 function withRuleText(description: string, path: string, rule: ResolvedRule): string {
   return `${description}\n\nRate limit: ${ruleText(rule)} per IP (\`rateLimit.rules["${path}"]\`).`;
+}
+
+/** The description with the freshness rule appended on routes that need a recent sign-in. */
+function withFreshText(description: string, fresh: boolean): string {
+  return fresh
+    ? `${description}\n\nNeeds a fresh session: one created less than \`session.freshAge\` ago (403 \`SESSION_NOT_FRESH\` otherwise; sign in again).`
+    : description;
 }
 
 /**

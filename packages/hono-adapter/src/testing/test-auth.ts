@@ -121,7 +121,7 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Session cookie headers, with a trusted Origin (CSRF) unless `origin` is given. */
 export const cookieHeaders = (token: string, origin: string | null = BASE_URL, secure = true) => ({
-  cookie: `${secure ? "__Secure-latchkey.session" : "latchkey.session"}=${token}`,
+  cookie: `${secure ? "__Host-latchkey.session" : "latchkey.session"}=${token}`,
   ...(origin === null ? {} : { origin }),
 });
 

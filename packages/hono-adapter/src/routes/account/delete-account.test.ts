@@ -15,7 +15,7 @@ describe("POST /delete-account (password)", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     await expectGone(t, ada, "ada@example.com");
     expect(await t.store.users.findById(grace.userId)).not.toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(grace.token))).not.toBeNull();
@@ -62,7 +62,7 @@ describe("POST /delete-account (password)", () => {
 
   it("lets the same email sign up again afterwards, without inherited lockout state", async () => {
     const t = createTestAuth({ lockout: { maxFailures: 3 } });
-    const { token } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
+    const { token, userId } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
     for (let i = 0; i < 2; i++)
       await t.request("POST", "/sign-in/email", {
         body: { email: "ada@example.com", password: "wrong password!" },
@@ -71,7 +71,8 @@ describe("POST /delete-account (password)", () => {
     expect(
       (await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: PASSWORD } })).status,
     ).toBe(200);
-    expect(await t.store.counters.peek("fail:email:ada@example.com", t.clock.now())).toBeNull();
+    for (const key of [`fail:user:${userId}`, `lock:user:${userId}`, "fail:email:ada@example.com"])
+      expect(await t.store.counters.peek(key, t.clock.now()), key).toBeNull();
     await t.signUp("ada@example.com", "a different password", { username: "ada" });
     expect(
       (await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "a different password" } }))

@@ -60,11 +60,6 @@ describe("auditLog() over HTTP", () => {
       401,
     );
 
-    await step(t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } }));
-    const resetToken = keep(t.auth.getOtp("ada@example.com")!);
-    const newPassword = keep("ada's second password");
-    expect((await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword } })).status).toBe(200);
-
     await step(t.request("POST", "/send-verification-email", { body: { email: "ada@example.com" } }));
     const verifyToken = keep(t.auth.getOtp("ada@example.com")!);
     const verified = await t.request("POST", "/verify-email", {
@@ -78,6 +73,20 @@ describe("auditLog() over HTTP", () => {
         body: { name: "Ada", metadata: { token: keep("metadata-token-value") } },
       }),
     );
+
+    // After the verification: a reset link proves the mailbox too, and a verified address gets no verification link.
+    await step(t.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } }));
+    const resetToken = keep(t.auth.getOtp("ada@example.com")!);
+    const newPassword = keep("ada's second password");
+    expect((await t.request("POST", "/reset-password", { body: { token: resetToken, newPassword } })).status).toBe(200);
+    const afterReset = await step(
+      t.request("POST", "/sign-in/email", {
+        body: { email: "ada@example.com", password: newPassword },
+        headers: ua,
+        ip: "203.0.113.7",
+      }),
+    );
+    const adaSession = keep((await afterReset.json()).credentials.token);
 
     const grace = await t.signUp("grace@example.com", keep("grace's password!"));
     keep(grace.token);
@@ -119,7 +128,7 @@ describe("auditLog() over HTTP", () => {
     const forged = await step(t.request("POST", "/api-key/verify", { body: { key: forge(apiKey) } }));
     expect((await forged.json()).valid).toBe(false);
 
-    await step(t.request("POST", "/delete-account/request", { headers: bearer(session), body: {} }));
+    await step(t.request("POST", "/delete-account/request", { headers: bearer(adaSession), body: {} }));
     const deleteToken = keep(t.auth.getOtp("ada@example.com")!);
     expect((await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } })).status).toBe(200);
     await t.settle();

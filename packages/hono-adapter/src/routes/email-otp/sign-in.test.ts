@@ -50,7 +50,7 @@ describe("OTP sign-in", () => {
     expect(body.user).toMatchObject({ email: "new@example.com", emailVerified: true, name: "Newt" });
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(
-      /^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      /^__Host-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
     );
     expect(cookie).toContain(body.credentials.token);
     expect(res.headers.get("cache-control")).toBe("no-store");
