@@ -88,6 +88,9 @@ function withCompensation(store: FullStore): FullStore {
       account: async (id) => {
         throw new Error(`withCompensation cannot undo account ${id}`);
       },
+      user: async (id) => {
+        throw new Error(`withCompensation cannot undo user ${id}`);
+      },
     }) as FullStore["transaction"],
   };
 }

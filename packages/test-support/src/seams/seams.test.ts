@@ -31,6 +31,7 @@ async function seedAda(store: FullStore) {
     image: null,
     username: null,
     metadata: {},
+    appMetadata: {},
     createdAt: at,
     updatedAt: at,
   };
