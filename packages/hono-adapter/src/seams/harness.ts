@@ -88,8 +88,10 @@ function withCompensation(store: FullStore): FullStore {
       account: async (id) => {
         throw new Error(`withCompensation cannot undo account ${id}`);
       },
+      // Like the standalone MongoDB store: the user goes only while nothing another request attached refers to it.
       user: async (id) => {
-        throw new Error(`withCompensation cannot undo user ${id}`);
+        const [sessions, accounts] = await Promise.all([store.sessions.listByUser(id), store.accounts.listByUser(id)]);
+        if (sessions.length === 0 && accounts.length === 0) await store.users.delete(id);
       },
     }) as FullStore["transaction"],
   };
