@@ -53,6 +53,8 @@ export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
+export { consoleLogger } from "./logger/index.ts";
+export type { Logger, LogFields } from "./logger/index.ts";
 export type {
   AuthEventMap,
   AuthEventName,

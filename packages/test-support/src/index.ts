@@ -8,7 +8,7 @@
  * import { createTestPostgresDatabase, exploreInterleavings } from "@latchkey/test-support";
  */
 export { createTestPostgresDatabase, createTestSqliteFile, testPostgresUrl } from "./test-databases.ts";
-export type { TestDatabase } from "./test-databases.ts";
+export type { TestDatabase, TestPostgresServerName } from "./test-databases.ts";
 export { instrumentStore, runAsFlow, currentFlow, WRITE_METHODS } from "./seams/instrument.ts";
 export type { PortCall, PortName, StoreHooks } from "./seams/instrument.ts";
 export { createScheduler, exploreInterleavings, seededRandom } from "./seams/scheduler.ts";

@@ -12,6 +12,8 @@ import { Mailer } from "../email/mailer.ts";
 import { consoleEmailSender } from "../email/email.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { randomToken } from "../crypto/crypto.ts";
+import { describeError } from "../errors/describe.ts";
+import { resolveLogger, type Logger } from "../logger/logger.ts";
 import { EmailPasswordService } from "../email-password/email-password.ts";
 import { EmailVerificationService } from "../email-verification/email-verification.ts";
 import { AccountService } from "../account/account.ts";
@@ -30,6 +32,8 @@ export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[
   config: ResolvedConfig;
   ctx: AuthContext;
   events: AuthEvents;
+  /** `createAuth({ logger })` or the console logger. */
+  logger: Logger;
   emailPassword: EmailPasswordService;
   emailVerification: EmailVerificationService;
   /** Profile update, set-password, verify-password. */
@@ -66,8 +70,17 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   const hasher = options.passwordHasher ?? argon2idHasher({ random });
-  const events = new AuthEvents();
-  const sender = options.email?.sender ?? consoleEmailSender({ showBody: config.environment === "development" });
+  const logger = resolveLogger(options.logger);
+  const events = new AuthEvents((error) =>
+    logger.error({ event: "listener-failed", error: describeError(error) }, "event listener failed"),
+  );
+  const sender =
+    options.email?.sender ??
+    consoleEmailSender({
+      showBody: config.environment === "development",
+      // The console default prints its own `[latchkey email]` lines; a configured logger gets them as info.
+      log: options.logger ? (line) => logger.info({ component: "email" }, line) : undefined,
+    });
   let dummyHash: Promise<string> | null = null;
   const ctx: AuthContext = {
     config,
@@ -79,7 +92,8 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     sessions: new SessionService(config, store, clock, random),
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock),
-    mailer: new Mailer(config, sender),
+    mailer: new Mailer(config, sender, logger),
+    logger,
     secrets: new OneTimeSecrets(store, clock, random),
     hooks: new HookRunner(validateHooks(options.hooks)),
     async burnPasswordHash(password) {
@@ -115,6 +129,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     config,
     ctx,
     events,
+    logger,
     emailPassword,
     emailVerification,
     account,

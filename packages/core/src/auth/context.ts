@@ -7,6 +7,7 @@ import type { SessionService } from "../session/session.ts";
 import type { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import type { Mailer } from "../email/mailer.ts";
 import type { OneTimeSecrets } from "../one-time/one-time.ts";
+import type { Logger } from "../logger/logger.ts";
 import type { HookRunner } from "../hooks/hooks.ts";
 
 /** What every feature service is built on. Created once by `createAuthCore`. */
@@ -22,6 +23,8 @@ export interface AuthContext {
   rateLimiter: RateLimiter;
   mailer: Mailer;
   secrets: OneTimeSecrets;
+  /** `createAuth({ logger })`, or the console: every line Latchkey writes. */
+  logger: Logger;
   /** The app's `beforeUserCreated` / `beforeSignIn` hooks, called on every user- and session-creating path. */
   hooks: HookRunner;
   /** Spends one password hash so unknown identifiers cost the same as known ones. */

@@ -7,6 +7,7 @@ import type { PasswordHasher } from "../password/argon2.ts";
 import type { PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
+import type { Logger } from "../logger/logger.ts";
 import { originOf } from "./origin.ts";
 import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
 
@@ -94,6 +95,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   random?: Random;
   /** Default: argon2id m=19456 KiB, t=2, p=1 (native where it loads, else @noble/hashes). */
   passwordHasher?: PasswordHasher;
+  /** Where every line Latchkey writes goes: a pino-style logger (`error(fields, message)`). Default: the console. */
+  logger?: Logger;
 }
 
 export interface ResolvedRule {
@@ -195,6 +198,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   clock: true,
   random: true,
   passwordHasher: true,
+  logger: true,
 };
 
 function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {

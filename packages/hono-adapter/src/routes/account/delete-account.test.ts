@@ -88,6 +88,7 @@ describe("POST /delete-account/request", () => {
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
     expect(deleteToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await t.settle();
     const mail = t.emails.last("ada@example.com")!;
     expect(mail.template).toBe("delete-account");
     expect(mail.subject).toBe("Confirm account deletion");
@@ -116,6 +117,7 @@ describe("POST /delete-account/request", () => {
     const t = createTestAuth();
     const res = await t.request("POST", "/delete-account/request", { body: {} });
     expect(res.status).toBe(401);
+    await t.settle();
     expect(t.emails.sent).toHaveLength(0);
   });
 
@@ -130,6 +132,7 @@ describe("POST /delete-account/request", () => {
     });
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
+    await t.settle();
     const mail = t.emails.last()!;
     expect(mail.subject).toBe("Delete your Acme account?");
     expect(mail.text).toContain(`https://app.example/settings/goodbye?token=${deleteToken}`);
@@ -145,6 +148,7 @@ describe("POST /delete-account/request", () => {
     const t = createTestAuth({ deleteAccount: { callbackUrlOverride: "https://accounts.example/confirm-delete" } });
     const { token } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
+    await t.settle();
     expect(t.emails.last()!.text).toContain(`https://accounts.example/confirm-delete?token=${deleteToken}`);
   });
 

@@ -31,6 +31,7 @@ describe("OTP row: none -> issued", () => {
       expect.objectContaining({ type: "OtpRequested", identifier: "ada@example.com", purpose: "email-verification" }),
     ]);
     expect(t.generated).toEqual([{ identifier: "ada@example.com", purpose: "email-verification", plain: code }]);
+    await t.settle();
     const mail = t.emails.last("ada@example.com")!;
     expect(mail.text).toContain(code);
     expect(mail.text).toContain("verify your email address");

@@ -93,6 +93,7 @@ describe("OTP sign-in", () => {
     expect(res.status).toBe(401);
     expect((await res.json()).code).toBe("INVALID_CREDENTIALS");
     expect(await t.store.users.findByEmail("new@example.com")).toBeNull();
+    await t.settle();
     expect(t.emails.sent.filter((m) => m.to === "new@example.com")).toEqual([]);
     const known = (await t.sendCode("ada@example.com", "sign-in"))!;
     expect((await t.post(SIGN_IN, { email: "ada@example.com", otp: known })).status).toBe(200);

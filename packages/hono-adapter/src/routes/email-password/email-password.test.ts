@@ -274,7 +274,7 @@ describe("password reset by emailed token", () => {
     });
     expect(known.status).toBe(200);
     expect(await known.json()).toEqual(await unknown.json());
-    await new Promise((r) => setTimeout(r, 0));
+    await t.settle();
     expect(t.emails.sent.map((m) => m.to)).toEqual(["ada@example.com"]);
     expect(t.emails.last()!.text).toContain("https://app.example/reset-password?token=");
   });

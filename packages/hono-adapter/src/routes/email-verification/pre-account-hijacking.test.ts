@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
-import { flush, send, verify } from "./test-fixtures.ts";
+import { send, verify } from "./test-fixtures.ts";
 
 // Review fix 30.2: the link flows (verify-email, reset-password) prove the mailbox like the OTP flows do.
 
@@ -76,7 +76,7 @@ describe("pre-account hijacking through the link flows (review fix 30.2)", () =>
     const t = createTestAuth();
     const attack = await preHijacked(t);
     await t.request("POST", "/request-password-reset", { body: { email: "victim@example.com" }, ip: "192.0.2.80" });
-    await flush();
+    await t.settle();
     const token = t.auth.getOtp("victim@example.com")!;
     const res = await t.request("POST", "/reset-password", {
       body: { token, newPassword: "the victim's own passphrase" },

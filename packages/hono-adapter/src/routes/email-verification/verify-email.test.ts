@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { createTestAuth } from "../../testing/test-auth.ts";
-import { PASSWORD, flush, send, verify } from "./test-fixtures.ts";
+import { PASSWORD, send, verify } from "./test-fixtures.ts";
 
 describe("POST /verify-email", () => {
   it("verifies, signs in with a fresh session cookie, and refuses a replay", async () => {
@@ -98,9 +98,10 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
     expect(res.headers.get("set-cookie")).toBeNull();
-    await flush();
+    await t.settle();
     const user = await t.store.users.findByEmail("ada@example.com");
     expect(user!.emailVerified).toBe(false);
+    await t.settle();
     expect(t.emails.last("ada@example.com")!.text).toContain(`token=${t.auth.getOtp("ada@example.com")}`);
 
     const again = await t.request("POST", "/sign-up/email", {
@@ -108,7 +109,7 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ success: true });
-    await flush();
+    await t.settle();
     // No second verification link: the owner gets the existing-account notice instead (sign-up-enumeration.test.ts).
     expect(t.emails.sent.map((m) => m.template)).toEqual(["verification", "existing-account"]);
   });
@@ -116,7 +117,7 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
   it("an unverified user gets 403 EMAIL_NOT_VERIFIED on sign-in (only with the right password); the link signs in and the password set before the proof must be set again", async () => {
     const t = createTestAuth({ emailVerification: { requireVerifiedForSignIn: true } });
     await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: PASSWORD } });
-    await flush();
+    await t.settle();
     const wrong = await t.request("POST", "/sign-in/email", {
       body: { email: "ada@example.com", password: "wrong password!" },
     });

@@ -54,7 +54,7 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
           c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
-        console.error(`[latchkey] set-auth-jwt omitted: ${describeError(error)}`);
+        tools.core.logger.error({ error: describeError(error) }, "set-auth-jwt omitted");
       }
     });
   }
