@@ -221,3 +221,5 @@ export type {
   ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
+export { inProcessCacheBus, CACHE_OPTION_SHAPE, CACHE_DEFAULTS } from "./cache/index.ts";
+export type { AuthCache, CacheCarrier, CacheCarrierListener, CacheOptions, CacheStats } from "./cache/index.ts";

@@ -23,6 +23,7 @@ import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
+import { cacheOver, type AuthCache } from "../cache/auth-cache.ts";
 
 /**
  * The transport-free auth engine that hono-adapter serves over HTTP. `P` is the tuple of plugins passed to
@@ -48,6 +49,8 @@ export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[
   plugins: PluginRegistry;
   /** With `captureOtp: true`: the latest plaintext code or token sent to `identifier` (tests only). */
   getOtp(identifier: string): string | undefined;
+  /** `createAuth({ cache })`: its `stats()` and `close()`; null when the cache is off. */
+  cache: AuthCache | null;
 }
 
 /**
@@ -64,13 +67,15 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
 ): AuthCore<P> {
   const config = resolveConfig(options, adapterOptions);
   // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
-  const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
+  const withCounters: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
   // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
   options.counters?.bind?.(counterBinding(config.secret, config.baseOrigin));
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   const hasher = options.passwordHasher ?? argon2idHasher({ random });
   const logger = resolveLogger(options.logger);
+  // With `cache`, every service reads through it and every write invalidates it (see cache/cached-store.ts).
+  const { store, cache, start: startCache } = cacheOver(options.cache, withCounters, clock, logger);
   const events = new AuthEvents((error) =>
     logger.error({ event: "listener-failed", error: describeError(error) }, "event listener failed"),
   );
@@ -137,12 +142,14 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     sessionManagement: new SessionManagementService(ctx),
     api: undefined as unknown as AuthApi<P>,
     plugins: registry,
+    cache,
     getOtp(identifier) {
       if (!config.captureOtp) throw new AuthError("NOT_FOUND", "getOtp needs captureOtp: true (tests only)");
       return captured.get(identifier.trim().toLowerCase());
     },
   };
   core.api = buildApi(core, pluginApis);
+  startCache();
   return core;
 }
 
