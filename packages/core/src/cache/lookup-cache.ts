@@ -224,9 +224,9 @@ export class LookupCache {
 
   private link(entry: Entry, key: string): void {
     for (const name of this.indexNames(entry)) {
-      let set = this.byIndex.get(name);
-      if (!set) this.byIndex.set(name, (set = new Set()));
-      set.add(key);
+      const set = this.byIndex.get(name);
+      if (set) set.add(key);
+      else this.byIndex.set(name, new Set([key]));
     }
   }
 

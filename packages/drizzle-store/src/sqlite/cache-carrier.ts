@@ -18,8 +18,8 @@ export function sqliteCacheCarrier(url: string): (() => CacheCarrier) | null {
   const file = fileOf(url);
   if (file === null) return null;
   return () => {
-    let bus = buses.get(file);
-    if (!bus) buses.set(file, (bus = inProcessCacheBus()));
+    const bus = buses.get(file) ?? inProcessCacheBus();
+    buses.set(file, bus);
     return bus.carrier();
   };
 }
