@@ -2,6 +2,17 @@ import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.t
 import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
 import type { Invalidation, LookupCache } from "./lookup-cache.ts";
 
+/**
+ * `port` with `overrides` in front: every other member is the port's own, read when asked for, so a port
+ * that is a proxy or a class instance keeps working (a spread would copy only own enumerable properties).
+ */
+function overlay<P extends object>(port: P, overrides: Partial<P>): P {
+  return new Proxy(port, {
+    get: (target, property, receiver) =>
+      Object.hasOwn(overrides, property) ? overrides[property as keyof P] : Reflect.get(target, property, receiver),
+  });
+}
+
 type SessionLookup = { session: SessionRecord; user: UserRecord };
 type Note = (...list: Invalidation[]) => Promise<void> | void;
 
@@ -31,23 +42,20 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
   const session = (id: string): Invalidation => ({ kind: "session", id });
   const key = (id: string): Invalidation => ({ kind: "key", id });
   const found = (result: unknown) => result !== null;
-  const users: UserStore = {
-    ...ports.users,
+  const users: UserStore = overlay(ports.users, {
     update: (id, patch) => write(user(id), () => ports.users.update(id, patch), found),
     delete: (id) => write(user(id), () => ports.users.delete(id)),
-  };
-  const sessions: SessionStore = {
-    ...ports.sessions,
+  });
+  const sessions: SessionStore = overlay(ports.sessions, {
     // Another instance's copy would still carry the old expiry (and might end a session that slid forward).
     touch: (id, expiresAt, updatedAt) => write(session(id), () => ports.sessions.touch(id, expiresAt, updatedAt)),
     delete: (id) => write(session(id), () => ports.sessions.delete(id)),
     // Also drops the kept session's entry: it is read again once, which is harmless.
     deleteByUser: (userId, exceptId) => write(user(userId), () => ports.sessions.deleteByUser(userId, exceptId)),
-  };
+  });
   // Password changes and resets end other sessions through `deleteByUser`; these writes end the user's entries
   // too, so nothing cached survives a credential change even where a flow keeps its sessions.
-  const accounts: AccountStore = {
-    ...ports.accounts,
+  const accounts: AccountStore = overlay(ports.accounts, {
     upsertPassword: (userId, account) => write(user(userId), () => ports.accounts.upsertPassword(userId, account)),
     setPasswordIfAbsent: (userId, account) =>
       write(
@@ -56,10 +64,9 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
         (set) => set,
       ),
     deleteAllExcept: (userId, keep) => write(user(userId), () => ports.accounts.deleteAllExcept(userId, keep)),
-  };
+  });
   const keys = ports.apiKeys;
-  const apiKeys: ApiKeyStore | undefined = keys && {
-    ...keys,
+  const apiKeys: ApiKeyStore | undefined = keys && overlay(keys, {
     update: (id, userId, patch, options) => write(key(id), () => keys.update(id, userId, patch, options), found),
     reroll: (id, userId, reroll) => write(key(id), () => keys.reroll(id, userId, reroll), found),
     delete: (id, userId) => write(key(id), () => keys.delete(id, userId), found),
@@ -68,7 +75,7 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
       await note(...removed.map((k) => key(k.id)));
       return removed;
     },
-  };
+  });
   return apiKeys ? { users, sessions, accounts, apiKeys } : { users, sessions, accounts };
 }
 
@@ -88,8 +95,7 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
   // Outside a transaction a port write is its own commit: it invalidates before it returns.
   const direct = noting(store, (...list) => cache.invalidate(list));
 
-  const users: UserStore = {
-    ...direct.users,
+  const users: UserStore = overlay(direct.users, {
     async findById(id) {
       const key = `u:${id}`;
       const hit = cache.get<UserRecord>(key);
@@ -99,9 +105,8 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
       if (user) cache.set(key, user, generation, { userId: user.id });
       return user && { ...user };
     },
-  };
-  const sessions: SessionStore = {
-    ...direct.sessions,
+  });
+  const sessions: SessionStore = overlay(direct.sessions, {
     async findByTokenHash(tokenHash) {
       const key = `s:${tokenHash}`;
       const hit = cache.get<SessionLookup>(key);
@@ -111,12 +116,11 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
       if (found) cache.set(key, found, generation, { sessionId: found.session.id, userId: found.user.id });
       return found && copyLookup(found);
     },
-  };
+  });
   const keys = direct.apiKeys && store.apiKeys;
   const apiKeys: ApiKeyStore | undefined =
     keys && direct.apiKeys
-      ? {
-          ...direct.apiKeys,
+      ? overlay(direct.apiKeys, {
           async findByHash(keyHash) {
             const key = `k:${keyHash}`;
             const hit = cache.get<ApiKeyRecord>(key);
@@ -134,7 +138,7 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
                 row.lastUsedAt !== null && row.lastUsedAt >= now ? row : { ...row, lastUsedAt: now },
               );
           },
-        }
+        })
       : undefined;
 
   return {
