@@ -1,8 +1,10 @@
 import postgres from "postgres";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, type CacheCarrier, type CacheCarrierListener, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
+import { redisCacheCarrier } from "@latchkey/redis-store";
 import { testPostgresUrl } from "@latchkey/test-support";
+import { startTestRedis, type TestRedisServer } from "../../../../test/redis-server.ts";
 import { bearer, createTestAuth, type TestAuth } from "../testing/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../testing/test-stores.ts";
 
@@ -255,5 +257,67 @@ describe(`carrier loss on ${testStoreKind()}`, () => {
     } finally {
       await admin.end({ timeout: 5 });
     }
+  });
+});
+
+describe(`Redis carrier on ${testStoreKind()}`, () => {
+  let redis: TestRedisServer;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  async function redisPair(): Promise<{ a: TestAuth; b: TestAuth }> {
+    const shared = memoryStore();
+    const [first, second] = storesForTestRun(2) ?? [shared, shared];
+    const carrier = () => redisCacheCarrier({ url: redis.url, heartbeat: 0.2 });
+    const a = instance(first as FullStore, carrier());
+    const b = instance(second as FullStore, carrier());
+    await listening(a);
+    await listening(b);
+    return { a, b };
+  }
+
+  it("a sign-out and a disabled API key on A are refused by B once Redis delivered them", async () => {
+    const { a, b } = await redisPair();
+    const { token, userId } = await a.signUp("ada@example.com");
+    await cachedOn(b, token);
+    await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(token) }));
+    expect(await session(b, token)).toBeNull();
+
+    const api = a.auth.api as unknown as {
+      createApiKey(i: { userId: string }): Promise<{ key: string; apiKey: { id: string } }>;
+      updateApiKey(i: { keyId: string; enabled: boolean }): Promise<unknown>;
+    };
+    const { key, apiKey } = await api.createApiKey({ userId });
+    const verify = async () =>
+      ((await (await b.request("POST", "/api-key/verify", { body: { key } })).json()) as { valid: boolean }).valid;
+    expect(await verify()).toBe(true);
+    const hits = b.auth.cache?.stats().hits ?? 0;
+    expect(await verify()).toBe(true);
+    expect(b.auth.cache?.stats().hits).toBeGreaterThan(hits);
+    await onA(a, b, () => api.updateApiKey({ keyId: apiKey.id, enabled: false }));
+    expect(await verify()).toBe(false);
+  });
+
+  it("Redis down: B bypasses its cache, serves nothing revoked meanwhile, and flushes when Redis is back", async () => {
+    const { a, b } = await redisPair();
+    const { token } = await a.signUp("ada@example.com");
+    await cachedOn(b, token);
+    await redis.halt();
+    await until("B notices Redis is gone", () => b.auth.cache?.stats().bypassed === true);
+    expect(b.auth.cache?.stats().entries).toBe(0);
+    // A cannot publish this one (Redis is down): B must read the store.
+    await a.request("POST", "/sign-out", { headers: bearer(token) });
+    expect(await session(b, token)).toBeNull();
+    await redis.resume();
+    await listening(b);
+    expect(b.auth.cache?.stats().entries).toBe(0);
+    const other = await signIn(a, "ada@example.com");
+    await cachedOn(b, other);
+    await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(other) }));
+    expect(await session(b, other)).toBeNull();
   });
 });
