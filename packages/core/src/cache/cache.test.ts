@@ -163,7 +163,11 @@ describe("lookup cache", () => {
     await base.users.create(user("u1"), []);
     await base.sessions.create(session("s1", "u1"));
     const manual = manualCarrier();
-    const cache = new LookupCache({ ttlMs: 30_000, maxEntries: 10, carrier: manual.carrier }, createTestClock(T0), quiet);
+    const cache = new LookupCache(
+      { ttlMs: 30_000, maxEntries: 10, carrier: manual.carrier },
+      createTestClock(T0),
+      quiet,
+    );
     cache.start();
     const store = cachedStore(base, cache);
     await store.sessions.findByTokenHash("hash-s1");
@@ -300,9 +304,9 @@ describe("cache options", () => {
   it("refuses a store without a carrier unless ttl is at most 5 s and the delay is accepted", () => {
     expect(refused(() => resolveCacheOptions({}, withoutCarrier())).message).toMatch(/"d1" store has none/);
     expect(refused(() => resolveCacheOptions({ ttl: "5s" }, withoutCarrier())).field).toBe("cache");
-    expect(
-      refused(() => resolveCacheOptions({ ttl: "6s", acceptRevocationDelay: true }, withoutCarrier())).field,
-    ).toBe("cache");
+    expect(refused(() => resolveCacheOptions({ ttl: "6s", acceptRevocationDelay: true }, withoutCarrier())).field).toBe(
+      "cache",
+    );
     expect(resolveCacheOptions({ ttl: "5s", acceptRevocationDelay: true }, withoutCarrier())).toMatchObject({
       ttlMs: 5000,
       carrier: null,

@@ -66,16 +66,18 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
     deleteAllExcept: (userId, keep) => write(user(userId), () => ports.accounts.deleteAllExcept(userId, keep)),
   });
   const keys = ports.apiKeys;
-  const apiKeys: ApiKeyStore | undefined = keys && overlay(keys, {
-    update: (id, userId, patch, options) => write(key(id), () => keys.update(id, userId, patch, options), found),
-    reroll: (id, userId, reroll) => write(key(id), () => keys.reroll(id, userId, reroll), found),
-    delete: (id, userId) => write(key(id), () => keys.delete(id, userId), found),
-    async deleteExpired(now, userId) {
-      const removed = await keys.deleteExpired(now, userId);
-      await note(...removed.map((k) => key(k.id)));
-      return removed;
-    },
-  });
+  const apiKeys: ApiKeyStore | undefined =
+    keys &&
+    overlay(keys, {
+      update: (id, userId, patch, options) => write(key(id), () => keys.update(id, userId, patch, options), found),
+      reroll: (id, userId, reroll) => write(key(id), () => keys.reroll(id, userId, reroll), found),
+      delete: (id, userId) => write(key(id), () => keys.delete(id, userId), found),
+      async deleteExpired(now, userId) {
+        const removed = await keys.deleteExpired(now, userId);
+        await note(...removed.map((k) => key(k.id)));
+        return removed;
+      },
+    });
   return apiKeys ? { users, sessions, accounts, apiKeys } : { users, sessions, accounts };
 }
 

@@ -12,6 +12,8 @@ export interface CacheStats {
   misses: number;
   /** Invalidations heard from the carrier (this instance's own included). */
   invalidationsReceived: number;
+  /** Invalidations this instance published (changes it committed that end or alter a cached lookup). */
+  invalidationsPublished: number;
   /** Entries held now. */
   entries: number;
   /** Whether lookups currently go around the cache (the carrier is down, or has not yet started listening). */
@@ -63,7 +65,14 @@ export class LookupCache {
   private generationValue = 0;
   private up: boolean;
   private downSince: number | null;
-  private counts = { hits: 0, misses: 0, invalidationsReceived: 0, bypassedMs: 0, carrierLosses: 0 };
+  private counts = {
+    hits: 0,
+    misses: 0,
+    invalidationsReceived: 0,
+    invalidationsPublished: 0,
+    bypassedMs: 0,
+    carrierLosses: 0,
+  };
   private readonly carrier: CacheCarrier | null;
 
   constructor(
@@ -188,6 +197,7 @@ export class LookupCache {
     if (!this.carrier) return;
     try {
       await this.carrier.publish(encodeInvalidations(list));
+      this.counts.invalidationsPublished += list.length;
     } catch (error) {
       // The change is committed; the other instances hear nothing of it and keep their entry until `ttl` ends it.
       this.logger.error(
@@ -209,6 +219,7 @@ export class LookupCache {
       hits: this.counts.hits,
       misses: this.counts.misses,
       invalidationsReceived: this.counts.invalidationsReceived,
+      invalidationsPublished: this.counts.invalidationsPublished,
       entries: this.entries.size,
       bypassed: !this.up,
       bypassedMs: this.counts.bypassedMs + current,
