@@ -46,6 +46,8 @@ const auth = createAuth({
   email: { sender: { send: async () => undefined } },
   rateLimit: { enabled: false },
   plugins,
+  // The cache variant of the bench: the lookup cache on, with the store's carrier (docs/cache.md).
+  ...(process.env.BENCH_LK_CACHE === "1" ? { cache: {} } : {}),
 });
 auth.events.on("OtpGenerated", (event) => {
   codes.set(event.identifier, event.plain);
