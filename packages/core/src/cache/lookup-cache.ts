@@ -39,7 +39,7 @@ const KIND_LETTER = { session: "s", user: "u", key: "k" } as const;
 const LETTER_KIND: Record<string, Invalidation["kind"]> = { s: "session", u: "user", k: "key" };
 
 /** `s:<id>` lines, one per invalidation: what travels on the carrier (ids only, never a token or a hash). */
-export function encodeInvalidations(list: readonly Invalidation[]): string {
+function encodeInvalidations(list: readonly Invalidation[]): string {
   return list.map((i) => `${KIND_LETTER[i.kind]}:${i.id}`).join("\n");
 }
 
@@ -115,7 +115,9 @@ export class LookupCache {
     this.up = true;
     if (this.downSince !== null) this.counts.bypassedMs += this.clock.now() - this.downSince;
     this.downSince = null;
-    this.logger.info({ component: "cache" }, "cache carrier listening: lookup cache on");
+    // The first time is the normal start; after a loss, the operator wants to see the recovery.
+    if (this.counts.carrierLosses > 0)
+      this.logger.info({ component: "cache" }, "cache carrier listening again: lookup cache on (flushed)");
   }
 
   private carrierDown(reason: string): void {

@@ -38,7 +38,7 @@ export interface ResolvedCacheOptions {
 
 export const CACHE_DEFAULTS = { ttlMs: 30_000, maxEntries: 10_000 } as const;
 /** The longest `ttl` a cache without a carrier may have. */
-export const MAX_TTL_WITHOUT_CARRIER_MS = 5000;
+const MAX_TTL_WITHOUT_CARRIER_MS = 5000;
 
 function isCarrier(value: unknown): value is CacheCarrier {
   const c = value as Partial<CacheCarrier> | null;

@@ -2,7 +2,7 @@ import { describeError, type CacheCarrier, type CacheCarrierListener } from "@la
 import pg from "pg";
 
 /** The channel every Latchkey instance over one PostgreSQL database listens on. */
-export const PG_CACHE_CHANNEL = "latchkey_cache";
+const PG_CACHE_CHANNEL = "latchkey_cache";
 
 /** Timing of the LISTEN connection (tests shorten them). */
 export interface PgCacheCarrierTiming {
