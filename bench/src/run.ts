@@ -105,8 +105,8 @@ const VARIANTS: Variant[] = [
       "get-session":
         "0 reads (in-process cache, invalidated on every change) vs 0 reads (the signed session_data cookie)",
       "api-key-verify-unlimited":
-        "0 reads (in-process cache) vs 1 read + 1 write (the cookie cache does not cover keys)",
-      "api-key-verify-quota": "1 atomic write (the read cached) vs 1 read + 1 write",
+        "0 reads (in-process cache; lastUsedAt written at most once a minute) vs 1 read + 2 writes (the cookie cache does not cover keys)",
+      "api-key-verify-quota": "1 conditional write (the read cached) vs 1 read + 3 writes",
     },
   },
   {
