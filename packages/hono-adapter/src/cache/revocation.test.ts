@@ -181,6 +181,26 @@ describe(`lookup cache on ${testStoreKind()}`, () => {
   });
 });
 
+describe(`metered API keys with the cache on (${testStoreKind()})`, () => {
+  it("a quota key spends every use at the store: 5 uses across two caching instances, the reads cached", async () => {
+    const { a, b } = await pair();
+    const { userId } = await a.signUp("ada@example.com");
+    const api = a.auth.api as unknown as {
+      createApiKey(i: { userId: string; remaining: number }): Promise<{ key: string; apiKey: { id: string } }>;
+    };
+    const { key, apiKey } = await api.createApiKey({ userId, remaining: 5 });
+    const verify = async (t: TestAuth) =>
+      ((await (await t.request("POST", "/api-key/verify", { body: { key } })).json()) as { valid: boolean }).valid;
+    // One use on each instance first: from then on both read the key from their caches.
+    expect([await verify(a), await verify(b)]).toEqual([true, true]);
+    const hits = (a.auth.cache?.stats().hits ?? 0) + (b.auth.cache?.stats().hits ?? 0);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => verify(i % 2 === 0 ? a : b)));
+    expect(answers.filter(Boolean)).toHaveLength(3);
+    expect((await a.store.apiKeys.findById(apiKey.id))?.remaining).toBe(0);
+    expect((a.auth.cache?.stats().hits ?? 0) + (b.auth.cache?.stats().hits ?? 0)).toBeGreaterThanOrEqual(hits + 10);
+  });
+});
+
 /** The store's carrier behind a switch: `cut()` loses the connection (down, deliveries dropped), `restore()` ends it. */
 function switchable(inner: CacheCarrier) {
   let listener: CacheCarrierListener | null = null;
