@@ -72,8 +72,9 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
       update: (id, userId, patch, options) => write(key(id), () => keys.update(id, userId, patch, options), found),
       reroll: (id, userId, reroll) => write(key(id), () => keys.reroll(id, userId, reroll), found),
       delete: (id, userId) => write(key(id), () => keys.delete(id, userId), found),
-      async deleteExpired(now, userId) {
-        const removed = await keys.deleteExpired(now, userId);
+      // Every argument passes through (a sweep's batch limit included).
+      async deleteExpired(...args) {
+        const removed = await keys.deleteExpired(...args);
         await note(...removed.map((k) => key(k.id)));
         return removed;
       },
