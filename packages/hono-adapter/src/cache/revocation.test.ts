@@ -82,6 +82,48 @@ async function signIn(t: TestAuth, email: string): Promise<string> {
   return ((await res.json()) as { credentials: { token: string } }).credentials.token;
 }
 
+/**
+ * The generation check on a real carrier: B's first read of a session is paused after the store answered; A signs
+ * the session out and B hears it; then B's read completes. That answer was read before the revocation, so it is
+ * served once, but it must not be kept: B's next request is refused.
+ */
+async function generationCase(carrierOf?: () => CacheCarrier): Promise<void> {
+  const shared = memoryStore();
+  const [first, second] = (storesForTestRun(2) ?? [shared, shared]) as FullStore[];
+  let readDone: () => void = () => undefined;
+  const read = new Promise<void>((resolve) => (readDone = resolve));
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let paused = false;
+  const inner = (second as FullStore).sessions;
+  const sessions = new Proxy(inner, {
+    get: (target, property, receiver) =>
+      property === "findByTokenHash"
+        ? async (hash: string) => {
+            const found = await target.findByTokenHash(hash);
+            if (!paused) {
+              paused = true;
+              readDone();
+              await gate;
+            }
+            return found;
+          }
+        : Reflect.get(target, property, receiver),
+  });
+  const a = instance(first as FullStore, carrierOf?.());
+  const b = instance({ ...(second as FullStore), sessions }, carrierOf?.());
+  await listening(a);
+  await listening(b);
+  const { token } = await a.signUp("ada@example.com");
+  const inFlight = session(b, token);
+  await read;
+  await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(token) }));
+  release();
+  expect(await inFlight).not.toBeNull(); // read before the revocation: answered once
+  expect(b.auth.cache?.stats().entries).toBe(0); // but not kept
+  expect(await session(b, token)).toBeNull();
+}
+
 describe(`lookup cache on ${testStoreKind()}`, () => {
   it("answers a signed-out session as signed out at once on the same instance", async () => {
     const t = instance(storesForTestRun(1)?.[0] ?? memoryStore());
@@ -90,6 +132,10 @@ describe(`lookup cache on ${testStoreKind()}`, () => {
     await cachedOn(t, token);
     expect((await t.request("POST", "/sign-out", { headers: bearer(token) })).status).toBe(200);
     expect(await session(t, token)).toBeNull();
+  });
+
+  it("generation check: a read that spanned the revocation's arrival is answered once and not kept", async () => {
+    await generationCase();
   });
 
   it("a sign-out on A is refused by B", async () => {
@@ -328,6 +374,10 @@ describe(`Redis carrier on ${testStoreKind()}`, () => {
     expect(b.auth.cache?.stats().hits).toBeGreaterThan(hits);
     await onA(a, b, () => api.updateApiKey({ keyId: apiKey.id, enabled: false }));
     expect(await verify()).toBe(false);
+  });
+
+  it("generation check over Redis: a read that spanned the revocation's arrival is not kept", async () => {
+    await generationCase(() => redisCacheCarrier({ url: redis.url, heartbeat: 0.2 }));
   });
 
   it("Redis down: B bypasses its cache, serves nothing revoked meanwhile, and flushes when Redis is back", async () => {
