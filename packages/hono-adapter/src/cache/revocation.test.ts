@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { apiKeys, type CacheCarrier, type CacheCarrierListener, type FullStore } from "@latchkey/core";
+import { apiKeys, hashSecret, type CacheCarrier, type CacheCarrierListener, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { redisCacheCarrier } from "@latchkey/redis-store";
 import { testPostgresUrl } from "@latchkey/test-support";
@@ -136,6 +136,20 @@ describe(`lookup cache on ${testStoreKind()}`, () => {
 
   it("generation check: a read that spanned the revocation's arrival is answered once and not kept", async () => {
     await generationCase();
+  });
+
+  it("ttl bounds an entry: a change no invalidation announced is seen once ttl (30 s) passed", async () => {
+    const t = instance(storesForTestRun(1)?.[0] ?? memoryStore());
+    await listening(t);
+    const { token } = await t.signUp("ada@example.com");
+    await cachedOn(t, token);
+    const found = await t.store.sessions.findByTokenHash(hashSecret(token));
+    // Straight in the database, around the cache (as SQL by hand would): nothing is published.
+    await t.store.sessions.delete(found?.session.id as string);
+    t.clock.advance(29_999);
+    expect(await session(t, token)).not.toBeNull();
+    t.clock.advance(1);
+    expect(await session(t, token)).toBeNull();
   });
 
   it("a sign-out on A is refused by B", async () => {
