@@ -102,13 +102,13 @@ describe("lookup cache", () => {
     expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
   });
 
-  it("a user's invalidation ends their sessions', keys' and record's entries", async () => {
+  it("a user's invalidation ends the entries of every session of theirs", async () => {
     const { base, store, cache, manual } = await setup();
     await base.sessions.create(session("s2", "u1"));
     await store.sessions.findByTokenHash("hash-s1");
     await store.sessions.findByTokenHash("hash-s2");
-    await store.users.findById("u1");
-    expect(cache.stats().entries).toBe(3);
+    await store.users.findById("u1"); // never cached: flows that re-read a user before deciding see the store
+    expect(cache.stats().entries).toBe(2);
     manual.deliver("u:u1");
     expect(cache.stats().entries).toBe(0);
   });

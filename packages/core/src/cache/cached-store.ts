@@ -89,7 +89,7 @@ const copyLookup = (found: SessionLookup): SessionLookup => ({
 });
 
 /**
- * The store `createAuth({ cache })` hands the services: session lookups, API-key reads and key owners come from
+ * The store `createAuth({ cache })` hands the services: session lookups and API-key reads come from
  * `cache` when it holds them; every write that ends or changes one invalidates it after its commit (a write in a
  * transaction when the transaction commits, never when it rolls back). Reads inside a transaction always go to
  * the store.
@@ -98,17 +98,6 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
   // Outside a transaction a port write is its own commit: it invalidates before it returns.
   const direct = noting(store, (...list) => cache.invalidate(list));
 
-  const users: UserStore = overlay(direct.users, {
-    async findById(id) {
-      const key = `u:${id}`;
-      const hit = cache.get<UserRecord>(key);
-      if (hit) return { ...hit };
-      const generation = cache.generation;
-      const user = await store.users.findById(id);
-      if (user) cache.set(key, user, generation, { userId: user.id });
-      return user && { ...user };
-    },
-  });
   const sessions: SessionStore = overlay(direct.sessions, {
     async findByTokenHash(tokenHash) {
       const key = `s:${tokenHash}`;
@@ -146,7 +135,9 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
 
   return {
     ...store,
-    users,
+    // Users are not cached by id: flows that read a user again just before a decision (the unverified-user sweep,
+    // account changes) must see the store. Only what a request is authenticated with is cached.
+    users: direct.users,
     sessions,
     accounts: direct.accounts,
     ...(apiKeys ? { apiKeys } : {}),

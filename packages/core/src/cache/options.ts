@@ -8,7 +8,7 @@ import type { CacheCarrier } from "./carrier.ts";
 export interface CacheOptions {
   /** The longest any entry lives, whatever the carrier says. Default "30s". */
   ttl?: Duration;
-  /** Entries kept (sessions, API keys and key owners together; least recently used go first). Default 10,000. */
+  /** Entries kept (sessions and API keys together; least recently used go first). Default 10,000. */
   maxEntries?: number;
   /**
    * How invalidations reach the other instances. Default: the store's own (PostgreSQL `LISTEN/NOTIFY`, in-process
