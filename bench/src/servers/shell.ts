@@ -96,16 +96,28 @@ export function runServer(env: ServerEnv, mount: (app: Hono) => void, hooks: Ben
       // What requests arriving during the sweep would wait at worst: one batch's synchronous work.
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
+      // A second witness (the histogram can miss a block that starts in the tick it was enabled): the longest gap
+      // between two runs of a 5 ms interval. The figure is the larger of the two.
+      let last = performance.now();
+      let worstGap = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        worstGap = Math.max(worstGap, now - last - 5);
+        last = now;
+      }, 5);
       const cpu = process.cpuUsage();
       const started = performance.now();
       const deleted = await which();
       const used = process.cpuUsage(cpu);
+      // Both witnesses record a block when their timer finally runs: give them that turn.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      clearInterval(ticker);
       loop.disable();
       const timing: SweepTiming = {
         ms: performance.now() - started,
         cpuMs: (used.user + used.system) / 1000,
         deleted,
-        eventLoopMaxMs: loop.max / 1e6,
+        eventLoopMaxMs: Math.max(loop.max / 1e6, worstGap),
       };
       return c.json(timing);
     });
