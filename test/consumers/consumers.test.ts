@@ -25,6 +25,7 @@ import {
   type Packs,
 } from "./harness/projects.ts";
 import { BAD_CONFIG, listening, printed as printedLine, SLOW_CONFIG, startServe } from "./harness/serve.ts";
+import { exampleProject, expectLocalsJourney } from "./harness/frameworks.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
@@ -321,6 +322,81 @@ describe("examples/nextjs as a real Next.js app", () => {
     try {
       await waitForHttp(`${base}/api/auth/get-session`, server);
       expect(await runJourney(base, capture.outbox, { prefix: "/api/auth", hostRoute: null })).toEqual(STEPS);
+    } finally {
+      await server.stop();
+      await capture.close();
+    }
+  });
+});
+
+// SvelteKit 3 and Astro 7 need Node >= 22.17 and >= 22.12: the Node 24 from npm builds and serves them.
+describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
+  it("vite build, the built server on loopback: the journey through the handle hook at /auth, locals on a page and a route, sign-out; no secret, no start", async () => {
+    const app = join(work, "sveltekit");
+    await exampleProject(root, "sveltekit", app, ["src", "vite.config.ts", "tsconfig.json"], packs);
+    const node24 = join(tools, "node_modules/node24/bin/node");
+    const build = await run(node24, [join(app, "node_modules/vite/bin/vite.js"), "build"], { cwd: app });
+    expect(build.code, printed(build)).toBe(0);
+    // The `init` hook builds the auth at start: without LATCHKEY_SECRET the server stops before listening.
+    const refused = await run(node24, ["build/index.js"], {
+      cwd: app,
+      env: { HOST: "127.0.0.1", PORT: String(await freePort()) },
+      timeoutMs: 60_000,
+    });
+    expect(refused.code, printed(refused)).not.toBe(0);
+    expect(refused.stderr).toMatch(/secret must be a string of at least 32 characters/);
+    expect(refused.stdout).not.toMatch(/Listening/);
+
+    const capture = await emailCapture();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const server = start(node24, ["build/index.js"], {
+      cwd: app,
+      env: {
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LATCHKEY_SECRET: "k".repeat(64),
+        LATCHKEY_BASE_URL: base,
+        EMAIL_WEBHOOK_URL: capture.url,
+      },
+    });
+    try {
+      await waitForHttp(`${base}/auth/get-session`, server);
+      expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: "/me" })).toEqual(STEPS);
+      await expectLocalsJourney(base, "sveltekit");
+    } finally {
+      await server.stop();
+      await capture.close();
+    }
+  });
+});
+
+describe("examples/astro as a real Astro app (@astrojs/node standalone)", () => {
+  it("astro build, the standalone server on loopback: the journey through the middleware at /auth, locals on a page and a route, sign-out", async () => {
+    const app = join(work, "astro");
+    await exampleProject(root, "astro", app, ["src", "astro.config.mjs", "tsconfig.json"], packs);
+    const node24 = join(tools, "node_modules/node24/bin/node");
+    const quiet = { ASTRO_TELEMETRY_DISABLED: "1" };
+    const build = await run(node24, [join(app, "node_modules/astro/bin/astro.mjs"), "build"], { cwd: app, env: quiet });
+    expect(build.code, printed(build)).toBe(0);
+    const capture = await emailCapture();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const server = start(node24, ["dist/server/entry.mjs"], {
+      cwd: app,
+      env: {
+        ...quiet,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LATCHKEY_SECRET: "a".repeat(64),
+        LATCHKEY_BASE_URL: base,
+        EMAIL_WEBHOOK_URL: capture.url,
+      },
+    });
+    try {
+      await waitForHttp(`${base}/auth/get-session`, server);
+      expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: "/me" })).toEqual(STEPS);
+      await expectLocalsJourney(base, "astro");
     } finally {
       await server.stop();
       await capture.close();
