@@ -331,12 +331,15 @@ describe("examples/nextjs as a real Next.js app", () => {
 
 // SvelteKit 3 and Astro 7 need Node >= 22.17 and >= 22.12: the Node 24 from npm builds and serves them.
 describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
-  it("vite build, the built server on loopback: the journey through the handle hook at /auth, locals on a page and a route, sign-out; no secret, no start", async () => {
+  it("vite build and strict tsc, the built server on loopback: the journey through the handle hook at /auth, locals on a page and a route, sign-out; no secret, no start", async () => {
     const app = join(work, "sveltekit");
     await exampleProject(root, "sveltekit", app, ["src", "vite.config.ts", "tsconfig.json"], packs);
     const node24 = join(tools, "node_modules/node24/bin/node");
     const build = await run(node24, [join(app, "node_modules/vite/bin/vite.js"), "build"], { cwd: app });
     expect(build.code, printed(build)).toBe(0);
+    // Strict TypeScript over the example's .ts files, against the route types the build generated.
+    const tsc = await run(node24, [join(app, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: app });
+    expect(tsc.code, printed(tsc)).toBe(0);
     // The `init` hook builds the auth at start: without LATCHKEY_SECRET the server stops before listening.
     const refused = await run(node24, ["build/index.js"], {
       cwd: app,
@@ -372,13 +375,18 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
 });
 
 describe("examples/astro as a real Astro app (@astrojs/node standalone)", () => {
-  it("astro build, the standalone server on loopback: the journey through the middleware at /auth, locals on a page and a route, sign-out", async () => {
+  it("astro build and strict tsc, the standalone server on loopback: the journey through the middleware at /auth, locals on a page and a route, sign-out", async () => {
     const app = join(work, "astro");
     await exampleProject(root, "astro", app, ["src", "astro.config.mjs", "tsconfig.json"], packs);
     const node24 = join(tools, "node_modules/node24/bin/node");
     const quiet = { ASTRO_TELEMETRY_DISABLED: "1" };
     const build = await run(node24, [join(app, "node_modules/astro/bin/astro.mjs"), "build"], { cwd: app, env: quiet });
     expect(build.code, printed(build)).toBe(0);
+    // Strict TypeScript over the example's .ts files, against the types the build generated (.astro/).
+    const tsc = await run(node24, [join(app, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json", "--noEmit"], {
+      cwd: app,
+    });
+    expect(tsc.code, printed(tsc)).toBe(0);
     const capture = await emailCapture();
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;

@@ -1,4 +1,4 @@
-import type { Handle, ServerInit } from "@sveltejs/kit";
+import type { Handle, ServerInit } from "@sveltejs/kit/hooks";
 import { latchkey } from "./lib/server/auth.ts";
 
 /** At server start: a bad configuration (a missing LATCHKEY_SECRET) stops the server before its first request. */
