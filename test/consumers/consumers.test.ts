@@ -335,7 +335,13 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
     const app = join(work, "sveltekit");
     await exampleProject(root, "sveltekit", app, ["src", "vite.config.ts", "tsconfig.json"], packs);
     const node24 = join(tools, "node_modules/node24/bin/node");
-    const build = await run(node24, [join(app, "node_modules/vite/bin/vite.js"), "build"], { cwd: app });
+    // ORIGIN at build time is the app's public origin (paths.origin): adapter-node would assume https otherwise.
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const build = await run(node24, [join(app, "node_modules/vite/bin/vite.js"), "build"], {
+      cwd: app,
+      env: { ORIGIN: base },
+    });
     expect(build.code, printed(build)).toBe(0);
     // Strict TypeScript over the example's .ts files, against the route types the build generated.
     const tsc = await run(node24, [join(app, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: app });
@@ -351,8 +357,6 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
     expect(refused.stdout).not.toMatch(/Listening/);
 
     const capture = await emailCapture();
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
     const server = start(node24, ["build/index.js"], {
       cwd: app,
       env: {
@@ -367,6 +371,25 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
       await waitForHttp(`${base}/auth/get-session`, server);
       expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: "/me" })).toEqual(STEPS);
       await expectLocalsJourney(base, "sveltekit");
+      // A native client (Bearer, no Origin) passes SvelteKit's CSRF check with JSON bodies, as @latchkey/client
+      // sends every POST; SvelteKit refuses a body-less POST without Origin (docs/runtimes.md says so).
+      const native = { "content-type": "application/json", "latchkey-credentials": "bearer" };
+      const up = await fetch(`${base}/auth/sign-up/email`, {
+        method: "POST",
+        headers: native,
+        body: JSON.stringify({ email: "native@consumer.example", password: "correct horse battery" }),
+      });
+      expect(up.status, await up.clone().text()).toBe(200);
+      const authorization = `Bearer ${((await up.json()) as { credentials: { token: string } }).credentials.token}`;
+      const bare = await fetch(`${base}/auth/sign-out`, { method: "POST", headers: { authorization } });
+      expect(bare.status).toBe(403);
+      const out = await fetch(`${base}/auth/sign-out`, {
+        method: "POST",
+        headers: { ...native, authorization },
+        body: "{}",
+      });
+      expect(out.status, await out.clone().text()).toBe(200);
+      expect(await (await fetch(`${base}/auth/get-session`, { headers: { authorization } })).json()).toBeNull();
     } finally {
       await server.stop();
       await capture.close();
