@@ -49,6 +49,8 @@ export {
 } from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
+export { HashGate } from "./password/index.ts";
+export type { HashGateLimits, HashGateStats } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
 export type {
   AuthEventMap,
@@ -69,7 +71,7 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
-export { RateLimiter, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
+export { RateLimiter, HashBudget, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";

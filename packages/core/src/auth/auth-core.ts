@@ -3,9 +3,10 @@ import { resolveConfig, type AuthOptions, type ResolvedConfig } from "../config/
 import type { OptionShape } from "../config/closed-options.ts";
 import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
+import { HashGate } from "../password/hash-gate.ts";
 import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
-import { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
+import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import { Mailer } from "../email/mailer.ts";
 import { consoleEmailSender } from "../email/email.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
@@ -58,7 +59,9 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
-  const hasher = options.passwordHasher ?? argon2idHasher({ random });
+  // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.
+  const hashGate = new HashGate(config.passwordHashing);
+  const hasher = hashGate.wrap(options.passwordHasher ?? argon2idHasher({ random }));
   const events = new AuthEvents();
   const sender = options.email?.sender ?? consoleEmailSender({ showBody: config.environment === "development" });
   let dummyHash: Promise<string> | null = null;
@@ -68,14 +71,24 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     clock,
     random,
     hasher,
+    hashGate,
     events,
     sessions: new SessionService(config, store, clock, random),
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock),
+    hashBudget: new HashBudget(config, store, clock),
     mailer: new Mailer(config, sender),
     secrets: new OneTimeSecrets(store, clock, random),
     async burnPasswordHash(password) {
-      dummyHash ??= hasher.hash(randomToken(random, 16));
+      if (!dummyHash) {
+        const pending = hasher.hash(randomToken(random, 16));
+        dummyHash = pending;
+        // A failed dummy hash (BUSY, an engine error) must not stay cached: unknown emails would answer 500 for
+        // good while known ones answer 200, telling which addresses have accounts. The next caller tries again.
+        pending.catch(() => {
+          if (dummyHash === pending) dummyHash = null;
+        });
+      }
       await hasher.verify(await dummyHash, password);
     },
   };

@@ -3,7 +3,7 @@ import { parseDuration, type Duration } from "./duration.ts";
 import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.ts";
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
-import type { PasswordHasher } from "../password/argon2.ts";
+import { defaultHashConcurrency, type PasswordHasher } from "../password/argon2.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
 
@@ -51,6 +51,14 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
   rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
+  /**
+   * Bounds on password hashing, the one CPU- and memory-heavy step anonymous callers can trigger. `concurrency`
+   * hashes run at once (default: the native engine's thread pool, `UV_THREADPOOL_SIZE` or 4; 1 on the portable
+   * engine), `maxQueue` (default 32) wait, and the next answers 503 `BUSY` with `Retry-After`.
+   * `unauthenticatedBudget` (default 1200 a minute, `false` for none) is one budget shared by every caller (not per
+   * IP) for the routes that hash without a session: sign-up, password sign-in, password resets.
+   */
+  passwordHashing?: { concurrency?: number; maxQueue?: number; unauthenticatedBudget?: RateLimitRule | false };
   /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
   plugins?: P;
   /** Tests only: keep plaintext codes in memory for `auth.getOtp(identifier)`. */
@@ -94,6 +102,7 @@ export interface ResolvedConfig {
   deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
   rateLimit: { enabled: boolean; global: ResolvedRule; rules: Record<string, ResolvedRule | false> };
   lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
+  passwordHashing: { concurrency: number; maxQueue: number; unauthenticatedBudget: ResolvedRule | false };
   captureOtp: boolean;
 }
 
@@ -145,6 +154,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
   rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } } },
   lockout: { enabled: true, maxFailures: true, window: true, duration: true },
+  passwordHashing: { concurrency: true, maxQueue: true, unauthenticatedBudget: { window: true, max: true } },
   plugins: true,
   captureOtp: true,
   clock: true,
@@ -328,6 +338,23 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       windowMs: parseDuration(options.lockout?.window ?? "15m", "lockout.window"),
       durationMs: parseDuration(options.lockout?.duration ?? "15m", "lockout.duration"),
     },
+    passwordHashing: resolvePasswordHashing(options.passwordHashing),
     captureOtp: options.captureOtp ?? false,
+  };
+}
+
+function resolvePasswordHashing(options: AuthOptions["passwordHashing"]): ResolvedConfig["passwordHashing"] {
+  const concurrency = options?.concurrency ?? defaultHashConcurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
+    throw new AuthConfigError("passwordHashing.concurrency", "must be an integer from 1 to 1024");
+  const maxQueue = options?.maxQueue ?? 32;
+  if (!Number.isInteger(maxQueue) || maxQueue < 0 || maxQueue > 100_000)
+    throw new AuthConfigError("passwordHashing.maxQueue", "must be an integer from 0 to 100000");
+  const budget = options?.unauthenticatedBudget ?? { window: "1m", max: 1200 };
+  return {
+    concurrency,
+    maxQueue,
+    unauthenticatedBudget:
+      budget === false ? false : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
   };
 }

@@ -259,8 +259,11 @@ export class EmailPasswordService {
   async resetPassword(input: { token: string; newPassword: string }, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
+    // The token is looked up before the hash, so a made-up token costs a read, not a password hash; it is
+    // consumed after the hash (a concurrent use of the same token still loses there).
+    const found = await ctx.secrets.findToken(input.token, "password-reset:");
     const passwordHash = await ctx.hasher.hash(input.newPassword);
-    const row = await ctx.secrets.consumeToken(input.token, "password-reset:");
+    const row = await ctx.secrets.consumeFound(found);
     const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
     const account = newAccount(ctx, user.id, "credential", passwordHash);

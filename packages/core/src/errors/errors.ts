@@ -38,6 +38,7 @@ export type AuthErrorCode =
   | "JWT_KEY_UNREADABLE"
   | "INVALID_JWT"
   | "DATABASE_UNAVAILABLE"
+  | "BUSY"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {

@@ -4,6 +4,8 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { VerificationRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
 
+const invalidToken = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+
 /**
  * Single-use link tokens (email verification, password reset, account deletion): 32 random bytes, only the
  * SHA-256 stored, one live token per identifier, consumed atomically. OTP codes build on the same rows.
@@ -66,14 +68,33 @@ export class OneTimeSecrets {
     return this.consumeMatching(token, (candidate) => candidate === identifier);
   }
 
-  private async consumeMatching(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
-    const invalid = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
-    const found = await this.store.verifications.findByValueHash(hashSecret(token));
-    if (!found || !accepts(found.identifier)) throw invalid();
+  /**
+   * Finds the live row of a link token whose identifier starts with `identifierPrefix`, without consuming it:
+   * what a flow checks before paying for a password hash (pass the row to `consumeFound` afterwards).
+   * INVALID_TOKEN when malformed, unknown, of another purpose or expired.
+   */
+  async findToken(token: string, identifierPrefix: string): Promise<VerificationRecord> {
+    const found = await this.lookup(token, (identifier) => identifier.startsWith(identifierPrefix));
+    if (found.expiresAt.getTime() <= this.clock.now()) throw invalidToken();
+    return found;
+  }
+
+  /** Consumes a row `findToken` returned; INVALID_TOKEN when another caller consumed it first or it expired. */
+  async consumeFound(found: VerificationRecord): Promise<VerificationRecord> {
     const consumed = await this.store.verifications.consume(found.id);
-    if (!consumed) throw invalid();
-    if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalid();
+    if (!consumed) throw invalidToken();
+    if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalidToken();
     return consumed;
+  }
+
+  private async lookup(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
+    if (typeof token !== "string" || token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
+    const found = await this.store.verifications.findByValueHash(hashSecret(token));
+    if (!found || !accepts(found.identifier)) throw invalidToken();
+    return found;
+  }
+
+  private async consumeMatching(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
+    return this.consumeFound(await this.lookup(token, accepts));
   }
 }

@@ -1,1 +1,1 @@
-export { RateLimiter, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit.ts";
+export { RateLimiter, HashBudget, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit.ts";

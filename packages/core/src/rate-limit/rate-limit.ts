@@ -106,6 +106,33 @@ export class RateLimiter {
 }
 
 /**
+ * The budget every caller shares (not per IP) for routes that hash a password without a session
+ * (`passwordHashing.unauthenticatedBudget`): past it they answer 503 `BUSY` with `Retry-After` until the window
+ * ends, so a botnet of addresses cannot keep every core hashing. One counter in the store, shared by instances.
+ */
+export class HashBudget {
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts one unauthenticated hashing request; throws `BUSY` past the budget. */
+  async spend(): Promise<void> {
+    const rule = this.config.passwordHashing.unauthenticatedBudget;
+    if (!rule) return;
+    const now = this.clock.now();
+    const state = await this.store.counters.hit("rl:hashing:unauthenticated", rule.windowMs, now);
+    if (state.count > rule.max) {
+      const retryAfter = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
+      throw new AuthError("BUSY", `Too many sign-in attempts overall; try again in ${retryAfterText(retryAfter)}`, {
+        retryAfter,
+      });
+    }
+  }
+}
+
+/**
  * The lockout identifier of an email or username: every flow that counts failures for an account (password,
  * OTP, verification link) uses the same key, so they share one lock.
  *

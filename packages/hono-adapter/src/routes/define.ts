@@ -49,6 +49,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
   globalRateLimit?: boolean;
   /** Refuse cross-site top-level navigations (sign-in and code-sending endpoints). */
   rejectNavigation?: boolean;
+  /**
+   * Hashes a password without a session (sign-up, sign-in, resets): each request also spends the budget all
+   * callers share, `passwordHashing.unauthenticatedBudget` (503 `BUSY` past it).
+   */
+  hashesPassword?: boolean;
 }
 
 export type RouteInput<B, Q, A extends boolean = false> = {
@@ -69,7 +74,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: "Body is not application/json",
   422: "Already exists",
   429: "Rate limited or locked (`Retry-After` header)",
-  503: "`DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header)",
+  503: "`DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header)",
 };
 
 // What a POST without fields accepts: no body, an empty body or `{}` (other fields are ignored).
@@ -151,6 +156,8 @@ export function defineRoute<
   app.openapi(route, (async (c: Context<AuthEnv>) => {
     // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
     if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
+    // After the per-IP rules, so an address already over its own limit spends none of the shared budget.
+    if (spec.hashesPassword) await tools.core.ctx.hashBudget.spend();
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
     const input = {
       body: spec.body ? req.valid("json") : undefined,

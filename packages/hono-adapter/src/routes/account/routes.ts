@@ -52,6 +52,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/set-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "setPassword",
       tag: TAG,
       authenticated: true,
