@@ -201,3 +201,5 @@ export type {
   VerifyApiKeyInput,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
+export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep/index.ts";
+export type { SweepReport, SweepOptions, SweepPlan } from "./sweep/index.ts";

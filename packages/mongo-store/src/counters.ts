@@ -2,7 +2,7 @@ import type { CounterStore } from "@latchkey/core";
 import type { Collections } from "./database.ts";
 import { counterFromDoc } from "./documents.ts";
 import { isDuplicateOn } from "./errors.ts";
-import { counterHitUpdate } from "./queries.ts";
+import { counterHitUpdate, deleteMatching } from "./queries.ts";
 
 /** Runs an upsert once more when it lost the insert race on `_id` to a concurrent upsert of the same key. */
 async function upsertWithRetry<T>(write: () => Promise<T>): Promise<T> {
@@ -44,6 +44,9 @@ export function countersPort(c: Collections): CounterStore {
       await upsertWithRetry(() =>
         c.counters.replaceOne({ _id: to }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }),
       );
+    },
+    async deleteExpired(now, limit) {
+      return deleteMatching(c.counters, { resetAt: { $lte: new Date(now) } }, limit);
     },
   };
 }

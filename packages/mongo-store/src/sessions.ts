@@ -1,5 +1,6 @@
 import type { SessionStore } from "@latchkey/core";
 import { COLLECTION_NAMES, type Collections } from "./database.ts";
+import { deleteMatching } from "./queries.ts";
 import { sessionFromDoc, sessionToDoc, userFromDoc, type SessionDoc, type UserDoc } from "./documents.ts";
 
 /** `SessionStore` over MongoDB: a session read is one aggregation joined with its user. */
@@ -30,8 +31,8 @@ export function sessionsPort(c: Collections): SessionStore {
       const filter = exceptId === undefined ? { userId } : { userId, _id: { $ne: exceptId } };
       return (await c.sessions.deleteMany(filter)).deletedCount;
     },
-    async deleteExpired(now) {
-      return (await c.sessions.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+    async deleteExpired(now, limit) {
+      return deleteMatching(c.sessions, { expiresAt: { $lte: now } }, limit);
     },
   };
 }

@@ -102,5 +102,13 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
       await deleteDependents(c, id);
       return true;
     },
+    async listUnverifiedBefore(before, limit) {
+      const docs = await c.users
+        .find({ emailVerified: { $eq: false }, createdAt: { $lt: before } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(userFromDoc);
+    },
   };
 }

@@ -2,7 +2,7 @@ import type { VerificationStore } from "@latchkey/core";
 import type { Collections } from "./database.ts";
 import { verificationFromDoc, verificationToDoc } from "./documents.ts";
 import { isDuplicateOn } from "./errors.ts";
-import { failedAttemptFilters } from "./queries.ts";
+import { deleteMatching, failedAttemptFilters } from "./queries.ts";
 
 // Concurrent issues for one identifier take turns deleting each other's row; a handful of rounds is plenty.
 const ISSUE_ROUNDS = 5;
@@ -56,8 +56,8 @@ export function verificationsPort(c: Collections): VerificationStore {
     async deleteByIdentifier(identifier) {
       return (await c.verifications.deleteMany({ identifier })).deletedCount;
     },
-    async deleteExpired(now) {
-      return (await c.verifications.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+    async deleteExpired(now, limit) {
+      return deleteMatching(c.verifications, { expiresAt: { $lte: now } }, limit);
     },
   };
 }

@@ -47,6 +47,11 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
     callbackPath?: string;
     requireVerifiedForSignIn?: boolean;
     callbackUrlOverride?: string;
+    /**
+     * The sweep (`auth.api.sweep()`) deletes users whose email is still unverified this long after sign-up, with
+     * every row of theirs. Default: never.
+     */
+    deleteUnverifiedAfter?: Duration;
   };
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
   rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
@@ -98,6 +103,7 @@ export interface ResolvedConfig {
     callbackPath: string;
     requireVerifiedForSignIn: boolean;
     callbackUrlOverride: string | null;
+    deleteUnverifiedAfterMs: number | null;
   };
   deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
   rateLimit: { enabled: boolean; global: ResolvedRule; rules: Record<string, ResolvedRule | false> };
@@ -150,7 +156,13 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     maxPasswordLength: true,
     passwordReset: { expiresIn: true, callbackPath: true, callbackUrlOverride: true },
   },
-  emailVerification: { expiresIn: true, callbackPath: true, requireVerifiedForSignIn: true, callbackUrlOverride: true },
+  emailVerification: {
+    expiresIn: true,
+    callbackPath: true,
+    requireVerifiedForSignIn: true,
+    callbackUrlOverride: true,
+    deleteUnverifiedAfter: true,
+  },
   deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
   rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } } },
   lockout: { enabled: true, maxFailures: true, window: true, duration: true },
@@ -313,6 +325,10 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
         "emailVerification.callbackUrlOverride",
         baseUrl.origin,
       ),
+      deleteUnverifiedAfterMs:
+        options.emailVerification?.deleteUnverifiedAfter === undefined
+          ? null
+          : parseDuration(options.emailVerification.deleteUnverifiedAfter, "emailVerification.deleteUnverifiedAfter"),
     },
     deleteAccount: {
       expiresInMs: parseDuration(options.deleteAccount?.expiresIn ?? "1h", "deleteAccount.expiresIn"),
