@@ -1,10 +1,12 @@
 import { migrateCommand } from "./migrate/index.ts";
 import { generateSecret } from "./secret/index.ts";
+import { sweepCommand } from "./sweep/index.ts";
 
 const USAGE = `Usage:
   latchkey secret                      print a fresh 64-character secret
   latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)
-  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)`;
+  latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)
+  latchkey sweep --database <url>      delete expired rows (or $LATCHKEY_DATABASE_URL; --help for options)`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -14,6 +16,7 @@ const commands: Record<string, Command> = {
     return 0;
   },
   migrate: migrateCommand,
+  sweep: sweepCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
