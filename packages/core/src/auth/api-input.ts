@@ -20,7 +20,6 @@ const FIELDS: Record<string, FieldRule> = {
   token: { max: 4096 },
   otp: { max: 64 },
   otpForCurrent: { max: 64 },
-  key: { max: 1024 },
   cursor: { max: 1024 },
   password: { max: 4096 },
   newPassword: { max: 4096 },
@@ -35,7 +34,6 @@ const POSITIONAL: Record<string, string> = {
   revokeSessions: "userId",
   updateUser: "userId",
   deleteUser: "userId",
-  verifyJwt: "token",
 };
 
 function checkString(value: unknown, field: string, rule: FieldRule): void {

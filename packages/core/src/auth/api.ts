@@ -74,8 +74,12 @@ function validated<A extends object>(api: A): A {
   for (const [name, value] of Object.entries(api)) {
     out[name] =
       typeof value === "function"
-        ? async (...args: unknown[]) => {
-            checkApiInput(name, args);
+        ? (...args: unknown[]) => {
+            try {
+              checkApiInput(name, args);
+            } catch (error) {
+              return Promise.reject(error);
+            }
             return value(...args);
           }
         : value;

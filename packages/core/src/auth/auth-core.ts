@@ -8,6 +8,7 @@ import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
 import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import { Mailer } from "../email/mailer.ts";
+import { SendLimits } from "../email/send-limits.ts";
 import { consoleEmailSender } from "../email/email.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { randomToken } from "../crypto/crypto.ts";
@@ -78,6 +79,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     rateLimiter: new RateLimiter(config, store, clock),
     hashBudget: new HashBudget(config, store, clock),
     mailer: new Mailer(config, sender),
+    sendLimits: new SendLimits(config, store, clock),
     secrets: new OneTimeSecrets(store, clock, random),
     async burnPasswordHash(password) {
       if (!dummyHash) {

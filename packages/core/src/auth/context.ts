@@ -7,6 +7,7 @@ import type { AuthEvents } from "../events/events.ts";
 import type { SessionService } from "../session/session.ts";
 import type { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import type { Mailer } from "../email/mailer.ts";
+import type { SendLimits } from "../email/send-limits.ts";
 import type { OneTimeSecrets } from "../one-time/one-time.ts";
 
 /** What every feature service is built on. Created once by `createAuthCore`. */
@@ -25,6 +26,8 @@ export interface AuthContext {
   /** The shared budget of unauthenticated hashing routes (the transport spends it; trusted calls do not). */
   hashBudget: HashBudget;
   mailer: Mailer;
+  /** Per-recipient email budget and resend cooldown: ask before issuing anything that is mailed. */
+  sendLimits: SendLimits;
   secrets: OneTimeSecrets;
   /** Spends one password hash so unknown identifiers cost the same as known ones. */
   burnPasswordHash(password: string): Promise<void>;

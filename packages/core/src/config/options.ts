@@ -32,7 +32,19 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   appName?: string;
   /** `sameSite: "None"` (needs `secure`) is for a front end on another site than the API; see docs/client.md. */
   cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" | "None" };
-  email?: { sender?: EmailSender; from?: string; templates?: EmailTemplates };
+  email?: {
+    sender?: EmailSender;
+    from?: string;
+    templates?: EmailTemplates;
+    /**
+     * Emails one address may receive across every sending flow (codes, reset and verification links, email
+     * change, account deletion), whoever asks. Default 5 per 15 minutes; `false` for none. Past it a send answers
+     * as usual but issues and sends nothing.
+     */
+    perRecipient?: RateLimitRule | false;
+    /** Least time between two sends of the same purpose to one address. Default 60 s; `false` for none. */
+    resendCooldown?: Duration | false;
+  };
   trustedOrigins?: string[];
   session?: { expiresIn?: Duration; updateAge?: Duration };
   emailPassword?: {
@@ -88,7 +100,12 @@ export interface ResolvedConfig {
   environment: "production" | "development";
   appName: string;
   cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" | "None" };
-  email: { from: string; templates: EmailTemplates };
+  email: {
+    from: string;
+    templates: EmailTemplates;
+    perRecipient: ResolvedRule | false;
+    resendCooldownMs: number | null;
+  };
   trustedOrigins: string[];
   session: { expiresInMs: number; updateAgeMs: number };
   emailPassword: {
@@ -146,6 +163,8 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     sender: true,
     from: true,
     templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])),
+    perRecipient: { window: true, max: true },
+    resendCooldown: true,
   },
   trustedOrigins: true,
   session: { expiresIn: true, updateAge: true },
@@ -291,7 +310,18 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       domain: options.cookies?.domain ?? null,
       sameSite: options.cookies?.sameSite ?? "Lax",
     },
-    email: { from: options.email?.from ?? `no-reply@${baseUrl.hostname}`, templates: options.email?.templates ?? {} },
+    email: {
+      from: options.email?.from ?? `no-reply@${baseUrl.hostname}`,
+      templates: options.email?.templates ?? {},
+      perRecipient:
+        options.email?.perRecipient === false
+          ? false
+          : resolveRateLimitRule(options.email?.perRecipient ?? { window: "15m", max: 5 }, "email.perRecipient"),
+      resendCooldownMs:
+        options.email?.resendCooldown === false
+          ? null
+          : parseDuration(options.email?.resendCooldown ?? "60s", "email.resendCooldown"),
+    },
     trustedOrigins: [baseUrl.origin, ...trustedOrigins],
     session: { expiresInMs: sessionExpires, updateAgeMs: updateAge },
     emailPassword: {

@@ -101,6 +101,8 @@ export class OtpCodes {
       await ctx.store.verifications.deleteByIdentifier(target.identifier);
       return;
     }
+    // Past the recipient's budget or inside the cooldown: nothing is issued, so the code already sent stays live.
+    if (!(await ctx.sendLimits.admit(`otp-${target.purpose}`, target.email))) return;
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
     const at = new Date(ctx.clock.now());
     await ctx.events.emit("OtpRequested", {

@@ -229,6 +229,8 @@ export class EmailPasswordService {
     );
     const user = await ctx.store.users.findByEmail(email);
     if (!user) return { success: true };
+    // Past the recipient's budget or inside the cooldown: same answer, and the link already sent stays live.
+    if (!(await ctx.sendLimits.admit("password-reset-link", email))) return { success: true };
     const identifier = `password-reset:${user.id}`;
     const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
     const at = new Date(ctx.clock.now());
