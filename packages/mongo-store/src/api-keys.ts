@@ -10,7 +10,7 @@ const USE_ROUNDS = 3;
 const SWEEP_BATCH = 100;
 
 const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
-  userId === null ? { _id: id } : { _id: id, userId };
+  userId === null ? { _id: { $eq: id } } : { _id: { $eq: id }, userId: { $eq: userId } };
 
 /** `ApiKeyStore` over MongoDB; a use is one conditional findOneAndUpdate. */
 export function apiKeysPort(c: Collections): ApiKeyStore {
@@ -19,18 +19,18 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
       await c.apiKeys.insertOne(apiKeyToDoc(key));
     },
     async findByHash(keyHash) {
-      const doc = await c.apiKeys.findOne({ keyHash });
+      const doc = await c.apiKeys.findOne({ keyHash: { $eq: keyHash } });
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async findById(id) {
-      const doc = await c.apiKeys.findOne({ _id: id });
+      const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async listByUser(userId, { limit, cursor }) {
       const after = keysetFilter("createdAt", cursor);
       if (after === null) return { items: [], nextCursor: null };
       const docs = await c.apiKeys
-        .find({ userId, ...after })
+        .find({ userId: { $eq: userId }, ...after })
         .sort({ createdAt: -1, _id: -1 })
         .limit(limit + 1)
         .toArray();
@@ -76,7 +76,7 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
           returnDocument: "after",
         });
         if (used) return { ok: true, key: apiKeyFromDoc(used) };
-        const doc = await c.apiKeys.findOne({ _id: id });
+        const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
         key = doc ? apiKeyFromDoc(doc) : null;
         const reason = apiKeyRefusal(key, now);
         if (reason !== null) return { ok: false, reason, key };

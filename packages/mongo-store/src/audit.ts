@@ -12,7 +12,7 @@ export function auditPort(c: Collections): AuditStore {
     async list({ userId, limit, cursor }) {
       const after = keysetFilter("at", cursor);
       if (after === null) return { items: [], nextCursor: null };
-      const filter = userId === null ? after : { userId, ...after };
+      const filter = userId === null ? after : { userId: { $eq: userId }, ...after };
       const docs = await c.audit
         .find(filter)
         .sort({ at: -1, _id: -1 })

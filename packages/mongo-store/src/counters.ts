@@ -29,16 +29,16 @@ export function countersPort(c: Collections): CounterStore {
       return counterFromDoc(doc);
     },
     async peek(key, now) {
-      const doc = await c.counters.findOne({ _id: key, resetAt: { $gt: new Date(now) } });
+      const doc = await c.counters.findOne({ _id: { $eq: key }, resetAt: { $gt: new Date(now) } });
       return doc ? counterFromDoc(doc) : null;
     },
     async delete(key) {
-      await c.counters.deleteOne({ _id: key });
+      await c.counters.deleteOne({ _id: { $eq: key } });
     },
     async rename(from, to) {
-      const moved = await c.counters.findOneAndDelete({ _id: from });
+      const moved = await c.counters.findOneAndDelete({ _id: { $eq: from } });
       if (!moved) {
-        await c.counters.deleteOne({ _id: to });
+        await c.counters.deleteOne({ _id: { $eq: to } });
         return;
       }
       await upsertWithRetry(() =>

@@ -121,13 +121,13 @@ describe("apiKeyRefusal (explains a refused use, in the port's order)", () => {
 describe("failedAttemptFilters", () => {
   it("splits on the last allowed attempt so each failure matches exactly one write", () => {
     expect(failedAttemptFilters("v_1", 3)).toEqual({
-      destroy: { _id: "v_1", attemptCount: { $gte: 2 } },
-      increment: { _id: "v_1", attemptCount: { $lt: 2 } },
+      destroy: { _id: { $eq: "v_1" }, attemptCount: { $gte: 2 } },
+      increment: { _id: { $eq: "v_1" }, attemptCount: { $lt: 2 } },
     });
   });
 
   it("with a maximum of 1 the first failure destroys the row", () => {
-    expect(failedAttemptFilters("v_1", 1).destroy).toEqual({ _id: "v_1", attemptCount: { $gte: 0 } });
+    expect(failedAttemptFilters("v_1", 1).destroy).toEqual({ _id: { $eq: "v_1" }, attemptCount: { $gte: 0 } });
   });
 });
 

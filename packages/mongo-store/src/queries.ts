@@ -96,8 +96,8 @@ export function failedAttemptFilters(
   maxAttempts: number,
 ): { destroy: Filter<VerificationDoc>; increment: Filter<VerificationDoc> } {
   return {
-    destroy: { _id: id, attemptCount: { $gte: maxAttempts - 1 } },
-    increment: { _id: id, attemptCount: { $lt: maxAttempts - 1 } },
+    destroy: { _id: { $eq: id }, attemptCount: { $gte: maxAttempts - 1 } },
+    increment: { _id: { $eq: id }, attemptCount: { $lt: maxAttempts - 1 } },
   };
 }
 

@@ -13,7 +13,7 @@ export function sessionsPort(c: Collections): SessionStore {
       // One round trip: the session joined with its user.
       const [row] = await c.sessions
         .aggregate<SessionDoc & { owner: UserDoc[] }>([
-          { $match: { tokenHash } },
+          { $match: { tokenHash: { $eq: tokenHash } } },
           { $limit: 1 },
           { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
         ])
@@ -22,13 +22,13 @@ export function sessionsPort(c: Collections): SessionStore {
       return row && owner ? { session: sessionFromDoc(row), user: userFromDoc(owner) } : null;
     },
     async touch(id, expiresAt, updatedAt) {
-      await c.sessions.updateOne({ _id: id }, { $set: { expiresAt, updatedAt } });
+      await c.sessions.updateOne({ _id: { $eq: id } }, { $set: { expiresAt, updatedAt } });
     },
     async delete(id) {
-      return (await c.sessions.deleteOne({ _id: id })).deletedCount === 1;
+      return (await c.sessions.deleteOne({ _id: { $eq: id } })).deletedCount === 1;
     },
     async deleteByUser(userId, exceptId) {
-      const filter = exceptId === undefined ? { userId } : { userId, _id: { $ne: exceptId } };
+      const filter = exceptId === undefined ? { userId: { $eq: userId } } : { userId: { $eq: userId }, _id: { $ne: exceptId } };
       return (await c.sessions.deleteMany(filter)).deletedCount;
     },
     async deleteExpired(now, limit) {

@@ -16,7 +16,7 @@ export function verificationsPort(c: Collections): VerificationStore {
       // issue that completes last is the one that survives.
       const doc = verificationToDoc(record);
       for (let round = 1; ; round++) {
-        await c.verifications.deleteMany({ identifier: record.identifier, _id: { $ne: record.id } });
+        await c.verifications.deleteMany({ identifier: { $eq: record.identifier }, _id: { $ne: record.id } });
         try {
           await c.verifications.insertOne(doc);
           return;
@@ -26,15 +26,15 @@ export function verificationsPort(c: Collections): VerificationStore {
       }
     },
     async findByIdentifier(identifier) {
-      const doc = await c.verifications.findOne({ identifier });
+      const doc = await c.verifications.findOne({ identifier: { $eq: identifier } });
       return doc ? verificationFromDoc(doc) : null;
     },
     async findByValueHash(valueHash) {
-      const doc = await c.verifications.findOne({ valueHash });
+      const doc = await c.verifications.findOne({ valueHash: { $eq: valueHash } });
       return doc ? verificationFromDoc(doc) : null;
     },
     async consume(id) {
-      const doc = await c.verifications.findOneAndDelete({ _id: id });
+      const doc = await c.verifications.findOneAndDelete({ _id: { $eq: id } });
       return doc ? verificationFromDoc(doc) : null;
     },
     async recordFailedAttempt(id, maxAttempts) {
@@ -50,11 +50,11 @@ export function verificationsPort(c: Collections): VerificationStore {
         if (bumped) return { attemptCount: bumped.attemptCount, destroyed: false };
         // Neither matched: the row is gone, or another failure moved it to the last attempt between our two
         // writes. Counts only rise, so going round again ends (in the destroy branch or with the row gone).
-        if ((await c.verifications.countDocuments({ _id: id }, { limit: 1 })) === 0) return null;
+        if ((await c.verifications.countDocuments({ _id: { $eq: id } }, { limit: 1 })) === 0) return null;
       }
     },
     async deleteByIdentifier(identifier) {
-      return (await c.verifications.deleteMany({ identifier })).deletedCount;
+      return (await c.verifications.deleteMany({ identifier: { $eq: identifier } })).deletedCount;
     },
     async deleteExpired(now, limit) {
       return deleteMatching(c.verifications, { expiresAt: { $lte: now } }, limit);
