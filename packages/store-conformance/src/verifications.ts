@@ -74,6 +74,19 @@ export function describeVerifications(getStore: () => Store): void {
       expect(await store.verifications.findByIdentifier(live.identifier)).toEqual(live);
     });
 
+    it("deleteExpired with a limit removes at most that many per call (the sweep's batches)", async () => {
+      const ancient = new Date(Date.UTC(2001, 0, 1));
+      const old = Array.from({ length: 3 }, () => verification({ expiresAt: ancient }));
+      for (const v of old) await store.verifications.issue(v);
+      const live = verification();
+      await store.verifications.issue(live);
+      expect(await store.verifications.deleteExpired(ancient, 2)).toBe(2);
+      expect(await store.verifications.deleteExpired(ancient, 2)).toBe(1);
+      expect(await store.verifications.deleteExpired(ancient, 2)).toBe(0);
+      for (const v of old) expect(await store.verifications.findByIdentifier(v.identifier)).toBeNull();
+      expect(await store.verifications.findByIdentifier(live.identifier)).toEqual(live);
+    });
+
     it("keeps userId and payload", async () => {
       const v = verification({ userId: uid("u"), payload: "new@example.com" });
       await store.verifications.issue(v);

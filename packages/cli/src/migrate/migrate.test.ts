@@ -39,7 +39,7 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\n`);
+      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_counters_reset_at_index\n`);
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
         code: 0,
@@ -57,9 +57,12 @@ describe("latchkey migrate", () => {
       const database = await createTestPostgresDatabase();
       try {
         const lines: string[] = [];
-        expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual(["0000_initial"]);
+        expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
+          "0000_initial",
+          "0001_counters_reset_at_index",
+        ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-        expect(lines).toEqual(["applied 0000_initial"]);
+        expect(lines).toEqual(["applied 0000_initial", "applied 0001_counters_reset_at_index"]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
         expect(again.stdout).toContain("nothing to apply");
@@ -76,7 +79,9 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating local D1 DB in ${state}\napplied 0000_initial\n`);
+      expect(first.stdout).toBe(
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_counters_reset_at_index\n`,
+      );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
         code: 0,
@@ -96,6 +101,7 @@ describe("latchkey migrate", () => {
         const db = await mf.getD1Database("DB");
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
+          { id: 2, name: "0001_counters_reset_at_index.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
