@@ -23,7 +23,9 @@ describe("migrateDatabase", () => {
         select indexdef from pg_indexes where tablename = 'counters' and indexname = 'counters_reset_at_idx'`;
       await client.end();
       expect(rows.map((r) => r.table_name)).toEqual(TABLES);
-      expect(indexes.map((r) => r.indexdef)).toEqual([expect.stringMatching(/ON public\.counters USING btree \(reset_at\)/)]);
+      expect(indexes.map((r) => r.indexdef)).toEqual([
+        expect.stringMatching(/ON public\.counters USING btree \(reset_at\)/),
+      ]);
     } finally {
       await database.dispose();
     }

@@ -28,7 +28,8 @@ export function sessionsPort(c: Collections): SessionStore {
       return (await c.sessions.deleteOne({ _id: { $eq: id } })).deletedCount === 1;
     },
     async deleteByUser(userId, exceptId) {
-      const filter = exceptId === undefined ? { userId: { $eq: userId } } : { userId: { $eq: userId }, _id: { $ne: exceptId } };
+      const filter =
+        exceptId === undefined ? { userId: { $eq: userId } } : { userId: { $eq: userId }, _id: { $ne: exceptId } };
       return (await c.sessions.deleteMany(filter)).deletedCount;
     },
     async deleteExpired(now, limit) {

@@ -39,7 +39,9 @@ describe("latchkey migrate", () => {
     try {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
-      expect(first.stdout).toBe(`Migrating ${database.url}\napplied 0000_initial\napplied 0001_counters_reset_at_index\n`);
+      expect(first.stdout).toBe(
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_counters_reset_at_index\n`,
+      );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
         code: 0,

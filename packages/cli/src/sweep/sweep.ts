@@ -100,12 +100,15 @@ const durationArg = (text: string): Duration => (/^\d+$/.test(text) ? Number(tex
  * @example
  * process.exitCode = await sweepCommand(["--database", "file:./auth.db"]);
  */
-export async function sweepCommand(args: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function sweepCommand(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   if (args.includes("--help") || args.includes("-h")) {
     process.stdout.write(USAGE);
     return 0;
   }
-  const url = argument(args, "database") ?? env[DATABASE_URL_VARIABLE] ?? null;
+  const url = argument(args, "database") ?? (env[DATABASE_URL_VARIABLE] || null);
   if (url === null || databaseKind(url) === null) {
     if (url !== null) process.stderr.write(`latchkey sweep: unsupported database URL ${redactUrl(url)}\n`);
     else process.stderr.write(`latchkey sweep: no database: pass --database <url> or set ${DATABASE_URL_VARIABLE}\n`);

@@ -83,7 +83,8 @@ export async function sweepStore(store: Store, plan: SweepPlan): Promise<SweepRe
   };
   const { audit } = store;
   const { auditBefore, unverifiedBefore } = plan;
-  if (audit && auditBefore) report.auditEvents = await inBatches(size, (limit) => audit.deleteBefore(auditBefore, limit));
+  if (audit && auditBefore)
+    report.auditEvents = await inBatches(size, (limit) => audit.deleteBefore(auditBefore, limit));
   if (unverifiedBefore) {
     const deleteUser = plan.deleteUser ?? ((user: UserRecord) => store.users.delete(user.id));
     for (;;) {

@@ -69,7 +69,10 @@ describe("per-recipient email limits", () => {
     expect(sentTo(VICTIM)).toBe(1);
     expect(t.auth.getOtp(VICTIM)).toBe(first);
     // The code the victim holds still signs in: the refused send replaced nothing.
-    const signIn = await t.request("POST", "/sign-in/email-otp", { body: { email: VICTIM, otp: first }, ip: "198.51.100.3" });
+    const signIn = await t.request("POST", "/sign-in/email-otp", {
+      body: { email: VICTIM, otp: first },
+      ip: "198.51.100.3",
+    });
     expect(signIn.status).toBe(200);
     // After the cooldown a new code goes out.
     t.clock.advance(60_000);
@@ -99,7 +102,10 @@ describe("per-recipient email limits", () => {
     await settle();
     expect(sentTo(VICTIM)).toBe(5);
     expect(await t.store.verifications.findByIdentifier(`otp:sign-in:${VICTIM}`)).toEqual(row);
-    const signIn = await t.request("POST", "/sign-in/email-otp", { body: { email: VICTIM, otp: live }, ip: "203.0.113.7" });
+    const signIn = await t.request("POST", "/sign-in/email-otp", {
+      body: { email: VICTIM, otp: live },
+      ip: "203.0.113.7",
+    });
     expect(signIn.status).toBe(200);
   });
 });
