@@ -69,7 +69,11 @@ export function describeCounterSweep(getStore: () => Store): void {
       await store.counters.hit(live, 60_000, ANCIENT);
       const sweepAt = ANCIENT + 1000;
       const batches: number[] = [];
-      for (let n = -1; n !== 0; ) batches.push((n = await store.counters.deleteExpired(sweepAt, 2)));
+      for (;;) {
+        const removed = await store.counters.deleteExpired(sweepAt, 2);
+        batches.push(removed);
+        if (removed === 0) break;
+      }
       expect(batches).toEqual([2, 2, 1, 0]);
       // Peeking at a time their windows were live shows the rows themselves are gone, not merely ended.
       for (const key of ended) expect(await store.counters.peek(key, ANCIENT)).toBeNull();
