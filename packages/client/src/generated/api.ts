@@ -199,6 +199,8 @@ export interface paths {
          * Email a deletion confirmation link
          * @description Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
          */
         post: operations["requestAccountDeletion"];
@@ -265,6 +267,8 @@ export interface paths {
          * Email a code to a new address
          * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-email-change"]`).
          */
         post: operations["requestEmailChange"];
@@ -286,6 +290,8 @@ export interface paths {
         /**
          * Email a password-reset code
          * @description Always `{success: true}`; only registered emails receive a `password-reset` code.
+         *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-password-reset"]`).
          */
@@ -330,6 +336,8 @@ export interface paths {
         /**
          * Email a one-time code
          * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
+         *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/send-verification-otp"]`).
          */
@@ -437,6 +445,8 @@ export interface paths {
          * Email a password-reset link
          * @description Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/request-password-reset"]`).
          */
         post: operations["requestPasswordReset"];
@@ -481,6 +491,8 @@ export interface paths {
          * Email a verification link
          * @description Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/send-verification-email"]`).
          */
         post: operations["sendVerificationEmail"];
@@ -502,6 +514,8 @@ export interface paths {
         /**
          * Add a password to an account without one
          * @description For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/set-password"]`).
          */
         post: operations["setPassword"];
         delete?: never;
@@ -765,7 +779,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -974,7 +988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1082,7 +1096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1179,7 +1193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1240,7 +1254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1362,7 +1376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1453,7 +1467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1561,7 +1575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1663,7 +1677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1752,7 +1766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1849,7 +1863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1965,7 +1979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2068,7 +2082,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2175,7 +2189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2268,7 +2282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2371,7 +2385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2469,7 +2483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2567,7 +2581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,7 +2624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2648,7 +2662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2780,7 +2794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2968,7 +2982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3079,7 +3093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3188,7 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3296,7 +3310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3384,7 +3398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3503,7 +3517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +3573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3784,7 +3798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3878,7 +3892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3980,7 +3994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -3,7 +3,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AuthEnv } from "../env.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { rejectCrossSiteNavigation } from "../middleware/security.ts";
-import { AuthError, type RateLimitRule, type ResolvedRule, type ValidatedSession } from "@latchkey/core";
+import {
+  AuthError,
+  type RateLimitRule,
+  type ResolvedConfig,
+  type ResolvedRule,
+  type ValidatedSession,
+} from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 
@@ -54,6 +60,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * callers share, `passwordHashing.unauthenticatedBudget` (503 `BUSY` past it).
    */
   hashesPassword?: boolean;
+  /** Emails someone: the description states the per-recipient limits in force (`email.perRecipient`, `resendCooldown`). */
+  sendsEmail?: boolean;
 }
 
 export type RouteInput<B, Q, A extends boolean = false> = {
@@ -133,8 +141,10 @@ export function defineRoute<
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    description:
-      rule && tools.core.config.rateLimit.enabled ? withRuleText(spec.description, spec.path, rule) : spec.description,
+    description: ((text: string) =>
+      rule && tools.core.config.rateLimit.enabled ? withRuleText(text, spec.path, rule) : text)(
+      withEmailLimitsText(spec.description, spec.sendsEmail ? tools.core.config.email : null),
+    ),
     // Public operations say so explicitly (`[]`): there is no document-wide requirement.
     security: spec.security ?? (spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : []),
     middleware,
@@ -201,6 +211,21 @@ export function ruleText(rule: ResolvedRule): string {
 /** The description with the route's rule in force appended, so the document states the limit it enforces. */
 function withRuleText(description: string, path: string, rule: ResolvedRule): string {
   return `${description}\n\nRate limit: ${ruleText(rule)} per IP (\`rateLimit.rules["${path}"]\`).`;
+}
+
+/** The description with the per-recipient email limits in force appended (routes that email someone). */
+function withEmailLimitsText(description: string, email: ResolvedConfig["email"] | null): string {
+  if (!email) return description;
+  const budget = email.perRecipient
+    ? `at most ${ruleText(email.perRecipient).replace("requests", "emails").replace("request", "email")} (\`email.perRecipient\`) across every route that emails`
+    : null;
+  const cooldown =
+    email.resendCooldownMs === null
+      ? null
+      : `one per purpose every ${ruleText({ windowMs: email.resendCooldownMs, max: 1 }).replace(/^1 request per /, "")} (\`email.resendCooldown\`)`;
+  const limits = [budget, cooldown].filter((part) => part !== null);
+  if (limits.length === 0) return description;
+  return `${description}\n\nEmail limits: each address receives ${limits.join(" and ")}; past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.`;
 }
 
 /**

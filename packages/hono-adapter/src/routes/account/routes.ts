@@ -120,6 +120,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/delete-account/request",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestAccountDeletion",
       tag: TAG,

@@ -166,6 +166,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/request-password-reset",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordReset",
       tag: TAG,
