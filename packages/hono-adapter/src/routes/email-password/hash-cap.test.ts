@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { createTestAuth } from "../../testing/test-auth.ts";
 import { countingHasher, until } from "../../testing/counting-hasher.ts";
@@ -48,10 +49,10 @@ describe("the hash gate (passwordHashing.concurrency / maxQueue)", () => {
     expect(t.auth.core.ctx.hashGate.stats()).toEqual({ running: 0, queued: 0, started: before + 5, refused: 5 });
   });
 
-  it("the default concurrency follows the engine (native: the thread pool, 4 by default) and the queue holds 32", () => {
+  it("the default concurrency follows the engine (native: the thread pool, at most the CPUs) and the queue holds 32", () => {
     const t = createTestAuth();
     expect(t.auth.core.config.passwordHashing).toEqual({
-      concurrency: Number(process.env.UV_THREADPOOL_SIZE ?? 4),
+      concurrency: Math.min(Number(process.env.UV_THREADPOOL_SIZE ?? 4), availableParallelism()),
       maxQueue: 32,
       unauthenticatedBudget: { windowMs: 60_000, max: 1200 },
     });
