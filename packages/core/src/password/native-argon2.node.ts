@@ -13,5 +13,8 @@ export const nativeArgon2idRaw: Argon2idRaw | null = await loadNodeRsArgon2();
  */
 export const nativeArgon2Threads: number = Math.max(
   1,
-  Math.min(Number(process.env.UV_THREADPOOL_SIZE) > 0 ? Number(process.env.UV_THREADPOOL_SIZE) : 4, availableParallelism()),
+  Math.min(
+    Number(process.env.UV_THREADPOOL_SIZE) > 0 ? Number(process.env.UV_THREADPOOL_SIZE) : 4,
+    availableParallelism(),
+  ),
 );
