@@ -1,2 +1,2 @@
-export { sweep, sweepCommand, DATABASE_URL_VARIABLE } from "./sweep.ts";
+export { sweep, sweepCommand } from "./sweep.ts";
 export type { SweepCliOptions } from "./sweep.ts";

@@ -27,7 +27,7 @@ export interface SweepCliOptions {
 }
 
 /** The environment variable `latchkey sweep` reads the database URL from when `--database` is absent. */
-export const DATABASE_URL_VARIABLE = "LATCHKEY_DATABASE_URL";
+const DATABASE_URL_VARIABLE = "LATCHKEY_DATABASE_URL";
 
 /** Opens the store a URL names: `@latchkey/drizzle-store` for SQL, `@latchkey/mongo-store` for MongoDB. */
 async function openStore(url: string): Promise<FullStore> {

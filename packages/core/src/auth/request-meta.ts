@@ -20,7 +20,7 @@ export function orServerCall(meta: RequestMeta | undefined): RequestMeta {
 }
 
 /** The longest User-Agent Latchkey stores (sessions, audit rows); longer ones are cut to this many characters. */
-export const MAX_STORED_USER_AGENT = 512;
+const MAX_STORED_USER_AGENT = 512;
 
 /**
  * The User-Agent as stored in a session or an audit row: at most `MAX_STORED_USER_AGENT` characters, so a 16 KB
