@@ -70,8 +70,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
   /**
    * Bounds on password hashing, the one CPU- and memory-heavy step anonymous callers can trigger. `concurrency`
-   * hashes run at once (default: the native engine's thread pool, `UV_THREADPOOL_SIZE` or 4, at most the CPUs; 1 on the portable
-   * engine), `maxQueue` (default 32) wait, and the next answers 503 `BUSY` with `Retry-After`.
+   * hashes run at once (default: the native engine's thread pool, `UV_THREADPOOL_SIZE` or 4, at most the CPUs;
+   * 1 on the portable engine), `maxQueue` (default 32) wait, and the next answers 503 `BUSY` with `Retry-After`.
    * `unauthenticatedBudget` (default 1200 a minute, `false` for none) is one budget shared by every caller (not per
    * IP) for the routes that hash without a session: sign-up, password sign-in, password resets.
    */
