@@ -51,6 +51,8 @@ beforeAll(async () => {
   worker = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual([
     "0000_initial",
+    "0001_api_key_lifecycle",
+    "0002_counters_reset_at_index",
   ]);
   // The second instance has no LATCHKEY_BASE_URL, like a fresh deploy: it takes the origin it is reached on.
   const { LATCHKEY_BASE_URL: _, ...unpinned } = bindings;

@@ -16,8 +16,9 @@ export function createDemoApp(
     emailPassword: { allowUsernameChange: true },
     plugins: [
       emailOtp({ emailChange: { enabled: true } }),
-      // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create).
-      apiKeys({ grantablePermissions: { demo: ["read"] } }),
+      // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create); each key's verifies
+      // are counted per day for the usage chart (GET /auth/api-key/usage).
+      apiKeys({ grantablePermissions: { demo: ["read"] }, usage: true }),
       jwt(),
     ],
     ...options,

@@ -243,6 +243,45 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": key } })).status).toBe(401);
   });
 
+  it("API keys: the usage chart shows the last 14 days, and reroll shows the new key once (old one in its grace)", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByTestId("no-keys").waitFor();
+    await form("create api key").getByLabel("Name").fill("svc");
+    await form("create api key").getByRole("button").click();
+    const first = (await page.getByTestId("new-key").textContent())!;
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": first } })).status).toBe(200);
+    const bars = page.getByTestId("usage-bar");
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await poll(() => bars.count()).toBe(14);
+    // Today is the last bar: three valid uses, drawn as the tallest.
+    await poll(() => bars.last().getAttribute("data-valid")).toBe("3");
+    expect(await bars.first().getAttribute("data-valid")).toBe("0");
+    const height = await bars
+      .last()
+      .locator(".usage-valid")
+      .evaluate((e) => e.getBoundingClientRect().height);
+    expect(height).toBeGreaterThan(0);
+
+    await page.getByRole("button", { name: "Reroll svc" }).click();
+    await poll(() => page.getByTestId("new-key").textContent()).not.toBe(first);
+    const second = (await page.getByTestId("new-key").textContent())!;
+    expect(second).toMatch(/^lk_/);
+    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    const [row] = (await store.apiKeys.listByUser(ada.id, { limit: 10, cursor: null })).items;
+    expect(row!.start).toBe(second.slice(0, 8));
+    expect(row!.previousKeyExpiresAt!.getTime() - row!.rerolledAt!.getTime()).toBe(3_600_000);
+    // Both values work during the grace; the new key is shown once only.
+    expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": second } })).status).toBe(200);
+    expect((await fetch(`${api}/api/data`, { headers: { "x-api-key": first } })).status).toBe(200);
+    await page.getByRole("link", { name: "JWT" }).click();
+    await page.getByRole("link", { name: "API keys" }).click();
+    await poll(() => page.getByTestId("new-key").count()).toBe(0);
+    await poll(() => page.getByTestId("usage-bar").last().getAttribute("data-valid")).toBe("5");
+    await page.getByRole("button", { name: "Revoke svc" }).click();
+    await page.getByTestId("no-keys").waitFor();
+  });
+
   it("shows the current JWT (from set-auth-jwt) and a fresh one, each verified against /jwks in the page", async () => {
     await page.getByRole("link", { name: "JWT" }).click();
     const ada = (await store.users.findByEmail("ada@example.com"))!;

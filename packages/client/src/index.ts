@@ -16,6 +16,8 @@ export type Schemas = components["schemas"];
 export type User = Schemas["User"];
 export type Session = Schemas["Session"];
 export type ApiKey = Schemas["ApiKey"];
+/** `getApiKeyUsage`: one entry per UTC day, oldest first. */
+export type ApiKeyUsage = Schemas["ApiKeyUsage"];
 /** Every code a Latchkey error body carries. */
 export type ErrorCode = Schemas["Error"]["code"];
 /** `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). */

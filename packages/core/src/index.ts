@@ -175,6 +175,8 @@ export {
   ApiKeyService,
   API_KEY_PLUGIN_ID,
   isWellFormedApiKey,
+  apiKeyUseRefusal,
+  isRefillDue,
   resolveApiKeysOptions,
   API_KEYS_OPTION_SHAPE,
   hasPermissions,
@@ -199,6 +201,10 @@ export type {
   UpdateApiKeyInput,
   CallerUpdateApiKeyInput,
   VerifyApiKeyInput,
+  RerollApiKeyInput,
+  ApiKeyUsageInput,
+  ApiKeyUsage,
+  ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
 export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep/index.ts";

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Store } from "@latchkey/core";
+import { apiKeys, argon2idHasher, createAuthCore, createTestClock, webCryptoRandom, type Store } from "@latchkey/core";
 import { startTestPostgres } from "../../../test/postgres-server.ts";
 import { migrateDatabase, openDrizzleStore } from "../src/index.ts";
 
@@ -44,9 +44,17 @@ async function seed(store: Store) {
     start: "lk_abc",
     keyHash: "kh1",
     enabled: true,
+    locked: false,
     metadata: {},
+    serverMetadata: {},
     permissions: {},
     remaining: 1_000_000_000,
+    refillAmount: null,
+    refillIntervalMs: null,
+    lastRefillAt: null,
+    previousKeyHash: null,
+    previousKeyExpiresAt: null,
+    rerolledAt: null,
     rateLimitMax: null,
     rateLimitWindowMs: null,
     requestCount: 0,
@@ -108,7 +116,71 @@ async function run(name: string, url: string) {
   await time("verifications.findByIdentifier", async () => {
     if (!(await store.verifications.findByIdentifier("otp:sign-in:ada@example.com"))) throw new Error("otp not found");
   });
+  await verifyWithAndWithoutUsage(store, now.getTime());
   await store.close();
+}
+
+/**
+ * The whole verify (`auth.api.verifyApiKey`) of an unlimited key, with `usage: false` next to `usage: true`,
+ * and the store calls each costs: with `lastUsedResolution` the common verify is one read; usage adds one counter
+ * write. The clock advances 10 ms a call, so `lastUsedAt` is written once per simulated minute.
+ */
+async function verifyWithAndWithoutUsage(store: Store, start: number) {
+  for (const usage of [false, true]) {
+    const counts = { reads: 0, writes: 0 };
+    const keys = store.apiKeys!;
+    const counting = {
+      ...store,
+      apiKeys: {
+        ...keys,
+        findByHash: (hash: string) => {
+          counts.reads++;
+          return keys.findByHash(hash);
+        },
+        touchLastUsed: (id: string, now: Date, resolutionMs: number) => {
+          counts.writes++;
+          return keys.touchLastUsed(id, now, resolutionMs);
+        },
+      },
+      counters: {
+        ...store.counters,
+        hit: (key: string, windowMs: number, now: number) => {
+          counts.writes++;
+          return store.counters.hit(key, windowMs, now);
+        },
+      },
+    } as Store;
+    const clock = createTestClock(start);
+    const core = createAuthCore({
+      secret: "s".repeat(32),
+      database: counting,
+      baseUrl: "https://bench.example",
+      clock,
+      passwordHasher: argon2idHasher({
+        random: webCryptoRandom,
+        params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
+      }),
+      plugins: [apiKeys({ usage, maxPerUser: null })],
+    });
+    const user = await core.api.createUser({ email: `bench-${usage}@example.com`, password: "long enough pw" });
+    const { key } = await core.api.createApiKey({ userId: user.id });
+    const n = writes;
+    counts.reads = 0;
+    counts.writes = 0;
+    await time(
+      `verifyApiKey, unlimited, usage: ${usage}`,
+      async () => {
+        clock.advance(10);
+        if (!(await core.api.verifyApiKey({ key })).valid) throw new Error("key refused");
+      },
+      n,
+    );
+    // The warm-up ran min(1000, n) calls before the timed n.
+    const total = n + Math.min(1000, n);
+    console.log(
+      `  ${"".padEnd(34)} per verify: ${(counts.reads / total).toFixed(3)} reads, ${(counts.writes / total).toFixed(3)} writes`,
+    );
+  }
 }
 
 if (only !== "postgres") {

@@ -168,11 +168,20 @@ const VALID: Record<string, unknown> = {
   "apiKeys.maxExpiresIn": "180d",
   "apiKeys.grantablePermissions": { files: ["read"] },
   "apiKeys.header": "x-acme-key",
+  "apiKeys.maxRerollGrace": "1d",
+  "apiKeys.defaultRefillAmount": 1000,
+  "apiKeys.defaultRefillInterval": "1d",
+  "apiKeys.lastUsedResolution": "5m",
+  "apiKeys.usage": true,
+  "apiKeys.usageRetention": "30d",
+  "apiKeys.maxPerUser": 20,
 };
 // Options that only make sense with a partner (validation requires both).
 const PARTNERS: Record<string, Record<string, unknown>> = {
   "apiKeys.defaultRateLimitMax": { defaultRateLimitWindow: "1m" },
   "apiKeys.defaultRateLimitWindow": { defaultRateLimitMax: 10 },
+  "apiKeys.defaultRefillAmount": { defaultRefillInterval: "1d" },
+  "apiKeys.defaultRefillInterval": { defaultRefillAmount: 1000 },
   'rateLimit.rules["<path>"].window': { max: 20 },
   'rateLimit.rules["<path>"].max': { window: "5m" },
   "email.perRecipient.window": { max: 10 },

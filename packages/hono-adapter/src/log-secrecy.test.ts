@@ -54,7 +54,7 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
       rateLimit: { enabled: false },
       plugins: [
         emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
-        apiKeys({ grantablePermissions: { files: ["read"] } }),
+        apiKeys({ grantablePermissions: { files: ["read"] }, usage: true }),
         jwt(),
         auditLog(),
       ],

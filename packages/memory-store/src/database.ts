@@ -69,11 +69,12 @@ export function dropSession(db: MemoryDatabase, id: string): boolean {
   return true;
 }
 
-/** Removes an API key and its key-hash index entry; the removed key, or null when there was none. */
+/** Removes an API key and its key-hash index entries (current and rerolled value); the removed key, or null when there was none. */
 export function dropApiKey(db: MemoryDatabase, id: string): ApiKeyRecord | null {
   const k = db.apiKeys.get(id);
   if (!k) return null;
   db.apiKeys.delete(id);
   db.apiKeysByHash.delete(k.keyHash);
+  if (k.previousKeyHash !== null) db.apiKeysByHash.delete(k.previousKeyHash);
   return k;
 }

@@ -1,13 +1,12 @@
-import type { ApiKeyRecord, ApiKeyStore, ApiKeyUseResult, RevokedApiKey } from "@latchkey/core";
+import { apiKeyUseRefusal, type ApiKeyRecord, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import type { Filter } from "mongodb";
 import type { Collections } from "./database.ts";
 import { apiKeyFromDoc, apiKeyToDoc, patchToSet, type ApiKeyDoc } from "./documents.ts";
-import { apiKeyRefusal, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFilter } from "./queries.ts";
+import { apiKeyRerollUpdate, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFilter } from "./queries.ts";
 
 // A refused use is explained by reading the key afterwards. If that read finds a key that could be used (it was
 // changed between the two steps), the use is tried again; after a few such rounds it is refused as rate-limited.
 const USE_ROUNDS = 3;
-const SWEEP_BATCH = 100;
 
 const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
   userId === null ? { _id: { $eq: id } } : { _id: { $eq: id }, userId: { $eq: userId } };
@@ -15,11 +14,22 @@ const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
 /** `ApiKeyStore` over MongoDB; a use is one conditional findOneAndUpdate. */
 export function apiKeysPort(c: Collections): ApiKeyStore {
   return {
-    async create(key) {
+    async create(key, options = {}) {
       await c.apiKeys.insertOne(apiKeyToDoc(key));
+      const max = options.maxPerUser ?? null;
+      if (max === null) return true;
+      // Without a multi-document transaction the cap is checked after the insert: a create that finds the owner
+      // past the cap takes its own key back. Concurrent creates at the cap may all take theirs back (a refusal
+      // the caller can retry), but the owner never keeps more than `max` keys.
+      const held = await c.apiKeys.countDocuments({ userId: { $eq: key.userId } }, { limit: max + 1 });
+      if (held <= max) return true;
+      await c.apiKeys.deleteOne({ _id: { $eq: key.id } });
+      return false;
     },
     async findByHash(keyHash) {
-      const doc = await c.apiKeys.findOne({ keyHash: { $eq: keyHash } });
+      const doc = await c.apiKeys.findOne({
+        $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }],
+      });
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async findById(id) {
@@ -38,35 +48,53 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
       const last = items[items.length - 1];
       return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
     },
-    async update(id, userId, patch) {
+    async update(id, userId, patch, options = {}) {
+      const filter: Filter<ApiKeyDoc> = options.unlessLocked
+        ? { ...owned(id, userId), locked: { $ne: true } }
+        : owned(id, userId);
       const set = patchToSet(patch);
       const doc =
         set === null
-          ? await c.apiKeys.findOne(owned(id, userId))
-          : await c.apiKeys.findOneAndUpdate(owned(id, userId), { $set: set }, { returnDocument: "after" });
+          ? await c.apiKeys.findOne(filter)
+          : await c.apiKeys.findOneAndUpdate(filter, { $set: set }, { returnDocument: "after" });
       return doc ? apiKeyFromDoc(doc) : null;
+    },
+    async reroll(id, userId, r) {
+      const doc = await c.apiKeys.findOneAndUpdate(owned(id, userId), apiKeyRerollUpdate(r), {
+        returnDocument: "after",
+      });
+      return doc ? apiKeyFromDoc(doc) : null;
+    },
+    async deleteExpiredRerolls(now) {
+      const result = await c.apiKeys.updateMany(
+        { previousKeyExpiresAt: { $lte: now } },
+        { $set: { previousKeyHash: null, previousKeyExpiresAt: null } },
+      );
+      return result.modifiedCount;
+    },
+    async touchLastUsed(id, now, resolutionMs) {
+      const staleAt = new Date(now.getTime() - resolutionMs);
+      await c.apiKeys.updateOne(
+        { _id: { $eq: id }, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleAt } }] },
+        { $set: { lastUsedAt: now } },
+      );
     },
     async delete(id, userId) {
       const doc = await c.apiKeys.findOneAndDelete(owned(id, userId));
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async deleteExpired(now, userId) {
-      const filter: Filter<ApiKeyDoc> =
-        userId === null ? { expiresAt: { $lte: now } } : { userId, expiresAt: { $lte: now } };
-      const candidates = await c.apiKeys.find(filter, { projection: { _id: 1, userId: 1 } }).toArray();
-      const gone: RevokedApiKey[] = [];
-      // One conditional delete per key, so a key removed by a concurrent sweep is reported by that sweep only
-      // (each deleted key gets exactly one ApiKeyRevoked event). Batched to bound the round trips.
-      for (let i = 0; i < candidates.length; i += SWEEP_BATCH) {
-        const batch = candidates.slice(i, i + SWEEP_BATCH);
-        const deleted = await Promise.all(
-          batch.map((k) =>
-            c.apiKeys.findOneAndDelete({ _id: k._id, expiresAt: { $lte: now } }, { projection: { _id: 1, userId: 1 } }),
-          ),
-        );
-        for (const d of deleted) if (d) gone.push({ id: d._id, userId: d.userId });
-      }
-      return gone;
+      const expired: Filter<ApiKeyDoc> =
+        userId === null ? { expiresAt: { $lte: now } } : { userId: { $eq: userId }, expiresAt: { $lte: now } };
+      const candidates = await c.apiKeys.find(expired, { projection: { _id: 1, userId: 1 } }).toArray();
+      if (candidates.length === 0) return [];
+      // One deleteMany for the whole sweep (the filter repeats the expiry, so a key extended meanwhile stays).
+      await c.apiKeys.deleteMany({ ...expired, _id: { $in: candidates.map((k) => k._id) } });
+      const left = await c.apiKeys
+        .find({ _id: { $in: candidates.map((k) => k._id) } }, { projection: { _id: 1 } })
+        .toArray();
+      const kept = new Set(left.map((k) => k._id));
+      return candidates.filter((k) => !kept.has(k._id)).map((k) => ({ id: k._id, userId: k.userId }));
     },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       let key: ApiKeyRecord | null = null;
@@ -78,7 +106,7 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
         if (used) return { ok: true, key: apiKeyFromDoc(used) };
         const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
         key = doc ? apiKeyFromDoc(doc) : null;
-        const reason = apiKeyRefusal(key, now);
+        const reason = apiKeyUseRefusal(key, now);
         if (reason !== null) return { ok: false, reason, key };
       }
       return { ok: false, reason: "RATE_LIMITED", key };

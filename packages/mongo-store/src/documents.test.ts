@@ -110,4 +110,37 @@ describe("documents", () => {
     expect(patchToSet({})).toBeNull();
     expect(() => patchToSet({ id: "other" })).toThrow(TypeError);
   });
+
+  it("reads a key document of the previous release (no lock, server metadata, refill or reroll fields) with defaults", () => {
+    const {
+      locked: _l,
+      serverMetadata: _s,
+      refillAmount: _a,
+      refillIntervalMs: _i,
+      lastRefillAt: _r,
+      previousKeyHash: _p,
+      previousKeyExpiresAt: _e,
+      rerolledAt: _d,
+      ...old
+    } = apiKeyToDoc(key);
+    expect(apiKeyFromDoc(throughBson(old as ReturnType<typeof apiKeyToDoc>))).toEqual({
+      ...key,
+      locked: false,
+      serverMetadata: {},
+      refillAmount: null,
+      refillIntervalMs: null,
+      lastRefillAt: null,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
+      rerolledAt: null,
+    });
+  });
+
+  it("a verification's record id is its rid; a row written before rid existed reads its _id", () => {
+    const v = fixtures.verification();
+    expect(verificationToDoc(v)).toMatchObject({ _id: v.id, rid: v.id });
+    const { rid: _, ...legacy } = verificationToDoc(v);
+    expect(verificationFromDoc(legacy)).toEqual(v);
+    expect(verificationFromDoc({ ...legacy, rid: "v_newer" })).toEqual({ ...v, id: "v_newer" });
+  });
 });

@@ -15,7 +15,12 @@ export type Doc<R extends { id: string }> = Omit<R, "id"> & { _id: string };
 export type UserDoc = Doc<UserRecord>;
 export type SessionDoc = Doc<SessionRecord>;
 export type AccountDoc = Doc<AccountRecord>;
-export type VerificationDoc = Doc<VerificationRecord>;
+/**
+ * `rid` is the record's id: a row's `_id` never changes, but `verifications.issue` upserts the row of an
+ * identifier in place, so each issue gives the row a new `rid` (a stale id of the previous code matches nothing).
+ * Rows written before `rid` existed have none and are matched by `_id`.
+ */
+export type VerificationDoc = Doc<VerificationRecord> & { rid?: string };
 export type ApiKeyDoc = Doc<ApiKeyRecord>;
 export type JwkDoc = Doc<JwkRecord>;
 export type AuditDoc = Doc<AuditRecord>;
@@ -75,9 +80,17 @@ const apiKeyFields: FieldSet<ApiKeyRecord> = {
   start: true,
   keyHash: true,
   enabled: true,
+  locked: true,
   metadata: true,
+  serverMetadata: true,
   permissions: true,
   remaining: true,
+  refillAmount: true,
+  refillIntervalMs: true,
+  lastRefillAt: true,
+  previousKeyHash: true,
+  previousKeyExpiresAt: true,
+  rerolledAt: true,
   rateLimitMax: true,
   rateLimitWindowMs: true,
   requestCount: true,
@@ -125,10 +138,33 @@ export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFi
 export const sessionFromDoc = (d: SessionDoc): SessionRecord => fromDoc(d, sessionFields);
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
 export const accountFromDoc = (d: AccountDoc): AccountRecord => fromDoc(d, accountFields);
-export const verificationToDoc = (r: VerificationRecord): VerificationDoc => toDoc(r, verificationFields);
-export const verificationFromDoc = (d: VerificationDoc): VerificationRecord => fromDoc(d, verificationFields);
+export const verificationToDoc = (r: VerificationRecord): VerificationDoc => ({
+  ...toDoc(r, verificationFields),
+  rid: r.id,
+});
+export const verificationFromDoc = (d: VerificationDoc): VerificationRecord => ({
+  ...fromDoc(d, verificationFields),
+  id: d.rid ?? d._id,
+});
 export const apiKeyToDoc = (r: ApiKeyRecord): ApiKeyDoc => toDoc(r, apiKeyFields);
-export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => fromDoc(d, apiKeyFields);
+/**
+ * A key document written by an earlier release lacks the fields added since (lock, server metadata, refill,
+ * reroll): they read as their defaults, so old keys keep working without a data migration.
+ */
+export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => {
+  const r = fromDoc(d, apiKeyFields);
+  return {
+    ...r,
+    locked: r.locked ?? false,
+    serverMetadata: r.serverMetadata ?? {},
+    refillAmount: r.refillAmount ?? null,
+    refillIntervalMs: r.refillIntervalMs ?? null,
+    lastRefillAt: r.lastRefillAt ?? null,
+    previousKeyHash: r.previousKeyHash ?? null,
+    previousKeyExpiresAt: r.previousKeyExpiresAt ?? null,
+    rerolledAt: r.rerolledAt ?? null,
+  };
+};
 export const jwkToDoc = (r: JwkRecord): JwkDoc => toDoc(r, jwkFields);
 export const jwkFromDoc = (d: JwkDoc): JwkRecord => fromDoc(d, jwkFields);
 export const auditToDoc = (r: AuditRecord): AuditDoc => toDoc(r, auditFields);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtures } from "@latchkey/store-conformance";
 import {
-  apiKeyRefusal,
+  apiKeyRerollUpdate,
   apiKeyUseFilter,
   apiKeyUseUpdate,
   counterHitUpdate,
@@ -9,10 +9,12 @@ import {
   encodeCursor,
   failedAttemptFilters,
   keysetFilter,
+  verificationById,
+  verificationIssueUpsert,
 } from "./queries.ts";
+import { verificationToDoc } from "./documents.ts";
 
 const now = fixtures.at(0);
-const key = (over: Parameters<typeof fixtures.apiKey>[1] = {}) => fixtures.apiKey("u_1", over);
 
 describe("counterHitUpdate", () => {
   it("is one $set stage, so count and resetAt both read the document from before the update", () => {
@@ -33,11 +35,11 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
   it("filters on id, enabled, expiry, quota and window with the caller's time as a Date", () => {
     const filter = apiKeyUseFilter("k_1", now);
     expect(filter).toMatchObject({
-      _id: "k_1",
+      _id: { $eq: "k_1" },
       enabled: true,
       $and: [
         { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-        { $or: [{ remaining: null }, { remaining: { $gt: 0 } }] },
+        { $or: [{ remaining: null }, { remaining: { $gt: 0 } }, { $expr: expect.anything() }] },
         { $or: [{ rateLimitMax: null }, { rateLimitWindowMs: null }, expect.anything(), expect.anything()] },
       ],
     });
@@ -49,14 +51,50 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
     expect(JSON.stringify(windowBranches[3])).toContain('{"$lt":["$requestCount","$rateLimitMax"]}');
   });
 
-  it("updates remaining, the window and lastUsedAt in one stage", () => {
+  it("updates remaining (refilling when due), lastRefillAt, the window and lastUsedAt in one stage", () => {
     const [stage, ...rest] = apiKeyUseUpdate(now);
     expect(rest).toEqual([]);
-    expect(Object.keys(stage!.$set)).toEqual(["remaining", "requestCount", "windowStart", "lastUsedAt"]);
+    expect(Object.keys(stage!.$set)).toEqual([
+      "remaining",
+      "lastRefillAt",
+      "requestCount",
+      "windowStart",
+      "lastUsedAt",
+    ]);
     expect(stage!.$set.lastUsedAt).toBe(now);
+    const due = {
+      $and: [
+        { $isNumber: "$refillAmount" },
+        { $isNumber: "$refillIntervalMs" },
+        { $lte: [{ $add: [{ $ifNull: ["$lastRefillAt", "$createdAt"] }, "$refillIntervalMs"] }, now] },
+      ],
+    };
     expect(stage!.$set.remaining).toEqual({
-      $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null],
+      $cond: [
+        due,
+        { $subtract: ["$refillAmount", 1] },
+        { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
+      ],
     });
+    expect(stage!.$set.lastRefillAt).toEqual({ $cond: [due, now, { $ifNull: ["$lastRefillAt", null] }] });
+    // The filter admits a used-up key only through the same refill condition.
+    const quota = (apiKeyUseFilter("k_1", now).$and as Array<{ $or: unknown[] }>)[1]!.$or;
+    expect(quota[2]).toEqual({ $expr: due });
+  });
+
+  it("a reroll moves the current hash to previousKeyHash only with a grace, and wraps caller values in $literal", () => {
+    const graceUntil = fixtures.at(60_000);
+    const [stage] = apiKeyRerollUpdate({ keyHash: "$new", start: "$start", graceUntil, at: now });
+    expect(stage!.$set).toEqual({
+      previousKeyHash: "$keyHash",
+      previousKeyExpiresAt: graceUntil,
+      keyHash: { $literal: "$new" },
+      start: { $literal: "$start" },
+      rerolledAt: now,
+      updatedAt: now,
+    });
+    const [none] = apiKeyRerollUpdate({ keyHash: "h", start: "s", graceUntil: null, at: now });
+    expect(none!.$set).toMatchObject({ previousKeyHash: null, previousKeyExpiresAt: null });
   });
 
   it("carries no string that the pipeline could read as a field path other than the key's own fields", () => {
@@ -75,6 +113,10 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
         "$rateLimitMax",
         "$requestCount",
         "$remaining",
+        "$refillAmount",
+        "$refillIntervalMs",
+        "$lastRefillAt",
+        "$createdAt",
         "$resetAt",
         "$count",
       ]),
@@ -82,52 +124,42 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
   });
 });
 
-describe("apiKeyRefusal (explains a refused use, in the port's order)", () => {
-  it.each([
-    ["unknown key", null, "NOT_FOUND"],
-    ["disabled", key({ enabled: false, remaining: 0 }), "KEY_DISABLED"],
-    ["expired exactly now", key({ expiresAt: now, remaining: 0 }), "KEY_EXPIRED"],
-    ["no uses left", key({ remaining: 0 }), "USAGE_EXCEEDED"],
-    [
-      "window full",
-      key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: fixtures.at(-59_999) }),
-      "RATE_LIMITED",
-    ],
-    [
-      "limit of zero, window ended",
-      key({ rateLimitMax: 0, rateLimitWindowMs: 60_000, requestCount: 0, windowStart: null }),
-      "RATE_LIMITED",
-    ],
-  ] as const)("%s -> %s", (_, k, reason) => {
-    expect(apiKeyRefusal(k, now)).toBe(reason);
-  });
-
-  it.each([
-    ["unlimited", key()],
-    ["one use left, expires later", key({ remaining: 1, expiresAt: fixtures.at(1) })],
-    [
-      "window ended exactly now",
-      key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: fixtures.at(-60_000) }),
-    ],
-    [
-      "window with room",
-      key({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: fixtures.at(-1) }),
-    ],
-  ] as const)("%s -> usable", (_, k) => {
-    expect(apiKeyRefusal(k, now)).toBeNull();
-  });
-});
-
 describe("failedAttemptFilters", () => {
   it("splits on the last allowed attempt so each failure matches exactly one write", () => {
     expect(failedAttemptFilters("v_1", 3)).toEqual({
-      destroy: { _id: { $eq: "v_1" }, attemptCount: { $gte: 2 } },
-      increment: { _id: { $eq: "v_1" }, attemptCount: { $lt: 2 } },
+      destroy: { ...verificationById("v_1"), attemptCount: { $gte: 2 } },
+      increment: { ...verificationById("v_1"), attemptCount: { $lt: 2 } },
     });
   });
 
   it("with a maximum of 1 the first failure destroys the row", () => {
-    expect(failedAttemptFilters("v_1", 1).destroy).toEqual({ _id: { $eq: "v_1" }, attemptCount: { $gte: 0 } });
+    expect(failedAttemptFilters("v_1", 1).destroy).toEqual({ ...verificationById("v_1"), attemptCount: { $gte: 0 } });
+  });
+});
+
+describe("verifications.issue as one upsert", () => {
+  it("matches the identifier with $eq, sets the new code and record id in place, and sets _id only on insert", () => {
+    const v = fixtures.verification({ identifier: "otp:sign-in:ada@example.com", attemptCount: 0 });
+    const { filter, update } = verificationIssueUpsert(verificationToDoc(v));
+    expect(filter).toEqual({ identifier: { $eq: v.identifier } });
+    expect(update).toEqual({
+      $set: {
+        rid: v.id,
+        valueHash: v.valueHash,
+        attemptCount: 0,
+        expiresAt: v.expiresAt,
+        createdAt: v.createdAt,
+        userId: v.userId,
+        payload: v.payload,
+      },
+      $setOnInsert: { _id: v.id },
+    });
+  });
+
+  it("a record id matches the row's rid, or the _id of a row written before rid existed, never a rotated row", () => {
+    expect(verificationById("v_1")).toEqual({
+      $or: [{ rid: { $eq: "v_1" } }, { _id: { $eq: "v_1" }, rid: { $exists: false } }],
+    });
   });
 });
 

@@ -1,5 +1,4 @@
 import type { Collection, Document, Filter } from "mongodb";
-import type { ApiKeyRecord, ApiKeyUseRefusal } from "@latchkey/core";
 import type { ApiKeyDoc, VerificationDoc } from "./documents.ts";
 
 // Pure builders for the filters and update pipelines whose shape carries the atomicity. Values are only numbers
@@ -27,17 +26,27 @@ const windowEnded = (now: Date) => ({
   $lte: [{ $add: [{ $ifNull: ["$windowStart", new Date(0)] }, "$rateLimitWindowMs"] }, now],
 });
 
+// A refill is due at `now`: the key refills and its interval passed since the last refill (or its creation).
+const refillDue = (now: Date) => ({
+  $and: [
+    { $isNumber: "$refillAmount" },
+    { $isNumber: "$refillIntervalMs" },
+    { $lte: [{ $add: [{ $ifNull: ["$lastRefillAt", "$createdAt"] }, "$refillIntervalMs"] }, now] },
+  ],
+});
+
 /**
  * Filter for `apiKeys.consumeUse`: matches only a key that may be used at `now`: enabled, unexpired, with uses
- * left (or unlimited), and under its per-key window limit (or without one). Same rules as `apiKeyRefusal`.
+ * left (or unlimited, or a refill due), and under its per-key window limit (or without one). Same rules as
+ * core's `apiKeyUseRefusal`.
  */
 export function apiKeyUseFilter(id: string, now: Date): Filter<ApiKeyDoc> {
   return {
-    _id: id,
+    _id: { $eq: id },
     enabled: true,
     $and: [
       { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-      { $or: [{ remaining: null }, { remaining: { $gt: 0 } }] },
+      { $or: [{ remaining: null }, { remaining: { $gt: 0 } }, { $expr: refillDue(now) }] },
       {
         $or: [
           { rateLimitMax: null },
@@ -52,16 +61,26 @@ export function apiKeyUseFilter(id: string, now: Date): Filter<ApiKeyDoc> {
 }
 
 /**
- * Update pipeline for `apiKeys.consumeUse`, applied only to a key `apiKeyUseFilter` matched: one use less
- * (unless unlimited), the window count up by one (restarting an ended window at `now`), `lastUsedAt = now`.
+ * Update pipeline for `apiKeys.consumeUse`, applied only to a key `apiKeyUseFilter` matched: a due refill sets
+ * `remaining = refillAmount - 1` and `lastRefillAt = now`, else one use less (unless unlimited); the window count
+ * up by one (restarting an ended window at `now`), `lastUsedAt = now`. One document update is atomic, so two
+ * uses at the refill instant refill once: the second sees the first one's `lastRefillAt`.
  */
 export function apiKeyUseUpdate(now: Date): Document[] {
   const limited = { $and: [{ $isNumber: "$rateLimitMax" }, { $isNumber: "$rateLimitWindowMs" }] };
   const ended = windowEnded(now);
+  const refill = refillDue(now);
   return [
     {
       $set: {
-        remaining: { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
+        remaining: {
+          $cond: [
+            refill,
+            { $subtract: ["$refillAmount", 1] },
+            { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
+          ],
+        },
+        lastRefillAt: { $cond: [refill, now, { $ifNull: ["$lastRefillAt", null] }] },
         requestCount: { $cond: [limited, { $cond: [ended, 1, { $add: ["$requestCount", 1] }] }, "$requestCount"] },
         windowStart: { $cond: [limited, { $cond: [ended, now, "$windowStart"] }, "$windowStart"] },
         lastUsedAt: now,
@@ -71,19 +90,28 @@ export function apiKeyUseUpdate(now: Date): Document[] {
 }
 
 /**
- * Why a key cannot be used at `now`, checked in the port's order; null when it could. Used only to explain a
- * `consumeUse` whose atomic update matched nothing; it never decides a use by itself.
+ * Update pipeline for `apiKeys.reroll`: the current hash becomes the previous one (or is dropped without a grace)
+ * and the new value's hash takes its place, in one document update (at most two values ever verify). The new
+ * hash and start are wrapped in `$literal` so no value is ever read as a field path.
  */
-export function apiKeyRefusal(key: ApiKeyRecord | null, now: Date): ApiKeyUseRefusal | null {
-  if (key === null) return "NOT_FOUND";
-  if (!key.enabled) return "KEY_DISABLED";
-  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return "KEY_EXPIRED";
-  if (key.remaining !== null && key.remaining <= 0) return "USAGE_EXCEEDED";
-  if (key.rateLimitMax !== null && key.rateLimitWindowMs !== null) {
-    const ended = key.windowStart === null || key.windowStart.getTime() + key.rateLimitWindowMs <= now.getTime();
-    if ((ended ? 0 : key.requestCount) >= key.rateLimitMax) return "RATE_LIMITED";
-  }
-  return null;
+export function apiKeyRerollUpdate(r: {
+  keyHash: string;
+  start: string;
+  graceUntil: Date | null;
+  at: Date;
+}): Document[] {
+  return [
+    {
+      $set: {
+        previousKeyHash: r.graceUntil === null ? null : "$keyHash",
+        previousKeyExpiresAt: r.graceUntil,
+        keyHash: { $literal: r.keyHash },
+        start: { $literal: r.start },
+        rerolledAt: r.at,
+        updatedAt: r.at,
+      },
+    },
+  ];
 }
 
 /**
@@ -96,8 +124,29 @@ export function failedAttemptFilters(
   maxAttempts: number,
 ): { destroy: Filter<VerificationDoc>; increment: Filter<VerificationDoc> } {
   return {
-    destroy: { _id: { $eq: id }, attemptCount: { $gte: maxAttempts - 1 } },
-    increment: { _id: { $eq: id }, attemptCount: { $lt: maxAttempts - 1 } },
+    destroy: { ...verificationById(id), attemptCount: { $gte: maxAttempts - 1 } },
+    increment: { ...verificationById(id), attemptCount: { $lt: maxAttempts - 1 } },
+  };
+}
+
+/** Matches the verification row whose record id is `id` (its `rid`, or `_id` for a row written before `rid`). */
+export function verificationById(id: string): Filter<VerificationDoc> {
+  return { $or: [{ rid: { $eq: id } }, { _id: { $eq: id }, rid: { $exists: false } }] };
+}
+
+/**
+ * `verifications.issue` as one atomic upsert on the unique identifier: the identifier's row (if any) takes the new
+ * code's fields and record id (`rid`) in place, else a row is inserted. There is never a moment without a row or
+ * with two, and concurrent issues serialise on the document (the one that writes last survives).
+ */
+export function verificationIssueUpsert(doc: VerificationDoc): {
+  filter: Filter<VerificationDoc>;
+  update: Document;
+} {
+  const { _id, identifier, ...fields } = doc;
+  return {
+    filter: { identifier: { $eq: identifier } },
+    update: { $set: fields, $setOnInsert: { _id } },
   };
 }
 
@@ -134,12 +183,7 @@ export async function deleteMatching<D extends { _id: string }>(
   limit: number | undefined,
 ): Promise<number> {
   if (limit === undefined) return (await collection.deleteMany(filter)).deletedCount;
-  const ids = (
-    await collection
-      .find(filter, { projection: { _id: 1 } })
-      .limit(limit)
-      .toArray()
-  ).map((d) => d._id);
+  const ids = (await collection.find(filter, { projection: { _id: 1 } }).limit(limit).toArray()).map((d) => d._id);
   if (ids.length === 0) return 0;
   const batch = { $and: [{ _id: { $in: ids } }, filter] } as Filter<D>;
   return (await collection.deleteMany(batch)).deletedCount;

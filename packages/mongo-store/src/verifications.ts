@@ -2,27 +2,20 @@ import type { VerificationStore } from "@latchkey/core";
 import type { Collections } from "./database.ts";
 import { verificationFromDoc, verificationToDoc } from "./documents.ts";
 import { isDuplicateOn } from "./errors.ts";
-import { deleteMatching, failedAttemptFilters } from "./queries.ts";
-
-// Concurrent issues for one identifier take turns deleting each other's row; a handful of rounds is plenty.
-const ISSUE_ROUNDS = 5;
+import { deleteMatching, failedAttemptFilters, verificationById, verificationIssueUpsert } from "./queries.ts";
 
 /** `VerificationStore` over MongoDB: one document per identifier (a unique index), consumed by one findOneAndDelete. */
 export function verificationsPort(c: Collections): VerificationStore {
   return {
     async issue(record) {
-      // The unique `identifier_unique` index guarantees at most one live row per identifier: delete the earlier
-      // ones, insert; a concurrent issue that inserted in between makes the insert fail, and we go again, so the
-      // issue that completes last is the one that survives.
-      const doc = verificationToDoc(record);
-      for (let round = 1; ; round++) {
-        await c.verifications.deleteMany({ identifier: { $eq: record.identifier }, _id: { $ne: record.id } });
-        try {
-          await c.verifications.insertOne(doc);
-          return;
-        } catch (error) {
-          if (!isDuplicateOn(error, "identifier") || round >= ISSUE_ROUNDS) throw error;
-        }
+      const { filter, update } = verificationIssueUpsert(verificationToDoc(record));
+      try {
+        await c.verifications.updateOne(filter, update, { upsert: true });
+      } catch (error) {
+        // Two first issues for one identifier both tried to insert: the loser's upsert now finds the winner's
+        // row and updates it (a server that retries such upserts itself never gets here).
+        if (!isDuplicateOn(error, "identifier")) throw error;
+        await c.verifications.updateOne(filter, update, { upsert: true });
       }
     },
     async findByIdentifier(identifier) {
@@ -34,7 +27,7 @@ export function verificationsPort(c: Collections): VerificationStore {
       return doc ? verificationFromDoc(doc) : null;
     },
     async consume(id) {
-      const doc = await c.verifications.findOneAndDelete({ _id: { $eq: id } });
+      const doc = await c.verifications.findOneAndDelete(verificationById(id));
       return doc ? verificationFromDoc(doc) : null;
     },
     async recordFailedAttempt(id, maxAttempts) {
@@ -50,7 +43,7 @@ export function verificationsPort(c: Collections): VerificationStore {
         if (bumped) return { attemptCount: bumped.attemptCount, destroyed: false };
         // Neither matched: the row is gone, or another failure moved it to the last attempt between our two
         // writes. Counts only rise, so going round again ends (in the destroy branch or with the row gone).
-        if ((await c.verifications.countDocuments({ _id: { $eq: id } }, { limit: 1 })) === 0) return null;
+        if ((await c.verifications.countDocuments(verificationById(id), { limit: 1 })) === 0) return null;
       }
     },
     async deleteByIdentifier(identifier) {

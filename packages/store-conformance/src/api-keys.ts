@@ -236,5 +236,169 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(results.filter((r) => r.ok)).toHaveLength(3);
       expect(await apiKeys.findById(k.id)).toMatchObject({ remaining: 0, requestCount: 3 });
     });
+
+    it("findByHash finds a key by its rerolled value too; update with unlessLocked leaves a locked key alone", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const k = apiKey(u.id, { previousKeyHash: uid("prev"), previousKeyExpiresAt: at(60_000) });
+      await apiKeys.create(k);
+      expect(await apiKeys.findByHash(k.previousKeyHash!)).toEqual(k);
+      const locked = apiKey(u.id, { enabled: false, locked: true });
+      await apiKeys.create(locked);
+      expect(await apiKeys.update(locked.id, u.id, { enabled: true }, { unlessLocked: true })).toBeNull();
+      expect(await apiKeys.findById(locked.id)).toEqual(locked);
+      expect(await apiKeys.update(k.id, u.id, { enabled: false }, { unlessLocked: true })).toMatchObject({
+        enabled: false,
+      });
+      expect(await apiKeys.update(locked.id, null, { enabled: true, locked: false })).toMatchObject({
+        enabled: true,
+        locked: false,
+      });
+    });
+
+    it("reroll replaces the value atomically: the old hash verifies only with a grace, a second reroll ends the first", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const k = apiKey(u.id, { remaining: 5, refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: T0 });
+      await apiKeys.create(k);
+      expect(
+        await apiKeys.reroll(k.id, uid("other"), { keyHash: uid("h"), start: "lk_x", graceUntil: null, at: at(1) }),
+      ).toBeNull();
+      expect(
+        await apiKeys.reroll(uid("k"), null, { keyHash: uid("h"), start: "lk_x", graceUntil: null, at: at(1) }),
+      ).toBeNull();
+      const first = uid("h1");
+      const r1 = await apiKeys.reroll(k.id, u.id, { keyHash: first, start: "lk_1", graceUntil: at(60_000), at: at(1) });
+      expect(r1).toEqual({
+        ...k,
+        keyHash: first,
+        start: "lk_1",
+        previousKeyHash: k.keyHash,
+        previousKeyExpiresAt: at(60_000),
+        rerolledAt: at(1),
+        updatedAt: at(1),
+      });
+      expect((await apiKeys.findByHash(k.keyHash))?.id).toBe(k.id);
+      expect((await apiKeys.findByHash(first))?.id).toBe(k.id);
+      const second = uid("h2");
+      const r2 = await apiKeys.reroll(k.id, null, {
+        keyHash: second,
+        start: "lk_2",
+        graceUntil: at(30_000),
+        at: at(2),
+      });
+      expect(r2).toMatchObject({ keyHash: second, previousKeyHash: first, previousKeyExpiresAt: at(30_000) });
+      expect(await apiKeys.findByHash(k.keyHash)).toBeNull();
+      const third = uid("h3");
+      const r3 = await apiKeys.reroll(k.id, u.id, { keyHash: third, start: "lk_3", graceUntil: null, at: at(3) });
+      expect(r3).toMatchObject({
+        keyHash: third,
+        previousKeyHash: null,
+        previousKeyExpiresAt: null,
+        rerolledAt: at(3),
+      });
+      expect(await apiKeys.findByHash(first)).toBeNull();
+      expect(await apiKeys.findByHash(second)).toBeNull();
+      expect((await apiKeys.findByHash(third))?.remaining).toBe(5);
+    });
+
+    it("two concurrent rerolls with a grace leave exactly two values: the original stops verifying", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const k = apiKey(u.id);
+      await apiKeys.create(k);
+      const hashes = [uid("ha"), uid("hb")];
+      await Promise.all(
+        hashes.map((h) => apiKeys.reroll(k.id, u.id, { keyHash: h, start: "lk_r", graceUntil: at(60_000), at: at(1) })),
+      );
+      const row = (await apiKeys.findById(k.id))!;
+      expect(new Set([row.keyHash, row.previousKeyHash])).toEqual(new Set(hashes));
+      expect(await apiKeys.findByHash(k.keyHash)).toBeNull();
+    });
+
+    it("deleteExpiredRerolls forgets only the rerolled hashes whose grace ended", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const ended = apiKey(u.id, { previousKeyHash: uid("p"), previousKeyExpiresAt: T0 });
+      const running = apiKey(u.id, { previousKeyHash: uid("p"), previousKeyExpiresAt: at(1) });
+      for (const k of [ended, running]) await apiKeys.create(k);
+      expect(await apiKeys.deleteExpiredRerolls(T0)).toBeGreaterThanOrEqual(1);
+      expect(await apiKeys.findByHash(ended.previousKeyHash!)).toBeNull();
+      expect(await apiKeys.findById(ended.id)).toEqual({ ...ended, previousKeyHash: null, previousKeyExpiresAt: null });
+      expect(await apiKeys.findById(running.id)).toEqual(running);
+      expect((await apiKeys.findByHash(ended.keyHash))?.id).toBe(ended.id);
+    });
+
+    it("touchLastUsed writes at most once per resolution", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const k = apiKey(u.id);
+      await apiKeys.create(k);
+      await apiKeys.touchLastUsed(k.id, T0, 60_000);
+      expect((await apiKeys.findById(k.id))!.lastUsedAt).toEqual(T0);
+      await apiKeys.touchLastUsed(k.id, at(59_999), 60_000);
+      expect((await apiKeys.findById(k.id))!.lastUsedAt).toEqual(T0);
+      await apiKeys.touchLastUsed(k.id, at(60_000), 60_000);
+      expect(await apiKeys.findById(k.id)).toEqual({ ...k, lastUsedAt: at(60_000) });
+      await apiKeys.touchLastUsed(uid("k"), T0, 60_000);
+    });
+
+    it("a used-up key refills when its interval passed, in the same write that spends the use", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const k = apiKey(u.id, { remaining: 0, refillAmount: 3, refillIntervalMs: 60_000, lastRefillAt: T0 });
+      await apiKeys.create(k);
+      expect(await apiKeys.consumeUse(k.id, at(59_999))).toMatchObject({ ok: false, reason: "USAGE_EXCEEDED" });
+      expect(await apiKeys.consumeUse(k.id, at(60_000))).toMatchObject({
+        ok: true,
+        key: { remaining: 2, lastRefillAt: at(60_000), lastUsedAt: at(60_000) },
+      });
+      // Not used up: the refill still happens when due (back to refillAmount, not added to what is left).
+      expect(await apiKeys.consumeUse(k.id, at(120_000))).toMatchObject({
+        ok: true,
+        key: { remaining: 2, lastRefillAt: at(120_000) },
+      });
+      // Without lastRefillAt (a key from before refills existed), the interval counts from creation.
+      const legacy = apiKey(u.id, { remaining: 0, refillAmount: 2, refillIntervalMs: 60_000, createdAt: T0 });
+      await apiKeys.create(legacy);
+      expect(await apiKeys.consumeUse(legacy.id, at(60_000))).toMatchObject({
+        ok: true,
+        key: { remaining: 1, lastRefillAt: at(60_000) },
+      });
+    });
+
+    it("20 concurrent uses at the refill instant refill once and admit exactly refillAmount", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const k = apiKey(u.id, { remaining: 0, refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: T0 });
+      await apiKeys.create(k);
+      // Two callers' clocks a few ms apart, both past the refill instant.
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => apiKeys.consumeUse(k.id, at(60_000 + (i % 2) * 5))),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(5);
+      expect(results.filter((r) => !r.ok && r.reason === "USAGE_EXCEEDED")).toHaveLength(15);
+      const row = (await apiKeys.findById(k.id))!;
+      expect(row.remaining).toBe(0);
+      expect([at(60_000).getTime(), at(60_005).getTime()]).toContain(row.lastRefillAt!.getTime());
+    });
+
+    it("create with maxPerUser: the owner never holds more than the cap, even under 10 parallel creates", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => apiKeys.create(apiKey(u.id), { maxPerUser: 3 })),
+      );
+      const held = (await apiKeys.listByUser(u.id, { limit: 100, cursor: null })).items.length;
+      expect(results.filter(Boolean).length).toBe(held);
+      expect(held).toBeLessThanOrEqual(3);
+      // Settled: creates fill up to the cap exactly, and the next one is refused.
+      for (let i = held; i < 3; i++) expect(await apiKeys.create(apiKey(u.id), { maxPerUser: 3 })).toBe(true);
+      const extra = apiKey(u.id);
+      expect(await apiKeys.create(extra, { maxPerUser: 3 })).toBe(false);
+      expect(await apiKeys.findById(extra.id)).toBeNull();
+      expect(await apiKeys.create(apiKey(u.id), { maxPerUser: null })).toBe(true);
+      expect((await apiKeys.listByUser(u.id, { limit: 100, cursor: null })).items).toHaveLength(4);
+    });
   });
 }

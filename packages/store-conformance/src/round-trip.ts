@@ -38,8 +38,18 @@ export function describeRoundTrips(getStore: () => Store): void {
       await store.users.create(u, []);
       const k = apiKey(u.id, {
         metadata: awkwardJson,
+        serverMetadata: awkwardJson,
+        locked: true,
+        enabled: false,
         permissions: { "files:*": ["read", "write"], empty: [] },
         remaining: 7,
+        refillAmount: 100,
+        // Past the 24.8 days a 32-bit millisecond column holds.
+        refillIntervalMs: 31 * 86_400_000,
+        lastRefillAt: ms(14),
+        previousKeyHash: uid("prev"),
+        previousKeyExpiresAt: ms(15),
+        rerolledAt: ms(16),
         rateLimitMax: 3,
         rateLimitWindowMs: 30 * 86_400_000,
         requestCount: 2,

@@ -2,7 +2,7 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import { createLatchkeyClient, type ApiKey, type LatchkeyError } from "@latchkey/client";
+import { createLatchkeyClient, type ApiKey, type ApiKeyUsage, type LatchkeyError } from "@latchkey/client";
 import { useSession } from "@latchkey/client/react";
 import { ActionForm, ErrorText, Field, Notice } from "./shared.tsx";
 
@@ -456,6 +456,18 @@ function ApiKeys() {
                     <button
                       type="button"
                       onClick={async () => {
+                        // The old value keeps working for an hour, so clients can switch without an outage.
+                        const r = await auth.rerollApiKey({ keyId: k.id, gracePeriod: "1h" });
+                        setError(r.error);
+                        if (r.data) setCreated(r.data.key);
+                        await load();
+                      }}
+                    >
+                      Reroll {k.name ?? k.start}
+                    </button>{" "}
+                    <button
+                      type="button"
+                      onClick={async () => {
                         const r = await auth.deleteApiKey({ keyId: k.id });
                         setError(r.error);
                         setCreated(null);
@@ -471,7 +483,56 @@ function ApiKeys() {
           </table>
         )}
       </section>
+      {keys.map((k) => (
+        <UsageChart key={k.id} apiKey={k} />
+      ))}
     </>
+  );
+}
+
+const CHART_DAYS = 14;
+
+/** Valid verifies (and refusals) per day for the last 14 days, as bars scaled to the busiest day. */
+function UsageChart({ apiKey }: { apiKey: ApiKey }) {
+  const [usage, setUsage] = useState<ApiKeyUsage | null>(null);
+  const [error, setError] = useState<LatchkeyError | null>(null);
+  const load = async () => {
+    const r = await auth.getApiKeyUsage({ keyId: apiKey.id, days: CHART_DAYS });
+    setError(r.error);
+    if (r.data) setUsage(r.data);
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reloads when the key changes; `load` is recreated each render.
+  useEffect(() => void load(), [apiKey.id, apiKey.updatedAt]);
+  const days = usage?.days ?? [];
+  const refusedOf = (d: ApiKeyUsage["days"][number]) => Object.values(d.refused).reduce((a, n) => a + (n ?? 0), 0);
+  const max = Math.max(1, ...days.map((d) => d.valid + refusedOf(d)));
+  const name = apiKey.name ?? apiKey.start;
+  return (
+    <section aria-label={`usage of ${name}`}>
+      <h2>
+        Usage of {name}, last {CHART_DAYS} days{" "}
+        <button type="button" onClick={() => void load()}>
+          Refresh
+        </button>
+      </h2>
+      <ErrorText error={error} />
+      <div className="usage-chart" role="img" aria-label={`verifies per day of ${name}`}>
+        {days.map((d) => (
+          <div
+            key={d.date}
+            className="usage-day"
+            data-testid="usage-bar"
+            data-valid={d.valid}
+            data-refused={refusedOf(d)}
+            title={`${d.date}: ${d.valid} valid, ${refusedOf(d)} refused`}
+          >
+            <div className="usage-refused" style={{ height: `${(refusedOf(d) / max) * 100}%` }} />
+            <div className="usage-valid" style={{ height: `${(d.valid / max) * 100}%` }} />
+            <span>{d.date.slice(8)}</span>
+          </div>
+        ))}
+      </div>
+    </section>
   );
 }
 

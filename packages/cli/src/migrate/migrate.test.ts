@@ -40,7 +40,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_counters_reset_at_index\n`,
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_counters_reset_at_index\n`,
       );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
@@ -61,10 +61,15 @@ describe("latchkey migrate", () => {
         const lines: string[] = [];
         expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
           "0000_initial",
-          "0001_counters_reset_at_index",
+          "0001_api_key_lifecycle",
+          "0002_counters_reset_at_index",
         ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
-        expect(lines).toEqual(["applied 0000_initial", "applied 0001_counters_reset_at_index"]);
+        expect(lines).toEqual([
+          "applied 0000_initial",
+          "applied 0001_api_key_lifecycle",
+          "applied 0002_counters_reset_at_index",
+        ]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
         expect(again.stdout).toContain("nothing to apply");
@@ -82,7 +87,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_counters_reset_at_index\n`,
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_counters_reset_at_index\n`,
       );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
@@ -103,7 +108,8 @@ describe("latchkey migrate", () => {
         const db = await mf.getD1Database("DB");
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
-          { id: 2, name: "0001_counters_reset_at_index.sql" },
+          { id: 2, name: "0001_api_key_lifecycle.sql" },
+          { id: 3, name: "0002_counters_reset_at_index.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()

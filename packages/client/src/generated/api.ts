@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for the signed-in user
-         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).
+         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -80,6 +80,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-key/reroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an API key's value, keeping the old one for a grace period
+         * @description A new plaintext `key`, shown once, for the same key (same id, name, prefix, metadata, permissions, quota, rate limit, refill and expiry). The previous value keeps verifying for `gracePeriod` (default 0: it stops at once; at most `apiKeys({ maxRerollGrace })`, default 7 days), answered with `deprecated: true`; a second reroll inside the grace ends the first old value at once (at most two values verify). Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRerolled`.
+         */
+        post: operations["rerollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-key/update": {
         parameters: {
             query?: never;
@@ -91,9 +111,29 @@ export interface paths {
         put?: never;
         /**
          * Change an API key's name, enabled flag, metadata or permissions
-         * @description Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota and rate-limit fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object.
+         * @description Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing.
          */
         post: operations["updateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-key/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-day usage of one of the caller's API keys
+         * @description Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days). Another user's key is 404 `KEY_NOT_FOUND`.
+         */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -111,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an API key
-         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn: null`) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically; unlimited keys are not written.
+         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true`.
          */
         post: operations["verifyApiKey"];
         delete?: never;
@@ -199,8 +239,6 @@ export interface paths {
          * Email a deletion confirmation link
          * @description Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
-         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
          */
         post: operations["requestAccountDeletion"];
@@ -267,8 +305,6 @@ export interface paths {
          * Email a code to a new address
          * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
-         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-email-change"]`).
          */
         post: operations["requestEmailChange"];
@@ -290,8 +326,6 @@ export interface paths {
         /**
          * Email a password-reset code
          * @description Always `{success: true}`; only registered emails receive a `password-reset` code.
-         *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-password-reset"]`).
          */
@@ -336,8 +370,6 @@ export interface paths {
         /**
          * Email a one-time code
          * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
-         *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/send-verification-otp"]`).
          */
@@ -445,8 +477,6 @@ export interface paths {
          * Email a password-reset link
          * @description Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
-         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/request-password-reset"]`).
          */
         post: operations["requestPasswordReset"];
@@ -491,8 +521,6 @@ export interface paths {
          * Email a verification link
          * @description Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
-         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/send-verification-email"]`).
          */
         post: operations["sendVerificationEmail"];
@@ -514,8 +542,6 @@ export interface paths {
         /**
          * Add a password to an account without one
          * @description For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.
-         *
-         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/set-password"]`).
          */
         post: operations["setPassword"];
         delete?: never;
@@ -715,9 +741,17 @@ export interface components {
             id: string;
             /**
              * Format: date-time
-             * @description Recorded only for keys with a quota or a rate limit.
+             * @description Last refill (creation until the first); null without a refill.
+             */
+            lastRefillAt: string | null;
+            /**
+             * Format: date-time
+             * @description Last successful use. Keys without a quota or rate limit record it at most once per `apiKeys({ lastUsedResolution })` (default one minute).
              */
             lastUsedAt: string | null;
+            /** @description Disabled by the service operator (`auth.api.updateApiKey({ enabled: false })`): the owner cannot enable it (403 `KEY_LOCKED`). */
+            locked: boolean;
+            /** @description The owner's data (writable by the owner). */
             metadata: {
                 [key: string]: unknown;
             };
@@ -727,8 +761,21 @@ export interface components {
             prefix: string;
             rateLimitMax: number | null;
             rateLimitWindowMs: number | null;
+            /** @description `remaining` is set back to this every `refillInterval`; null = no refill. */
+            refillAmount: number | null;
+            /** @description Milliseconds between refills; null = no refill. */
+            refillInterval: number | null;
             /** @description Uses left; null = unlimited. */
             remaining: number | null;
+            /**
+             * Format: date-time
+             * @description When the key's value was last replaced; null when never.
+             */
+            rerolledAt: string | null;
+            /** @description Data only the server writes (`auth.api`); read-only to the owner. */
+            serverMetadata: {
+                [key: string]: unknown;
+            };
             /**
              * @description First 8 characters of the key, for display.
              * @example lk_8Fq2x
@@ -757,6 +804,31 @@ export interface components {
         ApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
         };
+        ApiKeyUsage: {
+            days: {
+                /**
+                 * @description UTC day, YYYY-MM-DD.
+                 * @example 2026-06-01
+                 */
+                date: string;
+                /**
+                 * @description Refused verifies by code; codes with none are left out.
+                 * @example {
+                 *       "RATE_LIMITED": 3
+                 *     }
+                 */
+                refused: {
+                    INSUFFICIENT_PERMISSIONS?: number;
+                    INVALID_API_KEY?: number;
+                    KEY_DISABLED?: number;
+                    KEY_EXPIRED?: number;
+                    RATE_LIMITED?: number;
+                    USAGE_EXCEEDED?: number;
+                };
+                /** @description Valid verifies that day. */
+                valid: number;
+            }[];
+        };
         CreateApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
             /**
@@ -779,7 +851,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -860,6 +932,8 @@ export interface components {
         };
         VerifyApiKeyResponse: {
             apiKey: components["schemas"]["ApiKey"];
+            /** @description True when the value verified is one a reroll replaced, still inside its grace period: the caller should switch to the new value. */
+            deprecated: boolean;
             /** @enum {boolean} */
             valid: true;
         } | {
@@ -867,7 +941,7 @@ export interface components {
                 /** @enum {string} */
                 code: "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "USAGE_EXCEEDED" | "RATE_LIMITED" | "INSUFFICIENT_PERMISSIONS";
                 message: string;
-                /** @description RATE_LIMITED: ms until the window resets. USAGE_EXCEEDED: null (quotas do not refill). */
+                /** @description RATE_LIMITED: ms until the window resets. USAGE_EXCEEDED: ms until the next refill, or null for a key without a refill. */
                 tryAgainIn?: number | null;
             };
             /** @enum {boolean} */
@@ -961,6 +1035,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body over 64 KiB */
             413: {
                 headers: {
@@ -988,7 +1071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1096,7 +1179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1193,7 +1276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1254,7 +1337,120 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rerollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the previous value keeps verifying: seconds or a compact duration ("1h", "7d"); default 0 (it stops at once); at most `apiKeys({ maxRerollGrace })` (default 7 days).
+                     * @example 1h
+                     */
+                    gracePeriod?: number | string;
+                    /** @description The key's `id` (from create or list). */
+                    keyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key and its new plaintext value */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateApiKeyResponse"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1376,7 +1572,77 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query: {
+                /** @description How many UTC days back, today included (default 30, at most the retention). */
+                days?: number;
+                /** @description The key's `id` (from create or list). */
+                keyId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyUsage"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1467,7 +1733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1575,7 +1841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,7 +1943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +2032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1863,7 +2129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1979,7 +2245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,7 +2348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2189,7 +2455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2282,7 +2548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,7 +2651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2483,7 +2749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2581,7 +2847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2624,7 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2662,7 +2928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2700,7 +2966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2794,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2888,7 +3154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2982,7 +3248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,7 +3468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,7 +3576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3398,7 +3664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3573,7 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3679,7 +3945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +4064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3892,7 +4158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3994,7 +4260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4018,6 +4284,7 @@ export const OPERATIONS = {
   deleteAccount: { method: "POST", path: "/delete-account", input: "body" },
   deleteApiKey: { method: "POST", path: "/api-key/delete", input: "body" },
   deleteExpiredApiKeys: { method: "POST", path: "/api-key/delete-all-expired", input: "body" },
+  getApiKeyUsage: { method: "GET", path: "/api-key/usage", input: "query" },
   getHealth: { method: "GET", path: "/health", input: "none" },
   getJwks: { method: "GET", path: "/jwks", input: "none" },
   getSession: { method: "GET", path: "/get-session", input: "none" },
@@ -4027,6 +4294,7 @@ export const OPERATIONS = {
   requestEmailChange: { method: "POST", path: "/email-otp/request-email-change", input: "body" },
   requestPasswordReset: { method: "POST", path: "/request-password-reset", input: "body" },
   requestPasswordResetOtp: { method: "POST", path: "/email-otp/request-password-reset", input: "body" },
+  rerollApiKey: { method: "POST", path: "/api-key/reroll", input: "body" },
   resetPassword: { method: "POST", path: "/reset-password", input: "body" },
   resetPasswordOtp: { method: "POST", path: "/email-otp/reset-password", input: "body" },
   sendVerificationEmail: { method: "POST", path: "/send-verification-email", input: "body" },

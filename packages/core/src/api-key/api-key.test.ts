@@ -46,14 +46,24 @@ async function setup(options: ApiKeysOptions = {}, store: FullStore = memoryStor
 }
 
 describe("verify cost (the hot path)", () => {
-  it("an unlimited key costs one read by hash and no write at all", async () => {
+  it("an unlimited key costs one read by hash, plus one lastUsedAt write per lastUsedResolution", async () => {
     const { store, calls } = countingStore();
-    const { api, user } = await setup({}, store);
+    const { api, user, clock } = await setup({ lastUsedResolution: "1m" }, store);
     const { key, apiKey } = await api.createApiKey({ userId: user.id });
     for (const k of Object.keys(calls)) delete calls[k];
+    const first = await api.verifyApiKey({ key });
+    expect(first).toMatchObject({ valid: true, apiKey: { lastUsedAt: new Date(clock.now()).toISOString() } });
     for (let i = 0; i < 3; i++) expect((await api.verifyApiKey({ key })).valid).toBe(true);
-    expect(calls).toEqual({ findByHash: 3 });
-    expect((await store.apiKeys.findById(apiKey.id))!.lastUsedAt).toBeNull();
+    expect(calls).toEqual({ findByHash: 4, touchLastUsed: 1 });
+    const usedAt = new Date(clock.now());
+    clock.advance(59_999);
+    expect((await api.verifyApiKey({ key })).valid).toBe(true);
+    expect(calls).toEqual({ findByHash: 5, touchLastUsed: 1 });
+    expect((await store.apiKeys.findById(apiKey.id))!.lastUsedAt).toEqual(usedAt);
+    clock.advance(1);
+    expect((await api.verifyApiKey({ key })).valid).toBe(true);
+    expect(calls).toEqual({ findByHash: 6, touchLastUsed: 2, findById: 1 });
+    expect((await store.apiKeys.findById(apiKey.id))!.lastUsedAt).toEqual(new Date(clock.now()));
   });
 
   it("a metered key costs one read and exactly one atomic consumeUse", async () => {

@@ -20,23 +20,49 @@ import {
   checkCursor,
   checkEnabled,
   checkExpiresIn,
+  checkGracePeriod,
   checkLimit,
   checkMetadata,
   checkName,
   checkPermissions,
   checkPrefix,
   checkRateLimitWindow,
+  checkRefillInterval,
+  invalidInput,
   resolveRateLimit,
+  resolveRefill,
 } from "./input.ts";
+import { readApiKeyUsage } from "./usage.ts";
 import type {
+  ApiKeyUsage,
+  ApiKeyUsageInput,
   CallerCreateApiKeyInput,
   CallerUpdateApiKeyInput,
   CreateApiKeyInput,
   CreateApiKeyResult,
   ApiKeyPage,
+  RerollApiKeyInput,
   UpdateApiKeyInput,
   VerifyApiKeyInput,
 } from "./types.ts";
+
+/** The fields a new key is made of, decided by the create flavour (trusted or caller). */
+type NewKeyFields = Pick<
+  ApiKeyRecord,
+  | "name"
+  | "prefix"
+  | "metadata"
+  | "serverMetadata"
+  | "permissions"
+  | "enabled"
+  | "remaining"
+  | "rateLimitMax"
+  | "rateLimitWindowMs"
+  | "refillAmount"
+  | "refillIntervalMs"
+> & { expiresInMs: number | null };
+
+const DAY_MS = 86_400_000;
 
 /**
  * API keys: create, verify (the hot path), list, update, revoke and sweep. Installed by `apiKeys()`; the
@@ -63,6 +89,12 @@ export class ApiKeyService {
       input.rateLimitWindow === undefined ? undefined : checkRateLimitWindow(input.rateLimitWindow),
       { max: options.defaultRateLimitMax, windowMs: options.defaultRateLimitWindowMs },
     );
+    const refill = resolveRefill(
+      input.refillAmount === undefined ? undefined : checkCount(input.refillAmount, "refillAmount", 1),
+      input.refillInterval === undefined ? undefined : checkRefillInterval(input.refillInterval),
+      { amount: options.defaultRefillAmount, intervalMs: options.defaultRefillIntervalMs },
+    );
+    const remaining = input.remaining === undefined ? undefined : checkCount(input.remaining, "remaining", 0);
     return this.insert(
       input.userId,
       {
@@ -70,15 +102,24 @@ export class ApiKeyService {
         prefix: input.prefix === undefined ? options.defaultPrefix : checkPrefix(input.prefix),
         expiresInMs: input.expiresIn === undefined ? options.defaultExpiresInMs : checkExpiresIn(input.expiresIn),
         metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
+        serverMetadata: input.serverMetadata === undefined ? {} : checkMetadata(input.serverMetadata, "serverMetadata"),
         permissions: input.permissions === undefined ? {} : checkPermissions(input.permissions),
         enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
-        remaining:
-          input.remaining === undefined ? options.defaultRemaining : checkCount(input.remaining, "remaining", 0),
+        remaining: this.initialRemaining(remaining, refill.amount),
         rateLimitMax: rateLimit.max,
         rateLimitWindowMs: rateLimit.windowMs,
+        refillAmount: refill.amount,
+        refillIntervalMs: refill.intervalMs,
       },
       meta,
     );
+  }
+
+  /** A refilling key starts full unless told otherwise, and cannot be unlimited (nothing would be refilled). */
+  private initialRemaining(remaining: number | null | undefined, refillAmount: number | null): number | null {
+    if (refillAmount === null) return remaining === undefined ? this.options.defaultRemaining : remaining;
+    if (remaining === null) throw invalidInput("remaining", "cannot be null (unlimited) on a key with a refill");
+    return remaining ?? this.options.defaultRemaining ?? refillAmount;
   }
 
   /**
@@ -109,24 +150,20 @@ export class ApiKeyService {
         prefix: input.prefix === undefined ? options.defaultPrefix : checkPrefix(input.prefix),
         expiresInMs,
         metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
+        serverMetadata: {},
         permissions,
         enabled: true,
-        remaining: options.defaultRemaining,
+        remaining: this.initialRemaining(undefined, options.defaultRefillAmount),
         rateLimitMax: options.defaultRateLimitMax,
         rateLimitWindowMs: options.defaultRateLimitWindowMs,
+        refillAmount: options.defaultRefillAmount,
+        refillIntervalMs: options.defaultRefillIntervalMs,
       },
       meta,
     );
   }
 
-  private async insert(
-    userId: string,
-    f: Pick<
-      ApiKeyRecord,
-      "name" | "prefix" | "metadata" | "permissions" | "enabled" | "remaining" | "rateLimitMax" | "rateLimitWindowMs"
-    > & { expiresInMs: number | null },
-    meta: RequestMeta,
-  ): Promise<CreateApiKeyResult> {
+  private async insert(userId: string, f: NewKeyFields, meta: RequestMeta): Promise<CreateApiKeyResult> {
     const { ctx } = this;
     const key = f.prefix + randomString(ctx.random, API_KEY_RANDOM_LENGTH);
     const now = new Date(ctx.clock.now());
@@ -138,9 +175,18 @@ export class ApiKeyService {
       start: key.slice(0, API_KEY_START_LENGTH),
       keyHash: hashSecret(key),
       enabled: f.enabled,
+      // Only trusted code creates a disabled key: that is an operator's decision, so the owner cannot undo it.
+      locked: !f.enabled,
       metadata: f.metadata,
+      serverMetadata: f.serverMetadata,
       permissions: f.permissions,
       remaining: f.remaining,
+      refillAmount: f.refillAmount,
+      refillIntervalMs: f.refillIntervalMs,
+      lastRefillAt: f.refillAmount === null ? null : now,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
+      rerolledAt: null,
       rateLimitMax: f.rateLimitMax,
       rateLimitWindowMs: f.rateLimitWindowMs,
       requestCount: 0,
@@ -150,7 +196,12 @@ export class ApiKeyService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.keys.create(record);
+    if (!(await this.keys.create(record, { maxPerUser: this.options.maxPerUser }))) {
+      throw new AuthError(
+        "TOO_MANY_KEYS",
+        `A user may hold at most ${this.options.maxPerUser} API keys; delete one first (apiKeys({ maxPerUser }))`,
+      );
+    }
     await ctx.events.emit("ApiKeyCreated", {
       keyId: record.id,
       userId,
@@ -172,12 +223,12 @@ export class ApiKeyService {
 
   /** See `verifyApiKey`: the hot path. */
   verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
-    return verifyApiKey(this.ctx, this.keys, input, meta);
+    return verifyApiKey(this.ctx, this.keys, this.options, input, meta);
   }
 
   /** Verify plus the key's owner, for `requireApiKey` host routes. */
   authenticate(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyAuthentication> {
-    return authenticateApiKey(this.ctx, this.keys, input, meta);
+    return authenticateApiKey(this.ctx, this.keys, this.options, input, meta);
   }
 
   /** A page of the user's keys, newest first. */
@@ -193,7 +244,31 @@ export class ApiKeyService {
   async update(input: UpdateApiKeyInput, _meta: RequestMeta): Promise<{ apiKey: ApiKeyView }> {
     const owner = input.userId ?? null;
     const patch = this.basePatch(input);
+    // Trusted code's enabled flag is an operator's decision: false locks the key against its owner, true unlocks.
+    if (patch.enabled !== undefined) patch.locked = !patch.enabled;
+    if (input.serverMetadata !== undefined)
+      patch.serverMetadata = checkMetadata(input.serverMetadata, "serverMetadata");
     if (input.remaining !== undefined) patch.remaining = checkCount(input.remaining, "remaining", 0);
+    if (input.refillAmount !== undefined || input.refillInterval !== undefined || patch.remaining === null) {
+      const amount = input.refillAmount === undefined ? undefined : checkCount(input.refillAmount, "refillAmount", 1);
+      const intervalMs = input.refillInterval === undefined ? undefined : checkRefillInterval(input.refillInterval);
+      const current = await this.owned(input.keyId, owner);
+      const next = resolveRefill(amount, intervalMs, {
+        amount: current.refillAmount,
+        intervalMs: current.refillIntervalMs,
+      });
+      const remaining = patch.remaining === undefined ? current.remaining : patch.remaining;
+      if (next.amount !== null && remaining === null) {
+        if (patch.remaining === null)
+          throw invalidInput("remaining", "cannot be null (unlimited) on a key with a refill");
+        patch.remaining = next.amount;
+      }
+      patch.refillAmount = next.amount;
+      patch.refillIntervalMs = next.intervalMs;
+      // A refill set on a key without one counts its first interval from now; changing it keeps the schedule.
+      if (next.amount === null) patch.lastRefillAt = null;
+      else if (current.refillAmount === null) patch.lastRefillAt = new Date(this.ctx.clock.now());
+    }
     if (input.expiresIn !== undefined) {
       const ms = checkExpiresIn(input.expiresIn);
       patch.expiresAt = ms === null ? null : new Date(this.ctx.clock.now() + ms);
@@ -218,7 +293,68 @@ export class ApiKeyService {
     assertNoServerOnlyFields(input);
     const patch = this.basePatch(input);
     if (patch.permissions) this.assertGrantable(patch.permissions);
-    return { apiKey: await this.applyPatch(input.keyId, userId, patch) };
+    // The owner may disable their key, but not enable one an operator disabled (one conditional write, so a
+    // lock that lands between a read and this write still wins).
+    if (patch.enabled !== true) return { apiKey: await this.applyPatch(input.keyId, userId, patch) };
+    if (typeof input.keyId !== "string") throw new AuthError("KEY_NOT_FOUND", "No such API key");
+    const row = await this.keys.update(
+      input.keyId,
+      userId,
+      { ...patch, updatedAt: new Date(this.ctx.clock.now()) },
+      { unlessLocked: true },
+    );
+    if (row) return { apiKey: toApiKeyView(row) };
+    const current = await this.owned(input.keyId, userId);
+    if (current.locked)
+      throw new AuthError("KEY_LOCKED", "This API key was disabled by the service operator; only they can enable it");
+    throw new AuthError("KEY_NOT_FOUND", "No such API key");
+  }
+
+  /**
+   * A new value for the key (same id, name, permissions, quota, limits and expiry). The replaced value keeps
+   * verifying for `gracePeriod` (0: not at all); a second reroll inside the grace ends the first old value at once.
+   * `owner` null is trusted code (any user's key).
+   */
+  async reroll(input: RerollApiKeyInput, owner: string | null, meta: RequestMeta): Promise<CreateApiKeyResult> {
+    const graceMs = checkGracePeriod(input?.gracePeriod, this.options.maxRerollGraceMs);
+    const current = await this.owned(input?.keyId, owner);
+    const key = current.prefix + randomString(this.ctx.random, API_KEY_RANDOM_LENGTH);
+    const at = new Date(this.ctx.clock.now());
+    const graceUntil = graceMs === 0 ? null : new Date(at.getTime() + graceMs);
+    const row = await this.keys.reroll(current.id, owner, {
+      keyHash: hashSecret(key),
+      start: key.slice(0, API_KEY_START_LENGTH),
+      graceUntil,
+      at,
+    });
+    if (!row) throw new AuthError("KEY_NOT_FOUND", "No such API key");
+    await this.ctx.events.emit("ApiKeyRerolled", {
+      keyId: row.id,
+      userId: row.userId,
+      graceUntil,
+      at,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+    });
+    return { apiKey: toApiKeyView(row), key };
+  }
+
+  /** Forgets the replaced values whose grace ended (their hashes): what a periodic sweep calls. */
+  async deleteExpiredRerolls(): Promise<{ cleared: number }> {
+    return { cleared: await this.keys.deleteExpiredRerolls(new Date(this.ctx.clock.now())) };
+  }
+
+  /** Per-day usage of one key (`owner` null: any user's key), oldest day first. Needs `apiKeys({ usage: true })`. */
+  async usage(input: ApiKeyUsageInput, owner: string | null): Promise<ApiKeyUsage> {
+    const { options } = this;
+    const maxDays = Math.floor(options.usageRetentionMs / DAY_MS);
+    const days = input?.days ?? 30;
+    if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > maxDays)
+      throw invalidInput("days", `must be an integer from 1 to ${maxDays} (apiKeys({ usageRetention }))`);
+    const key = await this.owned(input?.keyId, owner);
+    if (!options.usage)
+      throw new AuthError("NOT_FOUND", "API-key usage is not recorded; enable it with apiKeys({ usage: true })");
+    return { days: await readApiKeyUsage(this.ctx.store.counters, key.id, days, this.ctx.clock.now()) };
   }
 
   private basePatch(input: {

@@ -2,6 +2,7 @@ export { apiKeys, API_KEY_PLUGIN_ID } from "./plugin.ts";
 export type { ApiKeyApi, ApiKeysInstalled, ApiKeysOptions, ApiKeysPlugin } from "./plugin.ts";
 export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
+export { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
 export { resolveApiKeysOptions, API_KEYS_OPTION_SHAPE } from "./options.ts";
 export type { ResolvedApiKeysOptions } from "./options.ts";
@@ -16,4 +17,8 @@ export type {
   UpdateApiKeyInput,
   CallerUpdateApiKeyInput,
   VerifyApiKeyInput,
+  RerollApiKeyInput,
+  ApiKeyUsageInput,
+  ApiKeyUsage,
 } from "./types.ts";
+export type { ApiKeyUsageDay } from "./usage.ts";

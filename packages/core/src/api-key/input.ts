@@ -7,6 +7,7 @@ import {
   MAX_API_KEY_COUNT,
   MAX_API_KEY_LIFETIME_MS,
   MAX_RATE_LIMIT_WINDOW_MS,
+  MIN_REFILL_INTERVAL_MS,
 } from "./options.ts";
 
 /** Key names only trusted server code may send: quota, rate limit, refill and owner. */
@@ -20,9 +21,16 @@ const SERVER_ONLY = new Set([
   "rateLimitTimeWindow",
   "requestCount",
   "lastRequest",
+  "serverMetadata",
+  "locked",
 ]);
 
 const MAX_API_KEY_NAME = 256;
+
+/** 400 INVALID_REQUEST naming one field. */
+export function invalidInput(path: string, message: string): AuthError {
+  return invalid(path, message);
+}
 
 function invalid(path: string, message: string): AuthError {
   return new AuthError("INVALID_REQUEST", `${path} ${message}`, { details: [{ path, message }] });
@@ -57,9 +65,8 @@ export function checkPrefix(value: unknown): string {
   return value;
 }
 
-export function checkMetadata(value: unknown): JsonObject {
-  if (value === null || typeof value !== "object" || Array.isArray(value))
-    throw invalid("metadata", "must be an object");
+export function checkMetadata(value: unknown, path: "metadata" | "serverMetadata" = "metadata"): JsonObject {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid(path, "must be an object");
   return value as JsonObject;
 }
 
@@ -83,7 +90,7 @@ export function checkCount(value: unknown, path: string, min: number): number | 
   return value;
 }
 
-function durationMs(value: unknown, path: string, maxMs: number): number | null {
+function durationMs(value: unknown, path: string, maxMs: number, minMs = 1): number | null {
   if (value === null) return null;
   let ms: number;
   try {
@@ -94,6 +101,7 @@ function durationMs(value: unknown, path: string, maxMs: number): number | null 
     throw error;
   }
   if (ms > maxMs) throw invalid(path, `must be at most ${maxMs / 86_400_000} days`);
+  if (ms < minMs) throw invalid(path, `must be at least ${minMs / 1000} seconds`);
   return ms;
 }
 
@@ -103,6 +111,18 @@ export function checkExpiresIn(value: unknown): number | null {
 
 export function checkRateLimitWindow(value: unknown): number | null {
   return durationMs(value, "rateLimitWindow", MAX_RATE_LIMIT_WINDOW_MS);
+}
+
+export function checkRefillInterval(value: unknown): number | null {
+  return durationMs(value, "refillInterval", MAX_RATE_LIMIT_WINDOW_MS, MIN_REFILL_INTERVAL_MS);
+}
+
+/** `gracePeriod` of a reroll in ms: 0 (the default: the old value stops at once) up to `maxMs`. */
+export function checkGracePeriod(value: unknown, maxMs: number): number {
+  if (value === undefined || value === null || value === 0 || value === "0" || value === "0s") return 0;
+  const ms = durationMs(value, "gracePeriod", Number.MAX_SAFE_INTEGER) as number;
+  if (ms > maxMs) throw invalid("gracePeriod", `must be at most ${maxMs / 1000} seconds (apiKeys({ maxRerollGrace }))`);
+  return ms;
 }
 
 /** The per-key limit after a change: both set or both null (a limit needs a window and the reverse). */
@@ -122,6 +142,30 @@ export function resolveRateLimit(
   if (nextMax === null) throw invalid("rateLimitMax", "is required with rateLimitWindow");
   if (nextWindow === null) throw invalid("rateLimitWindow", "is required with rateLimitMax");
   return { max: nextMax, windowMs: nextWindow };
+}
+
+/**
+ * The refill after a change: both set or both null, like the rate limit. A refill needs a quota to refill.
+ *
+ * @example
+ * resolveRefill(100, 86_400_000, { amount: null, intervalMs: null }); // { amount: 100, intervalMs: 86400000 }
+ */
+export function resolveRefill(
+  amount: number | null | undefined,
+  intervalMs: number | null | undefined,
+  current: { amount: number | null; intervalMs: number | null },
+): { amount: number | null; intervalMs: number | null } {
+  if (amount === null || intervalMs === null) {
+    if ((amount ?? null) !== null || (intervalMs ?? null) !== null)
+      throw invalid("refillAmount", "and refillInterval must be both set or both null");
+    return { amount: null, intervalMs: null };
+  }
+  const nextAmount = amount ?? current.amount;
+  const nextInterval = intervalMs === undefined ? current.intervalMs : intervalMs;
+  if (nextAmount === null && nextInterval === null) return { amount: null, intervalMs: null };
+  if (nextAmount === null) throw invalid("refillAmount", "is required with refillInterval");
+  if (nextInterval === null) throw invalid("refillInterval", "is required with refillAmount");
+  return { amount: nextAmount, intervalMs: nextInterval };
 }
 
 /** `limit` of a list page: 1..100, default 20. */

@@ -26,6 +26,13 @@ describe("apiKeys options", () => {
       maxExpiresInMs: 365 * 86_400_000,
       grantablePermissions: {},
       header: "x-api-key",
+      maxRerollGraceMs: 7 * 86_400_000,
+      defaultRefillAmount: null,
+      defaultRefillIntervalMs: null,
+      lastUsedResolutionMs: 60_000,
+      usage: false,
+      usageRetentionMs: 90 * 86_400_000,
+      maxPerUser: 100,
     });
     expect(resolveApiKeysOptions({ maxExpiresIn: null, defaultExpiresIn: "2000d" })).toMatchObject({
       maxExpiresInMs: null,
@@ -130,6 +137,44 @@ describe("key shape", () => {
       null,
     ]) {
       expect(isWellFormedApiKey(bad), String(bad).slice(0, 30)).toBe(false);
+    }
+  });
+});
+
+describe("reroll, refill, lastUsed, usage and per-user cap options", () => {
+  it("resolve to milliseconds and refuse what cannot work, naming the option", () => {
+    expect(
+      resolveApiKeysOptions({
+        maxRerollGrace: "1h",
+        defaultRefillAmount: 10,
+        defaultRefillInterval: "1d",
+        lastUsedResolution: "10s",
+        usage: true,
+        usageRetention: "30d",
+        maxPerUser: null,
+      }),
+    ).toMatchObject({
+      maxRerollGraceMs: 3_600_000,
+      defaultRefillAmount: 10,
+      defaultRefillIntervalMs: 86_400_000,
+      lastUsedResolutionMs: 10_000,
+      usage: true,
+      usageRetentionMs: 30 * 86_400_000,
+      maxPerUser: null,
+    });
+    const bad: Array<[Parameters<typeof resolveApiKeysOptions>[0], string]> = [
+      [{ defaultRefillAmount: 10 }, "apiKeys.defaultRefillInterval"],
+      [{ defaultRefillInterval: "1d" }, "apiKeys.defaultRefillAmount"],
+      [{ defaultRefillAmount: 10, defaultRefillInterval: 0.5 }, "apiKeys.defaultRefillInterval"],
+      [{ maxRerollGrace: "91d" }, "apiKeys.maxRerollGrace"],
+      [{ lastUsedResolution: "2d" }, "apiKeys.lastUsedResolution"],
+      [{ usageRetention: "12h" }, "apiKeys.usageRetention"],
+      [{ usage: "yes" as unknown as boolean }, "apiKeys.usage"],
+      [{ maxPerUser: 0 }, "apiKeys.maxPerUser"],
+    ];
+    for (const [options, field] of bad) {
+      expect(() => resolveApiKeysOptions(options), field).toThrow(AuthConfigError);
+      expect(() => resolveApiKeysOptions(options), field).toThrow(field);
     }
   });
 });

@@ -17,6 +17,18 @@ export interface ResolvedApiKeysOptions {
   grantablePermissions: Permissions;
   /** Lower-cased header name. */
   header: string;
+  /** Longest `gracePeriod` a reroll may ask for. */
+  maxRerollGraceMs: number;
+  /** Refill of new keys (both or neither). */
+  defaultRefillAmount: number | null;
+  defaultRefillIntervalMs: number | null;
+  /** A key's `lastUsedAt` is written at most once per this span (unmetered keys). */
+  lastUsedResolutionMs: number;
+  /** Per-key, per-day verify counts in the counters port. */
+  usage: boolean;
+  usageRetentionMs: number;
+  /** Most keys one user may hold; null = no cap. */
+  maxPerUser: number | null;
 }
 
 /** Every key `apiKeys({...})` accepts. A new option is one line here plus its validation below. */
@@ -29,6 +41,13 @@ export const API_KEYS_OPTION_SHAPE: OptionShape = {
   maxExpiresIn: true,
   grantablePermissions: true,
   header: true,
+  maxRerollGrace: true,
+  defaultRefillAmount: true,
+  defaultRefillInterval: true,
+  lastUsedResolution: true,
+  usage: true,
+  usageRetention: true,
+  maxPerUser: true,
 };
 
 export const API_KEY_PREFIX_SHAPE = /^[A-Za-z0-9_]{1,16}$/;
@@ -37,6 +56,12 @@ export const MAX_API_KEY_COUNT = 2_147_483_647;
 /** Longest per-key rate-limit window (366 days) and longest lifetime (10 years) a key may get. */
 export const MAX_RATE_LIMIT_WINDOW_MS = 366 * 86_400_000;
 export const MAX_API_KEY_LIFETIME_MS = 3650 * 86_400_000;
+/** Shortest refill interval: a refill is a write, and a shorter one is a rate limit (use `rateLimitMax`). */
+export const MIN_REFILL_INTERVAL_MS = 1000;
+/** Longest a day's usage counts may be kept, and the most `lastUsedAt` may lag. */
+const MAX_USAGE_RETENTION_MS = 366 * 86_400_000;
+const MAX_LAST_USED_RESOLUTION_MS = 86_400_000;
+const MAX_REROLL_GRACE_MS = 90 * 86_400_000;
 /** Default cap on the lifetime an HTTP caller may ask for. */
 const DEFAULT_MAX_EXPIRES_IN = "365d";
 
@@ -108,6 +133,39 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
     throw new AuthConfigError("apiKeys.header", "must be a valid HTTP header name");
   if (RESERVED_HEADERS.has(header.toLowerCase()))
     throw new AuthConfigError("apiKeys.header", `cannot be "${header}" (it carries sessions)`);
+  const maxRerollGraceMs = optionalDuration(
+    options.maxRerollGrace ?? "7d",
+    "apiKeys.maxRerollGrace",
+    MAX_REROLL_GRACE_MS,
+  ) as number;
+  const defaultRefillAmount = count(options.defaultRefillAmount ?? null, "apiKeys.defaultRefillAmount", 1);
+  const defaultRefillIntervalMs = optionalDuration(
+    options.defaultRefillInterval ?? null,
+    "apiKeys.defaultRefillInterval",
+    MAX_RATE_LIMIT_WINDOW_MS,
+  );
+  if ((defaultRefillAmount === null) !== (defaultRefillIntervalMs === null)) {
+    throw new AuthConfigError(
+      defaultRefillAmount === null ? "apiKeys.defaultRefillAmount" : "apiKeys.defaultRefillInterval",
+      "and its partner (defaultRefillAmount, defaultRefillInterval) must be set together",
+    );
+  }
+  if (defaultRefillIntervalMs !== null && defaultRefillIntervalMs < MIN_REFILL_INTERVAL_MS)
+    throw new AuthConfigError("apiKeys.defaultRefillInterval", "must be at least 1 second");
+  const lastUsedResolutionMs = optionalDuration(
+    options.lastUsedResolution ?? "1m",
+    "apiKeys.lastUsedResolution",
+    MAX_LAST_USED_RESOLUTION_MS,
+  ) as number;
+  const usage = options.usage ?? false;
+  if (typeof usage !== "boolean") throw new AuthConfigError("apiKeys.usage", "must be a boolean");
+  const usageRetentionMs = optionalDuration(
+    options.usageRetention ?? "90d",
+    "apiKeys.usageRetention",
+    MAX_USAGE_RETENTION_MS,
+  ) as number;
+  if (usageRetentionMs < 86_400_000) throw new AuthConfigError("apiKeys.usageRetention", "must be at least 1 day");
+  const maxPerUser = count(options.maxPerUser === undefined ? 100 : options.maxPerUser, "apiKeys.maxPerUser", 1);
   return {
     defaultPrefix,
     defaultRemaining,
@@ -117,5 +175,12 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
     maxExpiresInMs,
     grantablePermissions: grantable.value,
     header: header.toLowerCase(),
+    maxRerollGraceMs,
+    defaultRefillAmount,
+    defaultRefillIntervalMs,
+    lastUsedResolutionMs,
+    usage,
+    usageRetentionMs,
+    maxPerUser,
   };
 }

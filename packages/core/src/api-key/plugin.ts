@@ -7,6 +7,9 @@ import { resolveApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts
 import type { ApiKeyVerifyResult, ApiKeyView } from "./view.ts";
 import type {
   ApiKeyPage,
+  ApiKeyUsage,
+  ApiKeyUsageInput,
+  RerollApiKeyInput,
   CreateApiKeyInput,
   CreateApiKeyResult,
   UpdateApiKeyInput,
@@ -29,6 +32,15 @@ export interface ApiKeyApi {
   deleteApiKey(input: { keyId: string; userId?: string | null }, meta?: RequestMeta): Promise<{ success: true }>;
   /** Sweeps the expired keys of every user. */
   deleteExpiredApiKeys(meta?: RequestMeta): Promise<{ deleted: number }>;
+  /**
+   * A new value for a key (same id and settings), shown once; the old value verifies for `gracePeriod`
+   * (default 0). Emits `ApiKeyRerolled`.
+   */
+  rerollApiKey(input: RerollApiKeyInput, meta?: RequestMeta): Promise<CreateApiKeyResult>;
+  /** Forgets the hashes of rerolled values whose grace ended (a periodic sweep calls this). */
+  deleteExpiredRerolls(): Promise<{ cleared: number }>;
+  /** Per-day valid verifies and refusals by code of one key; needs `apiKeys({ usage: true })`. */
+  getApiKeyUsage(input: ApiKeyUsageInput): Promise<ApiKeyUsage>;
 }
 /**
  * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
@@ -56,6 +68,26 @@ export interface ApiKeysOptions {
   grantablePermissions?: Permissions;
   /** Request header carrying the key for `requireApiKey` and `/api-key/verify`. Default `"x-api-key"`. */
   header?: string;
+  /** Longest `gracePeriod` a reroll may keep the previous value verifying (at most 90 days). Default `"7d"`. */
+  maxRerollGrace?: Duration;
+  /** Uses a key gets back every `defaultRefillInterval` when create omits `refillAmount`. Default `null` (no refill). */
+  defaultRefillAmount?: number | null;
+  /** Refill interval of new keys (at least 1 s); required with `defaultRefillAmount`. Default `null`. */
+  defaultRefillInterval?: Duration | null;
+  /**
+   * `lastUsedAt` of a key is written at most once per this span (keys without a quota or limit are otherwise
+   * verified without a write). Default `"1m"`, at most one day.
+   */
+  lastUsedResolution?: Duration;
+  /**
+   * Count each key's valid verifies and refusals (by code) per UTC day in the counters port (Redis when
+   * configured), for `GET /api-key/usage`. Adds one counter write to every verify. Default `false`.
+   */
+  usage?: boolean;
+  /** How long a day's usage counts are kept (at least 1 day). Default `"90d"`. */
+  usageRetention?: Duration;
+  /** Most keys one user may hold (create answers 409 `TOO_MANY_KEYS` past it); `null` = no cap. Default `100`. */
+  maxPerUser?: number | null;
 }
 
 /** What `apiKeys()` installs: `core.plugins.get(API_KEY_PLUGIN_ID)`. */
@@ -76,7 +108,8 @@ export const API_KEY_PLUGIN_ID = "api-key" as PluginId<"api-key", ApiKeysInstall
 export type ApiKeysPlugin = AuthPlugin<"api-key", ApiKeysInstalled, "apiKeys">;
 
 /**
- * The API-key feature: `POST /api-key/create|verify|update|delete|delete-all-expired`, `GET /api-key/list`,
+ * The API-key feature: `POST /api-key/create|verify|update|reroll|delete|delete-all-expired`,
+ * `GET /api-key/list|usage`,
  * `auth.requireApiKey()` and `auth.api.*ApiKey*`. Needs a store with the `apiKeys` port. Options are validated
  * here (AuthConfigError `apiKeys.<field>`).
  *
@@ -99,6 +132,9 @@ export function apiKeys(options: ApiKeysOptions = {}): ApiKeysPlugin {
         updateApiKey: (input, meta) => service.update(input, orServerCall(meta)),
         deleteApiKey: (input, meta) => service.delete(input.keyId, input.userId ?? null, orServerCall(meta)),
         deleteExpiredApiKeys: (meta) => service.deleteExpired(null, orServerCall(meta)),
+        rerollApiKey: (input, meta) => service.reroll(input, input?.userId ?? null, orServerCall(meta)),
+        deleteExpiredRerolls: () => service.deleteExpiredRerolls(),
+        getApiKeyUsage: (input) => service.usage(input, input?.userId ?? null),
       };
       return { service, api, options: resolved };
     },

@@ -1,4 +1,4 @@
-import { hashSecret } from "../crypto/crypto.ts";
+import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
 import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
@@ -15,6 +15,8 @@ import {
   type ApiKeyView,
 } from "./view.ts";
 import type { VerifyApiKeyInput } from "./types.ts";
+import type { ResolvedApiKeysOptions } from "./options.ts";
+import { recordApiKeyUsage, type ApiKeyUsageOutcome } from "./usage.ts";
 
 /** Random part of every key: 40 base62 characters (about 238 bits). */
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -47,15 +49,31 @@ function isMetered(k: ApiKeyRecord): boolean {
 type Refused = Extract<ApiKeyVerifyResult, { valid: false }>;
 
 /** A verify that also resolved the key's owner (what `requireApiKey` puts in `c.var`). */
-export type ApiKeyAuthentication = { valid: true; apiKey: ApiKeyView; user: UserView } | Refused;
+export type ApiKeyAuthentication = { valid: true; apiKey: ApiKeyView; user: UserView; deprecated: boolean } | Refused;
+
+/** What a verify needs besides the store: the resolved plugin options (usage counting, lastUsed resolution). */
+export type VerifySettings = Pick<ResolvedApiKeysOptions, "usage" | "usageRetentionMs" | "lastUsedResolutionMs">;
+
+/** Counts the outcome of a verify of a known key, when `apiKeys({ usage: true })`. */
+async function countUsage(
+  ctx: AuthContext,
+  settings: VerifySettings,
+  keyId: string | null,
+  outcome: ApiKeyUsageOutcome,
+): Promise<void> {
+  if (!settings.usage || keyId === null) return;
+  await recordApiKeyUsage(ctx.store.counters, keyId, outcome, ctx.clock.now(), settings.usageRetentionMs);
+}
 
 async function refuse(
   ctx: AuthContext,
+  settings: VerifySettings,
   keyId: string | null,
   code: ApiKeyVerifyErrorCode,
   meta: RequestMeta,
   tryAgainIn?: number | null,
 ): Promise<Refused> {
+  await countUsage(ctx, settings, keyId, code);
   await ctx.events.emit("ApiKeyVerifyFailed", {
     ...(keyId ? { keyId } : {}),
     code,
@@ -71,45 +89,73 @@ async function refuse(
   return { valid: false, error: tryAgainIn === undefined ? { code, message } : { code, message, tryAgainIn } };
 }
 
+/** Milliseconds until a used-up key refills, or null when it does not refill. */
+function untilRefill(k: ApiKeyRecord, now: number): number | null {
+  if (k.refillAmount === null || k.refillIntervalMs === null) return null;
+  return Math.max(1, (k.lastRefillAt ?? k.createdAt).getTime() + k.refillIntervalMs - now);
+}
+
 /**
- * The hot path: one indexed read by hash; then, only for keys with a quota or a per-key rate limit, one
- * atomic conditional write (`consumeUse`) that consumes a use. Unlimited keys are checked in memory and
- * never written. Permissions are checked before the write so a refused check does not burn quota.
+ * The hot path: one indexed read by hash (the current value, or a rerolled one inside its grace); then, only
+ * for keys with a quota or a per-key rate limit, one atomic conditional write (`consumeUse`) that consumes a use
+ * (and refills first when the refill interval passed). Other keys are checked in memory and written at most once
+ * per `lastUsedResolution` (their `lastUsedAt`). Permissions are checked before the write so a refused check
+ * does not burn quota. With `usage`, one counter write records the outcome.
  *
  * @example
- * const result = await verifyApiKey(ctx, store.apiKeys, { key, permissions: { files: ["read"] } }, SERVER_CALL);
+ * const result = await verifyApiKey(ctx, store.apiKeys, settings, { key, permissions: { files: ["read"] } }, SERVER_CALL);
  */
 export async function verifyApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
+  settings: VerifySettings,
   input: VerifyApiKeyInput,
   meta: RequestMeta,
 ): Promise<ApiKeyVerifyResult> {
   const key = input?.key;
-  if (!isWellFormedApiKey(key)) return refuse(ctx, null, "INVALID_API_KEY", meta);
-  const row = await keys.findByHash(hashSecret(key));
-  if (!row) return refuse(ctx, null, "INVALID_API_KEY", meta);
+  if (!isWellFormedApiKey(key)) return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
+  const hash = hashSecret(key);
+  const row = await keys.findByHash(hash);
+  if (!row) return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
   const now = ctx.clock.now();
-  if (!row.enabled) return refuse(ctx, row.id, "KEY_DISABLED", meta);
-  if (row.expiresAt !== null && row.expiresAt.getTime() <= now) return refuse(ctx, row.id, "KEY_EXPIRED", meta);
+  // Not the current value: the one a reroll replaced. It verifies only until its grace ends.
+  const deprecated = !constantTimeEqual(row.keyHash, hash);
+  if (deprecated && (row.previousKeyExpiresAt === null || row.previousKeyExpiresAt.getTime() <= now))
+    return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
+  if (!row.enabled) return refuse(ctx, settings, row.id, "KEY_DISABLED", meta);
+  if (row.expiresAt !== null && row.expiresAt.getTime() <= now)
+    return refuse(ctx, settings, row.id, "KEY_EXPIRED", meta);
   if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions)))
-    return refuse(ctx, row.id, "INSUFFICIENT_PERMISSIONS", meta);
-  if (!isMetered(row)) return { valid: true, apiKey: toApiKeyView(row) };
+    return refuse(ctx, settings, row.id, "INSUFFICIENT_PERMISSIONS", meta);
+  if (!isMetered(row)) {
+    const resolution = settings.lastUsedResolutionMs;
+    let view = toApiKeyView(row);
+    // At most one write per key per resolution: the common verify stays a single read.
+    if (row.lastUsedAt === null || row.lastUsedAt.getTime() + resolution <= now) {
+      await keys.touchLastUsed(row.id, new Date(now), resolution);
+      view = { ...view, lastUsedAt: new Date(now).toISOString() };
+    }
+    await countUsage(ctx, settings, row.id, "valid");
+    return { valid: true, apiKey: view, deprecated };
+  }
   const used = await keys.consumeUse(row.id, new Date(now));
-  if (used.ok) return { valid: true, apiKey: toApiKeyView(used.key) };
+  if (used.ok) {
+    await countUsage(ctx, settings, row.id, "valid");
+    return { valid: true, apiKey: toApiKeyView(used.key), deprecated };
+  }
   switch (used.reason) {
     case "NOT_FOUND":
-      return refuse(ctx, row.id, "INVALID_API_KEY", meta);
+      return refuse(ctx, settings, row.id, "INVALID_API_KEY", meta);
     case "USAGE_EXCEEDED":
-      return refuse(ctx, row.id, "USAGE_EXCEEDED", meta, null);
+      return refuse(ctx, settings, row.id, "USAGE_EXCEEDED", meta, untilRefill(used.key ?? row, now));
     case "RATE_LIMITED": {
       const k = used.key ?? row;
       const resetAt = (k.windowStart?.getTime() ?? now) + (k.rateLimitWindowMs ?? 0);
-      return refuse(ctx, row.id, "RATE_LIMITED", meta, Math.max(1, resetAt - now));
+      return refuse(ctx, settings, row.id, "RATE_LIMITED", meta, Math.max(1, resetAt - now));
     }
     default:
       // Disabled or expired between the read and the write.
-      return refuse(ctx, row.id, used.reason, meta);
+      return refuse(ctx, settings, row.id, used.reason, meta);
   }
 }
 
@@ -117,19 +163,20 @@ export async function verifyApiKey(
  * `verifyApiKey` plus the key's owner, for `requireApiKey` host routes.
  *
  * @example
- * const auth = await authenticateApiKey(ctx, store.apiKeys, { key }, meta);
+ * const auth = await authenticateApiKey(ctx, store.apiKeys, settings, { key }, meta);
  * if (auth.valid) console.log(auth.user.email);
  */
 export async function authenticateApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
+  settings: VerifySettings,
   input: VerifyApiKeyInput,
   meta: RequestMeta,
 ): Promise<ApiKeyAuthentication> {
-  const result = await verifyApiKey(ctx, keys, input, meta);
+  const result = await verifyApiKey(ctx, keys, settings, input, meta);
   if (!result.valid) return result;
   const user = await ctx.store.users.findById(result.apiKey.userId);
   // The owner was deleted between the two reads (its keys go with it): the key no longer exists.
-  if (!user) return refuse(ctx, result.apiKey.id, "INVALID_API_KEY", meta);
-  return { valid: true, apiKey: result.apiKey, user: toUserView(user) };
+  if (!user) return refuse(ctx, settings, result.apiKey.id, "INVALID_API_KEY", meta);
+  return { valid: true, apiKey: result.apiKey, user: toUserView(user), deprecated: result.deprecated };
 }

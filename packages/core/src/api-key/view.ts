@@ -15,14 +15,30 @@ export interface ApiKeyView {
   /** The first 8 characters of the key (prefix included), to tell keys apart in a list. */
   start: string;
   enabled: boolean;
+  /** Disabled by trusted code (`auth.api.updateApiKey`): the owner cannot enable it (403 KEY_LOCKED). */
+  locked: boolean;
+  /** The owner's data (writable over HTTP). */
   metadata: JsonObject;
+  /** Data only trusted code writes; read-only to the owner. */
+  serverMetadata: JsonObject;
   permissions: Permissions;
   /** Uses left; null = unlimited. */
   remaining: number | null;
+  /** Uses `remaining` is set back to every `refillInterval`; null = no refill. */
+  refillAmount: number | null;
+  /** Milliseconds between refills (like `rateLimitWindowMs`); null = no refill. */
+  refillInterval: number | null;
+  /** When `remaining` was last refilled (the creation time until the first refill); null without a refill. */
+  lastRefillAt: string | null;
+  /** When the key's value was last replaced by a reroll; null when never. */
+  rerolledAt: string | null;
   /** Per-key rate limit: at most `rateLimitMax` verifies per `rateLimitWindowMs`; null = none. */
   rateLimitMax: number | null;
   rateLimitWindowMs: number | null;
-  /** Last counted use. Only keys with a quota or a rate limit record it (unlimited keys verify without a write). */
+  /**
+   * Last successful use. Keys with a quota or a rate limit record every use; the others at most once per
+   * `apiKeys({ lastUsedResolution })` (default one minute), so it may lag by that much.
+   */
   lastUsedAt: string | null;
   expiresAt: string | null;
   createdAt: string;
@@ -44,9 +60,15 @@ export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
     prefix: k.prefix,
     start: k.start,
     enabled: k.enabled,
+    locked: k.locked,
     metadata: k.metadata,
+    serverMetadata: k.serverMetadata,
     permissions: k.permissions,
     remaining: k.remaining,
+    refillAmount: k.refillAmount,
+    refillInterval: k.refillIntervalMs,
+    lastRefillAt: k.refillAmount !== null && k.lastRefillAt ? k.lastRefillAt.toISOString() : null,
+    rerolledAt: k.rerolledAt ? k.rerolledAt.toISOString() : null,
     rateLimitMax: k.rateLimitMax,
     rateLimitWindowMs: k.rateLimitWindowMs,
     lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
@@ -69,8 +91,8 @@ export interface ApiKeyVerifyError {
   code: ApiKeyVerifyErrorCode;
   message: string;
   /**
-   * Only on RATE_LIMITED and USAGE_EXCEEDED: milliseconds until the key admits a use again. `null` for
-   * USAGE_EXCEEDED: quotas do not refill by themselves (trusted code raises `remaining`).
+   * Only on RATE_LIMITED and USAGE_EXCEEDED: milliseconds until the key admits a use again. On USAGE_EXCEEDED,
+   * the time until the next refill, or `null` for a key without a refill (trusted code raises `remaining`).
    */
   tryAgainIn?: number | null;
 }
@@ -82,7 +104,17 @@ export interface ApiKeyVerifyError {
  * const result = await auth.api.verifyApiKey({ key, permissions: { files: ["read"] } });
  * if (!result.valid) console.log(result.error.code, result.error.tryAgainIn);
  */
-export type ApiKeyVerifyResult = { valid: true; apiKey: ApiKeyView } | { valid: false; error: ApiKeyVerifyError };
+export type ApiKeyVerifyResult =
+  | {
+      valid: true;
+      apiKey: ApiKeyView;
+      /**
+       * True when the value verified is one a reroll replaced, still inside its grace period: warn the caller to
+       * switch to the new value before it stops working.
+       */
+      deprecated: boolean;
+    }
+  | { valid: false; error: ApiKeyVerifyError };
 
 export const VERIFY_MESSAGES: Record<ApiKeyVerifyErrorCode, string> = {
   INVALID_API_KEY: "The API key is invalid",

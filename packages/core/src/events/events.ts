@@ -25,6 +25,8 @@ export interface AuthEventMap {
   UserUpdated: EventBase & { userId: string; fields: string[] };
   ApiKeyCreated: EventBase & { keyId: string; userId: string };
   ApiKeyRevoked: EventBase & { keyId: string; userId: string };
+  /** A key got a new value; the old one verifies until `graceUntil` (null: it stopped at once). */
+  ApiKeyRerolled: EventBase & { keyId: string; userId: string; graceUntil: Date | null };
   ApiKeyVerifyFailed: EventBase & { keyId?: string; code: string };
   OtpRequested: EventBase & {
     identifier: string;

@@ -71,10 +71,28 @@ export interface ApiKeyRecord {
   /** SHA-256 of the key, base64url. Unique. */
   keyHash: string;
   enabled: boolean;
+  /**
+   * True when trusted code (`auth.api.updateApiKey`) disabled the key: its owner cannot enable it again over HTTP
+   * (403 KEY_LOCKED); only `auth.api` unlocks it.
+   */
+  locked: boolean;
+  /** The owner's own data: writable over HTTP. */
   metadata: JsonObject;
+  /** Data only trusted code writes (`auth.api`); shown to the owner, never writable over HTTP. */
+  serverMetadata: JsonObject;
   permissions: Permissions;
   /** Uses left; null means unlimited. */
   remaining: number | null;
+  /** When set (with `refillIntervalMs`), a use that finds the interval passed since `lastRefillAt` resets `remaining` to this. */
+  refillAmount: number | null;
+  refillIntervalMs: number | null;
+  /** When `remaining` was last set back to `refillAmount` (the creation time until the first refill). */
+  lastRefillAt: Date | null;
+  /** SHA-256 of the value a reroll replaced, still verifying until `previousKeyExpiresAt`; null without a grace. Unique. */
+  previousKeyHash: string | null;
+  previousKeyExpiresAt: Date | null;
+  /** When the key was last rerolled; null when never. */
+  rerolledAt: Date | null;
   /** Per-key rate limit: at most `rateLimitMax` uses per `rateLimitWindowMs`; null disables it. */
   rateLimitMax: number | null;
   rateLimitWindowMs: number | null;

@@ -107,9 +107,14 @@ export type ApiKeyPatch = Partial<
     ApiKeyRecord,
     | "name"
     | "enabled"
+    | "locked"
     | "metadata"
+    | "serverMetadata"
     | "permissions"
     | "remaining"
+    | "refillAmount"
+    | "refillIntervalMs"
+    | "lastRefillAt"
     | "rateLimitMax"
     | "rateLimitWindowMs"
     | "expiresAt"
@@ -127,14 +132,53 @@ export type ApiKeyUseResult =
   | { ok: true; key: ApiKeyRecord }
   | { ok: false; reason: ApiKeyUseRefusal; key: ApiKeyRecord | null };
 
+/** What `ApiKeyStore.reroll` writes: the new value's hash and display start, and how long the old value lives. */
+export interface ApiKeyReroll {
+  keyHash: string;
+  start: string;
+  /** The replaced value keeps verifying until then; null ends it at once (it is not kept at all). */
+  graceUntil: Date | null;
+  at: Date;
+}
+
 export interface ApiKeyStore {
-  create(key: ApiKeyRecord): Promise<void>;
+  /**
+   * Inserts the key. With `maxPerUser`, only while the owner has fewer keys than that, decided atomically (N
+   * concurrent creates at the cap minus one admit exactly one); false when the owner is at the cap.
+   */
+  create(key: ApiKeyRecord, options?: { maxPerUser?: number | null }): Promise<boolean>;
+  /**
+   * The key whose current value (`keyHash`) or rerolled value (`previousKeyHash`) has this hash. The caller tells
+   * which matched and checks `previousKeyExpiresAt`.
+   */
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   findById(id: string): Promise<ApiKeyRecord | null>;
   /** Newest first; `cursor` is opaque (from a previous page). */
   listByUser(userId: string, options: { limit: number; cursor: string | null }): Promise<Page<ApiKeyRecord>>;
-  /** Updates a key owned by `userId` (or any owner when `userId` is null); null when not found. */
-  update(id: string, userId: string | null, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
+  /**
+   * Updates a key owned by `userId` (or any owner when `userId` is null); null when not found. With
+   * `unlessLocked`, a locked key is left unchanged and null is answered (one conditional write, so an operator's
+   * lock landing between the owner's read and write still wins).
+   */
+  update(
+    id: string,
+    userId: string | null,
+    patch: ApiKeyPatch,
+    options?: { unlessLocked?: boolean },
+  ): Promise<ApiKeyRecord | null>;
+  /**
+   * Replaces the key's value in one atomic write: the current hash becomes `previousKeyHash` until `graceUntil`
+   * (or is dropped when null), so a second reroll ends the first old value at once (at most two values verify).
+   * Sets `rerolledAt` and `updatedAt` to `at`. Null when the key (of `userId`, when not null) does not exist.
+   */
+  reroll(id: string, userId: string | null, reroll: ApiKeyReroll): Promise<ApiKeyRecord | null>;
+  /** Clears `previousKeyHash` of every key whose grace ended at `now` (`previousKeyExpiresAt <= now`); how many. */
+  deleteExpiredRerolls(now: Date): Promise<number>;
+  /**
+   * Records a successful use of a key without a quota or limit: sets `lastUsedAt = now` only when it is null or at
+   * least `resolutionMs` old (one conditional write; most calls change nothing).
+   */
+  touchLastUsed(id: string, now: Date, resolutionMs: number): Promise<void>;
   delete(id: string, userId: string | null): Promise<ApiKeyRecord | null>;
   /**
    * Deletes keys expired at `now` (`expiresAt <= now`), of one user or (null) all users, and returns the id and
@@ -142,9 +186,12 @@ export interface ApiKeyStore {
    */
   deleteExpired(now: Date, userId: string | null): Promise<RevokedApiKey[]>;
   /**
-   * One atomic conditional update: the key must be enabled, unexpired at `now`, have `remaining` > 0 (or null),
-   * and be under its per-key window limit. On success `remaining` drops by one (when not null), the window
-   * count rises (a window that ended restarts), `lastUsedAt = now`. Exactly `remaining` of N concurrent uses win.
+   * One atomic conditional update: the key must be enabled, unexpired at `now`, have `remaining` > 0 (or null, or a
+   * refill due), and be under its per-key window limit. A refill is due when `refillAmount` and `refillIntervalMs`
+   * are set and `lastRefillAt + refillIntervalMs <= now`: the same write then sets `remaining = refillAmount - 1`
+   * and `lastRefillAt = now`, so concurrent uses at the refill instant refill once. Otherwise `remaining` drops by
+   * one (when not null), the window count rises (a window that ended restarts), `lastUsedAt = now`. Exactly
+   * `remaining` of N concurrent uses win.
    */
   consumeUse(id: string, now: Date): Promise<ApiKeyUseResult>;
 }

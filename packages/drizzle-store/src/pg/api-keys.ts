@@ -1,10 +1,10 @@
-import type { ApiKeyPatch, ApiKeyStore, ApiKeyUseResult } from "@latchkey/core";
-import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
+import { and, count, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { PgDatabase } from "./database.ts";
-import { apiKeys } from "./schema.ts";
+import { apiKeys, users } from "./schema.ts";
 
 const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
@@ -20,7 +20,13 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
       .limit(1)
       .prepare(name);
   const byId = byColumn(k.id, "api_keys_by_id");
-  const byHash = byColumn(k.keyHash, "api_keys_by_hash");
+  // The current value or a rerolled one still in its grace (the caller checks the grace): one indexed read either way.
+  const byHash = db
+    .select()
+    .from(k)
+    .where(or(eq(k.keyHash, sql.placeholder("value")), eq(k.previousKeyHash, sql.placeholder("value"))))
+    .limit(1)
+    .prepare("api_keys_by_hash");
   const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
   const owned = (id: string, userId: string | null): SQL | undefined =>
     and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
@@ -31,10 +37,14 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
   const at = sql`${sql.placeholder("at")}::timestamptz`;
   const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
   const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} * interval '1 millisecond' <= ${at})`;
+  // A refill due at `now` is decided in the same statement as the use: under the row lock a second use sees the
+  // first one's `last_refill_at` and does not refill again.
+  const refillDue = sql`(${k.refillAmount} is not null and ${k.refillIntervalMs} is not null and coalesce(${k.lastRefillAt}, ${k.createdAt}) + ${k.refillIntervalMs} * interval '1 millisecond' <= ${at})`;
   const use = db
     .update(k)
     .set({
-      remaining: sql`${k.remaining} - 1`,
+      remaining: sql`case when ${refillDue} then ${k.refillAmount} - 1 else ${k.remaining} - 1 end`,
+      lastRefillAt: sql`case when ${refillDue} then ${at} else ${k.lastRefillAt} end`,
       requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
       windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
       lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
@@ -44,17 +54,40 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         eq(k.id, sql.placeholder("id")),
         eq(k.enabled, true),
         sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-        sql`(${k.remaining} is null or ${k.remaining} > 0)`,
+        sql`(${k.remaining} is null or ${k.remaining} > 0 or ${refillDue})`,
         sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
       ),
     )
     .returning()
     .prepare("api_keys_consume_use");
   const useOnce = async (id: string, now: Date) => (await use.execute({ id, now, at: now.toISOString() }))[0] ?? null;
+  const touch = db
+    .update(k)
+    .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
+    .where(
+      and(
+        eq(k.id, sql.placeholder("id")),
+        sql`(${k.lastUsedAt} is null or ${k.lastUsedAt} <= ${sql.placeholder("staleAt")}::timestamptz)`,
+      ),
+    )
+    .prepare("api_keys_touch_last_used");
 
   return {
-    async create(key) {
-      await db.insert(k).values(key);
+    async create(key, options = {}) {
+      const max = options.maxPerUser ?? null;
+      if (max === null) {
+        await db.insert(k).values(key);
+        return true;
+      }
+      // The owner's row is locked first, so concurrent creates for one user count one after the other (each
+      // statement of a read-committed transaction sees what committed before it started).
+      return db.transaction(async (tx) => {
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, key.userId)).for("update");
+        const [row] = await tx.select({ n: count() }).from(k).where(eq(k.userId, key.userId));
+        if ((row?.n ?? 0) >= max) return false;
+        await tx.insert(k).values(key);
+        return true;
+      });
     },
     async findByHash(keyHash) {
       return (await byHash.execute({ value: keyHash }))[0] ?? null;
@@ -72,9 +105,37 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         .limit(limit + 1);
       return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
     },
-    async update(id, userId, patch) {
-      if (!hasFields(patch)) return (await db.select().from(k).where(owned(id, userId)).limit(1))[0] ?? null;
-      return (await db.update(k).set(patch).where(owned(id, userId)).returning())[0] ?? null;
+    async update(id, userId, patch, options = {}) {
+      const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);
+      if (!hasFields(patch)) return (await db.select().from(k).where(where).limit(1))[0] ?? null;
+      return (await db.update(k).set(patch).where(where).returning())[0] ?? null;
+    },
+    async reroll(id, userId, r) {
+      const rows = await db
+        .update(k)
+        .set({
+          // The right-hand side reads the row before the update: the value being replaced.
+          previousKeyHash: r.graceUntil === null ? null : sql`${k.keyHash}`,
+          previousKeyExpiresAt: r.graceUntil,
+          keyHash: r.keyHash,
+          start: r.start,
+          rerolledAt: r.at,
+          updatedAt: r.at,
+        })
+        .where(owned(id, userId))
+        .returning();
+      return rows[0] ?? null;
+    },
+    async deleteExpiredRerolls(now) {
+      const rows = await db
+        .update(k)
+        .set({ previousKeyHash: null, previousKeyExpiresAt: null })
+        .where(lte(k.previousKeyExpiresAt, now))
+        .returning({ id: k.id });
+      return rows.length;
+    },
+    async touchLastUsed(id, now, resolutionMs) {
+      await touch.execute({ id, now, staleAt: new Date(now.getTime() - resolutionMs).toISOString() });
     },
     async delete(id, userId) {
       return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
@@ -93,7 +154,7 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         // Only now, to name the reason: the decision above was already made in SQL.
         const key = await findById(id);
         if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyRefusal(key, now);
+        const reason = apiKeyUseRefusal(key, now);
         if (reason) return { ok: false, reason, key };
       }
       throw unstableKeyError(id);

@@ -1,6 +1,6 @@
-import type { ApiKeyPatch, ApiKeyStore, ApiKeyUseResult } from "@latchkey/core";
-import { and, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import { apiKeyRefusal, CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
+import { and, desc, eq, getTableColumns, isNotNull, lt, lte, or, Param, sql, type SQL } from "drizzle-orm";
+import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { SqliteDatabase } from "./database.ts";
@@ -13,25 +13,19 @@ const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !==
 /** `ApiKeyStore` over SQLite/libSQL; a use is one conditional UPDATE ... RETURNING. */
 export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null): ApiKeyStore {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
-  const byColumn = (column: typeof k.id | typeof k.keyHash) =>
-    db
-      .select()
-      .from(k)
-      .where(eq(column, sql.placeholder("value")))
-      .limit(1)
-      .prepare();
-  const byId = byColumn(k.id);
-  const byHash = byColumn(k.keyHash);
+  const byId = db
+    .select()
+    .from(k)
+    .where(eq(k.id, sql.placeholder("value")))
+    .limit(1)
+    .prepare();
+  // The current value or a rerolled one still in its grace (the caller checks the grace): one indexed read either way.
+  const hashMatches = or(eq(k.keyHash, sql.placeholder("value")), eq(k.previousKeyHash, sql.placeholder("value")));
+  const byHash = db.select().from(k).where(hashMatches).limit(1).prepare();
   // The same lookup on the read connection (see file-reads.ts); drizzle maps its rows the same way.
   const readByHash = readThrough(
     reads,
-    (rdb) =>
-      rdb
-        .select()
-        .from(k)
-        .where(eq(k.keyHash, sql.placeholder("value")))
-        .limit(1)
-        .prepare(),
+    (rdb) => rdb.select().from(k).where(hashMatches).limit(1).prepare(),
     (values) => byHash.all(values),
   );
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
@@ -44,8 +38,12 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
   const at = sql.placeholder("at");
   const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
   const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} <= ${at})`;
+  // A refill due at `now` is decided in the same statement as the use (writes are serialised, so a second use
+  // sees the first one's `last_refill_at` and does not refill again).
+  const refillDue = sql`(${k.refillAmount} is not null and ${k.refillIntervalMs} is not null and coalesce(${k.lastRefillAt}, ${k.createdAt}) + ${k.refillIntervalMs} <= ${at})`;
   const usage = {
-    remaining: sql`${k.remaining} - 1`,
+    remaining: sql`case when ${refillDue} then ${k.refillAmount} - 1 else ${k.remaining} - 1 end`,
+    lastRefillAt: sql`case when ${refillDue} then ${at} else ${k.lastRefillAt} end`,
     requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
     windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
     lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
@@ -54,7 +52,7 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
     eq(k.id, sql.placeholder("id")),
     eq(k.enabled, true),
     sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-    sql`(${k.remaining} is null or ${k.remaining} > 0)`,
+    sql`(${k.remaining} is null or ${k.remaining} > 0 or ${refillDue})`,
     sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
   );
   const viaClient = db.update(k).set(usage).where(usable).returning().prepare();
@@ -65,10 +63,34 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
     (values) => viaClient.all(values),
   );
   const useOnce = async (id: string, now: Date) => (await use({ id, now, at: now.getTime() }))[0] ?? null;
+  const touch = db
+    .update(k)
+    .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
+    .where(
+      and(
+        eq(k.id, sql.placeholder("id")),
+        sql`(${k.lastUsedAt} is null or ${k.lastUsedAt} <= ${sql.placeholder("staleAt")})`,
+      ),
+    )
+    .prepare();
+  const columns = Object.entries(getTableColumns(k));
 
   return {
-    async create(key) {
-      await db.insert(k).values(key);
+    async create(key, options = {}) {
+      const max = options.maxPerUser ?? null;
+      if (max === null) {
+        await db.insert(k).values(key);
+        return true;
+      }
+      // Insert only while the owner has fewer than `max` keys: one statement, and SQLite runs one writer at a
+      // time, so the count and the insert cannot interleave with another create. Values go through each
+      // column's encoder, as drizzle's own inserts do.
+      const names = columns.map(([, column]) => sql.identifier(column.name));
+      const values = columns.map(([field, column]) => sql`${new Param(key[field as keyof typeof key], column)}`);
+      const inserted = await db.all<{ id: string }>(
+        sql`insert into ${k} (${sql.join(names, sql`, `)}) select ${sql.join(values, sql`, `)} where (select count(*) from ${k} where ${k.userId} = ${key.userId}) < ${max} returning ${k.id}`,
+      );
+      return inserted.length === 1;
     },
     async findByHash(keyHash) {
       return (await readByHash({ value: keyHash }))[0] ?? null;
@@ -86,9 +108,37 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
         .limit(limit + 1);
       return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
     },
-    async update(id, userId, patch) {
-      if (!hasFields(patch)) return (await db.select().from(k).where(owned(id, userId)).limit(1))[0] ?? null;
-      return (await db.update(k).set(patch).where(owned(id, userId)).returning())[0] ?? null;
+    async update(id, userId, patch, options = {}) {
+      const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);
+      if (!hasFields(patch)) return (await db.select().from(k).where(where).limit(1))[0] ?? null;
+      return (await db.update(k).set(patch).where(where).returning())[0] ?? null;
+    },
+    async reroll(id, userId, r) {
+      const rows = await db
+        .update(k)
+        .set({
+          // The right-hand side reads the row before the update: the value being replaced.
+          previousKeyHash: r.graceUntil === null ? null : sql`${k.keyHash}`,
+          previousKeyExpiresAt: r.graceUntil,
+          keyHash: r.keyHash,
+          start: r.start,
+          rerolledAt: r.at,
+          updatedAt: r.at,
+        })
+        .where(owned(id, userId))
+        .returning();
+      return rows[0] ?? null;
+    },
+    async deleteExpiredRerolls(now) {
+      const rows = await db
+        .update(k)
+        .set({ previousKeyHash: null, previousKeyExpiresAt: null })
+        .where(lte(k.previousKeyExpiresAt, now))
+        .returning({ id: k.id });
+      return rows.length;
+    },
+    async touchLastUsed(id, now, resolutionMs) {
+      await touch.run({ id, now, staleAt: now.getTime() - resolutionMs });
     },
     async delete(id, userId) {
       return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
@@ -107,7 +157,7 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
         // Only now, to name the reason: the decision above was already made in SQL.
         const key = await findById(id);
         if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyRefusal(key, now);
+        const reason = apiKeyUseRefusal(key, now);
         if (reason) return { ok: false, reason, key };
       }
       throw unstableKeyError(id);

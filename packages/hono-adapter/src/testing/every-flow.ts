@@ -25,7 +25,7 @@ export interface FlowHarness {
  * password, link verification, password reset by token and by OTP, email OTP of every purpose (wrong, right,
  * replayed), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
  * sign-out, deletion by password and by emailed token. Needs `emailOtp({ codeLength: 10, emailChange:
- * { enabled: true } })`, `apiKeys({ grantablePermissions: { files: ["read"] } })`, `jwt()` and `auditLog()`.
+ * { enabled: true } })`, `apiKeys({ grantablePermissions: { files: ["read"] }, usage: true })`, `jwt()` and `auditLog()`.
  *
  * @example
  * await runEveryFlow(harness);
@@ -195,6 +195,16 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
     body: { keyId: created.apiKey.id, name: "ci-2", enabled: false },
   });
   await h.json("POST", "/api-key/verify", { body: { key } });
+  // Reroll with a grace: the new value once, both verify; the old one as deprecated. Usage per day.
+  const rerolled = await h.json<{ key: string }>("POST", "/api-key/reroll", {
+    token: t,
+    body: { keyId: created.apiKey.id, gracePeriod: "1h" },
+  });
+  keep("rerolled API key", rerolled.key);
+  await h.json("POST", "/api-key/update", { token: t, body: { keyId: created.apiKey.id, enabled: true } });
+  await h.json("POST", "/api-key/verify", { body: { key: rerolled.key } });
+  await h.json("POST", "/api-key/verify", { body: { key } });
+  await h.json("GET", `/api-key/usage?keyId=${encodeURIComponent(created.apiKey.id)}&days=2`, { token: t });
   const second = await h.json<{ key: string; apiKey: { id: string } }>("POST", "/api-key/create", {
     token: t,
     body: { name: "temp" },

@@ -22,6 +22,8 @@ export interface ApiKeyVariables {
   apiKey: ApiKeyView;
   /** The key's owner. */
   user: UserView;
+  /** True when the caller used a value a reroll replaced (still inside its grace): tell them to switch. */
+  apiKeyDeprecated: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ export function createRequireApiKey(tools: RequestTools) {
       const result = await service.authenticate({ key: c.req.header(header) ?? null, permissions }, tools.meta(c));
       if (!result.valid) {
         const { code, message, tryAgainIn } = result.error;
-        // Retry-After only when waiting helps: a used-up quota does not refill by itself.
+        // Retry-After only when waiting helps: a window that resets, or a used-up quota that refills.
         return errorResponse(
           new AuthError(
             code,
@@ -69,6 +71,7 @@ export function createRequireApiKey(tools: RequestTools) {
       }
       c.set("apiKey", result.apiKey);
       c.set("user", result.user);
+      c.set("apiKeyDeprecated", result.deprecated);
       await next();
     };
   };

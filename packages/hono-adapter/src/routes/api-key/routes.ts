@@ -10,7 +10,10 @@ import {
   DeletedResponse,
   ListQuery,
   ListResponse,
+  RerollBody,
   UpdateBody,
+  UsageQuery,
+  UsageResponse,
   VerifyBody,
   VerifyResponse,
 } from "./schemas.ts";
@@ -40,10 +43,10 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       authenticated: true,
       summary: "Create an API key for the signed-in user",
       description:
-        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).",
+        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).",
       body: CreateBody,
       response: { schema: CreateResponse, description: "The key and its plaintext value" },
-      errors: [403],
+      errors: [403, 409],
     },
     async (c, { body, session: s }) => {
       return c.json(await service.createForCaller(s.user.id, body, tools.meta(c)));
@@ -63,7 +66,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       // One indexed read (plus one atomic write for metered keys): a per-IP counter would add a write to every call.
       globalRateLimit: false,
       summary: "Verify an API key",
-      description: `The key comes from the body (\`key\`) or, when absent, the \`${header}\` header. Always 200: \`{valid: true, apiKey}\` or \`{valid: false, error: {code, message}}\` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (\`tryAgainIn: null\`) or RATE_LIMITED (\`tryAgainIn\` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically; unlimited keys are not written.`,
+      description: `The key comes from the body (\`key\`) or, when absent, the \`${header}\` header. Always 200: \`{valid: true, apiKey}\` or \`{valid: false, error: {code, message}}\` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (\`tryAgainIn\`: ms until the next refill, or null without one) or RATE_LIMITED (\`tryAgainIn\` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record \`lastUsedAt\` at most once per \`lastUsedResolution\`. A value replaced by a reroll verifies until its grace ends, answered with \`deprecated: true\`.`,
       body: VerifyBody,
       response: { schema: VerifyResponse, description: "The verdict" },
     },
@@ -104,13 +107,55 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       authenticated: true,
       summary: "Change an API key's name, enabled flag, metadata or permissions",
       description:
-        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota and rate-limit fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object.",
+        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing.",
       body: UpdateBody,
       response: { schema: ApiKeyResponse, description: "The updated key" },
       errors: [403, 404],
     },
     async (c, { body, session: s }) => {
       return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c)));
+    },
+  );
+
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/api-key/reroll",
+      operationId: "rerollApiKey",
+      tag: TAG,
+      authenticated: true,
+      summary: "Replace an API key's value, keeping the old one for a grace period",
+      description:
+        "A new plaintext `key`, shown once, for the same key (same id, name, prefix, metadata, permissions, quota, rate limit, refill and expiry). The previous value keeps verifying for `gracePeriod` (default 0: it stops at once; at most `apiKeys({ maxRerollGrace })`, default 7 days), answered with `deprecated: true`; a second reroll inside the grace ends the first old value at once (at most two values verify). Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRerolled`.",
+      body: RerollBody,
+      response: { schema: CreateResponse, description: "The key and its new plaintext value" },
+      errors: [404],
+    },
+    async (c, { body, session: s }) => {
+      return c.json(await service.reroll(body, s.user.id, tools.meta(c)));
+    },
+  );
+
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "get",
+      path: "/api-key/usage",
+      operationId: "getApiKeyUsage",
+      tag: TAG,
+      authenticated: true,
+      summary: "Per-day usage of one of the caller's API keys",
+      description:
+        "Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days). Another user's key is 404 `KEY_NOT_FOUND`.",
+      query: UsageQuery,
+      response: { schema: UsageResponse, description: "One entry per day" },
+      errors: [404],
+    },
+    async (c, { query, session: s }) => {
+      return c.json(await service.usage({ keyId: query.keyId, days: query.days ?? null }, s.user.id));
     },
   );
 

@@ -24,15 +24,41 @@ const ApiKeySchema = z
     prefix: z.string().openapi({ example: "lk_" }),
     start: z.string().openapi({ example: "lk_8Fq2x", description: "First 8 characters of the key, for display." }),
     enabled: z.boolean(),
-    metadata: z.record(z.string(), z.unknown()),
+    locked: z.boolean().openapi({
+      description:
+        "Disabled by the service operator (`auth.api.updateApiKey({ enabled: false })`): the owner cannot enable it (403 `KEY_LOCKED`).",
+    }),
+    metadata: z.record(z.string(), z.unknown()).openapi({ description: "The owner's data (writable by the owner)." }),
+    serverMetadata: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "Data only the server writes (`auth.api`); read-only to the owner." }),
     permissions: PermissionsSchema,
     remaining: z.number().int().nullable().openapi({ description: "Uses left; null = unlimited." }),
-    rateLimitMax: z.number().int().nullable(),
-    rateLimitWindowMs: z.number().int().nullable(),
-    lastUsedAt: z
+    refillAmount: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "`remaining` is set back to this every `refillInterval`; null = no refill." }),
+    refillInterval: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Milliseconds between refills; null = no refill." }),
+    lastRefillAt: z
       .string()
       .nullable()
-      .openapi({ format: "date-time", description: "Recorded only for keys with a quota or a rate limit." }),
+      .openapi({ format: "date-time", description: "Last refill (creation until the first); null without a refill." }),
+    rateLimitMax: z.number().int().nullable(),
+    rateLimitWindowMs: z.number().int().nullable(),
+    lastUsedAt: z.string().nullable().openapi({
+      format: "date-time",
+      description:
+        "Last successful use. Keys without a quota or rate limit record it at most once per `apiKeys({ lastUsedResolution })` (default one minute).",
+    }),
+    rerolledAt: z
+      .string()
+      .nullable()
+      .openapi({ format: "date-time", description: "When the key's value was last replaced; null when never." }),
     expiresAt: z.string().nullable().openapi({ format: "date-time" }),
     createdAt: z.string().openapi({ format: "date-time" }),
     updatedAt: z.string().openapi({ format: "date-time" }),
@@ -72,7 +98,14 @@ export const VerifyBody = z.object({
 
 export const VerifyResponse = z
   .union([
-    z.object({ valid: z.literal(true), apiKey: ApiKeySchema }),
+    z.object({
+      valid: z.literal(true),
+      apiKey: ApiKeySchema,
+      deprecated: z.boolean().openapi({
+        description:
+          "True when the value verified is one a reroll replaced, still inside its grace period: the caller should switch to the new value.",
+      }),
+    }),
     z.object({
       valid: z.literal(false),
       error: z.object({
@@ -86,7 +119,8 @@ export const VerifyResponse = z
         ]),
         message: z.string(),
         tryAgainIn: z.number().int().nullable().optional().openapi({
-          description: "RATE_LIMITED: ms until the window resets. USAGE_EXCEEDED: null (quotas do not refill).",
+          description:
+            "RATE_LIMITED: ms until the window resets. USAGE_EXCEEDED: ms until the next refill, or null for a key without a refill.",
         }),
       }),
     }),
@@ -111,5 +145,49 @@ export const UpdateBody = z.looseObject({
 });
 
 export const DeleteBody = z.object({ keyId: KeyIdField });
+
+export const RerollBody = z.object({
+  keyId: KeyIdField,
+  gracePeriod: z
+    .union([z.number().nonnegative(), z.string().max(32)])
+    .optional()
+    .openapi({
+      description:
+        'How long the previous value keeps verifying: seconds or a compact duration ("1h", "7d"); default 0 (it stops at once); at most `apiKeys({ maxRerollGrace })` (default 7 days).',
+      example: "1h",
+    }),
+});
+
+export const UsageQuery = z.object({
+  keyId: KeyIdField,
+  days: z.coerce.number().int().min(1).max(366).optional().openapi({
+    description: "How many UTC days back, today included (default 30, at most the retention).",
+    example: 14,
+  }),
+});
+
+const RefusalCounts = z
+  .object({
+    INVALID_API_KEY: z.number().int(),
+    KEY_DISABLED: z.number().int(),
+    KEY_EXPIRED: z.number().int(),
+    USAGE_EXCEEDED: z.number().int(),
+    RATE_LIMITED: z.number().int(),
+    INSUFFICIENT_PERMISSIONS: z.number().int(),
+  })
+  .partial()
+  .openapi({ description: "Refused verifies by code; codes with none are left out.", example: { RATE_LIMITED: 3 } });
+
+export const UsageResponse = z
+  .object({
+    days: z.array(
+      z.object({
+        date: z.string().openapi({ example: "2026-06-01", description: "UTC day, YYYY-MM-DD." }),
+        valid: z.number().int().openapi({ description: "Valid verifies that day." }),
+        refused: RefusalCounts,
+      }),
+    ),
+  })
+  .openapi("ApiKeyUsage");
 export const ApiKeyResponse = z.object({ apiKey: ApiKeySchema }).openapi("ApiKeyResponse");
 export const DeletedResponse = z.object({ deleted: z.number().int() }).openapi("DeletedCount");

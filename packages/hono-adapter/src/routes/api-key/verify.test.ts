@@ -37,6 +37,7 @@ describe("POST /api-key/verify", () => {
     expect(fromBody).toEqual({
       valid: true,
       apiKey: expect.objectContaining({ id: apiKey.id, name: "svc", start: key.slice(0, 8) }),
+      deprecated: false,
     });
     expect(JSON.stringify(fromBody)).not.toContain(hashSecret(key));
     expect(await verify(t, {}, { "x-api-key": key })).toMatchObject({ valid: true, apiKey: { id: apiKey.id } });
@@ -44,12 +45,20 @@ describe("POST /api-key/verify", () => {
     expect(await noBody.json()).toMatchObject({ valid: true });
   });
 
-  it("an unlimited key is never written: no quota, no lastUsedAt", async () => {
+  it("an unlimited key records lastUsedAt at most once per lastUsedResolution and nothing else", async () => {
     const { t, make } = await setup();
     const { key, apiKey } = await make();
-    const before = await t.store.apiKeys.findById(apiKey.id);
-    for (let i = 0; i < 5; i++) expect((await verify(t, { key })).valid).toBe(true);
-    expect(await t.store.apiKeys.findById(apiKey.id)).toEqual(before);
+    const before = (await t.store.apiKeys.findById(apiKey.id))!;
+    expect(before.lastUsedAt).toBeNull();
+    const usedAt = new Date(t.clock.now());
+    for (let i = 0; i < 5; i++) {
+      expect(await verify(t, { key })).toMatchObject({ valid: true, apiKey: { lastUsedAt: usedAt.toISOString() } });
+      t.clock.advance(1000);
+    }
+    expect(await t.store.apiKeys.findById(apiKey.id)).toEqual({ ...before, lastUsedAt: usedAt });
+    t.clock.advance(55_000);
+    expect((await verify(t, { key })).valid).toBe(true);
+    expect((await t.store.apiKeys.findById(apiKey.id))!.lastUsedAt).toEqual(new Date(t.clock.now()));
   });
 
   it("missing, unknown and malformed keys are a uniform 200 {valid: false, INVALID_API_KEY}, never 5xx", async () => {
