@@ -37,6 +37,9 @@ describe("auth.api.sweep()", () => {
     for (let i = 0; i < 3; i++) pending.push(await t.signUp(`pending-${i}@example.com`));
     const oldSession = await t.auth.api.signIn({ email: "kept@example.com", password: PASSWORD });
     await t.auth.api.createApiKey({ userId: kept.id, expiresIn: "1d" });
+    // A key rerolled with a day of grace: its old value must stop verifying and leave the table.
+    const rerolled = await t.auth.api.createApiKey({ userId: kept.id });
+    const renewed = await t.auth.api.rerollApiKey({ keyId: rerolled.apiKey.id, gracePeriod: "1d" });
     const startedAt = t.clock.now();
     const auditBefore = (await t.auth.api.listAuditEvents({ limit: 100 })).events.length;
     expect(auditBefore).toBeGreaterThan(20);
@@ -57,6 +60,7 @@ describe("auth.api.sweep()", () => {
       sessions: 4,
       verifications: 10,
       apiKeys: 1,
+      apiKeyRerolls: 1,
       auditEvents: auditBefore,
       unverifiedUsers: 3,
     });
@@ -77,6 +81,8 @@ describe("auth.api.sweep()", () => {
     for (const p of pending) expect(await t.store.users.findById(p.userId)).toBeNull();
     // What is live stays: the verified user, the new session, today's counters and audit rows.
     expect(await t.store.users.findById(kept.id)).not.toBeNull();
+    expect(await t.store.apiKeys.findByHash(hashSecret(rerolled.key))).toBeNull();
+    expect((await t.auth.api.verifyApiKey({ key: renewed.key })).valid).toBe(true);
     expect(await t.auth.api.getSession(freshToken)).not.toBeNull();
     expect(await t.store.counters.peek("rl:/sign-in/email:203.0.113.77", now)).toMatchObject({ count: 1 });
     const left = (await t.auth.api.listAuditEvents({ limit: 100 })).events;
@@ -92,6 +98,7 @@ describe("auth.api.sweep()", () => {
       sessions: 0,
       verifications: 0,
       apiKeys: 0,
+      apiKeyRerolls: 0,
       auditEvents: 0,
       unverifiedUsers: 0,
     });

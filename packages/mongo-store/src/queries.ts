@@ -183,7 +183,12 @@ export async function deleteMatching<D extends { _id: string }>(
   limit: number | undefined,
 ): Promise<number> {
   if (limit === undefined) return (await collection.deleteMany(filter)).deletedCount;
-  const ids = (await collection.find(filter, { projection: { _id: 1 } }).limit(limit).toArray()).map((d) => d._id);
+  const ids = (
+    await collection
+      .find(filter, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray()
+  ).map((d) => d._id);
   if (ids.length === 0) return 0;
   const batch = { $and: [{ _id: { $in: ids } }, filter] } as Filter<D>;
   return (await collection.deleteMany(batch)).deletedCount;

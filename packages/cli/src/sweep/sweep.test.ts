@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { FullStore } from "@latchkey/core";
+import type { ApiKeyRecord, FullStore } from "@latchkey/core";
 import { migrateDatabase, openDrizzleStore } from "@latchkey/drizzle-store";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
@@ -79,26 +79,40 @@ async function seed(url: string) {
         data: {},
       });
     }
-    await store.apiKeys.create({
-      id: "k1",
+    const key = (id: string, over: Partial<ApiKeyRecord>): ApiKeyRecord => ({
+      id,
       userId: "kept",
       name: null,
       prefix: "lk_",
       start: "lk_AbCdE",
-      keyHash: "kh1",
+      keyHash: `kh-${id}`,
       enabled: true,
+      locked: false,
       metadata: {},
+      serverMetadata: {},
       permissions: {},
       remaining: null,
+      refillAmount: null,
+      refillIntervalMs: null,
+      lastRefillAt: null,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
+      rerolledAt: null,
       rateLimitMax: null,
       rateLimitWindowMs: null,
       requestCount: 0,
       windowStart: null,
       lastUsedAt: null,
-      expiresAt: LONG_AGO,
+      expiresAt: null,
       createdAt: LONG_AGO,
       updatedAt: LONG_AGO,
+      ...over,
     });
+    await store.apiKeys.create(key("k1", { expiresAt: LONG_AGO }));
+    // Rerolled long ago with a grace that ended: the old value is cleared, the key stays.
+    await store.apiKeys.create(
+      key("k2", { previousKeyHash: "kh-old", previousKeyExpiresAt: LONG_AGO, rerolledAt: LONG_AGO }),
+    );
   } finally {
     await store.close();
   }
@@ -116,6 +130,7 @@ async function rowsLeft(url: string) {
       oldAudit: await store.audit.deleteBefore(new Date(now.getTime() - 90 * DAY)),
       audit: (await store.audit.list({ userId: null, limit: 10, cursor: null })).items.length,
       apiKey: await store.apiKeys.findById("k1"),
+      rerolled: (await store.apiKeys.findById("k2"))?.previousKeyHash ?? null,
       kept: (await store.users.findById("kept")) !== null,
       stale: (await store.users.findById("stale")) !== null,
     };
@@ -132,6 +147,7 @@ const CLEAN = {
   oldAudit: 0,
   audit: 1,
   apiKey: null,
+  rerolled: null,
   kept: true,
 };
 
@@ -149,6 +165,7 @@ describe("latchkey sweep", () => {
           "sessions: 4 removed",
           "verifications: 5 removed",
           "apiKeys: 1 removed",
+          "apiKeyRerolls: 1 removed",
           "auditEvents: 4 removed",
           "unverifiedUsers: 0 removed",
           "",
@@ -181,6 +198,7 @@ describe("latchkey sweep", () => {
           sessions: 0,
           verifications: 0,
           apiKeys: 0,
+          apiKeyRerolls: 0,
           auditEvents: 0,
           unverifiedUsers: 0,
         });

@@ -72,6 +72,7 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
       unverifiedBefore: unverifiedMs === null ? null : new Date(now.getTime() - unverifiedMs),
       // From a shell no listeners run, so the port is called directly (no ApiKeyRevoked events).
       deleteExpiredApiKeys: async (at) => (await apiKeys.deleteExpired(at, null)).length,
+      clearExpiredRerolls: (at) => apiKeys.deleteExpiredRerolls(at),
     });
   } finally {
     await store.close();

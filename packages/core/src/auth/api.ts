@@ -140,6 +140,7 @@ export function buildApi<P extends readonly AuthPlugin[]>(
         deleteExpiredApiKeys: apiKeys
           ? async () => (await apiKeys.deleteExpired(null, SERVER_CALL)).deleted
           : undefined,
+        clearExpiredRerolls: apiKeys ? async () => (await apiKeys.deleteExpiredRerolls()).cleared : undefined,
         // Through account deletion: lockout counters of the address go too, and AccountDeleted is emitted.
         deleteUser: (user) => core.accountDeletion.remove(user, SERVER_CALL),
       });

@@ -12,6 +12,8 @@ export interface SweepReport {
   verifications: number;
   /** Expired API keys (only with `apiKeys()` installed, or a store with the port from the CLI). */
   apiKeys: number;
+  /** Old values of rerolled API keys whose grace ended (cleared, so they stop verifying and leave the index). */
+  apiKeyRerolls: number;
   /** Audit rows older than `auditLog({ retention })`. */
   auditEvents: number;
   /** Users still unverified `emailVerification.deleteUnverifiedAfter` after sign-up (when set). */
@@ -34,6 +36,8 @@ export interface SweepPlan {
   unverifiedBefore: Date | null;
   /** Deletes expired API keys and returns how many went (the service emits `ApiKeyRevoked`); absent: none. */
   deleteExpiredApiKeys?: (now: Date) => Promise<number>;
+  /** Clears the old values of rerolled keys whose grace ended and returns how many; absent: none. */
+  clearExpiredRerolls?: (now: Date) => Promise<number>;
   /** Deletes one user found unverified; the default deletes the row and its cascade through the store. */
   deleteUser?: (user: UserRecord) => Promise<boolean>;
 }
@@ -66,7 +70,8 @@ async function inBatches(size: number, batch: (limit: number) => Promise<number>
 /**
  * Deletes every row past its life, table by table, in batches of `plan.batchSize` with a turn of the event loop
  * between two batches (a 100k-row sweep never holds the process for long): ended counters, expired sessions,
- * codes and tokens, expired API keys, audit rows past retention and, when asked, long-unverified users.
+ * codes and tokens, expired API keys and old values of rerolled ones, audit rows past retention and, when asked,
+ * long-unverified users.
  *
  * @example
  * const report = await sweepStore(store, { now: new Date(), batchSize: 1000, auditBefore: null, unverifiedBefore: null });
@@ -78,6 +83,7 @@ export async function sweepStore(store: Store, plan: SweepPlan): Promise<SweepRe
     sessions: await inBatches(size, (limit) => store.sessions.deleteExpired(now, limit)),
     verifications: await inBatches(size, (limit) => store.verifications.deleteExpired(now, limit)),
     apiKeys: plan.deleteExpiredApiKeys ? await plan.deleteExpiredApiKeys(now) : 0,
+    apiKeyRerolls: plan.clearExpiredRerolls ? await plan.clearExpiredRerolls(now) : 0,
     auditEvents: 0,
     unverifiedUsers: 0,
   };
