@@ -239,6 +239,8 @@ export interface paths {
          * Email a deletion confirmation link
          * @description Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
          */
         post: operations["requestAccountDeletion"];
@@ -305,6 +307,8 @@ export interface paths {
          * Email a code to a new address
          * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-email-change"]`).
          */
         post: operations["requestEmailChange"];
@@ -326,6 +330,8 @@ export interface paths {
         /**
          * Email a password-reset code
          * @description Always `{success: true}`; only registered emails receive a `password-reset` code.
+         *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-password-reset"]`).
          */
@@ -370,6 +376,8 @@ export interface paths {
         /**
          * Email a one-time code
          * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
+         *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/send-verification-otp"]`).
          */
@@ -477,6 +485,8 @@ export interface paths {
          * Email a password-reset link
          * @description Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/request-password-reset"]`).
          */
         post: operations["requestPasswordReset"];
@@ -521,6 +531,8 @@ export interface paths {
          * Email a verification link
          * @description Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
          *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/send-verification-email"]`).
          */
         post: operations["sendVerificationEmail"];
@@ -542,6 +554,8 @@ export interface paths {
         /**
          * Add a password to an account without one
          * @description For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/set-password"]`).
          */
         post: operations["setPassword"];
         delete?: never;
@@ -851,7 +865,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -1071,7 +1085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1179,7 +1193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1276,7 +1290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1337,7 +1351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1450,7 +1464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,7 +1586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,7 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1733,7 +1747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1841,7 +1855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1943,7 +1957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2032,7 +2046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2348,7 +2362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2455,7 +2469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2548,7 +2562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2749,7 +2763,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2890,7 +2904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2928,7 +2942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2966,7 +2980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3060,7 +3074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3154,7 +3168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3359,7 +3373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3468,7 +3482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3576,7 +3590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3664,7 +3678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3783,7 +3797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +3853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +3959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4064,7 +4078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4158,7 +4172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4260,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header) */
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
             503: {
                 headers: {
                     [name: string]: unknown;
