@@ -9,8 +9,9 @@ const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", 
 
 const config: KnipConfig = {
   includeEntryExports: false,
-  // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; it is not an npm package.
-  ignoreBinaries: ["taskset"],
+  // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; `redis-cli` (Debian's, beside
+  // redis-server) lists the reliability suite's Redis keys. Neither is an npm package.
+  ignoreBinaries: ["taskset", "redis-cli"],
   workspaces: {
     ".": {
       entry: ["scripts/*.mjs"],
@@ -42,6 +43,11 @@ const config: KnipConfig = {
     // The runners are started as processes by runtimes.test.ts and the e2e:* scripts (Bun, Deno, workerd).
     "packages/e2e": { entry: ["src/runners/*.ts"], project: ["src/**", "*.ts"] },
     "packages/test-support": { project: ["src/**"] },
+    // The configs `latchkey serve` loads in the tests (by path, as a user's config would be).
+    "packages/cli": { ...library, entry: ["src/serve/fixtures/*"] },
+    "packages/reliability": { entry: ["src/serve.config.mjs"] },
+    // The configs `latchkey serve` loads by path (the test's wraps the example's); the Python side is not JavaScript.
+    "examples/fastapi": { entry: ["latchkey.config.ts", "test/latchkey.test.config.ts"] },
     "examples/deno": { entry: ["src/server.ts"] },
     "examples/cloudflare-workers": { entry: ["src/worker.ts"] },
     // The servers under test are started as processes by the harness; the micro benchmarks and the bundle report

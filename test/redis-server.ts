@@ -12,6 +12,10 @@ export interface TestRedisServer {
   halt(): Promise<void>;
   /** Starts it again on the same port. */
   resume(): Promise<void>;
+  /** Freezes the running server (SIGSTOP): connections stay open, nothing is answered. */
+  freeze(): void;
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -99,7 +103,11 @@ export async function startTestRedis(): Promise<TestRedisServer> {
     port,
     halt,
     resume: start,
+    freeze: () => void (child as ChildProcess | null)?.kill("SIGSTOP"),
+    thaw: () => void (child as ChildProcess | null)?.kill("SIGCONT"),
     async stop() {
+      // A frozen server ignores SIGTERM until it runs again.
+      (child as ChildProcess | null)?.kill("SIGCONT");
       await halt();
       await rm(dir, { recursive: true, force: true });
     },

@@ -24,6 +24,7 @@ import {
   waitForHttp,
   type Packs,
 } from "./harness/projects.ts";
+import { BAD_CONFIG, listening, printed as printedLine, SLOW_CONFIG, startServe } from "./harness/serve.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
@@ -344,10 +345,13 @@ describe("examples/cloudflare-workers as a real Workers build", () => {
     expect(bundle.code, printed(bundle)).toBe(0);
     expect(bundle.stdout, printed(bundle)).toMatch(/env\.DB.*latchkey-auth/);
     const capture = await emailCapture();
-    // No LATCHKEY_BASE_URL: the worker takes the origin it is reached on, as on a fresh deploy.
-    writeFileSync(join(app, ".dev.vars"), `LATCHKEY_SECRET=${"w".repeat(64)}\nEMAIL_WEBHOOK_URL=${capture.url}\n`);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
+    // The worker requires LATCHKEY_BASE_URL (it never takes links or origins from the Host it is reached on).
+    writeFileSync(
+      join(app, ".dev.vars"),
+      `LATCHKEY_SECRET=${"w".repeat(64)}\nLATCHKEY_BASE_URL=${base}\nEMAIL_WEBHOOK_URL=${capture.url}\n`,
+    );
     // wrangler dev opens the D1 that `migrations apply --local` wrote (.wrangler/state), with its own workerd.
     const server = start(
       node24,
@@ -371,5 +375,101 @@ describe("examples/cloudflare-workers as a real Workers build", () => {
       await server.stop();
       await capture.close();
     }
+  });
+});
+
+describe("the installed `latchkey serve` and `latchkey init` (Node 20, no loader installed by the project)", () => {
+  const env = (url: string) => ({
+    LATCHKEY_SECRET: "c".repeat(64),
+    LATCHKEY_DATABASE_URL: url,
+    LATCHKEY_BASE_URL: "http://127.0.0.1",
+  });
+  const signUp = (url: string, email: string) =>
+    fetch(`${url}/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "consumer serve password" }),
+    });
+
+  it("init writes latchkey.config.ts; serve runs it (TypeScript through the CLI's own loader) on PostgreSQL: health, sign-up, JWKS, request log; rotate-jwks", async () => {
+    const db = await createTestPostgresDatabase();
+    try {
+      const init = await run("npx", ["--no-install", "latchkey", "init"], { cwd: plain, timeoutMs: 60_000 });
+      expect(init.code, printed(init)).toBe(0);
+      expect(init.stdout).toContain("npx latchkey serve");
+      const migrated = await run("npx", ["--no-install", "latchkey", "migrate", "--database", db.url], {
+        cwd: plain,
+        timeoutMs: 60_000,
+      });
+      expect(migrated.code, printed(migrated)).toBe(0);
+      const server = startServe(plain, ["--port", "0"], env(db.url));
+      try {
+        const url = await listening(server);
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        expect((await signUp(url, "served@example.com")).status).toBe(200);
+        const jwks = (await (await fetch(`${url}/auth/jwks`)).json()) as { keys: unknown[] };
+        expect(jwks.keys).toHaveLength(1);
+        await printedLine(server, '"path":"/auth/sign-up/email"');
+        expect(server.output()).toMatch(/"method":"POST","path":"\/auth\/sign-up\/email","status":200/);
+        expect(server.output()).not.toContain("consumer serve password");
+      } finally {
+        server.child.kill("SIGTERM");
+        expect(await server.exit).toBe(0);
+      }
+      // The operator's rotation from the same config (the JWKS had its first key from the request above).
+      const rotated = await run("npx", ["--no-install", "latchkey", "rotate-jwks"], {
+        cwd: plain,
+        env: env(db.url),
+        timeoutMs: 60_000,
+      });
+      expect(rotated.code, printed(rotated)).toBe(0);
+      expect(rotated.stdout).toMatch(/^new signing key \S+;/);
+    } finally {
+      await db.dispose();
+    }
+  });
+
+  it("SIGTERM with requests in flight: they finish and are stored, then the process ends by itself with 0", async () => {
+    const db = await createTestPostgresDatabase();
+    try {
+      writeFileSync(join(plain, "slow.config.mjs"), SLOW_CONFIG);
+      const migrated = await run("npx", ["--no-install", "latchkey", "migrate", "--database", db.url], {
+        cwd: plain,
+        timeoutMs: 60_000,
+      });
+      expect(migrated.code, printed(migrated)).toBe(0);
+      const server = startServe(plain, ["--config", "slow.config.mjs", "--port", "0"], env(db.url));
+      const url = await listening(server);
+      const answers = [0, 1, 2].map((i) => signUp(url, `inflight-${i}@example.com`));
+      await printedLine(server, "HASHING", 3);
+      server.child.kill("SIGTERM");
+      expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(await server.exit).toBe(0);
+      expect(server.output()).toContain("latchkey stopped");
+      const stored = await run(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import pg from "pg"; const c = new pg.Client({ connectionString: process.argv[1] }); await c.connect(); const r = await c.query("select count(*)::int as n from users where email like 'inflight-%'"); console.log("USERS " + r.rows[0].n); await c.end();`,
+          db.url,
+        ],
+        { cwd: plain },
+      );
+      expect(stored.stdout, printed(stored)).toContain("USERS 3");
+    } finally {
+      await db.dispose();
+    }
+  });
+
+  it("a bad config and an unreachable database are refused at start with a clear message and exit 1", async () => {
+    writeFileSync(join(plain, "bad.config.mjs"), BAD_CONFIG);
+    const bad = startServe(plain, ["--config", "bad.config.mjs", "--port", "0"], {});
+    expect(await bad.exit).toBe(1);
+    expect(bad.output()).toMatch(/invalid config: .*sesion.*session/);
+    const away = startServe(plain, ["--port", "0", "--database-wait", "1"], env("postgres://u:pw@127.0.0.1:9/none"));
+    expect(await away.exit).toBe(1);
+    expect(away.output()).toMatch(/the database did not answer within 1 s/);
+    expect(away.output()).not.toContain("listening");
   });
 });

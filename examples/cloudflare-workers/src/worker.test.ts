@@ -17,6 +17,7 @@ let bundle: WorkerBundle;
 let persist: string;
 let worker: RunningWorker;
 let other: RunningWorker;
+let unconfigured: RunningWorker;
 const outbox: Array<{ to: string; text: string }> = [];
 const capture = createServer((req, res) => {
   let body = "";
@@ -54,14 +55,16 @@ beforeAll(async () => {
     "0001_api_key_lifecycle",
     "0002_counters_reset_at_index",
   ]);
-  // The second instance has no LATCHKEY_BASE_URL, like a fresh deploy: it takes the origin it is reached on.
+  other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
+  // A deploy that forgot LATCHKEY_BASE_URL.
   const { LATCHKEY_BASE_URL: _, ...unpinned } = bindings;
-  other = await startWorker(bundle.code, unpinned, { d1: { ...D1, persist } });
+  unconfigured = await startWorker(bundle.code, unpinned, { d1: { ...D1, persist } });
 });
 
 afterAll(async () => {
   await worker?.dispose();
   await other?.dispose();
+  await unconfigured?.dispose();
   await new Promise((resolve) => capture.close(resolve));
   if (persist) rmSync(persist, { recursive: true, force: true });
 });
@@ -140,6 +143,24 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     expect(result.passed).toEqual(
       expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name]),
     );
+  });
+});
+
+describe("a worker without LATCHKEY_BASE_URL", () => {
+  it("serves nothing (500, configuration named in the log only) instead of taking links and origins from the first request's Host", async () => {
+    const sent = outbox.length;
+    for (const host of ["https://evil.example", "https://workers.example"]) {
+      const res = await unconfigured.fetch(
+        new Request(`${host}/auth/request-password-reset`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "cf-connecting-ip": "203.0.113.77" },
+          body: JSON.stringify({ email: "nobase@example.com" }),
+        }),
+      );
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ code: "INTERNAL_ERROR", message: "The auth service is not configured" });
+    }
+    expect(outbox.slice(sent)).toEqual([]);
   });
 });
 

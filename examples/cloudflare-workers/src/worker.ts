@@ -8,7 +8,10 @@ export interface Env {
   /** The D1 database (`[[d1_databases]]` in wrangler.toml), migrated with `wrangler d1 migrations apply`. */
   DB: D1DatabaseBinding;
   LATCHKEY_SECRET: string;
-  /** Optional: the public URL, when the worker answers on more than one hostname (else the request's origin). */
+  /**
+   * Required: the public URL of the app (`https://app.example`). Links in emails, their sender, JWT `iss`/`aud` and
+   * the trusted origin come from it, never from the hostname a request happened to use.
+   */
   LATCHKEY_BASE_URL?: string;
   /** Optional: POST every email to this URL as JSON instead of logging it (see email.ts). */
   EMAIL_WEBHOOK_URL?: string;
@@ -19,12 +22,15 @@ export interface Env {
 // counters and locks.
 let auth: Auth | undefined;
 
-function authFor(request: Request, env: Env): Auth {
+function authFor(env: Env): Auth {
+  // Without it the first request's hostname would decide the links and origins of the whole isolate.
+  if (!env.LATCHKEY_BASE_URL)
+    throw new Error(
+      "LATCHKEY_BASE_URL is not set: add it under [vars] in wrangler.toml (or `wrangler secret put LATCHKEY_BASE_URL`)",
+    );
   auth ??= createAuth({
     secret: env.LATCHKEY_SECRET,
-    // Cloudflare routes a request to the worker by its hostname, so its URL's origin is the worker's own
-    // (workers.dev or your route); LATCHKEY_BASE_URL pins one when several hostnames reach the worker.
-    baseUrl: env.LATCHKEY_BASE_URL || new URL(request.url).origin,
+    baseUrl: env.LATCHKEY_BASE_URL,
     basePath: "/auth",
     database: drizzleStore({ binding: env.DB }),
     // Cloudflare sets cf-connecting-ip at its edge; clients cannot forge it on a Worker.
@@ -37,8 +43,22 @@ function authFor(request: Request, env: Env): Auth {
   return auth;
 }
 
+let reported = false;
+
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
-    return authFor(request, env).handler(request, env, ctx);
+  async fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
+    let built: Auth;
+    try {
+      built = authFor(env);
+    } catch (error) {
+      // A deployment without its configuration serves nothing; the reason goes to the log (once per isolate).
+      if (!reported) console.error(`[latchkey] ${(error as Error).message}`);
+      reported = true;
+      return Response.json(
+        { code: "INTERNAL_ERROR", message: "The auth service is not configured" },
+        { status: 500, headers: { "cache-control": "no-store" } },
+      );
+    }
+    return built.handler(request, env, ctx);
   },
 };

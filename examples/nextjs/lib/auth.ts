@@ -1,7 +1,30 @@
 import { apiKeys, emailOtp, jwt } from "@latchkey/core";
-import { clientIp, createAuth, type Auth } from "@latchkey/hono-adapter";
+import { clientIp, createAuth, type Auth, type GetClientIp } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import { emailSender } from "./email";
+
+/**
+ * Where the client address for per-IP rate limits comes from. `X-Forwarded-For` is trusted only behind a proxy
+ * that overwrites it: on Vercel (which sets `VERCEL=1`), or behind your own proxies when `LATCHKEY_PROXY_HOPS`
+ * says how many. Bare `next start` keeps a client-sent `X-Forwarded-For` (it only fills it in when absent) and a
+ * route handler cannot see the socket, so there the address is unknown: every client shares one per-IP bucket
+ * (limits hold, nobody can rotate past them, but set up the proxy before real traffic).
+ */
+function clientAddress(): GetClientIp {
+  if (process.env.VERCEL === "1") return clientIp.fromForwardedFor(1);
+  const hops = process.env.LATCHKEY_PROXY_HOPS;
+  if (hops !== undefined && hops !== "") {
+    const n = Number(hops);
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`LATCHKEY_PROXY_HOPS must be a positive integer (got "${hops}")`);
+    return clientIp.fromForwardedFor(n);
+  }
+  if (process.env.NODE_ENV === "production")
+    console.warn(
+      "[latchkey] no proxy configured (LATCHKEY_PROXY_HOPS): X-Forwarded-For is not trusted and all clients share one per-IP rate-limit bucket",
+    );
+  return clientIp.fromSocket;
+}
 
 // The app reads its environment (.env.local, or the host's settings); the library never does.
 function buildAuth(): Auth {
@@ -16,8 +39,7 @@ function buildAuth(): Auth {
     database: memoryStore(),
     environment: production ? "production" : "development",
     cookies: { secure: production },
-    // Behind one proxy (Vercel, a load balancer) that overwrites X-Forwarded-For.
-    getClientIp: clientIp.fromForwardedFor(1),
+    getClientIp: clientAddress(),
     email: { sender: emailSender() },
     plugins: [emailOtp(), apiKeys(), jwt()],
   });

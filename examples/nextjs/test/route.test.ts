@@ -18,6 +18,8 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
   beforeAll(async () => {
     process.env.LATCHKEY_SECRET = "n".repeat(64);
     process.env.LATCHKEY_BASE_URL = BASE_URL;
+    // The journeys run as if behind one proxy that overwrites X-Forwarded-For (what `next` above does).
+    process.env.LATCHKEY_PROXY_HOPS = "1";
     route = (await import("../app/api/auth/[...all]/route.ts")) as Route;
   });
 
@@ -38,6 +40,64 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
     expect(cookie.startsWith("latchkey.session=")).toBe(true);
     const session = await next(new Request(`${BASE_URL}/api/auth/get-session`, { headers: { cookie } }));
     expect(((await session.json()) as { user: { email: string } }).user.email).toBe("ada@next.example");
+  });
+
+  it("under bare next start (no proxy configured) a client-set X-Forwarded-For is not trusted: rotating it does not get past the reset limit", async () => {
+    const holder = globalThis as { latchkeyAuth?: unknown };
+    const configured = holder.latchkeyAuth;
+    const hops = process.env.LATCHKEY_PROXY_HOPS;
+    delete process.env.LATCHKEY_PROXY_HOPS;
+    delete holder.latchkeyAuth;
+    try {
+      // What `next start` passes on: the client's own header, untouched (Next only fills it in when absent).
+      const statuses: number[] = [];
+      for (let i = 0; i < 14; i++) {
+        const res = await route.POST(
+          new Request(`${BASE_URL}/api/auth/request-password-reset`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${i}` },
+            body: JSON.stringify({ email: "victim@next.example" }),
+          }),
+        );
+        statuses.push(res.status);
+      }
+      // The reset rule allows 3 a minute per address; the rotating header does not make 14 addresses.
+      expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(11);
+    } finally {
+      holder.latchkeyAuth = configured;
+      process.env.LATCHKEY_PROXY_HOPS = hops;
+    }
+  });
+
+  it("trusts X-Forwarded-For on Vercel or behind LATCHKEY_PROXY_HOPS proxies, and refuses a malformed hop count", async () => {
+    const holder = globalThis as { latchkeyAuth?: unknown };
+    const configured = holder.latchkeyAuth;
+    const { getAuth } = await import("../lib/auth.ts");
+    try {
+      process.env.LATCHKEY_PROXY_HOPS = "two";
+      delete holder.latchkeyAuth;
+      expect(() => getAuth()).toThrow(/LATCHKEY_PROXY_HOPS/);
+      process.env.LATCHKEY_PROXY_HOPS = "2";
+      delete holder.latchkeyAuth;
+      // Two proxies: the address the outer one saw is second from the right.
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await route.POST(
+          new Request(`${BASE_URL}/api/auth/request-password-reset`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-forwarded-for": `spoofed-${i}, 192.0.2.${i}, 10.0.0.1` },
+            body: JSON.stringify({ email: "hops@next.example" }),
+          }),
+        );
+        statuses.push(res.status);
+      }
+      // Four different client addresses: none is limited.
+      expect(statuses).toEqual([200, 200, 200, 200]);
+    } finally {
+      holder.latchkeyAuth = configured;
+      process.env.LATCHKEY_PROXY_HOPS = "1";
+    }
   });
 
   it("keeps one auth across module re-evaluation (next dev reloads)", async () => {

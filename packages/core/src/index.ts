@@ -71,7 +71,15 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
-export { RateLimiter, HashBudget, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
+export {
+  RateLimiter,
+  HashBudget,
+  Lockout,
+  ipBucket,
+  retryAfterText,
+  lockoutIdentifier,
+  counterBinding,
+} from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";

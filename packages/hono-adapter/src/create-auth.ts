@@ -12,6 +12,7 @@ import {
 } from "@latchkey/core";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
+import { hostErrorResponse, keepRefreshedCookie } from "./http/host-response.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
 import { bodyGuard, csrfProtection, securityHeaders } from "./middleware/security.ts";
 import { corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
@@ -58,7 +59,11 @@ export interface Auth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   app: AuthApp;
   /** Standalone WinterCG handler: `basePath` + every middleware. `export default { fetch: auth.handler }`. */
   handler: (request: Request, env?: unknown, executionCtx?: ExecutionContextLike) => Promise<Response>;
-  /** CSRF, security headers and AuthError rendering for the host app's own routes. */
+  /**
+   * For the host app's own routes: CSRF, security headers (on a copy when a route returns immutable headers), the
+   * refreshed session cookie on the final response, and error rendering (an `AuthError` as its JSON error, any
+   * other unexpected error as the bare JSON 500).
+   */
   middleware: MiddlewareHandler;
   requireUser: MiddlewareHandler<{ Variables: AuthVariables }>;
   requireSession: MiddlewareHandler<{ Variables: AuthVariables }>;
@@ -77,7 +82,8 @@ export interface Auth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   tools: RequestTools;
   /**
    * Releases the store's connections (and those of `counters`, when they have their own) after the requests in
-   * flight finish with them. Call it on shutdown (SIGTERM); the auth answers 503 afterwards.
+   * flight finish with them. Call it on shutdown (SIGTERM). Afterwards a store with connections answers 503; the
+   * memory store has nothing to release and keeps answering.
    */
   close(): Promise<void>;
 }
@@ -181,7 +187,16 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     await headers(c, async () => {
       const rejected = await csrf(c, async () => {
         await next();
-        if (c.error instanceof AuthError) c.res = errorResponse(c.error);
+        if (c.error) {
+          const rendered = hostErrorResponse(c.error, c.res);
+          if (rendered) {
+            // The bare 500 carries nothing of the failed answer (its headers may describe another body); an
+            // AuthError's answer keeps what the route had set (Hono merges the headers), as it always did.
+            if (!(c.error instanceof AuthError)) c.res = undefined;
+            c.res = rendered;
+          }
+        }
+        keepRefreshedCookie(c);
       });
       if (rejected instanceof Response) c.res = rejected;
     });

@@ -1,23 +1,53 @@
 import {
+  AuthConfigError,
+  AuthError,
   databaseUnavailable,
   parseDuration,
+  rejectUnknownOptions,
+  type CounterBinding,
   type CounterState,
   type CounterStore,
   type Duration,
+  type OptionShape,
 } from "@latchkey/core";
-import { createClient } from "redis";
+import { createClient, ErrorReply } from "redis";
 
 /** Options of `redisCounters`. */
 export interface RedisCountersOptions {
   /** `redis://[[user]:password@]host[:port][/db]` or `rediss://` (TLS). Valkey speaks the same protocol. */
   url: string;
-  /** Prefix of every key this store writes. Default `"latchkey:"`. */
+  /**
+   * Prefix of every key this store writes. Default `"latchkey:<app>:"`, where `<app>` is 12 hex characters derived
+   * from the auth secret and the origin of `baseUrl`, so two apps on one Redis never share a counter. Set it to
+   * keep counters across a change of secret, or to tell apps apart by name.
+   */
   keyPrefix?: string;
   /** Longest wait for a connection. Default 2 s. */
   connectTimeout?: Duration;
-  /** Longest wait for one command. Default 2 s. */
+  /**
+   * Longest wait for one command, from sending it to its answer. When it passes, the request answers 503
+   * `DATABASE_UNAVAILABLE` and the connection is dropped and opened again. Default 2 s.
+   */
   commandTimeout?: Duration;
 }
+
+/** The options `redisCounters` accepts; any other key is an `AuthConfigError` naming the nearest one. */
+export const REDIS_COUNTERS_OPTION_SHAPE: OptionShape = {
+  url: true,
+  keyPrefix: true,
+  connectTimeout: true,
+  commandTimeout: true,
+};
+
+const DEFAULT_TIMEOUT = "2s";
+const defaultPrefix = (app: string) => `latchkey:${app}:`;
+
+/** The defaults as the docs write them (the prefix's `<app>`: 12 hex characters from the secret and `baseUrl`). */
+export const REDIS_COUNTERS_DEFAULTS: Readonly<Record<string, string>> = {
+  keyPrefix: JSON.stringify(defaultPrefix("<app>")),
+  connectTimeout: JSON.stringify(DEFAULT_TIMEOUT),
+  commandTimeout: JSON.stringify(DEFAULT_TIMEOUT),
+};
 
 // A counter is a hash {c: count, r: resetAt (ms epoch)} that expires with its window. The window logic runs in
 // Redis, on the `now` the caller passes (the same clock as every other store), so each hit is one atomic round trip.
@@ -44,80 +74,193 @@ return 1
 
 type Reply = [number, string];
 
+function newClient(url: string, connectTimeout: number, commandTimeout: number) {
+  return createClient({
+    url,
+    // Commands fail at once while disconnected instead of queueing (a request must not wait for Redis to return).
+    disableOfflineQueue: true,
+    // An idle connection is exercised, so a dead peer shows up as a failed PING (and a reconnect), not on the
+    // next request. Our own timer in `run` bounds every command whatever the socket does.
+    pingInterval: Math.max(1000, commandTimeout),
+    socket: { connectTimeout, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
+  });
+}
+type Client = ReturnType<typeof newClient>;
+
+// Replies of a server that is there but cannot serve right now (loading its data set, a script running too long,
+// a failover in progress): the same 503 as an unreachable one. Any other reply (WRONGTYPE, NOSCRIPT, OOM, NOPERM,
+// a script error) is a fault to report as what it is.
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY)\b/;
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+// node-redis's connection errors (ClientClosedError, ClientOfflineError, SocketClosedUnexpectedlyError,
+// ConnectionTimeoutError, SocketTimeoutError, DisconnectsClientError, ReconnectStrategyError, TimeoutError).
+const CONNECTION_ERRORS =
+  /^(ClientClosed|ClientOffline|SocketClosedUnexpectedly|ConnectionTimeout|SocketTimeout|DisconnectsClient|ReconnectStrategy|Timeout)Error$/;
+
+/** Whether `error` means "Redis cannot be reached or cannot serve now" (503), as opposed to a fault (500). */
+function isRedisUnavailable(error: unknown): boolean {
+  if (error instanceof ErrorReply) return UNAVAILABLE_REPLIES.test(error.message);
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && CONNECTION_CODES.has(code)) return true;
+  return CONNECTION_ERRORS.test(error.constructor.name) || CONNECTION_ERRORS.test(error.name);
+}
+
 /**
- * Rate-limit, lockout and per-API-key window counters in Redis or Valkey (official `redis` client): pass it as
+ * Rate-limit and lockout counters in Redis or Valkey (official `redis` client): pass it as
  * `createAuth({ database, counters: redisCounters({ url }) })`. Every hit is one Lua script, one round trip,
- * atomic across any number of instances. Redis that cannot be reached answers 503 `DATABASE_UNAVAILABLE`,
- * like the database: limits are never silently skipped. `close()` (or `auth.close()`) disconnects.
+ * atomic across any number of instances. Every command is raced against `commandTimeout`; a Redis that cannot be
+ * reached, or does not answer in time, answers 503 `DATABASE_UNAVAILABLE` like the database (limits are never
+ * silently skipped), and a connection that timed out is replaced. Identifiers in keys are HMAC'd with a key
+ * derived from the auth secret. `close()` (or `auth.close()`) disconnects.
  *
  * @example
  * import { redisCounters } from "@latchkey/redis-store";
  * const auth = createAuth({ secret, baseUrl, database, counters: redisCounters({ url: process.env.REDIS_URL! }) });
  */
-export function redisCounters(options: RedisCountersOptions): CounterStore & { close(): Promise<void> } {
-  const prefix = options.keyPrefix ?? "latchkey:";
-  const connectTimeout =
-    options.connectTimeout === undefined ? 2000 : parseDuration(options.connectTimeout, "redisCounters.connectTimeout");
-  const commandTimeout =
-    options.commandTimeout === undefined ? 2000 : parseDuration(options.commandTimeout, "redisCounters.commandTimeout");
-  const client = createClient({
-    url: options.url,
-    // Commands fail at once while disconnected instead of queueing (a request must not wait for Redis to return).
-    disableOfflineQueue: true,
-    commandOptions: { timeout: commandTimeout },
-    socket: { connectTimeout, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2000) },
-  });
+export function redisCounters(
+  options: RedisCountersOptions,
+): CounterStore & { close(): Promise<void>; ping(): Promise<void>; bind(binding: CounterBinding): void } {
+  rejectUnknownOptions(options, REDIS_COUNTERS_OPTION_SHAPE, "redisCounters");
+  const connectTimeout = parseDuration(options.connectTimeout ?? DEFAULT_TIMEOUT, "redisCounters.connectTimeout");
+  const commandTimeout = parseDuration(options.commandTimeout ?? DEFAULT_TIMEOUT, "redisCounters.commandTimeout");
+  if (options.keyPrefix !== undefined && (typeof options.keyPrefix !== "string" || options.keyPrefix === ""))
+    throw new AuthConfigError("redisCounters.keyPrefix", "must be a non-empty string");
+
   let lastLog = 0;
-  // The client reports connection failures as `error` events (unlistened, Node would end the process).
-  client.on("error", (error: Error) => {
+  const log = (message: string) => {
     const now = Date.now();
     if (now - lastLog < 1000) return;
     lastLog = now;
-    console.error(`[latchkey] Redis counters: ${error.message.split("\n")[0]}`);
-  });
+    console.error(`[latchkey] Redis counters: ${message.split("\n")[0]}`);
+  };
+
+  const open = (): Client => {
+    const client = newClient(options.url, connectTimeout, commandTimeout);
+    // The client reports connection failures as `error` events (unlistened, Node would end the process).
+    client.on("error", (error: Error) => log(error.message));
+    return client;
+  };
+
   // Connect at once; the client then keeps the connection up by itself (reconnectStrategy). Until the first
   // connection is made, callers wait for it together, at most connectTimeout; afterwards commands run at once
   // and fail at once while Redis is away.
   let closed = false;
-  const connecting = client.connect().then(
-    () => undefined,
-    () => undefined,
-  );
-  const firstWait = Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, connectTimeout).unref())]);
-  const ready = async () => {
-    if (closed) throw databaseUnavailable(new Error("redisCounters: closed"));
-    if (client.isReady) return;
-    await firstWait;
-    if (!client.isReady) throw databaseUnavailable(new Error("Redis is not reachable"));
+  let client = open();
+  const firstWait = Promise.race([
+    client.connect().then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise((resolve) => setTimeout(resolve, connectTimeout).unref()),
+  ]);
+  const connect = (c: Client) => {
+    c.connect().catch(() => undefined);
   };
-  const run = async <T>(fn: () => Promise<T>): Promise<T> => {
-    await ready();
+
+  /** Drops a connection that did not answer in time and opens a new one (once, however many commands waited). */
+  const reopen = (stale: Client) => {
+    if (closed || client !== stale) return;
+    client = open();
+    connect(client);
     try {
-      return await fn();
-    } catch (error) {
-      throw databaseUnavailable(error);
+      stale.destroy();
+    } catch {
+      // Already closed: nothing to release.
     }
   };
-  const key = (k: string) => prefix + k;
+
+  const ready = async (): Promise<Client> => {
+    if (closed) throw databaseUnavailable(new Error("redisCounters: closed"));
+    if (client.isReady) return client;
+    await firstWait;
+    if (!client.isReady) throw databaseUnavailable(new Error("Redis is not reachable"));
+    return client;
+  };
+
+  const TIMED_OUT = Symbol("timed out");
+  const run = async <T>(command: (c: Client) => Promise<T>): Promise<T> => {
+    const c = await ready();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const pending = command(c);
+    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), commandTimeout);
+    });
+    try {
+      const result = await Promise.race([pending, deadline]);
+      if (result === TIMED_OUT) {
+        // The answer may still come (or the drop below rejects it): nobody waits for it any more.
+        pending.catch(() => undefined);
+        log(`no answer within ${commandTimeout} ms; reconnecting`);
+        reopen(c);
+        throw databaseUnavailable(new Error(`Redis did not answer within ${commandTimeout} ms`));
+      }
+      return result as T;
+    } catch (error) {
+      if (error instanceof AuthError) throw error;
+      if (isRedisUnavailable(error)) throw databaseUnavailable(error);
+      throw new Error(`Redis counters: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, {
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  // Keys are `<prefix><kind>:<hmac of the rest>`: the kind (`rl`, `fail`, `lock`) stays readable for operators,
+  // the identifier (email, username, client address, path) does not.
+  let binding: CounterBinding | null = null;
+  let prefix = options.keyPrefix ?? null;
+  const key = (k: string) => {
+    if (!binding || prefix === null)
+      throw new Error("redisCounters: pass it to createAuth({ counters }) before use (it keys counters by the secret)");
+    const colon = k.indexOf(":");
+    return colon < 0 ? prefix + binding.keyOf(k) : `${prefix}${k.slice(0, colon)}:${binding.keyOf(k.slice(colon + 1))}`;
+  };
 
   return {
+    bind(next) {
+      if (binding && binding.namespace !== next.namespace)
+        throw new AuthConfigError(
+          "counters",
+          "this redisCounters() is already used by another app (another secret or baseUrl); create one per createAuth",
+        );
+      binding = next;
+      prefix = options.keyPrefix ?? defaultPrefix(next.namespace);
+    },
     async hit(k, windowMs, now): Promise<CounterState> {
-      const [count, resetAt] = (await run(() =>
-        client.eval(HIT, { keys: [key(k)], arguments: [String(now), String(windowMs)] }),
+      const redisKey = key(k);
+      const [count, resetAt] = (await run((c) =>
+        c.eval(HIT, { keys: [redisKey], arguments: [String(now), String(windowMs)] }),
       )) as unknown as Reply;
       return { count: Number(count), resetAt: Number(resetAt) };
     },
     async peek(k, now) {
-      const [count, resetAt] = await run(() => client.hmGet(key(k), ["c", "r"]));
+      const redisKey = key(k);
+      const [count, resetAt] = await run((c) => c.hmGet(redisKey, ["c", "r"]));
       if (count == null || resetAt == null || Number(resetAt) <= now) return null;
       return { count: Number(count), resetAt: Number(resetAt) };
     },
     async delete(k) {
-      await run(() => client.del(key(k)));
+      const redisKey = key(k);
+      await run((c) => c.del(redisKey));
     },
     async rename(from, to) {
       if (from === to) return;
-      await run(() => client.eval(RENAME, { keys: [key(from), key(to)] }));
+      const keys = [key(from), key(to)];
+      await run((c) => c.eval(RENAME, { keys }));
+    },
+    async ping() {
+      await run((c) => c.ping());
     },
     // Every key carries PEXPIRE of its window: Redis frees ended counters by itself, nothing is left to sweep.
     async deleteExpired() {
@@ -126,8 +269,24 @@ export function redisCounters(options: RedisCountersOptions): CounterStore & { c
     async close() {
       if (closed) return;
       closed = true;
-      if (client.isReady) await client.close();
-      else if (client.isOpen) client.destroy();
+      const last = client;
+      if (!last.isReady) {
+        if (last.isOpen) last.destroy();
+        return;
+      }
+      // A graceful close waits for commands in flight; a frozen Redis would hold it forever.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const gone = await Promise.race([
+        last.close().then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), commandTimeout);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (!gone && last.isOpen) last.destroy();
     },
   };
 }

@@ -1,7 +1,7 @@
 // @ts-check
 // One Latchkey instance as its own Node process, for the reliability suite. Loopback only. Plain ESM on the built
 // packages (no TypeScript loader): it starts in a fraction of the time, and the suite starts five of them.
-// Environment: DATABASE_URL, DRIVER (pg | postgres-js), REDIS_URL (optional), SECRET.
+// Environment: DATABASE_URL, DRIVER (pg | postgres-js), REDIS_URL and REDIS_COMMAND_TIMEOUT (optional), SECRET.
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import postgres from "postgres";
@@ -17,7 +17,14 @@ const database =
   driver === "postgres-js"
     ? postgresJsStore({ client: postgres(databaseUrl, { max: 8, onnotice: () => undefined }) })
     : drizzleStore({ url: databaseUrl, connectTimeout: 2, queryTimeout: 3, maxConnections: 8 });
-const counters = process.env.REDIS_URL ? redisCounters({ url: process.env.REDIS_URL }) : undefined;
+const counters = process.env.REDIS_URL
+  ? redisCounters({
+      url: process.env.REDIS_URL,
+      ...(process.env.REDIS_COMMAND_TIMEOUT
+        ? { commandTimeout: /** @type {import("@latchkey/core").Duration} */ (process.env.REDIS_COMMAND_TIMEOUT) }
+        : {}),
+    })
+  : undefined;
 
 const auth = createAuth({
   secret: /** @type {string} */ (process.env.SECRET),

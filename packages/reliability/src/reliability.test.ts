@@ -42,6 +42,11 @@ afterAll(async () => {
 const PASSWORD = "reliability password";
 // connectTimeout 2 s + queryTimeout 3 s (instance.ts) + argon2 and scheduling: no answer may take longer.
 const BOUND_MS = 8_000;
+// The Redis variant's commandTimeout (instance.mjs reads REDIS_COMMAND_TIMEOUT) and the margin a request may take
+// beyond it while Redis is frozen: argon2 with the suite's small parameters, its database round trips and the
+// scheduling of two server processes on a shared machine.
+const REDIS_COMMAND_TIMEOUT_MS = 1000;
+const REDIS_MARGIN_MS = 3000;
 
 type Sign = { user: { id: string }; session: { id: string }; credentials: { token: string } };
 
@@ -100,6 +105,7 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
   const name = title.replace(/\W+/g, "-").toLowerCase();
   // The outage, kill -9 and fuzz scenarios run once (database counters); the Redis variant repeats the rest.
   const itFull = (title: string, body: () => Promise<void>) => (full ? it(title, body) : undefined);
+  const itRedis = (title: string, body: () => Promise<void>) => (withRedis ? it(title, body) : undefined);
   describe(`two instances on one PostgreSQL (${title}, driver ${DRIVER})`, () => {
     let redis: TestRedisServer | null = null;
     let a: Instance;
@@ -112,7 +118,7 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
         DATABASE_URL: url,
         DRIVER,
         SECRET: randomBytes(32).toString("hex"),
-        ...(redis ? { REDIS_URL: redis.url } : {}),
+        ...(redis ? { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT: `${REDIS_COMMAND_TIMEOUT_MS / 1000}s` } : {}),
       };
       [a, b] = await Promise.all([startInstance("A", env), startInstance("B", env)]);
     });
@@ -316,6 +322,83 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
       expect(Math.max(...ledger.answers.map((r) => r.ms))).toBeLessThan(BOUND_MS);
       await reconcile(url, `mix-${name}-`, ledger);
     });
+
+    itRedis(
+      "Redis frozen (SIGSTOP) for 5 s mid-load: every request ends within commandTimeout plus a margin, only 503 while frozen, /health says so, recovery, reconciliation",
+      async () => {
+        const server = redis!;
+        const ledger = newLedger();
+        const known: Sign[] = [];
+        let loadUntil = Number.POSITIVE_INFINITY;
+        const load = loadFor(
+          0,
+          8,
+          mixedWorker(
+            `frozen-${name}-`,
+            ledger,
+            () => [a, b],
+            known,
+            () => undefined,
+          ),
+          () => Date.now() >= loadUntil,
+        );
+        await sleep(3000);
+        const frozenAt = Date.now();
+        server.freeze();
+        let thawedAt = 0;
+        const health: Answer[] = [];
+        try {
+          await sleep(1500);
+          // A load balancer's probe while Redis hangs: 503 within the bound, from both instances.
+          for (const instance of [a, b]) health.push(await call(instance, "GET", "/auth/health"));
+          await sleep(3500);
+        } finally {
+          server.thaw();
+          thawedAt = Date.now();
+        }
+        for (const probe of health) {
+          expect(probe.status, probe.text).toBe(503);
+          expect(JSON.parse(probe.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
+          expect(probe.ms).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + REDIS_MARGIN_MS);
+        }
+        for (const instance of [a, b]) {
+          let healthy = false;
+          while (!healthy && Date.now() - thawedAt < 10_000) {
+            healthy = (await call(instance, "GET", "/auth/health")).status === 200;
+            if (!healthy) await sleep(200);
+          }
+          expect(
+            healthy,
+            `${instance.name} healthy after Redis resumed; stderr ends:\n${instance.stderr().slice(-1500)}`,
+          ).toBe(true);
+        }
+        loadUntil = Date.now() + 3000;
+        await load;
+        expect(a.alive() && b.alive(), `a process exited: ${a.stderr()} ${b.stderr()}`).toBe(true);
+        // Nothing hung: every request got an answer (status 0 is the client's own 15 s timeout), and none took
+        // longer than the command timeout plus the margin.
+        expect(ledger.answers.filter((r) => r.status === 0)).toHaveLength(0);
+        const slowest = Math.max(...ledger.answers.map((r) => r.ms));
+        expect(slowest).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + REDIS_MARGIN_MS);
+        const grace = REDIS_COMMAND_TIMEOUT_MS + REDIS_MARGIN_MS;
+        const inFreeze = (r: Answer) => r.at + r.ms >= frozenAt && r.at <= thawedAt + grace;
+        const bad = ledger.answers.filter((r) => r.status !== 200 && !(r.status === 503 && inFreeze(r)));
+        expect(
+          bad.slice(0, 10).map((r) => `${r.status} after ${r.ms} ms ${r.text.slice(0, 120)}`),
+          `${bad.length} unexpected answers`,
+        ).toEqual([]);
+        const unavailable = ledger.answers.filter((r) => r.status === 503);
+        expect(unavailable.length).toBeGreaterThan(0);
+        for (const r of unavailable) {
+          expect(JSON.parse(r.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
+          expect(r.headers?.get("retry-after")).toBe("5");
+        }
+        console.log(
+          `[reliability] Redis frozen: ${ledger.answers.length} answers, ${unavailable.length} x 503, slowest ${slowest} ms`,
+        );
+        await reconcile(url, `frozen-${name}-`, ledger);
+      },
+    );
 
     itFull(
       "PostgreSQL restart and a 5 s stop mid-load: no process exit, only 503 during the outage, recovery, reconciliation",

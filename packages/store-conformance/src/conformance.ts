@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import type { Store } from "@latchkey/core";
+import { counterBinding, type Store } from "@latchkey/core";
 import { describeUsers } from "./users.ts";
 import { describeSessions } from "./sessions.ts";
 import { describeAccounts } from "./accounts.ts";
@@ -78,6 +78,8 @@ export function runCounterConformance(options: {
     let counters: CounterStore;
     beforeAll(async () => {
       counters = await options.createCounters();
+      // What createAuth does with a counter store of its own (Redis): bind it to one app's secret and origin.
+      counters.bind?.(counterBinding("counter-conformance-secret-0123456789abcdef", "https://conformance.example"));
     });
     afterAll(async () => {
       await counters?.close?.();

@@ -439,7 +439,7 @@ export interface paths {
         };
         /**
          * Health of the auth service and its database
-         * @description 200 `{status: "ok"}` when the database answers; 503 `DATABASE_UNAVAILABLE` (with `Retry-After`) when it does not. Answers within the store's query timeout.
+         * @description 200 `{status: "ok"}` when the database (and a counter store of its own, such as Redis) answers; 503 `DATABASE_UNAVAILABLE` (with `Retry-After`) when either does not. Answers within the stores' query and command timeouts.
          */
         get: operations["getHealth"];
         put?: never;
@@ -2924,7 +2924,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answered */
+            /** @description The database and the counter store answered */
             200: {
                 headers: {
                     [name: string]: unknown;

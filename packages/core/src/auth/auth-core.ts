@@ -7,6 +7,7 @@ import { HashGate } from "../password/hash-gate.ts";
 import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
 import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
+import { counterBinding } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
 import { SendLimits } from "../email/send-limits.ts";
 import { consoleEmailSender } from "../email/email.ts";
@@ -58,6 +59,8 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const config = resolveConfig(options, adapterOptions);
   // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
   const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
+  // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
+  options.counters?.bind?.(counterBinding(config.secret, config.baseOrigin));
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.

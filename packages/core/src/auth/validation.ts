@@ -1,14 +1,26 @@
 import { AuthError } from "../errors/errors.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 
-// Deliberately simple: one "@", a dotted domain, no spaces or control characters. Delivery proves the rest.
+// A plain address only: `local@domain`, nothing a mail library would read as a display name, a list or a group
+// (`"ceo" <a@evil.com>`, `a@evil.com,b@x.co`). The local part refuses whitespace, control characters and
+// `<>()[]\,;:"` (so no quoted local parts: see docs/security.md); the domain is dot-separated labels of letters,
+// digits and hyphens (internationalised letters included). Delivery proves the rest.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what the shape refuses.
-const EMAIL_SHAPE = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f.]{2,}$/;
+const EMAIL_LOCAL = /^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]+$/u;
+const EMAIL_DOMAIN = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}][\p{L}\p{N}-]*[\p{L}\p{N}]$/u;
 
-/** Trims and lower-cases; 400 INVALID_EMAIL when longer than 254 chars or not shaped like an email. */
+/** Trims and lower-cases; 400 INVALID_EMAIL when longer than 254 chars or not a plain address. */
 export function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (e.length > 254 || !EMAIL_SHAPE.test(e) || e.includes(".."))
+  const at = e.indexOf("@");
+  if (
+    e.length > 254 ||
+    at <= 0 ||
+    at !== e.lastIndexOf("@") ||
+    !EMAIL_LOCAL.test(e.slice(0, at)) ||
+    !EMAIL_DOMAIN.test(e.slice(at + 1)) ||
+    e.includes("..")
+  )
     throw new AuthError("INVALID_EMAIL", "The email address is not valid");
   return e;
 }

@@ -18,7 +18,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   secret: string;
   database: Store;
   /**
-   * Where rate-limit, lockout and per-API-key window counters live. Default: the database's own counters.
+   * Where rate-limit and lockout counters live. Default: the database's own counters. (An API key's own
+   * rate-limit window and quota live on its row in the database, whatever this says.)
    * `redisCounters({ url })` from `@latchkey/redis-store` moves these hot writes to Redis or Valkey.
    */
   counters?: CounterStore;

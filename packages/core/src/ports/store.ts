@@ -100,6 +100,26 @@ export interface CounterStore {
   deleteExpired(now: number, limit?: number): Promise<number>;
   /** Releases connections of a counter store that has its own (e.g. Redis); absent on database-backed counters. */
   close?(): Promise<void>;
+  /**
+   * One cheap round trip to a counter store that has its own connection (e.g. Redis); throws when it does not
+   * answer in time. `/health` calls it after the database's `ping`. Absent on database-backed counters.
+   */
+  ping?(): Promise<void>;
+  /**
+   * Called once by `createAuth` with values derived from the auth secret and `baseUrl`, before any other call.
+   * A counter store in an engine shared by several apps (Redis) keys its records with them: identifiers (emails,
+   * addresses) never appear in clear, and two apps never share a counter. Throws `AuthConfigError` when the
+   * store is already bound to another app.
+   */
+  bind?(binding: CounterBinding): void;
+}
+
+/** What `createAuth` hands a counter store's `bind` (see `counterBinding` in `@latchkey/core`). */
+export interface CounterBinding {
+  /** 12 hex characters that differ between apps (HMAC of `baseUrl`'s origin under a key derived from the secret). */
+  readonly namespace: string;
+  /** A keyed hash of `value` (HMAC-SHA-256 under a key derived from the secret), 22 base64url characters. */
+  keyOf(value: string): string;
 }
 
 export type ApiKeyPatch = Partial<

@@ -13,7 +13,7 @@ export interface PgPoolOptions {
   idleTimeout?: Duration;
 }
 
-const PG_DEFAULTS = {
+export const PG_DEFAULTS = {
   connectTimeoutMs: 5000,
   queryTimeoutMs: 5000,
   maxConnections: 10,

@@ -9,8 +9,11 @@ function serializeCookie(cookie: CookieDescriptor): string {
   return out;
 }
 
-export function setCookie(c: Context, cookie: CookieDescriptor): void {
-  c.header("set-cookie", serializeCookie(cookie), { append: true });
+/** Appends the cookie to the response being prepared; returns the `Set-Cookie` value. */
+export function setCookie(c: Context, cookie: CookieDescriptor): string {
+  const value = serializeCookie(cookie);
+  c.header("set-cookie", value, { append: true });
+  return value;
 }
 
 /** Reads one cookie value from the request without parsing the rest. */

@@ -34,9 +34,16 @@ export function errorResponse(error: unknown): Response {
             details: [{ path: "body", message: "not valid JSON" }],
           };
   } else {
-    status = 500;
-    body = { code: "INTERNAL_ERROR", message: "Something went wrong" };
     console.error(`[latchkey] unexpected error: ${describeError(error)}`);
+    return internalErrorResponse();
   }
   return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** The bare JSON 500: `INTERNAL_ERROR`, no message of the error, no stack. Logging is the caller's. */
+export function internalErrorResponse(): Response {
+  return new Response(JSON.stringify({ code: "INTERNAL_ERROR", message: "Something went wrong" } satisfies ErrorBody), {
+    status: 500,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
 }

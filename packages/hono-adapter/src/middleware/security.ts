@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { AuthError, type ResolvedConfig } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { readCookie } from "../http/cookies.ts";
+import { editHeaders } from "../http/host-response.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -15,14 +15,16 @@ export function securityHeaders(config: ResolvedConfig): MiddlewareHandler {
   return async (c, next) => {
     await next();
     if (decorated.has(c.res)) return;
+    // A host route's `Response.redirect()` or proxied `fetch()` response has immutable headers: copied first.
+    editHeaders(c, (h) => {
+      h.set("x-content-type-options", "nosniff");
+      h.set("referrer-policy", "no-referrer");
+      h.set("x-frame-options", "DENY");
+      if (!h.has("content-security-policy")) h.set("content-security-policy", "frame-ancestors 'none'");
+      if (config.cookies.secure) h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
+      if (!h.has("cache-control")) h.set("cache-control", "no-store");
+    });
     decorated.add(c.res);
-    const h = c.res.headers;
-    h.set("x-content-type-options", "nosniff");
-    h.set("referrer-policy", "no-referrer");
-    h.set("x-frame-options", "DENY");
-    if (!h.has("content-security-policy")) h.set("content-security-policy", "frame-ancestors 'none'");
-    if (config.cookies.secure) h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
-    if (!h.has("cache-control")) h.set("cache-control", "no-store");
   };
 }
 
@@ -79,14 +81,39 @@ async function presentBody(c: Context): Promise<boolean> {
 }
 
 /**
+ * The body's bytes, counted as they are read whatever `Content-Length` says (a caller that builds its own
+ * `Request` can declare any length): null as soon as there are more than `max`.
+ */
+async function readAtMost(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array | null> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+const tooLarge = () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
+
+/**
  * A missing or empty body counts as no body (validated as `{}`), whatever its headers say; a present body
- * must be JSON (415 otherwise) and at most 64 KiB (413), checked before anything parses it.
+ * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it.
  */
 export function bodyGuard(): MiddlewareHandler {
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB")),
-  });
   return async (c, next) => {
     if (!MUTATING.has(c.req.method)) return next();
     if (!(await presentBody(c))) {
@@ -97,15 +124,18 @@ export function bodyGuard(): MiddlewareHandler {
     const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
     if (type !== "application/json")
       return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
-    // A declared length is enforced by the runtime's HTTP parser, so checking it is enough; only streamed
-    // (chunked) bodies need the counting reader, which also forces Node's adapter to build a full Request.
+    // A declared length over the limit is refused before reading; a smaller one is not believed: the bytes are
+    // counted as they arrive, and the parsers then see exactly the bytes that were counted.
     const declared = c.req.header("content-length");
-    if (declared !== undefined && /^\d+$/.test(declared)) {
-      if (Number(declared) > MAX_BODY_BYTES)
-        return errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
-      return next();
-    }
-    return limit(c, next);
+    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) return tooLarge();
+    const req = c.req.raw;
+    const bytes = req.body === null ? new Uint8Array(0) : await readAtMost(req.body, MAX_BODY_BYTES);
+    if (bytes === null) return tooLarge();
+    const headers = new Headers(req.headers);
+    headers.delete("transfer-encoding");
+    headers.set("content-length", String(bytes.byteLength));
+    c.req.raw = new Request(req.url, { method: req.method, headers, body: bytes as BufferSource, signal: req.signal });
+    return next();
   };
 }
 

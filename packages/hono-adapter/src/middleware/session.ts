@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { AuthError, type AuthCore, type RequestMeta, type ValidatedSession } from "@latchkey/core";
 import { readCookie, setCookie } from "../http/cookies.ts";
 import { errorResponse } from "../http/errors.ts";
+import { keepRefreshedCookie, rememberRefreshedCookie } from "../http/host-response.ts";
 import type { GetClientIp } from "../http/client-ip.ts";
 import type { AuthVariables, OptionalAuthVariables } from "../env.ts";
 
@@ -52,7 +53,8 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
       if (cached !== undefined) return cached;
       const found = sessionToken(c, cookieName);
       const validated = found ? await core.ctx.sessions.validate(found.token) : null;
-      if (validated?.refreshedCookie && found?.from === "cookie") setCookie(c, validated.refreshedCookie);
+      if (validated?.refreshedCookie && found?.from === "cookie")
+        rememberRefreshedCookie(c, setCookie(c, validated.refreshedCookie));
       c.set("latchkeySession", validated);
       return validated;
     },
@@ -73,12 +75,14 @@ export function createDependencies(tools: RequestTools) {
     c.set("user", s.user);
     c.set("session", s.session);
     await next();
+    keepRefreshedCookie(c);
   };
   const optional: MiddlewareHandler<{ Variables: OptionalAuthVariables }> = async (c, next) => {
     const s = await tools.session(c);
     c.set("user", s?.user ?? null);
     c.set("session", s?.session ?? null);
     await next();
+    keepRefreshedCookie(c);
   };
   return { requireUser: required, requireSession: required, optionalUser: optional, optionalSession: optional };
 }

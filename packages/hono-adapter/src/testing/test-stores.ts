@@ -67,6 +67,8 @@ function withDatabase(server: string, name: string): string {
   return url.toString();
 }
 
+const OPTIONAL_COUNTER_METHODS = new Set(["ping", "bind", "close"]);
+
 /**
  * A store that becomes usable once its database is ready, so `createTestAuth()` stays synchronous:
  * every port call first awaits the fresh database.
@@ -76,13 +78,16 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
     new Proxy(
       {},
       {
-        get:
-          (_, method: string) =>
-          async (...args: unknown[]) => {
-            const store = await ready;
-            const target = store[name] as unknown as Record<string, (...a: unknown[]) => unknown>;
-            return target[method]!(...args);
-          },
+        // The optional methods of a counter store with its own connection (`ping`, `bind`, `close`) are absent
+        // on database ports: the proxy must not invent them (health would call a `ping` that is not there).
+        get: (_, method: string) =>
+          OPTIONAL_COUNTER_METHODS.has(method)
+            ? undefined
+            : async (...args: unknown[]) => {
+                const store = await ready;
+                const target = store[name] as unknown as Record<string, (...a: unknown[]) => unknown>;
+                return target[method]!(...args);
+              },
       },
     );
   return {

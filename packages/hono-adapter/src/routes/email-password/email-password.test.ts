@@ -57,6 +57,47 @@ describe("sign-up", () => {
     expect(await t.store.users.findByEmail("a@example.com")).toBeNull();
   });
 
+  it("refuses display-name, list and group syntax at sign-up (a plain address only) and sends nothing", async () => {
+    const t = createTestAuth();
+    let ip = 0;
+    const refused = [
+      '"ceo"<attacker@evil.com>',
+      "ceo <attacker@evil.com>",
+      "<attacker@evil.com>",
+      "a@evil.com,b.co",
+      "a@evil.com, b@x.co",
+      "a@evil.com;b@x.co",
+      "group:a@evil.com;",
+      '"quoted local"@example.com',
+      "a b@example.com",
+      "a(comment)@example.com",
+      "a\\b@example.com",
+      "a@[192.0.2.1]",
+      "a@example.com>",
+      "a@-example.com",
+      "a@@example.com",
+    ];
+    for (const email of refused) {
+      const res = await t.request("POST", "/sign-up/email", {
+        body: { email, password: PASSWORD },
+        ip: `10.9.0.${ip++}`,
+      });
+      expect(res.status, email).toBe(400);
+      expect((await res.json()).code, email).toBe("INVALID_EMAIL");
+    }
+    expect(t.emails.sent).toEqual([]);
+    expect(await t.store.users.findByEmail("attacker@evil.com")).toBeNull();
+    // Plain addresses with the usual extras still work.
+    for (const email of ["o'brien+tag@sub.example.co.uk", "ünïcode@bücher.example", "x_y-z.1@xn--p1ai.example"]) {
+      const res = await t.request("POST", "/sign-up/email", {
+        body: { email, password: PASSWORD },
+        ip: `10.9.0.${ip++}`,
+      });
+      expect(res.status, email).toBe(200);
+      expect((await t.store.users.findByEmail(email))?.email).toBe(email);
+    }
+  });
+
   it("ignores unknown body fields (never writes emailVerified or id)", async () => {
     const t = createTestAuth();
     const res = await t.request("POST", "/sign-up/email", {

@@ -1,0 +1,1 @@
+export { initCommand } from "./init.ts";

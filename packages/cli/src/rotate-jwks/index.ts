@@ -1,0 +1,1 @@
+export { rotateJwksCommand } from "./rotate-jwks.ts";

@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { AuthError } from "@latchkey/core";
+import { errorResponse, internalErrorResponse } from "./errors.ts";
+
+/**
+ * Applies `edit` to the headers of `c.res`. A host route may return a response whose headers are immutable
+ * (`Response.redirect()`, a proxied `fetch()` response): that one is copied first (status, headers and the body
+ * stream, unread), then edited.
+ */
+export function editHeaders(c: Context, edit: (headers: Headers) => void): void {
+  try {
+    edit(c.res.headers);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const copy = new Response(c.res.body, c.res);
+    c.res = undefined;
+    c.res = copy;
+    edit(c.res.headers);
+  }
+}
+
+const REFRESHED_COOKIE = "latchkeyRefreshedCookie";
+
+/** Remembers the `Set-Cookie` value of a slid session, so it reaches the final response (see `keepRefreshedCookie`). */
+export function rememberRefreshedCookie(c: Context, value: string): void {
+  c.set(REFRESHED_COOKIE, value);
+}
+
+/**
+ * After the host's handler: the refreshed session cookie is on the final response. A handler that returns its own
+ * `Response` drops the headers Hono had prepared, while the server-side expiry has already moved; append it again.
+ */
+export function keepRefreshedCookie(c: Context): void {
+  const value = c.get(REFRESHED_COOKIE) as string | undefined;
+  if (value === undefined || c.res.headers.getSetCookie().includes(value)) return;
+  editHeaders(c, (headers) => headers.append("set-cookie", value));
+}
+
+/**
+ * What `auth.middleware` answers for an error thrown by a host route, given the response Hono's `onError` made of
+ * it: an `AuthError` its JSON error; an `HTTPException` under 500, or any answer under 500 the host's own
+ * `onError` chose, stays as it is (a deliberate answer); everything else becomes the bare JSON 500, without the
+ * message or the stack. Not logged here: Hono's `onError` has seen the error (the default one logs it with its
+ * stack), so it is logged once.
+ */
+export function hostErrorResponse(error: Error, rendered: Response): Response | null {
+  if (error instanceof AuthError) return errorResponse(error);
+  if (error instanceof HTTPException && error.status < 500) return null;
+  if (rendered.status < 500) return null;
+  return internalErrorResponse();
+}
