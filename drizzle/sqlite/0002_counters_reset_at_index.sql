@@ -1,1 +1,0 @@
-CREATE INDEX `counters_reset_at_idx` ON `counters` (`reset_at`);
