@@ -10,8 +10,9 @@ const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", 
 const config: KnipConfig = {
   includeEntryExports: false,
   // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; `redis-cli` (Debian's, beside
-  // redis-server) lists the reliability suite's Redis keys. Neither is an npm package.
-  ignoreBinaries: ["taskset", "redis-cli"],
+  // redis-server) lists the reliability suite's Redis keys; `apt-get` (Debian) installs the tools the tests start
+  // (scripts/test-prerequisites.mjs). None is an npm package.
+  ignoreBinaries: ["taskset", "redis-cli", "apt-get"],
   workspaces: {
     ".": {
       entry: ["scripts/*.mjs"],

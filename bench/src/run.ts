@@ -3,7 +3,14 @@ import { loadavg, cpus as osCpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { measure, type LoadPlan, type Measurement } from "./harness/load.ts";
-import { hasTaskset, pinSelf, startServer, waitForIdle, type ServerProcess } from "./harness/process.ts";
+import {
+  type BetterAuthVariant,
+  hasTaskset,
+  pinSelf,
+  startServer,
+  waitForIdle,
+  type ServerProcess,
+} from "./harness/process.ts";
 import {
   cpuRatio,
   markdownMemory,
@@ -11,6 +18,7 @@ import {
   markdownSizes,
   markdownSweeps,
   markdownTable,
+  medianMeasurement,
   progressLine,
   ratio,
   type MemoryResult,
@@ -32,7 +40,7 @@ import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts"
 import { summarizeProfile } from "./harness/profile.ts";
 import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/measure.ts";
 
-// `pnpm bench [--quick] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
+// `pnpm bench [--quick] [--repeat=N] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
 //             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--scale-users=n]]`
 const args = new Map(
@@ -45,6 +53,10 @@ const quick = args.has("quick");
 const WARMUP_MS = Number(args.get("warmup") ?? (quick ? 1_000 : 2_000));
 const MEASURE_MS = Number(args.get("measure") ?? (quick ? 2_000 : 5_000));
 const CONNECTIONS = Number(args.get("connections") ?? 32);
+// Windows per scenario and library, the libraries interleaved: 5 by default, 1 in the quick mode (a smoke run).
+const REPEAT = Number(args.get("repeat") ?? (quick ? 1 : 5));
+if (!Number.isInteger(REPEAT) || REPEAT < 1)
+  throw new Error(`--repeat must be a positive integer, not ${args.get("repeat")}`);
 const USERS = 32;
 const only = args.get("only")?.split(",") ?? null;
 const stores = (args.get("store")?.split(",") ?? ["memory", "libsql", "postgres"]) as StoreKind[];
@@ -52,6 +64,46 @@ const scaleOnly = args.has("scale-only");
 const scale = args.has("scale") || scaleOnly;
 const [SMALL, LARGE] = (args.get("scale-sizes") ?? "1000,1000000").split(",").map(Number) as [number, number];
 const SCALE_IDS = ["get-session", "api-key-verify-unlimited", "api-key-verify-quota", "token", "otp-round-trip"];
+// Tuned Better Auth configurations, each its own rows next to the defaults: on in the full run, off in the quick one.
+const variantsOn = args.has("variants") || (!quick && !args.has("no-variants"));
+interface Variant {
+  variant: BetterAuthVariant;
+  label: string;
+  ids: string[];
+  /** The store work per request with the variant, by scenario id. */
+  work: Record<string, string>;
+}
+const JWT_WORK =
+  "1 read (session joined to user; signing key cached) vs 2 reads (session joined to user where its adapter joins, jwks), plus 1 Ed25519 signature each";
+const VARIANTS: Variant[] = [
+  {
+    variant: "joins",
+    label: "Better Auth with advanced.database.joins: true",
+    ids: ["get-session", "get-session-jwt", "token"],
+    work: {
+      "get-session": "1 read (session joined to user) vs 1 read (session joined to user where its adapter joins)",
+      "get-session-jwt": JWT_WORK,
+      token: JWT_WORK,
+    },
+  },
+  {
+    variant: "cookie-cache",
+    label: "Better Auth with session.cookieCache on (maxAge 1 h; a revoked session keeps working until it ends)",
+    ids: ["get-session"],
+    work: {
+      "get-session": "1 read (session joined to user) vs 0 reads (the signed session_data cookie, checked by HMAC)",
+    },
+  },
+  {
+    variant: "argon2id",
+    label: "Better Auth hashing with argon2id m=19456 KiB t=2 p=1, as Latchkey",
+    ids: ["sign-in"],
+    work: {
+      "sign-in":
+        "user and credential-account reads, 1 argon2id verify (the same parameters) and 1 session insert on each side",
+    },
+  },
+];
 const profileScenario = args.get("profile") ?? null;
 const profileImpl = (args.get("profile-impl") ?? "latchkey") as "latchkey" | "better-auth";
 
@@ -88,7 +140,7 @@ function machine(): Record<string, string> {
     "load average at start": loadavg()
       .map((l) => l.toFixed(1))
       .join(" "),
-    load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP)`,
+    load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP), ${REPEAT} window${REPEAT === 1 ? "" : "s"} per scenario and server, the two libraries back to back in each repeat and the order alternating`,
   };
 }
 
@@ -108,6 +160,7 @@ async function start(
   store: StoreKind,
   jwtHeader: boolean,
   profileDir?: string,
+  variant?: BetterAuthVariant,
 ): Promise<ServerProcess> {
   const port = nextPort++;
   const dbFile = store === "libsql" ? `${tmpDir}/${impl}-${port}.db` : undefined;
@@ -125,6 +178,7 @@ async function start(
     ...(dbFile ? { dbFile } : {}),
     ...(dbUrl ? { dbUrl } : {}),
     ...(profileDir ? { cpuProfileDir: profileDir } : {}),
+    ...(variant && impl === "better-auth" ? { variant } : {}),
   });
 }
 
@@ -187,7 +241,9 @@ const missingFor = (scenario: Scenario, lk: ServerFeatures): Feature[] => scenar
 interface ConfigurationExtras {
   /** What the memory table calls this configuration. */
   label: string;
-  /** Runs before the HTTP seed (the scale mode's bulk load). */
+  /** A tuned Better Auth instead of its defaults; the rows' titles name it. */
+  variant?: Variant;
+  /** Runs after the HTTP seed (the scale mode's bulk load), before the first scenario. */
   before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
   /** Runs after the last scenario, both servers still up (sweeps, query plans). */
   after?: (lk: ServerProcess, ba: ServerProcess, seeds: Map<ServerProcess, Seed>) => Promise<void>;
@@ -205,20 +261,23 @@ async function runConfiguration(
   extras: ConfigurationExtras,
 ) {
   const lk = await start("latchkey", store, jwtHeader);
-  const ba = await start("better-auth", store, jwtHeader);
+  const ba = await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
   const both = [lk, ba];
   try {
-    if (extras.before) await extras.before(lk, ba);
     const lkFeatures = await features(lk);
     const baFeatures = await features(ba);
     info[`latchkey store (${store})`] = lkFeatures.store;
     info[`better-auth store (${store})`] = baFeatures.store;
     info["latchkey password hash"] = lkFeatures.passwordHash;
-    info["better-auth password hash"] = baFeatures.passwordHash;
+    info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
+      baFeatures.passwordHash;
     const seeds = new Map<ServerProcess, Seed>([
       [lk, await seed(lk, USERS, lkFeatures.apiKeys)],
       [ba, await seed(ba, USERS, true)],
     ]);
+    // The bulk load after the HTTP seed: Better Auth's createApiKey deletes every expired key it finds (at most every
+    // 10 s), so loading first would leave it none for the timed sweep while Latchkey keeps all of its own.
+    if (extras.before) await extras.before(lk, ba);
     // Resident memory of each seeded server at rest (after a collection), then the highest seen under load.
     const rss = new Map<ServerProcess, { idleMb: number; peakMb: number }>();
     for (const server of both) {
@@ -228,10 +287,11 @@ async function runConfiguration(
     for (const [index, scenario] of scenarios.entries()) {
       const missing = missingFor(scenario, lkFeatures);
       const result: ScenarioResult = {
-        id: scenario.id,
-        title: scenario.title,
+        id: extras.variant ? `${scenario.id}+${extras.variant.variant}` : scenario.id,
+        title: extras.variant ? `${scenario.title} — ${extras.variant.label}` : scenario.title,
         store,
         unit: scenario.unit,
+        work: extras.variant?.work[scenario.id] ?? scenario.work,
         latchkey: null,
         betterAuth: null,
         target: scenario.target[store === "postgres" ? "libsql" : store], // the same goals as on libSQL
@@ -239,24 +299,34 @@ async function runConfiguration(
         skipped: missing.length ? `no ${missing.join(", ")} plugin in @latchkey/core on this checkout` : null,
       };
       log(`  ${scenario.title} [${store}]`);
-      const order = index % 2 === 0 ? [lk, ba] : [ba, lk];
-      for (const server of order) {
-        const impl = server === lk ? "latchkey" : "better-auth";
-        if (impl === "latchkey" && missing.length) {
-          log(`    latchkey     skipped: ${result.skipped}`);
-          continue;
+      const windows: NonNullable<ScenarioResult["windows"]> = [];
+      const databaseCpu = store === "postgres" && postgres ? postgres.cpuMs : null;
+      for (let repeat = 0; repeat < REPEAT; repeat += 1) {
+        const pair: (typeof windows)[number] = { latchkey: null, betterAuth: null };
+        const order = (index + repeat) % 2 === 0 ? [lk, ba] : [ba, lk];
+        for (const server of order) {
+          const impl = server === lk ? "latchkey" : "better-auth";
+          if (impl === "latchkey" && missing.length) {
+            if (repeat === 0) log(`    latchkey     skipped: ${result.skipped}`);
+            continue;
+          }
+          await settle(server, both);
+          const m = await measure(
+            server,
+            plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale),
+            databaseCpu,
+          );
+          log(progressLine(REPEAT === 1 ? impl : `${impl} ${repeat + 1}`, m));
+          const r = rss.get(server);
+          if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
+          if (impl === "latchkey") pair.latchkey = m;
+          else pair.betterAuth = m;
         }
-        await settle(server, both);
-        const m = await measure(
-          server,
-          plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale),
-        );
-        log(progressLine(impl, m));
-        const r = rss.get(server);
-        if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
-        if (impl === "latchkey") result.latchkey = m;
-        else result.betterAuth = m;
+        windows.push(pair);
       }
+      result.windows = windows;
+      result.latchkey = medianMeasurement(windows.flatMap((w) => (w.latchkey ? [w.latchkey] : [])));
+      result.betterAuth = medianMeasurement(windows.flatMap((w) => (w.betterAuth ? [w.betterAuth] : [])));
       const r = ratio(result);
       const c = cpuRatio(result);
       if (r !== null)
@@ -449,7 +519,7 @@ async function main(): Promise<void> {
   const report = (final: boolean) => {
     const totalS = (Date.now() - startedAt) / 1000;
     if (postgres)
-      info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its backends are not pinned and their CPU is not in the CPU ms/op columns`;
+      info.postgresql = `${postgres.version}, one throwaway cluster for both libraries (${postgres.settings}); its processes are not pinned; their CPU (postmaster, backends, background processes, from /proc/<pid>/stat) is the "app + db" column, the "app" column is the application process alone`;
     info["load average at end"] = loadavg()
       .map((l) => l.toFixed(1))
       .join(" ");
@@ -490,7 +560,7 @@ async function main(): Promise<void> {
     writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
     writeFileSync(
       `${benchDir}results/latest.json`,
-      `${JSON.stringify({ info, floor, results, hashCap, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
+      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim() }, info, floor, results, hashCap, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
     );
     if (final) {
       log(`\n${markdown}`);
@@ -522,6 +592,16 @@ async function main(): Promise<void> {
         await runConfiguration(store, jwtHeader, group, floor, results, info, memory, {
           label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}`,
         });
+    }
+    for (const v of variantsOn ? VARIANTS : []) {
+      for (const jwtHeader of [true, false]) {
+        const group = selected.filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id));
+        if (group.length)
+          await runConfiguration(store, jwtHeader, group, null, results, info, memory, {
+            label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}, ${v.label}`,
+            variant: v,
+          });
+      }
     }
     report(false);
   }

@@ -1,3 +1,4 @@
 import { defineProject } from "vitest/config";
+import { workspaceSources } from "../../test/vitest-sources.ts";
 
-export default defineProject({ test: { name: "example-node" } });
+export default defineProject({ test: { name: "example-node" }, resolve: { alias: workspaceSources() } });

@@ -1,3 +1,4 @@
 import { defineProject } from "vitest/config";
+import { workspaceSources } from "../../test/vitest-sources.ts";
 
-export default defineProject({ test: { name: "cli" } });
+export default defineProject({ test: { name: "cli" }, resolve: { alias: workspaceSources() } });

@@ -1,3 +1,4 @@
 import { defineProject } from "vitest/config";
+import { workspaceSources } from "../../test/vitest-sources.ts";
 
-export default defineProject({ test: { name: "store-conformance" } });
+export default defineProject({ test: { name: "store-conformance" }, resolve: { alias: workspaceSources() } });

@@ -61,6 +61,8 @@ beforeAll(async () => {
     "consumer-client.ts",
     "journey.mjs",
     "run-node.mjs",
+    "run-express.mjs",
+    "run-fastify.mjs",
     "run-node-postgres-redis.mjs",
     "run-bun.mjs",
     "run-deno.mjs",
@@ -81,6 +83,8 @@ beforeAll(async () => {
       {
         hono: "^4.13.19",
         "@hono/node-server": "^2.1.8",
+        express: "^5.2.0",
+        fastify: "^5.12.8",
         jose: "^6.2.17",
         "@libsql/client": "^0.18.0",
         pg: "^8.23.1",
@@ -131,6 +135,14 @@ describe("installed from tarballs into a plain project", () => {
       await redis.stop();
       await db.dispose();
     }
+  });
+
+  it("Express 5: the installed @latchkey/hono-adapter/node listener at /auth, a guarded /me of the app's own", async () => {
+    await expectJourney(process.execPath, ["run-express.mjs"], /^node v20\./);
+  });
+
+  it("Fastify 5: the same listener in a parser-free plugin with hijacked replies, a guarded /me", async () => {
+    await expectJourney(process.execPath, ["run-fastify.mjs"], /^node v20\./);
   });
 
   it("Node 22 (the node package from npm)", async () => {
@@ -194,6 +206,7 @@ describe("the installed @latchkey/client", () => {
     expect(JSON.parse(line!.slice("CLIENT-OK ".length))).toEqual({
       email: "consumer@example.com",
       jwt: true,
+      jwtAfterSignOut: false,
       wrong: "INVALID_CREDENTIALS",
       token: null,
       seen: [null, "consumer@example.com"],

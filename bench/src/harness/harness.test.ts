@@ -6,14 +6,27 @@ import { emailOTP, jwt } from "better-auth/plugins";
 import { describe, expect, it } from "vitest";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
 import type { Measurement } from "./load.ts";
+import { GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
 import { summarizeProfile } from "./profile.ts";
-import { cpuRatio, markdownScale, markdownTable, ratio, type ScenarioResult } from "./report.ts";
+import {
+  cpuRatio,
+  cpuRatioSpread,
+  markdownScale,
+  markdownTable,
+  medianMeasurement,
+  ratio,
+  ratioSpread,
+  spread,
+  totalCpuRatioSpread,
+  type ScenarioResult,
+} from "./report.ts";
 
 // The harness's own logic; no timing is asserted anywhere (numbers come only from `pnpm bench`).
 
-const measurement = (opsPerSec: number, cpuMsPerOp: number): Measurement => ({
+const measurement = (opsPerSec: number, cpuMsPerOp: number, dbCpuMsPerOp: number | null = null): Measurement => ({
   opsPerSec,
   cpuMsPerOp,
+  dbCpuMsPerOp,
   p50Ms: 1,
   p99Ms: 2,
   errors: 0,
@@ -68,6 +81,49 @@ describe("report", () => {
     const r = result(measurement(1000, 0.5), measurement(100, 5), 5);
     expect(ratio(r)).toBe(10);
     expect(cpuRatio(r)).toBe(10);
+  });
+
+  it("takes the median and range of the recorded windows (the mean of the middle two for an even count)", () => {
+    expect(spread([5, 1, 3])).toEqual({ median: 3, min: 1, max: 5, n: 3 });
+    expect(spread([4, 1, 3, 2])).toEqual({ median: 2.5, min: 1, max: 4, n: 4 });
+    expect(spread([Number.NaN])).toBeNull();
+  });
+
+  it("computes each ratio per pair of windows, then reports the median and range of those ratios", () => {
+    // Three repeats; Latchkey/Better Auth throughput 10x, 8x, 12x; Better Auth/Latchkey CPU per op 4x, 5x, 6x;
+    // with the database's CPU added, (2+3)/(0.5+0.5)=5x, (2.5+3.5)/(0.5+1)=4x, (3+3)/(0.5+0.5)=6x.
+    const windows = [
+      { latchkey: measurement(1000, 0.5, 0.5), betterAuth: measurement(100, 2, 3) },
+      { latchkey: measurement(800, 0.5, 1), betterAuth: measurement(100, 2.5, 3.5) },
+      { latchkey: measurement(1200, 0.5, 0.5), betterAuth: measurement(100, 3, 3) },
+    ];
+    const r: ScenarioResult = {
+      ...result(
+        medianMeasurement(windows.map((w) => w.latchkey)),
+        medianMeasurement(windows.map((w) => w.betterAuth)),
+        5,
+      ),
+      windows,
+    };
+    expect(ratioSpread(r)).toEqual({ median: 10, min: 8, max: 12, n: 3 });
+    expect(ratio(r)).toBe(10);
+    expect(cpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3 });
+    expect(totalCpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3 });
+    expect(r.latchkey?.opsPerSec).toBe(1000);
+    expect(r.latchkey?.dbCpuMsPerOp).toBe(0.5);
+    const table = markdownTable([{ ...r, work: "1 read vs 1 read + 2 writes" }], null);
+    expect(table).toContain("| 1 read vs 1 read + 2 writes |");
+    expect(table).toContain("| 1,000 (800–1,200) |");
+    expect(table).toContain("| 10.0x (8.0x–12.0x) | 5.0x (4.0x–6.0x) | 5.0x (4.0x–6.0x) |");
+    // app + database CPU per op of Latchkey: 1.0, 1.5, 1.0
+    expect(table).toContain("| 1.00 (1.00–1.50) |");
+    expect(table).toContain("CPU ms/op (app + db)");
+  });
+
+  it("leaves the database columns out where no window sampled the database (memory, libSQL)", () => {
+    const table = markdownTable([result(measurement(1000, 0.5), measurement(100, 5), null)], null);
+    expect(table).not.toContain("app + db");
+    expect(totalCpuRatioSpread(result(measurement(1000, 0.5), measurement(100, 5), null))).toBeNull();
   });
 
   it("says MISSED when a target is not reached, and met when it is", () => {
@@ -138,5 +194,27 @@ describe("scale report", () => {
     const table = row(measurement(1000, 1), measurement(500, 2), measurement(100, 10), measurement(100, 10));
     expect(table).toContain("kept: MISSED (CPU/op: missed); ratio: FELL");
     expect(table).toContain("(+100%)");
+  });
+});
+
+describe("docs generator", () => {
+  const run = { final: true, repeat: 5, quick: false, command: "pnpm bench --repeat=5 --store=libsql,postgres" };
+
+  it("replaces only the generated block with the run's report", () => {
+    const doc = `# Benchmarks\n\nprose\n\n${GENERATED_START}\nold figures\n${GENERATED_END}\n\nmore prose\n`;
+    const out = replaceGenerated(doc, run, "| new | table |\n");
+    expect(out).toContain("| new | table |");
+    expect(out).not.toContain("old figures");
+    expect(out.startsWith("# Benchmarks\n\nprose\n\n")).toBe(true);
+    expect(out.endsWith(`${GENERATED_END}\n\nmore prose\n`)).toBe(true);
+    expect(out).toContain("`pnpm bench --repeat=5 --store=libsql,postgres`");
+    expect(() => replaceGenerated("# no markers", run, "x")).toThrow(/markers/);
+  });
+
+  it("refuses a run stopped part-way, a quick run and fewer than 5 windows", () => {
+    expect(unquotable(run)).toBeNull();
+    expect(unquotable({ ...run, final: false })).toMatch(/did not finish/);
+    expect(unquotable({ ...run, quick: true })).toMatch(/smoke/);
+    expect(unquotable({ ...run, repeat: 2 })).toMatch(/2 window/);
   });
 });

@@ -13,6 +13,12 @@ export interface Measurement {
   ops: number;
   /** Server process CPU time (all threads) per successful operation, in ms. */
   cpuMsPerOp: number;
+  /**
+   * CPU time of the database server's processes per successful operation, in ms (PostgreSQL: the cluster's
+   * postmaster, backends and background processes, from /proc/<pid>/stat); null where the database runs inside
+   * the application process (memory, libSQL files), so the application figure already holds it.
+   */
+  dbCpuMsPerOp: number | null;
   windowMs: number;
   /** Highest resident set size of the server sampled in the window (every 250 ms), in MiB. */
   rssPeakMb: number;
@@ -43,7 +49,11 @@ function percentile(sorted: number[], p: number): number {
  * every completed operation, its latency (from the sequence's first request to its completing response) and
  * the server's CPU time are recorded. The load keeps running across the window edges.
  */
-export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Measurement> {
+export async function measure(
+  server: ServerProcess,
+  plan: LoadPlan,
+  databaseCpuMs: (() => number) | null = null,
+): Promise<Measurement> {
   let measuring = false;
   let ops = 0;
   let errors = 0;
@@ -73,6 +83,8 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
   const totalMs = plan.warmupMs + plan.measureMs;
   let cpuStart = 0;
   let cpuEnd = 0;
+  let dbStart = 0;
+  let dbEnd = 0;
   let windowStart = 0;
   let windowEnd = 0;
   const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -102,6 +114,7 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
   await new Promise<void>((resolve) => {
     setTimeout(() => {
       cpuStart = server.cpuMs();
+      if (databaseCpuMs) dbStart = databaseCpuMs();
       windowStart = performance.now();
       window[0] = monotonicUs();
       measuring = true;
@@ -113,6 +126,7 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
       windowEnd = performance.now();
       window[1] = monotonicUs();
       cpuEnd = server.cpuMs();
+      if (databaseCpuMs) dbEnd = databaseCpuMs();
       resolve();
     }, totalMs);
   });
@@ -129,6 +143,7 @@ export async function measure(server: ServerProcess, plan: LoadPlan): Promise<Me
     errors,
     ops,
     cpuMsPerOp: ops === 0 ? Number.NaN : (cpuEnd - cpuStart) / ops,
+    dbCpuMsPerOp: databaseCpuMs === null ? null : ops === 0 ? Number.NaN : (dbEnd - dbStart) / ops,
     windowMs,
     rssPeakMb,
     windowMonotonicUs: window,

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
+import { processTreeCpuMs } from "./process.ts";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ export interface BenchPostgres {
   version: string;
   /** The server settings the cluster was started with, for the report. */
   settings: string;
+  /** CPU time of the whole cluster (postmaster, backends, background processes) so far, in ms. */
+  cpuMs(): number;
   /** Creates an empty database and answers its URL. */
   createDatabase(name: string): Promise<string>;
   stop(): Promise<void>;
@@ -94,11 +97,16 @@ export async function startBenchPostgres(cpus: string | null): Promise<BenchPost
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
+  // The postmaster's pid is the first line of postmaster.pid (this process is root or the cluster's owner).
+  const postmasterPid = await readFile(join(dataDir, "postmaster.pid"), "utf8")
+    .then((text) => Number(text.split("\n")[0]))
+    .catch(() => Number.NaN);
   const version = ((await admin.query("show server_version")).rows[0] as { server_version: string }).server_version;
   return {
     adminUrl,
     version,
     settings: SETTINGS.join(", "),
+    cpuMs: () => (Number.isInteger(postmasterPid) ? processTreeCpuMs(postmasterPid) : Number.NaN),
     async createDatabase(name) {
       if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
       await admin.query(`drop database if exists ${name}`);

@@ -1,8 +1,9 @@
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export type Impl = "latchkey" | "better-auth" | "floor";
+export type BetterAuthVariant = "joins" | "cookie-cache" | "argon2id";
 
 export interface ServerSpec {
   impl: Impl;
@@ -13,6 +14,8 @@ export interface ServerSpec {
   dbUrl?: string;
   /** Write a V8 CPU profile of the whole server run into this folder. */
   cpuProfileDir?: string;
+  /** A tuned Better Auth configuration (bench/src/servers/better-auth.ts): joins, cookie-cache or argon2id. */
+  variant?: BetterAuthVariant;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
 }
@@ -57,6 +60,31 @@ function processCpuMs(pid: number): number {
   return ((utime + stime) * 1000) / ticksPerSecond();
 }
 
+const statFields = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+};
+
+/**
+ * CPU time of a process and its direct children (a PostgreSQL postmaster: every backend and background process),
+ * in ms. The root's cutime/cstime hold the children that exited and were reaped, so a connection that closes
+ * inside a window still counts.
+ */
+export function processTreeCpuMs(rootPid: number): number {
+  const root = statFields(rootPid);
+  let ticks = Number(root[11]) + Number(root[12]) + Number(root[13]) + Number(root[14]);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === rootPid) continue;
+    try {
+      const fields = statFields(Number(entry));
+      if (Number(fields[1]) === rootPid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process exited between the listing and the read
+    }
+  }
+  return (ticks * 1000) / ticksPerSecond();
+}
+
 /** VmRSS of a process from /proc/<pid>/status, in MiB. */
 function processRssMb(pid: number): number {
   const kb = Number(/VmRSS:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
@@ -95,6 +123,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_JWT_HEADER: spec.jwtHeader ? "1" : "0",
       BENCH_DB_FILE: spec.dbFile ?? "",
       BENCH_DB_URL: spec.dbUrl ?? "",
+      BENCH_BA_VARIANT: spec.variant ?? "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -6,8 +6,16 @@ export interface ScenarioResult {
   title: string;
   store: "memory" | "libsql" | "postgres";
   unit: string;
+  /** The median of the recorded windows (each field its own median), or the single window of a run without repeats. */
   latchkey: Measurement | null;
   betterAuth: Measurement | null;
+  /**
+   * Every recorded window, one pair per repeat (the two libraries measured back to back, the order alternating):
+   * the ratios are computed per pair, then their median and range reported.
+   */
+  windows?: { latchkey: Measurement | null; betterAuth: Measurement | null }[];
+  /** What one request costs each side in store work, e.g. "1 read vs 1 read + 2 writes". */
+  work?: string;
   /** The ratio Latchkey/Better Auth we aim for, if there is one. */
   target: number | null;
   /** Target as a fraction of the Hono floor (get-session on memory). */
@@ -33,9 +41,88 @@ const fmt = (n: number, digits = 0) =>
     : "-";
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? fmt(n, 2) : n < 100 ? fmt(n, 1) : fmt(n, 0)) : "-");
 
+/** Median, lowest and highest of a set of figures. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  /** How many figures (windows) it was computed from. */
+  n: number;
+}
+
+/** Median (mean of the middle two for an even count) and range of the finite values; null when there are none. */
+export function spread(values: readonly number[]): Spread | null {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const mid = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return { median, min: sorted[0] as number, max: sorted[sorted.length - 1] as number, n: sorted.length };
+}
+
+/** The windows of one side as one Measurement: every field the median of that field over the windows. */
+export function medianMeasurement(windows: readonly Measurement[]): Measurement | null {
+  if (windows.length === 0) return null;
+  const med = (pick: (m: Measurement) => number) => spread(windows.map(pick))?.median ?? Number.NaN;
+  const db = windows.map((m) => m.dbCpuMsPerOp).filter((v): v is number => typeof v === "number");
+  return {
+    opsPerSec: med((m) => m.opsPerSec),
+    p50Ms: med((m) => m.p50Ms),
+    p99Ms: med((m) => m.p99Ms),
+    errors: windows.reduce((sum, m) => sum + m.errors, 0),
+    ops: windows.reduce((sum, m) => sum + m.ops, 0),
+    cpuMsPerOp: med((m) => m.cpuMsPerOp),
+    dbCpuMsPerOp: db.length ? (spread(db)?.median ?? null) : null,
+    windowMs: windows.reduce((sum, m) => sum + m.windowMs, 0),
+    rssPeakMb: Math.max(...windows.map((m) => m.rssPeakMb)),
+    windowMonotonicUs: (windows[0] as Measurement).windowMonotonicUs,
+  };
+}
+
+const pairsOf = (result: ScenarioResult) =>
+  result.windows ?? [{ latchkey: result.latchkey, betterAuth: result.betterAuth }];
+
+/** Per recorded pair of windows, a figure of both sides; its median and range over the pairs. */
+function pairSpread(result: ScenarioResult, of: (lk: Measurement, ba: Measurement) => number | null): Spread | null {
+  const values: number[] = [];
+  for (const { latchkey, betterAuth } of pairsOf(result)) {
+    if (!latchkey || !betterAuth) continue;
+    const v = of(latchkey, betterAuth);
+    if (v !== null && Number.isFinite(v)) values.push(v);
+  }
+  return spread(values);
+}
+
+/** Latchkey's throughput over Better Auth's, per pair of windows. */
+export const ratioSpread = (result: ScenarioResult) =>
+  pairSpread(result, (lk, ba) => (ba.opsPerSec === 0 ? null : lk.opsPerSec / ba.opsPerSec));
+/** Better Auth's application CPU per operation over Latchkey's, per pair of windows. */
+export const cpuRatioSpread = (result: ScenarioResult) => pairSpread(result, (lk, ba) => ba.cpuMsPerOp / lk.cpuMsPerOp);
+/** The same with the database's CPU added to each side (PostgreSQL; null where it was not sampled). */
+export const totalCpuRatioSpread = (result: ScenarioResult) =>
+  pairSpread(result, (lk, ba) =>
+    lk.dbCpuMsPerOp === null || ba.dbCpuMsPerOp === null
+      ? null
+      : (ba.cpuMsPerOp + ba.dbCpuMsPerOp) / (lk.cpuMsPerOp + lk.dbCpuMsPerOp),
+  );
+
+/** One side's figure over its windows (the single window when the result has no repeats). */
+function sideSpread(
+  result: ScenarioResult,
+  side: "latchkey" | "betterAuth",
+  pick: (m: Measurement) => number | null,
+): Spread | null {
+  const values = pairsOf(result)
+    .map((p) => p[side])
+    .filter((m): m is Measurement => m !== null)
+    .map(pick)
+    .filter((v): v is number => v !== null);
+  return spread(values);
+}
+
+/** The median of the per-window throughput ratios. */
 export function ratio(result: ScenarioResult): number | null {
-  if (!result.latchkey || !result.betterAuth || result.betterAuth.opsPerSec === 0) return null;
-  return result.latchkey.opsPerSec / result.betterAuth.opsPerSec;
+  return ratioSpread(result)?.median ?? null;
 }
 
 /**
@@ -43,9 +130,7 @@ export function ratio(result: ScenarioResult): number | null {
  * (a saturated server does 1000 / CPU-ms operations a second), and much less sensitive to other load on the host.
  */
 export function cpuRatio(result: ScenarioResult): number | null {
-  if (!result.latchkey || !result.betterAuth) return null;
-  const r = result.betterAuth.cpuMsPerOp / result.latchkey.cpuMsPerOp;
-  return Number.isFinite(r) ? r : null;
+  return cpuRatioSpread(result)?.median ?? null;
 }
 
 function verdict(result: ScenarioResult, floor: Measurement | null): string {
@@ -67,21 +152,55 @@ function verdict(result: ScenarioResult, floor: Measurement | null): string {
   return parts.join("; ") || "-";
 }
 
-/** The results as a Markdown table (also what docs/benchmarks.md shows). */
+const range = (sp: Spread | null, show: (n: number) => string) =>
+  sp === null ? "-" : sp.n === 1 ? show(sp.median) : `${show(sp.median)} (${show(sp.min)}–${show(sp.max)})`;
+const times = (n: number) => `${fmt(n, 1)}x`;
+
+/**
+ * The results as a Markdown table (also what docs/benchmarks.md shows): per side the median of the windows and, in
+ * brackets, their range; the ratios computed per pair of windows, then their median and range. "app + db" adds the
+ * database server's CPU (PostgreSQL) to the application's.
+ */
 export function markdownTable(results: ScenarioResult[], floor: Measurement | null): string {
+  const withDb = results.some((r) =>
+    pairsOf(r).some((p) => p.latchkey?.dbCpuMsPerOp != null || p.betterAuth?.dbCpuMsPerOp != null),
+  );
+  const sideHead = (name: string) =>
+    `${name} ops/s | p50 ms | err | CPU ms/op (app)${withDb ? " | CPU ms/op (app + db)" : ""}`;
   const head =
-    "| scenario | store | Latchkey ops/s | p50 ms | p99 ms | err | CPU ms/op | Better Auth ops/s | p50 ms | p99 ms | err | CPU ms/op | ratio LK/BA | CPU/op BA/LK | target |\n" +
-    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|";
+    `| scenario | store | work per request (Latchkey vs Better Auth) | ${sideHead("Latchkey")} | ${sideHead("Better Auth")} | ratio LK/BA | CPU/op BA/LK (app)${withDb ? " | CPU/op BA/LK (app + db)" : ""} | target |\n` +
+    `|---|---|---|${"--:|".repeat(withDb ? 5 : 4)}${"--:|".repeat(withDb ? 5 : 4)}--:|--:|${withDb ? "--:|" : ""}---|`;
   const rows = results.map((r) => {
+    const blanks = 2 * (withDb ? 5 : 4) + (withDb ? 3 : 2);
     if (r.skipped && !r.latchkey && !r.betterAuth)
-      return `| ${r.title} | ${r.store} | skipped: ${r.skipped} | | | | | | | | | | | | |`;
-    const lk = r.latchkey;
-    const ba = r.betterAuth;
-    const cells = (m: Measurement | null) =>
-      m ? [fmt(m.opsPerSec), ms(m.p50Ms), ms(m.p99Ms), String(m.errors), ms(m.cpuMsPerOp)] : ["-", "-", "-", "-", "-"];
-    const rr = ratio(r);
-    const cr = cpuRatio(r);
-    return `| ${r.title} | ${r.store} | ${cells(lk).join(" | ")} | ${cells(ba).join(" | ")} | ${rr === null ? "-" : `${fmt(rr, 1)}x`} | ${cr === null ? "-" : `${fmt(cr, 1)}x`} | ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |`;
+      return `| ${r.title} | ${r.store} | ${r.work || "-"} | skipped: ${r.skipped} |${" |".repeat(blanks)}`;
+    const cells = (side: "latchkey" | "betterAuth") => {
+      if (!r[side]) return Array(withDb ? 5 : 4).fill("-");
+      const errors = pairsOf(r).reduce((sum, p) => sum + (p[side]?.errors ?? 0), 0);
+      const out = [
+        range(
+          sideSpread(r, side, (m) => m.opsPerSec),
+          (n) => fmt(n),
+        ),
+        ms(sideSpread(r, side, (m) => m.p50Ms)?.median ?? Number.NaN),
+        String(errors),
+        range(
+          sideSpread(r, side, (m) => m.cpuMsPerOp),
+          ms,
+        ),
+      ];
+      if (withDb)
+        out.push(
+          range(
+            sideSpread(r, side, (m) => (m.dbCpuMsPerOp === null ? null : m.cpuMsPerOp + m.dbCpuMsPerOp)),
+            ms,
+          ),
+        );
+      return out;
+    };
+    const ratios = [range(ratioSpread(r), times), range(cpuRatioSpread(r), times)];
+    if (withDb) ratios.push(range(totalCpuRatioSpread(r), times));
+    return `| ${r.title} | ${r.store} | ${r.work || "-"} | ${cells("latchkey").join(" | ")} | ${cells("betterAuth").join(" | ")} | ${ratios.join(" | ")} | ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |`;
   });
   return [head, ...rows].join("\n");
 }
@@ -99,7 +218,8 @@ export function markdownSizes(sizes: SizeResult[]): string {
 
 /** A compact console line per scenario while the run is going. */
 export function progressLine(label: string, m: Measurement): string {
-  return `    ${label.padEnd(12)} ${fmt(m.opsPerSec).padStart(8)} ops/s  p50 ${ms(m.p50Ms).padStart(6)} ms  p99 ${ms(m.p99Ms).padStart(6)} ms  err ${String(m.errors).padStart(4)}  CPU ${ms(m.cpuMsPerOp).padStart(6)} ms/op`;
+  const db = m.dbCpuMsPerOp === null ? "" : `  db CPU ${ms(m.dbCpuMsPerOp).padStart(6)} ms/op`;
+  return `    ${label.padEnd(14)} ${fmt(m.opsPerSec).padStart(8)} ops/s  p50 ${ms(m.p50Ms).padStart(6)} ms  p99 ${ms(m.p99Ms).padStart(6)} ms  err ${String(m.errors).padStart(4)}  CPU ${ms(m.cpuMsPerOp).padStart(6)} ms/op${db}`;
 }
 
 /** Resident memory of both servers in one configuration: idle (seeded, after a collection) and the peak under load. */

@@ -18,6 +18,7 @@ const context = {
     image: null,
     username: null,
     metadata: {},
+    appMetadata: {},
     createdAt: now,
     updatedAt: now,
   },

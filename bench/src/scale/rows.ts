@@ -117,6 +117,7 @@ export function latchkeyRows(
         image: null,
         username: null,
         metadata: {},
+        appMetadata: {},
         createdAt: created,
         updatedAt: created,
       });

@@ -19,6 +19,19 @@ type Row = Record<string, unknown>;
 type SchemaTable = object;
 const columnsOf = (table: SchemaTable) => Object.entries(getTableColumns(table as Table));
 const nameOf = (table: SchemaTable) => getTableName(table as Table);
+type SchemaColumn = ReturnType<typeof columnsOf>[number][1];
+/**
+ * A row's value for a column; a column the row does not set gets the schema's own JS default (a column added to the
+ * store later, e.g. `api_keys.locked`), since every column is listed in the insert. SQL defaults are left to null.
+ */
+function valueFor(row: Record<string, unknown>, key: string, column: SchemaColumn): unknown {
+  const value = row[key];
+  if (value !== undefined) return value;
+  const fallback = column.default as unknown;
+  return fallback === undefined || (typeof fallback === "object" && fallback !== null && "queryChunks" in fallback)
+    ? null
+    : fallback;
+}
 type Native = {
   prepare(sql: string): { run(...values: unknown[]): unknown };
   exec(sql: string): unknown;
@@ -62,7 +75,7 @@ function sqliteWriter(file: string): BulkWriter {
         for (const row of rows) {
           statement.run(
             ...columns.map(([key, column]) => {
-              const value = row[key];
+              const value = valueFor(row, key, column);
               return value === null || value === undefined ? null : column.mapToDriverValue(value);
             }),
           );
@@ -93,7 +106,7 @@ function postgresWriter(url: string): BulkWriter {
       // One statement per batch: PostgreSQL turns the JSON array into rows of the table's own type (every value
       // cast by the column: ISO text to timestamptz, JSON objects to json), the fastest path short of COPY.
       const records = rows.map((row) =>
-        Object.fromEntries(columns.map(([key, column]) => [column.name, row[key] ?? null])),
+        Object.fromEntries(columns.map(([key, column]) => [column.name, valueFor(row, key, column) ?? null])),
       );
       const list = columns.map(([, c]) => quote(c.name)).join(", ");
       await client.query(

@@ -71,6 +71,7 @@ interface ApiKeyCalls {
     rateLimitWindow: null;
   }): Promise<{ key: string }>;
   deleteExpiredApiKeys(): Promise<{ deleted: number }>;
+  verifyApiKey(input: { key: string }): Promise<{ valid: boolean }>;
 }
 
 runServer(
@@ -96,6 +97,8 @@ runServer(
       const quota = await api.createApiKey({ ...base, name: "quota", remaining: 1_000_000_000 });
       return { unlimited: unlimited.key, quota: quota.key };
     },
+    // The same server call `POST /auth/api-key/verify` makes after its body validation.
+    verifyApiKey: (key) => (auth.api as unknown as ApiKeyCalls).verifyApiKey({ key }),
     otpFor: (email) => codes.get(email),
     sweeps: {
       // `auth.api.deleteExpiredApiKeys()`: every user's expired keys (POST /api-key/delete-all-expired is the

@@ -49,6 +49,11 @@ export interface BenchHooks {
   features: ServerFeatures;
   /** Creates one key without quota and one with a quota that cannot run out during a run. */
   createApiKeys(userId: string): Promise<{ unlimited: string; quota: string }>;
+  /**
+   * The library's server-side API-key verification (`auth.api.verifyApiKey`). Better Auth's is server-only (no HTTP
+   * route), so both libraries are measured through the same thin route `POST /bench/api-key/verify` calling it.
+   */
+  verifyApiKey(key: string): Promise<{ valid: boolean }>;
   /** The last code sent to an email, captured in-process by the server's own email hook. */
   otpFor(email: string): string | undefined;
   /**
@@ -91,6 +96,12 @@ export function runServer(env: ServerEnv, mount: (app: Hono) => void, hooks: Ben
       const used = process.cpuUsage(cpu);
       const timing: SweepTiming = { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, deleted };
       return c.json(timing);
+    });
+    // The same thin route for both libraries: parse the JSON body, call the server API, answer its result.
+    app.post("/bench/api-key/verify", async (c) => {
+      const { key } = await c.req.json<{ key: string }>();
+      const result = await hooks.verifyApiKey(key);
+      return c.json(result, result.valid ? 200 : 401);
     });
     app.get("/__bench/otp", (c) => {
       const otp = hooks.otpFor(c.req.query("email") ?? "");

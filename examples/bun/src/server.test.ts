@@ -11,7 +11,8 @@ describe("Bun example: Bun.serve delegating to auth.handler", () => {
     // The bun binary from npm (this example's devDependency), exactly what `pnpm start` runs.
     server = await startServer(join(EXAMPLE_DIR, "node_modules/.bin/bun"), ["run", "src/server.ts"], {
       cwd: EXAMPLE_DIR,
-      env: { PORT: String(20000 + Math.floor(Math.random() * 10000)), LATCHKEY_SECRET: "b".repeat(64) },
+      // Port 0: the server binds a free port itself and prints it (the ready line below reads it).
+      env: { PORT: "0", LATCHKEY_SECRET: "b".repeat(64) },
       ready: /listening on (http:\/\/localhost:\d+)/,
     });
   });

@@ -53,7 +53,9 @@ beforeAll(async () => {
   expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual([
     "0000_initial",
     "0001_api_key_lifecycle",
-    "0002_counters_reset_at_index",
+    "0002_session_remember_me",
+    "0003_app_metadata",
+    "0004_counters_reset_at_index",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.
@@ -99,7 +101,7 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     );
     expect(up.status).toBe(200);
     const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
-    expect(cookie.startsWith("__Secure-latchkey.session=")).toBe(true);
+    expect(cookie.startsWith("__Host-latchkey.session=")).toBe(true);
     const session = await viaEdge(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }));
     expect(((await session.json()) as { user: { email: string } }).user.email).toBe("ada@workers.example");
   });
@@ -209,6 +211,61 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
     expect(out.status).toBe(200);
     const onA = await viaA(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.10");
     expect(await onA.json()).toBeNull();
+  });
+
+  it("sessions revoked on one instance are refused on the other at once (revoke-other-sessions, revoke-session)", async () => {
+    const email = "devices@workers.example";
+    const laptop = await signUp(email, "192.0.2.30");
+    // Bearer devices ask for the session token (a browser page is served by the cookie alone).
+    const bearerOf = async (via: typeof viaA, ip: string) => {
+      const init = json({ email, password: "correct horse battery" });
+      const res = await via(
+        new Request(`${BASE_URL}/auth/sign-in/email`, {
+          ...init,
+          headers: { ...init.headers, "latchkey-credentials": "bearer" },
+        }),
+        ip,
+      );
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { credentials: { token: string } }).credentials.token;
+    };
+    const phone = await bearerOf(viaB, "192.0.2.31");
+    const tablet = await bearerOf(viaA, "192.0.2.32");
+    const session = (via: typeof viaA, token: string) =>
+      via(new Request(`${BASE_URL}/auth/get-session`, { headers: { authorization: `Bearer ${token}` } }), "192.0.2.33");
+    // B lists the three sessions of the user; A revokes the phone's by id.
+    const listed = await viaB(
+      new Request(`${BASE_URL}/auth/list-sessions`, { headers: { authorization: `Bearer ${tablet}` } }),
+      "192.0.2.33",
+    );
+    const { sessions } = (await listed.json()) as { sessions: Array<{ id: string; current: boolean; ip: string }> };
+    expect(sessions).toHaveLength(3);
+    const phoneId = sessions.find((s) => s.ip === "192.0.2.31")!.id;
+    const one = await viaA(
+      new Request(`${BASE_URL}/auth/revoke-session`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${tablet}` },
+        body: JSON.stringify({ sessionId: phoneId }),
+      }),
+      "192.0.2.33",
+    );
+    expect(await one.json()).toEqual({ success: true });
+    expect(await (await session(viaB, phone)).json()).toBeNull();
+    // B signs out everywhere else from the laptop's cookie: the tablet is refused on A at once.
+    const others = await viaB(
+      new Request(`${BASE_URL}/auth/revoke-other-sessions`, {
+        method: "POST",
+        headers: { cookie: laptop, origin: BASE_URL },
+      }),
+      "192.0.2.30",
+    );
+    expect(await others.json()).toEqual({ revoked: 1 });
+    expect(await (await session(viaA, tablet)).json()).toBeNull();
+    const still = await viaA(
+      new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie: laptop } }),
+      "192.0.2.30",
+    );
+    expect(((await still.json()) as { user: { email: string } } | null)?.user.email).toBe(email);
   });
 
   it("an OTP code sent by one instance signs in once on the other and is spent for both", async () => {

@@ -14,7 +14,8 @@ describe("Deno example: Deno.serve delegating to auth.handler", () => {
       ["run", "--no-lock", "--no-prompt", "--allow-net", "--allow-read", "--allow-env", "src/server.ts"],
       {
         cwd: EXAMPLE_DIR,
-        env: { PORT: String(20000 + Math.floor(Math.random() * 10000)), LATCHKEY_SECRET: "d".repeat(64) },
+        // Port 0: the server binds a free port itself and prints it (the ready line below reads it).
+        env: { PORT: "0", LATCHKEY_SECRET: "d".repeat(64) },
         ready: /listening on (http:\/\/localhost:\d+)/,
       },
     );

@@ -10,25 +10,27 @@ import { emailSender } from "./email";
  * route handler cannot see the socket, so there the address is unknown: every client shares one per-IP bucket
  * (limits hold, nobody can rotate past them, but set up the proxy before real traffic).
  */
-function clientAddress(): GetClientIp {
-  if (process.env.VERCEL === "1") return clientIp.fromForwardedFor(1);
+function clientAddress(): { getClientIp: GetClientIp; ipless?: "shared" } {
+  if (process.env.VERCEL === "1") return { getClientIp: clientIp.fromForwardedFor(1) };
   const hops = process.env.LATCHKEY_PROXY_HOPS;
   if (hops !== undefined && hops !== "") {
     const n = Number(hops);
     if (!Number.isInteger(n) || n < 1)
       throw new Error(`LATCHKEY_PROXY_HOPS must be a positive integer (got "${hops}")`);
-    return clientIp.fromForwardedFor(n);
+    return { getClientIp: clientIp.fromForwardedFor(n) };
   }
   if (process.env.NODE_ENV === "production")
     console.warn(
       "[latchkey] no proxy configured (LATCHKEY_PROXY_HOPS): X-Forwarded-For is not trusted and all clients share one per-IP rate-limit bucket",
     );
-  return clientIp.fromSocket;
+  // Said explicitly: in production Latchkey refuses requests without a client address unless `ipless` is set.
+  return { getClientIp: clientIp.fromSocket, ipless: "shared" };
 }
 
 // The app reads its environment (.env.local, or the host's settings); the library never does.
 function buildAuth(): Auth {
   const production = process.env.NODE_ENV === "production";
+  const { getClientIp, ipless } = clientAddress();
   return createAuth({
     secret: process.env.LATCHKEY_SECRET ?? "",
     baseUrl: process.env.LATCHKEY_BASE_URL ?? "http://localhost:3000",
@@ -39,7 +41,8 @@ function buildAuth(): Auth {
     database: memoryStore(),
     environment: production ? "production" : "development",
     cookies: { secure: production },
-    getClientIp: clientAddress(),
+    getClientIp,
+    ...(ipless ? { rateLimit: { ipless } } : {}),
     email: { sender: emailSender() },
     plugins: [emailOtp(), apiKeys(), jwt()],
   });

@@ -3,6 +3,7 @@
 // Origin headers, plus a page on a second loopback origin that signs in with CORS and credentials. Effects are
 // checked in the demo's own database. Codes and links come from the server's console, as a developer reads them.
 import { spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
 import { openDemoDatabase } from "./database.ts";
 import { WEB_ROOT, webPages } from "./static.ts";
@@ -94,6 +95,38 @@ async function submit(name: string, fields: Record<string, string>, button?: str
   await (button ? f.getByRole("button", { name: button }) : f.getByRole("button")).click();
 }
 
+let sourceHost = 1;
+/**
+ * A user of the test's own, signed up over HTTP from a loopback address of its own (127.0.0.N: its own per-IP
+ * rate-limit bucket), and signed in in the browser by the session cookie that sign-up set.
+ */
+async function signedInUser(email: string, extra: Record<string, string> = {}): Promise<void> {
+  const body = JSON.stringify({ email, password: PASSWORD, ...extra });
+  const { status, cookie } = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
+    const req = httpRequest(
+      `${api}/auth/sign-up/email`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        localAddress: `127.0.0.${++sourceHost}`,
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, cookie: String(res.headers["set-cookie"]?.[0] ?? "") }),
+        );
+      },
+    );
+    req.once("error", reject);
+    req.end(body);
+  });
+  expect(status).toBe(200);
+  const [name, value] = cookie.split(";")[0]!.split("=") as [string, string];
+  await context.addCookies([{ name, value, url: api, httpOnly: true, sameSite: "Lax" }]);
+  await go("/");
+  await poll(() => who().textContent()).toBe(`Signed in as ${email}`);
+}
+
 async function go(path: string): Promise<void> {
   await page.goto(`${api}${path}`);
 }
@@ -106,32 +139,58 @@ async function signOut(): Promise<void> {
 beforeAll(async () => {
   await ensurePagesBuilt();
   work = mkdtempSync(join(tmpdir(), "latchkey-browser-"));
-  const [apiPort, spaPort] = [await freePort(), await freePort()];
-  api = `http://127.0.0.1:${apiPort}`;
+  // The second origin, in this process on port 0: the same built pages, spa.html for every path.
+  let site: Hono | null = null;
+  const spaPort = await new Promise<number>((resolve) => {
+    spa = serve(
+      {
+        fetch: (request) => site?.fetch(request) ?? new Response(null, { status: 503 }),
+        port: 0,
+        hostname: "127.0.0.1",
+      },
+      (info) => resolve(info.port),
+    );
+  });
   spaOrigin = `http://127.0.0.1:${spaPort}`;
   const databaseUrl = `file:${join(work, "demo.db")}`;
-  server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
-    env: {
-      ...process.env,
-      PORT: String(apiPort),
-      LATCHKEY_BASE_URL: api,
-      LATCHKEY_SECRET: "b".repeat(64),
-      LATCHKEY_DATABASE_URL: databaseUrl,
-      LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
-  server.stderr!.on("data", (d: Buffer) => void (console_ += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    server.once("exit", (code) => reject(new Error(`the demo exited (${code}):\n${console_}`)));
-    const check = () => (console_.includes("Store:") ? resolve() : setTimeout(check, 25));
-    check();
-  });
+  // The demo needs its own origin (baseUrl) before it listens, so it cannot take port 0: it gets a port that was
+  // free a moment ago, and if another process took it meanwhile the demo exits with EADDRINUSE and another is tried.
+  for (let attempt = 1; ; attempt++) {
+    const apiPort = await freePort();
+    api = `http://127.0.0.1:${apiPort}`;
+    console_ = "";
+    server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
+      env: {
+        ...process.env,
+        PORT: String(apiPort),
+        LATCHKEY_BASE_URL: api,
+        LATCHKEY_SECRET: "b".repeat(64),
+        LATCHKEY_DATABASE_URL: databaseUrl,
+        LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
+    server.stderr!.on("data", (d: Buffer) => void (console_ += d.toString()));
+    const started = await new Promise<boolean>((resolve, reject) => {
+      server.once("exit", (code) =>
+        console_.includes("EADDRINUSE") && attempt < 5
+          ? resolve(false)
+          : reject(new Error(`the demo exited (${code}):\n${console_}`)),
+      );
+      // Its own line with the port it bound: the page talks to this process, not to whoever had the port.
+      const check = () => {
+        if (server.exitCode !== null) return;
+        if (console_.includes(`listening on http://localhost:${apiPort}`) && console_.includes("Store:")) resolve(true);
+        else setTimeout(check, 25);
+      };
+      check();
+    });
+    if (started) break;
+  }
   store = await openDemoDatabase(databaseUrl);
-  // The second origin: the same built pages, spa.html for every path.
-  const site = new Hono().get("*", webPages(WEB_ROOT, "spa.html"));
-  spa = serve({ fetch: site.fetch, port: spaPort, hostname: "127.0.0.1" });
+  // The second origin's pages allow the API's origin, known only now.
+  site = new Hono().get("*", webPages(WEB_ROOT, "spa.html", { apiOrigins: [api] }));
   // A real Chromium must start: a missing browser fails the suite (.ci/run installs Debian's chromium).
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
   context = await chromium.launchPersistentContext(join(work, "profile"), {
@@ -160,6 +219,14 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+// Each test starts signed out in a page of its own, with a user of its own: none depends on another's state.
+beforeEach(async () => {
+  await context.clearCookies();
+  const fresh = await context.newPage();
+  await page.close();
+  page = fresh;
+});
+
 describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   it("signs up, then verifies the email with the code from the console and stays signed in with the password", async () => {
     await go("/sign-up");
@@ -185,24 +252,38 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("signs out and in with the password; a wrong password reads as words, not a code", async () => {
+    await signedInUser("bob@example.com");
     await signOut();
     await go("/sign-in");
-    await submit("sign in with password", { "Email or username": "ada@example.com", Password: "not the password" });
+    await submit("sign in with password", { "Email or username": "bob@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
-    await submit("sign in with password", { "Email or username": "ada@example.com", Password: PASSWORD });
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    // "Remember me" unticked: a cookie without an expiry (it ends with the browser) and a short session.
+    await form("sign in with password").getByLabel("Remember me").uncheck();
+    await submit("sign in with password", { "Email or username": "bob@example.com", Password: PASSWORD });
+    await poll(() => who().textContent()).toBe("Signed in as bob@example.com");
     expect(page.url()).toBe(`${api}/`);
+    const cookie = (await context.cookies(api)).find((c) => c.name === "latchkey.session")!;
+    expect(cookie.expires).toBe(-1);
+    const bob = (await store.users.findByEmail("bob@example.com"))!;
+    const sessions = await store.sessions.listByUser(bob.id);
+    expect(sessions[0]).toMatchObject({ rememberMe: false });
+    expect(sessions[0]!.expiresAt.getTime() - sessions[0]!.createdAt.getTime()).toBe(86_400_000);
   });
 
   it("account settings: name, image and username; checking and adding a password", async () => {
+    await signedInUser("carol@example.com");
     await page.getByRole("link", { name: "Settings" }).click();
-    await submit("profile", { Name: "Ada Lovelace", "Image URL": "https://example.com/ada.png", Username: "ada_l" });
+    await submit("profile", {
+      Name: "Carol Lovelace",
+      "Image URL": "https://example.com/carol.png",
+      Username: "carol_l",
+    });
     await page.getByText("Profile saved.").waitFor();
-    expect(await store.users.findByEmail("ada@example.com")).toMatchObject({
-      name: "Ada Lovelace",
-      image: "https://example.com/ada.png",
-      username: "ada_l",
+    expect(await store.users.findByEmail("carol@example.com")).toMatchObject({
+      name: "Carol Lovelace",
+      image: "https://example.com/carol.png",
+      username: "carol_l",
     });
     await submit("verify password", { Password: "wrong password!" });
     await poll(() => form("verify password").getByRole("alert").textContent()).toBe("That password is not right.");
@@ -213,10 +294,11 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
       "This account already has a password. Change it instead.",
     );
     await page.getByRole("link", { name: "Latchkey demo" }).click();
-    await poll(() => page.getByTestId("profile-username").textContent()).toBe("ada_l");
+    await poll(() => page.getByTestId("profile-username").textContent()).toBe("carol_l");
   });
 
   it("API keys: create with a lifetime and see it once, list, use, revoke", async () => {
+    await signedInUser("dave@example.com");
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByTestId("no-keys").waitFor();
     await form("create api key").getByLabel("Name").fill("ci");
@@ -226,7 +308,7 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     expect(key).toMatch(/^lk_/);
     await poll(() => page.getByTestId("key-row").count()).toBe(1);
     const [stored] = (
-      await store.apiKeys.listByUser((await store.users.findByEmail("ada@example.com"))!.id, {
+      await store.apiKeys.listByUser((await store.users.findByEmail("dave@example.com"))!.id, {
         limit: 10,
         cursor: null,
       })
@@ -244,6 +326,7 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("API keys: the usage chart shows the last 14 days, and reroll shows the new key once (old one in its grace)", async () => {
+    await signedInUser("rita@example.com");
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByTestId("no-keys").waitFor();
     await form("create api key").getByLabel("Name").fill("svc");
@@ -267,8 +350,8 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => page.getByTestId("new-key").textContent()).not.toBe(first);
     const second = (await page.getByTestId("new-key").textContent())!;
     expect(second).toMatch(/^lk_/);
-    const ada = (await store.users.findByEmail("ada@example.com"))!;
-    const [row] = (await store.apiKeys.listByUser(ada.id, { limit: 10, cursor: null })).items;
+    const rita = (await store.users.findByEmail("rita@example.com"))!;
+    const [row] = (await store.apiKeys.listByUser(rita.id, { limit: 10, cursor: null })).items;
     expect(row!.start).toBe(second.slice(0, 8));
     expect(row!.previousKeyExpiresAt!.getTime() - row!.rerolledAt!.getTime()).toBe(3_600_000);
     // Both values work during the grace; the new key is shown once only.
@@ -283,8 +366,9 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("shows the current JWT (from set-auth-jwt) and a fresh one, each verified against /jwks in the page", async () => {
+    await signedInUser("erin@example.com");
     await page.getByRole("link", { name: "JWT" }).click();
-    const ada = (await store.users.findByEmail("ada@example.com"))!;
+    const ada = (await store.users.findByEmail("erin@example.com"))!;
     // The session store's JWT: the set-auth-jwt header of the last get-session.
     await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
     const fromHeader = (await page.getByTestId("jwt").textContent())!;
@@ -299,31 +383,75 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 
   it("signs in with an emailed code", async () => {
+    await signedInUser("frank@example.com");
     await signOut();
     await go("/sign-in");
-    const mail = await nextEmail("ada@example.com", () =>
-      submit("email me a sign-in code", { Email: "ada@example.com" }),
+    const mail = await nextEmail("frank@example.com", () =>
+      submit("email me a sign-in code", { Email: "frank@example.com" }),
     );
     await submit("sign in with code", { Code: "000000" === codeIn(mail) ? "111111" : "000000" });
     await poll(() => form("sign in with code").getByRole("alert").textContent()).toBe(
       "That code is not right. Check the email and try again.",
     );
     await submit("sign in with code", { Code: codeIn(mail) });
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    await poll(() => who().textContent()).toBe("Signed in as frank@example.com");
+  });
+
+  it("Devices: lists the sessions, signs out one other device, then every other one, and stays signed in", async () => {
+    await signedInUser("dana@example.com");
+    // Two more devices, signed in from elsewhere.
+    const signInElsewhere = async (agent: string) => {
+      const res = await fetch(`${api}/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": agent },
+        body: JSON.stringify({ email: "dana@example.com", password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { credentials: { token: string } }).credentials.token;
+    };
+    const phone = await signInElsewhere("Phone/1.0");
+    const tablet = await signInElsewhere("Tablet/2.0");
+    const alive = async (token: string) =>
+      (await (await fetch(`${api}/auth/get-session`, { headers: { authorization: `Bearer ${token}` } })).json()) !==
+      null;
+    await page.getByRole("link", { name: "Devices" }).click();
+    const rows = page.getByTestId("device-row");
+    await poll(() => rows.count()).toBe(
+      (await store.sessions.listByUser((await store.users.findByEmail("dana@example.com"))!.id)).length,
+    );
+    expect(await rows.first().textContent()).toContain("Tablet/2.0");
+    await poll(() => page.getByTestId("this-device").count()).toBe(1);
+    // Sign out the phone from its row.
+    await rows.filter({ hasText: "Phone/1.0" }).getByRole("button", { name: "Sign out this device" }).click();
+    await page.getByText("That device is signed out.").waitFor();
+    await poll(() => rows.filter({ hasText: "Phone/1.0" }).count()).toBe(0);
+    expect(await alive(phone)).toBe(false);
+    expect(await alive(tablet)).toBe(true);
+    // Then everywhere else: only this browser's session is left, and it still works.
+    await page.getByRole("button", { name: "Sign out everywhere else" }).click();
+    await page.getByText(/Signed out \d+ other device/).waitFor();
+    await poll(() => rows.count()).toBe(1);
+    expect(await alive(tablet)).toBe(false);
+    const dana = (await store.users.findByEmail("dana@example.com"))!;
+    expect(await store.sessions.listByUser(dana.id)).toHaveLength(1);
+    await page.reload();
+    await poll(() => who().textContent()).toBe("Signed in as dana@example.com");
   });
 
   it("the session store refetches when the window regains focus (a session revoked elsewhere shows as signed out)", async () => {
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
-    const ada = (await store.users.findByEmail("ada@example.com"))!;
-    expect(await store.sessions.deleteByUser(ada.id)).toBeGreaterThan(0);
+    await signedInUser("gina@example.com");
+    const gina = (await store.users.findByEmail("gina@example.com"))!;
+    expect(await store.sessions.deleteByUser(gina.id)).toBeGreaterThan(0);
     await page.evaluate(() => window.dispatchEvent(new Event("focus")));
     await poll(() => who().textContent()).toBe("Signed out");
   });
 
   it("forgot password: the emailed link opens a working page that sets the password", async () => {
+    await signedInUser("hank@example.com", { username: "hank_l" });
+    await signOut();
     await page.getByRole("link", { name: "Forgot password" }).click();
-    const mail = await nextEmail("ada@example.com", () =>
-      submit("request password reset", { Email: "ada@example.com" }),
+    const mail = await nextEmail("hank@example.com", () =>
+      submit("request password reset", { Email: "hank@example.com" }),
     );
     await page.getByText("a link to set a new password is on its way").waitFor();
     const link = linkIn(mail);
@@ -332,21 +460,22 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await submit("reset password", { "New password": "a brand new password" });
     await page.getByText("Your password is changed.").waitFor();
     await page.getByRole("button", { name: "Go to sign in" }).click();
-    await submit("sign in with password", { "Email or username": "ada_l", Password: PASSWORD });
+    await submit("sign in with password", { "Email or username": "hank_l", Password: PASSWORD });
     await form("sign in with password").getByRole("alert").waitFor();
-    await submit("sign in with password", { "Email or username": "ada_l", Password: "a brand new password" });
-    await poll(() => who().textContent()).toBe("Signed in as ada@example.com");
+    await submit("sign in with password", { "Email or username": "hank_l", Password: "a brand new password" });
+    await poll(() => who().textContent()).toBe("Signed in as hank@example.com");
   });
 
   it("deletes the account with the password", async () => {
+    await signedInUser("ivy@example.com");
     await page.getByRole("link", { name: "Delete account" }).click();
     await submit("delete account with password", { Password: "not it at all" });
     await poll(() => form("delete account with password").getByRole("alert").textContent()).toBe(
       "That password is not right.",
     );
-    await submit("delete account with password", { Password: "a brand new password" });
+    await submit("delete account with password", { Password: PASSWORD });
     await poll(() => who().textContent()).toBe("Signed out");
-    expect(await store.users.findByEmail("ada@example.com")).toBeNull();
+    expect(await store.users.findByEmail("ivy@example.com")).toBeNull();
   });
 
   it("a code-only account adds a password, then deletes itself through the emailed link", async () => {
@@ -379,6 +508,16 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 });
 
 describe("a page on another origin", { timeout: 30_000 }, () => {
+  it("a crafted ?api= link to another server does not make the page post the typed password there", async () => {
+    const evil = `http://127.0.0.1:${await freePort()}`;
+    const requested: string[] = [];
+    page.on("request", (request) => void requested.push(request.url()));
+    await page.goto(`${spaOrigin}/spa.html?api=${encodeURIComponent(evil)}`);
+    await poll(() => page.getByTestId("refused").textContent()).toContain(api);
+    expect(await page.getByLabel("Password").count()).toBe(0);
+    expect(requested.filter((url) => url.startsWith(evil))).toEqual([]);
+  });
+
   it("signs in with CORS and credentials, reads the session, and signs out", async () => {
     const up = await fetch(`${api}/auth/sign-up/email`, {
       method: "POST",

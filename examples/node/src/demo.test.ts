@@ -137,9 +137,9 @@ describe("node demo", () => {
 async function startDemo(
   extraEnv: Record<string, string>,
 ): Promise<{ port: number; output: string; stop(): Promise<void> }> {
-  const port = 20000 + Math.floor(Math.random() * 10000);
+  // Port 0: the demo binds a free port itself and prints it; the port is read from that line.
   const server = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./server.ts", import.meta.url))], {
-    env: { ...process.env, PORT: String(port), ...extraEnv },
+    env: { ...process.env, PORT: "0", LATCHKEY_BASE_URL: "http://localhost", ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
@@ -157,6 +157,8 @@ async function startDemo(
     server.stderr.on("data", (d: Buffer) => void (err += d.toString()));
     server.on("exit", (code) => reject(new Error(`exited ${code}: ${out} ${err}`)));
   });
+  const port = Number(/listening on http:\/\/localhost:(\d+)/.exec(output)?.[1]);
+  if (!port) throw new Error(`no port in the start line: ${output}`);
   return {
     port,
     output,

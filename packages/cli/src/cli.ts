@@ -8,6 +8,7 @@ import { serveCommand } from "./serve/index.ts";
 const USAGE = `Usage:
   latchkey secret                      print a fresh 64-character secret
   latchkey migrate --database <url>    apply schema migrations (postgres://, file:, libsql://, mongodb://)
+  LATCHKEY_DATABASE_URL=<url> latchkey migrate   the same, with the URL kept out of ps and shell history
   latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)
   latchkey init                        write a commented latchkey.config.ts to start from (--help for options)
   latchkey serve                       run Latchkey as a server from latchkey.config.* (--help for options)

@@ -20,6 +20,8 @@ function server() {
       params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
     }),
     email: { sender: { async send() {} } },
+    // In-process calls carry no socket: name the client's address, as a host app behind its proxy would.
+    getClientIp: (request) => request.headers.get("x-test-ip") ?? "192.0.2.10",
     plugins: [emailOtp(), jwt(), apiKeys()],
   });
   return { auth, store };
@@ -71,6 +73,26 @@ describe("@latchkey/client", () => {
     expect(await auth.api.getSession(token!)).toBeNull();
   });
 
+  it("lists and revokes sessions: another device, then everywhere (bearer mode forgets its token)", async () => {
+    const { auth, store } = server();
+    const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const phone = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+    await phone.signInEmail({ email: "ada@example.com", password: "correct horse battery", rememberMe: false });
+    const listed = await client.listSessions();
+    expect(listed.data?.sessions.map((s) => s.current).sort()).toEqual([false, true]);
+    const other = listed.data!.sessions.find((s) => !s.current)!;
+    expect((await client.revokeSession({ sessionId: other.id })).data).toEqual({ success: true });
+    expect((await phone.getSession()).data).toBeNull();
+    const missing = await client.revokeSession({ sessionId: other.id });
+    expect(missing.error).toMatchObject({ code: "SESSION_NOT_FOUND", status: 404 });
+    expect((await client.revokeOtherSessions()).data).toEqual({ revoked: 0 });
+    expect((await client.revokeSessions()).data).toEqual({ revoked: 1 });
+    expect(client.getBearerToken()).toBeNull();
+    const user = await store.users.findByEmail("ada@example.com");
+    expect(await store.sessions.listByUser(user!.id)).toEqual([]);
+  });
+
   it("errors come back as { code, message, status } and never throw", async () => {
     const { auth } = server();
     const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
@@ -118,6 +140,51 @@ describe("@latchkey/client", () => {
     expect((await signedOut).data).toBeNull();
     unsubscribe();
     expect(seen.map((s) => s.data?.user.email ?? null)).toEqual([null, "ada@example.com", null]);
+  });
+
+  describe("the previous user's JWT never outlives the session (review fix 16)", () => {
+    const signedInClient = async () => {
+      const { auth, store } = server();
+      const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+      await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+      await client.session.refetch();
+      expect(client.getJwt()).toMatch(/^ey/);
+      expect(client.session.get().jwt).toMatch(/^ey/);
+      const user = await store.users.findByEmail("ada@example.com");
+      return { auth, store, client, userId: user!.id };
+    };
+
+    it("after sign-out the next user of the page gets no JWT from getJwt() or session.jwt", async () => {
+      const { client } = await signedInClient();
+      await client.signOut();
+      expect(client.getJwt()).toBeNull();
+      await client.session.refetch();
+      expect(client.session.get()).toMatchObject({ data: null, jwt: null });
+    });
+
+    it("after account deletion the JWT is gone", async () => {
+      const { client } = await signedInClient();
+      expect((await client.deleteAccount({ password: "correct horse battery" })).error).toBeNull();
+      expect(client.getJwt()).toBeNull();
+    });
+
+    it("a session revoked elsewhere: get-session answering null clears the JWT", async () => {
+      const { store, client, userId } = await signedInClient();
+      await store.sessions.deleteByUser(userId);
+      expect((await client.getSession()).data).toBeNull();
+      expect(client.getJwt()).toBeNull();
+      expect(client.session.get()).toMatchObject({ data: null, jwt: null });
+    });
+
+    it("a session revoked elsewhere: any 401 clears the JWT and the session store follows", async () => {
+      const { store, client, userId } = await signedInClient();
+      await store.sessions.deleteByUser(userId);
+      const refused = await client.listApiKeys({ limit: 5 });
+      expect(refused.error?.status).toBe(401);
+      expect(client.getJwt()).toBeNull();
+      await client.session.refetch();
+      expect(client.session.get()).toMatchObject({ data: null, jwt: null });
+    });
   });
 
   it("a sign-in that finishes while an older session request is under way still ends signed in", async () => {

@@ -16,6 +16,8 @@ export type Schemas = components["schemas"];
 export type User = Schemas["User"];
 export type Session = Schemas["Session"];
 export type ApiKey = Schemas["ApiKey"];
+/** One row of `listSessions()`: a device the user is signed in on (`current` for this one). */
+export type SessionListItem = Schemas["SessionListItem"];
 /** `getApiKeyUsage`: one entry per UTC day, oldest first. */
 export type ApiKeyUsage = Schemas["ApiKeyUsage"];
 /** Every code a Latchkey error body carries. */
@@ -134,9 +136,11 @@ const SESSION_CHANGING = new Set<OperationId>([
   "resetPasswordOtp",
   "deleteAccount",
   "confirmAccountDeletion",
+  "revokeSession",
+  "revokeSessions",
 ]);
 // Calls that end the current session: bearer mode forgets its token.
-const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion"]);
+const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion", "revokeSessions"]);
 
 function isErrorBody(value: unknown): value is { code: ErrorCode; message: string; details?: unknown } {
   return (
@@ -191,7 +195,11 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
       const text = query.toString();
       if (text) url += `?${text}`;
     }
-    if (mode === "bearer" && token) headers.authorization = `Bearer ${token}`;
+    if (mode === "bearer") {
+      // Asks sign-in answers for the session token (a cookie-mode page never receives it).
+      headers["latchkey-credentials"] = "bearer";
+      if (token) headers.authorization = `Bearer ${token}`;
+    }
     let response: Response;
     try {
       const init: RequestInit = { method: op.method, headers, credentials: mode === "cookie" ? "include" : "omit" };
@@ -211,6 +219,12 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     }
     const headerJwt = response.headers.get("set-auth-jwt");
     if (headerJwt) jwt = headerJwt;
+    // A 401 means no session stands behind this client any more: the JWT it minted must go too, and the
+    // session store learns it (get-session itself answers 200 null, never 401).
+    else if (response.status === 401) {
+      jwt = null;
+      if (operationId !== "getSession") void store.refetch();
+    }
     let payload: unknown = null;
     const text = await response.text();
     try {
@@ -240,6 +254,8 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
         response,
       };
     }
+    // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
+    if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
     if (mode === "bearer") {
       const credentials = (payload as { credentials?: { token?: unknown } } | null)?.credentials;
       if (credentials && typeof credentials.token === "string") setToken(credentials.token);

@@ -14,6 +14,7 @@ export {
   rejectUnknownOptions,
   nearestName,
   EACH,
+  originOf,
 } from "./config/index.ts";
 export type {
   Duration,
@@ -51,7 +52,11 @@ export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./pa
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { HashGate } from "./password/index.ts";
 export type { HashGateLimits, HashGateStats } from "./password/index.ts";
+export { pwnedPasswords } from "./password/index.ts";
+export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
+export { consoleLogger } from "./logger/index.ts";
+export type { Logger, LogFields } from "./logger/index.ts";
 export type {
   AuthEventMap,
   AuthEventName,
@@ -62,8 +67,10 @@ export type {
 } from "./events/index.ts";
 export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
-export { SessionService, toUserView, toSessionView } from "./session/index.ts";
+export { SessionService, SessionManagementService, toUserView, toSessionView } from "./session/index.ts";
 export type {
+  SessionListItem,
+  SessionRevocationReason,
   UserView,
   SessionView,
   Credentials,
@@ -71,6 +78,8 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
+export { HookRunner } from "./hooks/index.ts";
+export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
 export {
   RateLimiter,
   HashBudget,

@@ -22,6 +22,7 @@ async function seed(store: Store) {
     image: null,
     username: null,
     metadata: {},
+    appMetadata: {},
     createdAt: T0,
     updatedAt: T0,
   };
@@ -35,6 +36,7 @@ async function seed(store: Store) {
     updatedAt: T0,
     ip: null,
     userAgent: null,
+    rememberMe: true,
   });
   await store.apiKeys.create({
     id: "k1",

@@ -47,7 +47,13 @@ afterAll(async () => {
 describe("D1 store inside workerd (Miniflare D1 binding)", () => {
   it("the worker bundle imports no node: module and the migrations applied", () => {
     expect(nodeImports).toEqual([]);
-    expect(applied).toEqual(["0000_initial", "0001_api_key_lifecycle", "0002_counters_reset_at_index"]);
+    expect(applied).toEqual([
+      "0000_initial",
+      "0001_api_key_lifecycle",
+      "0002_session_remember_me",
+      "0003_app_metadata",
+      "0004_counters_reset_at_index",
+    ]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
       40,
@@ -79,7 +85,9 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
     expect((await db.prepare("select name from d1_migrations order by id").all()).results).toEqual([
       { name: "0000_initial.sql" },
       { name: "0001_api_key_lifecycle.sql" },
-      { name: "0002_counters_reset_at_index.sql" },
+      { name: "0002_session_remember_me.sql" },
+      { name: "0003_app_metadata.sql" },
+      { name: "0004_counters_reset_at_index.sql" },
     ]);
   });
 

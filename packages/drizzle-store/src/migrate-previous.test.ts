@@ -78,7 +78,12 @@ describe("migrating a database made with the previous schema", () => {
              3, 0, now(), now());`,
       );
       await client.end();
-      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle", "0002_counters_reset_at_index"]);
+      expect(await migrateDatabase(database.url)).toEqual([
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+        "0004_counters_reset_at_index",
+      ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
       await database.dispose();
@@ -100,7 +105,12 @@ describe("migrating a database made with the previous schema", () => {
              3, 0, ${T}, ${T});`,
       );
       client.close();
-      expect(await migrateDatabase(database.url)).toEqual(["0001_api_key_lifecycle", "0002_counters_reset_at_index"]);
+      expect(await migrateDatabase(database.url)).toEqual([
+        "0001_api_key_lifecycle",
+        "0002_session_remember_me",
+        "0003_app_metadata",
+        "0004_counters_reset_at_index",
+      ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {
       await database.dispose();

@@ -5,7 +5,13 @@ import { openSqlite } from "./sqlite/connection.ts";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 
 const TABLES = ["accounts", "api_keys", "audit_events", "counters", "jwks", "sessions", "users", "verifications"];
-const MIGRATIONS = ["0000_initial", "0001_api_key_lifecycle", "0002_counters_reset_at_index"];
+const MIGRATIONS = [
+  "0000_initial",
+  "0001_api_key_lifecycle",
+  "0002_session_remember_me",
+  "0003_app_metadata",
+  "0004_counters_reset_at_index",
+];
 
 describe("migrateDatabase", () => {
   it("applies the schema to a fresh PostgreSQL database once; the second run applies nothing", async () => {

@@ -22,6 +22,7 @@ import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
 import { ADAPTER_VERSION } from "./version.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
+import { instrument } from "./telemetry/index.ts";
 
 export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> extends AuthOptions<P> {
   /** Client address for rate limits. Default `clientIp.fromSocket`; headers are never trusted unless you choose a preset that reads them. */
@@ -33,6 +34,11 @@ export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly Au
    * narrows or extends that. Preflights (`OPTIONS`) then answer 204 on every auth path. See docs/client.md.
    */
   cors?: boolean | CorsOptions;
+  /**
+   * OpenTelemetry spans and metrics through the app's `@opentelemetry/api` (an optional peer: without it, or without
+   * a registered SDK, nothing is recorded). Default `true`; `false` turns it off. See docs/observability.md.
+   */
+  telemetry?: boolean;
 }
 
 /**
@@ -44,6 +50,7 @@ export const ADAPTER_OPTION_SHAPE: OptionShape = {
   reference: { enabled: true, scriptUrl: true, title: true },
   // `cors: true` is a boolean; an object is checked key by key.
   cors: { origins: true, allowHeaders: true, exposeHeaders: true, maxAge: true },
+  telemetry: true,
 };
 
 /**
@@ -138,7 +145,9 @@ function invalidRequest(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>
  * app.get("/me", auth.requireUser, (c) => c.json(c.var.user));
  */
 export function createAuth<const P extends readonly AuthPlugin[] = []>(options: CreateAuthOptions<P>): Auth<P> {
-  const core = createAuthCore<P>(options, ADAPTER_OPTION_SHAPE);
+  const telemetry = instrument(options);
+  const core = createAuthCore<P>(telemetry.options, ADAPTER_OPTION_SHAPE);
+  telemetry.countEvents(core);
   const { config } = core;
   const tools = createRequestTools(core, options.getClientIp ?? fromSocket);
 
@@ -146,12 +155,14 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     defaultHook: (result) => (result.success ? undefined : invalidRequest(result.error.issues)),
   });
   const cors = corsMiddleware(options.cors ?? false, config.trustedOrigins);
+  // Outermost: the request span and duration cover every answer, preflights and refusals included.
+  app.use("*", telemetry.middleware(mountPrefix));
   // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
   if (cors) app.use("*", cors);
   app.use("*", securityHeaders(config));
   app.use("*", bodyGuard());
   app.use("*", csrfProtection(config));
-  app.onError((error) => errorResponse(error));
+  app.onError((error) => errorResponse(error, core.logger));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
     registerDocsRoutes(app, {
@@ -179,7 +190,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   root.use("*", securityHeaders(config));
   root.route(config.basePath || "/", app);
   root.notFound(() => errorResponse(new AuthError("NOT_FOUND", "No such endpoint")));
-  root.onError((error) => errorResponse(error));
+  root.onError((error) => errorResponse(error, core.logger));
 
   const headers = securityHeaders(config);
   const csrf = csrfProtection(config);
@@ -188,7 +199,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
       const rejected = await csrf(c, async () => {
         await next();
         if (c.error) {
-          const rendered = hostErrorResponse(c.error, c.res);
+          const rendered = hostErrorResponse(c.error, c.res, core.logger);
           if (rendered) {
             // The bare 500 carries nothing of the failed answer (its headers may describe another body); an
             // AuthError's answer keeps what the route had set (Hono merges the headers), as it always did.

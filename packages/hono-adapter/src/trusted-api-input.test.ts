@@ -15,7 +15,9 @@ describe("auth.api input", () => {
     const refused = async (call: () => Promise<unknown>, field: string) =>
       expect(call()).rejects.toMatchObject({ code: "INVALID_REQUEST", details: [{ path: field }] });
 
-    await refused(() => t.auth.api.revokeSessions(HOSTILE), "userId");
+    await refused(() => t.auth.api.revokeSessions({ userId: HOSTILE }), "userId");
+    await refused(() => t.auth.api.listSessions({ userId: HOSTILE }), "userId");
+    await refused(() => t.auth.api.revokeSession({ token: a.token, sessionId: HOSTILE }), "sessionId");
     await refused(() => t.auth.api.deleteUser(HOSTILE), "userId");
     await refused(() => t.auth.api.updateUser(HOSTILE, { name: "x" }), "userId");
     await refused(() => t.auth.api.getSession(HOSTILE), "token");
@@ -27,7 +29,7 @@ describe("auth.api input", () => {
     await refused(() => t.auth.api.requestPasswordReset({ email: HOSTILE }), "email");
     await refused(() => t.auth.api.resetPassword({ token: HOSTILE, newPassword: "a new password" }), "token");
     await refused(() => t.auth.api.sendVerificationOtp({ email: HOSTILE, purpose: "sign-in" }), "email");
-    await refused(() => t.auth.api.revokeSessions("x".repeat(256)), "userId");
+    await refused(() => t.auth.api.revokeSessions({ userId: "x".repeat(256) }), "userId");
     await refused(() => t.auth.api.deleteUser("has space"), "userId");
 
     // Nothing changed: both users and both sessions are still there.
@@ -36,7 +38,7 @@ describe("auth.api input", () => {
       expect(await t.auth.api.getSession(u.token)).not.toBeNull();
     }
     // Well-formed calls still work, and an unknown id is simply unknown.
-    expect(await t.auth.api.revokeSessions(b.userId)).toBe(1);
+    expect(await t.auth.api.revokeSessions({ userId: b.userId })).toEqual({ revoked: 1 });
     expect(await t.auth.api.deleteUser("no-such-user")).toBe(false);
     expect(await t.store.users.findById(a.userId)).not.toBeNull();
   });

@@ -14,8 +14,10 @@ export function jwksPort(db: MemoryDatabase): JwkStore {
       return true;
     },
     async retireOthers(exceptId, at) {
-      for (const k of jwks.values())
-        if (k.id !== exceptId && k.retiredAt === null) jwks.set(k.id, { ...k, retiredAt: new Date(at) });
+      const kept = jwks.get(exceptId);
+      if (!kept) return;
+      for (const k of [...jwks.values()])
+        if (k.generation < kept.generation && k.retiredAt === null) jwks.set(k.id, { ...k, retiredAt: new Date(at) });
     },
     async deleteRetiredBefore(before) {
       let n = 0;

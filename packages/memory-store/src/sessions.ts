@@ -6,14 +6,23 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
   const { users, sessions, sessionsByHash } = db;
   return {
     async create(session) {
+      // What a foreign key does in the SQL stores: no session for a user that is not there.
+      if (!users.has(session.userId)) return false;
       sessions.set(session.id, copy(session));
       sessionsByHash.set(session.tokenHash, session.id);
+      return true;
     },
     async findByTokenHash(tokenHash) {
       const id = sessionsByHash.get(tokenHash);
       const s = id ? sessions.get(id) : undefined;
       const u = s ? users.get(s.userId) : undefined;
       return s && u ? { session: copy(s), user: copy(u) } : null;
+    },
+    async listByUser(userId) {
+      return [...sessions.values()]
+        .filter((s) => s.userId === userId)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .map(copy);
     },
     async touch(id, expiresAt, updatedAt) {
       const s = sessions.get(id);

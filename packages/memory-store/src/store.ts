@@ -1,10 +1,11 @@
-import type { FullStore } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
 import { accountsPort } from "./accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";
 import { auditPort } from "./audit.ts";
 import { countersPort } from "./counters.ts";
-import { memoryDatabase } from "./database.ts";
+import { memoryDatabase, type MemoryDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
+import { trackedDatabase, UndoLog } from "./undo-log.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
@@ -19,47 +20,32 @@ import { verificationsPort } from "./verifications.ts";
 export function memoryStore(): FullStore {
   const db = memoryDatabase();
 
-  // Transactions: the rows a transaction started from, restored when its body throws. Transactions run one at a
-  // time (a chain of promises), so one never restores over another's writes. Counters and audit rows are not
-  // part of it (counters count attempts whatever happens; events are emitted after a commit).
-  const tables: Array<Map<string, unknown>> = [
-    db.users,
-    db.emails,
-    db.usernames,
-    db.sessions,
-    db.sessionsByHash,
-    db.accounts,
-    db.verifications,
-    db.apiKeys,
-    db.apiKeysByHash,
-    db.jwks,
-  ];
+  // Transactions run one at a time (a chain of promises); each sees the database through an undo log of its own
+  // writes, and a body that throws takes back only those (see undo-log.ts). Writes made outside a transaction
+  // while one is open are never undone by it.
   let queue: Promise<unknown> = Promise.resolve();
-  const snapshot = () => tables.map((t) => new Map(t));
-  const restore = (saved: ReturnType<typeof snapshot>) => {
-    tables.forEach((t, i) => {
-      t.clear();
-      for (const [k, v] of saved[i]!) t.set(k, v);
-    });
-  };
+  const portsOver = (data: MemoryDatabase): FullStorePorts => ({
+    users: usersPort(data),
+    sessions: sessionsPort(data),
+    accounts: accountsPort(data),
+    verifications: verificationsPort(data),
+    counters: countersPort(data),
+    apiKeys: apiKeysPort(data),
+    jwks: jwksPort(data),
+    audit: auditPort(data),
+  });
 
   const store: FullStore = {
     kind: "memory",
-    users: usersPort(db),
-    sessions: sessionsPort(db),
-    accounts: accountsPort(db),
-    verifications: verificationsPort(db),
-    counters: countersPort(db),
-    apiKeys: apiKeysPort(db),
-    jwks: jwksPort(db),
-    audit: auditPort(db),
+    ...portsOver(db),
     transaction<T>(body: (tx: FullStore) => Promise<T>): Promise<T> {
       const run = queue.then(async () => {
-        const saved = snapshot();
+        const log = new UndoLog();
+        const tx: FullStore = { ...store, ...portsOver(trackedDatabase(db, log)) };
         try {
-          return await body(store);
+          return await body(tx);
         } catch (error) {
-          restore(saved);
+          log.undo();
           throw error;
         }
       });

@@ -83,6 +83,13 @@ describe("documents", () => {
     expect(apiKeyToDoc(key).permissions).toEqual({ files: ["read", "write"] });
   });
 
+  it("round-trips rememberMe, and reads a session stored before the field existed as remembered", () => {
+    const short = fixtures.session(user.id, { rememberMe: false });
+    expect(sessionFromDoc(throughBson(sessionToDoc(short))).rememberMe).toBe(false);
+    const { rememberMe: _, ...older } = sessionToDoc(fixtures.session(user.id));
+    expect(sessionFromDoc(older as never).rememberMe).toBe(true);
+  });
+
   it("keeps millisecond precision", () => {
     const precise = fixtures.session(user.id, { expiresAt: new Date(Date.UTC(2026, 4, 1, 0, 0, 0, 987)) });
     expect(sessionFromDoc(throughBson(sessionToDoc(precise))).expiresAt.getTime()).toBe(precise.expiresAt.getTime());
@@ -92,6 +99,11 @@ describe("documents", () => {
     const doc = { ...userToDoc(user), legacyField: 1 };
     expect(userFromDoc(doc)).toEqual(user);
     expect(Object.keys(userToDoc({ ...user, extra: true } as UserRecord))).not.toContain("extra");
+  });
+
+  it("reads a user document written before appMetadata existed as appMetadata {}", () => {
+    const { appMetadata: _gone, ...old } = userToDoc(user);
+    expect(userFromDoc(throughBson(old as typeof old & { appMetadata: never }))).toEqual({ ...user, appMetadata: {} });
   });
 
   it("maps a counter's BSON date back to milliseconds", () => {

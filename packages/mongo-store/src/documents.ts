@@ -45,6 +45,7 @@ const userFields: FieldSet<UserRecord> = {
   image: true,
   username: true,
   metadata: true,
+  appMetadata: true,
   createdAt: true,
   updatedAt: true,
 };
@@ -56,6 +57,7 @@ const sessionFields: FieldSet<SessionRecord> = {
   updatedAt: true,
   ip: true,
   userAgent: true,
+  rememberMe: true,
 };
 const accountFields: FieldSet<AccountRecord> = {
   userId: true,
@@ -133,9 +135,17 @@ const fromDoc = <R extends { id: string }>(doc: Doc<R>, fields: FieldSet<R>): R 
   ({ id: doc._id, ...pick(doc, fields) }) as R;
 
 export const userToDoc = (r: UserRecord): UserDoc => toDoc(r, userFields);
-export const userFromDoc = (d: UserDoc): UserRecord => fromDoc(d, userFields);
+// A user written before `appMetadata` existed has no such field: it reads as `{}` (no migration step needed).
+export const userFromDoc = (d: UserDoc): UserRecord => {
+  const record = fromDoc(d, userFields);
+  return record.appMetadata === undefined ? { ...record, appMetadata: {} } : record;
+};
 export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFields);
-export const sessionFromDoc = (d: SessionDoc): SessionRecord => fromDoc(d, sessionFields);
+// Sessions stored before `rememberMe` existed were all "remember me" sessions.
+export const sessionFromDoc = (d: SessionDoc): SessionRecord => ({
+  ...fromDoc(d, sessionFields),
+  rememberMe: d.rememberMe !== false,
+});
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
 export const accountFromDoc = (d: AccountDoc): AccountRecord => fromDoc(d, accountFields);
 export const verificationToDoc = (r: VerificationRecord): VerificationDoc => ({

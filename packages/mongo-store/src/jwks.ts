@@ -20,7 +20,10 @@ export function jwksPort(c: Collections): JwkStore {
       }
     },
     async retireOthers(exceptId, at) {
-      await c.jwks.updateMany({ _id: { $ne: exceptId }, retiredAt: null }, { $set: { retiredAt: at } });
+      // A key's generation never changes, so reading it first leaves no window.
+      const kept = await c.jwks.findOne({ _id: exceptId }, { projection: { generation: 1 } });
+      if (!kept) return;
+      await c.jwks.updateMany({ generation: { $lt: kept.generation }, retiredAt: null }, { $set: { retiredAt: at } });
     },
     async deleteRetiredBefore(before) {
       // `$lt` on a date never matches null, so current keys stay.

@@ -7,7 +7,12 @@ import { sessionFromDoc, sessionToDoc, userFromDoc, type SessionDoc, type UserDo
 export function sessionsPort(c: Collections): SessionStore {
   return {
     async create(session) {
+      // No foreign keys: written first, the user checked second. A deletion removes the user first and its
+      // sessions second, so either it sees this row or this check sees the user gone (and takes the row back).
       await c.sessions.insertOne(sessionToDoc(session));
+      if ((await c.users.countDocuments({ _id: session.userId }, { limit: 1 })) > 0) return true;
+      await c.sessions.deleteOne({ _id: session.id });
+      return false;
     },
     async findByTokenHash(tokenHash) {
       // One round trip: the session joined with its user.
@@ -20,6 +25,10 @@ export function sessionsPort(c: Collections): SessionStore {
         .toArray();
       const owner = row?.owner[0];
       return row && owner ? { session: sessionFromDoc(row), user: userFromDoc(owner) } : null;
+    },
+    async listByUser(userId) {
+      const docs = await c.sessions.find({ userId }).sort({ createdAt: -1, _id: -1 }).toArray();
+      return docs.map(sessionFromDoc);
     },
     async touch(id, expiresAt, updatedAt) {
       await c.sessions.updateOne({ _id: { $eq: id } }, { $set: { expiresAt, updatedAt } });

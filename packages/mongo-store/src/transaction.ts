@@ -74,6 +74,17 @@ export function mongoTransaction(
   const compensated = compensatingTransaction(topLevel, {
     session: (id) => c.sessions.deleteOne({ _id: id }),
     account: (id) => c.accounts.deleteOne({ _id: id }),
+    // Without transactions the check and the delete are two steps: a session attached between them is removed
+    // with the user (the window is one round trip, against the whole body before).
+    user: async (id) => {
+      const attached = await Promise.all([
+        c.sessions.countDocuments({ userId: id }, { limit: 1 }),
+        c.accounts.countDocuments({ userId: id }, { limit: 1 }),
+        c.apiKeys.countDocuments({ userId: id }, { limit: 1 }),
+      ]);
+      if (attached.some((n) => n > 0)) return;
+      if (await c.users.findOneAndDelete({ _id: id })) await c.verifications.deleteMany({ userId: id });
+    },
   });
   return async (body) => {
     if (await transactions.available()) {

@@ -10,19 +10,26 @@ import { drizzleStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as postgresJsStore } from "@latchkey/drizzle-store/postgres-js";
 import { createAuth } from "@latchkey/hono-adapter";
 import { redisCounters } from "@latchkey/redis-store";
+import { CONNECT_TIMEOUT_S, QUERY_TIMEOUT_S, REDIS_TIMEOUT_S } from "./timeouts.mjs";
 
 const databaseUrl = /** @type {string} */ (process.env.DATABASE_URL);
 const driver = process.env.DRIVER ?? "pg";
 const database =
   driver === "postgres-js"
     ? postgresJsStore({ client: postgres(databaseUrl, { max: 8, onnotice: () => undefined }) })
-    : drizzleStore({ url: databaseUrl, connectTimeout: 2, queryTimeout: 3, maxConnections: 8 });
+    : drizzleStore({
+        url: databaseUrl,
+        connectTimeout: CONNECT_TIMEOUT_S,
+        queryTimeout: QUERY_TIMEOUT_S,
+        maxConnections: 8,
+      });
 const counters = process.env.REDIS_URL
   ? redisCounters({
       url: process.env.REDIS_URL,
-      ...(process.env.REDIS_COMMAND_TIMEOUT
-        ? { commandTimeout: /** @type {import("@latchkey/core").Duration} */ (process.env.REDIS_COMMAND_TIMEOUT) }
-        : {}),
+      connectTimeout: REDIS_TIMEOUT_S,
+      commandTimeout: process.env.REDIS_COMMAND_TIMEOUT
+        ? /** @type {import("@latchkey/core").Duration} */ (process.env.REDIS_COMMAND_TIMEOUT)
+        : REDIS_TIMEOUT_S,
     })
   : undefined;
 

@@ -18,7 +18,8 @@ export function user(over: Partial<UserRecord> = {}): UserRecord {
     name: "Ada",
     image: null,
     username: null,
-    metadata: { plan: "free", nested: { a: [1, 2] } },
+    metadata: { theme: "dark", nested: { a: [1, 2] } },
+    appMetadata: { role: "member", plan: { tier: "free", seats: [1, 2] } },
     createdAt: T0,
     updatedAt: T0,
     ...over,
@@ -47,6 +48,7 @@ export function session(userId: string, over: Partial<SessionRecord> = {}): Sess
     updatedAt: T0,
     ip: "203.0.113.7",
     userAgent: "vitest",
+    rememberMe: true,
     ...over,
   };
 }

@@ -56,6 +56,33 @@ export function describeJwks(getStore: () => Store): void {
       expect(after.find((k) => k.id === current.id)).toEqual(current);
     });
 
+    it("a late retireOthers for an older key never retires a newer generation", async (context) => {
+      const jwks = portOf(store, "jwks", context);
+      const base = 5_000_000 + Math.floor(Math.random() * 1_000_000);
+      const older = {
+        id: uid("jwk"),
+        generation: base,
+        alg: "EdDSA",
+        publicKey: '{"kty":"OKP"}',
+        privateKey: "enc",
+        createdAt: at(0),
+        retiredAt: null,
+      };
+      const slow = { ...older, id: uid("jwk"), generation: base + 1, createdAt: at(1000) };
+      const fast = { ...older, id: uid("jwk"), generation: base + 2, createdAt: at(1500) };
+      await jwks.insert(older);
+      await jwks.insert(slow);
+      await jwks.insert(fast);
+      await jwks.retireOthers(fast.id, at(2000));
+      await jwks.retireOthers(slow.id, at(3000)); // late: must not touch `fast`
+      const list = await jwks.list();
+      expect(list.find((k) => k.id === fast.id)!.retiredAt).toBeNull();
+      expect(list.find((k) => k.id === slow.id)!.retiredAt).toEqual(at(2000));
+      expect(list.find((k) => k.id === older.id)!.retiredAt).toEqual(at(2000));
+      await jwks.retireOthers("no-such-key", at(4000));
+      expect((await jwks.list()).find((k) => k.id === fast.id)!.retiredAt).toBeNull();
+    });
+
     it("keeps the first retirement time of keys already retired (a later rotation does not restart their grace)", async (context) => {
       const jwks = portOf(store, "jwks", context);
       const base = 3_000_000 + Math.floor(Math.random() * 1_000_000);

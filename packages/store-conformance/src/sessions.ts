@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "@latchkey/core";
-import { at, session, T0, user } from "./fixtures.ts";
+import { at, session, T0, uid, user } from "./fixtures.ts";
 
 /** Conformance of the `sessions` port; registered by `runStoreConformance`. */
 export function describeSessions(getStore: () => Store): void {
@@ -14,7 +14,7 @@ export function describeSessions(getStore: () => Store): void {
       const u = user();
       await store.users.create(u, []);
       const s = session(u.id);
-      await store.sessions.create(s);
+      expect(await store.sessions.create(s)).toBe(true);
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toEqual({ session: s, user: u });
       await store.sessions.touch(s.id, at(999_000), at(5000));
       expect((await store.sessions.findByTokenHash(s.tokenHash))!.session).toEqual({
@@ -25,6 +25,34 @@ export function describeSessions(getStore: () => Store): void {
       expect(await store.sessions.delete(s.id)).toBe(true);
       expect(await store.sessions.delete(s.id)).toBe(false);
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
+    });
+
+    it("lists a user's sessions newest first, and only theirs", async () => {
+      const u = user();
+      const other = user();
+      await store.users.create(u, []);
+      await store.users.create(other, []);
+      const older = session(u.id, { createdAt: at(1000), updatedAt: at(1000) });
+      const newer = session(u.id, { createdAt: at(2000), updatedAt: at(2000), ip: null, userAgent: null });
+      const expired = session(u.id, { createdAt: at(500), expiresAt: at(-1) });
+      const theirs = session(other.id, { createdAt: at(3000) });
+      for (const s of [older, expired, newer, theirs]) await store.sessions.create(s);
+      expect(await store.sessions.listByUser(u.id)).toEqual([newer, older, expired]);
+      expect(await store.sessions.listByUser(other.id)).toEqual([theirs]);
+      expect(await store.sessions.listByUser("nobody")).toEqual([]);
+    });
+
+    it("refuses a session for a user that does not exist (deleted by a concurrent request): false, no row", async () => {
+      const ghost = session(uid("ghost"));
+      expect(await store.sessions.create(ghost)).toBe(false);
+      expect(await store.sessions.findByTokenHash(ghost.tokenHash)).toBeNull();
+      expect(await store.sessions.delete(ghost.id)).toBe(false);
+      const u = user();
+      await store.users.create(u, []);
+      const s = session(u.id);
+      expect(await store.sessions.create(s)).toBe(true);
+      expect(await store.users.delete(u.id)).toBe(true);
+      expect(await store.sessions.create(session(u.id))).toBe(false);
     });
 
     it("deletes all of a user's sessions except one, and expired ones", async () => {

@@ -52,6 +52,18 @@ export function describeUsers(getStore: () => Store): void {
       expect(results.filter((r) => r && !r.ok && r.conflict === "username")).toHaveLength(19);
     });
 
+    it("stores appMetadata apart from metadata: each patch replaces only its own object", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      const r = await store.users.update(u.id, { appMetadata: { role: "admin" }, updatedAt: at(1000) });
+      expect(r).toEqual({ ok: true, value: { ...u, appMetadata: { role: "admin" }, updatedAt: at(1000) } });
+      await store.users.update(u.id, { metadata: { role: "admin-by-the-user" } });
+      const read = await store.users.findById(u.id);
+      expect(read?.appMetadata).toEqual({ role: "admin" });
+      expect(read?.metadata).toEqual({ role: "admin-by-the-user" });
+      expect((await store.users.findByEmail(u.email))?.appMetadata).toEqual({ role: "admin" });
+    });
+
     it("updates fields, keeps omitted ones, clears with null, and enforces uniqueness", async () => {
       const u = user({ image: "https://img.example/a.png" });
       await store.users.create(u, []);

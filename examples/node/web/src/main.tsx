@@ -2,7 +2,13 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import { createLatchkeyClient, type ApiKey, type ApiKeyUsage, type LatchkeyError } from "@latchkey/client";
+import {
+  createLatchkeyClient,
+  type ApiKey,
+  type ApiKeyUsage,
+  type LatchkeyError,
+  type SessionListItem,
+} from "@latchkey/client";
 import { useSession } from "@latchkey/client/react";
 import { ActionForm, ErrorText, Field, Notice } from "./shared.tsx";
 
@@ -66,6 +72,9 @@ function App() {
     case "/api-keys":
       page = <ApiKeys />;
       break;
+    case "/devices":
+      page = <Devices />;
+      break;
     case "/jwt":
       page = <Jwt />;
       break;
@@ -88,6 +97,7 @@ function App() {
               {link("/settings", "Settings")}
               {link("/verify", "Verify email")}
               {link("/api-keys", "API keys")}
+              {link("/devices", "Devices")}
               {link("/jwt", "JWT")}
               {link("/delete-account", "Delete account")}
               <button
@@ -175,15 +185,20 @@ function SignIn({ go }: { go: (to: string) => void }) {
         <ActionForm
           name="sign in with password"
           submit="Sign in"
-          run={(f) =>
-            f.login!.includes("@")
-              ? auth.signInEmail({ email: f.login!, password: f.password! })
-              : auth.signInEmail({ username: f.login!, password: f.password! })
-          }
+          run={(f) => {
+            // An unchecked box is absent from the form data: a session that ends with the browser.
+            const rememberMe = f.rememberMe === "on";
+            return f.login!.includes("@")
+              ? auth.signInEmail({ email: f.login!, password: f.password!, rememberMe })
+              : auth.signInEmail({ username: f.login!, password: f.password!, rememberMe });
+          }}
           onDone={() => go("/")}
         >
           <Field label="Email or username" name="login" autoComplete="username" />
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
+          <label>
+            <input type="checkbox" name="rememberMe" defaultChecked /> Remember me
+          </label>
         </ActionForm>
       </section>
       <section>
@@ -378,6 +393,76 @@ function Settings() {
   );
 }
 
+/** The signed-in user's sessions: sign out one device, or every other one. */
+function Devices() {
+  const [sessions, setSessions] = useState<SessionListItem[]>([]);
+  const [error, setError] = useState<LatchkeyError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const load = async () => {
+    const r = await auth.listSessions();
+    setError(r.error);
+    if (r.data) setSessions(r.data.sessions);
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loads once on mount; `load` is recreated each render.
+  useEffect(() => void load(), []);
+  return (
+    <section>
+      <h1>Devices</h1>
+      <p>Every place your account is signed in, newest first.</p>
+      <ErrorText error={error} />
+      {notice && <Notice>{notice}</Notice>}
+      <table>
+        <thead>
+          <tr>
+            <th>Device</th>
+            <th>IP address</th>
+            <th>Signed in</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.map((s) => (
+            <tr key={s.id} data-testid="device-row">
+              <td>
+                {s.userAgent ?? "Unknown device"}
+                {s.current && <strong data-testid="this-device"> (this device)</strong>}
+              </td>
+              <td>{s.ip ?? "—"}</td>
+              <td>{new Date(s.createdAt).toLocaleString("en-GB")}</td>
+              <td>
+                {!s.current && (
+                  <button
+                    type="button"
+                    onClick={async () => {
+                      const r = await auth.revokeSession({ sessionId: s.id });
+                      setError(r.error);
+                      if (!r.error) setNotice("That device is signed out.");
+                      await load();
+                    }}
+                  >
+                    Sign out this device
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button
+        type="button"
+        onClick={async () => {
+          const r = await auth.revokeOtherSessions();
+          setError(r.error);
+          if (r.data) setNotice(`Signed out ${r.data.revoked} other ${r.data.revoked === 1 ? "device" : "devices"}.`);
+          await load();
+        }}
+      >
+        Sign out everywhere else
+      </button>
+    </section>
+  );
+}
+
 const LIFETIMES: Array<[string, string]> = [
   ["1d", "1 day"],
   ["30d", "30 days"],
@@ -539,12 +624,20 @@ function UsageChart({ apiKey }: { apiKey: ApiKey }) {
 const jwks = createRemoteJWKSet(new URL("/auth/jwks", location.origin));
 
 function Jwt() {
-  const { jwt } = useSession(auth);
+  const { jwt, data } = useSession(auth);
   const [token, setToken] = useState<string | null>(null);
   const [claims, setClaims] = useState<JWTPayload | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [error, setError] = useState<LatchkeyError | null>(null);
-  const current = token ?? jwt;
+  // A fresh token from /auth/token belongs to the session that asked: gone with it (sign-out, deletion, expiry).
+  const signedIn = data !== null;
+  useEffect(() => {
+    if (!signedIn) {
+      setToken(null);
+      setClaims(null);
+    }
+  }, [signedIn]);
+  const current = signedIn ? (token ?? jwt) : null;
   useEffect(() => {
     if (!current) return;
     setClaims(null);

@@ -22,6 +22,12 @@ const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   EMAIL_NOT_VERIFIED: "Verify your email address first.",
   INVALID_ORIGIN: "This page is not allowed to do that.",
   INVALID_REQUEST: "Some fields are missing or not valid.",
+  SESSION_NOT_FOUND: "That device is already signed out.",
+  SESSION_NOT_FRESH: "For your security, sign in again before doing this.",
+  SIGN_UP_REJECTED: "Sign-up with this address is not allowed.",
+  SIGN_IN_REJECTED: "This account cannot sign in.",
+  WEAK_PASSWORD: "Choose a stronger password.",
+  PASSWORD_COMPROMISED: "This password appeared in a data breach. Choose another one.",
   NETWORK_ERROR: "The server cannot be reached. Check the connection and try again.",
 };
 

@@ -14,8 +14,18 @@ const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
 const run = promisify(execFile);
 
 async function latchkey(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return latchkeyWith({}, ...args);
+}
+
+async function latchkeyWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { encoding: "utf8" });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -40,7 +50,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_counters_reset_at_index\n`,
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\n`,
       );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
@@ -62,13 +72,17 @@ describe("latchkey migrate", () => {
         expect(await migrate(database.url, { log: (line) => lines.push(line) })).toEqual([
           "0000_initial",
           "0001_api_key_lifecycle",
-          "0002_counters_reset_at_index",
+          "0002_session_remember_me",
+          "0003_app_metadata",
+          "0004_counters_reset_at_index",
         ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
         expect(lines).toEqual([
           "applied 0000_initial",
           "applied 0001_api_key_lifecycle",
-          "applied 0002_counters_reset_at_index",
+          "applied 0002_session_remember_me",
+          "applied 0003_app_metadata",
+          "applied 0004_counters_reset_at_index",
         ]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
@@ -87,7 +101,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_counters_reset_at_index\n`,
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\n`,
       );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
@@ -109,7 +123,9 @@ describe("latchkey migrate", () => {
         expect((await db.prepare("select id, name from d1_migrations").all()).results).toEqual([
           { id: 1, name: "0000_initial.sql" },
           { id: 2, name: "0001_api_key_lifecycle.sql" },
-          { id: 3, name: "0002_counters_reset_at_index.sql" },
+          { id: 3, name: "0002_session_remember_me.sql" },
+          { id: 4, name: "0003_app_metadata.sql" },
+          { id: 5, name: "0004_counters_reset_at_index.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
@@ -224,4 +240,66 @@ describe("latchkey migrate", () => {
     expect(redactUrl("libsql://db.example.io?authToken=eyJhbGciOi")).toBe("libsql://db.example.io?authToken=***");
     expect(redactUrl("file:./auth.db")).toBe("file:./auth.db");
   });
+
+  it("masks multi-host user-info and password parameters, which new URL() cannot parse", () => {
+    expect(redactUrl("mongodb://admin:S3cret@db1,db2/app?replicaSet=rs0")).toBe(
+      "mongodb://admin:***@db1,db2/app?replicaSet=rs0",
+    );
+    expect(redactUrl("mongodb://admin:p@ss:w0rd@db1:27017,db2:27017/app")).toBe(
+      "mongodb://admin:***@db1:27017,db2:27017/app",
+    );
+    expect(redactUrl("postgres://db/auth?user=app&password=S3cret&sslmode=require")).toBe(
+      "postgres://db/auth?user=app&password=***&sslmode=require",
+    );
+    expect(redactUrl("postgresql://app@db/auth?sslpassword=k3y&PASSWORD=x")).toBe(
+      "postgresql://app@db/auth?sslpassword=***&PASSWORD=***",
+    );
+    expect(redactUrl("file:./auth.db?authToken=abc")).toBe("file:./auth.db?authToken=***");
+  });
+
+  it(
+    "latchkey migrate never prints a database password: multi-host user-info, ?password=, driver errors",
+    SUBPROCESS_TIMEOUT,
+    async () => {
+      const attempts = [
+        ["--database", "postgres://app:S3cret-one@127.0.0.1:1/auth"],
+        ["--database=postgres://127.0.0.1:1/auth?user=app&password=S3cret-two"],
+        [
+          "--database",
+          "mongodb://admin:S3cret-three@127.0.0.1:1,127.0.0.2:1/app?serverSelectionTimeoutMS=300&connectTimeoutMS=300",
+        ],
+      ];
+      for (const args of attempts) {
+        const result = await latchkey("migrate", ...args);
+        expect(result.code, args.join(" ")).toBe(1);
+        const printed = result.stdout + result.stderr;
+        expect(printed).toMatch(/Migrating .*\*\*\*/);
+        expect(printed).not.toMatch(/S3cret/);
+      }
+    },
+  );
+
+  it(
+    "takes the URL from LATCHKEY_DATABASE_URL, so it stays out of ps and the shell history",
+    SUBPROCESS_TIMEOUT,
+    async () => {
+      const database = await createTestSqliteFile();
+      try {
+        const ok = await latchkeyWith({ LATCHKEY_DATABASE_URL: database.url }, "migrate");
+        expect(ok).toMatchObject({ code: 0, stderr: "" });
+        expect(ok.stdout).toBe(
+          `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\n`,
+        );
+        const failed = await latchkeyWith(
+          { LATCHKEY_DATABASE_URL: "postgres://app:S3cret-env@127.0.0.1:1/auth" },
+          "migrate",
+        );
+        expect(failed.code).toBe(1);
+        expect(failed.stdout + failed.stderr).toContain("postgres://app:***@127.0.0.1:1/auth");
+        expect(failed.stdout + failed.stderr).not.toContain("S3cret-env");
+      } finally {
+        await database.dispose();
+      }
+    },
+  );
 });

@@ -28,18 +28,70 @@ export function databaseKind(url: string): "postgres" | "sqlite" | "mongodb" | n
   return null;
 }
 
-/** The URL with its password and any `authToken` parameter masked, for printing. */
-export function redactUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
+// Query parameters whose value is a credential (compared case-insensitively): masked wherever they appear.
+const SECRET_PARAMETERS =
+  /^(password|passwd|pass|pwd|sslpassword|authtoken|auth_token|token|access_token|secret|apikey|api_key)$/i;
+
+/** The user-info password and the credential parameters of a URL: what must never be printed. */
+function urlSecrets(url: string): { userinfoPassword: string | null; parameters: string[] } {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";
+  const at = authority.lastIndexOf("@");
+  const userinfo = at >= 0 ? authority.slice(0, at) : "";
+  const colon = userinfo.indexOf(":");
+  const parameters: string[] = [];
+  const query = /\?([^#]*)/.exec(url)?.[1] ?? "";
+  for (const pair of query.split("&")) {
+    const eq = pair.indexOf("=");
+    if (eq > 0 && SECRET_PARAMETERS.test(safeDecode(pair.slice(0, eq))) && pair.length > eq + 1)
+      parameters.push(pair.slice(eq + 1));
   }
-  if (!parsed.password && !parsed.searchParams.has("authToken")) return url;
-  if (parsed.password) parsed.password = "***";
-  if (parsed.searchParams.has("authToken")) parsed.searchParams.set("authToken", "***");
-  return parsed.toString();
+  return { userinfoPassword: colon >= 0 && colon < userinfo.length - 1 ? userinfo.slice(colon + 1) : null, parameters };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The URL with its user-info password and credential parameters (`password`, `authToken`, ...) masked, for
+ * printing. A plain parser, not `new URL`: multi-host URLs (`mongodb://admin:pw@db1,db2/app`) and unusual forms
+ * are masked too instead of printed unchanged.
+ *
+ * @example
+ * redactUrl("mongodb://admin:S3cret@db1,db2/app?authSource=admin"); // "mongodb://admin:***@db1,db2/app?authSource=admin"
+ * redactUrl("postgres://db/auth?user=app&password=S3cret");         // "postgres://db/auth?user=app&password=***"
+ */
+export function redactUrl(url: string): string {
+  let out = url;
+  const authority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(url);
+  if (authority) {
+    const [whole, scheme, hosts] = authority as unknown as [string, string, string];
+    const at = hosts.lastIndexOf("@");
+    if (at >= 0) {
+      const userinfo = hosts.slice(0, at);
+      const colon = userinfo.indexOf(":");
+      const masked = colon >= 0 ? `${userinfo.slice(0, colon)}:***` : userinfo;
+      out = `${scheme}${masked}${hosts.slice(at)}${url.slice(whole.length)}`;
+    }
+  }
+  return out.replace(/([?&])([^=&#]+)=([^&#]*)/g, (pair, separator: string, name: string, value: string) =>
+    SECRET_PARAMETERS.test(safeDecode(name)) && value !== "" ? `${separator}${name}=***` : pair,
+  );
+}
+
+/** `text` (an error message) with every secret of `url` masked, in case a driver quoted the URL or a part of it. */
+function redactSecretsIn(text: string, url: string): string {
+  const { userinfoPassword, parameters } = urlSecrets(url);
+  let out = text.split(url).join(redactUrl(url));
+  for (const secret of [userinfoPassword, ...parameters]) {
+    if (!secret) continue;
+    for (const form of new Set([secret, safeDecode(secret)])) out = out.split(form).join("***");
+  }
+  return out;
 }
 
 function isMissingPackage(error: unknown, name: string): boolean {
@@ -108,6 +160,7 @@ export async function migrateWith(
 }
 
 const USAGE = `Usage: latchkey migrate --database <url>   (postgres://, postgresql://, file:, libsql://, mongodb://)
+       LATCHKEY_DATABASE_URL=<url> latchkey migrate   (the same, kept out of ps and shell history)
        latchkey migrate --d1 <local-id> [--persist-to <dir>] [--migrations-table <name>]
                         (the local D1 of wrangler dev; remote D1: wrangler d1 migrations apply <name> --remote)\n`;
 
@@ -118,9 +171,13 @@ const USAGE = `Usage: latchkey migrate --database <url>   (postgres://, postgres
  * @example
  * process.exitCode = await migrateCommand(["--database", "file:./auth.db"]);
  */
-export async function migrateCommand(args: string[]): Promise<number> {
-  const url = argument(args, "database");
+export async function migrateCommand(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const d1 = argument(args, "d1");
+  // The environment keeps the URL (and its password) out of `ps` and the shell history; a flag wins over it.
+  const url = argument(args, "database") ?? (d1 === null ? env.LATCHKEY_DATABASE_URL || null : null);
   if ((url === null) === (d1 === null) || (url !== null && databaseKind(url) === null)) {
     if (url !== null && d1 === null)
       process.stderr.write(`latchkey migrate: unsupported database URL ${redactUrl(url)}\n`);
@@ -140,7 +197,8 @@ export async function migrateCommand(args: string[]): Promise<number> {
     await migrate(url!, { log });
     return 0;
   } catch (error) {
-    process.stderr.write(`latchkey migrate: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`latchkey migrate: ${url === null ? message : redactSecretsIn(message, url)}\n`);
     return 1;
   }
 }

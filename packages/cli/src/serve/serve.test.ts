@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -163,6 +165,35 @@ describe("latchkey serve", { timeout: 60_000 }, () => {
     } finally {
       await db.dispose();
     }
+  });
+
+  it("SIGTERM: a connection opened before the signal whose request arrives after it is answered (with connection: close), an idle keep-alive one is closed", async () => {
+    const server = await serve(["--config", fixture("object.config.mjs")]);
+    const { port } = new URL(server.url);
+    const open = async () => {
+      const socket = connect(Number(port), "127.0.0.1");
+      await once(socket, "connect");
+      let text = "";
+      socket.on("data", (d: Buffer) => void (text += d.toString()));
+      const closed = once(socket, "close");
+      return { socket, text: () => text, closed };
+    };
+    const request = "GET /api/auth/get-session HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+    // One keep-alive connection that has carried a request and now waits for the next.
+    const idle = await open();
+    idle.socket.write(request);
+    while (!idle.text().includes("\r\n\r\n")) await new Promise((r) => setTimeout(r, 10));
+    // One the server accepted whose request is still on its way.
+    const fresh = await open();
+    fresh.socket.on("error", () => undefined);
+    server.child.kill("SIGTERM");
+    while (!server.stdout().includes("SIGTERM: finishing")) await new Promise((r) => setTimeout(r, 10));
+    await idle.closed;
+    fresh.socket.write(request);
+    await fresh.closed;
+    expect(fresh.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(fresh.text().toLowerCase()).toContain("connection: close");
+    expect(await server.exit).toBe(0);
   });
 
   it("refuses to start on an invalid config, naming the option (and the nearest valid one)", async () => {

@@ -41,6 +41,7 @@ async function seed(url: string) {
       image: null,
       username: null,
       metadata: {},
+      appMetadata: {},
       createdAt,
       updatedAt: createdAt,
     });
@@ -56,6 +57,7 @@ async function seed(url: string) {
         updatedAt: LONG_AGO,
         ip: null,
         userAgent: null,
+        rememberMe: true,
       });
       await store.counters.hit(`rl:/sign-in/email:192.0.2.${i}`, 1000, LONG_AGO.getTime());
       await store.verifications.issue({

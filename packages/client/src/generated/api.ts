@@ -12,6 +12,8 @@ export interface paths {
         /**
          * Create an API key for the signed-in user
          * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -171,7 +173,9 @@ export interface paths {
         put?: never;
         /**
          * Change the password
-         * @description Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.
+         * @description Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/change-password"]`).
          */
@@ -194,6 +198,8 @@ export interface paths {
         /**
          * Delete the account with the password
          * @description Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/delete-account"]`).
          */
@@ -239,6 +245,8 @@ export interface paths {
          * Email a deletion confirmation link
          * @description Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.
          *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
          *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
@@ -261,7 +269,7 @@ export interface paths {
         put?: never;
         /**
          * Change the email with the code sent to the new address
-         * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
+         * @description Uses the code sent to `newEmail` for this user, then sets the email (verified). Everything bound to the old address goes with it: pending password-reset, delete-account and verification links and every code of the user die, the user's other sessions are revoked (this one is kept) and the old address gets an "email changed" notice. 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/email-otp/change-email"]`).
          */
@@ -306,6 +314,8 @@ export interface paths {
         /**
          * Email a code to a new address
          * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
          *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
          *
@@ -459,11 +469,31 @@ export interface paths {
         };
         /**
          * Public keys that verify the JWTs
-         * @description The JWKS: the current key first, then retired keys still within `gracePeriod`. Only public members (never `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`). Cacheable for 5 minutes (`Cache-Control: public, max-age=300`); a verifier that meets an unknown `kid` should re-fetch.
+         * @description The JWKS: the current key first, then retired keys still within `gracePeriod`. Only public members (never `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`). A scheduled next key is listed `2 × keyCacheTtl` before it signs. Cacheable for `keyCacheTtl` (`Cache-Control: max-age=60`); a verifier that meets an unknown `kid` should re-fetch.
          *
          *     **JWTs are stateless: signing out, resetting the password or revoking sessions does not invalidate a JWT already issued; it stays valid until its `exp`.** Keep `expiresIn` short (default 15 minutes).
          */
         get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/list-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the user's sessions
+         * @description Every live session of the signed-in user (a "devices" page), newest first, with `current: true` on the one making the request. No token or token hash is ever part of the answer.
+         */
+        get: operations["listSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -507,11 +537,71 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with an emailed token
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The link proves the mailbox: the email becomes verified, and for a user not verified before, other accounts and API keys made before this proof are removed. The token is spent only when the writes succeed (a failed attempt leaves it usable). The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/reset-password"]`).
          */
         post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/revoke-other-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere else
+         * @description Ends every session of the signed-in user except the current one, which stays signed in.
+         */
+        post: operations["revokeOtherSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/revoke-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out one session
+         * @description Ends one session of the signed-in user, which is refused from its next request on. A session of another user and an unknown id are the same 404 `SESSION_NOT_FOUND`, so ids cannot be probed. Revoking the current session also clears the cookie.
+         */
+        post: operations["revokeSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/revoke-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the signed-in user, the current one included, and clears the cookie.
+         */
+        post: operations["revokeSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -555,6 +645,8 @@ export interface paths {
          * Add a password to an account without one
          * @description For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.
          *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/set-password"]`).
          */
         post: operations["setPassword"];
@@ -575,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email (or username) and password
-         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).
+         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email"]`).
          */
@@ -639,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account with email and password
-         * @description Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.
+         * @description Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued and the answer does not reveal who has an account: `{success: true}` for new and existing emails alike (same status, body and headers, a password hashed either way); the new user receives a verification email, the owner of an existing one a notice (template `existing-account`). Without that option an existing email is 422 `USER_ALREADY_EXISTS` (a session is issued at once, so the answer could not hide it). `emailPassword.passwordPolicy` applies (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`); the `beforeUserCreated` hook may refuse (403 `SIGN_UP_REJECTED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-up/email"]`).
          */
@@ -693,7 +785,7 @@ export interface paths {
         head?: never;
         /**
          * Update the profile
-         * @description Changes `name` and `image` (a string, or null to clear), `metadata` (replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.
+         * @description Changes `name` and `image` (a string, or null to clear), `metadata` (the user's own data, so never a place for roles: replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. `appMetadata` is server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.updateUser`). Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -709,7 +801,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the email with the emailed token and sign in
-         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).
+         * @description Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. For a user not verified before, the link is the first proof of the mailbox: accounts (a password), sessions and API keys made before it are removed, unless the request carries a session of that same user (cookie or Bearer; then only the user's other sessions are revoked). Failures count towards the account's lockout (429 `ACCOUNT_LOCKED`).
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/verify-email"]`).
          */
@@ -851,6 +943,7 @@ export interface components {
              */
             key: string;
         };
+        /** @description Only for a client that takes the token itself: a request with `latchkey-credentials: bearer`, or one without `Origin` and Fetch Metadata (not a browser page). A browser page is served by the HttpOnly cookie alone, so its scripts never see the token. */
         Credentials: {
             /** Format: date-time */
             expiresAt: string;
@@ -865,7 +958,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "KEY_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -904,6 +997,10 @@ export interface components {
             x?: string;
             y?: string;
         };
+        RevokedSessions: {
+            /** @description How many sessions were revoked */
+            revoked: number;
+        };
         Session: {
             /** Format: date-time */
             createdAt: string;
@@ -916,8 +1013,27 @@ export interface components {
             userAgent: string | null;
             userId: string;
         };
+        SessionList: {
+            sessions: components["schemas"]["SessionListItem"][];
+        };
+        SessionListItem: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description True for the session making the request */
+            current: boolean;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @description Last sliding renewal
+             */
+            updatedAt: string;
+            userAgent: string | null;
+        };
         SignInResponse: {
-            credentials: components["schemas"]["Credentials"];
+            credentials?: components["schemas"]["Credentials"];
             session: components["schemas"]["Session"];
             user: components["schemas"]["User"];
         };
@@ -926,6 +1042,15 @@ export interface components {
             success: true;
         };
         User: {
+            /**
+             * @description Server-only data (roles, plan): written only by server code (`auth.api.updateUser`)
+             * @example {
+             *       "role": "admin"
+             *     }
+             */
+            appMetadata: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             createdAt: string;
             /** @example ada@example.com */
@@ -933,6 +1058,7 @@ export interface components {
             emailVerified: boolean;
             id: string;
             image: string | null;
+            /** @description The user's own data: the user can replace it (`PATCH /user`); never trust it for authorization */
             metadata: {
                 [key: string]: unknown;
             };
@@ -2991,6 +3117,53 @@ export interface operations {
             };
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestPasswordReset: {
         parameters: {
             query?: never;
@@ -3116,6 +3289,307 @@ export interface operations {
             };
             /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: no body, an empty body and `{}` are all accepted. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NoFields"];
+            };
+        };
+        responses: {
+            /** @description How many sessions were revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedSessions"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sessionId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: no body, an empty body and `{}` are all accepted. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NoFields"];
+            };
+        };
+        responses: {
+            /** @description How many sessions were revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedSessions"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3404,6 +3878,8 @@ export interface operations {
                      * @example correct horse battery staple
                      */
                     password: string;
+                    /** @description Default true. False: a session of at most `session.shortExpiresIn` that does not slide, and a cookie without `Max-Age` (it ends with the browser). */
+                    rememberMe?: boolean;
                     /** @description Instead of `email` */
                     username?: string;
                 };
@@ -3514,6 +3990,8 @@ export interface operations {
                      * @example 042917
                      */
                     otp: string;
+                    /** @description Default true. False: a session of at most `session.shortExpiresIn` that does not slide, and a cookie without `Max-Age` (it ends with the browser). */
+                    rememberMe?: boolean;
                 };
             };
         };
@@ -3699,6 +4177,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.createUser`) */
+                    appMetadata?: unknown;
                     /**
                      * Format: email
                      * @example ada@example.com
@@ -3980,11 +4460,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.updateUser`) */
+                    appMetadata?: unknown;
                     image?: string | null;
                     /**
-                     * @description Replaces the stored object
+                     * @description Replaces the stored object (user-controlled)
                      * @example {
-                     *       "plan": "pro"
+                     *       "theme": "dark"
                      *     }
                      */
                     metadata?: {
@@ -4304,6 +4786,7 @@ export const OPERATIONS = {
   getSession: { method: "GET", path: "/get-session", input: "none" },
   getToken: { method: "GET", path: "/token", input: "none" },
   listApiKeys: { method: "GET", path: "/api-key/list", input: "query" },
+  listSessions: { method: "GET", path: "/list-sessions", input: "none" },
   requestAccountDeletion: { method: "POST", path: "/delete-account/request", input: "body" },
   requestEmailChange: { method: "POST", path: "/email-otp/request-email-change", input: "body" },
   requestPasswordReset: { method: "POST", path: "/request-password-reset", input: "body" },
@@ -4311,6 +4794,9 @@ export const OPERATIONS = {
   rerollApiKey: { method: "POST", path: "/api-key/reroll", input: "body" },
   resetPassword: { method: "POST", path: "/reset-password", input: "body" },
   resetPasswordOtp: { method: "POST", path: "/email-otp/reset-password", input: "body" },
+  revokeOtherSessions: { method: "POST", path: "/revoke-other-sessions", input: "body" },
+  revokeSession: { method: "POST", path: "/revoke-session", input: "body" },
+  revokeSessions: { method: "POST", path: "/revoke-sessions", input: "body" },
   sendVerificationEmail: { method: "POST", path: "/send-verification-email", input: "body" },
   sendVerificationOtp: { method: "POST", path: "/email-otp/send-verification-otp", input: "body" },
   setPassword: { method: "POST", path: "/set-password", input: "body" },

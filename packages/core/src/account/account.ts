@@ -1,5 +1,6 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import { newAccount, type EmailPasswordService } from "../email-password/email-password.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
@@ -13,8 +14,13 @@ import { inTransaction } from "../auth/transaction.ts";
 export interface UpdateUserInput {
   name?: string | null;
   image?: string | null;
-  /** Replaces the whole stored object; `{}` clears it. */
+  /** Replaces the whole stored object; `{}` clears it. User-controlled: never use it for authorization. */
   metadata?: JsonObject;
+  /**
+   * Server-only data (roles, plan): replaces the whole stored object. Only trusted server code
+   * (`auth.api.updateUser`) may write it; from a request it is 400 `SERVER_ONLY_PROPERTY`.
+   */
+  appMetadata?: JsonObject;
   /** Only when `emailPassword.allowUsernameChange` (trusted server calls always may). Cannot be cleared. */
   username?: string;
 }
@@ -52,6 +58,14 @@ export class AccountService {
   ): Promise<UserView> {
     const { ctx } = this;
     const patch: UserPatch = {};
+    if (input.appMetadata !== undefined) {
+      if (!options.trusted)
+        throw new AuthError("SERVER_ONLY_PROPERTY", "appMetadata can only be set by the server", {
+          details: [{ path: "appMetadata", message: "server-only property" }],
+        });
+      if (!isPlainObject(input.appMetadata)) throw invalidField("appMetadata", "appMetadata must be an object");
+      patch.appMetadata = input.appMetadata;
+    }
     if (input.name !== undefined) patch.name = input.name;
     if (input.image !== undefined) patch.image = input.image;
     if (input.metadata !== undefined) {
@@ -129,16 +143,20 @@ export class AccountService {
     // A cheap read first so the common refusal costs no hash; the write below decides atomically.
     if ((await ctx.store.accounts.listByUser(userId)).some((a) => a.providerId === "credential" && a.passwordHash))
       throw alreadySet();
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, newPassword, current.userRecord);
     const passwordHash = await ctx.hasher.hash(newPassword);
     const now = new Date(ctx.clock.now());
-    // The password and the revocation of the other sessions commit together.
+    // The password and the revocation of the other sessions commit together. On stores that compensate instead of
+    // rolling back, the other sessions also go before the password is written: a failure after the write would
+    // otherwise leave them for good (a retry answers PASSWORD_ALREADY_SET), see docs/invariants.md.
     const count = await inTransaction(ctx, async (tx) => {
+      const before = await tx.sessions.revokeAll(userId, current.session.id);
       const added = await tx.store.accounts.setPasswordIfAbsent(
         userId,
         newAccount(ctx, userId, "credential", passwordHash),
       );
       if (!added) throw alreadySet();
-      return tx.sessions.revokeAll(userId, current.session.id);
+      return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
     const base = { userId, at: now, ip: meta.ip, userAgent: meta.userAgent };
     await ctx.events.emit("PasswordChanged", { ...base, method: "set-password" });

@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { withQuery } from "../auth/validation.ts";
 import type { EmailPasswordService } from "../email-password/email-password.ts";
-import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
@@ -105,7 +105,9 @@ export class AccountDeletionService {
   async remove(user: UserRecord, meta: RequestMeta): Promise<boolean> {
     const { ctx } = this;
     if (!(await ctx.store.users.delete(user.id))) return false;
-    // Counters are keyed by identifier, not user id, so the store cascade cannot reach them.
+    // Counters live outside the user's rows (possibly in another engine), so the store cascade cannot reach them:
+    // the account's own lockout and those of its identifiers go here.
+    await ctx.lockout.forget(accountLockKey(user, ""));
     await ctx.lockout.forget(lockoutIdentifier({ email: user.email }));
     if (user.username !== null) await ctx.lockout.forget(lockoutIdentifier({ username: user.username }));
     await ctx.events.emit("AccountDeleted", {

@@ -11,7 +11,6 @@ import {
   API_KEY_RANDOM_LENGTH,
   API_KEY_START_LENGTH,
   authenticateApiKey,
-  verifyApiKey,
   type ApiKeyAuthentication,
 } from "./verify.ts";
 import {
@@ -221,9 +220,13 @@ export class ApiKeyService {
     }
   }
 
-  /** See `verifyApiKey`: the hot path. */
-  verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
-    return verifyApiKey(this.ctx, this.keys, this.options, input, meta);
+  /**
+   * See `verifyApiKey`: the hot path. A valid key's owner is read too (as `requireApiKey` does): a key whose owner
+   * was deleted meanwhile is refused, never answered valid.
+   */
+  async verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
+    const result = await authenticateApiKey(this.ctx, this.keys, this.options, input, meta);
+    return result.valid ? { valid: true, apiKey: result.apiKey, deprecated: result.deprecated } : result;
   }
 
   /** Verify plus the key's owner, for `requireApiKey` host routes. */

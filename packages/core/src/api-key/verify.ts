@@ -105,7 +105,7 @@ function untilRefill(k: ApiKeyRecord, now: number): number | null {
  * @example
  * const result = await verifyApiKey(ctx, store.apiKeys, settings, { key, permissions: { files: ["read"] } }, SERVER_CALL);
  */
-export async function verifyApiKey(
+async function verifyApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
   settings: VerifySettings,

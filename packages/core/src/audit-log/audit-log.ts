@@ -85,8 +85,9 @@ export class AuditLogService {
     private readonly ctx: AuthContext,
     private readonly audit: AuditStore,
   ) {
-    // Emit awaits async listeners, so the row exists by the time the request that caused it answers.
-    ctx.events.onAny((event) => this.record(event));
+    // Emit awaits async listeners, so the row exists by the time the request that caused it answers; the listener
+    // is required, so a row that cannot be written fails that request (docs/decisions.md, "Audit log").
+    ctx.events.onAny((event) => this.record(event), { required: true });
   }
 
   async record(event: AuthEvent): Promise<void> {

@@ -14,6 +14,7 @@ const FIELDS: Record<string, FieldRule> = {
   id: { max: 255, id: true },
   userId: { max: 255, id: true },
   keyId: { max: 255, id: true },
+  sessionId: { max: 255, id: true },
   email: { max: 320 },
   newEmail: { max: 320 },
   username: { max: 320 },
@@ -31,7 +32,6 @@ const FIELDS: Record<string, FieldRule> = {
 const POSITIONAL: Record<string, string> = {
   signOut: "token",
   getSession: "token",
-  revokeSessions: "userId",
   updateUser: "userId",
   deleteUser: "userId",
 };
@@ -47,7 +47,7 @@ function checkString(value: unknown, field: string, rule: FieldRule): void {
  * the field for a non-string or misshapen one. Server code is trusted, but its inputs often come from requests.
  *
  * @example
- * checkApiInput("revokeSessions", [{ $ne: null }]); // throws INVALID_REQUEST (userId must be a string)
+ * checkApiInput("revokeSessions", [{ userId: { $ne: null } }]); // throws INVALID_REQUEST (userId must be a string)
  */
 export function checkApiInput(method: string, args: readonly unknown[]): void {
   const positional = POSITIONAL[method];

@@ -8,6 +8,7 @@ import type { ApiOf, AuthPlugin } from "./plugin.ts";
 import type { AuthCore } from "./auth-core.ts";
 import type { SignInInput, SignUpInput, SignUpResult } from "../email-password/email-password.ts";
 import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";
+import type { SessionListItem } from "../session/session-management.ts";
 import type { UpdateUserInput } from "../account/account.ts";
 import type { EmailOtpApi } from "../email-otp/plugin.ts";
 import type { ApiKeyApi } from "../api-key/plugin.ts";
@@ -33,8 +34,17 @@ export interface BaseApi {
     meta?: RequestMeta,
   ): Promise<{ success: true }>;
   verifyEmail(input: { email: string; token: string }, meta?: RequestMeta): Promise<SignInResult>;
-  /** Revokes every session of a user. */
-  revokeSessions(userId: string, meta?: RequestMeta): Promise<number>;
+  /**
+   * The live sessions of the session behind `token` (its own marked `current`), or, for an admin acting on another
+   * user, of `userId` (none marked current). Newest first; never a token or its hash.
+   */
+  listSessions(input: { token: string } | { userId: string }): Promise<{ sessions: SessionListItem[] }>;
+  /** Revokes one session of the user behind `token`; 404 `SESSION_NOT_FOUND` for another user's or an unknown id. */
+  revokeSession(input: { token: string; sessionId: string }, meta?: RequestMeta): Promise<{ success: true }>;
+  /** Revokes every session of the user behind `token` except that one. */
+  revokeOtherSessions(input: { token: string }, meta?: RequestMeta): Promise<{ revoked: number }>;
+  /** Revokes every session of the user behind `token` (that one too), or of `userId` (an admin acting on a user). */
+  revokeSessions(input: { token: string } | { userId: string }, meta?: RequestMeta): Promise<{ revoked: number }>;
   /** Updates a user's profile; may change the username even without `allowUsernameChange`. NOT_FOUND for unknown ids. */
   updateUser(userId: string, input: UpdateUserInput, meta?: RequestMeta): Promise<UserView>;
   /** Deletes a user and every auth-owned row of theirs (audit rows stay); false when there was no such user. */
@@ -91,6 +101,12 @@ export function buildApi<P extends readonly AuthPlugin[]>(
   core: AuthCore<P>,
   pluginApis: Record<string, unknown>,
 ): AuthApi<P> {
+  // The session behind a token, or 401 INVALID_CREDENTIALS (as over HTTP).
+  const sessionOf = async (token: string): Promise<ValidatedSession> => {
+    const s = typeof token === "string" ? await core.ctx.sessions.validate(token) : null;
+    if (!s) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
+    return s;
+  };
   const base: BaseApi = {
     signUp: (input, meta) => core.emailPassword.signUp(input, orServerCall(meta)),
     signIn: (input, meta) => core.emailPassword.signIn(input, orServerCall(meta)),
@@ -101,19 +117,29 @@ export function buildApi<P extends readonly AuthPlugin[]>(
     resetPassword: (input, meta) => core.emailPassword.resetPassword(input, orServerCall(meta)),
     sendVerificationEmail: (input, meta) => core.emailVerification.send(input, orServerCall(meta)),
     verifyEmail: (input, meta) => core.emailVerification.verify(input, orServerCall(meta)),
-    revokeSessions: async (userId, meta) => {
-      const count = await core.ctx.sessions.revokeAll(userId);
-      const at = new Date(core.ctx.clock.now());
-      await core.events.emit("SessionRevoked", {
-        userId,
-        sessionId: null,
-        reason: "server",
-        count,
-        at,
-        ip: orServerCall(meta).ip,
-        userAgent: orServerCall(meta).userAgent,
-      });
-      return count;
+    listSessions: async (input) => {
+      if ("userId" in input) return core.sessionManagement.list(input.userId, null);
+      const s = await sessionOf(input.token);
+      return core.sessionManagement.list(s.userRecord.id, s.session.id);
+    },
+    revokeSession: async (input, meta) => {
+      const s = await sessionOf(input.token);
+      return core.sessionManagement.revoke(s.userRecord.id, input.sessionId, orServerCall(meta));
+    },
+    revokeOtherSessions: async (input, meta) => {
+      const s = await sessionOf(input.token);
+      return core.sessionManagement.revokeAll(
+        s.userRecord.id,
+        s.session.id,
+        "revoke-other-sessions",
+        orServerCall(meta),
+      );
+    },
+    revokeSessions: async (input, meta) => {
+      if ("userId" in input)
+        return core.sessionManagement.revokeAll(input.userId, null, "admin-revoke-sessions", orServerCall(meta));
+      const s = await sessionOf(input.token);
+      return core.sessionManagement.revokeAll(s.userRecord.id, null, "revoke-sessions", orServerCall(meta));
     },
     updateUser: async (userId, input, meta) => {
       const user = await core.ctx.store.users.findById(userId);

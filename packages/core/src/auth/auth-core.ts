@@ -6,6 +6,7 @@ import { argon2idHasher } from "../password/argon2.ts";
 import { HashGate } from "../password/hash-gate.ts";
 import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
+import { SessionManagementService } from "../session/session-management.ts";
 import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import { counterBinding } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
@@ -13,11 +14,14 @@ import { SendLimits } from "../email/send-limits.ts";
 import { consoleEmailSender } from "../email/email.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { randomToken } from "../crypto/crypto.ts";
+import { describeError } from "../errors/describe.ts";
+import { resolveLogger, type Logger } from "../logger/logger.ts";
 import { EmailPasswordService } from "../email-password/email-password.ts";
 import { EmailVerificationService } from "../email-verification/email-verification.ts";
 import { AccountService } from "../account/account.ts";
 import { AccountDeletionService } from "../account/delete-account.ts";
 import type { AuthContext } from "./context.ts";
+import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
@@ -30,12 +34,16 @@ export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[
   config: ResolvedConfig;
   ctx: AuthContext;
   events: AuthEvents;
+  /** `createAuth({ logger })` or the console logger. */
+  logger: Logger;
   emailPassword: EmailPasswordService;
   emailVerification: EmailVerificationService;
   /** Profile update, set-password, verify-password. */
   account: AccountService;
   /** Account deletion by password or emailed token. */
   accountDeletion: AccountDeletionService;
+  /** The sessions a user can see and end (list, revoke one, others, all). */
+  sessionManagement: SessionManagementService;
   /** Trusted server-side operations (no HTTP). */
   api: AuthApi<P>;
   /** The installed plugins by typed id: `core.plugins.get(API_KEY_PLUGIN_ID)?.service`. */
@@ -66,8 +74,17 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.
   const hashGate = new HashGate(config.passwordHashing);
   const hasher = hashGate.wrap(options.passwordHasher ?? argon2idHasher({ random }));
-  const events = new AuthEvents();
-  const sender = options.email?.sender ?? consoleEmailSender({ showBody: config.environment === "development" });
+  const logger = resolveLogger(options.logger);
+  const events = new AuthEvents((error) =>
+    logger.error({ event: "listener-failed", error: describeError(error) }, "event listener failed"),
+  );
+  const sender =
+    options.email?.sender ??
+    consoleEmailSender({
+      showBody: config.environment === "development",
+      // The console default prints its own `[latchkey email]` lines; a configured logger gets them as info.
+      log: options.logger ? (line) => logger.info({ component: "email" }, line) : undefined,
+    });
   let dummyHash: Promise<string> | null = null;
   const ctx: AuthContext = {
     config,
@@ -81,9 +98,11 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock),
     hashBudget: new HashBudget(config, store, clock),
-    mailer: new Mailer(config, sender),
+    mailer: new Mailer(config, sender, logger),
     sendLimits: new SendLimits(config, store, clock),
+    logger,
     secrets: new OneTimeSecrets(store, clock, random),
+    hooks: new HookRunner(validateHooks(options.hooks)),
     async burnPasswordHash(password) {
       if (!dummyHash) {
         const pending = hasher.hash(randomToken(random, 16));
@@ -125,10 +144,12 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     config,
     ctx,
     events,
+    logger,
     emailPassword,
     emailVerification,
     account,
     accountDeletion,
+    sessionManagement: new SessionManagementService(ctx),
     api: undefined as unknown as AuthApi<P>,
     plugins: registry,
     getOtp(identifier) {

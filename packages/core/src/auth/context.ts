@@ -9,6 +9,8 @@ import type { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.
 import type { Mailer } from "../email/mailer.ts";
 import type { SendLimits } from "../email/send-limits.ts";
 import type { OneTimeSecrets } from "../one-time/one-time.ts";
+import type { Logger } from "../logger/logger.ts";
+import type { HookRunner } from "../hooks/hooks.ts";
 
 /** What every feature service is built on. Created once by `createAuthCore`. */
 export interface AuthContext {
@@ -29,6 +31,10 @@ export interface AuthContext {
   /** Per-recipient email budget and resend cooldown: ask before issuing anything that is mailed. */
   sendLimits: SendLimits;
   secrets: OneTimeSecrets;
+  /** `createAuth({ logger })`, or the console: every line Latchkey writes. */
+  logger: Logger;
+  /** The app's `beforeUserCreated` / `beforeSignIn` hooks, called on every user- and session-creating path. */
+  hooks: HookRunner;
   /** Spends one password hash so unknown identifiers cost the same as known ones. */
   burnPasswordHash(password: string): Promise<void>;
 }

@@ -4,3 +4,4 @@ export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./option
 export { rejectUnknownOptions, nearestName, EACH } from "./closed-options.ts";
 export type { OptionShape } from "./closed-options.ts";
 export type { AuthOptions, ResolvedConfig, RateLimitRule, ResolvedRule } from "./options.ts";
+export { originOf } from "./origin.ts";

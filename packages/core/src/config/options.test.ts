@@ -36,8 +36,13 @@ describe("options", () => {
   it("fill defaults", () => {
     const c = resolveConfig(base());
     expect(c.environment).toBe("production");
-    expect(c.cookies).toMatchObject({ secure: true, name: "__Secure-latchkey.session" });
-    expect(c.session).toEqual({ expiresInMs: 7 * 86_400_000, updateAgeMs: 86_400_000 });
+    expect(c.cookies).toMatchObject({ secure: true, name: "__Host-latchkey.session" });
+    expect(c.session).toEqual({
+      expiresInMs: 7 * 86_400_000,
+      updateAgeMs: 86_400_000,
+      shortExpiresInMs: 86_400_000,
+      freshAgeMs: 86_400_000,
+    });
     expect(c.lockout).toMatchObject({ maxFailures: 5, windowMs: 900_000, durationMs: 900_000 });
     expect(c.trustedOrigins).toEqual(["https://app.example"]);
   });

@@ -4,8 +4,12 @@ import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.t
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import { defaultHashConcurrency, type PasswordHasher } from "../password/argon2.ts";
+import type { PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../auth/plugin.ts";
+import type { Logger } from "../logger/logger.ts";
+import { originOf } from "./origin.ts";
+import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
 
 export interface RateLimitRule {
   window: Duration;
@@ -47,12 +51,29 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
     resendCooldown?: Duration | false;
   };
   trustedOrigins?: string[];
-  session?: { expiresIn?: Duration; updateAge?: Duration };
+  session?: {
+    expiresIn?: Duration;
+    updateAge?: Duration;
+    /** Lifetime of a `rememberMe: false` sign-in (never slides past it; browser-session cookie). Default "1d". */
+    shortExpiresIn?: Duration;
+    /**
+     * Sessions older than this (from their creation) are refused with 403 `SESSION_NOT_FRESH` at the sensitive
+     * endpoints (change/set password, deletion, email change, API-key creation). Default "1d"; `null` turns it off.
+     */
+    freshAge?: Duration | null;
+  };
   emailPassword?: {
     allowUsernameChange?: boolean;
     requireUsername?: boolean;
+    /** Old name of `passwordPolicy.minLength` (still accepted). */
     minPasswordLength?: number;
+    /** Old name of `passwordPolicy.maxLength` (still accepted). */
     maxPasswordLength?: number;
+    /**
+     * Rules for every new password (sign-up, change, both resets, set-password): `minLength` (default 8),
+     * `maxLength` (default 128), and `check(password, user)`, an app's own rule or `pwnedPasswords()`.
+     */
+    passwordPolicy?: { minLength?: number; maxLength?: number; check?: PasswordCheck };
     passwordReset?: { expiresIn?: Duration; callbackPath?: string; callbackUrlOverride?: string };
   };
   emailVerification?: {
@@ -67,7 +88,18 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
     deleteUnverifiedAfter?: Duration;
   };
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
-  rateLimit?: { enabled?: boolean; window?: Duration; max?: number; rules?: Record<string, RateLimitRule | false> };
+  rateLimit?: {
+    enabled?: boolean;
+    window?: Duration;
+    max?: number;
+    rules?: Record<string, RateLimitRule | false>;
+    /**
+     * Requests whose client address is unknown (`getClientIp` answered null): `"shared"` counts them all in one
+     * budget per rule, `"skip"` applies no per-IP rule to them (lockouts still apply). Unset, production refuses
+     * such requests (500, logged) and development warns once and shares one budget.
+     */
+    ipless?: "shared" | "skip";
+  };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
   /**
    * Bounds on password hashing, the one CPU- and memory-heavy step anonymous callers can trigger. `concurrency`
@@ -77,6 +109,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
    * IP) for the routes that hash without a session: sign-up, password sign-in, password resets.
    */
   passwordHashing?: { concurrency?: number; maxQueue?: number; unauthenticatedBudget?: RateLimitRule | false };
+  /** App code that may refuse (or amend) a sign-up and refuse a sign-in; see docs/hooks.md. */
+  hooks?: AuthHooks;
   /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
   plugins?: P;
   /** Tests only: keep plaintext codes in memory for `auth.getOtp(identifier)`. */
@@ -86,6 +120,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   random?: Random;
   /** Default: argon2id m=19456 KiB, t=2, p=1 (native where it loads, else @noble/hashes). */
   passwordHasher?: PasswordHasher;
+  /** Where every line Latchkey writes goes: a pino-style logger (`error(fields, message)`). Default: the console. */
+  logger?: Logger;
 }
 
 export interface ResolvedRule {
@@ -108,12 +144,14 @@ export interface ResolvedConfig {
     resendCooldownMs: number | null;
   };
   trustedOrigins: string[];
-  session: { expiresInMs: number; updateAgeMs: number };
+  session: { expiresInMs: number; updateAgeMs: number; shortExpiresInMs: number; freshAgeMs: number | null };
   emailPassword: {
     allowUsernameChange: boolean;
     requireUsername: boolean;
     minPasswordLength: number;
     maxPasswordLength: number;
+    /** `passwordPolicy.check`, or null. */
+    passwordCheck: PasswordCheck | null;
     passwordReset: { expiresInMs: number; callbackPath: string; callbackUrlOverride: string | null };
   };
   emailVerification: {
@@ -124,7 +162,12 @@ export interface ResolvedConfig {
     deleteUnverifiedAfterMs: number | null;
   };
   deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
-  rateLimit: { enabled: boolean; global: ResolvedRule; rules: Record<string, ResolvedRule | false> };
+  rateLimit: {
+    enabled: boolean;
+    global: ResolvedRule;
+    rules: Record<string, ResolvedRule | false>;
+    ipless: "shared" | "skip" | null;
+  };
   lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
   passwordHashing: { concurrency: number; maxQueue: number; unauthenticatedBudget: ResolvedRule | false };
   captureOtp: boolean;
@@ -134,11 +177,13 @@ const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
 const TEMPLATE_FAMILIES = [
   "verification",
   "password-reset",
+  "existing-account",
   "otp",
   "otp-sign-in",
   "otp-email-verification",
   "otp-password-reset",
   "otp-email-change",
+  "email-changed",
 ];
 /** Names `email.templates` accepts (the deletion subject is the option `deleteAccount.subject`). */
 export const EMAIL_TEMPLATE_NAMES: readonly string[] = [
@@ -168,12 +213,13 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     resendCooldown: true,
   },
   trustedOrigins: true,
-  session: { expiresIn: true, updateAge: true },
+  session: { expiresIn: true, updateAge: true, shortExpiresIn: true, freshAge: true },
   emailPassword: {
     allowUsernameChange: true,
     requireUsername: true,
     minPasswordLength: true,
     maxPasswordLength: true,
+    passwordPolicy: { minLength: true, maxLength: true, check: true },
     passwordReset: { expiresIn: true, callbackPath: true, callbackUrlOverride: true },
   },
   emailVerification: {
@@ -184,14 +230,16 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     deleteUnverifiedAfter: true,
   },
   deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
-  rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } } },
+  rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } }, ipless: true },
   lockout: { enabled: true, maxFailures: true, window: true, duration: true },
   passwordHashing: { concurrency: true, maxQueue: true, unauthenticatedBudget: { window: true, max: true } },
+  hooks: HOOK_OPTION_SHAPE,
   plugins: true,
   captureOtp: true,
   clock: true,
   random: true,
   passwordHasher: true,
+  logger: true,
 };
 
 function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {
@@ -267,22 +315,44 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   const basePath = options.basePath ?? "/auth";
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))
     throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');
+  // Never the opaque "null": every non-http(s) URL has that origin, so trusting one would trust them all.
   const trustedOrigins = (options.trustedOrigins ?? []).map((o, i) => {
-    try {
-      return new URL(o).origin;
-    } catch {
-      throw new AuthConfigError(`trustedOrigins[${i}]`, "must be an absolute URL");
-    }
+    const origin = typeof o === "string" ? originOf(o) : null;
+    if (origin === null)
+      throw new AuthConfigError(
+        `trustedOrigins[${i}]`,
+        "must be an absolute URL with a host (https://app.example, or an app scheme such as capacitor://localhost)",
+      );
+    return origin;
   });
-  const minPasswordLength = options.emailPassword?.minPasswordLength ?? 8;
-  const maxPasswordLength = options.emailPassword?.maxPasswordLength ?? 128;
-  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
-    throw new AuthConfigError("emailPassword.minPasswordLength", "must be a positive integer");
-  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024)
+  const ipless = options.rateLimit?.ipless ?? null;
+  if (ipless !== null && ipless !== "shared" && ipless !== "skip")
+    throw new AuthConfigError("rateLimit.ipless", 'must be "shared" or "skip"');
+  const ep = options.emailPassword;
+  const policy = ep?.passwordPolicy;
+  // The old names keep working; setting a length under both names is ambiguous, so it is refused.
+  if (ep?.minPasswordLength !== undefined && policy?.minLength !== undefined)
     throw new AuthConfigError(
-      "emailPassword.maxPasswordLength",
-      "must be an integer between minPasswordLength and 1024",
+      "emailPassword.passwordPolicy.minLength",
+      "and emailPassword.minPasswordLength are the same option: set one",
     );
+  if (ep?.maxPasswordLength !== undefined && policy?.maxLength !== undefined)
+    throw new AuthConfigError(
+      "emailPassword.passwordPolicy.maxLength",
+      "and emailPassword.maxPasswordLength are the same option: set one",
+    );
+  const minField =
+    policy?.minLength !== undefined ? "emailPassword.passwordPolicy.minLength" : "emailPassword.minPasswordLength";
+  const maxField =
+    policy?.maxLength !== undefined ? "emailPassword.passwordPolicy.maxLength" : "emailPassword.maxPasswordLength";
+  const minPasswordLength = policy?.minLength ?? ep?.minPasswordLength ?? 8;
+  const maxPasswordLength = policy?.maxLength ?? ep?.maxPasswordLength ?? 128;
+  if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
+    throw new AuthConfigError(minField, "must be a positive integer");
+  if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024)
+    throw new AuthConfigError(maxField, "must be an integer between the minimum length and 1024");
+  if (policy?.check !== undefined && typeof policy.check !== "function")
+    throw new AuthConfigError("emailPassword.passwordPolicy.check", "must be a function, e.g. pwnedPasswords()");
   // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
   // adapter registers the route (`RateLimiter.register`).
   const rules: Record<string, ResolvedRule | false> = {};
@@ -294,6 +364,9 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   const sessionExpires = parseDuration(options.session?.expiresIn ?? "7d", "session.expiresIn");
   const updateAge = parseDuration(options.session?.updateAge ?? "1d", "session.updateAge");
   if (updateAge > sessionExpires) throw new AuthConfigError("session.updateAge", "must not exceed session.expiresIn");
+  const shortExpires = parseDuration(options.session?.shortExpiresIn ?? "1d", "session.shortExpiresIn");
+  const freshAge =
+    options.session?.freshAge === null ? null : parseDuration(options.session?.freshAge ?? "1d", "session.freshAge");
   const subject = options.deleteAccount?.subject ?? "Confirm account deletion";
   if (typeof subject !== "string" || subject.length === 0)
     throw new AuthConfigError("deleteAccount.subject", "must be a non-empty string");
@@ -307,7 +380,13 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
     appName: options.appName ?? "Latchkey",
     cookies: {
       secure,
-      name: secure ? "__Secure-latchkey.session" : "latchkey.session",
+      // `__Host-` binds the cookie to this host (Secure, Path=/, no Domain): a sibling subdomain cannot set or
+      // shadow it. A configured domain needs `__Secure-`, which allows Domain.
+      name: !secure
+        ? "latchkey.session"
+        : options.cookies?.domain
+          ? "__Secure-latchkey.session"
+          : "__Host-latchkey.session",
       domain: options.cookies?.domain ?? null,
       sameSite: options.cookies?.sameSite ?? "Lax",
     },
@@ -324,12 +403,19 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
           : parseDuration(options.email?.resendCooldown ?? "60s", "email.resendCooldown"),
     },
     trustedOrigins: [baseUrl.origin, ...trustedOrigins],
-    session: { expiresInMs: sessionExpires, updateAgeMs: updateAge },
+    session: {
+      expiresInMs: sessionExpires,
+      updateAgeMs: updateAge,
+      // Never longer than a remembered session.
+      shortExpiresInMs: Math.min(shortExpires, sessionExpires),
+      freshAgeMs: freshAge,
+    },
     emailPassword: {
       allowUsernameChange: options.emailPassword?.allowUsernameChange ?? false,
       requireUsername: options.emailPassword?.requireUsername ?? false,
       minPasswordLength,
       maxPasswordLength,
+      passwordCheck: policy?.check ?? null,
       passwordReset: {
         expiresInMs: parseDuration(
           options.emailPassword?.passwordReset?.expiresIn ?? "1h",
@@ -378,6 +464,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
         "rateLimit",
       ),
       rules,
+      ipless,
     },
     lockout: {
       enabled: options.lockout?.enabled ?? true,

@@ -1,11 +1,14 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail } from "../auth/validation.ts";
-import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { inTransaction } from "../auth/transaction.ts";
+import { deleteAccountIdentifier } from "../account/delete-account.ts";
+import { verificationLinkIdentifier } from "../email-verification/email-verification.ts";
 import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
-import type { ResolvedEmailOtpOptions } from "./options.ts";
+import { SEND_PURPOSES, type ResolvedEmailOtpOptions } from "./options.ts";
 import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 
 /**
@@ -78,7 +81,7 @@ export class EmailChangeService {
       };
       await this.codes.verify(current, input.otpForCurrent, meta, {
         mode: "consume",
-        lockoutKey: lockoutIdentifier({ email: user.email }),
+        lockoutKey: accountLockKey(user, lockoutIdentifier({ email: user.email })),
         matches: (row) => row.userId === user.id,
       });
       await this.codes.verified(current, user.id, meta);
@@ -88,8 +91,18 @@ export class EmailChangeService {
     return { success: true };
   }
 
-  /** Consumes the code sent to `newEmail` for this user, then moves the email (409 EMAIL_TAKEN on a conflict). */
-  async change(user: UserRecord, input: ChangeEmailInput, meta: RequestMeta): Promise<{ user: UserView }> {
+  /**
+   * Consumes the code sent to `newEmail` for this user, then moves the email (409 EMAIL_TAKEN on a conflict).
+   * Everything bound to the old address goes with the change, in the same transaction: pending password-reset,
+   * delete-account and verification links and every code of the user; the user's other sessions are revoked
+   * (`currentSessionId`, the session the change arrived with, is kept). The old address is told.
+   */
+  async change(
+    user: UserRecord,
+    input: ChangeEmailInput,
+    meta: RequestMeta,
+    currentSessionId: string | null = null,
+  ): Promise<{ user: UserView }> {
     this.assertEnabled();
     const { ctx } = this;
     const newEmail = normalizeEmail(input.newEmail);
@@ -97,22 +110,38 @@ export class EmailChangeService {
     await this.codes.verify(t, input.otp, meta, {
       mode: "consume",
       // The account doing the change is locked, never the address being claimed (a third party's).
-      lockoutKey: lockoutIdentifier({ email: user.email }),
+      lockoutKey: accountLockKey(user, lockoutIdentifier({ email: user.email })),
       matches: (row) => row.userId === user.id && row.payload === newEmail,
     });
     const at = new Date(ctx.clock.now());
-    const updated = await ctx.store.users.update(user.id, { email: newEmail, emailVerified: true, updatedAt: at });
-    if (!updated) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
-    if (!updated.ok) throw new AuthError("EMAIL_TAKEN", "That email belongs to another account");
-    await this.codes.verified(t, user.id, meta);
-    await ctx.events.emit("EmailChanged", {
-      userId: user.id,
-      oldEmail: user.email,
-      newEmail,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
+    const { updated, revoked } = await inTransaction(ctx, async (tx) => {
+      const result = await tx.store.users.update(user.id, { email: newEmail, emailVerified: true, updatedAt: at });
+      if (!result) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
+      if (!result.ok) throw new AuthError("EMAIL_TAKEN", "That email belongs to another account");
+      for (const identifier of boundToAddress(user)) await tx.store.verifications.deleteByIdentifier(identifier);
+      const count = await tx.sessions.revokeAll(user.id, currentSessionId ?? undefined);
+      return { updated: result.value, revoked: count };
     });
-    return { user: toUserView(updated.value) };
+    await this.codes.verified(t, user.id, meta);
+    const base = { userId: user.id, at, ip: meta.ip, userAgent: meta.userAgent };
+    await ctx.events.emit("EmailChanged", { ...base, oldEmail: user.email, newEmail });
+    if (revoked > 0)
+      await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "email-changed", count: revoked });
+    ctx.mailer.sendInBackground(meta, user.email, "email-changed", { oldEmail: user.email, newEmail });
+    return { user: toUserView(updated) };
   }
+}
+
+/**
+ * The verification rows a user's old address or identity stands behind: password reset and account deletion
+ * (keyed by user id), the verification link and every code sent to the old email, and a pending email change.
+ */
+function boundToAddress(user: UserRecord): string[] {
+  return [
+    `password-reset:${user.id}`,
+    deleteAccountIdentifier(user.id),
+    verificationLinkIdentifier(user.email),
+    ...SEND_PURPOSES.map((purpose) => otpIdentifier(purpose, user.email)),
+    otpIdentifier("email-change", user.id),
+  ];
 }

@@ -1,3 +1,4 @@
+import { createHmac, hkdfSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { AuthConfigError, type AuthError } from "../errors/errors.ts";
@@ -112,14 +113,18 @@ describe("OTP codes", () => {
     expect(leadingZero).toBeGreaterThan(200);
   });
 
-  it("come from the injected CSPRNG (all-zero bytes give an all-zero code) and only their SHA-256 is stored", async () => {
+  it("come from the injected CSPRNG (all-zero bytes give an all-zero code) and only their keyed hash is stored", async () => {
     const zeros: Random = { bytes: (k) => new Uint8Array(k) };
     const { core, store, feature } = setup({ codeLength: 6 }, zeros);
     await feature.service.send({ email: "x@example.com", purpose: "sign-in" }, SERVER_CALL);
     expect(core.getOtp("x@example.com")).toBe("000000");
-    expect((await store.verifications.findByIdentifier(otpIdentifier("sign-in", "x@example.com")))!.valueHash).toBe(
-      hashSecret("000000"),
-    );
+    const identifier = otpIdentifier("sign-in", "x@example.com");
+    // HMAC-SHA-256 under HKDF-SHA-256(secret), computed with node:crypto, an implementation independent of core's.
+    const key = Buffer.from(hkdfSync("sha256", "s".repeat(32), "latchkey/otp-code", "hmac-sha-256 v1", 32));
+    const expected = createHmac("sha256", key).update(`${identifier}\u0000000000`).digest("base64url");
+    const row = (await store.verifications.findByIdentifier(identifier))!;
+    expect(row.valueHash).toBe(expected);
+    expect(row.valueHash).not.toBe(hashSecret("000000"));
   });
 
   it("parallel wrong codes destroy the row exactly once (one TOO_MANY_ATTEMPTS), never more attempts than maxAttempts", async () => {

@@ -1,7 +1,8 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
-import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
+import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
@@ -41,6 +42,8 @@ export interface SignInOtpInput {
   otp: string;
   /** Used only when the sign-in creates the user. */
   name?: string | null;
+  /** Default true; false gives a session of at most `session.shortExpiresIn` with a browser-session cookie. */
+  rememberMe?: boolean;
 }
 
 /**
@@ -107,10 +110,12 @@ export class EmailOtpService {
   async signIn(input: SignInOtpInput, meta: RequestMeta): Promise<SignInResult> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
-    const lockoutKey = lockoutIdentifier({ email });
-    // With sign-up off the user is looked up once, before the code is touched: an unknown email fails like a
-    // wrong password, and the record found is the one signed in. With sign-up on, the transaction looks it up.
-    const known = this.options.allowSignUp ? undefined : await ctx.store.users.findByEmail(email);
+    // The user is looked up before the code is touched: its lockout is the account's. With sign-up off an unknown
+    // email fails like a wrong password, and the record found is the one signed in; with sign-up on, the
+    // transaction looks it up again (a concurrent sign-up may create it).
+    const found = await ctx.store.users.findByEmail(email);
+    const lockoutKey = accountLockKey(found, lockoutIdentifier({ email }));
+    const known = this.options.allowSignUp ? undefined : found;
     if (known === null) {
       await ctx.lockout.assertNotLocked(lockoutKey);
       await ctx.lockout.recordFailure(lockoutKey, meta);
@@ -125,18 +130,26 @@ export class EmailOtpService {
     }
     const t = target("sign-in", email);
     await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey });
+    // The hooks run once the code proved the mailbox, before anything is written: a new email is a user about
+    // to be created (and then signed in), a known one a sign-in.
+    const existing = known ?? (await ctx.store.users.findByEmail(email));
+    const signingIn =
+      existing ??
+      (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
+    await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
     // A new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof and the
     // session) commit together.
     const result = await inTransaction(ctx, async (tx) => {
-      let user = known ?? (await tx.store.users.findByEmail(email));
+      let user = existing ?? (await tx.store.users.findByEmail(email));
       if (!user) {
-        const created = await this.createUser(tx, email, input.name ?? null, meta);
+        // The user the hook saw (a concurrent sign-up of the same email may have won meanwhile).
+        const created = await this.createUser(tx, existing ? newOtpUser(ctx, email, null) : signingIn, meta);
         user = created.user;
         if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
       } else {
         user = await this.proveForOtp(tx, user, meta);
       }
-      return tx.sessions.create(user, meta);
+      return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
     });
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
@@ -161,9 +174,10 @@ export class EmailOtpService {
   ): Promise<{ user: UserView }> {
     const email = normalizeEmail(input.email);
     const t = target("email-verification", email);
+    const owner = await this.ctx.store.users.findByEmail(email);
     const row = await this.codes.verify(t, input.otp, meta, {
       mode: "consume",
-      lockoutKey: lockoutIdentifier({ email }),
+      lockoutKey: accountLockKey(owner, lockoutIdentifier({ email })),
     });
     const user = await this.ctx.store.users.findByEmail(email);
     if (!user || (row.userId !== null && row.userId !== user.id)) throw invalidOtp();
@@ -179,7 +193,9 @@ export class EmailOtpService {
 
   /**
    * Consumes a `password-reset` code, sets the password (creating the credential account if missing),
-   * marks the email verified (the code proved the mailbox) and revokes every session of the user.
+   * marks the email verified (the code proved the mailbox) and revokes every session of the user. The code is
+   * spent last, in the transaction of the writes (a failed write leaves it usable); the sessions are revoked
+   * first, so on stores that compensate instead of rolling back none survives a failure half-way.
    */
   async resetPassword(input: ResetPasswordOtpInput, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
@@ -187,23 +203,31 @@ export class EmailOtpService {
     if (typeof input.password !== "string") throw invalidField("password", "password must be a string");
     checkPasswordLength(ctx.config, input.password);
     const t = target("password-reset", email);
+    const owner = await ctx.store.users.findByEmail(email);
     const row = await this.codes.verify(t, input.otp, meta, {
-      mode: "consume",
-      lockoutKey: lockoutIdentifier({ email }),
+      mode: "claim",
+      lockoutKey: accountLockKey(owner, lockoutIdentifier({ email })),
     });
     const user = await ctx.store.users.findByEmail(email);
     if (!user || row.userId !== user.id) throw invalidOtp();
-    // Hashed only after the code won: wrong guesses must not buy an argon2 run each.
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.password, user);
+    // Hashed only after the code matched: wrong guesses must not buy an argon2 run each.
     const passwordHash = await ctx.hasher.hash(input.password);
-    // Mailbox proof, new password and the revocation of every session commit together.
+    // Mailbox proof, new password, the revocation of every session and the spent code commit together.
     const count = await inTransaction(ctx, async (tx) => {
+      let revoked = await tx.sessions.revokeAll(user.id);
       await proveMailbox(tx, user, "credential", meta);
       await tx.store.accounts.upsertPassword(user.id, newAccount(ctx, user.id, "credential", passwordHash));
-      return tx.sessions.revokeAll(user.id);
+      revoked += await tx.sessions.revokeAll(user.id);
+      // Another request with the same code won meanwhile: this one changes nothing.
+      if (!(await tx.store.verifications.consume(row.id))) throw invalidOtp();
+      return revoked;
     });
+    // A password sign-in that wrote its session before the commit was not visible to the revocation (see signIn).
+    const late = await ctx.sessions.revokeAll(user.id);
     const at = new Date(ctx.clock.now());
     await this.codes.verified(t, user.id, meta);
-    await emitPasswordReset(ctx, { userId: user.id, method: "reset-otp", count, at, meta });
+    await emitPasswordReset(ctx, { userId: user.id, method: "reset-otp", count: count + late, at, meta });
     return { success: true };
   }
 
@@ -224,28 +248,16 @@ export class EmailOtpService {
   /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
   private async createUser(
     ctx: AuthContext,
-    email: string,
-    name: string | null,
+    user: UserRecord,
     meta: RequestMeta,
   ): Promise<{ user: UserRecord; isNew: boolean }> {
-    const now = new Date(ctx.clock.now());
-    const user: UserRecord = {
-      id: randomId(ctx.random),
-      email,
-      emailVerified: true,
-      name,
-      image: null,
-      username: null,
-      metadata: {},
-      createdAt: now,
-      updatedAt: now,
-    };
+    const { email } = user;
     const created = await ctx.store.users.create(user, [newAccount(ctx, user.id, "EMAIL_OTP", null)]);
     if (created.ok) {
       await ctx.events.emit("UserSignedUp", {
         userId: user.id,
         email,
-        at: now,
+        at: user.createdAt,
         ip: meta.ip,
         userAgent: meta.userAgent,
       });
@@ -255,4 +267,21 @@ export class EmailOtpService {
     if (!existing) throw new AuthError("INTERNAL_ERROR", "The user could not be created", { cause: created });
     return { user: existing, isNew: false };
   }
+}
+
+/** The verified user an OTP sign-in of a new email inserts (before `beforeUserCreated` may amend it). */
+function newOtpUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
+  const now = new Date(ctx.clock.now());
+  return {
+    id: randomId(ctx.random),
+    email,
+    emailVerified: true,
+    name,
+    image: null,
+    username: null,
+    metadata: {},
+    appMetadata: {},
+    createdAt: now,
+    updatedAt: now,
+  };
 }

@@ -20,7 +20,7 @@ import type { ProviderId, UserRecord } from "../ports/records.ts";
 export async function proveMailbox(
   ctx: AuthContext,
   user: UserRecord,
-  keepProvider: ProviderId,
+  keepProvider: ProviderId | null,
   meta: RequestMeta,
   signedInAs: { userId: string; sessionId: string } | null = null,
 ): Promise<UserRecord> {
@@ -31,7 +31,8 @@ export async function proveMailbox(
   if (sameUser) {
     sessions = await ctx.sessions.revokeAll(user.id, signedInAs.sessionId);
   } else {
-    await store.accounts.deleteAllExcept(user.id, keepProvider);
+    // No provider is named "": null keeps none.
+    await store.accounts.deleteAllExcept(user.id, keepProvider ?? "");
     sessions = await ctx.sessions.revokeAll(user.id);
     await revokeApiKeys(ctx, user.id, meta);
   }

@@ -1,5 +1,8 @@
 import { AuthError } from "../errors/errors.ts";
-import { constantTimeEqual, hashSecret, randomDigits } from "../crypto/crypto.ts";
+import { hkdf } from "@noble/hashes/hkdf.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base64url, constantTimeEqual, hashSecret, randomDigits, utf8 } from "../crypto/crypto.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
 import type { OtpPurpose } from "../events/events.ts";
@@ -40,8 +43,12 @@ export interface OtpRecipient {
  * const opts: VerifyOptions = { mode: "consume", lockoutKey: "email:ada@example.com", matches: (row) => row.userId === user.id };
  */
 export interface VerifyOptions {
-  /** `check` leaves a correct code in place; `consume` deletes it (exactly one concurrent caller wins). */
-  mode: "check" | "consume";
+  /**
+   * `check` leaves a correct code in place; `consume` deletes it (exactly one concurrent caller wins); `claim`
+   * verifies like `consume` but leaves the row to the caller, who consumes it (`verifications.consume(row.id)`)
+   * in the transaction of the writes the code pays for, so a failed write leaves the code usable.
+   */
+  mode: "check" | "consume" | "claim";
   /** Identifier-lockout key fed by wrong codes (`email:<email>`), or null (check endpoint). */
   lockoutKey: string | null;
   /** Extra binding a row must satisfy (owner, payload); a mismatch counts like a wrong code. */
@@ -75,7 +82,10 @@ export function invalidOtp(): AuthError {
 
 /**
  * The OTP row state machine over the `verifications` port: issue (rotating), check, consume, failed
- * attempts and expiry. Only SHA-256 of a code is stored; codes are uniform over all `codeLength`-digit strings.
+ * attempts and expiry. A code is stored as HMAC-SHA-256 under a key derived from `secret` (HKDF-SHA-256), bound
+ * to its row identifier: a database reader cannot test the 10^6 candidates of a 6-digit code without the secret.
+ * Rows written before (plain SHA-256 of the code) keep verifying until they expire. Codes are uniform over all
+ * `codeLength`-digit strings.
  *
  * @example
  * const codes = new OtpCodes(ctx, resolveEmailOtpOptions({}), templates);
@@ -83,11 +93,27 @@ export function invalidOtp(): AuthError {
  * const row = await codes.verify(target, "123456", meta, { mode: "consume", lockoutKey: `email:${email}` });
  */
 export class OtpCodes {
+  private readonly key: Uint8Array;
+
   constructor(
     private readonly ctx: AuthContext,
     private readonly options: ResolvedEmailOtpOptions,
     private readonly templates: Record<string, string>,
-  ) {}
+  ) {
+    this.key = otpHashKey(ctx.config.secret);
+  }
+
+  /** What is stored for `code` in the row `identifier`: HMAC-SHA-256 under the derived key, base64url. */
+  valueHash(identifier: string, code: string): string {
+    return otpValueHash(this.key, identifier, code);
+  }
+
+  /** Constant-time: the keyed hash, or the plain SHA-256 that rows written before the keyed hash carry. */
+  private matchesCode(row: VerificationRecord, code: string): boolean {
+    const keyed = constantTimeEqual(this.valueHash(row.identifier, code), row.valueHash);
+    const legacy = constantTimeEqual(hashSecret(code), row.valueHash);
+    return keyed || legacy;
+  }
 
   /**
    * Issues and mails a fresh code when `recipient` is set (earlier codes of the target die). For an ineligible
@@ -96,22 +122,20 @@ export class OtpCodes {
   async issueTo(target: OtpTarget, recipient: OtpRecipient | null, meta: RequestMeta): Promise<void> {
     const { ctx, options } = this;
     const plain = randomDigits(ctx.random, options.codeLength);
-    const valueHash = hashSecret(plain);
+    const valueHash = this.valueHash(target.identifier, plain);
+    const at = new Date(ctx.clock.now());
+    const requested = { identifier: target.email, purpose: target.purpose, at, ip: meta.ip, userAgent: meta.userAgent };
+    // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
+    // audit row with auditLog()), so the answer's timing does not tell an eligible address from another.
     if (!recipient) {
       await ctx.store.verifications.deleteByIdentifier(target.identifier);
+      await ctx.events.emit("OtpRequested", requested);
       return;
     }
     // Past the recipient's budget or inside the cooldown: nothing is issued, so the code already sent stays live.
     if (!(await ctx.sendLimits.admit(`otp-${target.purpose}`, target.email))) return;
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
-    const at = new Date(ctx.clock.now());
-    await ctx.events.emit("OtpRequested", {
-      identifier: target.email,
-      purpose: target.purpose,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await ctx.events.emit("OtpRequested", requested);
     await ctx.events.emit("OtpGenerated", {
       identifier: target.email,
       purpose: target.purpose,
@@ -161,7 +185,7 @@ export class OtpCodes {
       await this.failed(target, row.attemptCount, null, meta);
       throw new AuthError("OTP_EXPIRED", "The code has expired; request a new one");
     }
-    const sameCode = constantTimeEqual(hashSecret(otp), row.valueHash);
+    const sameCode = this.matchesCode(row, otp);
     if (!sameCode || (opts.matches && !opts.matches(row))) {
       const attempt = await ctx.store.verifications.recordFailedAttempt(row.id, this.options.maxAttempts);
       await this.failed(target, attempt?.attemptCount ?? row.attemptCount, opts.lockoutKey, meta);
@@ -169,7 +193,18 @@ export class OtpCodes {
       throw invalidOtp();
     }
     if (opts.mode === "check") {
+      // Read and compared above; confirmed here, after the compare, in one read of the row as it is now: a code
+      // that parallel wrong checks destroyed (or a send replaced) meanwhile is not answered as valid.
+      const live = await ctx.store.verifications.findByIdentifier(target.identifier);
+      if (!live || live.id !== row.id || live.expiresAt.getTime() <= ctx.clock.now()) {
+        await this.failed(target, row.attemptCount, null, meta);
+        throw invalidOtp();
+      }
       await this.verified(target, row.userId, meta);
+      return live;
+    }
+    if (opts.mode === "claim") {
+      if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
       return row;
     }
     const consumed = await ctx.store.verifications.consume(row.id);
@@ -211,4 +246,23 @@ export class OtpCodes {
     });
     if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta);
   }
+}
+
+// HKDF-SHA-256 parameters of the OTP hashing key: a key of its own, never the secret itself.
+const OTP_KEY_SALT = utf8("latchkey/otp-code");
+const OTP_KEY_INFO = utf8("hmac-sha-256 v1");
+
+/**
+ * The HMAC key of stored OTP codes, derived from the auth `secret`.
+ */
+function otpHashKey(secret: string): Uint8Array {
+  return hkdf(sha256, utf8(secret), OTP_KEY_SALT, OTP_KEY_INFO, 32);
+}
+
+/**
+ * The stored form of an OTP: HMAC-SHA-256(key, identifier NUL code), base64url. Bound to the row identifier, so a
+ * value copied into another row does not verify there.
+ */
+function otpValueHash(key: Uint8Array, identifier: string, code: string): string {
+  return base64url(hmac(sha256, key, utf8(`${identifier}\u0000${code}`)));
 }

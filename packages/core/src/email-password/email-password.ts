@@ -11,8 +11,10 @@ import { toUserView, type SignInResult, type UserView, type ValidatedSession } f
 import type { AuthContext } from "../auth/context.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
-import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { proveMailbox } from "../email-otp/mailbox-proof.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import { enforcePasswordCheck } from "../password/policy.ts";
 import type { EmailVerificationService } from "../email-verification/email-verification.ts";
 
 export interface SignUpInput {
@@ -22,11 +24,19 @@ export interface SignUpInput {
   username?: string | null;
   image?: string | null;
   metadata?: Record<string, unknown>;
+  /** Server-only: `auth.api.createUser` may set it; a sign-up request naming it is 400 `SERVER_ONLY_PROPERTY`. */
+  appMetadata?: Record<string, unknown>;
 }
+
+/** At most one "someone tried to sign up with your address" email per address in this window. */
+const NOTICE_WINDOW_MS = 3_600_000;
 
 export type SignUpResult = SignInResult | { success: true };
 
-export type SignInInput = { email: string; password: string } | { username: string; password: string };
+/** `rememberMe` (default true): false gives a session of at most `session.shortExpiresIn`, with a browser-session cookie. */
+export type SignInInput = ({ email: string; password: string } | { username: string; password: string }) & {
+  rememberMe?: boolean;
+};
 
 /** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
 export class EmailPasswordService {
@@ -52,9 +62,15 @@ export class EmailPasswordService {
     const username = input.username == null ? null : normalizeUsername(input.username);
     if (interactive && config.emailPassword.requireUsername && username === null)
       throw new AuthError("USERNAME_REQUIRED", "A username is required");
+    await enforcePasswordCheck(config.emailPassword.passwordCheck, input.password, {
+      id: null,
+      email,
+      name: input.name ?? null,
+      username,
+    });
     const passwordHash = await this.ctx.hasher.hash(input.password);
     const now = new Date(clock.now());
-    const user: UserRecord = {
+    const draft: UserRecord = {
       id: randomId(this.ctx.random),
       email,
       emailVerified,
@@ -62,15 +78,26 @@ export class EmailPasswordService {
       image: input.image ?? null,
       username,
       metadata: input.metadata ?? {},
+      appMetadata: interactive ? {} : (input.appMetadata ?? {}),
       createdAt: now,
       updatedAt: now,
     };
+    // The app's hooks see the user before anything is written (a refusal leaves no row behind).
+    const user = await this.ctx.hooks.beforeUserCreated(draft, interactive ? "sign-up-email" : "create-user", meta);
+    if (withSession) await this.ctx.hooks.beforeSignIn(user, "sign-up-email", meta);
     // User, credential account and first session commit together: a lost response never leaves an account
     // without the session the client was promised (its retry would get USER_ALREADY_EXISTS).
     const created = await inTransaction(this.ctx, async (tx) => {
       const inserted = await tx.store.users.create(user, [newAccount(this.ctx, user.id, "credential", passwordHash)]);
       if (!inserted.ok) return inserted;
       const signIn = withSession ? await tx.sessions.create(inserted.value, meta) : null;
+      // Written first, checked second: on stores that compensate instead of rolling back, an OTP sign-in can prove
+      // the mailbox between the insert and the session and take the account over (the password set here goes).
+      // The session must not outlive that: it is taken back and the address answers as taken (invariant 4).
+      if (signIn && !(await tx.store.accounts.listByUser(user.id)).some((a) => a.passwordHash === passwordHash)) {
+        await tx.store.sessions.delete(signIn.session.id);
+        return { ok: false as const, conflict: "email" as const };
+      }
       return { ok: true as const, user: inserted.value, signIn };
     });
     if (created.ok) {
@@ -90,11 +117,17 @@ export class EmailPasswordService {
 
   /** Interactive sign-up. With `requireVerifiedForSignIn` no session is issued and new and existing emails answer alike. */
   async signUp(input: SignUpInput, meta: RequestMeta): Promise<SignUpResult> {
+    if (input.appMetadata !== undefined)
+      throw new AuthError("SERVER_ONLY_PROPERTY", "appMetadata can only be set by the server", {
+        details: [{ path: "appMetadata", message: "server-only property" }],
+      });
     const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
     const created = await this.insertUser(input, true, false, !requireVerified, meta);
     if (!created) {
-      if (requireVerified) return { success: true };
-      throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+      if (!requireVerified) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+      // The same answer as a new sign-up (the password was hashed either way); the owner hears about it.
+      await this.noticeExistingAccount(normalizeEmail(input.email), meta);
+      return { success: true };
     }
     const { user, signIn } = created;
     if (signIn) return signIn;
@@ -102,22 +135,37 @@ export class EmailPasswordService {
     return { success: true };
   }
 
-  /** Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. */
+  /**
+   * Tells the owner of an address that someone tried to sign up with it (template `existing-account`), at most
+   * once per address per hour so repeated attempts cannot flood a mailbox. Sent in the background, like the
+   * verification email of a new sign-up, so neither timing nor a delivery failure tells the two apart.
+   */
+  private async noticeExistingAccount(email: string, meta: RequestMeta): Promise<void> {
+    const { ctx } = this;
+    const hit = await ctx.store.counters.hit(`sign-up-notice:${email}`, NOTICE_WINDOW_MS, ctx.clock.now());
+    if (hit.count > 1) return;
+    ctx.mailer.sendInBackground(meta, email, "existing-account", { email, signInUrl: ctx.config.baseUrl });
+  }
+
+  /**
+   * Password sign-in by email or username. Unknown users cost one hash, and answer like a wrong password. The
+   * attempt is counted against the account's lockout before the password is checked; the session is kept only
+   * when the password checked is still the account's once the session exists (a reset that overlapped the check
+   * wins), and only when the user still exists (a deletion that overlapped answers 401).
+   */
   async signIn(input: SignInInput, meta: RequestMeta): Promise<SignInResult> {
     const { ctx } = this;
     const byEmail = "email" in input;
     const value = byEmail ? normalizeEmail(input.email) : input.username.trim().toLowerCase();
     const identifier = lockoutIdentifier(byEmail ? { email: value } : { username: value });
-    await ctx.lockout.assertNotLocked(identifier);
     const user = byEmail ? await ctx.store.users.findByEmail(value) : await ctx.store.users.findByUsername(value);
-    const account = user
-      ? (await ctx.store.accounts.listByUser(user.id)).find((a) => a.providerId === "credential" && a.passwordHash)
-      : undefined;
+    const attempt = await ctx.lockout.attempt(accountLockKey(user, identifier), meta);
+    const account = user ? await credentialOf(ctx, user.id) : undefined;
     let valid = false;
     if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, input.password);
     else await ctx.burnPasswordHash(input.password);
-    if (!user || !valid) {
-      await ctx.lockout.recordFailure(identifier, meta);
+    if (!user || !account?.passwordHash || !valid) {
+      await ctx.lockout.failed(attempt, meta);
       await ctx.events.emit("SignInFailed", {
         identifier,
         reason: "invalid-credentials",
@@ -127,11 +175,18 @@ export class EmailPasswordService {
       });
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
-    await ctx.lockout.reset(identifier);
+    await ctx.lockout.succeeded(attempt);
     if (ctx.config.emailVerification.requireVerifiedForSignIn && !user.emailVerified) {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
-    const result = await ctx.sessions.create(user, meta);
+    await ctx.hooks.beforeSignIn(user, "sign-in-email", meta);
+    const result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+    // Written first, checked second: a reset writes the password first and revokes second (and sweeps again after
+    // its commit), so either the reset's revocation sees this session or this read sees the new password.
+    if ((await credentialOf(ctx, user.id))?.passwordHash !== account.passwordHash) {
+      await ctx.store.sessions.delete(result.session.id);
+      throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
+    }
     await ctx.events.emit("UserSignedIn", {
       userId: user.id,
       method: "password",
@@ -157,22 +212,22 @@ export class EmailPasswordService {
     }
   }
 
-  /** Verifies the current password with lockout, for change-password, verify-password and delete-account. */
+  /**
+   * Verifies the current password for change-password, verify-password and delete-account; the attempt counts
+   * against the account's lockout before the password is checked.
+   */
   async verifyCurrentPassword(user: UserRecord, password: string, meta: RequestMeta): Promise<boolean> {
     const { ctx } = this;
-    const identifier = lockoutIdentifier({ email: user.email });
-    await ctx.lockout.assertNotLocked(identifier);
-    const account = (await ctx.store.accounts.listByUser(user.id)).find(
-      (a) => a.providerId === "credential" && a.passwordHash,
-    );
+    const attempt = await ctx.lockout.attempt(accountLockKey(user, lockoutIdentifier({ email: user.email })), meta);
+    const account = await credentialOf(ctx, user.id);
     let valid = false;
     if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, password);
     else await ctx.burnPasswordHash(password);
     if (!valid) {
-      await ctx.lockout.recordFailure(identifier, meta);
+      await ctx.lockout.failed(attempt, meta);
       return false;
     }
-    await ctx.lockout.reset(identifier);
+    await ctx.lockout.succeeded(attempt);
     return true;
   }
 
@@ -183,15 +238,23 @@ export class EmailPasswordService {
   ): Promise<void> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, current.userRecord);
     if (!(await this.verifyCurrentPassword(current.userRecord, input.currentPassword, meta))) {
       throw new AuthError("INVALID_PASSWORD", "The current password is wrong");
     }
     const userId = current.userRecord.id;
     const account = newAccount(ctx, userId, "credential", await ctx.hasher.hash(input.newPassword));
-    // The new password and the revocation of the other sessions commit together.
+    // The new password and the revocation of the other sessions commit together. On stores that compensate
+    // instead of rolling back, the other sessions also go before the password is written, so a failure half-way
+    // never leaves a session of the old password next to the new one (invariant 4 in docs/invariants.md).
     const count = await inTransaction(ctx, async (tx) => {
+      if (!input.revokeOtherSessions) {
+        await tx.store.accounts.upsertPassword(userId, account);
+        return null;
+      }
+      const before = await tx.sessions.revokeAll(userId, current.session.id);
       await tx.store.accounts.upsertPassword(userId, account);
-      return input.revokeOtherSessions ? tx.sessions.revokeAll(userId, current.session.id) : null;
+      return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
     const at = new Date(ctx.clock.now());
     await ctx.events.emit("PasswordChanged", {
@@ -228,12 +291,24 @@ export class EmailPasswordService {
       passwordReset.callbackUrlOverride ?? ctx.config.baseUrl + passwordReset.callbackPath,
     );
     const user = await ctx.store.users.findByEmail(email);
-    if (!user) return { success: true };
-    // Past the recipient's budget or inside the cooldown: same answer, and the link already sent stays live.
+    const at = new Date(ctx.clock.now());
+    // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
+    // audit row with auditLog()), so the answer's timing does not tell a registered address from an unknown one.
+    // Past the address's budget or inside its cooldown (counted for unknown addresses too, so the work is the same):
+    // the same answer, and a link already sent stays live.
     if (!(await ctx.sendLimits.admit("password-reset-link", email))) return { success: true };
+    if (!user) {
+      await ctx.store.verifications.deleteByIdentifier(UNKNOWN_RESET_IDENTIFIER);
+      await ctx.events.emit("OtpRequested", {
+        identifier: email,
+        purpose: "password-reset-link",
+        at,
+        ...requester(meta),
+      });
+      return { success: true };
+    }
     const identifier = `password-reset:${user.id}`;
     const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
-    const at = new Date(ctx.clock.now());
     await ctx.events.emit("OtpRequested", {
       identifier: email,
       purpose: "password-reset-link",
@@ -257,23 +332,36 @@ export class EmailPasswordService {
     return { success: true };
   }
 
-  /** Sets a new password from an emailed token and revokes every session of the user. */
+  /**
+   * Sets a new password from an emailed token and revokes every session of the user. The link proves the mailbox,
+   * so a user not verified before loses what was set up before the proof (see proveMailbox). The token is spent
+   * last, in the same transaction as the writes: a failed write leaves it usable for a retry; on stores that
+   * compensate instead of rolling back, the sessions are revoked first, so none survives a failure half-way.
+   */
   async resetPassword(input: { token: string; newPassword: string }, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
-    // The token is looked up before the hash, so a made-up token costs a read, not a password hash; it is
-    // consumed after the hash (a concurrent use of the same token still loses there).
-    const found = await ctx.secrets.findToken(input.token, "password-reset:");
+    // The token and its user are looked up before the hash, so a made-up token costs a read, not a password hash;
+    // the token is spent after it, in the transaction below (a concurrent use of the same token loses there).
+    const row = await ctx.secrets.findToken(input.token, "password-reset:");
+    const found = row.userId ? await ctx.store.users.findById(row.userId) : null;
+    if (!found) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, found);
     const passwordHash = await ctx.hasher.hash(input.newPassword);
-    const row = await ctx.secrets.consumeFound(found);
-    const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
-    if (!user) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
-    const account = newAccount(ctx, user.id, "credential", passwordHash);
-    const count = await inTransaction(ctx, async (tx) => {
-      await tx.store.accounts.upsertPassword(user.id, account);
-      return tx.sessions.revokeAll(user.id);
+    const account = newAccount(ctx, found.id, "credential", passwordHash);
+    const { user, count } = await inTransaction(ctx, async (tx) => {
+      let revoked = await tx.sessions.revokeAll(found.id);
+      const proven = await proveMailbox(tx, found, "credential", meta);
+      await tx.store.accounts.upsertPassword(found.id, account);
+      revoked += await tx.sessions.revokeAll(found.id);
+      if (!(await tx.store.verifications.consume(row.id)))
+        throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
+      return { user: proven, count: revoked };
     });
     const at = new Date(ctx.clock.now());
+    // A sign-in that checked the old password and wrote its session before the commit was not visible to the
+    // revocation above: it is visible now (see signIn).
+    const late = await ctx.sessions.revokeAll(user.id);
     await ctx.events.emit("OtpVerified", {
       identifier: user.email,
       purpose: "password-reset-link",
@@ -282,7 +370,7 @@ export class EmailPasswordService {
       ip: meta.ip,
       userAgent: meta.userAgent,
     });
-    await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count, at, meta });
+    await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count: count + late, at, meta });
     return { success: true };
   }
 
@@ -292,6 +380,16 @@ export class EmailPasswordService {
     if (!created) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     return toUserView(created.user);
   }
+}
+
+/** Never issued: the verification write an unknown address's reset request makes instead of issuing a token. */
+const UNKNOWN_RESET_IDENTIFIER = "password-reset:unknown-address";
+
+const requester = (meta: RequestMeta) => ({ ip: meta.ip, userAgent: meta.userAgent });
+
+/** The user's credential account (the one holding a password), if any. */
+async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {
+  return (await ctx.store.accounts.listByUser(userId)).find((a) => a.providerId === "credential" && a.passwordHash);
 }
 
 /** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */

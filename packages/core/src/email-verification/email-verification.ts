@@ -1,6 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
-import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { proveMailbox } from "../email-otp/mailbox-proof.ts";
 import { inTransaction } from "../auth/transaction.ts";
 import type { AuthContext } from "../auth/context.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
@@ -72,17 +73,36 @@ export class EmailVerificationService {
     this.linkTarget(input.callbackUrl);
     const user = await this.ctx.store.users.findByEmail(email);
     if (user && !user.emailVerified) await this.sendFor(user, input.callbackUrl, meta);
+    else {
+      // The same store work as a send (review fix 8): one verification write and the `OtpRequested` event (an
+      // audit row with auditLog()), so timing does not tell unknown or verified addresses from pending ones.
+      const { ctx } = this;
+      await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
+      await ctx.events.emit("OtpRequested", {
+        identifier: email,
+        purpose: "email-verification-link",
+        at: new Date(ctx.clock.now()),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      });
+    }
     return { success: true };
   }
 
   /**
    * Consumes the token, marks the email verified and signs the user in with a fresh session.
-   * Failures feed the email's lockout counter, like a wrong password (the endpoint signs in).
+   * Failures feed the account's lockout counter, like a wrong password (the endpoint signs in). For a user not
+   * verified before, the link is the first proof of the mailbox: what was set up before it (a password, sessions,
+   * API keys) goes, unless the request carries a session of this same user (see proveMailbox).
    */
-  async verify(input: { email: string; token: string }, meta: RequestMeta): Promise<SignInResult> {
+  async verify(
+    input: { email: string; token: string },
+    meta: RequestMeta,
+    signedInAs: { userId: string; sessionId: string } | null = null,
+  ): Promise<SignInResult> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
-    const lockId = lockoutIdentifier({ email });
+    const lockId = accountLockKey(await ctx.store.users.findByEmail(email), lockoutIdentifier({ email }));
     await ctx.lockout.assertNotLocked(lockId);
     let userId: string | null;
     try {
@@ -95,14 +115,11 @@ export class EmailVerificationService {
     const user = userId ? await ctx.store.users.findById(userId) : null;
     // The email may have changed since the link was sent: the link proves the old address only.
     if (!user || user.email !== email) throw invalidToken();
-    // The verified flag and the new session commit together.
+    await ctx.hooks.beforeSignIn(user, "verify-email", meta);
+    // The mailbox proof (with its clean-up), the verified flag and the new session commit together.
     const result = await inTransaction(ctx, async (tx) => {
-      const updated = await tx.store.users.update(user.id, {
-        emailVerified: true,
-        updatedAt: new Date(ctx.clock.now()),
-      });
-      if (!updated?.ok) throw invalidToken();
-      return tx.sessions.create(updated.value, meta);
+      const proven = user.emailVerified ? user : await proveMailbox(tx, user, null, meta, signedInAs);
+      return tx.sessions.create(proven, meta);
     });
     await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
@@ -113,7 +130,6 @@ export class EmailVerificationService {
       purpose: "email-verification-link",
       userId: user.id,
     });
-    if (!user.emailVerified) await ctx.events.emit("EmailVerified", { ...base, userId: user.id, email });
     await ctx.events.emit("UserSignedIn", { ...base, userId: user.id, method: "email-verification" });
     return result;
   }

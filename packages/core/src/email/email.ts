@@ -58,10 +58,20 @@ export const DEFAULT_TEMPLATES: EmailTemplates = {
     "Someone asked to reset the password of your {{appName}} account. Open this link to choose a new one:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.",
   "password-reset.html":
     '<p>Someone asked to reset the password of your {{appName}} account.</p><p><a href="{{url}}">Choose a new password</a></p><p>The link expires in {{expiresInMinutes}} minutes. If it was not you, ignore this email.</p>',
+  "existing-account.subject": "Someone tried to sign up with your email",
+  "existing-account.txt":
+    "Someone tried to create a {{appName}} account with your address, {{email}}. You already have an account, so nothing was changed.\n\nIf it was you, sign in instead: {{signInUrl}}\nForgot your password? Reset it from the sign-in page.\n\nIf it was not you, you can ignore this email.",
+  "existing-account.html":
+    '<p>Someone tried to create a {{appName}} account with your address, {{email}}. You already have an account, so nothing was changed.</p><p>If it was you, <a href="{{signInUrl}}">sign in instead</a>. Forgot your password? Reset it from the sign-in page.</p><p>If it was not you, you can ignore this email.</p>',
   "delete-account.txt":
     "Open this link to delete your {{appName}} account for good:\n\n{{url}}\n\nThe link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.",
   "delete-account.html":
     '<p>Open this link to delete your {{appName}} account for good.</p><p><a href="{{url}}">Delete my account</a></p><p>The link expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this email and consider changing your password.</p>',
+  "email-changed.subject": "Your {{appName}} email was changed",
+  "email-changed.txt":
+    "The email address of your {{appName}} account was changed from {{oldEmail}} to {{newEmail}}. Pending links and codes sent to this address no longer work, and every other session was signed out. If you did not make this change, contact support at once: this address no longer receives password resets for the account.",
+  "email-changed.html":
+    "<p>The email address of your {{appName}} account was changed from {{oldEmail}} to {{newEmail}}.</p><p>Pending links and codes sent to this address no longer work, and every other session was signed out.</p><p>If you did not make this change, contact support at once: this address no longer receives password resets for the account.</p>",
   "otp.subject": "Your {{appName}} code",
   "otp.txt":
     "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",

@@ -2,6 +2,7 @@ import { describeError } from "../errors/describe.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 import { renderEmail, renderTemplate, type EmailSender, type EmailTemplates } from "./email.ts";
 import type { RequestMeta } from "../auth/request-meta.ts";
+import { consoleLogger, type Logger } from "../logger/logger.ts";
 
 /**
  * Renders a named template and hands it to the configured sender.
@@ -13,6 +14,7 @@ export class Mailer {
   constructor(
     private readonly config: ResolvedConfig,
     readonly sender: EmailSender,
+    private readonly logger: Logger = consoleLogger(),
   ) {}
 
   /**
@@ -47,7 +49,7 @@ export class Mailer {
     templates?: EmailTemplates,
   ): void {
     const task = this.send(to, template, vars, subjectOverride, templates).catch((error: unknown) => {
-      console.error(`[latchkey] email "${template}" could not be sent: ${describeError(error)}`);
+      this.logger.error({ template, error: describeError(error) }, `email "${template}" could not be sent`);
     });
     meta.waitUntil?.(task);
   }

@@ -41,6 +41,13 @@ export type AuthErrorCode =
   | "INVALID_JWT"
   | "DATABASE_UNAVAILABLE"
   | "BUSY"
+  | "SESSION_NOT_FOUND"
+  | "SESSION_NOT_FRESH"
+  | "SIGN_UP_REJECTED"
+  | "SIGN_IN_REJECTED"
+  | "WEAK_PASSWORD"
+  | "PASSWORD_COMPROMISED"
+  | "PASSWORD_CHECK_UNAVAILABLE"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {

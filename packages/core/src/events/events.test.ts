@@ -30,3 +30,30 @@ describe("AuthEvents", () => {
     expect(errors.map((e) => (e as Error).message).sort()).toEqual(["async", "sync"]);
   });
 });
+
+describe("AuthEvents required listeners", () => {
+  it("a required listener's failure is reported and rethrown after every listener ran; others still only reported", async () => {
+    const errors: unknown[] = [];
+    const events = new AuthEvents((error) => errors.push(error));
+    const ran: string[] = [];
+    events.onAny(() => Promise.reject(new Error("audit append failed")), { required: true });
+    events.onAny(() => void ran.push("after"));
+    events.on("UserSignedUp", () => Promise.reject(new Error("optional")));
+    await expect(events.emit("UserSignedUp", signedUp)).rejects.toThrow("audit append failed");
+    expect(ran).toEqual(["after"]);
+    expect(errors.map((e) => (e as Error).message).sort()).toEqual(["audit append failed", "optional"]);
+  });
+
+  it("unsubscribing a required listener stops both the calls and the rethrow", async () => {
+    const events = new AuthEvents(() => undefined);
+    const off = events.onAny(
+      () => {
+        throw new Error("sync failure");
+      },
+      { required: true },
+    );
+    await expect(events.emit("UserSignedUp", signedUp)).rejects.toThrow("sync failure");
+    off();
+    await expect(events.emit("UserSignedUp", signedUp)).resolves.toBeUndefined();
+  });
+});

@@ -60,7 +60,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Typed event bus. Listeners run in order; a failing listener is reported to `onError` and never breaks the flow.
+ * Typed event bus. Listeners run in order; a failing listener is reported to `onError` and never breaks the flow,
+ * except a `required` one (`onAny(fn, { required: true })`), whose failure `emit` rethrows after every listener ran.
  *
  * @example
  * auth.events.on("OtpVerified", (e) => console.log(e.identifier, e.userId));
@@ -68,6 +69,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 export class AuthEvents {
   readonly #listeners = new Map<AuthEventName, Set<AuthEventListener<AuthEventName>>>();
   readonly #any = new Set<(event: AuthEvent) => unknown>();
+  readonly #required = new Set<(event: AuthEvent) => unknown>();
   readonly #onError: (error: unknown) => void;
 
   constructor(
@@ -87,10 +89,18 @@ export class AuthEvents {
     return () => set.delete(listener as unknown as AuthEventListener<AuthEventName>);
   }
 
-  /** Every event (used by `auditLog()`). */
-  onAny(listener: (event: AuthEvent) => unknown): () => void {
+  /**
+   * Every event (used by `auditLog()`). A `required` listener's failure is not only reported: `emit` rejects with
+   * it once every listener has run, so the request that emitted the event fails instead of losing the effect
+   * (the audit row) without a trace.
+   */
+  onAny(listener: (event: AuthEvent) => unknown, options: { required?: boolean } = {}): () => void {
     this.#any.add(listener);
-    return () => this.#any.delete(listener);
+    if (options.required) this.#required.add(listener);
+    return () => {
+      this.#any.delete(listener);
+      this.#required.delete(listener);
+    };
   }
 
   /** Runs the listeners and waits for async ones, so effects (audit rows) exist when the request answers. */
@@ -99,17 +109,23 @@ export class AuthEvents {
     if (!set?.size && !this.#any.size) return;
     const event = { type: name, ...payload } as AuthEventMap[K] & { type: K };
     const pending: Promise<unknown>[] = [];
-    const run = (fn: () => unknown) => {
+    const failures: unknown[] = [];
+    const run = (fn: () => unknown, required: boolean) => {
+      const fail = (error: unknown) => {
+        this.#onError(error);
+        if (required) failures.push(error);
+      };
       try {
         const r = fn();
         // `(e) => list.push(e)` returns a number: only thenables are awaited.
-        if (isThenable(r)) pending.push(Promise.resolve(r).catch(this.#onError));
+        if (isThenable(r)) pending.push(Promise.resolve(r).catch(fail));
       } catch (error) {
-        this.#onError(error);
+        fail(error);
       }
     };
-    if (set) for (const l of set) run(() => l(event));
-    for (const l of this.#any) run(() => l(event as unknown as AuthEvent));
+    if (set) for (const l of set) run(() => l(event), false);
+    for (const l of this.#any) run(() => l(event as unknown as AuthEvent), this.#required.has(l));
     if (pending.length) await Promise.all(pending);
+    if (failures.length) throw failures[0];
   }
 }

@@ -66,9 +66,12 @@ export class JwtService {
     return (await this.source.publicKeys()).jwks;
   }
 
-  /** Creates a new signing key now and retires the others; `force` also when the current one is fresh. */
-  rotate(options?: { force?: boolean }): Promise<{ kid: string }> {
-    return this.source.rotate({ force: options?.force === true });
+  /**
+   * Creates a new signing key that signs now and retires the older ones; `force` even when the current key cannot
+   * be decrypted here; `revoke` deletes the older keys at once (a compromised key: no grace).
+   */
+  rotate(options?: { force?: boolean; revoke?: boolean }): Promise<{ kid: string }> {
+    return this.source.rotate({ force: options?.force === true, revoke: options?.revoke === true });
   }
 
   get alg(): JwsAlgorithm {

@@ -19,6 +19,11 @@ export interface StoredKeyRingOptions {
   rotationIntervalMs: number | null;
   gracePeriodMs: number;
   keyCacheTtlMs: number;
+  /**
+   * How long a scheduled key is published before it signs: other instances' key caches and verifiers' cached
+   * `/jwks` answers (each up to `keyCacheTtl`) must hold it before its first token arrives.
+   */
+  publishAheadMs: number;
 }
 
 interface RingState {
@@ -30,10 +35,22 @@ interface RingState {
   keys: PublicKeySet;
 }
 
-function newestActive(records: JwkRecord[]): JwkRecord | null {
+/** The key that signs at `now`: the newest not retired whose signing has begun (`createdAt` is when it signs). */
+function signingKey(records: JwkRecord[], now: number): JwkRecord | null {
   let best: JwkRecord | null = null;
-  for (const r of records) if (r.retiredAt === null && (best === null || r.generation > best.generation)) best = r;
+  for (const r of records)
+    if (r.retiredAt === null && r.createdAt.getTime() <= now && (best === null || r.generation > best.generation))
+      best = r;
   return best;
+}
+
+/** A published key that signs from a later time (a scheduled rotation announced ahead). */
+function scheduledAfter(records: JwkRecord[], current: JwkRecord): JwkRecord | null {
+  let next: JwkRecord | null = null;
+  for (const r of records)
+    if (r.retiredAt === null && r.generation > current.generation && (next === null || r.createdAt < next.createdAt))
+      next = r;
+  return next;
 }
 
 function unreadable(record: JwkRecord, cause: unknown): AuthError {
@@ -76,17 +93,39 @@ export class StoredKeyRing implements KeySource {
     return (await this.reload()).keys;
   }
 
-  /** A new key generation now. Without `force` it refuses while the current key cannot be decrypted here. */
-  async rotate({ force }: { force: boolean }): Promise<{ kid: string }> {
+  /**
+   * A new key generation that signs now. Without `force` (or `revoke`) it refuses while the current key cannot be
+   * decrypted here. With `revoke` every older key is deleted at once instead of kept for `gracePeriod`: tokens it
+   * signed stop verifying here now, and on other instances when their key cache (`keyCacheTtl`) next refreshes.
+   */
+  async rotate({ force, revoke }: { force: boolean; revoke: boolean }): Promise<{ kid: string }> {
     await this.inflight?.catch(() => undefined);
     const now = this.o.clock.now();
     const records = await this.o.store.list();
-    const current = newestActive(records);
+    const current = signingKey(records, now);
     // An instance with a wrong secret must not take over the key ring unless told to.
-    if (current && !force && !(this.state?.signer && this.state.current.id === current.id))
-      await this.readSigner(current);
-    const state = await this.settle(await this.createKey(records, now), now);
+    if (current && !force && !revoke) await this.assertReadable(current);
+    let listed = await this.createKey(records, now, now);
+    if (revoke) {
+      await this.o.store.deleteRetiredBefore(new Date(now + 1));
+      listed = await this.o.store.list();
+    }
+    const state = await this.settle(listed, now);
     return { kid: state.current.id };
+  }
+
+  private async assertReadable(current: JwkRecord): Promise<void> {
+    if (!(this.state?.signer && this.state.current.id === current.id)) await this.readSigner(current);
+  }
+
+  /** Whether this instance can decrypt `current`: only then may it decide a rotation on its own. */
+  private async readable(current: JwkRecord): Promise<boolean> {
+    try {
+      await this.assertReadable(current);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private current(): Promise<RingState> {
@@ -105,18 +144,40 @@ export class StoredKeyRing implements KeySource {
   private async load(): Promise<RingState> {
     const now = this.o.clock.now();
     let records = await this.o.store.list();
-    const current = newestActive(records);
-    if (!current || this.rotationDue(current, now)) records = await this.createKey(records, now);
+    const current = signingKey(records, now);
+    if (!current) {
+      records = await this.createKey(records, now, now);
+    } else if (current.alg !== this.o.alg) {
+      // A changed `alg` switches at once (this instance cannot sign with a key of another algorithm).
+      if (await this.readable(current)) records = await this.createKey(records, now, now);
+    } else {
+      const publishAt = this.nextPublishAt(current);
+      // Scheduled: announce the next key `publishAheadMs` before it signs. Only an instance that can decrypt the
+      // current key may decide this: one with a wrong secret would otherwise replace a key that works elsewhere.
+      if (
+        publishAt !== null &&
+        now >= publishAt &&
+        !scheduledAfter(records, current) &&
+        (await this.readable(current))
+      ) {
+        const signsAt = Math.max(publishAt + this.o.publishAheadMs, now + this.o.publishAheadMs);
+        records = await this.createKey(records, now, signsAt);
+      }
+    }
     return this.settle(records, now);
   }
 
-  private rotationDue(current: JwkRecord, now: number): boolean {
-    if (current.alg !== this.o.alg) return true;
-    return this.o.rotationIntervalMs !== null && now - current.createdAt.getTime() >= this.o.rotationIntervalMs;
+  /** When the key after `current` is due to be published, or null without scheduled rotation. */
+  private nextPublishAt(current: JwkRecord): number | null {
+    if (this.o.rotationIntervalMs === null) return null;
+    return current.createdAt.getTime() + this.o.rotationIntervalMs - this.o.publishAheadMs;
   }
 
-  /** Inserts generation max+1; whoever wins retires the others. Returns a fresh listing (with the winner). */
-  private async createKey(records: JwkRecord[], now: number): Promise<JwkRecord[]> {
+  /**
+   * Inserts generation max+1, signing from `signsAt` (its `createdAt`); a key that signs now retires the older
+   * ones (lower generations only). Returns a fresh listing (with the winner of a race on the generation).
+   */
+  private async createKey(records: JwkRecord[], now: number, signsAt: number): Promise<JwkRecord[]> {
     const generation = records.reduce((max, r) => Math.max(max, r.generation), 0) + 1;
     const id = randomId(this.o.random);
     const { publicJwk, privateJwk } = await generateSigningKey(this.o.alg, id);
@@ -127,23 +188,26 @@ export class StoredKeyRing implements KeySource {
       alg: this.o.alg,
       publicKey: JSON.stringify(publicJwk),
       privateKey: this.o.encrypt ? await this.o.envelope.seal(id, plain) : plain,
-      createdAt: new Date(now),
+      createdAt: new Date(signsAt),
       retiredAt: null,
     };
-    if (await this.o.store.insert(record)) await this.o.store.retireOthers(record.id, new Date(now));
+    if ((await this.o.store.insert(record)) && signsAt <= now)
+      await this.o.store.retireOthers(record.id, new Date(now));
     return this.o.store.list();
   }
 
   /** Heals and prunes the listing, then builds (and caches) the state from it. */
   private async settle(listed: JwkRecord[], now: number): Promise<RingState> {
     let records = listed;
-    const current = newestActive(records);
+    const current = signingKey(records, now);
     if (!current) throw new AuthError("INTERNAL_ERROR", "The JWT key store holds no current key after creating one");
-    if (records.some((r) => r.id !== current.id && r.retiredAt === null)) {
-      // A creator stopped between insert and retire: finish its job so the old key's grace clock starts.
-      await this.o.store.retireOthers(current.id, new Date(now));
+    if (records.some((r) => r.generation < current.generation && r.retiredAt === null)) {
+      // A scheduled key began signing, or a creator stopped between insert and retire: retire the older keys so
+      // their grace clock starts (from when the current key began signing, at the latest now).
+      const at = new Date(current.createdAt.getTime());
+      await this.o.store.retireOthers(current.id, at);
       records = records.map((r) =>
-        r.id !== current.id && r.retiredAt === null ? { ...r, retiredAt: new Date(now) } : r,
+        r.generation < current.generation && r.retiredAt === null ? { ...r, retiredAt: at } : r,
       );
     }
     const cutoff = now - this.o.gracePeriodMs;
@@ -171,8 +235,10 @@ export class StoredKeyRing implements KeySource {
       if (jwk) published.push(jwk);
     }
     let refreshAt = now + this.o.keyCacheTtlMs;
-    if (this.o.rotationIntervalMs !== null)
-      refreshAt = Math.min(refreshAt, current.createdAt.getTime() + this.o.rotationIntervalMs);
+    const next = scheduledAfter(records, current);
+    if (next) refreshAt = Math.min(refreshAt, next.createdAt.getTime());
+    const publishAt = this.nextPublishAt(current);
+    if (publishAt !== null && !next) refreshAt = Math.min(refreshAt, Math.max(publishAt, now + 1));
     for (const r of records)
       if (r.retiredAt !== null) refreshAt = Math.min(refreshAt, r.retiredAt.getTime() + this.o.gracePeriodMs + 1);
 

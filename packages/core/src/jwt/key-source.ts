@@ -13,5 +13,5 @@ export interface KeySource {
   sign(payload: JwtClaims): Promise<string>;
   publicKeys(): Promise<PublicKeySet>;
   refresh(): Promise<PublicKeySet>;
-  rotate(options: { force: boolean }): Promise<{ kid: string }>;
+  rotate(options: { force: boolean; revoke: boolean }): Promise<{ kid: string }>;
 }

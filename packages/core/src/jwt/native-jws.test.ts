@@ -59,6 +59,7 @@ function sessionContext() {
       image: null,
       username: null,
       metadata: {},
+      appMetadata: {},
       createdAt: at,
       updatedAt: at,
     },

@@ -176,8 +176,11 @@ export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions 
   const rotation = options.rotationInterval ?? "90d";
   if (rotation !== false) {
     rotationIntervalMs = parseDuration(rotation, "jwt.rotationInterval");
-    if (rotationIntervalMs <= keyCacheTtlMs)
-      throw new AuthConfigError("jwt.rotationInterval", "must be longer than jwt.keyCacheTtl");
+    if (rotationIntervalMs <= 2 * keyCacheTtlMs)
+      throw new AuthConfigError(
+        "jwt.rotationInterval",
+        "must be longer than twice jwt.keyCacheTtl (the next key is published that long before it signs)",
+      );
   }
   const gracePeriodMs = parseDuration(options.gracePeriod ?? "30d", "jwt.gracePeriod");
   if (gracePeriodMs <= expiresInMs + keyCacheTtlMs) {

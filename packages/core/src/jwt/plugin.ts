@@ -23,15 +23,19 @@ export interface JwtApi {
   verifyJwt(token: string): Promise<JwtClaims>;
   /** The JWKS document served at `/jwks`. */
   getJwks(): Promise<JsonWebKeySet>;
-  /** Creates a new signing key now and retires the others (they stay in the JWKS for `gracePeriod`). */
-  rotateJwks(options?: { force?: boolean }): Promise<{ kid: string }>;
+  /**
+   * Creates a new signing key that signs at once and retires the others (they stay in the JWKS for `gracePeriod`).
+   * `force`: even when the current key cannot be decrypted with this instance's secret. `revoke`: a compromised key;
+   * the older keys are deleted at once (no grace), so the tokens they signed stop verifying.
+   */
+  rotateJwks(options?: { force?: boolean; revoke?: boolean }): Promise<{ kid: string }>;
 }
 
 /**
  * Options of `jwt({ ... })`. See docs/jwt.md.
  *
  * @example
- * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.metadata.role }) });
+ * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.appMetadata.role }) });
  */
 export interface JwtOptions {
   /** Default `"EdDSA"` (Ed25519). Also `"ES256"`, `"RS256"`, `"PS256"`. */
@@ -135,5 +139,7 @@ function storedKeyRing(ctx: AuthContext, jwks: JwkStore, o: JwtSettings): Stored
     rotationIntervalMs: o.rotationIntervalMs,
     gracePeriodMs: o.gracePeriodMs,
     keyCacheTtlMs: o.keyCacheTtlMs,
+    // An instance's key cache plus a verifier's cached /jwks answer (max-age = keyCacheTtl).
+    publishAheadMs: 2 * o.keyCacheTtlMs,
   });
 }

@@ -69,25 +69,17 @@ export class OneTimeSecrets {
   }
 
   /**
-   * Finds the live row of a link token whose identifier starts with `identifierPrefix`, without consuming it:
-   * what a flow checks before paying for a password hash (pass the row to `consumeFound` afterwards).
-   * INVALID_TOKEN when malformed, unknown, of another purpose or expired.
+   * The live row of a link token whose identifier starts with `identifierPrefix`, without spending it: the caller
+   * consumes it (`verifications.consume(row.id)`) in the same transaction as the writes the token pays for, so a
+   * failed write leaves it usable. Unknown, other purpose or expired: INVALID_TOKEN.
    */
   async findToken(token: string, identifierPrefix: string): Promise<VerificationRecord> {
-    const found = await this.lookup(token, (identifier) => identifier.startsWith(identifierPrefix));
+    const found = await this.find(token, (identifier) => identifier.startsWith(identifierPrefix));
     if (found.expiresAt.getTime() <= this.clock.now()) throw invalidToken();
     return found;
   }
 
-  /** Consumes a row `findToken` returned; INVALID_TOKEN when another caller consumed it first or it expired. */
-  async consumeFound(found: VerificationRecord): Promise<VerificationRecord> {
-    const consumed = await this.store.verifications.consume(found.id);
-    if (!consumed) throw invalidToken();
-    if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalidToken();
-    return consumed;
-  }
-
-  private async lookup(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
+  private async find(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
     if (typeof token !== "string" || token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
     const found = await this.store.verifications.findByValueHash(hashSecret(token));
     if (!found || !accepts(found.identifier)) throw invalidToken();
@@ -95,6 +87,11 @@ export class OneTimeSecrets {
   }
 
   private async consumeMatching(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
-    return this.consumeFound(await this.lookup(token, accepts));
+    const invalid = invalidToken;
+    const found = await this.find(token, accepts);
+    const consumed = await this.store.verifications.consume(found.id);
+    if (!consumed) throw invalid();
+    if (consumed.expiresAt.getTime() <= this.clock.now()) throw invalid();
+    return consumed;
   }
 }

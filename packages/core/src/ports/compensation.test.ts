@@ -17,6 +17,7 @@ const user = (): UserRecord => {
     image: null,
     username: null,
     metadata: {},
+    appMetadata: {},
     createdAt: T0,
     updatedAt: T0,
   };
@@ -30,6 +31,7 @@ const session = (userId: string): SessionRecord => ({
   updatedAt: T0,
   ip: null,
   userAgent: null,
+  rememberMe: true,
 });
 const account = (userId: string): AccountRecord => ({
   id: `a${++n}`,
@@ -51,12 +53,11 @@ function setUp(failing: Set<string> = new Set()) {
   };
   const ports: StorePorts = {
     ...base,
-    users: { ...base.users, delete: (id) => step(`user:${id}`, () => base.users.delete(id))() as Promise<boolean> },
     sessions: {
       ...base.sessions,
       async create(record) {
         if (record.tokenHash === "refused") throw new Error("the database refused the session");
-        await base.sessions.create(record);
+        return base.sessions.create(record);
       },
     },
   };
@@ -65,6 +66,7 @@ function setUp(failing: Set<string> = new Set()) {
     account: async (id) => {
       await step(`account:${id}`, async () => undefined)();
     },
+    user: (id) => step(`user:${id}`, () => base.users.delete(id))(),
   });
   return { base, ran, transaction };
 }
@@ -116,6 +118,21 @@ describe("compensatingTransaction", () => {
     ).rejects.toBe(failure);
     expect(ran).toEqual([`session:${s.id}`, `user:${u.id}`]);
     expect(await base.users.findById(u.id)).toBeNull();
+  });
+
+  it("undoes a created user's own accounts by id before the user, never the user's rows wholesale", async () => {
+    const { ran, transaction } = setUp();
+    const u = user();
+    const a = account(u.id);
+    const s = session(u.id);
+    await expect(
+      transaction(async (tx) => {
+        await tx.users.create(u, [a]);
+        await tx.sessions.create(s);
+        throw new Error("late failure");
+      }),
+    ).rejects.toThrow("late failure");
+    expect(ran).toEqual([`session:${s.id}`, `account:${a.id}`, `user:${u.id}`]);
   });
 
   it("records nothing for a create that threw", async () => {

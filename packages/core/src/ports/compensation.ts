@@ -7,6 +7,13 @@ import type { StorePorts } from "./store.ts";
 export interface CreationUndo {
   session(id: string): Promise<unknown>;
   account(id: string): Promise<unknown>;
+  /**
+   * Deletes a created user row, but only while no session, account or API key refers to it: the body's own
+   * sessions and accounts are undone before this runs, so any still there was attached by another request (an
+   * OTP sign-in that found the user meanwhile), and then the user stays with it. The user's pending
+   * verification rows go with a deleted user.
+   */
+  user(id: string): Promise<unknown>;
 }
 
 // Undo steps run newest first. A failing step is passed over so the ones before it still run: what the caller
@@ -25,7 +32,9 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
  * `Store.transaction` by compensation, for a store whose database cannot hold a transaction open across awaits
  * (Cloudflare D1, a standalone MongoDB server). Every port write must be atomic on its own (a user with its
  * accounts included). The body's creations are recorded (a user, a session, an account) and, when the body throws,
- * deleted again newest first before the error is rethrown; a created user goes with everything that hangs off it.
+ * deleted again newest first before the error is rethrown. Only the body's own rows are undone: a created user's
+ * accounts and sessions by their ids, then the user itself only if nothing another request attached meanwhile
+ * refers to it (`CreationUndo.user`).
  * Updates and deletes the body made before the throw stay: the flows that update write the new state first and
  * revoke second, so an interrupted one leaves a state a retry finishes.
  *
@@ -47,15 +56,20 @@ export function compensatingTransaction<P extends StorePorts>(
         ...ports.users,
         async create(user, accounts) {
           const result = await ports.users.create(user, accounts);
-          if (result.ok) undos.push(() => ports.users.delete(user.id));
+          if (result.ok) {
+            // Newest first: the accounts created with the user go before the user.
+            undos.push(() => undo.user(user.id));
+            for (const a of accounts) undos.push(() => undo.account(a.id));
+          }
           return result;
         },
       },
       sessions: {
         ...ports.sessions,
         async create(session) {
-          await ports.sessions.create(session);
-          undos.push(() => undo.session(session.id));
+          const created = await ports.sessions.create(session);
+          if (created) undos.push(() => undo.session(session.id));
+          return created;
         },
       },
       accounts: {

@@ -13,7 +13,10 @@ export interface UserRecord {
   image: string | null;
   /** Unique when set. Stored lower-cased. */
   username: string | null;
+  /** The user's own data: writable by the user (`PATCH /user`). Never a place for roles or entitlements. */
   metadata: JsonObject;
+  /** Server-only data (roles, plan, entitlements): readable in the user view, written only by trusted server code. */
+  appMetadata: JsonObject;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -28,6 +31,11 @@ export interface SessionRecord {
   updatedAt: Date;
   ip: string | null;
   userAgent: string | null;
+  /**
+   * False for a "remember me: no" sign-in: the session lives at most `session.shortExpiresIn`, never slides past
+   * it, and its cookie has no `Max-Age` (it ends with the browser).
+   */
+  rememberMe: boolean;
 }
 
 /** `credential` holds a password; `EMAIL_OTP` is created by OTP sign-in. */

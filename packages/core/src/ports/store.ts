@@ -16,7 +16,7 @@ import type {
 export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };
 
 export type UserPatch = Partial<
-  Pick<UserRecord, "name" | "image" | "metadata" | "username" | "email" | "emailVerified" | "updatedAt">
+  Pick<UserRecord, "name" | "image" | "metadata" | "appMetadata" | "username" | "email" | "emailVerified" | "updatedAt">
 >;
 
 export interface UserStore {
@@ -40,9 +40,16 @@ export interface UserStore {
 }
 
 export interface SessionStore {
-  create(session: SessionRecord): Promise<void>;
+  /**
+   * Inserts the session; false (and no row) when its user does not exist, e.g. deleted by a concurrent request.
+   * Stores with foreign keys map the violation to false; others check the user after the insert and take the
+   * row back when it is gone.
+   */
+  create(session: SessionRecord): Promise<boolean>;
   /** The session and its user in one lookup; null when unknown. Expiry is checked by the caller. */
   findByTokenHash(tokenHash: string): Promise<{ session: SessionRecord; user: UserRecord } | null>;
+  /** Every session of the user, expired ones included, newest first (by `createdAt`, then `id`). */
+  listByUser(userId: string): Promise<SessionRecord[]>;
   /** Sliding refresh. */
   touch(id: string, expiresAt: Date, updatedAt: Date): Promise<void>;
   delete(id: string): Promise<boolean>;
@@ -220,7 +227,10 @@ export interface JwkStore {
   list(): Promise<JwkRecord[]>;
   /** Inserts the key unless one with the same `generation` exists (then false: another instance won). */
   insert(record: JwkRecord): Promise<boolean>;
-  /** Marks keys other than `exceptId` retired at `at` (only those not yet retired). */
+  /**
+   * Marks the keys of a lower generation than `exceptId`'s retired at `at` (only those not yet retired). Never a
+   * newer one: a slow creator's late call must not retire the key a faster one created after it.
+   */
   retireOthers(exceptId: string, at: Date): Promise<void>;
   /** Deletes retired keys retired before `before`. */
   deleteRetiredBefore(before: Date): Promise<number>;

@@ -51,6 +51,25 @@ export function retryAfterText(seconds: number): string {
  */
 export class RateLimiter {
   private readonly registered = new Map<string, ResolvedRule | false>();
+  private warnedUnknownIp = false;
+
+  /**
+   * Whether a request without a client address may go on. Pooling every such client into one budget lets one
+   * client's traffic lock out everyone else (the 11th sign-in of unrelated users is 429), so production refuses
+   * it unless `rateLimit.ipless` says what to do; development warns once and pools.
+   */
+  private acceptsUnknownIp(): boolean {
+    const { rateLimit, environment } = this.config;
+    if (rateLimit.ipless !== null) return true;
+    if (environment === "production") return false;
+    if (!this.warnedUnknownIp) {
+      this.warnedUnknownIp = true;
+      console.warn(
+        '[latchkey] getClientIp found no client address: every such client shares one rate-limit budget. Configure getClientIp, or set rateLimit.ipless to "shared" or "skip" (production refuses these requests until you do).',
+      );
+    }
+    return true;
+  }
 
   constructor(
     private readonly config: ResolvedConfig,
@@ -85,6 +104,13 @@ export class RateLimiter {
   async check(ip: string | null, path: string, options: { global: boolean }): Promise<void> {
     const { rateLimit } = this.config;
     if (!rateLimit.enabled) return;
+    if (ip === null && !this.acceptsUnknownIp()) {
+      throw new AuthError(
+        "INTERNAL_ERROR",
+        "The server cannot tell clients apart: getClientIp found no client address. Configure getClientIp (clientIp.fromSocket with the runtime's env, clientIp.fromCfConnectingIp on Workers, clientIp.fromForwardedFor behind proxies) or set rateLimit.ipless",
+      );
+    }
+    if (ip === null && rateLimit.ipless === "skip") return;
     const bucket = ip === null ? "unknown" : ipBucket(ip);
     const now = this.clock.now();
     const specific = this.ruleFor(path);
@@ -133,8 +159,9 @@ export class HashBudget {
 }
 
 /**
- * The lockout identifier of an email or username: every flow that counts failures for an account (password,
- * OTP, verification link) uses the same key, so they share one lock.
+ * The lockout identifier of an email or username that does not (or not yet) name an account. Once the identifier
+ * resolves to a user, the lockout is keyed by the account instead (`accountLockKey`), so the email and the
+ * username of one account share a single budget.
  *
  * @example
  * lockoutIdentifier({ email: "ada@example.com" }); // "email:ada@example.com"
@@ -144,8 +171,32 @@ export function lockoutIdentifier(input: { email: string } | { username: string 
 }
 
 /**
+ * The lockout key of an attempt: `user:<id>` when the identifier belongs to a user (every flow of that account,
+ * by email or username, password or code, shares it), else the identifier's own key (unknown identifiers are
+ * counted too, so a lock reveals nothing).
+ *
+ * @example
+ * accountLockKey(await store.users.findByEmail(email), lockoutIdentifier({ email })); // "user:u_1" or "email:..."
+ */
+export function accountLockKey(user: { id: string } | null, identifier: string): string {
+  return user ? `user:${user.id}` : identifier;
+}
+
+/** A counted attempt (`Lockout.attempt`): hand it back to `failed` when the secret was wrong. */
+export interface LockoutAttempt {
+  key: string;
+  /** The attempt's number in the current window (0 with the lockout off). */
+  count: number;
+}
+
+/**
  * Identifier lockout: `maxFailures` failed attempts (passwords, OTPs) within `window` lock the identifier
  * for `duration`, even for the right secret. Unknown identifiers are counted too, so a lock reveals nothing.
+ *
+ * Password checks count first (`attempt`): the counter hit that admits an attempt is the same atomic step that
+ * numbers it, so N parallel guesses see counts 1..N and only the first `maxFailures` reach the hasher. The count
+ * itself refuses (`> maxFailures`) whether or not the lock write that follows succeeded, so a failed lock write
+ * never switches the lockout off.
  */
 export class Lockout {
   constructor(
@@ -155,47 +206,99 @@ export class Lockout {
     private readonly events: AuthEvents,
   ) {}
 
-  /** Throws ACCOUNT_LOCKED while the identifier is locked. */
-  async assertNotLocked(identifier: string): Promise<void> {
-    if (!this.config.lockout.enabled) return;
-    const now = this.clock.now();
-    const lock = await this.store.counters.peek(`lock:${identifier}`, now);
-    if (!lock) return;
-    const retryAfter = Math.max(1, Math.ceil((lock.resetAt - now) / 1000));
-    throw new AuthError("ACCOUNT_LOCKED", `Too many failed attempts; try again in ${retryAfterText(retryAfter)}`, {
+  private locked(resetAt: number, now: number): AuthError {
+    const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+    return new AuthError("ACCOUNT_LOCKED", `Too many failed attempts; try again in ${retryAfterText(retryAfter)}`, {
       retryAfter,
     });
   }
 
-  /** Counts a failure; the failure that reaches the limit locks the identifier. */
-  async recordFailure(identifier: string, meta: RequestMeta): Promise<void> {
+  /**
+   * Throws ACCOUNT_LOCKED while the key is locked, or while its failures in the window already reached
+   * `maxFailures` (the lock write after them may have failed: the count alone keeps it closed).
+   */
+  async assertNotLocked(key: string): Promise<void> {
     const { lockout } = this.config;
     if (!lockout.enabled) return;
     const now = this.clock.now();
-    const fails = await this.store.counters.hit(`fail:${identifier}`, lockout.windowMs, now);
-    if (fails.count === lockout.maxFailures) {
-      const lock = await this.store.counters.hit(`lock:${identifier}`, lockout.durationMs, now);
-      await this.store.counters.delete(`fail:${identifier}`);
+    const lock = await this.store.counters.peek(`lock:${key}`, now);
+    if (lock) throw this.locked(lock.resetAt, now);
+    const fails = await this.store.counters.peek(`fail:${key}`, now);
+    if (fails && fails.count >= lockout.maxFailures) throw this.locked(fails.resetAt, now);
+  }
+
+  /**
+   * Counts an attempt BEFORE its secret is checked and throws ACCOUNT_LOCKED when the key is locked or this
+   * attempt is past `maxFailures`. Call `succeeded` after a right secret (the count starts over) and `failed`
+   * after a wrong one.
+   */
+  async attempt(key: string, meta: RequestMeta): Promise<LockoutAttempt> {
+    const { lockout } = this.config;
+    if (!lockout.enabled) return { key, count: 0 };
+    const now = this.clock.now();
+    // A visible lock refuses without counting (attempts during a lock do not extend it).
+    const before = await this.store.counters.peek(`lock:${key}`, now);
+    if (before) throw this.locked(before.resetAt, now);
+    const fails = await this.store.counters.hit(`fail:${key}`, lockout.windowMs, now);
+    if (fails.count > lockout.maxFailures) {
+      const lock = await this.lock(key, meta, now);
+      throw this.locked(lock.resetAt, now);
+    }
+    // A lock written between the peek and the hit (it also restarts the count) still refuses this attempt.
+    const after = await this.store.counters.peek(`lock:${key}`, now);
+    if (after) throw this.locked(after.resetAt, now);
+    return { key, count: fails.count };
+  }
+
+  /** The secret of a counted attempt was wrong: the attempt that reaches `maxFailures` locks the key. */
+  async failed(attempt: LockoutAttempt, meta: RequestMeta): Promise<void> {
+    if (!this.config.lockout.enabled) return;
+    if (attempt.count >= this.config.lockout.maxFailures) await this.lock(attempt.key, meta, this.clock.now());
+  }
+
+  /** The secret of a counted attempt was right: the failure count starts over. */
+  async succeeded(attempt: LockoutAttempt): Promise<void> {
+    await this.reset(attempt.key);
+  }
+
+  /**
+   * Counts a failure after the fact (codes and links, whose rows carry their own attempt budget); every failure
+   * at or past `maxFailures` (re)writes the lock, so one failed lock write does not leave the key open.
+   */
+  async recordFailure(key: string, meta: RequestMeta): Promise<void> {
+    const { lockout } = this.config;
+    if (!lockout.enabled) return;
+    const now = this.clock.now();
+    const fails = await this.store.counters.hit(`fail:${key}`, lockout.windowMs, now);
+    if (fails.count >= lockout.maxFailures) await this.lock(key, meta, now);
+  }
+
+  /** Writes the lock (the first writer of a lock emits `AccountLocked`), then restarts the failure count. */
+  private async lock(key: string, meta: RequestMeta, now: number): Promise<{ resetAt: number }> {
+    const lock = await this.store.counters.hit(`lock:${key}`, this.config.lockout.durationMs, now);
+    await this.store.counters.delete(`fail:${key}`);
+    if (lock.count === 1) {
       await this.events.emit("AccountLocked", {
-        identifier,
+        identifier: key,
         until: new Date(lock.resetAt),
         at: new Date(now),
         ip: meta.ip,
         userAgent: meta.userAgent,
       });
     }
+    return lock;
   }
 
   /** A success clears the failure count. */
-  async reset(identifier: string): Promise<void> {
+  async reset(key: string): Promise<void> {
     if (!this.config.lockout.enabled) return;
-    await this.store.counters.delete(`fail:${identifier}`);
+    await this.store.counters.delete(`fail:${key}`);
   }
 
-  /** Drops every failure and lock of an identifier: the account behind it is gone, or newly owns it. */
-  async forget(identifier: string): Promise<void> {
-    await this.store.counters.delete(`fail:${identifier}`);
-    await this.store.counters.delete(`lock:${identifier}`);
+  /** Drops every failure and lock of a key: the account behind it is gone, or newly owns it. */
+  async forget(key: string): Promise<void> {
+    await this.store.counters.delete(`fail:${key}`);
+    await this.store.counters.delete(`lock:${key}`);
   }
 
   /** Moves lockout state when the identifier changes (username change). */

@@ -1,4 +1,6 @@
 export { SessionService, toUserView, toSessionView } from "./session.ts";
+export { SessionManagementService } from "./session-management.ts";
+export type { SessionListItem, SessionRevocationReason } from "./session-management.ts";
 export type {
   UserView,
   SessionView,

@@ -1,3 +1,4 @@
+import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
 import type { ResolvedConfig } from "../config/options.ts";
 import type { Clock, Random } from "../ports/clock.ts";
@@ -13,7 +14,10 @@ export interface UserView {
   name: string | null;
   image: string | null;
   username: string | null;
+  /** User-controlled (`PATCH /user` replaces it): never trust it for authorization. */
   metadata: Record<string, unknown>;
+  /** Server-only (`auth.api.updateUser`): roles, plan and entitlements belong here. */
+  appMetadata: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,7 +43,8 @@ export interface Credentials {
 export interface CookieDescriptor {
   name: string;
   value: string;
-  maxAge: number;
+  /** Seconds; null for a browser-session cookie (no `Max-Age`, no `Expires`: it ends with the browser). */
+  maxAge: number | null;
   httpOnly: true;
   secure: boolean;
   sameSite: "Lax" | "Strict" | "None";
@@ -74,6 +79,7 @@ export function toUserView(u: UserRecord): UserView {
     image: u.image,
     username: u.username,
     metadata: u.metadata,
+    appMetadata: u.appMetadata,
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   };
@@ -106,13 +112,14 @@ export class SessionService {
     private readonly random: Random,
   ) {}
 
-  cookie(token: string, expiresAt: Date | null): CookieDescriptor {
+  /** The session cookie; `rememberMe: false` makes it a browser-session cookie (no `Max-Age`). */
+  cookie(token: string, expiresAt: Date | null, rememberMe = true): CookieDescriptor {
     const { cookies } = this.config;
     const maxAge = expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - this.clock.now()) / 1000)) : 0;
     return {
       name: cookies.name,
       value: expiresAt ? token : "",
-      maxAge,
+      maxAge: expiresAt && !rememberMe ? null : maxAge,
       httpOnly: true,
       secure: cookies.secure,
       sameSite: cookies.sameSite,
@@ -126,11 +133,16 @@ export class SessionService {
     return this.cookie("", null);
   }
 
-  /** A new session with a new token (every sign-in: no fixation). */
-  async create(user: UserRecord, meta: RequestMeta): Promise<SignInResult> {
+  /**
+   * A new session with a new token (every sign-in: no fixation). `rememberMe: false` (sign-in only) gives a session
+   * of at most `session.shortExpiresIn` that never slides, with a browser-session cookie.
+   */
+  async create(user: UserRecord, meta: RequestMeta, options: { rememberMe?: boolean } = {}): Promise<SignInResult> {
     const now = this.clock.now();
     const token = randomToken(this.random, 32);
-    const expiresAt = new Date(now + this.config.session.expiresInMs);
+    const rememberMe = options.rememberMe ?? true;
+    const { expiresInMs, shortExpiresInMs } = this.config.session;
+    const expiresAt = new Date(now + (rememberMe ? expiresInMs : shortExpiresInMs));
     const record: SessionRecord = {
       id: randomId(this.random),
       userId: user.id,
@@ -140,13 +152,16 @@ export class SessionService {
       updatedAt: new Date(now),
       ip: meta.ip,
       userAgent: storedUserAgent(meta.userAgent),
+      rememberMe,
     };
-    await this.store.sessions.create(record);
+    // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.
+    if (!(await this.store.sessions.create(record)))
+      throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
     return {
       user: toUserView(user),
       session: toSessionView(record),
       credentials: { token, expiresAt: expiresAt.toISOString() },
-      cookie: this.cookie(token, expiresAt),
+      cookie: this.cookie(token, expiresAt, rememberMe),
     };
   }
 
@@ -163,7 +178,8 @@ export class SessionService {
     }
     let refreshedCookie: CookieDescriptor | null = null;
     const { expiresInMs, updateAgeMs } = this.config.session;
-    if (session.expiresAt.getTime() - now < expiresInMs - updateAgeMs) {
+    // A "remember me: no" session never slides: it ends `shortExpiresIn` after its creation at the latest.
+    if (session.rememberMe && session.expiresAt.getTime() - now < expiresInMs - updateAgeMs) {
       const expiresAt = new Date(now + expiresInMs);
       await this.store.sessions.touch(session.id, expiresAt, new Date(now));
       session = { ...session, expiresAt, updatedAt: new Date(now) };
@@ -176,6 +192,16 @@ export class SessionService {
       sessionRecord: session,
       refreshedCookie,
     };
+  }
+
+  /**
+   * 403 `SESSION_NOT_FRESH` when the session was created more than `session.freshAge` ago (counted from its
+   * creation, not from sliding renewals); signing in again gives a fresh one. No-op when `freshAge` is null.
+   */
+  assertFresh(session: SessionRecord): void {
+    const { freshAgeMs } = this.config.session;
+    if (freshAgeMs !== null && this.clock.now() - session.createdAt.getTime() > freshAgeMs)
+      throw new AuthError("SESSION_NOT_FRESH", "Sign in again to do this: the session is too old");
   }
 
   async revokeToken(token: string): Promise<SessionRecord | null> {

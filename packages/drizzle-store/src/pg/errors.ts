@@ -18,6 +18,12 @@ export function userConflictOf(error: unknown): UserConflict | null {
   return null;
 }
 
+/** True for a foreign-key violation (SQLSTATE 23503): a row that references a missing user. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  for (const e of errorChain(error)) if (stringField(e, "code") === "23503") return true;
+  return false;
+}
+
 // Socket-level failures (node-postgres and postgres.js both surface the errno code).
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",

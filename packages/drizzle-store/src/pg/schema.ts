@@ -18,6 +18,8 @@ export const users = pgTable(
     username: text("username"),
     // `json`, not `jsonb`: kept as written (key order included); nothing queries inside it.
     metadata: json("metadata").$type<JsonObject>().notNull(),
+    // Server-only (roles, plan): written by trusted server code only. Rows from before the column read `{}`.
+    appMetadata: json("app_metadata").$type<JsonObject>().notNull().default({}),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
   },
@@ -38,6 +40,7 @@ export const sessions = pgTable(
     updatedAt: instant("updated_at").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),
+    rememberMe: boolean("remember_me").notNull().default(true),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),

@@ -24,6 +24,19 @@ export function userConflictOf(error: unknown): UserConflict | null {
   return null;
 }
 
+/**
+ * True for a foreign-key violation: libSQL's coded error (SQLITE_CONSTRAINT_FOREIGNKEY) or D1's message
+ * ("FOREIGN KEY constraint failed: SQLITE_CONSTRAINT").
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    const code = stringField(e, "extendedCode") ?? stringField(e, "code");
+    if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") return true;
+    if (/FOREIGN KEY constraint failed/.test(stringField(e, "message") ?? "")) return true;
+  }
+  return false;
+}
+
 // Busy or locked past the busy timeout, or a remote server that cannot be reached: the database is unavailable.
 const UNAVAILABLE =
   /^(SQLITE_BUSY|SQLITE_LOCKED|SQLITE_CANTOPEN|SQLITE_IOERR|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|SERVER_ERROR|HRANA_WEBSOCKET_ERROR)/;

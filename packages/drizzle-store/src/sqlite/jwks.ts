@@ -1,5 +1,5 @@
 import type { JwkStore } from "@latchkey/core";
-import { and, asc, isNotNull, isNull, lt, ne } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lt } from "drizzle-orm";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { jwks } from "./schema.ts";
 
@@ -21,7 +21,12 @@ export function jwksPort(db: SqliteDatabase): JwkStore {
       await db
         .update(jwks)
         .set({ retiredAt: at })
-        .where(and(ne(jwks.id, exceptId), isNull(jwks.retiredAt)));
+        .where(
+          and(
+            isNull(jwks.retiredAt),
+            lt(jwks.generation, db.select({ generation: jwks.generation }).from(jwks).where(eq(jwks.id, exceptId))),
+          ),
+        );
     },
     async deleteRetiredBefore(before) {
       return changedRows(await db.delete(jwks).where(and(isNotNull(jwks.retiredAt), lt(jwks.retiredAt, before))));

@@ -19,6 +19,8 @@ export const users = sqliteTable(
     image: text("image"),
     username: text("username"),
     metadata: jsonText<JsonObject>("metadata").notNull(),
+    // Server-only (roles, plan): written by trusted server code only. Rows from before the column read `{}`.
+    appMetadata: jsonText<JsonObject>("app_metadata").notNull().default({}),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
   },
@@ -39,6 +41,7 @@ export const sessions = sqliteTable(
     updatedAt: instant("updated_at").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),
+    rememberMe: flag("remember_me").notNull().default(true),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),

@@ -1,6 +1,7 @@
 import type { SessionStore } from "@latchkey/core";
-import { and, eq, inArray, lte, ne, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
+import { isForeignKeyViolation } from "./errors.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
 import { sessions, users } from "./schema.ts";
@@ -41,10 +42,24 @@ export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null)
     .prepare();
   return {
     async create(session) {
-      await db.insert(sessions).values(session);
+      try {
+        await db.insert(sessions).values(session);
+        return true;
+      } catch (error) {
+        // The user is gone (deleted by a concurrent request): the foreign key refused the row.
+        if (isForeignKeyViolation(error)) return false;
+        throw error;
+      }
     },
     async findByTokenHash(tokenHash) {
       return (await readByTokenHash({ tokenHash }))[0] ?? null;
+    },
+    async listByUser(userId) {
+      return db
+        .select()
+        .from(sessions)
+        .where(eq(sessions.userId, userId))
+        .orderBy(desc(sessions.createdAt), desc(sessions.id));
     },
     async touch(id, expiresAt, updatedAt) {
       await touch.run({ id, expiresAt, updatedAt });

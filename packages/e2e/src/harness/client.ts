@@ -121,7 +121,7 @@ export function expectError(res: E2eResponse, status: number, code: string, what
  *
  * @example
  * import { cookieFrom } from "@latchkey/e2e";
- * const cookie = cookieFrom(res); // "__Secure-latchkey.session=..."
+ * const cookie = cookieFrom(res); // "__Host-latchkey.session=..."
  */
 export function cookieFrom(res: E2eResponse): string {
   return res.headers.get("set-cookie")?.split(";")[0]?.trim() ?? "";

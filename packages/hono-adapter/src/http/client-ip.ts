@@ -3,6 +3,18 @@ import type { Context } from "hono";
 /** Finds the client address of a request for rate limiting; null when unknown. */
 export type GetClientIp = (request: Request, c: Context) => string | null;
 
+/**
+ * The request a runtime handed over, for each copy the middleware made of it (the body guard replaces `c.req.raw`).
+ * Bun's `server.requestIP(request)` knows only the object it created, so the address is asked of that one.
+ */
+const originals = new WeakMap<Request, Request>();
+
+/** Records that `copy` stands for `original` (and for whatever `original` stood for); returns `copy`. */
+export function copiedFrom(copy: Request, original: Request): Request {
+  originals.set(copy, originals.get(original) ?? original);
+  return copy;
+}
+
 interface SocketEnv {
   incoming?: { socket?: { remoteAddress?: string } };
   server?: { requestIP?: (request: Request) => { address: string } | null };
@@ -16,7 +28,10 @@ interface SocketEnv {
 export const fromSocket: GetClientIp = (request, c) => {
   const env = (c.env ?? {}) as SocketEnv;
   return (
-    env.incoming?.socket?.remoteAddress ?? env.server?.requestIP?.(request)?.address ?? env.remoteAddr?.hostname ?? null
+    env.incoming?.socket?.remoteAddress ??
+    env.server?.requestIP?.(originals.get(request) ?? request)?.address ??
+    env.remoteAddr?.hostname ??
+    null
   );
 };
 

@@ -3,7 +3,9 @@ import type { CookieDescriptor } from "@latchkey/core";
 
 /** Serialises a core cookie descriptor into a `Set-Cookie` header value. */
 function serializeCookie(cookie: CookieDescriptor): string {
-  let out = `${cookie.name}=${cookie.value}; Max-Age=${cookie.maxAge}; Path=${cookie.path}; HttpOnly; SameSite=${cookie.sameSite}`;
+  // No Max-Age (and no Expires): a browser-session cookie, which ends with the browser.
+  const maxAge = cookie.maxAge === null ? "" : `; Max-Age=${cookie.maxAge}`;
+  let out = `${cookie.name}=${cookie.value}${maxAge}; Path=${cookie.path}; HttpOnly; SameSite=${cookie.sameSite}`;
   if (cookie.secure) out += "; Secure";
   if (cookie.domain) out += `; Domain=${cookie.domain}`;
   return out;

@@ -1,5 +1,5 @@
 import { HTTPException } from "hono/http-exception";
-import { AuthError, describeError } from "@latchkey/core";
+import { AuthError, consoleLogger, describeError, type Logger } from "@latchkey/core";
 
 export { describeError };
 import { ERROR_STATUS } from "./error-status.ts";
@@ -11,8 +11,13 @@ export interface ErrorBody {
   details?: unknown;
 }
 
-/** Turns any thrown value into the JSON error response. Unknown errors become a bare 500. */
-export function errorResponse(error: unknown): Response {
+const defaultLogger = consoleLogger();
+
+/**
+ * Turns any thrown value into the JSON error response. Unknown errors become a bare 500, logged (described, never
+ * the request) through `logger`: `createAuth({ logger })` where the auth is at hand, else the console.
+ */
+export function errorResponse(error: unknown, logger: Logger = defaultLogger): Response {
   let status: number;
   let body: ErrorBody;
   const headers = new Headers({ "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
@@ -21,7 +26,7 @@ export function errorResponse(error: unknown): Response {
     body = { code: error.code, message: error.message };
     if (error.details !== undefined) body.details = error.details;
     if (error.retryAfter !== undefined) headers.set("retry-after", String(error.retryAfter));
-    if (status === 500) console.error(`[latchkey] ${describeError(error)}`);
+    if (status === 500) logger.error({ code: error.code, error: describeError(error) }, "internal error");
   } else if (error instanceof HTTPException && error.status < 500) {
     // Hono's validator throws these for malformed JSON bodies.
     status = error.status === 413 ? 413 : 400;
@@ -34,7 +39,7 @@ export function errorResponse(error: unknown): Response {
             details: [{ path: "body", message: "not valid JSON" }],
           };
   } else {
-    console.error(`[latchkey] unexpected error: ${describeError(error)}`);
+    logger.error({ error: describeError(error) }, "unexpected error");
     return internalErrorResponse();
   }
   return new Response(JSON.stringify(body), { status, headers });

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AuthError } from "@latchkey/core";
+import { AuthError, type Logger } from "@latchkey/core";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 
 /**
@@ -44,8 +44,8 @@ export function keepRefreshedCookie(c: Context): void {
  * message or the stack. Not logged here: Hono's `onError` has seen the error (the default one logs it with its
  * stack), so it is logged once.
  */
-export function hostErrorResponse(error: Error, rendered: Response): Response | null {
-  if (error instanceof AuthError) return errorResponse(error);
+export function hostErrorResponse(error: Error, rendered: Response, logger?: Logger): Response | null {
+  if (error instanceof AuthError) return errorResponse(error, logger);
   if (error instanceof HTTPException && error.status < 500) return null;
   if (rendered.status < 500) return null;
   return internalErrorResponse();

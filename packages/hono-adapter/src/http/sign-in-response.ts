@@ -2,14 +2,30 @@ import type { Context } from "hono";
 import type { SignInResult } from "@latchkey/core";
 import { setCookie } from "./cookies.ts";
 
+/** The request header a Bearer client sends to receive the session token in sign-in answers. */
+const CREDENTIALS_HEADER = "latchkey-credentials";
+
+/**
+ * Whether a sign-in answer may carry `credentials.token`. A Bearer client asks for it (`latchkey-credentials:
+ * bearer`, which `@latchkey/client` sends in bearer mode). A browser page's script never gets it unasked: its
+ * requests always carry `Origin` (every POST) or Fetch Metadata, and it is served by the HttpOnly cookie, so a
+ * script reading the answer (an injected one, a fetch hook) finds no token. Other clients (servers, CLIs, native
+ * apps' HTTP stacks) send neither header and get it as before.
+ */
+function returnsToken(c: Context): boolean {
+  if (c.req.header(CREDENTIALS_HEADER)?.trim().toLowerCase() === "bearer") return true;
+  return c.req.header("origin") === undefined && c.req.header("sec-fetch-site") === undefined;
+}
+
 /**
  * Answers a sign-in of any kind (password, emailed code, verification link): the session cookie plus
- * `{user, session, credentials}`.
+ * `{user, session}`, and `credentials` for a client that takes the token itself (see `returnsToken`).
  *
  * @example
  * async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)));
  */
 export function signInResponse(c: Context, result: SignInResult): Response {
   setCookie(c, result.cookie);
-  return c.json({ user: result.user, session: result.session, credentials: result.credentials });
+  const { user, session, credentials } = result;
+  return c.json(returnsToken(c) ? { user, session, credentials } : { user, session });
 }

@@ -43,7 +43,7 @@ describe("CSRF", () => {
     expect(
       (
         await t.request("POST", "/sign-out", {
-          headers: { cookie: `__Secure-latchkey.session=${b.token}`, referer: `${BASE_URL}/settings` },
+          headers: { cookie: `__Host-latchkey.session=${b.token}`, referer: `${BASE_URL}/settings` },
         })
       ).status,
     ).toBe(200);

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { AuthError, type ResolvedConfig } from "@latchkey/core";
+import { AuthError, originOf, type ResolvedConfig } from "@latchkey/core";
+import { copiedFrom } from "../http/client-ip.ts";
 import { errorResponse } from "../http/errors.ts";
 import { readCookie } from "../http/cookies.ts";
 import { editHeaders } from "../http/host-response.ts";
@@ -36,7 +37,7 @@ const BODY_HEADERS = ["content-type", "content-length", "transfer-encoding"];
 function withoutBody(req: Request): Request {
   const headers = new Headers(req.headers);
   for (const name of BODY_HEADERS) headers.delete(name);
-  return new Request(req.url, { method: req.method, headers, signal: req.signal });
+  return copiedFrom(new Request(req.url, { method: req.method, headers, signal: req.signal }), req);
 }
 
 /**
@@ -70,13 +71,16 @@ async function presentBody(c: Context): Promise<boolean> {
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  c.req.raw = new Request(req.url, {
-    method: req.method,
-    headers: req.headers,
-    body,
-    signal: req.signal,
-    duplex: "half",
-  } as RequestInit);
+  c.req.raw = copiedFrom(
+    new Request(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body,
+      signal: req.signal,
+      duplex: "half",
+    } as RequestInit),
+    req,
+  );
   return true;
 }
 
@@ -134,18 +138,12 @@ export function bodyGuard(): MiddlewareHandler {
     const headers = new Headers(req.headers);
     headers.delete("transfer-encoding");
     headers.set("content-length", String(bytes.byteLength));
-    c.req.raw = new Request(req.url, { method: req.method, headers, body: bytes as BufferSource, signal: req.signal });
+    c.req.raw = copiedFrom(
+      new Request(req.url, { method: req.method, headers, body: bytes as BufferSource, signal: req.signal }),
+      req,
+    );
     return next();
   };
-}
-
-function originOf(value: string | undefined): string | null {
-  if (!value || value === "null") return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return null;
-  }
 }
 
 /**

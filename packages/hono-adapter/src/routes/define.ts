@@ -44,6 +44,11 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * receives the validated session as `input.session`. Documents the security requirement and the 401.
    */
   authenticated?: A;
+  /**
+   * With `authenticated`: the session must be younger than `session.freshAge` (counted from its creation), else
+   * 403 `SESSION_NOT_FRESH` before the handler runs. Documented in the description.
+   */
+  fresh?: boolean;
   /** Documented security alternatives when not simply "a session" (e.g. an API key header, or nothing). */
   security?: Array<Record<string, string[]>>;
   /**
@@ -116,6 +121,8 @@ export function defineRoute<
   errors.add(405);
   if (spec.body || spec.query || optionalBody) errors.add(400);
   if (spec.authenticated) errors.add(401);
+  const fresh = spec.fresh === true && tools.core.config.session.freshAgeMs !== null;
+  if (fresh) errors.add(403);
   if (limited) errors.add(429);
   // Every operation may meet a database that cannot be reached.
   errors.add(503);
@@ -143,7 +150,7 @@ export function defineRoute<
     summary: spec.summary,
     description: ((text: string) =>
       rule && tools.core.config.rateLimit.enabled ? withRuleText(text, spec.path, rule) : text)(
-      withEmailLimitsText(spec.description, spec.sendsEmail ? tools.core.config.email : null),
+      withEmailLimitsText(withFreshText(spec.description, fresh), spec.sendsEmail ? tools.core.config.email : null),
     ),
     // Public operations say so explicitly (`[]`): there is no document-wide requirement.
     security: spec.security ?? (spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : []),
@@ -183,7 +190,11 @@ export function defineRoute<
       );
     }
     // After the rate limit: a client without a session spends the same budget as one with (see docs/decisions.md).
-    if (spec.authenticated) (input as { session?: ValidatedSession }).session = await tools.requireSession(c);
+    if (spec.authenticated) {
+      const session = await tools.requireSession(c);
+      if (fresh) tools.core.ctx.sessions.assertFresh(session.sessionRecord);
+      (input as { session?: ValidatedSession }).session = session;
+    }
     return handler(c, input);
   }) as never);
 }
@@ -226,6 +237,13 @@ function withEmailLimitsText(description: string, email: ResolvedConfig["email"]
   const limits = [budget, cooldown].filter((part) => part !== null);
   if (limits.length === 0) return description;
   return `${description}\n\nEmail limits: each address receives ${limits.join(" and ")}; past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.`;
+}
+
+/** The description with the freshness rule appended on routes that need a recent sign-in. */
+function withFreshText(description: string, fresh: boolean): string {
+  return fresh
+    ? `${description}\n\nNeeds a fresh session: one created less than \`session.freshAge\` ago (403 \`SESSION_NOT_FRESH\` otherwise; sign in again).`
+    : description;
 }
 
 /**

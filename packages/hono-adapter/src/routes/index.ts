@@ -2,6 +2,7 @@ import type { AuthApp } from "./define.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { registerEmailPasswordRoutes } from "./email-password/index.ts";
 import { registerAccountRoutes } from "./account/index.ts";
+import { registerSessionRoutes } from "./session/index.ts";
 import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
 import { registerEmailOtpRoutes } from "./email-otp/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
@@ -12,6 +13,7 @@ import { registerHealthRoutes } from "./health/index.ts";
 export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> = [
   registerEmailPasswordRoutes,
   registerAccountRoutes,
+  registerSessionRoutes,
   registerEmailVerificationRoutes,
   registerEmailOtpRoutes,
   registerJwtRoutes,

@@ -21,7 +21,13 @@ export const UserSchema = z
     name: z.string().nullable(),
     image: z.string().nullable(),
     username: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()).openapi({
+      description: "The user's own data: the user can replace it (`PATCH /user`); never trust it for authorization",
+    }),
+    appMetadata: z.record(z.string(), z.unknown()).openapi({
+      description: "Server-only data (roles, plan): written only by server code (`auth.api.updateUser`)",
+      example: { role: "admin" },
+    }),
     createdAt: z.string().openapi({ format: "date-time" }),
     updatedAt: z.string().openapi({ format: "date-time" }),
   })
@@ -44,10 +50,13 @@ const CredentialsSchema = z
     token: z.string().openapi({ description: "The session token, for `Authorization: Bearer` clients. Shown once." }),
     expiresAt: z.string().openapi({ format: "date-time" }),
   })
-  .openapi("Credentials");
+  .openapi("Credentials", {
+    description:
+      "Only for a client that takes the token itself: a request with `latchkey-credentials: bearer`, or one without `Origin` and Fetch Metadata (not a browser page). A browser page is served by the HttpOnly cookie alone, so its scripts never see the token.",
+  });
 
 export const SignInResponseSchema = z
-  .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema })
+  .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema.optional() })
   .openapi("SignInResponse");
 export const SuccessSchema = z.object({ success: z.literal(true) }).openapi("Success");
 export const UserResponseSchema = z.object({ user: UserSchema }).openapi("UserResponse");
@@ -59,3 +68,9 @@ export const PasswordField = z
   .string()
   .max(1024)
   .openapi({ format: "password", example: "correct horse battery staple" });
+
+/** `rememberMe` of the sign-in bodies. */
+export const RememberMeField = z.boolean().optional().openapi({
+  description:
+    "Default true. False: a session of at most `session.shortExpiresIn` that does not slide, and a cookie without `Max-Age` (it ends with the browser).",
+});

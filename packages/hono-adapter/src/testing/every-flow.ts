@@ -71,6 +71,17 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   await h.json("GET", "/jwks");
   await h.json("GET", "/get-session", { token: keep("forged session token", "f".repeat(43)) });
 
+  // Sessions: a second device (rememberMe: false), list, revoke it by id, then revoke every other one.
+  const device = session(
+    await h.json("POST", "/sign-in/email", { body: { email: "ada@example.com", password: p1, rememberMe: false } }),
+  );
+  const { sessions } = await h.json<{ sessions: Array<{ id: string; current: boolean }> }>("GET", "/list-sessions", {
+    token: device,
+  });
+  await h.json("POST", "/revoke-session", { token: device, body: { sessionId: "no-such-session" } }, 404);
+  await h.json("POST", "/revoke-session", { token: t, body: { sessionId: sessions.find((s) => s.current)!.id } });
+  await h.json("POST", "/revoke-other-sessions", { token: t });
+
   // Profile, verify-password, change-password.
   await h.json("PATCH", "/user", { token: t, body: { name: "Ada Lovelace" } });
   await h.json("POST", "/verify-password", { token: t, body: { password: p1 } });

@@ -14,12 +14,16 @@ import { storeForTestRun } from "./test-stores.ts";
 export const TEST_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 export const BASE_URL = "https://app.example";
 
-/** An email sender that keeps messages for assertions. */
+/**
+ * An email sender that keeps messages for assertions. Like a real provider it answers later (a timer), so a test
+ * sees a background email only after `settle()` awaits the request's `waitUntil` work.
+ */
 function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?: string): EmailMessage | undefined } {
   const sent: EmailMessage[] = [];
   return {
     sent,
     async send(message) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
       sent.push(message);
     },
     last(to) {
@@ -39,6 +43,8 @@ export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[
     path: string,
     init?: { body?: unknown; headers?: Record<string, string>; ip?: string },
   ): Promise<Response>;
+  /** Waits for the background work (emails) every request so far handed to `waitUntil`. */
+  settle(): Promise<void>;
   /** Signs up and returns the session token and the user id. */
   signUp(
     email: string,
@@ -83,7 +89,13 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
       body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    return auth.handler(new Request(`${BASE_URL}/auth${path}`, { method, headers, body }));
+    return auth.handler(new Request(`${BASE_URL}/auth${path}`, { method, headers, body }), {}, executionCtx);
+  };
+  // Background sends are collected like a runtime's waitUntil would, so tests await them instead of guessing.
+  const background: Promise<unknown>[] = [];
+  const executionCtx = {
+    waitUntil: (p: Promise<unknown>) => void background.push(p),
+    passThroughOnException: () => undefined,
   };
   return {
     auth,
@@ -91,6 +103,9 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
     clock,
     emails,
     request,
+    async settle() {
+      while (background.length) await Promise.all(background.splice(0));
+    },
     async signUp(email, password = "correct horse battery", extra = {}) {
       const res = await request("POST", "/sign-up/email", {
         body: { email, password, ...extra },
@@ -108,7 +123,7 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Session cookie headers, with a trusted Origin (CSRF) unless `origin` is given. */
 export const cookieHeaders = (token: string, origin: string | null = BASE_URL, secure = true) => ({
-  cookie: `${secure ? "__Secure-latchkey.session" : "latchkey.session"}=${token}`,
+  cookie: `${secure ? "__Host-latchkey.session" : "latchkey.session"}=${token}`,
   ...(origin === null ? {} : { origin }),
 });
 

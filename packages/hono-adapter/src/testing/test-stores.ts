@@ -23,7 +23,7 @@ export function testStoreKind(): TestStoreKind {
 let sqliteTemplate: Promise<string> | null = null;
 let pgTemplate: Promise<{ server: string; name: string }> | null = null;
 
-async function freshSqlite(): Promise<FullStore> {
+async function freshSqliteUrl(): Promise<string> {
   sqliteTemplate ??= (async () => {
     const file = join(await mkdtemp(join(tmpdir(), "latchkey-http-")), "template.db");
     await migrateDatabase(`file:${file}`);
@@ -32,10 +32,10 @@ async function freshSqlite(): Promise<FullStore> {
   const template = await sqliteTemplate;
   const file = join(await mkdtemp(join(tmpdir(), "latchkey-http-")), "store.db");
   await copyFile(template, file);
-  return sqliteStore({ url: `file:${file}` });
+  return `file:${file}`;
 }
 
-async function freshPostgres(): Promise<FullStore> {
+async function freshPostgresUrl(): Promise<string> {
   pgTemplate ??= (async () => {
     const server = testPostgresUrl();
     const name = `latchkey_tpl_${randomBytes(5).toString("hex")}`;
@@ -56,10 +56,13 @@ async function freshPostgres(): Promise<FullStore> {
   } finally {
     await admin.end({ timeout: 5 });
   }
-  // The default driver (node-postgres), with small pools that close when idle: hundreds of test auths must not
-  // exhaust max_connections.
-  return postgresStore({ url: withDatabase(server, name), maxConnections: 4, idleTimeout: 1 });
+  return withDatabase(server, name);
 }
+
+// The default driver (node-postgres), with small pools that close when idle: hundreds of test auths must not
+// exhaust max_connections.
+const openStore = (kind: "sqlite" | "postgres", url: string): FullStore =>
+  kind === "sqlite" ? sqliteStore({ url }) : postgresStore({ url, maxConnections: 4, idleTimeout: 1 });
 
 function withDatabase(server: string, name: string): string {
   const url = new URL(server);
@@ -108,10 +111,21 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
 
 /** A fresh store of the kind this test run targets, or null for the memory store. */
 export function storeForTestRun(): FullStore | null {
+  return storesForTestRun(1)?.[0] ?? null;
+}
+
+/**
+ * `count` stores over one fresh database of the run's kind, each with its own connections (as separate instances
+ * of an application have), or null for the memory store.
+ */
+export function storesForTestRun(count: number): FullStore[] | null {
   const kind = testStoreKind();
   if (kind === "memory") return null;
-  const ready = kind === "sqlite" ? freshSqlite() : freshPostgres();
-  // Surface setup failures in the test that uses the store, not as an unhandled rejection.
-  ready.catch(() => undefined);
-  return lazyStore(kind, ready);
+  const url = kind === "sqlite" ? freshSqliteUrl() : freshPostgresUrl();
+  return Array.from({ length: count }, () => {
+    const ready = url.then((u) => openStore(kind, u));
+    // Surface setup failures in the test that uses the store, not as an unhandled rejection.
+    ready.catch(() => undefined);
+    return lazyStore(kind, ready);
+  });
 }

@@ -12,7 +12,7 @@ describe("POST /delete-account/confirm", () => {
     const res = await t.request("POST", "/delete-account/confirm", { body: { token: deleteToken } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     await expectGone(t, ada, "ada@example.com");
     expect(await t.store.verifications.findByIdentifier(`delete-account:${ada.userId}`)).toBeNull();
     expect(events.filter((e) => e.type === "OtpVerified")).toEqual([

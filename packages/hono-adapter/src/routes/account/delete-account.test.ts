@@ -15,7 +15,7 @@ describe("POST /delete-account (password)", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     await expectGone(t, ada, "ada@example.com");
     expect(await t.store.users.findById(grace.userId)).not.toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(grace.token))).not.toBeNull();
@@ -62,7 +62,7 @@ describe("POST /delete-account (password)", () => {
 
   it("lets the same email sign up again afterwards, without inherited lockout state", async () => {
     const t = createTestAuth({ lockout: { maxFailures: 3 } });
-    const { token } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
+    const { token, userId } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
     for (let i = 0; i < 2; i++)
       await t.request("POST", "/sign-in/email", {
         body: { email: "ada@example.com", password: "wrong password!" },
@@ -71,7 +71,8 @@ describe("POST /delete-account (password)", () => {
     expect(
       (await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: PASSWORD } })).status,
     ).toBe(200);
-    expect(await t.store.counters.peek("fail:email:ada@example.com", t.clock.now())).toBeNull();
+    for (const key of [`fail:user:${userId}`, `lock:user:${userId}`, "fail:email:ada@example.com"])
+      expect(await t.store.counters.peek(key, t.clock.now()), key).toBeNull();
     await t.signUp("ada@example.com", "a different password", { username: "ada" });
     expect(
       (await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "a different password" } }))
@@ -87,6 +88,7 @@ describe("POST /delete-account/request", () => {
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
     expect(deleteToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await t.settle();
     const mail = t.emails.last("ada@example.com")!;
     expect(mail.template).toBe("delete-account");
     expect(mail.subject).toBe("Confirm account deletion");
@@ -115,6 +117,7 @@ describe("POST /delete-account/request", () => {
     const t = createTestAuth();
     const res = await t.request("POST", "/delete-account/request", { body: {} });
     expect(res.status).toBe(401);
+    await t.settle();
     expect(t.emails.sent).toHaveLength(0);
   });
 
@@ -129,6 +132,7 @@ describe("POST /delete-account/request", () => {
     });
     const { token, userId } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
+    await t.settle();
     const mail = t.emails.last()!;
     expect(mail.subject).toBe("Delete your Acme account?");
     expect(mail.text).toContain(`https://app.example/settings/goodbye?token=${deleteToken}`);
@@ -144,6 +148,7 @@ describe("POST /delete-account/request", () => {
     const t = createTestAuth({ deleteAccount: { callbackUrlOverride: "https://accounts.example/confirm-delete" } });
     const { token } = await t.signUp("ada@example.com");
     const deleteToken = await requestDeletion(t, token, "ada@example.com");
+    await t.settle();
     expect(t.emails.last()!.text).toContain(`https://accounts.example/confirm-delete?token=${deleteToken}`);
   });
 

@@ -164,23 +164,24 @@ describe("PATCH /user", () => {
     expect(racers.map((r) => r.userId)).toContain(owner!.id);
   });
 
-  it("moves username lockout state with the rename (a rename cannot shed a lock, nor hand it to the next owner)", async () => {
+  it("keeps the lock through a rename (the lock is the account's, not the name's) and the freed name starts clean", async () => {
     const t = createTestAuth({ emailPassword: { allowUsernameChange: true }, lockout: { maxFailures: 3 } });
-    const { token } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
+    const { token, userId } = await t.signUp("ada@example.com", PASSWORD, { username: "ada" });
     for (let i = 0; i < 3; i++)
       expect((await signIn(t, { username: "ada", password: "wrong password!" }, `203.0.113.${i}`)).status).toBe(401);
     expect((await signIn(t, { username: "ada" })).status).toBe(429);
     const now = t.clock.now();
-    expect(await t.store.counters.peek("lock:username:ada", now)).not.toBeNull();
+    expect(await t.store.counters.peek(`lock:user:${userId}`, now)).not.toBeNull();
+    expect(await t.store.counters.peek("lock:username:ada", now)).toBeNull();
 
     expect((await t.request("PATCH", "/user", { headers: bearer(token), body: { username: "lovelace" } })).status).toBe(
       200,
     );
-    expect(await t.store.counters.peek("lock:username:ada", now)).toBeNull();
-    expect(await t.store.counters.peek("lock:username:lovelace", now)).not.toBeNull();
     const locked = await signIn(t, { username: "lovelace" });
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
+    // The same account by email: one lock, not one per identifier.
+    expect((await signIn(t, { email: "ada@example.com" })).status).toBe(429);
     // The freed name starts clean for whoever takes it next.
     await t.signUp("next@example.com", PASSWORD, { username: "ada" });
     expect((await signIn(t, { username: "ada" })).status).toBe(200);
@@ -219,6 +220,6 @@ describe("OpenAPI", () => {
     }
     expect(
       Object.keys(doc.paths["/user"].patch.requestBody.content["application/json"].schema.properties).sort(),
-    ).toEqual(["image", "metadata", "name", "username"]);
+    ).toEqual(["appMetadata", "image", "metadata", "name", "username"]);
   });
 });

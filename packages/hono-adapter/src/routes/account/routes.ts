@@ -28,21 +28,26 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       authenticated: true,
       summary: "Update the profile",
       description:
-        "Changes `name` and `image` (a string, or null to clear), `metadata` (replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.",
+        "Changes `name` and `image` (a string, or null to clear), `metadata` (the user's own data, so never a place for roles: replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. `appMetadata` is server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.updateUser`). Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.",
       body: z.object({
         name: z.string().max(256).nullable().optional(),
         image: z.string().max(2048).nullable().optional(),
         metadata: z
           .record(z.string(), z.unknown())
           .optional()
-          .openapi({ description: "Replaces the stored object", example: { plan: "pro" } }),
+          .openapi({ description: "Replaces the stored object (user-controlled)", example: { theme: "dark" } }),
+        appMetadata: z
+          .unknown()
+          .optional()
+          .openapi({ description: "Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.updateUser`)" }),
         username: z.string().max(64).optional().openapi({ description: "Not nullable: a username cannot be cleared" }),
       }),
       response: { schema: UserResponseSchema, description: "The updated user" },
-      errors: [403, 409],
+      errors: [400, 403, 409],
     },
     async (c, { body, session: s }) => {
-      return c.json({ user: await core.account.updateUser(s.userRecord, body, tools.meta(c)) });
+      const input = { ...body, appMetadata: body.appMetadata as Record<string, unknown> | undefined };
+      return c.json({ user: await core.account.updateUser(s.userRecord, input, tools.meta(c)) });
     },
   );
 
@@ -56,6 +61,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "setPassword",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Add a password to an account without one",
       description:
         "For accounts created without a password (e.g. by email OTP sign-in). 409 `PASSWORD_ALREADY_SET` when the account has one (use change-password); decided atomically. Every other session of the user is revoked; the current one is kept.",
@@ -102,6 +108,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "deleteAccount",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Delete the account with the password",
       description:
         "Verifies the password (401 `INVALID_PASSWORD`, counted by the lockout) and deletes the user with its sessions, accounts, API keys and pending tokens. Audit rows stay. Clears the session cookie. Accounts without a password use `/delete-account/request`.",
@@ -125,6 +132,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "requestAccountDeletion",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Email a deletion confirmation link",
       description:
         "Emails a single-use token to the account's current address (subject `deleteAccount.subject`), as a link to `deleteAccount.callbackUrlOverride` or `baseUrl` + `deleteAccount.callbackPath` with `?token=`. The token lives `deleteAccount.expiresIn`; a new request invalidates the previous one.",

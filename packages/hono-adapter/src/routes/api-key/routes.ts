@@ -41,6 +41,7 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "createApiKey",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Create an API key for the signed-in user",
       description:
         "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).",

@@ -10,7 +10,7 @@ export interface DocsOptions {
   version: string;
   /** Where the explorer loads its script; default: the copy this sub-app serves at `reference/scalar.js`. */
   scriptUrl?: string;
-  /** The session cookie's name (`__Secure-latchkey.session`, or `latchkey.session` when cookies are not secure). */
+  /** The session cookie's name (`__Host-latchkey.session`; `__Secure-latchkey.session` with a cookie domain; `latchkey.session` when cookies are not secure). */
   cookieName: string;
   /** `baseUrl`'s origin: the document's first server is this origin plus the path the sub-app is mounted at. */
   baseOrigin: string;
@@ -19,6 +19,7 @@ export interface DocsOptions {
 /** One line per tag, listed at the top of the document (only the tags of installed features). */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   "Email and password": "Sign-up, sign-in, sign-out, the current session and password changes.",
+  Sessions: "The signed-in user's sessions (devices): list them, sign one out, every other one, or all.",
   Account: "Profile updates, adding or checking a password, and account deletion.",
   "Email verification": "Verification links sent by email.",
   "Email OTP": "One-time codes sent by email: sign-in, verification, password reset and email change.",

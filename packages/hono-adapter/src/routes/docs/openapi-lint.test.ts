@@ -65,7 +65,7 @@ describe.runIf(!process.env.LATCHKEY_TEST_STORE)("the OpenAPI document", () => {
   it("has a unique operationId and a declared tag on every operation, and the error statuses of its checks", async () => {
     const doc = (await (await everyFeature().request("GET", "/openapi.json")).json()) as Document;
     const ops = operations(doc);
-    expect(ops.length).toBe(35);
+    expect(ops.length).toBe(39);
     const ids = ops.map(({ op }) => op.operationId);
     expect(ids.every((id) => typeof id === "string" && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
@@ -90,7 +90,7 @@ describe.runIf(!process.env.LATCHKEY_TEST_STORE)("the OpenAPI document", () => {
 
   it("names the configured session cookie and the servers where it is mounted", async () => {
     const secure = (await (await everyFeature().request("GET", "/openapi.json")).json()) as Document;
-    expect(secure.components.securitySchemes.sessionCookie!.name).toBe("__Secure-latchkey.session");
+    expect(secure.components.securitySchemes.sessionCookie!.name).toBe("__Host-latchkey.session");
     expect(secure.servers.map((s) => s.url)).toEqual([`${BASE_URL}/auth`, "/auth"]);
 
     const dev = createTestAuth({ environment: "development", cookies: { secure: false } });

@@ -29,6 +29,7 @@ describe("email change: registration and authentication", () => {
       expect(res.status, path).toBe(401);
       expect((await res.json()).code).toBe("INVALID_CREDENTIALS");
     }
+    await t.settle();
     expect(t.emails.sent).toEqual([]);
   });
 
@@ -58,6 +59,7 @@ describe("email change: the flow", () => {
     expect(await req.json()).toEqual({ success: true });
     const code = t.auth.getOtp("ada@new.example")!;
     expect(code).toMatch(/^[0-9]{6}$/);
+    await t.settle();
     expect(t.emails.last()!.to).toBe("ada@new.example");
     expect(t.emails.last()!.text).toContain("confirm your new email address");
     const row = (await t.row("email-change", ada.userId))!;
@@ -88,6 +90,7 @@ describe("email change: the flow", () => {
     const taken = await t.post(REQUEST, { newEmail: "grace@example.com" }, { headers: bearer(ada.token) });
     expect(taken.status).toBe(free.status);
     expect(await taken.text()).toBe(await free.text());
+    await t.settle();
     expect(t.emails.sent.filter((m) => m.to === "grace@example.com")).toEqual([]);
     expect(t.auth.getOtp("grace@example.com")).toBeUndefined();
     expect(await t.row("email-change", ada.userId)).toBeNull();
@@ -133,6 +136,7 @@ describe("email change: the flow", () => {
     const res = await t.post(REQUEST, { newEmail: "ADA@example.com" }, { headers: bearer(ada.token) });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe("INVALID_REQUEST");
+    await t.settle();
     expect(t.emails.sent).toEqual([]);
   });
 

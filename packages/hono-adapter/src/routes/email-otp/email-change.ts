@@ -35,6 +35,7 @@ export function registerEmailChangeRoutes(
       operationId: "requestEmailChange",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       rejectNavigation: true,
       summary: "Email a code to a new address",
       description: `Sends an \`email-change\` code to \`newEmail\` (one pending change per user; a new request replaces it). Always \`{success: true}\`: an address that belongs to another account gets nothing, and \`change-email\` then fails. ${current ? "`otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout)." : "`otpForCurrent` is ignored (`emailChange.verifyCurrentEmail` is off)."}`,
@@ -59,13 +60,13 @@ export function registerEmailChangeRoutes(
       authenticated: true,
       summary: "Change the email with the code sent to the new address",
       description:
-        "Uses the code sent to `newEmail` for this user, then sets the email (verified). 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.",
+        'Uses the code sent to `newEmail` for this user, then sets the email (verified). Everything bound to the old address goes with it: pending password-reset, delete-account and verification links and every code of the user die, the user\'s other sessions are revoked (this one is kept) and the old address gets an "email changed" notice. 409 `EMAIL_TAKEN` when the address was taken meanwhile. Wrong codes count towards the lockout of the signed-in account. Wrong: 400 `INVALID_OTP`; expired: 400 `OTP_EXPIRED`; too many tries: 403 `TOO_MANY_ATTEMPTS`.',
       body: z.object({ newEmail: EmailField, otp }),
       response: { schema: UserResponseSchema, description: "Email changed" },
       errors: [403, 409],
     },
     async (c, { body, session: s }) => {
-      return c.json(await emailChange.change(s.userRecord, body, tools.meta(c)));
+      return c.json(await emailChange.change(s.userRecord, body, tools.meta(c), s.session.id));
     },
   );
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
+import { createOtpTestAuth, storedOtpHash, wrongCode } from "./fixtures.ts";
 
 const CHECK = "/email-otp/check-verification-otp";
 
 describe("OTP row: none -> issued", () => {
-  it("stores only the SHA-256 of a uniform 6-digit code with attemptCount 0 and a 5-minute expiry, and emits OtpRequested + OtpGenerated", async () => {
+  it("stores only a keyed hash (HMAC-SHA-256 under a key derived from the secret) of a uniform 6-digit code with attemptCount 0 and a 5-minute expiry, and emits OtpRequested + OtpGenerated", async () => {
     const t = createOtpTestAuth();
     await t.signUp("ada@example.com");
     const requested: unknown[] = [];
@@ -20,7 +20,9 @@ describe("OTP row: none -> issued", () => {
     expect(code).toMatch(/^[0-9]{6}$/);
     const row = await t.row("email-verification", "ada@example.com");
     expect(row).not.toBeNull();
-    expect(row!.valueHash).toBe(hashSecret(code));
+    expect(row!.valueHash).toBe(storedOtpHash("otp:email-verification:ada@example.com", code));
+    // A database reader cannot test candidates: the plain SHA-256 of the code is not what is stored.
+    expect(row!.valueHash).not.toBe(hashSecret(code));
     expect(row!.valueHash).not.toContain(code);
     expect(JSON.stringify(row)).not.toContain(code);
     expect(row!.attemptCount).toBe(0);
@@ -29,6 +31,7 @@ describe("OTP row: none -> issued", () => {
       expect.objectContaining({ type: "OtpRequested", identifier: "ada@example.com", purpose: "email-verification" }),
     ]);
     expect(t.generated).toEqual([{ identifier: "ada@example.com", purpose: "email-verification", plain: code }]);
+    await t.settle();
     const mail = t.emails.last("ada@example.com")!;
     expect(mail.text).toContain(code);
     expect(mail.text).toContain("verify your email address");
@@ -40,8 +43,9 @@ describe("OTP row: none -> issued", () => {
     await t.signUp("ada@example.com");
     const first = (await t.sendCode("ada@example.com", "email-verification"))!;
     const second = (await t.sendCode("ada@example.com", "email-verification"))!;
-    expect(await t.store.verifications.findByValueHash(hashSecret(first))).toBeNull();
-    expect((await t.row("email-verification", "ada@example.com"))!.valueHash).toBe(hashSecret(second));
+    const identifier = "otp:email-verification:ada@example.com";
+    expect(await t.store.verifications.findByValueHash(storedOtpHash(identifier, first))).toBeNull();
+    expect((await t.row("email-verification", "ada@example.com"))!.valueHash).toBe(storedOtpHash(identifier, second));
     if (first !== second) {
       const old = await t.post(CHECK, { email: "ada@example.com", purpose: "email-verification", otp: first });
       expect(old.status).toBe(400);

@@ -5,7 +5,8 @@ import {
   type OtpPurpose,
   type VerificationRecord,
 } from "@latchkey/core";
-import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { createHmac, hkdfSync } from "node:crypto";
+import { createTestAuth, TEST_SECRET, type TestAuth } from "../../testing/test-auth.ts";
 
 let nextIp = 0;
 
@@ -82,4 +83,16 @@ export function createOtpTestAuth(
     row: (purpose, key) => t.store.verifications.findByIdentifier(`otp:${purpose}:${key}`),
     countSessions: (userId) => t.store.sessions.deleteByUser(userId),
   };
+}
+
+/**
+ * What the store keeps for `code` in the row `identifier`, computed here with node:crypto (an implementation
+ * independent of core's): HMAC-SHA-256 under HKDF-SHA-256(secret, "latchkey/otp-code", "hmac-sha-256 v1").
+ *
+ * @example
+ * expect(row.valueHash).toBe(storedOtpHash("otp:sign-in:ada@example.com", code));
+ */
+export function storedOtpHash(identifier: string, code: string): string {
+  const key = Buffer.from(hkdfSync("sha256", TEST_SECRET, "latchkey/otp-code", "hmac-sha-256 v1", 32));
+  return createHmac("sha256", key).update(`${identifier}\u0000${code}`).digest("base64url");
 }

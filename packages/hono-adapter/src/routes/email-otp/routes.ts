@@ -3,7 +3,14 @@ import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
-import { EmailField, PasswordField, SignInResponseSchema, SuccessSchema, UserResponseSchema } from "../schemas.ts";
+import {
+  EmailField,
+  PasswordField,
+  RememberMeField,
+  SignInResponseSchema,
+  SuccessSchema,
+  UserResponseSchema,
+} from "../schemas.ts";
 import { registerEmailChangeRoutes } from "./email-change.ts";
 
 const TAG = "Email OTP";
@@ -89,7 +96,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
       rejectNavigation: true,
       summary: "Sign in with an emailed code",
       description: `Uses a \`sign-in\` code and sets a fresh session cookie. ${options.allowSignUp ? "An unknown email becomes a new user (email verified, `name` from the body)." : "Unknown emails are 401 `INVALID_CREDENTIALS` (sign-up is off)."} An existing unverified user loses every account and session made before this proof of the mailbox. Wrong codes count towards the account lockout (429 \`ACCOUNT_LOCKED\`). ${rules}`,
-      body: z.object({ email: EmailField, otp, name: z.string().max(256).nullish() }),
+      body: z.object({ email: EmailField, otp, name: z.string().max(256).nullish(), rememberMe: RememberMeField }),
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
     },

@@ -41,6 +41,7 @@ describe("send endpoints never reveal whether an email is registered", () => {
       expect(unknown.status).toBe(known.status);
       expect(await unknown.text()).toBe(await known.text());
       expect([...unknown.headers.keys()].sort()).toEqual([...known.headers.keys()].sort());
+      await t.settle();
       expect(t.emails.sent.map((m) => m.to)).toEqual(["ada@example.com"]);
       expect(t.generated.map((g) => g.identifier)).toEqual(["ada@example.com"]);
       const kind = purpose ?? "password-reset";
@@ -99,6 +100,7 @@ describe("send eligibility", () => {
     expect(await t.sendCode("ada@example.com", "sign-in")).toMatch(/^[0-9]{6}$/);
     expect((await t.row("sign-in", "new@example.com"))!.userId).toBeNull();
     expect((await t.row("sign-in", "ada@example.com"))!.userId).toBe(userId);
+    await t.settle();
     expect(t.emails.sent.map((m) => m.to)).toEqual(["new@example.com", "ada@example.com"]);
   });
 
@@ -110,6 +112,7 @@ describe("send eligibility", () => {
     expect(unknown.status).toBe(200);
     expect(await unknown.json()).toEqual(await known.json());
     expect(await t.row("sign-in", "new@example.com")).toBeNull();
+    await t.settle();
     expect(t.emails.sent.map((m) => m.to)).toEqual(["ada@example.com"]);
     expect(t.auth.getOtp("new@example.com")).toBeUndefined();
   });
@@ -177,11 +180,13 @@ describe("delivery", () => {
     );
     await t.signUp("ada@example.com");
     const signIn = (await t.sendCode("ada@example.com", "sign-in"))!;
+    await t.settle();
     const signInMail = t.emails.last("ada@example.com")!;
     expect(signInMail.subject).toBe(`Sign-in code ${signIn}`);
     expect(signInMail.text).toBe(`Plugin says ${signIn} to sign in (5 min)`);
     expect(signInMail.html).toContain(signIn);
     const reset = (await t.sendCode("ada@example.com", "password-reset"))!;
+    await t.settle();
     const resetMail = t.emails.last("ada@example.com")!;
     expect(resetMail.subject).toBe("Global reset your password");
     expect(resetMail.text).toBe(`Reset with ${reset}`);

@@ -50,7 +50,7 @@ describe("OTP sign-in", () => {
     expect(body.user).toMatchObject({ email: "new@example.com", emailVerified: true, name: "Newt" });
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(
-      /^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      /^__Host-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
     );
     expect(cookie).toContain(body.credentials.token);
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -93,6 +93,7 @@ describe("OTP sign-in", () => {
     expect(res.status).toBe(401);
     expect((await res.json()).code).toBe("INVALID_CREDENTIALS");
     expect(await t.store.users.findByEmail("new@example.com")).toBeNull();
+    await t.settle();
     expect(t.emails.sent.filter((m) => m.to === "new@example.com")).toEqual([]);
     const known = (await t.sendCode("ada@example.com", "sign-in"))!;
     expect((await t.post(SIGN_IN, { email: "ada@example.com", otp: known })).status).toBe(200);

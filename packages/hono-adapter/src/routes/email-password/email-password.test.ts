@@ -15,7 +15,7 @@ describe("sign-up", () => {
     expect(body.user).toMatchObject({ email: "ada@example.com", emailVerified: false, name: "Ada" });
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(
-      /^__Secure-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      /^__Host-latchkey\.session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
     );
     const token = cookie.split(";")[0]!.split("=")[1]!;
     expect(body.credentials.token).toBe(token);
@@ -224,7 +224,7 @@ describe("sessions", () => {
     const { token } = await t.signUp("ada@example.com");
     const res = await t.request("POST", "/sign-out", { headers: cookieHeaders(token) });
     expect(res.status).toBe(200);
-    expect(res.headers.get("set-cookie")).toMatch(/^__Secure-latchkey\.session=; Max-Age=0/);
+    expect(res.headers.get("set-cookie")).toMatch(/^__Host-latchkey\.session=; Max-Age=0/);
     expect(await t.store.sessions.findByTokenHash(hashSecret(token))).toBeNull();
   });
 });
@@ -274,7 +274,7 @@ describe("password reset by emailed token", () => {
     });
     expect(known.status).toBe(200);
     expect(await known.json()).toEqual(await unknown.json());
-    await new Promise((r) => setTimeout(r, 0));
+    await t.settle();
     expect(t.emails.sent.map((m) => m.to)).toEqual(["ada@example.com"]);
     expect(t.emails.last()!.text).toContain("https://app.example/reset-password?token=");
   });

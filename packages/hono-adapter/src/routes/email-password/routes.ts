@@ -6,6 +6,7 @@ import { sessionToken, type RequestTools } from "../../middleware/session.ts";
 import {
   EmailField,
   PasswordField,
+  RememberMeField,
   SessionSchema,
   SignInResponseSchema,
   SuccessSchema,
@@ -30,22 +31,27 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       rejectNavigation: true,
       summary: "Create an account with email and password",
       description:
-        "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued: the answer is `{success: true}` for new and existing emails alike and the new user receives a verification email.",
+        "Creates the user and a credential account, signs in and sets the session cookie. With `emailVerification.requireVerifiedForSignIn` no session is issued and the answer does not reveal who has an account: `{success: true}` for new and existing emails alike (same status, body and headers, a password hashed either way); the new user receives a verification email, the owner of an existing one a notice (template `existing-account`). Without that option an existing email is 422 `USER_ALREADY_EXISTS` (a session is issued at once, so the answer could not hide it). `emailPassword.passwordPolicy` applies (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`); the `beforeUserCreated` hook may refuse (403 `SIGN_UP_REJECTED`).",
       body: z.object({
         email: EmailField,
         password: PasswordField,
         name: z.string().max(256).nullish(),
         username: z.string().max(64).nullish(),
         image: z.string().max(2048).nullish(),
+        appMetadata: z
+          .unknown()
+          .optional()
+          .openapi({ description: "Server-only: always 400 `SERVER_ONLY_PROPERTY` here (use `auth.api.createUser`)" }),
       }),
       response: {
         schema: z.union([SignInResponseSchema, SuccessSchema]),
         description: "Signed up (and in), or `{success: true}` when verification is required",
       },
-      errors: [409, 422],
+      errors: [403, 409, 422],
     },
     async (c, { body }) => {
-      const result = await core.emailPassword.signUp(body, tools.meta(c));
+      const input = { ...body, appMetadata: body.appMetadata as Record<string, unknown> | undefined };
+      const result = await core.emailPassword.signUp(input, tools.meta(c));
       return "user" in result ? signInResponse(c, result) : c.json(result);
     },
   );
@@ -63,13 +69,14 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       rejectNavigation: true,
       summary: "Sign in with email (or username) and password",
       description:
-        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Failures count towards the identifier lockout (429 `ACCOUNT_LOCKED`).",
+        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).",
       // One object rather than a union, so a missing field is reported by name (`email`, `password`).
       body: z
         .object({
           email: EmailField.optional(),
           username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }),
           password: PasswordField,
+          rememberMe: RememberMeField,
         })
         // `when`: also runs when other fields failed, so `{}` names `email` next to `password`.
         .refine((b) => b.email !== undefined || b.username !== undefined, {
@@ -80,8 +87,8 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
         })
         .transform((b) =>
           b.email !== undefined
-            ? { email: b.email, password: b.password }
-            : { username: b.username as string, password: b.password },
+            ? { email: b.email, password: b.password, rememberMe: b.rememberMe }
+            : { username: b.username as string, password: b.password, rememberMe: b.rememberMe },
         ),
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
@@ -144,9 +151,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       operationId: "changePassword",
       tag: TAG,
       authenticated: true,
+      fresh: true,
       summary: "Change the password",
       description:
-        "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session.",
+        "Needs the current password (401 `INVALID_PASSWORD` when wrong; failures count towards the lockout). `revokeOtherSessions` signs out every other session. The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).",
       body: z.object({
         currentPassword: PasswordField,
         newPassword: PasswordField,
@@ -191,7 +199,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       tag: TAG,
       summary: "Set a new password with an emailed token",
       description:
-        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user.",
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used or expired), sets the password and revokes every session of the user. The link proves the mailbox: the email becomes verified, and for a user not verified before, other accounts and API keys made before this proof are removed. The token is spent only when the writes succeed (a failed attempt leaves it usable). The new password must pass `emailPassword.passwordPolicy` (400 `WEAK_PASSWORD`, `PASSWORD_COMPROMISED`).",
       body: z.object({ token: z.string().max(256), newPassword: PasswordField }),
       response: { schema: SuccessSchema, description: "Password set" },
     },

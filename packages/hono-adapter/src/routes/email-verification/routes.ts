@@ -42,10 +42,14 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
       rejectNavigation: true,
       summary: "Verify the email with the emailed token and sign in",
       description:
-        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. Failures count towards the email's lockout (429 `ACCOUNT_LOCKED`).",
+        "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. For a user not verified before, the link is the first proof of the mailbox: accounts (a password), sessions and API keys made before it are removed, unless the request carries a session of that same user (cookie or Bearer; then only the user's other sessions are revoked). Failures count towards the account's lockout (429 `ACCOUNT_LOCKED`).",
       body: z.object({ email: EmailField, token: z.string().max(256) }),
       response: { schema: SignInResponseSchema, description: "Verified and signed in; sets the session cookie" },
     },
-    async (c, { body }) => signInResponse(c, await core.emailVerification.verify(body, tools.meta(c))),
+    async (c, { body }) => {
+      const s = await tools.session(c);
+      const signedInAs = s ? { userId: s.user.id, sessionId: s.session.id } : null;
+      return signInResponse(c, await core.emailVerification.verify(body, tools.meta(c), signedInAs));
+    },
   );
 }

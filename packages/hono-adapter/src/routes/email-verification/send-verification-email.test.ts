@@ -14,6 +14,7 @@ describe("POST /send-verification-email", () => {
     expect(await res.json()).toEqual({ success: true });
     const token = t.auth.getOtp("ada@example.com")!;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await t.settle();
     const mail = t.emails.last("ada@example.com")!;
     const link = `https://app.example/verify-email?token=${token}&email=ada%40example.com`;
     expect(mail).toMatchObject({
@@ -53,6 +54,7 @@ describe("POST /send-verification-email", () => {
     for (const res of [known, unknown, verified]) expect(res.status).toBe(200);
     const bodies = await Promise.all([known, unknown, verified].map((r) => r.text()));
     expect(new Set(bodies).size).toBe(1);
+    await t.settle();
     expect(t.emails.sent.map((m) => m.to)).toEqual(["ada@example.com"]);
     expect(await t.store.verifications.findByIdentifier("email-verification-link:nobody@example.com")).toBeNull();
     expect(await t.store.verifications.findByIdentifier("email-verification-link:done@example.com")).toBeNull();
@@ -74,6 +76,7 @@ describe("POST /send-verification-email", () => {
         expect((await res.json()).code).toBe("INVALID_CALLBACK_URL");
       }
     }
+    await t.settle();
     expect(t.emails.sent).toHaveLength(0);
     expect(await t.store.verifications.findByIdentifier("email-verification-link:ada@example.com")).toBeNull();
   });
@@ -82,10 +85,12 @@ describe("POST /send-verification-email", () => {
     const t = createTestAuth({ trustedOrigins: ["https://trusted.example"] });
     await t.signUp("ada@example.com");
     await send(t, "ada@example.com", "/welcome?step=2");
+    await t.settle();
     expect(t.emails.last()!.text).toContain(
       `https://app.example/welcome?step=2&token=${t.auth.getOtp("ada@example.com")}`,
     );
     await send(t, "ada@example.com", "https://trusted.example/verified");
+    await t.settle();
     expect(t.emails.last()!.text).toContain(
       `https://trusted.example/verified?token=${t.auth.getOtp("ada@example.com")}`,
     );
@@ -95,9 +100,11 @@ describe("POST /send-verification-email", () => {
     const t = createTestAuth({ emailVerification: { callbackPath: "/auth-callback/verify", expiresIn: "30m" } });
     await t.signUp("ada@example.com");
     await send(t, "ada@example.com");
+    await t.settle();
     expect(t.emails.last()!.text).toContain(
       `https://app.example/auth-callback/verify?token=${t.auth.getOtp("ada@example.com")}`,
     );
+    await t.settle();
     expect(t.emails.last()!.text).toContain("30 minutes");
     expect(
       (await t.store.verifications.findByIdentifier("email-verification-link:ada@example.com"))!.expiresAt.getTime(),
@@ -123,6 +130,7 @@ describe("POST /send-verification-email", () => {
     await t.signUp("ada@example.com");
     await send(t, "ada@example.com");
     const token = t.auth.getOtp("ada@example.com");
+    await t.settle();
     const mail = t.emails.last()!;
     expect(mail.subject).toBe("Welcome to <Acme & Co>");
     expect(mail.text).toBe(

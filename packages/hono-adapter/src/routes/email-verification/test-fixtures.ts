@@ -3,9 +3,6 @@ import type { TestAuth } from "../../testing/test-auth.ts";
 // Shared by the email-verification route tests (imported by *.test.ts files only).
 
 export const PASSWORD = "correct horse battery";
-/** Background sends resolve on the next macrotask. */
-export const flush = () => new Promise((r) => setTimeout(r, 0));
-
 let ipSeq = 0;
 /** A fresh client address per call, so the per-IP rules stay out of the way. */
 const nextIp = () => `198.18.${Math.floor(ipSeq / 250)}.${(ipSeq++ % 250) + 1}`;
@@ -15,7 +12,7 @@ export async function send(t: TestAuth, email: string, callbackUrl?: string) {
     body: { email, ...(callbackUrl === undefined ? {} : { callbackUrl }) },
     ip: nextIp(),
   });
-  await flush();
+  await t.settle();
   return res;
 }
 

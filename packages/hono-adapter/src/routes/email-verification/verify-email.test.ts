@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { createTestAuth } from "../../testing/test-auth.ts";
-import { PASSWORD, flush, send, verify } from "./test-fixtures.ts";
+import { PASSWORD, send, verify } from "./test-fixtures.ts";
 
 describe("POST /verify-email", () => {
   it("verifies, signs in with a fresh session cookie, and refuses a replay", async () => {
@@ -15,7 +15,7 @@ describe("POST /verify-email", () => {
     expect(body.user).toMatchObject({ id: userId, email: "ada@example.com", emailVerified: true });
     expect(body.credentials.token).not.toBe(signUpToken);
     expect(res.headers.get("set-cookie")).toBe(
-      `__Secure-latchkey.session=${body.credentials.token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`,
+      `__Host-latchkey.session=${body.credentials.token}; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax; Secure`,
     );
     expect((await t.store.users.findById(userId))!.emailVerified).toBe(true);
     expect((await t.store.sessions.findByTokenHash(hashSecret(body.credentials.token)))!.session.id).toBe(
@@ -98,9 +98,10 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
     expect(res.headers.get("set-cookie")).toBeNull();
-    await flush();
+    await t.settle();
     const user = await t.store.users.findByEmail("ada@example.com");
     expect(user!.emailVerified).toBe(false);
+    await t.settle();
     expect(t.emails.last("ada@example.com")!.text).toContain(`token=${t.auth.getOtp("ada@example.com")}`);
 
     const again = await t.request("POST", "/sign-up/email", {
@@ -108,14 +109,15 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ success: true });
-    await flush();
-    expect(t.emails.sent).toHaveLength(1);
+    await t.settle();
+    // No second verification link: the owner gets the existing-account notice instead (sign-up-enumeration.test.ts).
+    expect(t.emails.sent.map((m) => m.template)).toEqual(["verification", "existing-account"]);
   });
 
-  it("an unverified user gets 403 EMAIL_NOT_VERIFIED on sign-in (only with the right password), then signs in after verifying", async () => {
+  it("an unverified user gets 403 EMAIL_NOT_VERIFIED on sign-in (only with the right password); the link signs in and the password set before the proof must be set again", async () => {
     const t = createTestAuth({ emailVerification: { requireVerifiedForSignIn: true } });
     await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: PASSWORD } });
-    await flush();
+    await t.settle();
     const wrong = await t.request("POST", "/sign-in/email", {
       body: { email: "ada@example.com", password: "wrong password!" },
     });
@@ -127,8 +129,22 @@ describe("emailVerification.requireVerifiedForSignIn", () => {
     expect((await unverified.json()).code).toBe("EMAIL_NOT_VERIFIED");
     const verified = await verify(t, "ada@example.com", t.auth.getOtp("ada@example.com")!);
     expect(verified.status).toBe(200);
+    // Whoever chose that password never proved the mailbox (pre-account hijacking): it went with the proof.
     expect(
       (await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status,
+    ).toBe(401);
+    const session = (await verified.json()).credentials.token as string;
+    const set = await t.request("POST", "/set-password", {
+      headers: { authorization: `Bearer ${session}` },
+      body: { newPassword: "a brand new passphrase" },
+    });
+    expect(set.status).toBe(200);
+    expect(
+      (
+        await t.request("POST", "/sign-in/email", {
+          body: { email: "ada@example.com", password: "a brand new passphrase" },
+        })
+      ).status,
     ).toBe(200);
   });
 });

@@ -24,12 +24,12 @@ const MISSING_PYJWT =
 if (!hasPyJwt) console.warn(MISSING_PYJWT);
 
 describe("GET /jwks", () => {
-  it("lists public keys with kid, alg and use, cacheable for 5 minutes", async () => {
+  it("lists public keys with kid, alg and use, cacheable for keyCacheTtl (60 s) and not marked public", async () => {
     const t = createTestAuth({ plugins: [jwt()] });
     const { token } = await issueToken(t);
     const res = await t.request("GET", "/jwks");
     expect(res.status).toBe(200);
-    expect(res.headers.get("cache-control")).toBe("public, max-age=300");
+    expect(res.headers.get("cache-control")).toBe("max-age=60");
     expect(res.headers.get("content-type")).toContain("application/json");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const { keys } = (await res.json()) as { keys: Array<Record<string, unknown>> };

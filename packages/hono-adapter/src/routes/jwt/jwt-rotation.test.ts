@@ -7,18 +7,27 @@ import { decodeParts, issueToken, publishedKids, tokenOf } from "./test-fixtures
 const DAY = 86_400_000;
 
 describe("rotation", () => {
-  it("a new kid after rotationInterval; both keys listed during gracePeriod; only the new one after", async () => {
+  it("a new kid after rotationInterval, published 2 × keyCacheTtl before it signs; both keys listed during gracePeriod; only the new one after", async () => {
     const t = createTestAuth({ plugins: [jwt({ rotationInterval: "1d", gracePeriod: "12h" })] });
     const { token: first, session } = await issueToken(t);
     const oldKid = decodeParts(first).header.kid as string;
-    t.clock.advance(DAY - 60_000);
+    t.clock.advance(DAY - 180_000);
+    expect(decodeParts(await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }))).header.kid).toBe(
+      oldKid,
+    );
+    expect(await publishedKids(t)).toEqual([oldKid]);
+
+    // Two key-cache lifetimes before the interval ends the next key is listed, but the old one still signs.
+    t.clock.advance(60_000);
     const lastOld = await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }));
     expect(decodeParts(lastOld).header.kid).toBe(oldKid);
-
-    t.clock.advance(60_000);
-    const rotated = await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }));
-    const newKid = decodeParts(rotated).header.kid as string;
+    const [newKid] = await publishedKids(t);
     expect(newKid).not.toBe(oldKid);
+    expect(await publishedKids(t)).toEqual([newKid, oldKid]);
+
+    t.clock.advance(120_000);
+    const rotated = await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }));
+    expect(decodeParts(rotated).header.kid).toBe(newKid);
     expect(await publishedKids(t)).toEqual([newKid, oldKid]);
     const rows = await t.store.jwks.list();
     expect(rows.find((r) => r.id === oldKid)!.retiredAt).toEqual(new Date(t.clock.now()));
@@ -43,12 +52,20 @@ describe("rotation", () => {
     );
     const { session } = await issueToken(first);
     for (const t of others) await tokenOf(await t.request("POST", "/token", { headers: bearer(session) }));
+    const all = () =>
+      Promise.all(
+        [first, ...others].flatMap((t) =>
+          [1, 2, 3].map(() => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf)),
+        ),
+      );
     first.clock.advance(DAY);
-    const tokens = await Promise.all(
-      [first, ...others].flatMap((t) =>
-        [1, 2, 3].map(() => t.request("POST", "/token", { headers: bearer(session) }).then(tokenOf)),
-      ),
-    );
+    // Due: one next key is published (one generation among all racers); the current key signs until it starts.
+    const before = await all();
+    const published = await first.store.jwks.list();
+    expect(published).toHaveLength(2);
+    expect(new Set(before.map((tk) => decodeParts(tk).header.kid))).toEqual(new Set([published[0]!.id]));
+    first.clock.advance(120_000);
+    const tokens = await all();
     const rows = await first.store.jwks.list();
     expect(rows).toHaveLength(2);
     expect(rows.filter((r) => r.retiredAt === null)).toHaveLength(1);

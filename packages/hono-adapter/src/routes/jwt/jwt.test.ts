@@ -122,7 +122,7 @@ describe("POST /token", () => {
     const t = createTestAuth({ plugins: [jwt()] });
     const { token, session, userId } = await issueToken(t);
     await t.request("POST", "/sign-out", { headers: bearer(session) });
-    await t.auth.api.revokeSessions(userId);
+    await t.auth.api.revokeSessions({ userId });
     expect((await t.auth.api.verifyJwt(token)).sub).toBe(userId);
     t.clock.advance(15 * 60_000 + 1000);
     await expect(t.auth.api.verifyJwt(token)).rejects.toMatchObject({ code: "INVALID_JWT" });

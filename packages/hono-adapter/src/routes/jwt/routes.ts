@@ -40,6 +40,9 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
   const service = tools.core.plugins.get(JWT_PLUGIN_ID)?.service;
   if (!service) return;
   const { tokenPath, jwksPath, disableSettingJwtHeader } = service.options;
+  // As long as an instance caches its own key listing: a scheduled key is published twice this long before it
+  // signs, so a verifier's cached answer always holds it in time. No `public`: shared caches need not keep it.
+  const jwksCacheControl = `max-age=${Math.max(1, Math.floor(service.options.keyCacheTtlMs / 1000))}`;
 
   if (!disableSettingJwtHeader) {
     tools.afterGetSession.push(async (c, session) => {
@@ -51,7 +54,7 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
           c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
-        console.error(`[latchkey] set-auth-jwt omitted: ${describeError(error)}`);
+        tools.core.logger.error({ error: describeError(error) }, "set-auth-jwt omitted");
       }
     });
   }
@@ -88,12 +91,12 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "getJwks",
       tag: TAG,
       summary: "Public keys that verify the JWTs",
-      description: `The JWKS: the current key first, then retired keys still within \`gracePeriod\`. Only public members (never \`d\`, \`p\`, \`q\`, \`dp\`, \`dq\`, \`qi\`, \`k\`). Cacheable for 5 minutes (\`Cache-Control: public, max-age=300\`); a verifier that meets an unknown \`kid\` should re-fetch.\n\n${STATELESS}`,
+      description: `The JWKS: the current key first, then retired keys still within \`gracePeriod\`. Only public members (never \`d\`, \`p\`, \`q\`, \`dp\`, \`dq\`, \`qi\`, \`k\`). A scheduled next key is listed \`2 × keyCacheTtl\` before it signs. Cacheable for \`keyCacheTtl\` (\`Cache-Control: ${jwksCacheControl}\`); a verifier that meets an unknown \`kid\` should re-fetch.\n\n${STATELESS}`,
       response: { schema: JwksSchema, description: "`{keys: [...]}`" },
     },
     async () =>
       new Response(await service.jwksJson(), {
-        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
+        headers: { "content-type": "application/json; charset=utf-8", "cache-control": jwksCacheControl },
       }),
   );
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "remember_me" boolean DEFAULT true NOT NULL;

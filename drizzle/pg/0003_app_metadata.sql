@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "app_metadata" json DEFAULT '{}'::json NOT NULL;

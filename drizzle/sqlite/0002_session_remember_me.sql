@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `remember_me` integer DEFAULT true NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `users` ADD `app_metadata` text DEFAULT '{}' NOT NULL;

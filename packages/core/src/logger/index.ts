@@ -1,0 +1,2 @@
+export { consoleLogger } from "./logger.ts";
+export type { Logger, LogFields } from "./logger.ts";

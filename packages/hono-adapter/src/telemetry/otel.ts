@@ -1,0 +1,83 @@
+import type * as Otel from "@opentelemetry/api";
+import { ADAPTER_VERSION } from "../version.ts";
+
+/** `@opentelemetry/api`, the optional peer. */
+export type OtelApi = typeof Otel;
+
+// A variable specifier: bundlers (esbuild, webpack, wrangler) leave it alone, so an app without the peer builds
+// and runs; Node, Bun and Deno resolve it from the app's node_modules when it is installed.
+const OTEL_API = "@opentelemetry/api";
+
+let loading: Promise<OtelApi | null> | null = null;
+
+/** The app's `@opentelemetry/api`, or null when it is not installed (telemetry then does nothing at all). */
+function loadOpenTelemetry(): Promise<OtelApi | null> {
+  loading ??= import(/* webpackIgnore: true */ /* @vite-ignore */ OTEL_API).then(
+    (module: OtelApi & { default?: OtelApi }) => (module.trace ? module : (module.default ?? null)),
+    () => null,
+  );
+  return loading;
+}
+
+/** Request duration buckets in seconds: from a cached session read to a slow argon2id sign-in. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The tracer and the instruments, from whatever tracer and meter providers the app registered (no-ops when none).
+ * Attribute values are route templates, methods, outcomes and error codes: never an address, IP, token, code or key.
+ */
+export class Telemetry {
+  readonly tracer: Otel.Tracer;
+  readonly requestDuration: Otel.Histogram;
+  readonly signIns: Otel.Counter;
+  readonly signUps: Otel.Counter;
+  readonly otpsSent: Otel.Counter;
+  readonly otpsVerified: Otel.Counter;
+  readonly otpsFailed: Otel.Counter;
+  readonly lockouts: Otel.Counter;
+  readonly rateLimited: Otel.Counter;
+  readonly apiKeyVerifies: Otel.Counter;
+  readonly sessionsRevoked: Otel.Counter;
+
+  constructor(readonly api: OtelApi) {
+    this.tracer = api.trace.getTracer("@latchkey/hono-adapter", ADAPTER_VERSION);
+    const meter = api.metrics.getMeter("@latchkey/hono-adapter", ADAPTER_VERSION);
+    this.requestDuration = meter.createHistogram("latchkey.request.duration", {
+      description: "Duration of auth requests, by route, method, status and error code",
+      unit: "s",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    const counter = (name: string, description: string) => meter.createCounter(name, { description });
+    this.signIns = counter("latchkey.sign_ins", "Sign-in answers, by method and outcome (success or error code)");
+    this.signUps = counter("latchkey.sign_ups", "Users created");
+    this.otpsSent = counter("latchkey.otp.sent", "One-time codes and links issued, by purpose");
+    this.otpsVerified = counter("latchkey.otp.verified", "One-time codes and links accepted, by purpose");
+    this.otpsFailed = counter("latchkey.otp.failed", "Wrong one-time codes, by purpose");
+    this.lockouts = counter("latchkey.lockouts", "Identifiers locked after repeated failures");
+    this.rateLimited = counter(
+      "latchkey.rate_limited",
+      "Answers refused by the rate limiter (429 RATE_LIMITED), by route",
+    );
+    this.apiKeyVerifies = counter(
+      "latchkey.api_key.verifies",
+      "API-key verifications, by result code (VALID or the error)",
+    );
+    this.sessionsRevoked = counter("latchkey.sessions.revoked", "Sessions revoked, by reason");
+  }
+}
+
+/**
+ * Holds the telemetry once `@opentelemetry/api` has loaded; `null` meanwhile, when the peer is missing, or with
+ * `createAuth({ telemetry: false })`.
+ */
+export interface TelemetryHandle {
+  current: Telemetry | null;
+  ready: Promise<Telemetry | null>;
+}
+
+export function createTelemetry(enabled: boolean): TelemetryHandle {
+  const handle: TelemetryHandle = { current: null, ready: Promise.resolve(null) };
+  if (!enabled) return handle;
+  handle.ready = loadOpenTelemetry().then((api) => (handle.current = api ? new Telemetry(api) : null));
+  return handle;
+}

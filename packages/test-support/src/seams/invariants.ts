@@ -1,0 +1,304 @@
+import { hashSecret } from "@latchkey/core";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  FullStore,
+  JwkRecord,
+  PasswordHasher,
+  SessionRecord,
+  UserRecord,
+  VerificationRecord,
+} from "@latchkey/core";
+
+/**
+ * What a snapshot looks at. The ports have no "list everything", so a test names what its flows could have
+ * touched: users (by id and email), session tokens, verification identifiers, API-key ids and values.
+ */
+export interface SnapshotScope {
+  userIds?: readonly string[];
+  emails?: readonly string[];
+  sessionTokens?: readonly string[];
+  identifiers?: readonly string[];
+  apiKeyIds?: readonly string[];
+  /** Plaintext API keys (current and replaced values). */
+  apiKeyValues?: readonly string[];
+  /** Include the JWK set. */
+  jwks?: boolean;
+}
+
+/** The state of the scoped rows, read through the ports only. */
+export interface Snapshot {
+  users: Map<string, UserRecord | null>;
+  byEmail: Map<string, UserRecord | null>;
+  accounts: Map<string, AccountRecord[]>;
+  /**
+   * How many sessions each scoped user has (any token, including ones no test saw). Empty on a store whose
+   * transactions do not roll back (a compensating transaction): there only the named tokens are looked at.
+   */
+  sessionCounts: Map<string, number>;
+  sessions: Map<string, { session: SessionRecord; user: UserRecord } | null>;
+  verifications: Map<string, VerificationRecord | null>;
+  apiKeys: Map<string, ApiKeyRecord | null>;
+  apiKeysByValue: Map<string, ApiKeyRecord | null>;
+  jwks: JwkRecord[];
+}
+
+class CountOnly extends Error {}
+
+const rollsBack = new WeakMap<FullStore, Promise<boolean>>();
+
+/**
+ * Whether a throw in `transaction` undoes the body's writes on this store (not so with `compensatingTransaction`,
+ * which undoes only creations): a probe row is issued in a transaction that then throws, and looked for after.
+ */
+function storeRollsBack(store: FullStore): Promise<boolean> {
+  let known = rollsBack.get(store);
+  if (!known) {
+    known = (async () => {
+      const identifier = `seams-rollback-probe:${Math.random().toString(36).slice(2)}`;
+      const at = new Date();
+      try {
+        await store.transaction(async (tx) => {
+          await tx.verifications.issue({
+            id: identifier.slice(-22),
+            identifier,
+            valueHash: identifier,
+            attemptCount: 0,
+            expiresAt: new Date(at.getTime() + 60_000),
+            createdAt: at,
+            userId: null,
+            payload: null,
+          });
+          throw new CountOnly();
+        });
+      } catch (error) {
+        if (!(error instanceof CountOnly)) throw error;
+      }
+      return (await store.verifications.deleteByIdentifier(identifier)) === 0;
+    })();
+    rollsBack.set(store, known);
+  }
+  return known;
+}
+
+/**
+ * Counts a user's sessions through the ports: `deleteByUser` answers how many it deleted, inside a transaction
+ * that is then rolled back, so nothing changes. Null on a store whose transactions do not roll back.
+ */
+async function countSessions(store: FullStore, userId: string): Promise<number | null> {
+  if (!(await storeRollsBack(store))) return null;
+  let count = -1;
+  try {
+    await store.transaction(async (tx) => {
+      count = await tx.sessions.deleteByUser(userId);
+      throw new CountOnly();
+    });
+  } catch (error) {
+    if (!(error instanceof CountOnly)) throw error;
+  }
+  return count;
+}
+
+/**
+ * Reads the scoped rows through the ports (never a flow's call: take it outside the scheduler's flows).
+ *
+ * @example
+ * const snap = await takeSnapshot(store, { userIds: [ada.userId], sessionTokens: [token] });
+ */
+export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Promise<Snapshot> {
+  const snap: Snapshot = {
+    users: new Map(),
+    byEmail: new Map(),
+    accounts: new Map(),
+    sessionCounts: new Map(),
+    sessions: new Map(),
+    verifications: new Map(),
+    apiKeys: new Map(),
+    apiKeysByValue: new Map(),
+    jwks: [],
+  };
+  const userIds = new Set(scope.userIds ?? []);
+  for (const email of scope.emails ?? []) {
+    const user = await store.users.findByEmail(email);
+    snap.byEmail.set(email, user);
+    if (user) userIds.add(user.id);
+  }
+  for (const token of scope.sessionTokens ?? []) {
+    const found = await store.sessions.findByTokenHash(hashSecret(token));
+    snap.sessions.set(token, found);
+    if (found) userIds.add(found.session.userId);
+  }
+  for (const id of scope.apiKeyIds ?? []) snap.apiKeys.set(id, await store.apiKeys.findById(id));
+  for (const value of scope.apiKeyValues ?? [])
+    snap.apiKeysByValue.set(value, await store.apiKeys.findByHash(hashSecret(value)));
+  for (const id of userIds) {
+    snap.users.set(id, await store.users.findById(id));
+    snap.accounts.set(id, await store.accounts.listByUser(id));
+    const count = await countSessions(store, id);
+    if (count !== null) snap.sessionCounts.set(id, count);
+  }
+  for (const identifier of scope.identifiers ?? [])
+    snap.verifications.set(identifier, await store.verifications.findByIdentifier(identifier));
+  if (scope.jwks) snap.jwks = await store.jwks.list();
+  return snap;
+}
+
+/** One broken invariant: its number in docs/invariants.md and what was found. */
+export interface Violation {
+  invariant: number;
+  detail: string;
+}
+
+const v = (invariant: number, detail: string): Violation => ({ invariant, detail });
+
+/** I1. Every user has at least one account (a user without one can never sign in and blocks the address). */
+export function usersHaveAccounts(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, user] of s.users)
+    if (user && (s.accounts.get(id) ?? []).length === 0) out.push(v(1, `user ${id} (${user.email}) has no account`));
+  return out;
+}
+
+/** I2. Nothing hangs off a user who is gone: no session, account, or API key of a deleted user. */
+export function nothingOfDeletedUsers(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, user] of s.users) {
+    if (user) continue;
+    if ((s.sessionCounts.get(id) ?? 0) > 0)
+      out.push(v(2, `deleted user ${id} has ${s.sessionCounts.get(id)} sessions`));
+    if ((s.accounts.get(id) ?? []).length > 0) out.push(v(2, `deleted user ${id} still has accounts`));
+  }
+  for (const [token, found] of s.sessions)
+    if (found && !s.users.get(found.session.userId)) out.push(v(2, `session ${token.slice(0, 6)}… of a deleted user`));
+  for (const [id, key] of [...s.apiKeys, ...s.apiKeysByValue])
+    if (key && s.users.has(key.userId) && !s.users.get(key.userId))
+      out.push(v(2, `API key ${id.slice(0, 6)}… of a deleted user`));
+  return out;
+}
+
+/** I3. One user per email: the email index finds the user that holds the address. */
+export function emailIndexConsistent(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [email, user] of s.byEmail)
+    if (user && user.email !== email) out.push(v(3, `findByEmail(${email}) answered a user with ${user.email}`));
+  for (const user of s.users.values())
+    if (user && s.byEmail.has(user.email) && s.byEmail.get(user.email)?.id !== user.id)
+      out.push(v(3, `${user.email} resolves to another user than ${user.id}`));
+  return out;
+}
+
+/** A session a flow obtained by proving a password. */
+export interface PasswordSession {
+  token: string;
+  password: string;
+}
+
+/**
+ * I4. No live session created from a password that was replaced before the session was created. Applies where the
+ * replacement revokes the other sessions (reset by link or code, change-password with revocation, set-password
+ * after a mailbox proof): any such session still alive whose password is no longer the user's was created after
+ * the replacement.
+ */
+export async function noSessionFromReplacedPassword(
+  s: Snapshot,
+  sessions: readonly PasswordSession[],
+  hasher: PasswordHasher,
+): Promise<Violation[]> {
+  const out: Violation[] = [];
+  for (const { token, password } of sessions) {
+    const found = s.sessions.get(token);
+    if (!found) continue;
+    const credential = (s.accounts.get(found.session.userId) ?? []).find((a) => a.passwordHash);
+    if (!credential?.passwordHash || !(await hasher.verify(credential.passwordHash, password)))
+      out.push(v(4, `a session signed in with a replaced password is alive (user ${found.session.userId})`));
+  }
+  return out;
+}
+
+/** How much of a one-time token's effect is in the store: all of it, none of it, or a description of a part. */
+export type EffectState = "complete" | "none" | { partial: string };
+
+/**
+ * I5. A spent one-time token means its effect happened, or the flow can be redone: spent with the whole effect,
+ * or spent with none of it (the user asks for a new token), never spent with a part of it (a password written
+ * while the other sessions live on, with no token left to finish the job). `row` is the token's row as it is now
+ * (null: spent or gone).
+ */
+export function spentTokenHadEffect(
+  what: string,
+  row: VerificationRecord | null | undefined,
+  effect: () => EffectState,
+): Violation[] {
+  if (row) return [];
+  const state = effect();
+  return typeof state === "object"
+    ? [v(5, `${what} is spent but only part of its effect happened: ${state.partial}`)]
+    : [];
+}
+
+/** I6. At most `maxFailures` password checks per lockout window per account (plus the documented margin). */
+export function lockoutBound(passwordChecks: number, maxFailures: number, margin = 0): Violation[] {
+  return passwordChecks > maxFailures + margin
+    ? [v(6, `${passwordChecks} password checks with maxFailures ${maxFailures} (margin ${margin})`)]
+    : [];
+}
+
+/** I7. Exactly one active JWT key once any exists, and it is the newest generation. */
+export function oneActiveJwk(s: Snapshot): Violation[] {
+  if (s.jwks.length === 0) return [];
+  const active = s.jwks.filter((k) => k.retiredAt === null);
+  if (active.length !== 1) return [v(7, `${active.length} active JWT keys`)];
+  const newest = Math.max(...s.jwks.map((k) => k.generation));
+  return active[0]!.generation === newest
+    ? []
+    : [v(7, `the active key is generation ${active[0]!.generation}, not ${newest}`)];
+}
+
+/** How a key was refused: `disabled`, `deleted`, or `replaced` (its value was rerolled away without a grace). */
+export type Refusal = "disabled" | "deleted" | "replaced";
+
+/** I8. A refused API key never verifies: its stored state refuses it (the HTTP check is the test's). */
+export function refusedKeyStaysRefused(s: Snapshot, value: string, refusal: Refusal): Violation[] {
+  const key = s.apiKeysByValue.get(value);
+  if (refusal === "disabled" && key?.enabled) return [v(8, `a disabled key is enabled again (${key.id})`)];
+  if (refusal === "deleted" && key) return [v(8, `a deleted key is back (${key.id})`)];
+  if (refusal === "replaced" && key && (key.keyHash === hashSecret(value) || key.previousKeyExpiresAt !== null))
+    return [v(8, `a replaced key value still matches key ${key.id}`)];
+  return [];
+}
+
+/**
+ * I9. No request's rollback removes another request's writes: every session a request was answered (and that no
+ * later request revoked) is still there.
+ */
+export function answeredSessionsExist(s: Snapshot, tokens: readonly string[]): Violation[] {
+  return tokens.filter((t) => !s.sessions.get(t)).map((t) => v(9, `an answered session ${t.slice(0, 6)}… is gone`));
+}
+
+/** I10. A quota is never overdrawn: the uses granted plus what remains equal what there was. */
+export function quotaConserved(s: Snapshot, keyId: string, initial: number, granted: number): Violation[] {
+  const key = s.apiKeys.get(keyId);
+  if (!key) return [v(10, `key ${keyId} vanished`)];
+  if (key.remaining === null || key.remaining < 0) return [v(10, `remaining is ${key.remaining}`)];
+  return key.remaining + granted === initial
+    ? []
+    : [v(10, `${granted} uses granted, ${key.remaining} remain, of ${initial}`)];
+}
+
+/** I11. A live one-time code has fewer failed attempts than the limit (at the limit it is destroyed). */
+export function codesUnderAttemptLimit(s: Snapshot, maxAttempts: number): Violation[] {
+  const out: Violation[] = [];
+  for (const [identifier, row] of s.verifications)
+    if (row && row.attemptCount >= maxAttempts)
+      out.push(v(11, `${identifier} has ${row.attemptCount} failed attempts`));
+  return out;
+}
+
+/** The invariants that need nothing but the snapshot: I1, I2, I3, I7. */
+export function structuralViolations(s: Snapshot): Violation[] {
+  return [...usersHaveAccounts(s), ...nothingOfDeletedUsers(s), ...emailIndexConsistent(s), ...oneActiveJwk(s)];
+}
+
+/** Formats violations for an assertion message. */
+export const describeViolations = (violations: readonly Violation[]) =>
+  violations.map((x) => `I${x.invariant}: ${x.detail}`).join("\n");

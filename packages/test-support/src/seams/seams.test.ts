@@ -1,0 +1,298 @@
+import { hashSecret, type FullStore, type PasswordHasher } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
+import { describe, expect, it } from "vitest";
+import { createFaultStore, exploreFaults, InjectedCrash, InjectedWriteFailure } from "./faults.ts";
+import { runAsFlow } from "./instrument.ts";
+import {
+  describeViolations,
+  noSessionFromReplacedPassword,
+  spentTokenHadEffect,
+  structuralViolations,
+  takeSnapshot,
+} from "./invariants.ts";
+import { createScheduler, exploreInterleavings } from "./scheduler.ts";
+
+// Toy flows written directly against the ports: small enough to reason about by hand, real enough (the memory
+// store, the real invariants) that a planted ordering bug is a real bug.
+
+const hasher: PasswordHasher = {
+  hash: async (p) => `plain:${p}`,
+  verify: async (h, p) => h === `plain:${p}`,
+};
+const at = new Date(Date.UTC(2026, 5, 1));
+const IDENTIFIER = "reset:ada";
+
+async function seedAda(store: FullStore) {
+  const user = {
+    id: "u1",
+    email: "ada@example.com",
+    emailVerified: true,
+    name: null,
+    image: null,
+    username: null,
+    metadata: {},
+    appMetadata: {},
+    createdAt: at,
+    updatedAt: at,
+  };
+  const account = {
+    id: "a1",
+    userId: "u1",
+    providerId: "credential",
+    passwordHash: await hasher.hash("old"),
+    createdAt: at,
+    updatedAt: at,
+  };
+  await store.users.create(user, [account]);
+  await store.sessions.create(session("attacker-token"));
+  await store.verifications.issue(resetRow("v1"));
+}
+
+const resetRow = (id: string) => ({
+  id,
+  identifier: IDENTIFIER,
+  valueHash: hashSecret("link"),
+  attemptCount: 0,
+  expiresAt: new Date(at.getTime() + 3_600_000),
+  createdAt: at,
+  userId: "u1",
+  payload: null,
+});
+
+const session = (token: string) => ({
+  id: `s-${token}`,
+  userId: "u1",
+  tokenHash: hashSecret(token),
+  expiresAt: new Date(at.getTime() + 86_400_000),
+  createdAt: at,
+  updatedAt: at,
+  ip: null,
+  userAgent: null,
+  rememberMe: true,
+});
+const credential = (hash: string) => ({
+  id: "a1",
+  userId: "u1",
+  providerId: "credential",
+  passwordHash: hash,
+  createdAt: at,
+  updatedAt: at,
+});
+
+/** Sign-in that re-checks the password in the session's transaction (the fixed shape). */
+async function signIn(store: FullStore, password: string, token: string): Promise<boolean> {
+  const account = (await store.accounts.listByUser("u1")).find((a) => a.passwordHash);
+  if (!account?.passwordHash || !(await hasher.verify(account.passwordHash, password))) return false;
+  return store.transaction(async (tx) => {
+    const now = (await tx.accounts.listByUser("u1")).find((a) => a.passwordHash);
+    if (now?.passwordHash !== account.passwordHash) return false;
+    await tx.sessions.create(session(token));
+    return true;
+  });
+}
+
+type ResetOrder = "password-revoke-spend" | "revoke-password-spend" | "password-spend-revoke";
+
+/** A password reset whose steps run in the given order (each step its own write, as on a store without transactions). */
+async function reset(store: FullStore, order: ResetOrder, password: string): Promise<boolean> {
+  const row = await store.verifications.findByIdentifier(IDENTIFIER);
+  if (!row) return false;
+  const steps = {
+    password: async () => store.accounts.upsertPassword("u1", credential(await hasher.hash(password))),
+    revoke: async () => void (await store.sessions.deleteByUser("u1")),
+    spend: async () => {
+      if (!(await store.verifications.consume(row.id))) throw new Error("spent");
+    },
+  };
+  for (const step of order.split("-") as Array<keyof typeof steps>) await steps[step]();
+  return true;
+}
+
+describe("the scheduler", () => {
+  it("enumerates every interleaving of two flows' store calls exactly once: C(3+2, 2) = 10", async () => {
+    const traces = new Set<string>();
+    const report = await exploreInterleavings({
+      async setup(wrap) {
+        return { store: wrap(memoryStore()) };
+      },
+      flows: ({ store }) => ({
+        a: async () => {
+          for (const k of ["a1", "a2", "a3"]) await store.counters.hit(k, 1000, 0);
+        },
+        b: async () => {
+          for (const k of ["b1", "b2"]) await store.counters.peek(k, 0);
+        },
+      }),
+      async check(_, run) {
+        traces.add(run.trace.join(" "));
+      },
+    });
+    expect(report).toMatchObject({ explored: 10, exhaustive: true, seed: null });
+    expect(traces.size).toBe(10);
+  });
+
+  it("lets a test choose the order, and passes the test's own calls through", async () => {
+    const s = createScheduler(memoryStore());
+    await s.store.counters.hit("setup", 1000, 0); // outside a flow: not scheduled
+    const run = await s.run(
+      {
+        a: () => s.store.counters.hit("k", 1000, 0),
+        b: () => s.store.counters.hit("k", 1000, 0),
+      },
+      (waiting) => waiting.findIndex((w) => w.flow === "b"),
+    );
+    expect(run.trace).toEqual(["b:counters.hit", "a:counters.hit"]);
+    expect(run.results.b).toEqual({ ok: true, value: { count: 1, resetAt: 1000 } });
+    expect(run.results.a).toEqual({ ok: true, value: { count: 2, resetAt: 1000 } });
+  });
+
+  it("samples with a printed seed past the limit, and the same seed replays the same interleavings", async () => {
+    const sample = async () => {
+      const traces: string[] = [];
+      const report = await exploreInterleavings({
+        async setup(wrap) {
+          return { store: wrap(memoryStore()) };
+        },
+        flows: ({ store }) => ({
+          a: async () => {
+            for (let i = 0; i < 6; i++) await store.counters.hit("a", 1000, 0);
+          },
+          b: async () => {
+            for (let i = 0; i < 6; i++) await store.counters.hit("b", 1000, 0);
+          },
+        }),
+        async check(_, run) {
+          traces.push(run.trace.join(" "));
+        },
+        exhaustiveLimit: 5,
+        samples: 20,
+        seed: 1234,
+      });
+      return { report, traces };
+    };
+    const first = await sample();
+    expect(first.report).toMatchObject({ explored: 25, exhaustive: false, seed: 1234 });
+    expect((await sample()).traces).toEqual(first.traces);
+    expect(new Set(first.traces.slice(5)).size).toBeGreaterThan(1);
+  });
+
+  const signInByReset = (order: ResetOrder) =>
+    exploreInterleavings({
+      async setup(wrap) {
+        const store = wrap(memoryStore());
+        await seedAda(store);
+        return { store };
+      },
+      flows: ({ store }) => ({
+        signIn: () => signIn(store, "old", "late-token"),
+        reset: () => reset(store, order, "new"),
+      }),
+      async check({ store }) {
+        const snap = await takeSnapshot(store, { userIds: ["u1"], sessionTokens: ["late-token", "attacker-token"] });
+        const violations = [
+          ...structuralViolations(snap),
+          ...(await noSessionFromReplacedPassword(
+            snap,
+            [
+              { token: "late-token", password: "old" },
+              { token: "attacker-token", password: "old" },
+            ],
+            hasher,
+          )),
+        ];
+        expect(violations, describeViolations(violations)).toEqual([]);
+      },
+    });
+
+  it("finds the planted bug: a reset that revokes sessions before writing the password lets an old-password sign-in survive", async () => {
+    await expect(signInByReset("revoke-password-spend")).rejects.toThrow(
+      /I4: a session signed in with a replaced password/,
+    );
+  });
+
+  it("passes the same pair when the reset writes the password first", async () => {
+    const report = await signInByReset("password-revoke-spend");
+    expect(report.exhaustive).toBe(true);
+    expect(report.explored).toBeGreaterThan(1);
+  });
+});
+
+describe("the fault injector", () => {
+  it("fails exactly the k-th write, and after a crash refuses every later call", async () => {
+    const f = createFaultStore(memoryStore());
+    f.arm({ mode: "fail", at: 2 });
+    await f.store.counters.hit("x", 1000, 0);
+    await expect(f.store.counters.hit("x", 1000, 0)).rejects.toBeInstanceOf(InjectedWriteFailure);
+    expect(await f.store.counters.hit("x", 1000, 0)).toMatchObject({ count: 2 });
+    f.arm({ mode: "crash", at: 1 });
+    await f.store.counters.hit("y", 1000, 0);
+    await expect(f.store.counters.peek("y", 0)).rejects.toBeInstanceOf(InjectedCrash);
+    f.disarm();
+    expect(await f.store.counters.peek("y", 0)).toMatchObject({ count: 1 });
+    expect(f.writes).toEqual(["counters.hit"]);
+  });
+
+  it("rolls a transaction back when a write inside it fails", async () => {
+    const f = createFaultStore(memoryStore());
+    f.arm({ mode: "fail", at: 2 });
+    await expect(
+      f.store.transaction(async (tx) => {
+        await tx.sessions.create(session("t1"));
+        await tx.sessions.create(session("t2"));
+      }),
+    ).rejects.toBeInstanceOf(InjectedWriteFailure);
+    f.disarm();
+    expect(await f.store.sessions.findByTokenHash(hashSecret("t1"))).toBeNull();
+  });
+
+  const resetUnderFaults = (order: ResetOrder) =>
+    exploreFaults({
+      async setup(wrap) {
+        const store = wrap(memoryStore());
+        await seedAda(store);
+        return { store };
+      },
+      flow: ({ store }) => runAsFlow("reset", () => reset(store, order, "new")),
+      async afterFault({ store }, outcome) {
+        expect(outcome.ok, "a faulted reset must not answer success").toBe(false);
+        const snap = await takeSnapshot(store, {
+          userIds: ["u1"],
+          sessionTokens: ["attacker-token"],
+          identifiers: [IDENTIFIER],
+        });
+        const violations = [
+          ...structuralViolations(snap),
+          ...spentTokenHadEffect(IDENTIFIER, snap.verifications.get(IDENTIFIER), () => {
+            const replaced = (snap.accounts.get("u1") ?? []).some((a) => a.passwordHash === "plain:new");
+            const revoked = !snap.sessions.get("attacker-token");
+            if (replaced && revoked) return "complete";
+            if (!replaced && !revoked) return "none";
+            return { partial: replaced ? "the other sessions are alive" : "the password was not replaced" };
+          }),
+        ];
+        expect(violations, describeViolations(violations)).toEqual([]);
+      },
+      async retry({ store }) {
+        // Either the retry resets, or the link is spent, which (I5) means the reset already happened.
+        if (!(await reset(store, order, "new"))) {
+          await store.verifications.issue(resetRow("v2")); // a new link
+          await reset(store, order, "new");
+        }
+        expect((await store.accounts.listByUser("u1"))[0]?.passwordHash).toBe("plain:new");
+        expect(await store.sessions.findByTokenHash(hashSecret("attacker-token"))).toBeNull();
+      },
+    });
+
+  it("finds the planted bug: a reset that spends the link before revoking leaves the attacker's session when the revocation fails", async () => {
+    await expect(resetUnderFaults("password-spend-revoke")).rejects.toThrow(
+      /I5: reset:ada is spent but only part of its effect happened: the other sessions are alive[\s\S]*--- fault: crash after verifications.consume/,
+    );
+  });
+
+  it("passes every fault of a reset that spends the link last: 3 writes, 6 faults", async () => {
+    expect(await resetUnderFaults("password-revoke-spend")).toEqual({
+      writes: ["accounts.upsertPassword", "sessions.deleteByUser", "verifications.consume"],
+      injected: 6,
+    });
+  });
+});
