@@ -20,6 +20,18 @@ export function describeVerifications(getStore: () => Store): void {
       expect(await store.verifications.findByValueHash(second.valueHash)).toEqual(second);
     });
 
+    it("30 parallel issues for one identifier all succeed (no duplicate-key error) and leave exactly one live row", async () => {
+      const identifier = uid("otp:sign-in:race-");
+      const issued = Array.from({ length: 30 }, () => verification({ identifier }));
+      const outcomes = await Promise.allSettled(issued.map((v) => store.verifications.issue(v)));
+      expect(outcomes.filter((o) => o.status === "rejected")).toEqual([]);
+      const live = await store.verifications.findByIdentifier(identifier);
+      expect(issued).toContainEqual(live);
+      // Every other secret is dead: of the 30 hashes exactly one still finds a row, the live one.
+      const found = await Promise.all(issued.map((v) => store.verifications.findByValueHash(v.valueHash)));
+      expect(found.filter((row) => row !== null)).toEqual([live]);
+    });
+
     it("20 parallel consumes of one row: exactly one wins", async () => {
       const v = verification();
       await store.verifications.issue(v);
