@@ -88,6 +88,8 @@ export {
   retryAfterText,
   lockoutIdentifier,
   counterBinding,
+  storedCounterKey,
+  keyedCounters,
 } from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";

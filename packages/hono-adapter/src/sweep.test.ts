@@ -74,8 +74,8 @@ describe("auth.api.sweep()", () => {
     expect(await t.store.verifications.deleteExpired(new Date(now))).toBe(0);
     expect(await t.store.audit.deleteBefore(new Date(now - 30 * DAY))).toBe(0);
     // The rows themselves are gone (looked up at a time they were live), not merely ended.
-    expect(await t.store.counters.peek("rl:/sign-in/email:198.51.100.1", startedAt)).toBeNull();
-    expect(await t.store.counters.peek("fail:email:unknown-0@example.com", startedAt)).toBeNull();
+    expect(await t.counters.peek("rl:/sign-in/email:198.51.100.1", startedAt)).toBeNull();
+    expect(await t.counters.peek("fail:email:unknown-0@example.com", startedAt)).toBeNull();
     expect(await t.store.sessions.findByTokenHash(hashSecret(oldSession.credentials.token))).toBeNull();
     expect(await t.store.verifications.findByIdentifier("otp:sign-in:new-0@example.com")).toBeNull();
     for (const p of pending) expect(await t.store.users.findById(p.userId)).toBeNull();
@@ -84,7 +84,7 @@ describe("auth.api.sweep()", () => {
     expect(await t.store.apiKeys.findByHash(hashSecret(rerolled.key))).toBeNull();
     expect((await t.auth.api.verifyApiKey({ key: renewed.key })).valid).toBe(true);
     expect(await t.auth.api.getSession(freshToken)).not.toBeNull();
-    expect(await t.store.counters.peek("rl:/sign-in/email:203.0.113.77", now)).toMatchObject({ count: 1 });
+    expect(await t.counters.peek("rl:/sign-in/email:203.0.113.77", now)).toMatchObject({ count: 1 });
     const left = (await t.auth.api.listAuditEvents({ limit: 100 })).events;
     expect(left.length).toBeGreaterThan(0);
     for (const row of left) expect(row.at.getTime()).toBeGreaterThanOrEqual(now - 30 * DAY);

@@ -8,7 +8,7 @@ import { AuthEvents } from "../events/events.ts";
 import { SessionService } from "../session/session.ts";
 import { SessionManagementService } from "../session/session-management.ts";
 import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
-import { counterBinding } from "../rate-limit/counter-binding.ts";
+import { counterBinding, keyedCounters } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
 import { SendLimits } from "../email/send-limits.ts";
 import { consoleEmailSender } from "../email/email.ts";
@@ -65,10 +65,15 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   adapterOptions: OptionShape = {},
 ): AuthCore<P> {
   const config = resolveConfig(options, adapterOptions);
-  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
-  const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
+  const binding = counterBinding(config.secret, config.baseOrigin);
   // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
-  options.counters?.bind?.(counterBinding(config.secret, config.baseOrigin));
+  options.counters?.bind?.(binding);
+  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones. Their
+  // keys carry emails and client addresses: every store gets them through one keyed hash (storedCounterKey).
+  const store: Store = {
+    ...options.database,
+    counters: keyedCounters(options.counters ?? options.database.counters, binding),
+  };
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.

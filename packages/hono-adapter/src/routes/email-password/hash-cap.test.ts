@@ -50,7 +50,8 @@ describe("the hash gate (passwordHashing.concurrency / maxQueue)", () => {
   });
 
   it("the default concurrency follows the engine (native: the thread pool, at most the CPUs) and the queue holds 32", () => {
-    const t = createTestAuth();
+    // The harness turns the shared budget off; unset here, so the documented default is resolved.
+    const t = createTestAuth({ passwordHashing: { unauthenticatedBudget: undefined } });
     expect(t.auth.core.config.passwordHashing).toEqual({
       concurrency: Math.min(Number(process.env.UV_THREADPOOL_SIZE ?? 4), availableParallelism()),
       maxQueue: 32,
@@ -77,7 +78,7 @@ describe("the shared budget of unauthenticated hashing routes (passwordHashing.u
     expect(await t.store.users.findByEmail("new@example.com")).toBeNull();
     // Five distinct addresses, one budget: three hashes in all.
     expect(hasher.started).toBe(3);
-    expect((await t.store.counters.peek("rl:hashing:unauthenticated", t.clock.now()))?.count).toBe(6);
+    expect((await t.counters.peek("rl:hashing:unauthenticated", t.clock.now()))?.count).toBe(6);
     // Trusted server calls and signed-in routes are not counted.
     await expect(t.auth.api.signIn({ email: emails[0]!, password: PASSWORD })).resolves.toMatchObject({
       user: { email: emails[0] },
