@@ -106,7 +106,8 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
    * hashes run at once (default: the native engine's thread pool, `UV_THREADPOOL_SIZE` or 4, at most the CPUs;
    * 1 on the portable engine), `maxQueue` (default 32) wait, and the next answers 503 `BUSY` with `Retry-After`.
    * `unauthenticatedBudget` (default 1200 a minute, `false` for none) is one budget shared by every caller (not per
-   * IP) for the routes that hash without a session: sign-up, password sign-in, password resets.
+   * IP) for the routes that hash without a session and without a secret to check first: sign-up and password
+   * sign-in (resets look their token or code up before hashing).
    */
   passwordHashing?: { concurrency?: number; maxQueue?: number; unauthenticatedBudget?: RateLimitRule | false };
   /** App code that may refuse (or amend) a sign-up and refuse a sign-in; see docs/hooks.md. */
