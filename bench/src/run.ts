@@ -68,6 +68,8 @@ const SCALE_IDS = ["get-session", "api-key-verify-unlimited", "api-key-verify-qu
 const variantsOn = args.has("variants") || (!quick && !args.has("no-variants"));
 interface Variant {
   variant: BetterAuthVariant;
+  /** Latchkey runs with its lookup cache on (`cache: {}`) in this configuration. */
+  latchkeyCache?: boolean;
   label: string;
   ids: string[];
   /** The store work per request with the variant, by scenario id. */
@@ -92,6 +94,20 @@ const VARIANTS: Variant[] = [
     ids: ["get-session"],
     work: {
       "get-session": "1 read (session joined to user) vs 0 reads (the signed session_data cookie, checked by HMAC)",
+    },
+  },
+  {
+    variant: "cookie-cache",
+    latchkeyCache: true,
+    label:
+      "Latchkey with cache on (every revocation reaches every instance) vs Better Auth with session.cookieCache on (a revoked session keeps working until it ends)",
+    ids: ["get-session", "api-key-verify-unlimited", "api-key-verify-quota"],
+    work: {
+      "get-session":
+        "0 reads (in-process cache, invalidated on every change) vs 0 reads (the signed session_data cookie)",
+      "api-key-verify-unlimited":
+        "0 reads (in-process cache; lastUsedAt written at most once a minute) vs 1 read + 2 writes (the cookie cache does not cover keys)",
+      "api-key-verify-quota": "1 conditional write (the read cached) vs 1 read + 3 writes",
     },
   },
   {
@@ -161,6 +177,7 @@ async function start(
   jwtHeader: boolean,
   profileDir?: string,
   variant?: BetterAuthVariant,
+  latchkeyCache = false,
 ): Promise<ServerProcess> {
   const port = nextPort++;
   const dbFile = store === "libsql" ? `${tmpDir}/${impl}-${port}.db` : undefined;
@@ -179,6 +196,7 @@ async function start(
     ...(dbUrl ? { dbUrl } : {}),
     ...(profileDir ? { cpuProfileDir: profileDir } : {}),
     ...(variant && impl === "better-auth" ? { variant } : {}),
+    ...(latchkeyCache && impl === "latchkey" ? { latchkeyCache } : {}),
   });
 }
 
@@ -260,7 +278,7 @@ async function runConfiguration(
   memory: MemoryResult[],
   extras: ConfigurationExtras,
 ) {
-  const lk = await start("latchkey", store, jwtHeader);
+  const lk = await start("latchkey", store, jwtHeader, undefined, undefined, extras.variant?.latchkeyCache);
   const ba = await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
   const both = [lk, ba];
   try {

@@ -16,6 +16,8 @@ export interface ServerSpec {
   cpuProfileDir?: string;
   /** A tuned Better Auth configuration (bench/src/servers/better-auth.ts): joins, cookie-cache or argon2id. */
   variant?: BetterAuthVariant;
+  /** Latchkey with `createAuth({ cache: {} })` (the lookup cache; docs/cache.md). */
+  latchkeyCache?: boolean;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
 }
@@ -124,6 +126,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_DB_FILE: spec.dbFile ?? "",
       BENCH_DB_URL: spec.dbUrl ?? "",
       BENCH_BA_VARIANT: spec.variant ?? "",
+      BENCH_LK_CACHE: spec.latchkeyCache ? "1" : "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

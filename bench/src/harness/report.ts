@@ -303,15 +303,15 @@ export interface SweepResult {
   store: string;
   users: number;
   name: string;
-  latchkey: { ms: number; cpuMs: number; deleted: number | null } | string;
-  betterAuth: { ms: number; cpuMs: number; deleted: number | null } | string;
+  latchkey: { ms: number; cpuMs: number; deleted: number | null; eventLoopMaxMs?: number } | string;
+  betterAuth: { ms: number; cpuMs: number; deleted: number | null; eventLoopMaxMs?: number } | string;
 }
 
 export function markdownSweeps(rows: SweepResult[]): string {
   const cell = (v: SweepResult["latchkey"]) =>
     typeof v === "string"
       ? v
-      : `${ms(v.ms)} ms wall, ${ms(v.cpuMs)} ms CPU${v.deleted === null ? "" : `, ${fmt(v.deleted)} rows deleted`}`;
+      : `${ms(v.ms)} ms wall, ${ms(v.cpuMs)} ms CPU${v.deleted === null ? "" : `, ${fmt(v.deleted)} rows deleted`}${v.eventLoopMaxMs === undefined ? "" : `, worst event-loop delay ${ms(v.eventLoopMaxMs)} ms`}`;
   const head = "| sweep | store | seed (users) | Latchkey | Better Auth |\n|---|---|--:|---|---|";
   return [
     head,

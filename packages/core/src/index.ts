@@ -226,5 +226,7 @@ export type {
   ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
+export { inProcessCacheBus, CACHE_OPTION_SHAPE, CACHE_DEFAULTS } from "./cache/index.ts";
+export type { AuthCache, CacheCarrier, CacheCarrierListener, CacheOptions, CacheStats } from "./cache/index.ts";
 export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep/index.ts";
 export type { SweepReport, SweepOptions, SweepPlan } from "./sweep/index.ts";

@@ -4,6 +4,7 @@ import {
   AuthError,
   createAuthCore,
   type AuthApi,
+  type AuthCache,
   type AuthCore,
   type AuthEvents,
   type AuthOptions,
@@ -83,6 +84,11 @@ export interface Auth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   events: AuthEvents;
   /** With `captureOtp: true` (tests only): the latest plaintext code or token sent to an email. */
   getOtp(identifier: string): string | undefined;
+  /**
+   * `createAuth({ cache })`: `stats()` (hits, misses, invalidations received, time bypassed) and `flush()`; null
+   * when the cache is off.
+   */
+  cache: AuthCache | null;
   /** The engine underneath, for adapters and advanced use. */
   core: AuthCore<P>;
   /** Request-scoped helpers shared by the feature routes. */
@@ -223,10 +229,11 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     api: core.api,
     events: core.events,
     getOtp: (identifier) => core.getOtp(identifier),
+    cache: core.cache,
     core,
     tools,
     async close() {
-      await Promise.all([options.database.close(), options.counters?.close?.()]);
+      await Promise.all([options.database.close(), options.counters?.close?.(), core.cache?.close()]);
     },
   };
 }

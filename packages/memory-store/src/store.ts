@@ -1,4 +1,4 @@
-import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { inProcessCacheBus, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { accountsPort } from "./accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";
 import { auditPort } from "./audit.ts";
@@ -19,6 +19,8 @@ import { verificationsPort } from "./verifications.ts";
  */
 export function memoryStore(): FullStore {
   const db = memoryDatabase();
+  // Every auth instance over this store hears every other's cache invalidations (`createAuth({ cache })`).
+  const cacheBus = inProcessCacheBus();
 
   // Transactions run one at a time (a chain of promises); each sees the database through an undo log of its own
   // writes, and a body that throws takes back only those (see undo-log.ts). Writes made outside a transaction
@@ -54,6 +56,7 @@ export function memoryStore(): FullStore {
     },
     async ping() {},
     async close() {},
+    cacheCarrier: () => cacheBus.carrier(),
   };
   return store;
 }

@@ -1,7 +1,8 @@
 // @ts-check
 // One Latchkey instance as its own Node process, for the reliability suite. Loopback only. Plain ESM on the built
 // packages (no TypeScript loader): it starts in a fraction of the time, and the suite starts five of them.
-// Environment: DATABASE_URL, DRIVER (pg | postgres-js), REDIS_URL and REDIS_COMMAND_TIMEOUT (optional), SECRET.
+// Environment: DATABASE_URL, DRIVER (pg | postgres-js), REDIS_URL and REDIS_COMMAND_TIMEOUT (optional), SECRET,
+// CACHE (optional: "pg" turns the lookup cache on over PostgreSQL LISTEN/NOTIFY, "redis" over the pub/sub of CACHE_REDIS_URL).
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import postgres from "postgres";
@@ -9,7 +10,7 @@ import { apiKeys, argon2idHasher, emailOtp, webCryptoRandom } from "@latchkey/co
 import { drizzleStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as postgresJsStore } from "@latchkey/drizzle-store/postgres-js";
 import { createAuth } from "@latchkey/hono-adapter";
-import { redisCounters } from "@latchkey/redis-store";
+import { redisCacheCarrier, redisCounters } from "@latchkey/redis-store";
 import { CONNECT_TIMEOUT_S, QUERY_TIMEOUT_S, REDIS_TIMEOUT_S } from "./timeouts.mjs";
 
 const databaseUrl = /** @type {string} */ (process.env.DATABASE_URL);
@@ -23,6 +24,13 @@ const database =
         queryTimeout: QUERY_TIMEOUT_S,
         maxConnections: 8,
       });
+const cacheKind = process.env.CACHE;
+const cache =
+  cacheKind === "pg"
+    ? { cache: {} }
+    : cacheKind === "redis"
+      ? { cache: { carrier: redisCacheCarrier({ url: /** @type {string} */ (process.env.CACHE_REDIS_URL) }) } }
+      : {};
 const counters = process.env.REDIS_URL
   ? redisCounters({
       url: process.env.REDIS_URL,
@@ -40,6 +48,7 @@ const auth = createAuth({
   cookies: { secure: false },
   database,
   ...(counters ? { counters } : {}),
+  ...cache,
   passwordHasher: argon2idHasher({ random: webCryptoRandom, params: { memoryCost: 256, timeCost: 1, parallelism: 1 } }),
   getClientIp: (request) => request.headers.get("x-test-ip") ?? "127.0.0.1",
   captureOtp: true,
@@ -59,6 +68,7 @@ app.post("/test/api-key", async (c) => {
   return c.json(await auth.api.createApiKey(body));
 });
 app.get("/test/pid", (c) => c.json({ pid: process.pid }));
+app.get("/test/cache", (c) => c.json(auth.cache?.stats() ?? null));
 
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   process.stdout.write(`READY ${info.port}\n`);

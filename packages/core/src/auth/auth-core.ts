@@ -25,6 +25,7 @@ import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
+import { cacheOver, type AuthCache } from "../cache/auth-cache.ts";
 
 /**
  * The transport-free auth engine that hono-adapter serves over HTTP. `P` is the tuple of plugins passed to
@@ -50,6 +51,8 @@ export interface AuthCore<P extends readonly AuthPlugin[] = readonly AuthPlugin[
   plugins: PluginRegistry;
   /** With `captureOtp: true`: the latest plaintext code or token sent to `identifier` (tests only). */
   getOtp(identifier: string): string | undefined;
+  /** `createAuth({ cache })`: its `stats()` and `close()`; null when the cache is off. */
+  cache: AuthCache | null;
 }
 
 /**
@@ -70,7 +73,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   options.counters?.bind?.(binding);
   // Counters may live in another engine (Redis): every service, transactions included, sees the same ones. Their
   // keys carry emails and client addresses: every store gets them through one keyed hash (storedCounterKey).
-  const store: Store = {
+  const withCounters: Store = {
     ...options.database,
     counters: keyedCounters(options.counters ?? options.database.counters, binding),
   };
@@ -80,6 +83,8 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const hashGate = new HashGate(config.passwordHashing);
   const hasher = hashGate.wrap(options.passwordHasher ?? argon2idHasher({ random }));
   const logger = resolveLogger(options.logger);
+  // With `cache`, every service reads through it and every write invalidates it (see cache/cached-store.ts).
+  const { store, cache, start: startCache } = cacheOver(options.cache, withCounters, clock, logger);
   const events = new AuthEvents((error) =>
     logger.error({ event: "listener-failed", error: describeError(error) }, "event listener failed"),
   );
@@ -157,12 +162,14 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     sessionManagement: new SessionManagementService(ctx),
     api: undefined as unknown as AuthApi<P>,
     plugins: registry,
+    cache,
     getOtp(identifier) {
       if (!config.captureOtp) throw new AuthError("NOT_FOUND", "getOtp needs captureOtp: true (tests only)");
       return captured.get(identifier.trim().toLowerCase());
     },
   };
   core.api = buildApi(core, pluginApis);
+  startCache();
   return core;
 }
 

@@ -10,6 +10,7 @@ import type { AuthPlugin } from "../auth/plugin.ts";
 import type { Logger } from "../logger/logger.ts";
 import { originOf } from "./origin.ts";
 import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
+import { CACHE_OPTION_SHAPE, type CacheOptions } from "../cache/options.ts";
 
 export interface RateLimitRule {
   window: Duration;
@@ -123,6 +124,11 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   passwordHasher?: PasswordHasher;
   /** Where every line Latchkey writes goes: a pino-style logger (`error(fields, message)`). Default: the console. */
   logger?: Logger;
+  /**
+   * Off by default. An in-process cache of session lookups and API-key reads; every revocation reaches every
+   * instance through the store's carrier (PostgreSQL `LISTEN/NOTIFY`, Redis pub/sub, in-process). See docs/cache.md.
+   */
+  cache?: CacheOptions;
 }
 
 export interface ResolvedRule {
@@ -241,6 +247,7 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
   random: true,
   passwordHasher: true,
   logger: true,
+  cache: CACHE_OPTION_SHAPE,
 };
 
 function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {

@@ -11,6 +11,7 @@ import type {
   UserRecord,
   VerificationRecord,
 } from "./records.ts";
+import type { CacheCarrier } from "../cache/carrier.ts";
 
 /** Result of a write that may hit a unique constraint. */
 export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };
@@ -290,6 +291,12 @@ export interface Store extends StorePorts {
   ping(): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
+  /**
+   * A new carrier of cache invalidations between every instance over this database (`createAuth({ cache })`):
+   * PostgreSQL `LISTEN/NOTIFY`, or in-process where one process owns the data (memory, a libSQL file). Absent
+   * when the store has none (D1).
+   */
+  cacheCarrier?(): CacheCarrier;
 }
 
 /** Every port, plugin-owned ones included. */

@@ -11,6 +11,7 @@ import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
+import { pgCacheCarrier } from "./cache-carrier.ts";
 
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
 export function portsOf(db: PgDatabase): FullStorePorts {
@@ -60,6 +61,7 @@ export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
       async close() {
         if (ownsClient) await client.end();
       },
+      cacheCarrier: () => pgCacheCarrier(client),
     },
     isPgUnavailable,
   );

@@ -9,6 +9,7 @@ import { countersPort } from "./counters.ts";
 import type { SqliteDatabase } from "./database.ts";
 import { isSqliteUnavailable } from "./errors.ts";
 import { fileReads, type FileReads } from "./file-reads.ts";
+import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
@@ -66,6 +67,7 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
   const db = drizzle({ client: withWriteBatches(gate.client) });
   const reads: FileReads | null =
     ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client, gate.hold) : null;
+  const cacheCarrier = url === undefined ? null : sqliteCacheCarrier(url);
   return guardStore(
     {
       kind: "sqlite",
@@ -104,6 +106,7 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
         await reads?.close();
         if (ownsClient) client.close();
       },
+      ...(cacheCarrier ? { cacheCarrier } : {}),
     },
     isSqliteUnavailable,
   );

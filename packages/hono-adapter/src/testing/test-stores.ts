@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import type { FullStore } from "@latchkey/core";
+import type { CacheCarrier, FullStore } from "@latchkey/core";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
@@ -105,6 +105,21 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
     audit: port("audit") as FullStore["audit"],
     transaction: async (body) => (await ready).transaction(body),
     ping: async () => (await ready).ping(),
+    close: async () => (await ready).close(),
+    cacheCarrier: () => lazyCarrier(ready.then((store) => store.cacheCarrier?.() ?? null)),
+  };
+}
+
+/** The store's cache carrier once the store is ready (`createAuth({ cache })` asks for it synchronously). */
+function lazyCarrier(carrier: Promise<CacheCarrier | null>): CacheCarrier {
+  const ready = carrier.then((c) => {
+    if (!c) throw new Error("the store has no cache carrier");
+    return c;
+  });
+  ready.catch(() => undefined);
+  return {
+    start: (listener) => void ready.then((c) => c.start(listener)),
+    publish: async (payload) => (await ready).publish(payload),
     close: async () => (await ready).close(),
   };
 }

@@ -1,0 +1,324 @@
+import { describe, expect, it } from "vitest";
+import { memoryStore } from "@latchkey/memory-store";
+import { createTestClock } from "../ports/clock.ts";
+import type { SessionRecord, UserRecord } from "../ports/records.ts";
+import type { FullStore, Store } from "../ports/store.ts";
+import { AuthConfigError } from "../errors/errors.ts";
+import type { Logger } from "../logger/logger.ts";
+import type { CacheCarrier, CacheCarrierListener } from "./carrier.ts";
+import { cachedStore } from "./cached-store.ts";
+import { decodeInvalidations, LookupCache } from "./lookup-cache.ts";
+import { resolveCacheOptions } from "./options.ts";
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const T0 = Date.UTC(2026, 5, 1);
+
+/** A carrier the test drives: it records publications and reports up/down when told. */
+function manualCarrier() {
+  let listener: CacheCarrierListener | null = null;
+  const published: string[] = [];
+  const carrier: CacheCarrier = {
+    start(l) {
+      listener = l;
+    },
+    async publish(payload) {
+      published.push(payload);
+    },
+    async close() {},
+  };
+  return {
+    carrier,
+    published,
+    up: () => listener?.up(),
+    down: () => listener?.down("test"),
+    deliver: (payload: string) => listener?.message(payload),
+  };
+}
+
+function user(id: string): UserRecord {
+  return {
+    id,
+    email: `${id}@example.com`,
+    emailVerified: false,
+    name: null,
+    image: null,
+    username: null,
+    metadata: {},
+    appMetadata: {},
+    createdAt: new Date(T0),
+    updatedAt: new Date(T0),
+  };
+}
+
+function session(id: string, userId: string): SessionRecord {
+  return {
+    id,
+    userId,
+    tokenHash: `hash-${id}`,
+    expiresAt: new Date(T0 + 86_400_000),
+    createdAt: new Date(T0),
+    updatedAt: new Date(T0),
+    ip: null,
+    userAgent: null,
+    rememberMe: true,
+  };
+}
+
+async function setup(options: { ttlMs?: number; maxEntries?: number; base?: FullStore } = {}) {
+  const base = options.base ?? memoryStore();
+  const clock = createTestClock(T0);
+  const manual = manualCarrier();
+  const cache = new LookupCache(
+    { ttlMs: options.ttlMs ?? 30_000, maxEntries: options.maxEntries ?? 100, carrier: manual.carrier },
+    clock,
+    quiet,
+  );
+  cache.start();
+  manual.up();
+  const store = cachedStore(base, cache);
+  await base.users.create(user("u1"), []);
+  await base.sessions.create(session("s1", "u1"));
+  return { base, store, cache, clock, manual };
+}
+
+describe("lookup cache", () => {
+  it("answers a repeated session lookup from memory, and a sign-out ends it at once and tells the others", async () => {
+    const { store, cache, manual } = await setup();
+    expect(await store.sessions.findByTokenHash("hash-s1")).not.toBeNull();
+    expect(await store.sessions.findByTokenHash("hash-s1")).not.toBeNull();
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1, entries: 1 });
+    await store.sessions.delete("s1");
+    expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
+    expect(manual.published).toEqual(["s:s1"]);
+  });
+
+  it("drops the entry when another instance's invalidation arrives", async () => {
+    const { base, store, manual } = await setup();
+    await store.sessions.findByTokenHash("hash-s1");
+    // Another instance deleted it (straight in the database) and published.
+    await base.sessions.delete("s1");
+    expect(await store.sessions.findByTokenHash("hash-s1")).not.toBeNull(); // still cached: nothing told us yet
+    manual.deliver("s:s1");
+    expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
+  });
+
+  it("a user's invalidation ends the entries of every session of theirs", async () => {
+    const { base, store, cache, manual } = await setup();
+    await base.sessions.create(session("s2", "u1"));
+    await store.sessions.findByTokenHash("hash-s1");
+    await store.sessions.findByTokenHash("hash-s2");
+    await store.users.findById("u1"); // never cached: flows that re-read a user before deciding see the store
+    expect(cache.stats().entries).toBe(2);
+    manual.deliver("u:u1");
+    expect(cache.stats().entries).toBe(0);
+  });
+
+  it("generation check: a lookup read while an invalidation for it arrived is not kept", async () => {
+    const base = memoryStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const paused: FullStore = {
+      ...base,
+      sessions: {
+        ...base.sessions,
+        async findByTokenHash(hash) {
+          const found = await base.sessions.findByTokenHash(hash);
+          await gate;
+          return found;
+        },
+      },
+    };
+    const { store, cache, manual } = await setup({ base: paused });
+    const inFlight = store.sessions.findByTokenHash("hash-s1");
+    // The row was read; before the answer is kept, the session is revoked elsewhere.
+    await base.sessions.delete("s1");
+    manual.deliver("s:s1");
+    release();
+    expect(await inFlight).not.toBeNull(); // the answer of that read, as the store gave it
+    expect(cache.stats().entries).toBe(0); // but not kept
+    expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
+  });
+
+  it("bypasses the cache while the carrier is down, and flushes before using it again", async () => {
+    const { base, store, cache, clock, manual } = await setup();
+    await store.sessions.findByTokenHash("hash-s1");
+    manual.down();
+    expect(cache.stats()).toMatchObject({ bypassed: true, entries: 0, carrierLosses: 1 });
+    // Revoked while nobody listened: never answered from memory.
+    await base.sessions.delete("s1");
+    expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
+    await base.sessions.create(session("s3", "u1"));
+    await store.sessions.findByTokenHash("hash-s3");
+    expect(cache.stats().entries).toBe(0); // nothing kept while bypassed
+    clock.advance(1500);
+    manual.up();
+    expect(cache.stats()).toMatchObject({ bypassed: false, entries: 0, bypassedMs: 1500 });
+    await store.sessions.findByTokenHash("hash-s3");
+    await store.sessions.findByTokenHash("hash-s3");
+    expect(cache.stats().entries).toBe(1);
+  });
+
+  it("is bypassed until the carrier first reports that it listens", async () => {
+    const base = memoryStore();
+    await base.users.create(user("u1"), []);
+    await base.sessions.create(session("s1", "u1"));
+    const manual = manualCarrier();
+    const cache = new LookupCache(
+      { ttlMs: 30_000, maxEntries: 10, carrier: manual.carrier },
+      createTestClock(T0),
+      quiet,
+    );
+    cache.start();
+    const store = cachedStore(base, cache);
+    await store.sessions.findByTokenHash("hash-s1");
+    await store.sessions.findByTokenHash("hash-s1");
+    expect(cache.stats()).toMatchObject({ hits: 0, entries: 0, bypassed: true });
+  });
+
+  it("no entry outlives ttl", async () => {
+    const { base, store, clock } = await setup({ ttlMs: 30_000 });
+    await store.sessions.findByTokenHash("hash-s1");
+    await base.sessions.delete("s1"); // a change no invalidation announced
+    clock.advance(29_999);
+    expect(await store.sessions.findByTokenHash("hash-s1")).not.toBeNull();
+    clock.advance(1);
+    expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
+  });
+
+  it("keeps at most maxEntries, evicting the least recently used", async () => {
+    const { base, store, cache } = await setup({ maxEntries: 2 });
+    await base.sessions.create(session("s2", "u1"));
+    await base.sessions.create(session("s3", "u1"));
+    await store.sessions.findByTokenHash("hash-s1");
+    await store.sessions.findByTokenHash("hash-s2");
+    await store.sessions.findByTokenHash("hash-s1"); // s1 used last
+    await store.sessions.findByTokenHash("hash-s3"); // evicts s2
+    expect(cache.stats().entries).toBe(2);
+    const before = cache.stats().hits;
+    await store.sessions.findByTokenHash("hash-s1");
+    expect(cache.stats().hits).toBe(before + 1);
+    await store.sessions.findByTokenHash("hash-s2");
+    expect(cache.stats().hits).toBe(before + 1);
+  });
+
+  it("publishes a transaction's invalidations after it commits, and none when it rolls back", async () => {
+    const { store, manual } = await setup();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.sessions.deleteByUser("u1");
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(manual.published).toEqual([]);
+    await store.transaction(async (tx) => {
+      await tx.sessions.deleteByUser("u1");
+      expect(manual.published).toEqual([]); // not before the commit
+    });
+    expect(manual.published).toEqual(["u:u1"]);
+  });
+
+  it("every write that ends or changes a cached lookup invalidates it", async () => {
+    const { base, store, manual } = await setup();
+    const now = new Date(T0);
+    await store.users.update("u1", { name: "New" });
+    await store.sessions.touch("s1", new Date(T0 + 1000), now);
+    await store.sessions.deleteByUser("u1", "s1");
+    const account = {
+      id: "a1",
+      userId: "u1",
+      providerId: "credential",
+      accountId: "u1",
+      passwordHash: "x",
+      createdAt: now,
+      updatedAt: now,
+    };
+    await store.accounts.upsertPassword("u1", account as never);
+    await store.accounts.deleteAllExcept("u1", "credential");
+    const key = {
+      id: "k1",
+      userId: "u1",
+      keyHash: "kh",
+      start: "lk_12345",
+      prefix: "lk_",
+      name: null,
+      enabled: true,
+      locked: false,
+      permissions: null,
+      metadata: {},
+      serverMetadata: {},
+      remaining: null,
+      refillAmount: null,
+      refillIntervalMs: null,
+      lastRefillAt: null,
+      rateLimitMax: null,
+      rateLimitWindowMs: null,
+      windowStart: null,
+      windowCount: 0,
+      expiresAt: new Date(T0 + 1000),
+      lastUsedAt: null,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
+      rerolledAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await base.apiKeys.create(key as never);
+    await store.apiKeys?.update("k1", null, { enabled: false, updatedAt: now });
+    await store.apiKeys?.reroll("k1", null, { keyHash: "kh2", start: "lk_abcde", graceUntil: null, at: now });
+    await store.apiKeys?.deleteExpired(new Date(T0 + 2000), null);
+    await store.users.delete("u1");
+    expect(manual.published.flatMap(decodeInvalidations)).toEqual([
+      { kind: "user", id: "u1" },
+      { kind: "session", id: "s1" },
+      { kind: "user", id: "u1" },
+      { kind: "user", id: "u1" },
+      { kind: "user", id: "u1" },
+      { kind: "key", id: "k1" },
+      { kind: "key", id: "k1" },
+      { kind: "key", id: "k1" },
+      { kind: "user", id: "u1" },
+    ]);
+  });
+});
+
+describe("cache options", () => {
+  const withoutCarrier = (): Store => {
+    const { cacheCarrier: _none, ...rest } = memoryStore();
+    return { ...rest, kind: "d1" };
+  };
+  const refused = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof AuthConfigError) return error;
+      throw error;
+    }
+    throw new Error("expected an AuthConfigError");
+  };
+
+  it("is off unless asked for, with ttl 30 s and 10,000 entries by default", () => {
+    expect(resolveCacheOptions(undefined, memoryStore())).toBeNull();
+    expect(resolveCacheOptions({}, memoryStore())).toMatchObject({ ttlMs: 30_000, maxEntries: 10_000 });
+  });
+
+  it("refuses a store without a carrier unless ttl is at most 5 s and the delay is accepted", () => {
+    expect(refused(() => resolveCacheOptions({}, withoutCarrier())).message).toMatch(/"d1" store has none/);
+    expect(refused(() => resolveCacheOptions({ ttl: "5s" }, withoutCarrier())).field).toBe("cache");
+    expect(refused(() => resolveCacheOptions({ ttl: "6s", acceptRevocationDelay: true }, withoutCarrier())).field).toBe(
+      "cache",
+    );
+    expect(resolveCacheOptions({ ttl: "5s", acceptRevocationDelay: true }, withoutCarrier())).toMatchObject({
+      ttlMs: 5000,
+      carrier: null,
+    });
+  });
+
+  it("refuses bad values, naming the option", () => {
+    expect(refused(() => resolveCacheOptions({ maxEntries: 0 }, memoryStore())).field).toBe("cache.maxEntries");
+    expect(refused(() => resolveCacheOptions({ ttl: "soon" as never }, memoryStore())).field).toBe("cache.ttl");
+    expect(refused(() => resolveCacheOptions({ carrier: {} as never }, memoryStore())).field).toBe("cache.carrier");
+    expect(refused(() => resolveCacheOptions({ acceptRevocationDelay: true }, memoryStore())).field).toBe(
+      "cache.acceptRevocationDelay",
+    );
+  });
+});

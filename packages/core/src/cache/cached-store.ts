@@ -1,0 +1,156 @@
+import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
+import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
+import type { Invalidation, LookupCache } from "./lookup-cache.ts";
+
+/**
+ * `port` with `overrides` in front: every other member is the port's own, read when asked for, so a port
+ * that is a proxy or a class instance keeps working (a spread would copy only own enumerable properties).
+ */
+function overlay<P extends object>(port: P, overrides: Partial<P>): P {
+  return new Proxy(port, {
+    get: (target, property, receiver) =>
+      Object.hasOwn(overrides, property) ? overrides[property as keyof P] : Reflect.get(target, property, receiver),
+  });
+}
+
+type SessionLookup = { session: SessionRecord; user: UserRecord };
+type Note = (...list: Invalidation[]) => Promise<void> | void;
+
+/**
+ * The write methods of the ports, each noting what it changed: the session, the user, or the key. Which entries
+ * those names drop is the cache's business (a user's invalidation ends its sessions', keys' and record's entries).
+ * A sweep of expired sessions or reroll graces notes nothing: a cached entry carries its expiry and is refused by
+ * it like the row would be.
+ */
+function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sessions" | "accounts" | "apiKeys"> {
+  /**
+   * Runs one write and notes `what` once it returned (when `changed` says it changed something), or when it threw:
+   * a write that failed may still have committed (a timeout after the commit), and an extra drop is harmless.
+   */
+  const write = async <T>(what: Invalidation, run: () => Promise<T>, changed: (result: T) => boolean = () => true) => {
+    let result: T;
+    try {
+      result = await run();
+    } catch (error) {
+      await note(what);
+      throw error;
+    }
+    if (changed(result)) await note(what);
+    return result;
+  };
+  const user = (id: string): Invalidation => ({ kind: "user", id });
+  const session = (id: string): Invalidation => ({ kind: "session", id });
+  const key = (id: string): Invalidation => ({ kind: "key", id });
+  const found = (result: unknown) => result !== null;
+  const users: UserStore = overlay(ports.users, {
+    update: (id, patch) => write(user(id), () => ports.users.update(id, patch), found),
+    delete: (id) => write(user(id), () => ports.users.delete(id)),
+  });
+  const sessions: SessionStore = overlay(ports.sessions, {
+    // Another instance's copy would still carry the old expiry (and might end a session that slid forward).
+    touch: (id, expiresAt, updatedAt) => write(session(id), () => ports.sessions.touch(id, expiresAt, updatedAt)),
+    delete: (id) => write(session(id), () => ports.sessions.delete(id)),
+    // Also drops the kept session's entry: it is read again once, which is harmless.
+    deleteByUser: (userId, exceptId) => write(user(userId), () => ports.sessions.deleteByUser(userId, exceptId)),
+  });
+  // Password changes and resets end other sessions through `deleteByUser`; these writes end the user's entries
+  // too, so nothing cached survives a credential change even where a flow keeps its sessions.
+  const accounts: AccountStore = overlay(ports.accounts, {
+    upsertPassword: (userId, account) => write(user(userId), () => ports.accounts.upsertPassword(userId, account)),
+    setPasswordIfAbsent: (userId, account) =>
+      write(
+        user(userId),
+        () => ports.accounts.setPasswordIfAbsent(userId, account),
+        (set) => set,
+      ),
+    deleteAllExcept: (userId, keep) => write(user(userId), () => ports.accounts.deleteAllExcept(userId, keep)),
+  });
+  const keys = ports.apiKeys;
+  const apiKeys: ApiKeyStore | undefined =
+    keys &&
+    overlay(keys, {
+      update: (id, userId, patch, options) => write(key(id), () => keys.update(id, userId, patch, options), found),
+      reroll: (id, userId, reroll) => write(key(id), () => keys.reroll(id, userId, reroll), found),
+      delete: (id, userId) => write(key(id), () => keys.delete(id, userId), found),
+      // Every argument passes through (a sweep's batch limit included).
+      async deleteExpired(...args) {
+        const removed = await keys.deleteExpired(...args);
+        await note(...removed.map((k) => key(k.id)));
+        return removed;
+      },
+    });
+  return apiKeys ? { users, sessions, accounts, apiKeys } : { users, sessions, accounts };
+}
+
+/** Entries are shared between requests: callers get their own top-level copies. */
+const copyLookup = (found: SessionLookup): SessionLookup => ({
+  session: { ...found.session },
+  user: { ...found.user },
+});
+
+/**
+ * The store `createAuth({ cache })` hands the services: session lookups and API-key reads come from
+ * `cache` when it holds them; every write that ends or changes one invalidates it after its commit (a write in a
+ * transaction when the transaction commits, never when it rolls back). Reads inside a transaction always go to
+ * the store.
+ */
+export function cachedStore(store: Store, cache: LookupCache): Store {
+  // Outside a transaction a port write is its own commit: it invalidates before it returns.
+  const direct = noting(store, (...list) => cache.invalidate(list));
+
+  const sessions: SessionStore = overlay(direct.sessions, {
+    async findByTokenHash(tokenHash) {
+      const key = `s:${tokenHash}`;
+      const hit = cache.get<SessionLookup>(key);
+      if (hit) return copyLookup(hit);
+      const generation = cache.generation;
+      const found = await store.sessions.findByTokenHash(tokenHash);
+      if (found) cache.set(key, found, generation, { sessionId: found.session.id, userId: found.user.id });
+      return found && copyLookup(found);
+    },
+  });
+  const keys = direct.apiKeys && store.apiKeys;
+  const apiKeys: ApiKeyStore | undefined =
+    keys && direct.apiKeys
+      ? overlay(direct.apiKeys, {
+          async findByHash(keyHash) {
+            const key = `k:${keyHash}`;
+            const hit = cache.get<ApiKeyRecord>(key);
+            if (hit) return { ...hit };
+            const generation = cache.generation;
+            const row = await keys.findByHash(keyHash);
+            if (row) cache.set(key, row, generation, { keyId: row.id, userId: row.userId });
+            return row && { ...row };
+          },
+          async touchLastUsed(id, now, resolutionMs) {
+            await keys.touchLastUsed(id, now, resolutionMs);
+            // A usage stamp, not a change of what the key may do: the entries here take it, nobody is told.
+            for (const entry of cache.keysOfApiKey(id))
+              cache.patch<ApiKeyRecord>(entry, (row) =>
+                row.lastUsedAt !== null && row.lastUsedAt >= now ? row : { ...row, lastUsedAt: now },
+              );
+          },
+        })
+      : undefined;
+
+  return {
+    ...store,
+    // Users are not cached by id: flows that read a user again just before a decision (the unverified-user sweep,
+    // account changes) must see the store. Only what a request is authenticated with is cached.
+    users: direct.users,
+    sessions,
+    accounts: direct.accounts,
+    ...(apiKeys ? { apiKeys } : {}),
+    async transaction(body) {
+      let noted: Invalidation[] = [];
+      const result = await store.transaction((ports) => {
+        // A retried body starts over: only the attempt that commits is published.
+        noted = [];
+        const written = noting(ports, (...list) => void noted.push(...list));
+        return body({ ...ports, ...written });
+      });
+      await cache.invalidate(noted);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../logger/logger.ts";
+import { describeError } from "../errors/describe.ts";
+import type { CacheCarrier } from "./carrier.ts";
+import type { ResolvedCacheOptions } from "./options.ts";
+
+/** `auth.cache.stats()`: what the cache did since `createAuth`. */
+export interface CacheStats {
+  /** Lookups answered from memory. */
+  hits: number;
+  /** Lookups that went to the store (absent, expired, or bypassed). */
+  misses: number;
+  /** Invalidations heard from the carrier (this instance's own included). */
+  invalidationsReceived: number;
+  /** Invalidations this instance published (changes it committed that end or alter a cached lookup). */
+  invalidationsPublished: number;
+  /** Entries held now. */
+  entries: number;
+  /** Whether lookups currently go around the cache (the carrier is down, or has not yet started listening). */
+  bypassed: boolean;
+  /** Milliseconds spent bypassed in total (the current stretch included). */
+  bypassedMs: number;
+  /** How often the carrier connection was lost. */
+  carrierLosses: number;
+}
+
+/** What an invalidation names: a session, a user (its sessions, keys and record), or an API key. */
+export type Invalidation = { kind: "session" | "user" | "key"; id: string };
+
+interface Entry {
+  value: unknown;
+  expiresAt: number;
+  sessionId: string | null;
+  userId: string | null;
+  keyId: string | null;
+}
+
+const KIND_LETTER = { session: "s", user: "u", key: "k" } as const;
+const LETTER_KIND: Record<string, Invalidation["kind"]> = { s: "session", u: "user", k: "key" };
+
+/** `s:<id>` lines, one per invalidation: what travels on the carrier (ids only, never a token or a hash). */
+function encodeInvalidations(list: readonly Invalidation[]): string {
+  return list.map((i) => `${KIND_LETTER[i.kind]}:${i.id}`).join("\n");
+}
+
+export function decodeInvalidations(payload: string): Invalidation[] {
+  const out: Invalidation[] = [];
+  for (const line of payload.split("\n")) {
+    const kind = LETTER_KIND[line.slice(0, 1)];
+    if (kind && line[1] === ":" && line.length > 2) out.push({ kind, id: line.slice(2) });
+  }
+  return out;
+}
+
+/**
+ * The bounded LRU behind `createAuth({ cache })`. Entries are indexed by the session, user and key they hold, so
+ * an invalidation naming any of them drops every entry it affects. Three rules keep it from serving what was
+ * revoked: `generation` moves on every invalidation, and a value read from the store is kept only when the
+ * generation did not move during the read; while the carrier is down (or not yet listening) nothing is read or
+ * kept, and when it comes back everything is dropped first; no entry outlives `ttl`.
+ */
+export class LookupCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly byIndex = new Map<string, Set<string>>();
+  private generationValue = 0;
+  private up: boolean;
+  private downSince: number | null;
+  private counts = {
+    hits: 0,
+    misses: 0,
+    invalidationsReceived: 0,
+    invalidationsPublished: 0,
+    bypassedMs: 0,
+    carrierLosses: 0,
+  };
+  private readonly carrier: CacheCarrier | null;
+
+  constructor(
+    private readonly options: ResolvedCacheOptions,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.carrier = options.carrier;
+    this.up = this.carrier === null;
+    this.downSince = this.up ? null : clock.now();
+  }
+
+  /** Starts the carrier: until it reports `up`, lookups bypass the cache. */
+  start(): void {
+    this.carrier?.start({
+      message: (payload) => {
+        const list = decodeInvalidations(payload);
+        this.counts.invalidationsReceived += list.length;
+        for (const invalidation of list) this.drop(invalidation);
+      },
+      up: () => this.carrierUp(),
+      down: (reason) => this.carrierDown(reason),
+    });
+  }
+
+  /** Moves on every invalidation, flush and carrier change: a read that spanned one is not kept. */
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  /** False while the cache is bypassed. */
+  get active(): boolean {
+    return this.up;
+  }
+
+  private carrierUp(): void {
+    if (this.up) return;
+    // Anything may have been revoked while nobody was listening: start empty.
+    this.flush();
+    this.up = true;
+    if (this.downSince !== null) this.counts.bypassedMs += this.clock.now() - this.downSince;
+    this.downSince = null;
+    // The first time is the normal start; after a loss, the operator wants to see the recovery.
+    if (this.counts.carrierLosses > 0)
+      this.logger.info({ component: "cache" }, "cache carrier listening again: lookup cache on (flushed)");
+  }
+
+  private carrierDown(reason: string): void {
+    this.generationValue++;
+    if (!this.up) return;
+    this.up = false;
+    this.downSince = this.clock.now();
+    this.counts.carrierLosses++;
+    this.flush();
+    this.logger.warn({ component: "cache", reason }, "cache carrier lost: lookups go to the store until it is back");
+  }
+
+  /** The entry under `key` when the cache is active and it has not expired; counts a hit or a miss. */
+  get<T>(key: string): T | undefined {
+    if (this.up) {
+      const entry = this.entries.get(key);
+      if (entry) {
+        if (entry.expiresAt > this.clock.now()) {
+          // Most recently used last: the map's first entry is the one to evict.
+          this.entries.delete(key);
+          this.entries.set(key, entry);
+          this.counts.hits++;
+          return entry.value as T;
+        }
+        this.remove(key);
+      }
+    }
+    this.counts.misses++;
+    return undefined;
+  }
+
+  /** Keeps `value` unless the cache is bypassed or an invalidation arrived since `generation` was read. */
+  set(
+    key: string,
+    value: unknown,
+    generation: number,
+    index: { sessionId?: string; userId?: string; keyId?: string },
+  ): void {
+    if (!this.up || generation !== this.generationValue) return;
+    this.remove(key);
+    const entry: Entry = {
+      value,
+      expiresAt: this.clock.now() + this.options.ttlMs,
+      sessionId: index.sessionId ?? null,
+      userId: index.userId ?? null,
+      keyId: index.keyId ?? null,
+    };
+    this.entries.set(key, entry);
+    this.link(entry, key);
+    while (this.entries.size > this.options.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.remove(oldest);
+    }
+  }
+
+  /** Changes the value kept under `key` in place (a usage stamp), without touching its expiry. */
+  patch<T>(key: string, update: (value: T) => T): void {
+    const entry = this.entries.get(key);
+    if (entry) entry.value = update(entry.value as T);
+  }
+
+  /** The keys of the entries that hold this key id (for patches). */
+  keysOfApiKey(keyId: string): string[] {
+    return [...(this.byIndex.get(`k:${keyId}`) ?? [])];
+  }
+
+  /** Drops every entry the invalidation affects, and moves the generation on. */
+  drop(invalidation: Invalidation): void {
+    this.generationValue++;
+    const keys = this.byIndex.get(`${KIND_LETTER[invalidation.kind]}:${invalidation.id}`);
+    if (!keys) return;
+    for (const key of [...keys]) this.remove(key);
+  }
+
+  /** Applies the invalidations here at once, then tells the other instances. */
+  async invalidate(list: readonly Invalidation[]): Promise<void> {
+    if (list.length === 0) return;
+    for (const invalidation of list) this.drop(invalidation);
+    if (!this.carrier) return;
+    try {
+      await this.carrier.publish(encodeInvalidations(list));
+      this.counts.invalidationsPublished += list.length;
+    } catch (error) {
+      // The change is committed; the other instances hear nothing of it and keep their entry until `ttl` ends it.
+      this.logger.error(
+        { component: "cache", error: describeError(error) },
+        "cache invalidation could not be published: other instances may serve the entry until its ttl ends",
+      );
+    }
+  }
+
+  flush(): void {
+    this.generationValue++;
+    this.entries.clear();
+    this.byIndex.clear();
+  }
+
+  stats(): CacheStats {
+    const current = this.downSince === null ? 0 : this.clock.now() - this.downSince;
+    return {
+      hits: this.counts.hits,
+      misses: this.counts.misses,
+      invalidationsReceived: this.counts.invalidationsReceived,
+      invalidationsPublished: this.counts.invalidationsPublished,
+      entries: this.entries.size,
+      bypassed: !this.up,
+      bypassedMs: this.counts.bypassedMs + current,
+      carrierLosses: this.counts.carrierLosses,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    this.up = false;
+    await this.carrier?.close();
+  }
+
+  private link(entry: Entry, key: string): void {
+    for (const name of this.indexNames(entry)) {
+      const set = this.byIndex.get(name);
+      if (set) set.add(key);
+      else this.byIndex.set(name, new Set([key]));
+    }
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    for (const name of this.indexNames(entry)) {
+      const set = this.byIndex.get(name);
+      if (!set) continue;
+      set.delete(key);
+      if (set.size === 0) this.byIndex.delete(name);
+    }
+  }
+
+  private indexNames(entry: Entry): string[] {
+    const names: string[] = [];
+    if (entry.sessionId !== null) names.push(`s:${entry.sessionId}`);
+    if (entry.userId !== null) names.push(`u:${entry.userId}`);
+    if (entry.keyId !== null) names.push(`k:${entry.keyId}`);
+    return names;
+  }
+}
