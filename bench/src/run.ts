@@ -13,6 +13,7 @@ import {
 } from "./harness/process.ts";
 import {
   cpuRatio,
+  markdownDrivers,
   markdownMemory,
   markdownScale,
   markdownSizes,
@@ -21,6 +22,7 @@ import {
   medianMeasurement,
   progressLine,
   ratio,
+  type DriverRow,
   type MemoryResult,
   type ScaleResult,
   type ScenarioResult,
@@ -142,6 +144,9 @@ function machine(): Record<string, string> {
     load: `${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up + ${MEASURE_MS} ms measured window per scenario and server (twice both for password sign-in and OTP), ${REPEAT} window${REPEAT === 1 ? "" : "s"} per scenario and server, the two libraries back to back in each repeat and the order alternating`,
   };
 }
+
+/** Each side's database driver per store, as its server describes it: printed above the results table. */
+const drivers: DriverRow[] = [];
 
 let postgres: BenchPostgres | null = null;
 /** One throwaway cluster for the whole run, started on first use; each server gets a fresh database on it. */
@@ -265,8 +270,8 @@ async function runConfiguration(
   try {
     const lkFeatures = await features(lk);
     const baFeatures = await features(ba);
-    info[`latchkey store (${store})`] = lkFeatures.store;
-    info[`better-auth store (${store})`] = baFeatures.store;
+    if (!drivers.some((d) => d.store === store))
+      drivers.push({ store, latchkey: lkFeatures.store, betterAuth: baFeatures.store });
     info["latchkey password hash"] = lkFeatures.passwordHash;
     info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
       baFeatures.passwordHash;
@@ -518,6 +523,9 @@ async function main(): Promise<void> {
         ? ""
         : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
       "",
+      drivers.length
+        ? `Database drivers (each server's own description of its store):\n\n${markdownDrivers(drivers)}\n`
+        : "",
       results.length ? markdownTable(results, floor) : "",
       "",
       memory.length

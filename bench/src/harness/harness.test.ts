@@ -14,6 +14,7 @@ import { summarizeProfile } from "./profile.ts";
 import {
   cpuRatio,
   cpuRatioSpread,
+  markdownDrivers,
   markdownScale,
   markdownTable,
   medianMeasurement,
@@ -147,6 +148,11 @@ describe("report", () => {
     const table = markdownTable([result(measurement(1000, 0.5), measurement(100, 5), null)], null);
     expect(table).not.toContain("app + db");
     expect(totalCpuRatioSpread(result(measurement(1000, 0.5), measurement(100, 5), null))).toBeNull();
+  });
+
+  it("names each side's database driver per store", () => {
+    const table = markdownDrivers([{ store: "libsql", latchkey: "native libsql", betterAuth: "Kysely over libsql" }]);
+    expect(table).toContain("| libsql | native libsql | Kysely over libsql |");
   });
 
   it("says MISSED when a target is not reached, and met when it is", () => {

@@ -70,7 +70,9 @@ export async function betterAuthDatabase(
       database,
       description:
         "built-in Kysely adapter (Kysely's SqliteDialect) over the native `libsql` 0.5 engine (better-sqlite3 API, one connection; file, WAL, synchronous=NORMAL), tables from its own migrations",
-      close: async () => db.close(),
+      close: async () => {
+        db.close();
+      },
     };
   }
   const pool = new pg.Pool({ connectionString: store.url, max: 10 });
