@@ -144,6 +144,27 @@ describe("report", () => {
     expect(table).toContain("CPU ms/op (app + db)");
   });
 
+  it("takes the ratio per recorded pair, not of the two medians (a drifting machine moves both sides of a pair)", () => {
+    // Pairs 1000/100, 400/100, 900/300: per-pair ratios 10x, 4x, 3x (median 4x); the medians' ratio would be 9x.
+    const windows = [
+      { latchkey: measurement(1000, 1), betterAuth: measurement(100, 4) },
+      { latchkey: measurement(400, 1), betterAuth: measurement(100, 4) },
+      { latchkey: measurement(900, 1), betterAuth: measurement(300, 4) },
+    ];
+    const r: ScenarioResult = {
+      ...result(
+        medianMeasurement(windows.map((w) => w.latchkey)),
+        medianMeasurement(windows.map((w) => w.betterAuth)),
+        null,
+      ),
+      windows,
+    };
+    expect(r.latchkey?.opsPerSec).toBe(900);
+    expect(r.betterAuth?.opsPerSec).toBe(100);
+    expect(ratioSpread(r)).toEqual({ median: 4, min: 3, max: 10, n: 3 });
+    expect(markdownTable([r], null)).toContain("| 4.0x (3.0x–10.0x) |");
+  });
+
   it("leaves the database columns out where no window sampled the database (memory, libSQL)", () => {
     const table = markdownTable([result(measurement(1000, 0.5), measurement(100, 5), null)], null);
     expect(table).not.toContain("app + db");
