@@ -31,7 +31,7 @@ const config: KnipConfig = {
     },
     "packages/client": {
       ...library,
-      entry: ["type-tests/*.tsx"],
+      entry: ["type-tests/*.{ts,tsx}"],
       project: ["src/**", "scripts/**", "type-tests/**", "*.ts"],
     },
     "packages/drizzle-store": {
