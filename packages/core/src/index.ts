@@ -50,6 +50,8 @@ export {
 } from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
+export { HashGate } from "./password/index.ts";
+export type { HashGateLimits, HashGateStats } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./events/index.ts";
@@ -80,11 +82,14 @@ export { HookRunner } from "./hooks/index.ts";
 export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
 export {
   RateLimiter,
+  HashBudget,
   Lockout,
   ipBucket,
   retryAfterText,
   lockoutIdentifier,
   counterBinding,
+  storedCounterKey,
+  keyedCounters,
 } from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
@@ -221,3 +226,5 @@ export type {
   ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
+export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep/index.ts";
+export type { SweepReport, SweepOptions, SweepPlan } from "./sweep/index.ts";

@@ -1,3 +1,4 @@
+import type { Duration } from "../config/duration.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
 import { AuditLogService, type AuditEventPage, type ListAuditEventsInput } from "./audit-log.ts";
 import { resolveAuditLogOptions, type ResolvedAuditLogOptions } from "./options.ts";
@@ -8,8 +9,14 @@ export interface AuditLogApi {
   listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
 }
 
-/** `auditLog()` has no options yet; the object form keeps the call shape of the other plugins. */
-export type AuditLogOptions = Record<string, never>;
+/** Options of `auditLog()`. */
+export interface AuditLogOptions {
+  /**
+   * How long rows are kept: the sweep (`auth.api.sweep()`, `latchkey sweep`) deletes older ones. Default `"90d"`;
+   * `false` keeps every row for good.
+   */
+  retention?: Duration | false;
+}
 
 /** What `auditLog()` installs: `core.plugins.get(AUDIT_LOG_PLUGIN_ID)`. */
 export type AuditLogInstalled = InstalledPlugin<AuditLogService, AuditLogApi, ResolvedAuditLogOptions>;

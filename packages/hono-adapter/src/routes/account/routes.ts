@@ -57,6 +57,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/set-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "setPassword",
       tag: TAG,
       authenticated: true,
@@ -126,6 +127,7 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/delete-account/request",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestAccountDeletion",
       tag: TAG,

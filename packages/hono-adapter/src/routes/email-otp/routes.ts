@@ -53,6 +53,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/send-verification-otp",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "sendVerificationOtp",
       tag: TAG,
@@ -131,6 +132,7 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     {
       method: "post",
       path: "/email-otp/request-password-reset",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordResetOtp",
       tag: TAG,

@@ -25,6 +25,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       method: "post",
       path: "/sign-up/email",
       rateLimit: { window: "1m", max: 10 },
+      hashesPassword: true,
       operationId: "signUpEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -62,6 +63,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       method: "post",
       path: "/sign-in/email",
       rateLimit: { window: "1m", max: 10 },
+      hashesPassword: true,
       operationId: "signInEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -172,6 +174,7 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     {
       method: "post",
       path: "/request-password-reset",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordReset",
       tag: TAG,
