@@ -13,6 +13,7 @@ import {
 } from "./harness/process.ts";
 import {
   cpuRatio,
+  markdownDrivers,
   markdownMemory,
   markdownScale,
   markdownSizes,
@@ -21,6 +22,7 @@ import {
   medianMeasurement,
   progressLine,
   ratio,
+  type DriverRow,
   type MemoryResult,
   type ScaleResult,
   type ScenarioResult,
@@ -160,6 +162,9 @@ function machine(): Record<string, string> {
   };
 }
 
+/** Each side's database driver per store, as its server describes it: printed above the results table. */
+const drivers: DriverRow[] = [];
+
 let postgres: BenchPostgres | null = null;
 /** One throwaway cluster for the whole run, started on first use; each server gets a fresh database on it. */
 async function cluster(): Promise<BenchPostgres> {
@@ -284,8 +289,8 @@ async function runConfiguration(
   try {
     const lkFeatures = await features(lk);
     const baFeatures = await features(ba);
-    info[`latchkey store (${store})`] = lkFeatures.store;
-    info[`better-auth store (${store})`] = baFeatures.store;
+    if (!drivers.some((d) => d.store === store))
+      drivers.push({ store, latchkey: lkFeatures.store, betterAuth: baFeatures.store });
     info["latchkey password hash"] = lkFeatures.passwordHash;
     info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
       baFeatures.passwordHash;
@@ -550,6 +555,9 @@ async function main(): Promise<void> {
         ? ""
         : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
       "",
+      drivers.length
+        ? `Database drivers (each server's own description of its store):\n\n${markdownDrivers(drivers)}\n`
+        : "",
       results.length ? markdownTable(results, floor) : "",
       "",
       hashCap.length

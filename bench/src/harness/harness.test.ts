@@ -4,6 +4,9 @@ import { apiKey } from "@better-auth/api-key";
 import { getSchema } from "better-auth/db";
 import { emailOTP, jwt } from "better-auth/plugins";
 import { describe, expect, it } from "vitest";
+import { getTableColumns, type Table } from "drizzle-orm";
+import Database from "libsql";
+import { betterAuthDatabase } from "../servers/better-auth-db.ts";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
 import type { Measurement } from "./load.ts";
 import { GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
@@ -11,6 +14,7 @@ import { summarizeProfile } from "./profile.ts";
 import {
   cpuRatio,
   cpuRatioSpread,
+  markdownDrivers,
   markdownScale,
   markdownTable,
   medianMeasurement,
@@ -52,27 +56,47 @@ const result = (
   skipped: null,
 });
 
-describe("Better Auth libSQL schema", () => {
+describe("Better Auth on libSQL", () => {
   const options = {
     emailAndPassword: { enabled: true },
     plugins: [emailOTP({ async sendVerificationOTP() {} }), apiKey(), jwt()],
   };
-  const { tables, ddl } = betterAuthSqliteSchema(getSchema(options as never) as BetterAuthSchema);
 
-  it("creates every table Better Auth's schema names, users first (sessions reference them)", () => {
-    expect(Object.keys(tables)).toEqual(
-      expect.arrayContaining(["user", "session", "account", "verification", "apikey", "jwks"]),
-    );
-    expect(ddl[0]).toMatch(/^create table "user"/);
+  it("creates its tables through its own migrations, with the indexes they declare, on one WAL connection", async () => {
+    const file = `${mkdtempSync(`${tmpdir()}/bench-ba-`)}/ba.db`;
+    const db = await betterAuthDatabase({ kind: "libsql", file }, options as never);
+    try {
+      expect(db.description).toMatch(/Kysely adapter .* native `libsql`/);
+      const reader = new Database(file, { readonly: true }) as unknown as {
+        prepare(sql: string): { all(): Array<Record<string, unknown>> };
+        close(): void;
+      };
+      const sql = reader
+        .prepare("select sql from sqlite_master where sql is not null")
+        .all()
+        .map((r) => String(r.sql))
+        .join("\n");
+      const mode = reader.prepare("pragma journal_mode").all()[0];
+      reader.close();
+      for (const table of ["user", "session", "account", "verification", "apikey", "jwks"])
+        expect(sql).toContain(`CREATE TABLE "${table}"`);
+      expect(sql).toMatch(/"token" text not null unique/);
+      expect(sql).toContain('CREATE INDEX "apikey_key_idx" on "apikey" ("key")');
+      expect(sql).toContain('CREATE INDEX "session_userId_idx" on "session" ("userId")');
+      expect(mode).toEqual({ journal_mode: "wal" });
+    } finally {
+      await db.close();
+    }
   });
 
-  it("gives Better Auth the unique constraints and indexes its CLI would, so its lookups are not table scans", () => {
-    const all = ddl.join("\n");
-    expect(all).toMatch(/"email" text not null unique/);
-    expect(all).toMatch(/"token" text not null unique/);
-    expect(all).toContain('create index "apikey_key_idx" on "apikey" ("key")');
-    expect(all).toContain('create index "session_userId_idx" on "session" ("userId")');
-    expect(all).toContain('create index "verification_identifier_idx" on "verification" ("identifier")');
+  it("gives the scale seed the encoding its Kysely adapter writes on SQLite: ISO dates, 0/1 booleans", () => {
+    const { tables } = betterAuthSqliteSchema(getSchema(options as never) as BetterAuthSchema);
+    const session = getTableColumns(tables.session as Table);
+    const apikey = getTableColumns(tables.apikey as Table);
+    const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6));
+    expect(session.expiresAt?.mapToDriverValue(at)).toBe("2026-01-02T03:04:05.006Z");
+    expect(apikey.enabled?.mapToDriverValue(true)).toBe(1);
+    expect(apikey.remaining?.mapToDriverValue(5)).toBe(5);
   });
 });
 
@@ -120,10 +144,36 @@ describe("report", () => {
     expect(table).toContain("CPU ms/op (app + db)");
   });
 
+  it("takes the ratio per recorded pair, not of the two medians (a drifting machine moves both sides of a pair)", () => {
+    // Pairs 1000/100, 400/100, 900/300: per-pair ratios 10x, 4x, 3x (median 4x); the medians' ratio would be 9x.
+    const windows = [
+      { latchkey: measurement(1000, 1), betterAuth: measurement(100, 4) },
+      { latchkey: measurement(400, 1), betterAuth: measurement(100, 4) },
+      { latchkey: measurement(900, 1), betterAuth: measurement(300, 4) },
+    ];
+    const r: ScenarioResult = {
+      ...result(
+        medianMeasurement(windows.map((w) => w.latchkey)),
+        medianMeasurement(windows.map((w) => w.betterAuth)),
+        null,
+      ),
+      windows,
+    };
+    expect(r.latchkey?.opsPerSec).toBe(900);
+    expect(r.betterAuth?.opsPerSec).toBe(100);
+    expect(ratioSpread(r)).toEqual({ median: 4, min: 3, max: 10, n: 3 });
+    expect(markdownTable([r], null)).toContain("| 4.0x (3.0x–10.0x) |");
+  });
+
   it("leaves the database columns out where no window sampled the database (memory, libSQL)", () => {
     const table = markdownTable([result(measurement(1000, 0.5), measurement(100, 5), null)], null);
     expect(table).not.toContain("app + db");
     expect(totalCpuRatioSpread(result(measurement(1000, 0.5), measurement(100, 5), null))).toBeNull();
+  });
+
+  it("names each side's database driver per store", () => {
+    const table = markdownDrivers([{ store: "libsql", latchkey: "native libsql", betterAuth: "Kysely over libsql" }]);
+    expect(table).toContain("| libsql | native libsql | Kysely over libsql |");
   });
 
   it("says MISSED when a target is not reached, and met when it is", () => {

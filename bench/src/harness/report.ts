@@ -205,6 +205,18 @@ export function markdownTable(results: ScenarioResult[], floor: Measurement | nu
   return [head, ...rows].join("\n");
 }
 
+/** The database driver of each side per store, as each server describes its own (`/__bench/features`). */
+export interface DriverRow {
+  store: string;
+  latchkey: string;
+  betterAuth: string;
+}
+
+export function markdownDrivers(rows: DriverRow[]): string {
+  const head = "| store | Latchkey's driver | Better Auth's driver |\n|---|---|---|";
+  return [head, ...rows.map((r) => `| ${r.store} | ${r.latchkey} | ${r.betterAuth} |`)].join("\n");
+}
+
 export function markdownSizes(sizes: SizeResult[]): string {
   const head = "| measure | Latchkey | Better Auth | ratio LK/BA | target |\n|---|--:|--:|--:|---|";
   const rows = sizes.map((s) => {

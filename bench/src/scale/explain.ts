@@ -29,6 +29,8 @@ interface HotStatement {
 }
 
 const at = (now: number, dialect: "sqlite" | "postgres") => (dialect === "sqlite" ? now : new Date(now).toISOString());
+/** Better Auth's dates on either store: ISO text on SQLite (its Kysely adapter's encoding), timestamptz from ISO. */
+const iso = (now: number) => new Date(now).toISOString();
 
 const LATCHKEY: HotStatement[] = [
   {
@@ -98,7 +100,7 @@ const BETTER_AUTH: HotStatement[] = [
   {
     name: "API-key verify: update by id",
     sql: 'update "apikey" set "remaining" = "remaining" - 1, "lastRequest" = ? where "id" = ? returning *',
-    params: (now, d) => [at(now, d), betterAuthApiKeyId(3)],
+    params: (now) => [iso(now), betterAuthApiKeyId(3)],
     write: true,
   },
   {
@@ -114,7 +116,7 @@ const BETTER_AUTH: HotStatement[] = [
   {
     name: "API-key sweep: expired keys",
     sql: 'select "id" from "apikey" where "expiresAt" < ?',
-    params: (now, d) => [at(now, d)],
+    params: (now) => [iso(now)],
   },
 ];
 
