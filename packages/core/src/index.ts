@@ -52,7 +52,7 @@ export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./pa
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
-export { AuthEvents } from "./events/index.ts";
+export { AuthEvents } from "./kernel/index.ts";
 export { consoleLogger } from "./logger/index.ts";
 export type { Logger, LogFields } from "./logger/index.ts";
 export type {
@@ -62,7 +62,7 @@ export type {
   AuthEventListener,
   EventBase,
   OtpPurpose,
-} from "./events/index.ts";
+} from "./kernel/index.ts";
 export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
 export { SessionService, SessionManagementService, toUserView, toSessionView } from "./session/index.ts";
@@ -90,7 +90,6 @@ export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export { EmailVerificationService } from "./email-verification/index.ts";
 export {
-  createAuthCore,
   inTransaction,
   SERVER_CALL,
   orServerCall,
@@ -99,9 +98,8 @@ export {
   checkPasswordLength,
   resolveCallbackUrl,
   withQuery,
-} from "./auth/index.ts";
+} from "./kernel/index.ts";
 export type {
-  AuthCore,
   AuthContext,
   AuthPlugin,
   ApiOf,
@@ -109,10 +107,9 @@ export type {
   PluginId,
   PluginRegistry,
   RequestMeta,
-  AuthApi,
-  BaseApi,
-  PluginApis,
-} from "./auth/index.ts";
+} from "./kernel/index.ts";
+export { createAuthCore } from "./auth/index.ts";
+export type { AuthCore, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
 export { verificationLinkIdentifier } from "./email-verification/index.ts";
 export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";

@@ -1,9 +1,9 @@
 import { AuthError } from "../errors/errors.ts";
-import { withQuery } from "../auth/validation.ts";
+import { withQuery } from "../kernel/validation.ts";
 import type { EmailPasswordService } from "../email-password/email-password.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomString } from "../crypto/crypto.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
-import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import type { ApiKeyRecord, Permissions } from "../ports/records.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";

@@ -1,5 +1,5 @@
-import { orServerCall, type RequestMeta } from "../auth/request-meta.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import { ApiKeyService } from "./api-key.ts";
 import type { Duration } from "../config/duration.ts";
 import type { Permissions } from "../ports/records.ts";

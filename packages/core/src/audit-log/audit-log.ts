@@ -1,7 +1,7 @@
 import { invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { AuthEvent } from "../events/events.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { AuthEvent } from "../kernel/events.ts";
 import type { AuditRecord, JsonObject } from "../ports/records.ts";
 import type { AuditStore } from "../ports/store.ts";
 

@@ -1,6 +1,6 @@
 import { AuthError } from "../errors/errors.ts";
-import { orServerCall, type RequestMeta } from "./request-meta.ts";
-import type { ApiOf, AuthPlugin } from "./plugin.ts";
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { ApiOf, AuthPlugin } from "../kernel/plugin.ts";
 import type { AuthCore } from "./auth-core.ts";
 import type { SignInInput, SignUpInput, SignUpResult } from "../email-password/email-password.ts";
 import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";

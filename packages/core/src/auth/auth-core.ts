@@ -3,7 +3,7 @@ import { resolveConfig, type AuthOptions, type ResolvedConfig } from "../config/
 import type { OptionShape } from "../config/closed-options.ts";
 import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
-import { AuthEvents } from "../events/events.ts";
+import { AuthEvents } from "../kernel/events.ts";
 import { SessionService } from "../session/session.ts";
 import { SessionManagementService } from "../session/session-management.ts";
 import { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
@@ -18,11 +18,11 @@ import { EmailPasswordService } from "../email-password/email-password.ts";
 import { EmailVerificationService } from "../email-verification/email-verification.ts";
 import { AccountService } from "../account/account.ts";
 import { AccountDeletionService } from "../account/delete-account.ts";
-import type { AuthContext } from "./context.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "../kernel/plugin.ts";
 
 /**
  * The transport-free auth engine that hono-adapter serves over HTTP. `P` is the tuple of plugins passed to

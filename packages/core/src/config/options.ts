@@ -6,7 +6,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
-import type { AuthPlugin } from "../auth/plugin.ts";
+import type { AuthPlugin } from "../kernel/plugin.ts";
 import type { Logger } from "../logger/logger.ts";
 import { originOf } from "./origin.ts";
 import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";

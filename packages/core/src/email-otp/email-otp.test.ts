@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { AuthConfigError, type AuthError } from "../errors/errors.ts";
 import { createAuthCore } from "../auth/auth-core.ts";
-import { SERVER_CALL } from "../auth/request-meta.ts";
+import { SERVER_CALL } from "../kernel/request-meta.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { createTestClock, webCryptoRandom, type Random } from "../ports/clock.ts";
 import { hashSecret } from "../crypto/crypto.ts";

@@ -1,13 +1,13 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
-import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
+import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import type { AuthContext } from "../auth/context.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import { EmailChangeService } from "./email-change.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
 import { invalidOtp, otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";

@@ -1,6 +1,6 @@
 import { invalidOtp } from "./otp-codes.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ProviderId, UserRecord } from "../ports/records.ts";
 
 /**

@@ -2,7 +2,7 @@ import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
-import type { OtpPurpose } from "../events/events.ts";
+import type { OtpPurpose } from "../kernel/events.ts";
 import type { EmailOtpOptions } from "./plugin.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
-import { orServerCall, type RequestMeta } from "../auth/request-meta.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import type { SignInResult, UserView } from "../session/session.ts";
 import type { Duration } from "../config/duration.ts";
 import type { EmailTemplates } from "../email/email.ts";

@@ -6,11 +6,11 @@ import {
   normalizeUsername,
   resolveCallbackUrl,
   withQuery,
-} from "../auth/validation.ts";
+} from "../kernel/validation.ts";
 import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
-import type { AuthContext } from "../auth/context.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { proveMailbox } from "../email-otp/mailbox-proof.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";

@@ -1,10 +1,10 @@
 import { AuthError } from "../errors/errors.ts";
-import { normalizeEmail, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
+import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { proveMailbox } from "../email-otp/mailbox-proof.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import type { SignInResult } from "../session/session.ts";
 

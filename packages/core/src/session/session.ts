@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../config/options.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 
 /** The user as returned to callers. */
 export interface UserView {

@@ -2,7 +2,7 @@ import type { ResolvedConfig } from "../config/options.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
-import type { AuthEvents } from "../events/events.ts";
+import type { AuthEvents } from "./events.ts";
 import type { SessionService } from "../session/session.ts";
 import type { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import type { Mailer } from "../email/mailer.ts";
