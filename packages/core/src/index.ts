@@ -6,24 +6,11 @@
  */
 export { AuthError, AuthConfigError, invalidField, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
-export {
-  parseDuration,
-  resolveConfig,
-  AUTH_OPTION_SHAPE,
-  EMAIL_TEMPLATE_NAMES,
-  rejectUnknownOptions,
-  nearestName,
-  EACH,
-  originOf,
-} from "./config/index.ts";
-export type {
-  Duration,
-  AuthOptions,
-  ResolvedConfig,
-  RateLimitRule,
-  ResolvedRule,
-  OptionShape,
-} from "./config/index.ts";
+export { parseDuration, rejectUnknownOptions, nearestName, EACH, originOf } from "./config/index.ts";
+export type { Duration, OptionShape } from "./config/index.ts";
+export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
+export type { AuthOptions } from "./auth/index.ts";
+export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";
 export {
   systemClock,
   webCryptoRandom,

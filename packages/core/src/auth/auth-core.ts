@@ -1,5 +1,6 @@
 import { AuthConfigError, AuthError } from "../errors/errors.ts";
-import { resolveConfig, type AuthOptions, type ResolvedConfig } from "../config/options.ts";
+import { resolveConfig, type AuthOptions } from "./options.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import type { OptionShape } from "../config/closed-options.ts";
 import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";

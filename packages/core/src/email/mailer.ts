@@ -1,5 +1,5 @@
 import { describeError } from "../errors/describe.ts";
-import type { ResolvedConfig } from "../config/options.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import { renderEmail, renderTemplate, type EmailSender, type EmailTemplates } from "./email.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { consoleLogger, type Logger } from "../logger/logger.ts";

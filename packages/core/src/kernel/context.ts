@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from "../config/options.ts";
+import type { ResolvedConfig } from "./config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { PasswordHasher } from "../password/argon2.ts";

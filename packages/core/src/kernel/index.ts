@@ -6,3 +6,4 @@ export type { RequestMeta } from "./request-meta.ts";
 export { SERVER_CALL, orServerCall } from "./request-meta.ts";
 export { normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./validation.ts";
 export { inTransaction } from "./transaction.ts";
+export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./config.ts";

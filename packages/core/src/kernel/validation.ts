@@ -1,5 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
-import type { ResolvedConfig } from "../config/options.ts";
+import type { ResolvedConfig } from "./config.ts";
 
 // A plain address only: `local@domain`, nothing a mail library would read as a display name, a list or a group
 // (`"ceo" <a@evil.com>`, `a@evil.com,b@x.co`). The local part refuses whitespace, control characters and

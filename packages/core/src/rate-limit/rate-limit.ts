@@ -1,5 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
-import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../config/options.ts";
+import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { AuthEvents } from "../kernel/events.ts";

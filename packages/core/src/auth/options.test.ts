@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration } from "./duration.ts";
+import { parseDuration } from "../config/duration.ts";
 import { resolveConfig, type AuthOptions } from "./options.ts";
 
 const base = (): AuthOptions => ({ secret: "s".repeat(32), database: memoryStore(), baseUrl: "https://app.example" });

@@ -1,20 +1,16 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration, type Duration } from "./duration.ts";
-import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.ts";
+import { parseDuration, type Duration } from "../config/duration.ts";
+import { EACH, rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../kernel/plugin.ts";
+import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
 import type { Logger } from "../logger/logger.ts";
-import { originOf } from "./origin.ts";
+import { originOf } from "../config/origin.ts";
 import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
-
-export interface RateLimitRule {
-  window: Duration;
-  max: number;
-}
 
 /** Everything `createAuth` accepts (hono-adapter adds HTTP-only options such as `getClientIp`). */
 export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
@@ -99,48 +95,6 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   logger?: Logger;
 }
 
-export interface ResolvedRule {
-  windowMs: number;
-  max: number;
-}
-
-export interface ResolvedConfig {
-  secret: string;
-  baseUrl: string;
-  baseOrigin: string;
-  basePath: string;
-  environment: "production" | "development";
-  appName: string;
-  cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" | "None" };
-  email: { from: string; templates: EmailTemplates };
-  trustedOrigins: string[];
-  session: { expiresInMs: number; updateAgeMs: number; shortExpiresInMs: number; freshAgeMs: number | null };
-  emailPassword: {
-    allowUsernameChange: boolean;
-    requireUsername: boolean;
-    minPasswordLength: number;
-    maxPasswordLength: number;
-    /** `passwordPolicy.check`, or null. */
-    passwordCheck: PasswordCheck | null;
-    passwordReset: { expiresInMs: number; callbackPath: string; callbackUrlOverride: string | null };
-  };
-  emailVerification: {
-    expiresInMs: number;
-    callbackPath: string;
-    requireVerifiedForSignIn: boolean;
-    callbackUrlOverride: string | null;
-  };
-  deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
-  rateLimit: {
-    enabled: boolean;
-    global: ResolvedRule;
-    rules: Record<string, ResolvedRule | false>;
-    ipless: "shared" | "skip" | null;
-  };
-  lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
-  captureOtp: boolean;
-}
-
 const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
 const TEMPLATE_FAMILIES = [
   "verification",
@@ -220,12 +174,6 @@ function path(value: string | undefined, fallback: string, field: string): strin
   if (!v.startsWith("/") || v.startsWith("//") || v.includes("\\"))
     throw new AuthConfigError(field, "must be a path starting with a single /");
   return v;
-}
-
-/** Checks one rate-limit rule; `field` names it in the error (`rateLimit.rules["/sign-in/email"]`). */
-export function resolveRateLimitRule(r: RateLimitRule, field: string): ResolvedRule {
-  if (!Number.isInteger(r.max) || r.max < 1) throw new AuthConfigError(`${field}.max`, "must be a positive integer");
-  return { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
 }
 
 /**
