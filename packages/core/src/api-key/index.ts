@@ -1,5 +1,6 @@
 export { apiKeys, API_KEY_PLUGIN_ID } from "./plugin.ts";
-export type { ApiKeyApi, ApiKeysInstalled, ApiKeysOptions, ApiKeysPlugin } from "./plugin.ts";
+export type { ApiKeyApi, ApiKeysInstalled, ApiKeysPlugin } from "./plugin.ts";
+export type { ApiKeysOptions } from "./options.ts";
 export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";

@@ -1,6 +1,8 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
-import type { AuditLogOptions } from "./plugin.ts";
+
+/** `auditLog()` has no options yet; the object form keeps the call shape of the other plugins. */
+export type AuditLogOptions = Record<string, never>;
 
 /** `auditLog()`'s options after validation: none yet. */
 export type ResolvedAuditLogOptions = Record<string, never>;

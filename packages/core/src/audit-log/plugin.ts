@@ -1,15 +1,12 @@
 import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import { AuditLogService, type AuditEventPage, type ListAuditEventsInput } from "./audit-log.ts";
-import { resolveAuditLogOptions, type ResolvedAuditLogOptions } from "./options.ts";
+import { resolveAuditLogOptions, type ResolvedAuditLogOptions, type AuditLogOptions } from "./options.ts";
 
 /** What `auditLog()` adds to `auth.api`. */
 export interface AuditLogApi {
   /** Audit rows, newest first, keyset-paginated (needs `auditLog()`). */
   listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
 }
-
-/** `auditLog()` has no options yet; the object form keeps the call shape of the other plugins. */
-export type AuditLogOptions = Record<string, never>;
 
 /** What `auditLog()` installs: `core.plugins.get(AUDIT_LOG_PLUGIN_ID)`. */
 export type AuditLogInstalled = InstalledPlugin<AuditLogService, AuditLogApi, ResolvedAuditLogOptions>;

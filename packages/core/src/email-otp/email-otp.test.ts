@@ -8,7 +8,8 @@ import { argon2idHasher } from "../password/argon2.ts";
 import { createTestClock, webCryptoRandom, type Random } from "../ports/clock.ts";
 import { hashSecret } from "../crypto/crypto.ts";
 import { DEFAULT_TEMPLATES } from "../email/email.ts";
-import { emailOtp, EMAIL_OTP_PLUGIN_ID, type EmailOtpOptions } from "./plugin.ts";
+import { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
+import type { EmailOtpOptions } from "./options.ts";
 import { otpTemplateSources, resolveEmailOtpOptions } from "./options.ts";
 import { otpIdentifier } from "./otp-codes.ts";
 

@@ -1,5 +1,6 @@
 export { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
-export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpOptions, EmailOtpPlugin } from "./plugin.ts";
+export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpPlugin } from "./plugin.ts";
+export type { EmailOtpOptions } from "./options.ts";
 export {
   resolveEmailOtpOptions,
   EMAIL_OTP_OPTION_SHAPE,
