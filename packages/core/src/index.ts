@@ -130,8 +130,8 @@ export {
   otpIdentifier,
   EmailOtpService,
   EmailChangeService,
-  proveMailbox,
 } from "./email-otp/index.ts";
+export { proveMailbox } from "./identity/index.ts";
 export type {
   EmailOtpApi,
   EmailOtpFeature,

@@ -1,7 +1,8 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { checkPasswordLength, normalizeUsername } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
-import { newAccount, type EmailPasswordService } from "../email-password/email-password.ts";
+import { newAccount } from "../identity/accounts.ts";
+import type { EmailPasswordService } from "../email-password/index.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
 import type { AuthContext } from "../kernel/context.ts";

@@ -1,6 +1,6 @@
 import { AuthError } from "../errors/errors.ts";
 import { withQuery } from "../kernel/validation.ts";
-import type { EmailPasswordService } from "../email-password/email-password.ts";
+import type { EmailPasswordService } from "../email-password/index.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";

@@ -10,9 +10,10 @@ import { EmailChangeService } from "./email-change.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
-import { invalidOtp, otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
-import { proveMailbox } from "./mailbox-proof.ts";
-import { emitPasswordReset, newAccount } from "../email-password/email-password.ts";
+import { invalidOtp } from "../errors/errors.ts";
+import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
+import { proveMailbox } from "../identity/mailbox-proof.ts";
+import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
 
 /**
  * @example

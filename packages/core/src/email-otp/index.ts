@@ -15,4 +15,3 @@ export { EmailOtpService } from "./email-otp.ts";
 export type { SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput } from "./email-otp.ts";
 export { EmailChangeService } from "./email-change.ts";
 export type { RequestEmailChangeInput, ChangeEmailInput } from "./email-change.ts";
-export { proveMailbox } from "./mailbox-proof.ts";

@@ -1,4 +1,4 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthError, invalidOtp } from "../errors/errors.ts";
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
@@ -63,21 +63,6 @@ export interface VerifyOptions {
  */
 export function otpIdentifier(purpose: OtpPurpose, key: string): string {
   return `otp:${purpose}:${key}`;
-}
-
-/**
- * The answer to every code that cannot be used: wrong, already used, replaced by a newer one or destroyed after
- * too many tries. One message for all, because telling "no code exists" apart from "wrong code" would reveal
- * which addresses were sent one (unknown emails get none); it says what to do in every case.
- *
- * @example
- * throw invalidOtp();
- */
-export function invalidOtp(): AuthError {
-  return new AuthError(
-    "INVALID_OTP",
-    "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code",
-  );
 }
 
 /**

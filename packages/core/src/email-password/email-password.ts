@@ -12,10 +12,11 @@ import type { AuthContext } from "../kernel/context.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { proveMailbox } from "../email-otp/mailbox-proof.ts";
-import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import { proveMailbox } from "../identity/mailbox-proof.ts";
+import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
+import type { AccountRecord, UserRecord } from "../ports/records.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
-import type { EmailVerificationService } from "../email-verification/email-verification.ts";
+import type { EmailVerificationService } from "../email-verification/index.ts";
 
 export interface SignUpInput {
   email: string;
@@ -385,26 +386,4 @@ const requester = (meta: RequestMeta) => ({ ip: meta.ip, userAgent: meta.userAge
 /** The user's credential account (the one holding a password), if any. */
 async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {
   return (await ctx.store.accounts.listByUser(userId)).find((a) => a.providerId === "credential" && a.passwordHash);
-}
-
-/** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
-export function newAccount(
-  ctx: AuthContext,
-  userId: string,
-  providerId: ProviderId,
-  passwordHash: string | null,
-): AccountRecord {
-  const now = new Date(ctx.clock.now());
-  return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
-}
-
-/** The events of a finished password reset (emailed link or code): `PasswordChanged`, then `SessionRevoked`. */
-export async function emitPasswordReset(
-  ctx: AuthContext,
-  reset: { userId: string; method: "reset-token" | "reset-otp"; count: number; at: Date; meta: RequestMeta },
-): Promise<void> {
-  const { userId, method, count, at, meta } = reset;
-  const base = { userId, at, ip: meta.ip, userAgent: meta.userAgent };
-  await ctx.events.emit("PasswordChanged", { ...base, method });
-  await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-reset", count });
 }

@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { proveMailbox } from "../email-otp/mailbox-proof.ts";
+import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";

@@ -1,4 +1,4 @@
-import { invalidOtp } from "./otp-codes.ts";
+import { invalidOtp } from "../errors/errors.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ProviderId, UserRecord } from "../ports/records.ts";
