@@ -10,6 +10,7 @@ import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { JsonObject, UserRecord } from "../ports/records.ts";
 import type { UserPatch } from "../ports/store.ts";
 import { inTransaction } from "../kernel/transaction.ts";
+import { emit } from "../kernel/emit.ts";
 
 /** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */
 export interface UpdateUserInput {
@@ -96,13 +97,7 @@ export class AccountService {
         );
       else await ctx.lockout.forget(lockoutIdentifier({ username: newUsername }));
     }
-    await ctx.events.emit("UserUpdated", {
-      userId: user.id,
-      fields,
-      at: patch.updatedAt,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "UserUpdated", { userId: user.id, fields }, meta, patch.updatedAt);
     return toUserView(result.value);
   }
 

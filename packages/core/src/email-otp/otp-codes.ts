@@ -9,6 +9,7 @@ import type { OtpPurpose } from "../kernel/events.ts";
 import type { VerificationRecord } from "../ports/records.ts";
 import type { ResolvedEmailOtpOptions } from "./options.ts";
 import { OTP_ACTIONS } from "./options.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * One OTP slot: the row it lives in and the email events and mail are about.
@@ -119,14 +120,7 @@ export class OtpCodes {
     }
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
     await ctx.events.emit("OtpRequested", requested);
-    await ctx.events.emit("OtpGenerated", {
-      identifier: target.email,
-      purpose: target.purpose,
-      plain,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpGenerated", { identifier: target.email, purpose: target.purpose, plain }, meta, at);
     const vars = {
       otp: plain,
       action: OTP_ACTIONS[target.purpose],
@@ -202,14 +196,7 @@ export class OtpCodes {
 
   /** `OtpVerified` for a performed action (consume callers emit it once they know the user). */
   async verified(target: OtpTarget, userId: string | null, meta: RequestMeta): Promise<void> {
-    await this.ctx.events.emit("OtpVerified", {
-      identifier: target.email,
-      purpose: target.purpose,
-      userId,
-      at: new Date(this.ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(this.ctx, "OtpVerified", { identifier: target.email, purpose: target.purpose, userId }, meta);
   }
 
   private async failed(
@@ -219,14 +206,7 @@ export class OtpCodes {
     meta: RequestMeta,
   ): Promise<void> {
     const { ctx } = this;
-    await ctx.events.emit("OtpVerifyFailed", {
-      identifier: target.email,
-      purpose: target.purpose,
-      attemptCount,
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpVerifyFailed", { identifier: target.email, purpose: target.purpose, attemptCount }, meta);
     if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta);
   }
 }

@@ -17,6 +17,7 @@ import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
 import type { AccountRecord, UserRecord } from "../ports/records.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
 import type { EmailVerificationService } from "../email-verification/index.ts";
+import { emit } from "../kernel/emit.ts";
 
 export interface SignUpInput {
   email: string;
@@ -103,13 +104,7 @@ export class EmailPasswordService {
     });
     if (created.ok) {
       const { user: stored } = created;
-      await this.ctx.events.emit("UserSignedUp", {
-        userId: stored.id,
-        email: stored.email,
-        at: stored.createdAt,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(this.ctx, "UserSignedUp", { userId: stored.id, email: stored.email }, meta, stored.createdAt);
       return { user: stored, signIn: created.signIn as S extends true ? SignInResult : null };
     }
     if (created.conflict === "username") throw new AuthError("USERNAME_TAKEN", "That username is taken");
@@ -167,13 +162,7 @@ export class EmailPasswordService {
     else await ctx.burnPasswordHash(input.password);
     if (!user || !account?.passwordHash || !valid) {
       await ctx.lockout.failed(attempt, meta);
-      await ctx.events.emit("SignInFailed", {
-        identifier,
-        reason: "invalid-credentials",
-        at: new Date(ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "SignInFailed", { identifier, reason: "invalid-credentials" }, meta);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
     await ctx.lockout.succeeded(attempt);
@@ -188,28 +177,19 @@ export class EmailPasswordService {
       await ctx.store.sessions.delete(result.session.id);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
-    await ctx.events.emit("UserSignedIn", {
-      userId: user.id,
-      method: "password",
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "UserSignedIn", { userId: user.id, method: "password" }, meta);
     return result;
   }
 
   async signOut(token: string, meta: RequestMeta): Promise<void> {
     const session = await this.ctx.sessions.revokeToken(token);
     if (session) {
-      await this.ctx.events.emit("SessionRevoked", {
-        userId: session.userId,
-        sessionId: session.id,
-        reason: "sign-out",
-        count: 1,
-        at: new Date(this.ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(
+        this.ctx,
+        "SessionRevoked",
+        { userId: session.userId, sessionId: session.id, reason: "sign-out", count: 1 },
+        meta,
+      );
     }
   }
 
@@ -258,23 +238,9 @@ export class EmailPasswordService {
       return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("PasswordChanged", {
-      userId,
-      method: "change-password",
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "PasswordChanged", { userId, method: "change-password" }, meta, at);
     if (count !== null) {
-      await ctx.events.emit("SessionRevoked", {
-        userId,
-        sessionId: null,
-        reason: "password-changed",
-        count,
-        at,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "SessionRevoked", { userId, sessionId: null, reason: "password-changed", count }, meta, at);
     }
   }
 
@@ -307,21 +273,8 @@ export class EmailPasswordService {
     }
     const identifier = `password-reset:${user.id}`;
     const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
-    await ctx.events.emit("OtpRequested", {
-      identifier: email,
-      purpose: "password-reset-link",
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-    await ctx.events.emit("OtpGenerated", {
-      identifier: email,
-      purpose: "password-reset-link",
-      plain: token,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpRequested", { identifier: email, purpose: "password-reset-link" }, meta, at);
+    await emit(ctx, "OtpGenerated", { identifier: email, purpose: "password-reset-link", plain: token }, meta, at);
     ctx.mailer.sendInBackground(meta, email, "password-reset", {
       url: withQuery(target, { token }),
       token,
@@ -358,14 +311,13 @@ export class EmailPasswordService {
     // A sign-in that checked the old password and wrote its session before the commit was not visible to the
     // revocation above: it is visible now (see signIn).
     const late = await ctx.sessions.revokeAll(user.id);
-    await ctx.events.emit("OtpVerified", {
-      identifier: user.email,
-      purpose: "password-reset-link",
-      userId: user.id,
+    await emit(
+      ctx,
+      "OtpVerified",
+      { identifier: user.email, purpose: "password-reset-link", userId: user.id },
+      meta,
       at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    );
     await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count: count + late, at, meta });
     return { success: true };
   }

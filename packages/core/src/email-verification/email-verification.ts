@@ -7,6 +7,7 @@ import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import type { SignInResult } from "../session/session.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * The verification-row identifier of a link token sent to `email` (one live token per address).
@@ -76,13 +77,7 @@ export class EmailVerificationService {
       // audit row with auditLog()), so timing does not tell unknown or verified addresses from pending ones.
       const { ctx } = this;
       await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
-      await ctx.events.emit("OtpRequested", {
-        identifier: email,
-        purpose: "email-verification-link",
-        at: new Date(ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "OtpRequested", { identifier: email, purpose: "email-verification-link" }, meta);
     }
     return { success: true };
   }

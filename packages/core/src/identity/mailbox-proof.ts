@@ -2,6 +2,7 @@ import { invalidOtp } from "../errors/errors.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ProviderId, UserRecord } from "../ports/records.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * Marks a user's email verified because a code sent to it was just used. When the user was NOT verified yet,
@@ -40,22 +41,14 @@ export async function proveMailbox(
   const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });
   if (!updated?.ok) throw invalidOtp();
   if (sessions > 0)
-    await ctx.events.emit("SessionRevoked", {
-      userId: user.id,
-      sessionId: null,
-      reason: "email-proven",
-      count: sessions,
+    await emit(
+      ctx,
+      "SessionRevoked",
+      { userId: user.id, sessionId: null, reason: "email-proven", count: sessions },
+      meta,
       at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-  await ctx.events.emit("EmailVerified", {
-    userId: user.id,
-    email: user.email,
-    at,
-    ip: meta.ip,
-    userAgent: meta.userAgent,
-  });
+    );
+  await emit(ctx, "EmailVerified", { userId: user.id, email: user.email }, meta, at);
   return updated.value;
 }
 
@@ -71,13 +64,7 @@ async function revokeApiKeys(ctx: AuthContext, userId: string, meta: RequestMeta
     for (const key of page.items) {
       if (!(await keys.delete(key.id, userId))) continue;
       deleted++;
-      await ctx.events.emit("ApiKeyRevoked", {
-        keyId: key.id,
-        userId,
-        at: new Date(ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "ApiKeyRevoked", { keyId: key.id, userId }, meta);
     }
     revoked += deleted;
     if (deleted === 0) return revoked;
