@@ -4,9 +4,9 @@
  * @example
  * import { createAuthCore, AuthError, emailOtp } from "@latchkey/core";
  */
-export { AuthError, AuthConfigError, invalidField, describeError } from "./errors/index.ts";
+export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
-export { parseDuration, rejectUnknownOptions, nearestName, EACH, originOf } from "./config/index.ts";
+export { parseDuration, rejectUnknownOptions, EACH, originOf } from "./config/index.ts";
 export type { Duration, OptionShape } from "./config/index.ts";
 export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
 export type { AuthOptions } from "./auth/index.ts";
@@ -19,23 +19,11 @@ export {
   isDatabaseUnavailable,
   guardPorts,
   guardStore,
-  DATABASE_RETRY_AFTER_SECONDS,
   compensatingTransaction,
 } from "./ports/index.ts";
 export type * from "./ports/index.ts";
-export {
-  base64url,
-  fromBase64url,
-  hashSecret,
-  constantTimeEqual,
-  randomId,
-  randomToken,
-  randomString,
-  randomDigits,
-  utf8,
-  fromUtf8,
-} from "./crypto/index.ts";
-export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
+export { base64url, hashSecret, randomString, utf8 } from "./crypto/index.ts";
+export { argon2idHasher, portableArgon2idRaw } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
@@ -50,9 +38,10 @@ export type {
   EventBase,
   OtpPurpose,
 } from "./kernel/index.ts";
-export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
+export { consoleEmailSender } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
-export { SessionService, SessionManagementService, toUserView, toSessionView } from "./session/index.ts";
+export { toUserView } from "./session/index.ts";
+export type { SessionService, SessionManagementService } from "./session/index.ts";
 export type {
   SessionListItem,
   SessionRevocationReason,
@@ -63,29 +52,13 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
-export { HookRunner } from "./hooks/index.ts";
+export type { HookRunner } from "./hooks/index.ts";
 export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
-export {
-  RateLimiter,
-  Lockout,
-  ipBucket,
-  retryAfterText,
-  lockoutIdentifier,
-  counterBinding,
-} from "./rate-limit/index.ts";
+export { RateLimiter, Lockout, counterBinding } from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
-export { EmailVerificationService } from "./email-verification/index.ts";
-export {
-  inTransaction,
-  SERVER_CALL,
-  orServerCall,
-  normalizeEmail,
-  normalizeUsername,
-  checkPasswordLength,
-  resolveCallbackUrl,
-  withQuery,
-} from "./kernel/index.ts";
+export type { EmailVerificationService } from "./email-verification/index.ts";
+export { inTransaction, SERVER_CALL } from "./kernel/index.ts";
 export type {
   AuthContext,
   AuthPlugin,
@@ -97,18 +70,9 @@ export type {
 } from "./kernel/index.ts";
 export { createAuthCore } from "./auth/index.ts";
 export type { AuthCore, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
-export { verificationLinkIdentifier } from "./email-verification/index.ts";
-export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
+export type { AccountService, AccountDeletionService } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
-export {
-  auditLog,
-  AUDIT_LOG_PLUGIN_ID,
-  AuditLogService,
-  toAuditRecord,
-  AUDIT_REDACTED_FIELDS,
-  AUDIT_LOG_OPTION_SHAPE,
-  resolveAuditLogOptions,
-} from "./audit-log/index.ts";
+export { auditLog, AUDIT_LOG_PLUGIN_ID, AuditLogService, AUDIT_LOG_OPTION_SHAPE } from "./audit-log/index.ts";
 export type {
   ListAuditEventsInput,
   AuditEventPage,
@@ -121,17 +85,11 @@ export type {
 export {
   emailOtp,
   EMAIL_OTP_PLUGIN_ID,
-  resolveEmailOtpOptions,
   EMAIL_OTP_OPTION_SHAPE,
-  otpTemplateSources,
-  OTP_ACTIONS,
   SEND_PURPOSES,
-  OtpCodes,
-  otpIdentifier,
   EmailOtpService,
-  EmailChangeService,
 } from "./email-otp/index.ts";
-export { proveMailbox } from "./identity/index.ts";
+export type { OtpCodes, EmailChangeService } from "./email-otp/index.ts";
 export type {
   EmailOtpApi,
   EmailOtpFeature,
@@ -150,7 +108,7 @@ export type {
   RequestEmailChangeInput,
   ChangeEmailInput,
 } from "./email-otp/index.ts";
-export { jwt, JWT_PLUGIN_ID, JwtService, RESERVED_CLAIMS, resolveJwtOptions, JWT_OPTION_SHAPE } from "./jwt/index.ts";
+export { jwt, JWT_PLUGIN_ID, JwtService, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,
   ResolvedJwtOptions,
@@ -172,14 +130,10 @@ export {
   apiKeys,
   ApiKeyService,
   API_KEY_PLUGIN_ID,
-  isWellFormedApiKey,
   apiKeyUseRefusal,
   isRefillDue,
-  resolveApiKeysOptions,
   API_KEYS_OPTION_SHAPE,
-  hasPermissions,
   normalizePermissions,
-  toApiKeyView,
 } from "./api-key/index.ts";
 export type {
   ApiKeysOptions,

@@ -23,3 +23,4 @@ export type {
   ApiKeyUsage,
 } from "./types.ts";
 export type { ApiKeyUsageDay } from "./usage.ts";
+export { API_KEY_LIMITS } from "./limits.ts";

@@ -3,6 +3,7 @@ import { parseDuration, type Duration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { Permissions } from "../ports/records.ts";
 import { normalizePermissions } from "./permissions.ts";
+import { API_KEY_LIMITS } from "./limits.ts";
 
 /**
  * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
@@ -97,7 +98,7 @@ export const API_KEYS_OPTION_SHAPE: OptionShape = {
   maxPerUser: true,
 };
 
-export const API_KEY_PREFIX_SHAPE = /^[A-Za-z0-9_]{1,16}$/;
+export const API_KEY_PREFIX_SHAPE = new RegExp(`^[A-Za-z0-9_]{1,${API_KEY_LIMITS.prefix}}$`);
 /** Largest quota or per-window maximum: fits a signed 32-bit column in every store. */
 export const MAX_API_KEY_COUNT = 2_147_483_647;
 /** Longest per-key rate-limit window (366 days) and longest lifetime (10 years) a key may get. */
@@ -144,7 +145,10 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
   rejectUnknownOptions(options, API_KEYS_OPTION_SHAPE, "apiKeys");
   const defaultPrefix = options.defaultPrefix ?? "lk_";
   if (typeof defaultPrefix !== "string" || !API_KEY_PREFIX_SHAPE.test(defaultPrefix)) {
-    throw new AuthConfigError("apiKeys.defaultPrefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
+    throw new AuthConfigError(
+      "apiKeys.defaultPrefix",
+      `must be 1 to ${API_KEY_LIMITS.prefix} characters of A-Z a-z 0-9 _`,
+    );
   }
   // A zero default quota would make every key created over HTTP unusable: surely a mistake.
   const defaultRemaining = count(options.defaultRemaining ?? null, "apiKeys.defaultRemaining", 1);
