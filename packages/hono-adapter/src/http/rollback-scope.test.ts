@@ -60,6 +60,7 @@ onMemory("memory store: a rollback undoes only its own transaction's writes", ()
     expect((await t.request("POST", "/sign-out", { headers: bearer(dave.token) })).status).toBe(200);
     const asked = await t.request("POST", "/request-password-reset", { body: { email: "bob@example.com" } });
     expect(asked.status).toBe(200);
+    await t.settle();
     const link = new URL(/https?:\/\/\S+/.exec(t.emails.last("bob@example.com")!.text)![0]);
     const resetToken = link.searchParams.get("token")!;
 

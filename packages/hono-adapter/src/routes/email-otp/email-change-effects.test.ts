@@ -67,6 +67,7 @@ describe("email change leaves nothing of the old address alive (review fix 30.3)
       expect.objectContaining({ type: "SessionRevoked", userId: ada.userId, reason: "email-changed", count: 1 }),
     );
     // The old address learns of the change.
+    await t.settle();
     const notice = t.emails.last("ada@example.com")!;
     expect(notice.template).toBe("email-changed");
     expect(notice.text).toContain("ada@new.example");

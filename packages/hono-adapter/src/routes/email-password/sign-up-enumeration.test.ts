@@ -59,6 +59,7 @@ describe("POST /sign-up/email with requireVerifiedForSignIn: no enumeration", ()
     expect(await hasher.verify(accounts[0]!.passwordHash!, PASSWORD)).toBe(true);
 
     await flush();
+    await t.settle();
     const notices = t.emails.sent.slice(before);
     expect(notices).toEqual([expect.objectContaining({ to: "new@example.com", template: "existing-account" })]);
     expect(notices[0]!.subject).toBe("Someone tried to sign up with your email");
@@ -69,11 +70,13 @@ describe("POST /sign-up/email with requireVerifiedForSignIn: no enumeration", ()
     // Repeated attempts within the hour send no second notice (a mailbox cannot be flooded)...
     expect(await shape(await signUp("new@example.com"))).toEqual(fresh);
     await flush();
+    await t.settle();
     expect(t.emails.sent.slice(before)).toHaveLength(1);
     // ...but a later one does.
     t.clock.advance(3_600_000);
     await signUp("new@example.com");
     await flush();
+    await t.settle();
     expect(t.emails.sent.slice(before).filter((m) => m.template === "existing-account")).toHaveLength(2);
   });
 
@@ -91,6 +94,7 @@ describe("POST /sign-up/email with requireVerifiedForSignIn: no enumeration", ()
     await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: PASSWORD } });
     await t.request("POST", "/sign-up/email", { body: { email: "ada@example.com", password: PASSWORD } });
     await flush();
+    await t.settle();
     const notice = t.emails.sent.find((m) => m.template === "existing-account")!;
     expect(notice).toMatchObject({
       subject: "Latchkey: account exists",
@@ -106,6 +110,7 @@ describe("POST /sign-up/email with requireVerifiedForSignIn: no enumeration", ()
     expect(res.status).toBe(422);
     expect((await res.json()).code).toBe("USER_ALREADY_EXISTS");
     await flush();
+    await t.settle();
     expect(t.emails.sent.filter((m) => m.template === "existing-account")).toEqual([]);
   });
 });

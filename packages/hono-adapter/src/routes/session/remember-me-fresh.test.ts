@@ -134,6 +134,7 @@ describe("session.freshAge", () => {
     }
     expect(await t.store.users.findById(userId)).not.toBeNull();
     expect((await t.store.apiKeys.listByUser(userId, { limit: 10, cursor: null })).items).toEqual([]);
+    await t.settle();
     expect(t.emails.sent.filter((m) => m.to === "new@example.com" || /delet/i.test(m.subject))).toEqual([]);
   });
 
