@@ -7,6 +7,8 @@ const FOUNDATION = `${CORE}(errors|ports|crypto|logger|password|config)/`;
 const KERNEL = `${CORE}(kernel|session|rate-limit|email|one-time|hooks|identity)/`;
 const FEATURES = `${CORE}(email-password|email-verification|account|email-otp|api-key|jwt|audit-log)/`;
 const ROOT = `${CORE}auth/`;
+// The private packages (test harnesses, never published).
+const PRIVATE = "(e2e|reliability|test-support)/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -41,6 +43,24 @@ module.exports = {
       from: { path: `${CORE}([^/]+)/`, pathNot: "\\.test\\.ts$" },
       to: { path: FEATURES, pathNot: ["/index\\.ts$", `${CORE}$1/`] },
     },
+    // What a published package's src/ runs must not need its devDependencies (test helpers live in test/).
+    {
+      name: "src-uses-no-dev-dependency",
+      severity: "error",
+      // (drizzle-store's d1/workerd/ is the test harness d1.test.ts bundles into workerd; it has yet to move.)
+      from: {
+        path: `^packages/(?!${PRIVATE})[^/]+/src/`,
+        pathNot: ["\\.test\\.tsx?$", "^packages/drizzle-store/src/d1/workerd/"],
+      },
+      to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm", "npm-peer", "npm-optional"] },
+    },
+    // Nor the private test harness package.
+    {
+      name: "src-uses-no-test-support",
+      severity: "error",
+      from: { path: `^packages/(?!${PRIVATE})[^/]+/src/`, pathNot: "\\.test\\.tsx?$" },
+      to: { path: "^packages/test-support/" },
+    },
     // A package reaches another only by its name (its package exports), never by a relative path into its files.
     {
       name: "no-reaching-into-another-package",
@@ -53,8 +73,8 @@ module.exports = {
     // Type-only imports count: a cycle through a type is still a cycle for the reader.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(node_modules|dist|\\.next|\\.wrangler|generated)/" },
+    doNotFollow: { path: "(^|/)(node_modules|dist)/" },
+    exclude: { path: "(^|/)(\\.next|\\.wrangler|generated)/" },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "types", "default"] },
   },
 };

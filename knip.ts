@@ -5,7 +5,7 @@ import type { KnipConfig } from "knip";
 // files, read from tsdown.config.ts), every test file and Vitest config (the Vitest plugin), and the files the
 // tests, the benchmarks and the examples start as processes, listed below. The exports of an entry file are its
 // public API and are never reported (`includeEntryExports: false`); everything else must be imported somewhere.
-const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", "*.ts"] };
+const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", "test/**", "*.ts"] };
 
 const config: KnipConfig = {
   includeEntryExports: false,

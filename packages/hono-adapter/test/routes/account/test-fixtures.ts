@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { hashSecret, type AuthEvent } from "@latchkey/core";
-import { bearer, type TestAuth } from "../../testing/test-auth.ts";
+import { bearer, type TestAuth } from "../../test-auth.ts";
 
 // Shared by the account route tests (imported by *.test.ts files only).
 

@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import type { FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import type { Auth } from "../../create-auth.ts";
-import { bearer, type TestAuth } from "../../testing/test-auth.ts";
+import type { Auth } from "../../../src/create-auth.ts";
+import { bearer, type TestAuth } from "../../test-auth.ts";
 
 /** Debian's interpreter: the pyenv python first on PATH has no python3-jwt. */
 const SYSTEM_PYTHON = "/usr/bin/python3";

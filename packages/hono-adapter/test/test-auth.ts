@@ -8,7 +8,7 @@ import {
   type FullStore,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { createAuth, type Auth, type CreateAuthOptions } from "../create-auth.ts";
+import { createAuth, type Auth, type CreateAuthOptions } from "../src/create-auth.ts";
 import { storeForTestRun } from "./test-stores.ts";
 
 export const TEST_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";

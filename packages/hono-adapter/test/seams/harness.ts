@@ -8,9 +8,9 @@ import {
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import type { ExplorationReport, FaultReport } from "@latchkey/test-support";
-import { createTestAuth, type TestAuth } from "../testing/test-auth.ts";
-import type { CreateAuthOptions } from "../create-auth.ts";
-import { storeForTestRun, testStoreKind } from "../testing/test-stores.ts";
+import { createTestAuth, type TestAuth } from "../test-auth.ts";
+import type { CreateAuthOptions } from "../../src/create-auth.ts";
+import { storeForTestRun, testStoreKind } from "../test-stores.ts";
 
 /** The cheap argon2id of the HTTP tests; any argon2id hasher verifies what another one hashed. */
 export const seamHasher: PasswordHasher = argon2idHasher({

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { apiKeys, type ApiKeysOptions, type AuthEvent } from "@latchkey/core";
-import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { bearer, createTestAuth, type TestAuth } from "../../test-auth.ts";
 
 /** A test auth with the API-key plugin and every event recorded. */
 export function setup(options: ApiKeysOptions = {}) {
