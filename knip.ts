@@ -5,14 +5,14 @@ import type { KnipConfig } from "knip";
 // files, read from tsdown.config.ts), every test file and Vitest config (the Vitest plugin), and the files the
 // tests, the benchmarks and the examples start as processes, listed below. The exports of an entry file are its
 // public API and are never reported (`includeEntryExports: false`); everything else must be imported somewhere.
-const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", "test/**", "*.ts"] };
+const library = { tsdown: { config: ["tsdown.config.ts"] }, project: ["src/**", "*.ts"] };
 
 const config: KnipConfig = {
   includeEntryExports: false,
   // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; `redis-cli` (Debian's, beside
   // redis-server) lists the reliability suite's Redis keys; `apt-get` (Debian) installs the tools the tests start
-  // (scripts/test-prerequisites.mjs). None is an npm package.
-  ignoreBinaries: ["taskset", "redis-cli", "apt-get"],
+  // (scripts/test-prerequisites.mjs); `dot` (Graphviz) draws docs/core-layers.svg. None is an npm package.
+  ignoreBinaries: ["taskset", "redis-cli", "apt-get", "dot"],
   workspaces: {
     ".": {
       entry: ["scripts/*.mjs"],
@@ -29,6 +29,8 @@ const config: KnipConfig = {
       // would close a cycle (memory-store depends on core) in the package graph.
       ignoreDependencies: ["@latchkey/memory-store"],
     },
+    // The HTTP suites' helpers live in test/, outside the published src/.
+    "packages/hono-adapter": { ...library, project: ["src/**", "test/**", "*.ts"] },
     "packages/client": {
       ...library,
       entry: ["type-tests/*.tsx"],
