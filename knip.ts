@@ -33,7 +33,7 @@ const config: KnipConfig = {
     "packages/hono-adapter": { ...library, project: ["src/**", "test/**", "*.ts"] },
     "packages/client": {
       ...library,
-      entry: ["type-tests/*.tsx"],
+      entry: ["type-tests/*.{ts,tsx}"],
       project: ["src/**", "scripts/**", "type-tests/**", "*.ts"],
     },
     "packages/drizzle-store": {

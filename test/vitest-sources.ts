@@ -21,6 +21,8 @@ const ENTRIES: Record<string, string> = {
   "@latchkey/store-conformance": "store-conformance/src/index.ts",
   "@latchkey/client": "client/src/index.ts",
   "@latchkey/client/react": "client/src/react.ts",
+  "@latchkey/client/vue": "client/src/vue.ts",
+  "@latchkey/client/svelte": "client/src/svelte.ts",
   "@latchkey/cli": "cli/src/index.ts",
   // A package's `imports` map points at its dist/: the sources' Node variants instead.
   "#native-argon2": "core/src/password/native-argon2.node.ts",

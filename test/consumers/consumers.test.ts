@@ -25,6 +25,7 @@ import {
   type Packs,
 } from "./harness/projects.ts";
 import { BAD_CONFIG, listening, printed as printedLine, SLOW_CONFIG, startServe } from "./harness/serve.ts";
+import { exampleProject, expectLocalsJourney } from "./harness/frameworks.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
@@ -321,6 +322,112 @@ describe("examples/nextjs as a real Next.js app", () => {
     try {
       await waitForHttp(`${base}/api/auth/get-session`, server);
       expect(await runJourney(base, capture.outbox, { prefix: "/api/auth", hostRoute: null })).toEqual(STEPS);
+    } finally {
+      await server.stop();
+      await capture.close();
+    }
+  });
+});
+
+// SvelteKit 3 and Astro 7 need Node >= 22.17 and >= 22.12: the Node 24 from npm builds and serves them.
+describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
+  it("vite build and strict tsc, the built server on loopback: the journey through the handle hook at /auth, locals on a page and a route, sign-out; no secret, no start", async () => {
+    const app = join(work, "sveltekit");
+    await exampleProject(root, "sveltekit", app, ["src", "vite.config.ts", "tsconfig.json"], packs);
+    const node24 = join(tools, "node_modules/node24/bin/node");
+    // ORIGIN at build time is the app's public origin (paths.origin): adapter-node would assume https otherwise.
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const build = await run(node24, [join(app, "node_modules/vite/bin/vite.js"), "build"], {
+      cwd: app,
+      env: { ORIGIN: base },
+    });
+    expect(build.code, printed(build)).toBe(0);
+    // Strict TypeScript over the example's .ts files, against the route types the build generated.
+    const tsc = await run(node24, [join(app, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: app });
+    expect(tsc.code, printed(tsc)).toBe(0);
+    // The `init` hook builds the auth at start: without LATCHKEY_SECRET the server stops before listening.
+    const refused = await run(node24, ["build/index.js"], {
+      cwd: app,
+      env: { HOST: "127.0.0.1", PORT: String(await freePort()) },
+      timeoutMs: 60_000,
+    });
+    expect(refused.code, printed(refused)).not.toBe(0);
+    expect(refused.stderr).toMatch(/secret must be a string of at least 32 characters/);
+    expect(refused.stdout).not.toMatch(/Listening/);
+
+    const capture = await emailCapture();
+    const server = start(node24, ["build/index.js"], {
+      cwd: app,
+      env: {
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LATCHKEY_SECRET: "k".repeat(64),
+        LATCHKEY_BASE_URL: base,
+        EMAIL_WEBHOOK_URL: capture.url,
+      },
+    });
+    try {
+      await waitForHttp(`${base}/auth/get-session`, server);
+      expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: "/me" })).toEqual(STEPS);
+      await expectLocalsJourney(base, "sveltekit");
+      // A native client (Bearer, no Origin) passes SvelteKit's CSRF check with JSON bodies, as @latchkey/client
+      // sends every POST; SvelteKit refuses a body-less POST without Origin (docs/runtimes.md says so).
+      const native = { "content-type": "application/json", "latchkey-credentials": "bearer" };
+      const up = await fetch(`${base}/auth/sign-up/email`, {
+        method: "POST",
+        headers: native,
+        body: JSON.stringify({ email: "native@consumer.example", password: "correct horse battery" }),
+      });
+      expect(up.status, await up.clone().text()).toBe(200);
+      const authorization = `Bearer ${((await up.json()) as { credentials: { token: string } }).credentials.token}`;
+      const bare = await fetch(`${base}/auth/sign-out`, { method: "POST", headers: { authorization } });
+      expect(bare.status).toBe(403);
+      const out = await fetch(`${base}/auth/sign-out`, {
+        method: "POST",
+        headers: { ...native, authorization },
+        body: "{}",
+      });
+      expect(out.status, await out.clone().text()).toBe(200);
+      expect(await (await fetch(`${base}/auth/get-session`, { headers: { authorization } })).json()).toBeNull();
+    } finally {
+      await server.stop();
+      await capture.close();
+    }
+  });
+});
+
+describe("examples/astro as a real Astro app (@astrojs/node standalone)", () => {
+  it("astro build and strict tsc, the standalone server on loopback: the journey through the middleware at /auth, locals on a page and a route, sign-out", async () => {
+    const app = join(work, "astro");
+    await exampleProject(root, "astro", app, ["src", "astro.config.mjs", "tsconfig.json"], packs);
+    const node24 = join(tools, "node_modules/node24/bin/node");
+    const quiet = { ASTRO_TELEMETRY_DISABLED: "1" };
+    const build = await run(node24, [join(app, "node_modules/astro/bin/astro.mjs"), "build"], { cwd: app, env: quiet });
+    expect(build.code, printed(build)).toBe(0);
+    // Strict TypeScript over the example's .ts files, against the types the build generated (.astro/).
+    const tsc = await run(node24, [join(app, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json", "--noEmit"], {
+      cwd: app,
+    });
+    expect(tsc.code, printed(tsc)).toBe(0);
+    const capture = await emailCapture();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const server = start(node24, ["dist/server/entry.mjs"], {
+      cwd: app,
+      env: {
+        ...quiet,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LATCHKEY_SECRET: "a".repeat(64),
+        LATCHKEY_BASE_URL: base,
+        EMAIL_WEBHOOK_URL: capture.url,
+      },
+    });
+    try {
+      await waitForHttp(`${base}/auth/get-session`, server);
+      expect(await runJourney(base, capture.outbox, { prefix: "/auth", hostRoute: "/me" })).toEqual(STEPS);
+      await expectLocalsJourney(base, "astro");
     } finally {
       await server.stop();
       await capture.close();

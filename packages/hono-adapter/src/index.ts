@@ -11,6 +11,8 @@ export type { CorsOptions } from "./middleware/cors.ts";
 export type { GetClientIp } from "./http/client-ip.ts";
 export { ERROR_STATUS } from "./http/error-status.ts";
 export { errorResponse } from "./http/errors.ts";
+export { requestSession } from "./http/request-session.ts";
+export type { RequestSession } from "./http/request-session.ts";
 export type { ErrorBody } from "./http/errors.ts";
 export type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 export type { AuthApp } from "./routes/define.ts";

@@ -16,6 +16,8 @@ export function copiedFrom(copy: Request, original: Request): Request {
 }
 
 interface SocketEnv {
+  /** The peer address a framework read from its socket (SvelteKit `event.getClientAddress()`, Astro `clientAddress`). */
+  clientAddress?: string;
   incoming?: { socket?: { remoteAddress?: string } };
   server?: { requestIP?: (request: Request) => { address: string } | null };
   remoteAddr?: { hostname?: string };
@@ -23,11 +25,14 @@ interface SocketEnv {
 
 /**
  * The peer address of the connection: Node (`@hono/node-server`), Bun (`fetch(req, server)` passed as env
- * `{ server }`) and Deno (`Deno.serve` info passed as env). The safe default: headers are not trusted.
+ * `{ server }`), Deno (`Deno.serve` info passed as env), and frameworks that read it for you (env
+ * `{ clientAddress }`: SvelteKit's `event.getClientAddress()`, Astro's `clientAddress`). The safe default: headers
+ * are not trusted.
  */
 export const fromSocket: GetClientIp = (request, c) => {
   const env = (c.env ?? {}) as SocketEnv;
   return (
+    (typeof env.clientAddress === "string" && env.clientAddress !== "" ? env.clientAddress : undefined) ??
     env.incoming?.socket?.remoteAddress ??
     env.server?.requestIP?.(originals.get(request) ?? request)?.address ??
     env.remoteAddr?.hostname ??

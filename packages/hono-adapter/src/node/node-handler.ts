@@ -1,9 +1,9 @@
 // `@latchkey/hono-adapter/node`: Latchkey inside a Node framework (Express, Fastify, a plain `http` server).
 // Type-only Node imports: nothing here loads a Node module, so the entry also type-checks for other runtimes.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Hono } from "hono";
 import type { SessionView, UserView } from "@latchkey/core";
 import type { Auth } from "../create-auth.ts";
+import { requestSession } from "../http/request-session.ts";
 
 /** A Node request; Express and Fastify add `originalUrl` (the URL before a router stripped its mount path). */
 export type NodeRequest = IncomingMessage & { originalUrl?: string };
@@ -101,14 +101,10 @@ export function nodeSession(
   auth: Pick<Auth, "optionalUser" | "core">,
 ): (req: NodeRequest) => Promise<NodeSession & { setCookie: string[] }> {
   const origin = auth.core.config.baseOrigin;
-  const probe = new Hono().all("*", auth.optionalUser, (c) =>
-    c.json({ user: c.var.user, session: c.var.session } satisfies NodeSession),
-  );
-  return async (req) => {
-    // Only the credentials matter here (cookie, Authorization): a GET with the request's headers, no body.
-    const request = new Request(new URL(req.originalUrl ?? req.url ?? "/", origin), { headers: webHeaders(req) });
-    const response = await probe.fetch(request, { incoming: req });
-    const found = (await response.json()) as NodeSession;
-    return { ...found, setCookie: response.headers.getSetCookie() };
-  };
+  const sessionOf = requestSession(auth);
+  // Only the credentials matter here (cookie, Authorization): a GET with the request's headers, no body.
+  return (req) =>
+    sessionOf(new Request(new URL(req.originalUrl ?? req.url ?? "/", origin), { headers: webHeaders(req) }), {
+      incoming: req,
+    });
 }

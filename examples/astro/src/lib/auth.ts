@@ -1,0 +1,45 @@
+import { EMAIL_WEBHOOK_URL, LATCHKEY_BASE_URL, LATCHKEY_SECRET } from "astro:env/server";
+import { apiKeys, consoleEmailSender, emailOtp, jwt, type EmailSender } from "@latchkey/core";
+import { createAuth, requestSession } from "@latchkey/hono-adapter";
+import { memoryStore } from "@latchkey/memory-store";
+
+/** Where the app's emails go: POSTed as JSON to EMAIL_WEBHOOK_URL when set (swap in your provider), else the console. */
+function emailSender(): EmailSender {
+  const webhook = EMAIL_WEBHOOK_URL;
+  if (!webhook) return consoleEmailSender();
+  return {
+    async send(message) {
+      const res = await fetch(webhook, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(message),
+      });
+      if (!res.ok) throw new Error(`the email webhook answered ${res.status}`);
+    },
+  };
+}
+
+function buildAuth() {
+  // Plain-HTTP localhost needs development mode for non-Secure cookies; behind https keep the defaults.
+  const local = LATCHKEY_BASE_URL.startsWith("http://");
+  const auth = createAuth({
+    secret: LATCHKEY_SECRET ?? "",
+    baseUrl: LATCHKEY_BASE_URL,
+    basePath: "/auth",
+    // Demo only: lost on restart. In production use drizzleStore(...) from @latchkey/drizzle-store/postgres.
+    database: memoryStore(),
+    email: { sender: emailSender() },
+    plugins: [emailOtp(), apiKeys(), jwt()],
+    ...(local ? { environment: "development" as const, cookies: { secure: false } } : {}),
+  });
+  return { auth, sessionOf: requestSession(auth) };
+}
+
+// Built on first use, not at import: `astro build` loads server modules without the runtime environment.
+let built: ReturnType<typeof buildAuth> | undefined;
+
+/** The app's auth (`latchkey().auth.api` for server-side calls) and its session lookup for the middleware. */
+export function latchkey(): ReturnType<typeof buildAuth> {
+  built ??= buildAuth();
+  return built;
+}
