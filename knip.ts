@@ -34,7 +34,7 @@ const config: KnipConfig = {
     "packages/client": {
       ...library,
       entry: ["type-tests/*.{ts,tsx}"],
-      project: ["src/**", "scripts/**", "type-tests/**", "*.ts"],
+      project: ["src/**", "scripts/**", "test/**", "type-tests/**", "*.ts"],
     },
     "packages/drizzle-store": {
       ...library,

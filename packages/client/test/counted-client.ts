@@ -1,7 +1,7 @@
 import { argon2idHasher, webCryptoRandom } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
-import { createLatchkeyClient, type LatchkeyClient } from "../index.ts";
+import { createLatchkeyClient, type LatchkeyClient } from "../src/index.ts";
 
 const BASE = "https://app.example";
 
