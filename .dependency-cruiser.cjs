@@ -1,9 +1,9 @@
 // The architecture, checked on every `pnpm test` (`depcruise` in the root `test` script). Layers of core, bottom up
-// (docs/architecture.md draws them): foundation (errors, ports, crypto, logger, password, config) < kernel (the
+// (docs/architecture.md draws them): foundation (errors, ports, crypto, logger, password, config, sweep) < kernel (the
 // contracts in kernel/ and the shared services every feature is built on) < features (one folder each) < the
 // composition root (auth/, which alone names every feature) < index.ts.
 const CORE = "^packages/core/src/";
-const FOUNDATION = `${CORE}(errors|ports|crypto|logger|password|config)/`;
+const FOUNDATION = `${CORE}(errors|ports|crypto|logger|password|config|sweep)/`;
 const KERNEL = `${CORE}(kernel|session|rate-limit|email|one-time|hooks|identity)/`;
 const FEATURES = `${CORE}(email-password|email-verification|account|email-otp|api-key|jwt|audit-log)/`;
 const ROOT = `${CORE}auth/`;

@@ -55,7 +55,7 @@ const config: KnipConfig = {
     "examples/cloudflare-workers": { entry: ["src/worker.ts"] },
     // The servers under test are started as processes by the harness; the micro benchmarks and the bundle report
     // are run by their scripts.
-    bench: { entry: ["src/servers/*.ts", "src/micro/*.ts", "bundle/*.ts"] },
+    bench: { entry: ["src/servers/*.ts", "src/hash-cap/server.ts", "src/micro/*.ts", "bundle/*.ts"] },
     // fixtures/ is copied into fresh npm projects outside the workspace (their dependencies are theirs, not this
     // package's), except journey.mjs, which the test also imports.
     "test/consumers": { project: ["*.ts", "harness/**", "fixtures/plain/journey.mjs"] },

@@ -38,6 +38,7 @@ import { measureWorkers } from "./harness/workers.ts";
 import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts";
 import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
 import { summarizeProfile } from "./harness/profile.ts";
+import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/measure.ts";
 
 // `pnpm bench [--quick] [--repeat=N] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
@@ -499,6 +500,19 @@ async function main(): Promise<void> {
     log(progressLine("hono", floor));
   }
 
+  // Issue 33: get-session while 200 password sign-ins are in flight, without and with the hash cap.
+  const hashCap: HashCapResult[] = [];
+  if (!scaleOnly && (!only || only.includes("hash-cap"))) {
+    log("\nget-session while 200 password sign-ins are in flight (memory store, default argon2id)");
+    for (const cap of ["off", "on"] as const) {
+      const result = await measureHashCap({ cap, port: nextPort++, cpus: serverCpus });
+      hashCap.push(result);
+      log(
+        `  ${cap === "on" ? "capped  " : "uncapped"} p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms over ${result.reads} reads; sign-ins ${JSON.stringify(result.statuses)}`,
+      );
+    }
+  }
+
   const scaled: Scaled = { scale: [], sweeps: [], plans: {} };
   let sizes: SizeResult[] = [];
   // The report is rewritten after every part, so a run stopped part-way still leaves what it measured.
@@ -519,6 +533,10 @@ async function main(): Promise<void> {
         : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
       "",
       results.length ? markdownTable(results, floor) : "",
+      "",
+      hashCap.length
+        ? `get-session (bearer, 4 at a time) while 200 password sign-ins for unknown emails are in flight, one server on the memory store with default argon2id; uncapped = \`passwordHashing: { concurrency: 1024, maxQueue: 100000, unauthenticatedBudget: false }\`:\n\n${markdownHashCap(hashCap)}`
+        : "",
       "",
       memory.length
         ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}`
@@ -542,7 +560,7 @@ async function main(): Promise<void> {
     writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
     writeFileSync(
       `${benchDir}results/latest.json`,
-      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim() }, info, floor, results, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
+      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim() }, info, floor, results, hashCap, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
     );
     if (final) {
       log(`\n${markdown}`);

@@ -45,6 +45,9 @@ const auth = createAuth({
   // No email leaves the machine; codes are captured from the OtpGenerated event (as Better Auth's hook does).
   email: { sender: { send: async () => undefined } },
   rateLimit: { enabled: false },
+  // Throttling off includes the budget all callers share for password sign-ins (1200 a minute by default): the
+  // sign-in scenario sends far more. The hash gate stays at its defaults (its queue holds the 32 connections).
+  passwordHashing: { unauthenticatedBudget: false },
   plugins,
 });
 auth.events.on("OtpGenerated", (event) => {

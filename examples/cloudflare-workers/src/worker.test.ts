@@ -55,6 +55,7 @@ beforeAll(async () => {
     "0001_api_key_lifecycle",
     "0002_session_remember_me",
     "0003_app_metadata",
+    "0004_counters_reset_at_index",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.

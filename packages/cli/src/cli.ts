@@ -2,6 +2,7 @@ import { initCommand } from "./init/index.ts";
 import { migrateCommand } from "./migrate/index.ts";
 import { rotateJwksCommand } from "./rotate-jwks/index.ts";
 import { generateSecret } from "./secret/index.ts";
+import { sweepCommand } from "./sweep/index.ts";
 import { serveCommand } from "./serve/index.ts";
 
 const USAGE = `Usage:
@@ -11,7 +12,8 @@ const USAGE = `Usage:
   latchkey migrate --d1 <local-id>     apply them to the local D1 of wrangler dev (--persist-to <dir>)
   latchkey init                        write a commented latchkey.config.ts to start from (--help for options)
   latchkey serve                       run Latchkey as a server from latchkey.config.* (--help for options)
-  latchkey rotate-jwks                 a new JWT signing key now, from the same config (--force after a secret change)`;
+  latchkey rotate-jwks                 a new JWT signing key now, from the same config (--force after a secret change)
+  latchkey sweep --database <url>      delete expired rows (or $LATCHKEY_DATABASE_URL; --help for options)`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -24,6 +26,7 @@ const commands: Record<string, Command> = {
   init: initCommand,
   serve: serveCommand,
   "rotate-jwks": rotateJwksCommand,
+  sweep: sweepCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */

@@ -25,6 +25,8 @@ export type * from "./ports/index.ts";
 export { base64url, hashSecret, randomString, utf8 } from "./crypto/index.ts";
 export { argon2idHasher, portableArgon2idRaw } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
+export { HashGate } from "./password/index.ts";
+export type { HashGateLimits, HashGateStats } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./kernel/index.ts";
@@ -54,7 +56,14 @@ export type {
 } from "./session/index.ts";
 export type { HookRunner } from "./hooks/index.ts";
 export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
-export { RateLimiter, Lockout, counterBinding } from "./rate-limit/index.ts";
+export {
+  RateLimiter,
+  HashBudget,
+  Lockout,
+  counterBinding,
+  storedCounterKey,
+  keyedCounters,
+} from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export type { EmailVerificationService } from "./email-verification/index.ts";
@@ -159,3 +168,5 @@ export type {
   ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
+export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep/index.ts";
+export type { SweepReport, SweepOptions, SweepPlan } from "./sweep/index.ts";

@@ -82,6 +82,7 @@ describe("migrating a database made with the previous schema", () => {
         "0001_api_key_lifecycle",
         "0002_session_remember_me",
         "0003_app_metadata",
+        "0004_counters_reset_at_index",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -108,6 +109,7 @@ describe("migrating a database made with the previous schema", () => {
         "0001_api_key_lifecycle",
         "0002_session_remember_me",
         "0003_app_metadata",
+        "0004_counters_reset_at_index",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

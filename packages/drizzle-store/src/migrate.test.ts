@@ -5,31 +5,33 @@ import { openSqlite } from "./sqlite/connection.ts";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 
 const TABLES = ["accounts", "api_keys", "audit_events", "counters", "jwks", "sessions", "users", "verifications"];
+const MIGRATIONS = [
+  "0000_initial",
+  "0001_api_key_lifecycle",
+  "0002_session_remember_me",
+  "0003_app_metadata",
+  "0004_counters_reset_at_index",
+];
 
 describe("migrateDatabase", () => {
   it("applies the schema to a fresh PostgreSQL database once; the second run applies nothing", async () => {
     const database = await createTestPostgresDatabase();
     try {
       const lines: string[] = [];
-      expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([
-        "0000_initial",
-        "0001_api_key_lifecycle",
-        "0002_session_remember_me",
-        "0003_app_metadata",
-      ]);
+      expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual(MIGRATIONS);
       expect(await migrateDatabase(database.url, { log: (line) => lines.push(line) })).toEqual([]);
-      expect(lines).toEqual([
-        "applied 0000_initial",
-        "applied 0001_api_key_lifecycle",
-        "applied 0002_session_remember_me",
-        "applied 0003_app_metadata",
-        "nothing to apply: the schema is up to date",
-      ]);
+      expect(lines).toEqual([...MIGRATIONS.map((m) => `applied ${m}`), "nothing to apply: the schema is up to date"]);
       const client = openPostgres(database.url, 1);
       const rows = await client<{ table_name: string }[]>`
         select table_name from information_schema.tables where table_schema = 'public' order by table_name`;
+      // The sweep deletes ended counters by reset_at: an index, not a pass over every counter.
+      const indexes = await client<{ indexdef: string }[]>`
+        select indexdef from pg_indexes where tablename = 'counters' and indexname = 'counters_reset_at_idx'`;
       await client.end();
       expect(rows.map((r) => r.table_name)).toEqual(TABLES);
+      expect(indexes.map((r) => r.indexdef)).toEqual([
+        expect.stringMatching(/ON public\.counters USING btree \(reset_at\)/),
+      ]);
     } finally {
       await database.dispose();
     }
@@ -39,12 +41,7 @@ describe("migrateDatabase", () => {
     const database = await createTestPostgresDatabase();
     try {
       const results = await Promise.all([1, 2, 3].map(() => migrateDatabase(database.url)));
-      expect(results.flat()).toEqual([
-        "0000_initial",
-        "0001_api_key_lifecycle",
-        "0002_session_remember_me",
-        "0003_app_metadata",
-      ]);
+      expect(results.flat()).toEqual(MIGRATIONS);
     } finally {
       await database.dispose();
     }
@@ -53,19 +50,20 @@ describe("migrateDatabase", () => {
   it("applies the schema to a fresh libSQL file once; the second run applies nothing", async () => {
     const database = await createTestSqliteFile();
     try {
-      expect(await migrateDatabase(database.url)).toEqual([
-        "0000_initial",
-        "0001_api_key_lifecycle",
-        "0002_session_remember_me",
-        "0003_app_metadata",
-      ]);
+      expect(await migrateDatabase(database.url)).toEqual(MIGRATIONS);
       expect(await migrateDatabase({ url: database.url })).toEqual([]);
       const client = openSqlite(database.url);
       const { rows } = await client.execute(
         "select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' order by name",
       );
+      const index = await client.execute(
+        "select tbl_name, sql from sqlite_master where type = 'index' and name = 'counters_reset_at_idx'",
+      );
       client.close();
       expect(rows.map((r) => r.name)).toEqual(TABLES);
+      expect(index.rows.map((r) => [r.tbl_name, r.sql])).toEqual([
+        ["counters", "CREATE INDEX `counters_reset_at_idx` ON `counters` (`reset_at`)"],
+      ]);
     } finally {
       await database.dispose();
     }

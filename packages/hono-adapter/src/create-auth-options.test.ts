@@ -88,6 +88,10 @@ const VALID: Record<string, unknown> = {
   "email.sender": consoleEmailSender(),
   "email.from": "auth@app.example",
   'email.templates["<name>"]': "Hello {{appName}}",
+  "email.perRecipient": false,
+  "email.perRecipient.window": "1h",
+  "email.perRecipient.max": 10,
+  "email.resendCooldown": "2m",
   trustedOrigins: ["https://admin.app.example"],
   "session.expiresIn": "30d",
   "session.updateAge": "2d",
@@ -109,6 +113,7 @@ const VALID: Record<string, unknown> = {
   "emailVerification.callbackPath": "/verify",
   "emailVerification.requireVerifiedForSignIn": true,
   "emailVerification.callbackUrlOverride": "https://accounts.example/verify",
+  "emailVerification.deleteUnverifiedAfter": "7d",
   "deleteAccount.expiresIn": "2h",
   "deleteAccount.callbackPath": "/delete",
   "deleteAccount.subject": "Delete your {{appName}} account?",
@@ -124,6 +129,12 @@ const VALID: Record<string, unknown> = {
   "lockout.maxFailures": 10,
   "lockout.window": "30m",
   "lockout.duration": "1h",
+  "passwordHashing.concurrency": 2,
+  "passwordHashing.maxQueue": 64,
+  "passwordHashing.unauthenticatedBudget": false,
+  "passwordHashing.unauthenticatedBudget.window": "10s",
+  "passwordHashing.unauthenticatedBudget.max": 300,
+  "auditLog.retention": "30d",
   getClientIp: clientIp.fromCfConnectingIp,
   plugins: [auditLog()],
   captureOtp: true,
@@ -184,6 +195,10 @@ const PARTNERS: Record<string, Record<string, unknown>> = {
   "apiKeys.defaultRefillInterval": { defaultRefillAmount: 1000 },
   'rateLimit.rules["<path>"].window': { max: 20 },
   'rateLimit.rules["<path>"].max': { window: "5m" },
+  "email.perRecipient.window": { max: 10 },
+  "email.perRecipient.max": { window: "1h" },
+  "passwordHashing.unauthenticatedBudget.window": { max: 300 },
+  "passwordHashing.unauthenticatedBudget.max": { window: "10s" },
 };
 
 /** Builds `{a: {b: {c: value}}}` from concrete keys. */
@@ -307,9 +322,9 @@ describe("options are closed (docs/options.md is the table)", () => {
       "cookies.secur is not an option; did you mean cookies.secure?",
     );
     expectConfigError(
-      () => auditLog({ retention: "30d" } as never),
-      "auditLog.retention",
-      "auditLog.retention is not an option; none are accepted here",
+      () => auditLog({ retension: "30d" } as never),
+      "auditLog.retension",
+      "auditLog.retension is not an option; did you mean auditLog.retention?",
     );
     expectConfigError(
       () => createAuth({ ...base(), email: { templates: { "verification.htm": "x" } } } as never),

@@ -5,6 +5,7 @@ import {
   type EmailMessage,
   type AuthPlugin,
   type EmailSender,
+  type CounterStore,
   type FullStore,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
@@ -35,6 +36,11 @@ function captureEmails(): EmailSender & { sent: EmailMessage[]; last(to?: string
 export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   auth: Auth<P>;
   store: FullStore;
+  /**
+   * The counters as core sees them: `peek("lock:email:ada@example.com", now)` finds the record the store keeps
+   * under the keyed hash of that key (`t.store.counters` holds only the hashed keys).
+   */
+  counters: CounterStore;
   clock: ReturnType<typeof createTestClock>;
   emails: ReturnType<typeof captureEmails>;
   /** Calls the standalone handler (mounted at /auth) with JSON and optional headers. */
@@ -56,7 +62,8 @@ export interface TestAuth<P extends readonly AuthPlugin[] = readonly AuthPlugin[
 /**
  * A fully wired auth for HTTP tests: a fresh store of the run's kind (`LATCHKEY_TEST_STORE`: memory, sqlite or
  * postgres; or `store`), movable clock, captured emails,
- * cheap argon2id parameters, client IP from the `x-test-ip` header.
+ * cheap argon2id parameters, client IP from the `x-test-ip` header, no per-recipient email limits and no shared
+ * hashing budget.
  */
 export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
   testOptions: Partial<Omit<CreateAuthOptions<P>, "database">> & { store?: FullStore } = {},
@@ -78,7 +85,12 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
     captureOtp: true,
     ...overrides,
     database: store,
-    email: { sender: emails, ...overrides.email },
+    // Tests send to one address many times in a row: the per-recipient limits are off unless a test turns them on
+    // (routes/email-limits tests run them with the documented defaults).
+    email: { sender: emails, perRecipient: false, resendCooldown: false, ...overrides.email },
+    // Likewise the budget every caller shares for unauthenticated hashing: suites that sign up hundreds of users
+    // within one frozen minute would meet it (routes/email-password/hash-cap tests run it).
+    passwordHashing: { unauthenticatedBudget: false, ...overrides.passwordHashing },
   });
   const request: TestAuth<P>["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...(init.ip ? { "x-test-ip": init.ip } : {}), ...init.headers };
@@ -98,6 +110,7 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
   return {
     auth,
     store,
+    counters: auth.core.ctx.store.counters,
     clock,
     emails,
     request,

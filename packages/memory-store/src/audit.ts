@@ -14,5 +14,16 @@ export function auditPort(db: MemoryDatabase): AuditStore {
       rows.sort((a, b) => (orderKey(b.at, b.id) < orderKey(a.at, a.id) ? -1 : 1));
       return page(rows, limit, cursor, (r) => orderKey(r.at, r.id));
     },
+    async deleteBefore(before, limit = Number.POSITIVE_INFINITY) {
+      // In place (the array is shared with the store): keep every row not old enough, or past the limit.
+      let removed = 0;
+      let kept = 0;
+      for (const row of audit) {
+        if (removed < limit && row.at < before) removed++;
+        else audit[kept++] = row;
+      }
+      audit.length = kept;
+      return removed;
+    },
   };
 }

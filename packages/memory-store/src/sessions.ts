@@ -37,9 +37,12 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
         if (s.userId === userId && s.id !== exceptId && dropSession(db, s.id)) n++;
       return n;
     },
-    async deleteExpired(now) {
+    async deleteExpired(now, limit = Number.POSITIVE_INFINITY) {
       let n = 0;
-      for (const s of [...sessions.values()]) if (s.expiresAt <= now && dropSession(db, s.id)) n++;
+      for (const s of [...sessions.values()]) {
+        if (n >= limit) break;
+        if (s.expiresAt <= now && dropSession(db, s.id)) n++;
+      }
       return n;
     },
   };

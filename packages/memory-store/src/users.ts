@@ -57,5 +57,12 @@ export function usersPort(db: MemoryDatabase): UserStore {
       for (const v of [...verifications.values()]) if (v.userId === id) verifications.delete(v.id);
       return true;
     },
+    async listUnverifiedBefore(before, limit) {
+      return [...users.values()]
+        .filter((u) => !u.emailVerified && u.createdAt < before)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+        .slice(0, limit)
+        .map(copy);
+    },
   };
 }

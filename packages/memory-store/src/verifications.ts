@@ -39,9 +39,12 @@ export function verificationsPort(db: MemoryDatabase): VerificationStore {
       for (const v of [...verifications.values()]) if (v.identifier === identifier && verifications.delete(v.id)) n++;
       return n;
     },
-    async deleteExpired(now) {
+    async deleteExpired(now, limit = Number.POSITIVE_INFINITY) {
       let n = 0;
-      for (const v of [...verifications.values()]) if (v.expiresAt <= now && verifications.delete(v.id)) n++;
+      for (const v of [...verifications.values()]) {
+        if (n >= limit) break;
+        if (v.expiresAt <= now && verifications.delete(v.id)) n++;
+      }
       return n;
     },
   };

@@ -21,7 +21,10 @@ const setOnInsert = (account: AccountRecord) => ({ _id: account.id, createdAt: a
 export function accountsPort(c: Collections): AccountStore {
   return {
     async listByUser(userId) {
-      const docs = await c.accounts.find({ userId }).sort({ createdAt: 1, _id: 1 }).toArray();
+      const docs = await c.accounts
+        .find({ userId: { $eq: userId } })
+        .sort({ createdAt: 1, _id: 1 })
+        .toArray();
       return docs.map(accountFromDoc);
     },
     async create(account) {
@@ -64,7 +67,8 @@ export function accountsPort(c: Collections): AccountStore {
       }
     },
     async deleteAllExcept(userId, keepProviderId) {
-      return (await c.accounts.deleteMany({ userId, providerId: { $ne: keepProviderId } })).deletedCount;
+      return (await c.accounts.deleteMany({ userId: { $eq: userId }, providerId: { $ne: keepProviderId } }))
+        .deletedCount;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { CounterStore } from "@latchkey/core";
 import type { Collections } from "./database.ts";
 import { counterFromDoc } from "./documents.ts";
 import { isDuplicateOn } from "./errors.ts";
-import { counterHitUpdate } from "./queries.ts";
+import { counterHitUpdate, deleteMatching } from "./queries.ts";
 
 /** Runs an upsert once more when it lost the insert race on `_id` to a concurrent upsert of the same key. */
 async function upsertWithRetry<T>(write: () => Promise<T>): Promise<T> {
@@ -29,21 +29,24 @@ export function countersPort(c: Collections): CounterStore {
       return counterFromDoc(doc);
     },
     async peek(key, now) {
-      const doc = await c.counters.findOne({ _id: key, resetAt: { $gt: new Date(now) } });
+      const doc = await c.counters.findOne({ _id: { $eq: key }, resetAt: { $gt: new Date(now) } });
       return doc ? counterFromDoc(doc) : null;
     },
     async delete(key) {
-      await c.counters.deleteOne({ _id: key });
+      await c.counters.deleteOne({ _id: { $eq: key } });
     },
     async rename(from, to) {
-      const moved = await c.counters.findOneAndDelete({ _id: from });
+      const moved = await c.counters.findOneAndDelete({ _id: { $eq: from } });
       if (!moved) {
-        await c.counters.deleteOne({ _id: to });
+        await c.counters.deleteOne({ _id: { $eq: to } });
         return;
       }
       await upsertWithRetry(() =>
         c.counters.replaceOne({ _id: to }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }),
       );
+    },
+    async deleteExpired(now, limit) {
+      return deleteMatching(c.counters, { resetAt: { $lte: new Date(now) } }, limit);
     },
   };
 }

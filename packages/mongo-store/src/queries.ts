@@ -1,4 +1,4 @@
-import type { Document, Filter } from "mongodb";
+import type { Collection, Document, Filter } from "mongodb";
 import type { ApiKeyDoc, VerificationDoc } from "./documents.ts";
 
 // Pure builders for the filters and update pipelines whose shape carries the atomicity. Values are only numbers
@@ -171,4 +171,25 @@ export function keysetFilter(field: string, cursor: string | null): Document | n
   const after = decodeCursor(cursor);
   if (after === null) return null;
   return { $or: [{ [field]: { $lt: after.at } }, { [field]: after.at, _id: { $lt: after.id } }] };
+}
+
+/**
+ * Deletes the documents matching `filter`, at most `limit` of them when given (the sweep's batches): the ids of one
+ * batch are read, then deleted with the filter repeated, so a document that changed in between stays.
+ */
+export async function deleteMatching<D extends { _id: string }>(
+  collection: Collection<D>,
+  filter: Filter<D>,
+  limit: number | undefined,
+): Promise<number> {
+  if (limit === undefined) return (await collection.deleteMany(filter)).deletedCount;
+  const ids = (
+    await collection
+      .find(filter, { projection: { _id: 1 } })
+      .limit(limit)
+      .toArray()
+  ).map((d) => d._id);
+  if (ids.length === 0) return 0;
+  const batch = { $and: [{ _id: { $in: ids } }, filter] } as Filter<D>;
+  return (await collection.deleteMany(batch)).deletedCount;
 }

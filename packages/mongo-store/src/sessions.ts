@@ -1,5 +1,6 @@
 import type { SessionStore } from "@latchkey/core";
 import { COLLECTION_NAMES, type Collections } from "./database.ts";
+import { deleteMatching } from "./queries.ts";
 import { sessionFromDoc, sessionToDoc, userFromDoc, type SessionDoc, type UserDoc } from "./documents.ts";
 
 /** `SessionStore` over MongoDB: a session read is one aggregation joined with its user. */
@@ -17,7 +18,7 @@ export function sessionsPort(c: Collections): SessionStore {
       // One round trip: the session joined with its user.
       const [row] = await c.sessions
         .aggregate<SessionDoc & { owner: UserDoc[] }>([
-          { $match: { tokenHash } },
+          { $match: { tokenHash: { $eq: tokenHash } } },
           { $limit: 1 },
           { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
         ])
@@ -30,17 +31,18 @@ export function sessionsPort(c: Collections): SessionStore {
       return docs.map(sessionFromDoc);
     },
     async touch(id, expiresAt, updatedAt) {
-      await c.sessions.updateOne({ _id: id }, { $set: { expiresAt, updatedAt } });
+      await c.sessions.updateOne({ _id: { $eq: id } }, { $set: { expiresAt, updatedAt } });
     },
     async delete(id) {
-      return (await c.sessions.deleteOne({ _id: id })).deletedCount === 1;
+      return (await c.sessions.deleteOne({ _id: { $eq: id } })).deletedCount === 1;
     },
     async deleteByUser(userId, exceptId) {
-      const filter = exceptId === undefined ? { userId } : { userId, _id: { $ne: exceptId } };
+      const filter =
+        exceptId === undefined ? { userId: { $eq: userId } } : { userId: { $eq: userId }, _id: { $ne: exceptId } };
       return (await c.sessions.deleteMany(filter)).deletedCount;
     },
-    async deleteExpired(now) {
-      return (await c.sessions.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+    async deleteExpired(now, limit) {
+      return deleteMatching(c.sessions, { expiresAt: { $lte: now } }, limit);
     },
   };
 }

@@ -16,17 +16,17 @@ async function createWithoutTransaction(c: Collections, user: UserRecord, accoun
   } catch (error) {
     // Compensate: an ordered insert may have written some accounts before failing.
     await c.accounts.deleteMany({ _id: { $in: accounts.map((a) => a.id) } });
-    await c.users.deleteOne({ _id: user.id });
+    await c.users.deleteOne({ _id: { $eq: user.id } });
     throw error;
   }
 }
 
 async function deleteDependents(c: Collections, userId: string): Promise<void> {
   await Promise.all([
-    c.sessions.deleteMany({ userId }),
-    c.accounts.deleteMany({ userId }),
-    c.apiKeys.deleteMany({ userId }),
-    c.verifications.deleteMany({ userId }),
+    c.sessions.deleteMany({ userId: { $eq: userId } }),
+    c.accounts.deleteMany({ userId: { $eq: userId } }),
+    c.apiKeys.deleteMany({ userId: { $eq: userId } }),
+    c.verifications.deleteMany({ userId: { $eq: userId } }),
   ]);
 }
 
@@ -55,11 +55,11 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
       return { ok: true, value: structuredClone(user) };
     },
     async findById(id) {
-      const doc = await c.users.findOne({ _id: id });
+      const doc = await c.users.findOne({ _id: { $eq: id } });
       return doc ? userFromDoc(doc) : null;
     },
     async findByEmail(email) {
-      const doc = await c.users.findOne({ email });
+      const doc = await c.users.findOne({ email: { $eq: email } });
       return doc ? userFromDoc(doc) : null;
     },
     async findByUsername(username) {
@@ -72,8 +72,8 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
       try {
         const doc =
           set === null
-            ? await c.users.findOne({ _id: id })
-            : await c.users.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" });
+            ? await c.users.findOne({ _id: { $eq: id } })
+            : await c.users.findOneAndUpdate({ _id: { $eq: id } }, { $set: set }, { returnDocument: "after" });
         return doc ? { ok: true, value: userFromDoc(doc) } : null;
       } catch (error) {
         const conflict = userConflict(error);
@@ -84,23 +84,31 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
     async delete(id) {
       if (await tx.available()) {
         return tx.run(async (session) => {
-          const gone = await c.users.findOneAndDelete({ _id: id }, { session });
+          const gone = await c.users.findOneAndDelete({ _id: { $eq: id } }, { session });
           if (!gone) return false;
           // Sequential: a transaction's operations must not run in parallel.
-          await c.sessions.deleteMany({ userId: id }, { session });
-          await c.accounts.deleteMany({ userId: id }, { session });
-          await c.apiKeys.deleteMany({ userId: id }, { session });
-          await c.verifications.deleteMany({ userId: id }, { session });
+          await c.sessions.deleteMany({ userId: { $eq: id } }, { session });
+          await c.accounts.deleteMany({ userId: { $eq: id } }, { session });
+          await c.apiKeys.deleteMany({ userId: { $eq: id } }, { session });
+          await c.verifications.deleteMany({ userId: { $eq: id } }, { session });
           return true;
         });
       }
       // Dependents first, so an interrupted delete leaves the user in place and can simply be run again; the
       // user's own delete decides which of several callers wins; the second sweep catches rows written meanwhile.
       await deleteDependents(c, id);
-      const gone = await c.users.findOneAndDelete({ _id: id });
+      const gone = await c.users.findOneAndDelete({ _id: { $eq: id } });
       if (!gone) return false;
       await deleteDependents(c, id);
       return true;
+    },
+    async listUnverifiedBefore(before, limit) {
+      const docs = await c.users
+        .find({ emailVerified: { $eq: false }, createdAt: { $lt: before } })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(userFromDoc);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { VerificationStore } from "@latchkey/core";
 import type { Collections } from "./database.ts";
 import { verificationFromDoc, verificationToDoc } from "./documents.ts";
 import { isDuplicateOn } from "./errors.ts";
-import { failedAttemptFilters, verificationById, verificationIssueUpsert } from "./queries.ts";
+import { deleteMatching, failedAttemptFilters, verificationById, verificationIssueUpsert } from "./queries.ts";
 
 /** `VerificationStore` over MongoDB: one document per identifier (a unique index), consumed by one findOneAndDelete. */
 export function verificationsPort(c: Collections): VerificationStore {
@@ -19,11 +19,11 @@ export function verificationsPort(c: Collections): VerificationStore {
       }
     },
     async findByIdentifier(identifier) {
-      const doc = await c.verifications.findOne({ identifier });
+      const doc = await c.verifications.findOne({ identifier: { $eq: identifier } });
       return doc ? verificationFromDoc(doc) : null;
     },
     async findByValueHash(valueHash) {
-      const doc = await c.verifications.findOne({ valueHash });
+      const doc = await c.verifications.findOne({ valueHash: { $eq: valueHash } });
       return doc ? verificationFromDoc(doc) : null;
     },
     async consume(id) {
@@ -47,10 +47,10 @@ export function verificationsPort(c: Collections): VerificationStore {
       }
     },
     async deleteByIdentifier(identifier) {
-      return (await c.verifications.deleteMany({ identifier })).deletedCount;
+      return (await c.verifications.deleteMany({ identifier: { $eq: identifier } })).deletedCount;
     },
-    async deleteExpired(now) {
-      return (await c.verifications.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+    async deleteExpired(now, limit) {
+      return deleteMatching(c.verifications, { expiresAt: { $lte: now } }, limit);
     },
   };
 }

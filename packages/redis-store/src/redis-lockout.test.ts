@@ -44,6 +44,7 @@ describe("account lockout over Redis counters", () => {
       peek: (key, now) => redis.peek(key, now),
       delete: (key) => redis.delete(key),
       rename: (from, to) => redis.rename(from, to),
+      deleteExpired: (now, limit) => redis.deleteExpired(now, limit),
     };
     try {
       const clock = createTestClock();

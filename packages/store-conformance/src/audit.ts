@@ -33,5 +33,29 @@ export function describeAudit(getStore: () => Store): void {
       expect(second.nextCursor).toBeNull();
       expect((await audit.list({ userId: null, limit: 100, cursor: null })).items.length).toBeGreaterThanOrEqual(4);
     });
+
+    it("deleteBefore removes rows older than the cut-off, at most `limit` per call, and keeps newer ones", async (context) => {
+      const audit = portOf(store, "audit", context);
+      const userId = uid("u");
+      const ancient = Date.UTC(2001, 0, 1);
+      const row = (ms: number) => ({
+        id: uid("au"),
+        type: "SignInFailed",
+        userId,
+        identifier: null,
+        ip: null,
+        userAgent: null,
+        at: new Date(ancient + ms),
+        data: {},
+      });
+      const old = [row(0), row(1000), row(2000)];
+      const kept = row(5000);
+      for (const r of [...old, kept]) await audit.append(r);
+      const cutOff = new Date(ancient + 5000);
+      expect(await audit.deleteBefore(cutOff, 2)).toBe(2);
+      expect(await audit.deleteBefore(cutOff, 2)).toBe(1);
+      expect(await audit.deleteBefore(cutOff, 2)).toBe(0);
+      expect((await audit.list({ userId, limit: 10, cursor: null })).items).toEqual([kept]);
+    });
   });
 }

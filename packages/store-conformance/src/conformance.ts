@@ -4,7 +4,7 @@ import { describeUsers } from "./users.ts";
 import { describeSessions } from "./sessions.ts";
 import { describeAccounts } from "./accounts.ts";
 import { describeVerifications } from "./verifications.ts";
-import { describeCounters } from "./counters.ts";
+import { describeCounterSweep, describeCounters } from "./counters.ts";
 import { describeApiKeys } from "./api-keys.ts";
 import { describeJwks } from "./jwks.ts";
 import { describeAudit } from "./audit.ts";
@@ -49,6 +49,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeVerifications(() => store);
 
     describeCounters(() => store);
+
+    describeCounterSweep(() => store);
 
     describeApiKeys(() => store);
 

@@ -47,3 +47,40 @@ export function describeCounters(getStore: () => Store): void {
     });
   });
 }
+
+// Far before every other fixture, so a sweep "now" here only ever meets this file's rows in a shared store.
+const ANCIENT = Date.UTC(2001, 0, 1);
+
+/**
+ * `counters.deleteExpired`, the sweep's part of the port: for database-backed counters (Redis expires keys itself
+ * and answers 0, so `runCounterConformance` leaves this out).
+ */
+export function describeCounterSweep(getStore: () => Store): void {
+  describe("counters sweep", () => {
+    let store: Store;
+    beforeAll(() => {
+      store = getStore();
+    });
+
+    it("deletes ended windows in batches of at most `limit`, and keeps live ones", async () => {
+      const ended = Array.from({ length: 5 }, () => uid("c-ended"));
+      for (const key of ended) await store.counters.hit(key, 1000, ANCIENT);
+      const live = uid("c-live");
+      await store.counters.hit(live, 60_000, ANCIENT);
+      const sweepAt = ANCIENT + 1000;
+      const batches: number[] = [];
+      for (;;) {
+        const removed = await store.counters.deleteExpired(sweepAt, 2);
+        batches.push(removed);
+        if (removed === 0) break;
+      }
+      expect(batches).toEqual([2, 2, 1, 0]);
+      // Peeking at a time their windows were live shows the rows themselves are gone, not merely ended.
+      for (const key of ended) expect(await store.counters.peek(key, ANCIENT)).toBeNull();
+      expect(await store.counters.peek(live, ANCIENT)).toEqual({ count: 1, resetAt: ANCIENT + 60_000 });
+      expect(await store.counters.deleteExpired(sweepAt)).toBe(0);
+      expect(await store.counters.deleteExpired(ANCIENT + 60_000)).toBe(1);
+      expect(await store.counters.peek(live, ANCIENT)).toBeNull();
+    });
+  });
+}

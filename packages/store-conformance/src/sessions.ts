@@ -71,5 +71,21 @@ export function describeSessions(getStore: () => Store): void {
       expect(await store.sessions.findByTokenHash(keep.tokenHash)).not.toBeNull();
       expect(await store.sessions.deleteByUser(u.id)).toBe(1);
     });
+
+    it("deleteExpired with a limit removes at most that many per call (the sweep's batches)", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      // Far in the past: in a shared store only these rows are expired at this "now".
+      const ancient = new Date(Date.UTC(2001, 0, 1));
+      const old = Array.from({ length: 3 }, () => session(u.id, { expiresAt: ancient }));
+      for (const s of old) await store.sessions.create(s);
+      const keep = session(u.id);
+      await store.sessions.create(keep);
+      expect(await store.sessions.deleteExpired(ancient, 2)).toBe(2);
+      expect(await store.sessions.deleteExpired(ancient, 2)).toBe(1);
+      expect(await store.sessions.deleteExpired(ancient, 2)).toBe(0);
+      for (const s of old) expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
+      expect(await store.sessions.findByTokenHash(keep.tokenHash)).not.toBeNull();
+    });
   });
 }

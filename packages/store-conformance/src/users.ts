@@ -119,5 +119,18 @@ export function describeUsers(getStore: () => Store): void {
       const results = await Promise.all(Array.from({ length: 10 }, () => store.users.delete(u.id)));
       expect(results.filter(Boolean)).toHaveLength(1);
     });
+
+    it("listUnverifiedBefore lists unverified users created before the cut-off, oldest first, at most `limit`", async () => {
+      const ancient = Date.UTC(2001, 0, 1);
+      const made = (ms: number, emailVerified: boolean) => user({ createdAt: new Date(ancient + ms), emailVerified });
+      const oldest = made(0, false);
+      const older = made(1000, false);
+      const verified = made(500, true);
+      const recent = made(10_000, false);
+      for (const u of [recent, verified, older, oldest]) expect((await store.users.create(u, [])).ok).toBe(true);
+      const cutOff = new Date(ancient + 5000);
+      expect((await store.users.listUnverifiedBefore(cutOff, 10)).map((u) => u.id)).toEqual([oldest.id, older.id]);
+      expect(await store.users.listUnverifiedBefore(cutOff, 1)).toEqual([oldest]);
+    });
   });
 }

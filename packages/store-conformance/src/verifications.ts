@@ -20,6 +20,18 @@ export function describeVerifications(getStore: () => Store): void {
       expect(await store.verifications.findByValueHash(second.valueHash)).toEqual(second);
     });
 
+    it("30 parallel issues for one identifier all succeed (no duplicate-key error) and leave exactly one live row", async () => {
+      const identifier = uid("otp:sign-in:race-");
+      const issued = Array.from({ length: 30 }, () => verification({ identifier }));
+      const outcomes = await Promise.allSettled(issued.map((v) => store.verifications.issue(v)));
+      expect(outcomes.filter((o) => o.status === "rejected")).toEqual([]);
+      const live = await store.verifications.findByIdentifier(identifier);
+      expect(issued).toContainEqual(live);
+      // Every other secret is dead: of the 30 hashes exactly one still finds a row, the live one.
+      const found = await Promise.all(issued.map((v) => store.verifications.findByValueHash(v.valueHash)));
+      expect(found.filter((row) => row !== null)).toEqual([live]);
+    });
+
     it("20 parallel consumes of one row: exactly one wins", async () => {
       const v = verification();
       await store.verifications.issue(v);
@@ -71,6 +83,19 @@ export function describeVerifications(getStore: () => Store): void {
       await store.verifications.issue(live);
       expect(await store.verifications.deleteExpired(T0)).toBeGreaterThanOrEqual(1);
       expect(await store.verifications.findByIdentifier(old.identifier)).toBeNull();
+      expect(await store.verifications.findByIdentifier(live.identifier)).toEqual(live);
+    });
+
+    it("deleteExpired with a limit removes at most that many per call (the sweep's batches)", async () => {
+      const ancient = new Date(Date.UTC(2001, 0, 1));
+      const old = Array.from({ length: 3 }, () => verification({ expiresAt: ancient }));
+      for (const v of old) await store.verifications.issue(v);
+      const live = verification();
+      await store.verifications.issue(live);
+      expect(await store.verifications.deleteExpired(ancient, 2)).toBe(2);
+      expect(await store.verifications.deleteExpired(ancient, 2)).toBe(1);
+      expect(await store.verifications.deleteExpired(ancient, 2)).toBe(0);
+      for (const v of old) expect(await store.verifications.findByIdentifier(v.identifier)).toBeNull();
       expect(await store.verifications.findByIdentifier(live.identifier)).toEqual(live);
     });
 

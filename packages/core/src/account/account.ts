@@ -39,6 +39,9 @@ function isPlainObject(value: unknown): value is JsonObject {
  * await core.account.setPassword(session, "a new long password", meta);
  */
 export class AccountService {
+  /** Set-password calls in flight, by user: a second one waits for the first instead of hashing beside it. */
+  private readonly settingPassword = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly ctx: AuthContext,
     private readonly emailPassword: EmailPasswordService,
@@ -106,9 +109,31 @@ export class AccountService {
    * parallel calls one wins, the other gets PASSWORD_ALREADY_SET. Other sessions are revoked, this one kept.
    */
   async setPassword(current: ValidatedSession, newPassword: string, meta: RequestMeta): Promise<{ success: true }> {
+    const userId = current.userRecord.id;
+    checkPasswordLength(this.ctx.config, newPassword);
+    // One hash in flight per user: parallel calls queue here, and each then reads "already set?" after the one
+    // before it finished, so 100 parallel requests cost one hash, not 100 (the atomic write still decides).
+    let previous = this.settingPassword.get(userId);
+    while (previous) {
+      await previous.catch(() => undefined);
+      previous = this.settingPassword.get(userId);
+    }
+    const attempt = this.addPassword(current, newPassword, meta);
+    this.settingPassword.set(userId, attempt);
+    try {
+      return await attempt;
+    } finally {
+      if (this.settingPassword.get(userId) === attempt) this.settingPassword.delete(userId);
+    }
+  }
+
+  private async addPassword(
+    current: ValidatedSession,
+    newPassword: string,
+    meta: RequestMeta,
+  ): Promise<{ success: true }> {
     const { ctx } = this;
     const userId = current.userRecord.id;
-    checkPasswordLength(ctx.config, newPassword);
     const alreadySet = () =>
       new AuthError("PASSWORD_ALREADY_SET", "This account already has a password; use change-password");
     // A cheap read first so the common refusal costs no hash; the write below decides atomically.

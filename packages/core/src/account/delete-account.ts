@@ -50,6 +50,8 @@ export class AccountDeletionService {
   async request(user: UserRecord, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     const { deleteAccount, baseUrl } = ctx.config;
+    // Past the recipient's budget or inside the cooldown: the link already sent stays the live one.
+    if (!(await ctx.sendLimits.admit("delete-account", user.email))) return { success: true };
     const token = await ctx.secrets.issueToken(deleteAccountIdentifier(user.id), user.id, deleteAccount.expiresInMs);
     const base = {
       identifier: user.email,

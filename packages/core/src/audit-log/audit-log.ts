@@ -2,6 +2,7 @@ import { invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { AuthEvent } from "../kernel/events.ts";
+import { storedUserAgent } from "../kernel/request-meta.ts";
 import type { AuditRecord, JsonObject } from "../ports/records.ts";
 import type { AuditStore } from "../ports/store.ts";
 
@@ -51,7 +52,7 @@ export function toAuditRecord(event: AuthEvent, id: string): AuditRecord {
     userId: typeof userId === "string" ? userId : null,
     identifier: typeof identifier === "string" ? identifier : null,
     ip: ip ?? null,
-    userAgent: userAgent ?? null,
+    userAgent: storedUserAgent(userAgent),
     data: toJsonValue(data) as JsonObject,
   };
 }

@@ -1,6 +1,10 @@
 import { AuthError } from "../errors/errors.ts";
-import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
-import type { ApiOf, AuthPlugin } from "../kernel/plugin.ts";
+import { orServerCall, SERVER_CALL, type RequestMeta } from "../kernel/request-meta.ts";
+import type { ApiOf, AuthPlugin, PluginRegistry } from "../kernel/plugin.ts";
+import { checkApiInput } from "./api-input.ts";
+import { sweepBatchSize, sweepStore, type SweepOptions, type SweepReport } from "../sweep/sweep.ts";
+import { AUDIT_LOG_PLUGIN_ID } from "../audit-log/index.ts";
+import { API_KEY_PLUGIN_ID } from "../api-key/index.ts";
 import type { EmailPasswordService, SignInInput, SignUpInput, SignUpResult } from "../email-password/index.ts";
 import type { EmailVerificationService } from "../email-verification/index.ts";
 import type { AuthContext } from "../kernel/context.ts";
@@ -46,6 +50,13 @@ export interface BaseApi {
   updateUser(userId: string, input: UpdateUserInput, meta?: RequestMeta): Promise<UserView>;
   /** Deletes a user and every auth-owned row of theirs (audit rows stay); false when there was no such user. */
   deleteUser(userId: string, meta?: RequestMeta): Promise<boolean>;
+  /**
+   * Deletes every row past its life, in batches: ended counters, expired sessions, codes and tokens, expired API
+   * keys (with `apiKeys()`), audit rows past `auditLog({ retention })`, and users unverified for
+   * `emailVerification.deleteUnverifiedAfter` (when set). Run it on a schedule (docs/stores.md); `latchkey sweep`
+   * does the same from a shell.
+   */
+  sweep(options?: SweepOptions): Promise<SweepReport>;
 }
 
 /**
@@ -76,6 +87,26 @@ interface ApiServices {
   account: AccountService;
   accountDeletion: AccountDeletionService;
   sessionManagement: SessionManagementService;
+  plugins: PluginRegistry;
+}
+
+/** Every method of `api` behind `checkApiInput`: bad ids reject with 400 INVALID_REQUEST before any work. */
+function validated<A extends object>(api: A): A {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(api)) {
+    out[name] =
+      typeof value === "function"
+        ? (...args: unknown[]) => {
+            try {
+              checkApiInput(name, args);
+            } catch (error) {
+              return Promise.reject(error);
+            }
+            return value(...args);
+          }
+        : value;
+  }
+  return out as A;
 }
 
 export function buildApi<P extends readonly AuthPlugin[]>(
@@ -131,8 +162,29 @@ export function buildApi<P extends readonly AuthPlugin[]>(
       const user = await core.ctx.store.users.findById(userId);
       return user ? core.accountDeletion.remove(user, orServerCall(meta)) : false;
     },
+    sweep: async (options = {}) => {
+      const batchSize = sweepBatchSize(options.batchSize);
+      const { clock, config, store } = core.ctx;
+      const now = clock.now();
+      const retentionMs = core.plugins.get(AUDIT_LOG_PLUGIN_ID)?.options.retentionMs ?? null;
+      const unverifiedMs = config.emailVerification.deleteUnverifiedAfterMs;
+      const apiKeys = core.plugins.get(API_KEY_PLUGIN_ID)?.service;
+      return sweepStore(store, {
+        now: new Date(now),
+        batchSize,
+        auditBefore: retentionMs === null ? null : new Date(now - retentionMs),
+        unverifiedBefore: unverifiedMs === null ? null : new Date(now - unverifiedMs),
+        // Through the service, so each removed key is announced (ApiKeyRevoked) as the HTTP sweep does.
+        deleteExpiredApiKeys: apiKeys
+          ? async () => (await apiKeys.deleteExpired(null, SERVER_CALL)).deleted
+          : undefined,
+        clearExpiredRerolls: apiKeys ? async () => (await apiKeys.deleteExpiredRerolls()).cleared : undefined,
+        // Through account deletion: lockout counters of the address go too, and AccountDeleted is emitted.
+        deleteUser: (user) => core.accountDeletion.remove(user, SERVER_CALL),
+      });
+    },
   };
-  const api = { ...pluginApis, ...base } as AuthApi<P>;
+  const api = validated({ ...pluginApis, ...base } as AuthApi<P>);
   return new Proxy(api, {
     get(target, name, receiver) {
       if (typeof name === "string" && !(name in target) && name !== "then") {

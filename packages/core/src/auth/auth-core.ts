@@ -4,12 +4,14 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { OptionShape } from "../config/closed-options.ts";
 import { systemClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
+import { HashGate } from "../password/hash-gate.ts";
 import { AuthEvents } from "../kernel/events.ts";
 import { SessionService } from "../session/session.ts";
 import { SessionManagementService } from "../session/session-management.ts";
-import { Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
-import { counterBinding } from "../rate-limit/counter-binding.ts";
+import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
+import { counterBinding, keyedCounters } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
+import { SendLimits } from "../email/send-limits.ts";
 import { consoleEmailSender } from "../email/email.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { randomToken } from "../crypto/crypto.ts";
@@ -64,13 +66,20 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   adapterOptions: OptionShape = {},
 ): AuthCore<P> {
   const config = resolveConfig(options, adapterOptions);
-  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones.
-  const store: Store = options.counters ? { ...options.database, counters: options.counters } : options.database;
+  const binding = counterBinding(config.secret, config.baseOrigin);
   // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
-  options.counters?.bind?.(counterBinding(config.secret, config.baseOrigin));
+  options.counters?.bind?.(binding);
+  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones. Their
+  // keys carry emails and client addresses: every store gets them through one keyed hash (storedCounterKey).
+  const store: Store = {
+    ...options.database,
+    counters: keyedCounters(options.counters ?? options.database.counters, binding),
+  };
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
-  const hasher = options.passwordHasher ?? argon2idHasher({ random });
+  // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.
+  const hashGate = new HashGate(config.passwordHashing);
+  const hasher = hashGate.wrap(options.passwordHasher ?? argon2idHasher({ random }));
   const logger = resolveLogger(options.logger);
   const events = new AuthEvents((error) =>
     logger.error({ event: "listener-failed", error: describeError(error) }, "event listener failed"),
@@ -89,16 +98,27 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     clock,
     random,
     hasher,
+    hashGate,
     events,
     sessions: new SessionService(config, store, clock, random),
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock),
+    hashBudget: new HashBudget(config, store, clock),
     mailer: new Mailer(config, sender, logger),
+    sendLimits: new SendLimits(config, store, clock),
     logger,
     secrets: new OneTimeSecrets(store, clock, random),
     hooks: new HookRunner(validateHooks(options.hooks)),
     async burnPasswordHash(password) {
-      dummyHash ??= hasher.hash(randomToken(random, 16));
+      if (!dummyHash) {
+        const pending = hasher.hash(randomToken(random, 16));
+        dummyHash = pending;
+        // A failed dummy hash (BUSY, an engine error) must not stay cached: unknown emails would answer 500 for
+        // good while known ones answer 200, telling which addresses have accounts. The next caller tries again.
+        pending.catch(() => {
+          if (dummyHash === pending) dummyHash = null;
+        });
+      }
       await hasher.verify(await dummyHash, password);
     },
   };

@@ -3,7 +3,7 @@ import { parseDuration, type Duration } from "../config/duration.ts";
 import { EACH, rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
-import type { PasswordHasher } from "../password/argon2.ts";
+import { defaultHashConcurrency, type PasswordHasher } from "../password/argon2.ts";
 import type { PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../kernel/plugin.ts";
@@ -33,7 +33,19 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
   appName?: string;
   /** `sameSite: "None"` (needs `secure`) is for a front end on another site than the API; see docs/client.md. */
   cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" | "None" };
-  email?: { sender?: EmailSender; from?: string; templates?: EmailTemplates };
+  email?: {
+    sender?: EmailSender;
+    from?: string;
+    templates?: EmailTemplates;
+    /**
+     * Emails one address may receive across every sending flow (codes, reset and verification links, email
+     * change, account deletion), whoever asks. Default 5 per 15 minutes; `false` for none. Past it a send answers
+     * as usual but issues and sends nothing.
+     */
+    perRecipient?: RateLimitRule | false;
+    /** Least time between two sends of the same purpose to one address. Default 60 s; `false` for none. */
+    resendCooldown?: Duration | false;
+  };
   trustedOrigins?: string[];
   session?: {
     expiresIn?: Duration;
@@ -65,6 +77,11 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
     callbackPath?: string;
     requireVerifiedForSignIn?: boolean;
     callbackUrlOverride?: string;
+    /**
+     * The sweep (`auth.api.sweep()`) deletes users whose email is still unverified this long after sign-up, with
+     * every row of theirs. Default: never.
+     */
+    deleteUnverifiedAfter?: Duration;
   };
   deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
   rateLimit?: {
@@ -80,6 +97,15 @@ export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlug
     ipless?: "shared" | "skip";
   };
   lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
+  /**
+   * Bounds on password hashing, the one CPU- and memory-heavy step anonymous callers can trigger. `concurrency`
+   * hashes run at once (default: the native engine's thread pool, `UV_THREADPOOL_SIZE` or 4, at most the CPUs;
+   * 1 on the portable engine), `maxQueue` (default 32) wait, and the next answers 503 `BUSY` with `Retry-After`.
+   * `unauthenticatedBudget` (default 1200 a minute, `false` for none) is one budget shared by every caller (not per
+   * IP) for the routes that hash without a session and without a secret to check first: sign-up and password
+   * sign-in (resets look their token or code up before hashing).
+   */
+  passwordHashing?: { concurrency?: number; maxQueue?: number; unauthenticatedBudget?: RateLimitRule | false };
   /** App code that may refuse (or amend) a sign-up and refuse a sign-in; see docs/hooks.md. */
   hooks?: AuthHooks;
   /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
@@ -131,6 +157,8 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     sender: true,
     from: true,
     templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])),
+    perRecipient: { window: true, max: true },
+    resendCooldown: true,
   },
   trustedOrigins: true,
   session: { expiresIn: true, updateAge: true, shortExpiresIn: true, freshAge: true },
@@ -142,10 +170,17 @@ export const AUTH_OPTION_SHAPE: OptionShape = {
     passwordPolicy: { minLength: true, maxLength: true, check: true },
     passwordReset: { expiresIn: true, callbackPath: true, callbackUrlOverride: true },
   },
-  emailVerification: { expiresIn: true, callbackPath: true, requireVerifiedForSignIn: true, callbackUrlOverride: true },
+  emailVerification: {
+    expiresIn: true,
+    callbackPath: true,
+    requireVerifiedForSignIn: true,
+    callbackUrlOverride: true,
+    deleteUnverifiedAfter: true,
+  },
   deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
   rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } }, ipless: true },
   lockout: { enabled: true, maxFailures: true, window: true, duration: true },
+  passwordHashing: { concurrency: true, maxQueue: true, unauthenticatedBudget: { window: true, max: true } },
   hooks: HOOK_OPTION_SHAPE,
   plugins: true,
   captureOtp: true,
@@ -297,7 +332,18 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       domain: options.cookies?.domain ?? null,
       sameSite: options.cookies?.sameSite ?? "Lax",
     },
-    email: { from: options.email?.from ?? `no-reply@${baseUrl.hostname}`, templates: options.email?.templates ?? {} },
+    email: {
+      from: options.email?.from ?? `no-reply@${baseUrl.hostname}`,
+      templates: options.email?.templates ?? {},
+      perRecipient:
+        options.email?.perRecipient === false
+          ? false
+          : resolveRateLimitRule(options.email?.perRecipient ?? { window: "15m", max: 5 }, "email.perRecipient"),
+      resendCooldownMs:
+        options.email?.resendCooldown === false
+          ? null
+          : parseDuration(options.email?.resendCooldown ?? "60s", "email.resendCooldown"),
+    },
     trustedOrigins: [baseUrl.origin, ...trustedOrigins],
     session: {
       expiresInMs: sessionExpires,
@@ -338,6 +384,10 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
         "emailVerification.callbackUrlOverride",
         baseUrl.origin,
       ),
+      deleteUnverifiedAfterMs:
+        options.emailVerification?.deleteUnverifiedAfter === undefined
+          ? null
+          : parseDuration(options.emailVerification.deleteUnverifiedAfter, "emailVerification.deleteUnverifiedAfter"),
     },
     deleteAccount: {
       expiresInMs: parseDuration(options.deleteAccount?.expiresIn ?? "1h", "deleteAccount.expiresIn"),
@@ -364,6 +414,23 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       windowMs: parseDuration(options.lockout?.window ?? "15m", "lockout.window"),
       durationMs: parseDuration(options.lockout?.duration ?? "15m", "lockout.duration"),
     },
+    passwordHashing: resolvePasswordHashing(options.passwordHashing),
     captureOtp: options.captureOtp ?? false,
+  };
+}
+
+function resolvePasswordHashing(options: AuthOptions["passwordHashing"]): ResolvedConfig["passwordHashing"] {
+  const concurrency = options?.concurrency ?? defaultHashConcurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
+    throw new AuthConfigError("passwordHashing.concurrency", "must be an integer from 1 to 1024");
+  const maxQueue = options?.maxQueue ?? 32;
+  if (!Number.isInteger(maxQueue) || maxQueue < 0 || maxQueue > 100_000)
+    throw new AuthConfigError("passwordHashing.maxQueue", "must be an integer from 0 to 100000");
+  const budget = options?.unauthenticatedBudget ?? { window: "1m", max: 1200 };
+  return {
+    concurrency,
+    maxQueue,
+    unauthenticatedBudget:
+      budget === false ? false : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
   };
 }

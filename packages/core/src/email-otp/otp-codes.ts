@@ -118,6 +118,8 @@ export class OtpCodes {
       await ctx.events.emit("OtpRequested", requested);
       return;
     }
+    // Past the recipient's budget or inside the cooldown: nothing is issued, so the code already sent stays live.
+    if (!(await ctx.sendLimits.admit(`otp-${target.purpose}`, target.email))) return;
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
     await ctx.events.emit("OtpRequested", requested);
     await emit(ctx, "OtpGenerated", { identifier: target.email, purpose: target.purpose, plain }, meta, at);

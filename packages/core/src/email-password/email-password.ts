@@ -261,6 +261,9 @@ export class EmailPasswordService {
     const at = new Date(ctx.clock.now());
     // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
     // audit row with auditLog()), so the answer's timing does not tell a registered address from an unknown one.
+    // Past the address's budget or inside its cooldown (counted for unknown addresses too, so the work is the same):
+    // the same answer, and a link already sent stays live.
+    if (!(await ctx.sendLimits.admit("password-reset-link", email))) return { success: true };
     if (!user) {
       await ctx.store.verifications.deleteByIdentifier(UNKNOWN_RESET_IDENTIFIER);
       await ctx.events.emit("OtpRequested", {
@@ -292,11 +295,13 @@ export class EmailPasswordService {
   async resetPassword(input: { token: string; newPassword: string }, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     checkPasswordLength(ctx.config, input.newPassword);
-    const passwordHash = await ctx.hasher.hash(input.newPassword);
+    // The token and its user are looked up before the hash, so a made-up token costs a read, not a password hash;
+    // the token is spent after it, in the transaction below (a concurrent use of the same token loses there).
     const row = await ctx.secrets.findToken(input.token, "password-reset:");
     const found = row.userId ? await ctx.store.users.findById(row.userId) : null;
     if (!found) throw new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
     await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.newPassword, found);
+    const passwordHash = await ctx.hasher.hash(input.newPassword);
     const account = newAccount(ctx, found.id, "credential", passwordHash);
     const { user, count } = await inTransaction(ctx, async (tx) => {
       let revoked = await tx.sessions.revokeAll(found.id);

@@ -45,6 +45,8 @@ export class EmailVerificationService {
     const { ctx } = this;
     const { expiresInMs } = ctx.config.emailVerification;
     const target = this.linkTarget(callbackUrl);
+    // Past the recipient's budget or inside the cooldown: the link already sent stays the live one.
+    if (!(await ctx.sendLimits.admit("verification-link", user.email))) return;
     const token = await ctx.secrets.issueToken(verificationLinkIdentifier(user.email), user.id, expiresInMs);
     const at = new Date(ctx.clock.now());
     const base = {

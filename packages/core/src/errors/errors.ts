@@ -40,6 +40,7 @@ export type AuthErrorCode =
   | "JWT_KEY_UNREADABLE"
   | "INVALID_JWT"
   | "DATABASE_UNAVAILABLE"
+  | "BUSY"
   | "SESSION_NOT_FOUND"
   | "SESSION_NOT_FRESH"
   | "SIGN_UP_REJECTED"

@@ -23,7 +23,12 @@ export interface ResolvedConfig {
   environment: "production" | "development";
   appName: string;
   cookies: { secure: boolean; name: string; domain: string | null; sameSite: "Lax" | "Strict" | "None" };
-  email: { from: string; templates: EmailTemplates };
+  email: {
+    from: string;
+    templates: EmailTemplates;
+    perRecipient: ResolvedRule | false;
+    resendCooldownMs: number | null;
+  };
   trustedOrigins: string[];
   session: { expiresInMs: number; updateAgeMs: number; shortExpiresInMs: number; freshAgeMs: number | null };
   emailPassword: {
@@ -40,6 +45,7 @@ export interface ResolvedConfig {
     callbackPath: string;
     requireVerifiedForSignIn: boolean;
     callbackUrlOverride: string | null;
+    deleteUnverifiedAfterMs: number | null;
   };
   deleteAccount: { expiresInMs: number; callbackPath: string; subject: string; callbackUrlOverride: string | null };
   rateLimit: {
@@ -49,6 +55,7 @@ export interface ResolvedConfig {
     ipless: "shared" | "skip" | null;
   };
   lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
+  passwordHashing: { concurrency: number; maxQueue: number; unauthenticatedBudget: ResolvedRule | false };
   captureOtp: boolean;
 }
 

@@ -18,3 +18,17 @@ export const SERVER_CALL: RequestMeta = { ip: null, userAgent: null };
 export function orServerCall(meta: RequestMeta | undefined): RequestMeta {
   return meta ?? SERVER_CALL;
 }
+
+/** The longest User-Agent Latchkey stores (sessions, audit rows); longer ones are cut to this many characters. */
+const MAX_STORED_USER_AGENT = 512;
+
+/**
+ * The User-Agent as stored in a session or an audit row: at most `MAX_STORED_USER_AGENT` characters, so a 16 KB
+ * header sent with every failed sign-in does not become 16 KB per row.
+ *
+ * @example
+ * storedUserAgent("x".repeat(16_000))?.length; // 512
+ */
+export function storedUserAgent(userAgent: string | null | undefined): string | null {
+  return userAgent == null ? null : userAgent.slice(0, MAX_STORED_USER_AGENT);
+}

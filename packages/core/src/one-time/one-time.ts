@@ -80,7 +80,7 @@ export class OneTimeSecrets {
   }
 
   private async find(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
-    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
+    if (typeof token !== "string" || token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
     const found = await this.store.verifications.findByValueHash(hashSecret(token));
     if (!found || !accepts(found.identifier)) throw invalidToken();
     return found;

@@ -1,7 +1,7 @@
 import { argon2idAsync } from "@noble/hashes/argon2.js";
 import { constantTimeEqual, utf8 } from "../crypto/crypto.ts";
 import type { Random } from "../ports/clock.ts";
-import { nativeArgon2idRaw } from "#native-argon2";
+import { nativeArgon2idRaw, nativeArgon2Threads } from "#native-argon2";
 
 /** Hashes and verifies passwords. The stored form is self-describing (a PHC string). */
 export interface PasswordHasher {
@@ -36,6 +36,14 @@ export type Argon2idRaw = (
  * console.log(`argon2id engine: ${argon2idEngine}`);
  */
 export const argon2idEngine: "native" | "portable" = nativeArgon2idRaw ? "native" : "portable";
+
+/**
+ * How many hashes `passwordHashing.concurrency` lets run at once by default: the native engine runs on libuv's
+ * thread pool (`UV_THREADPOOL_SIZE`, default 4, and no more than the CPUs available), so more would only queue
+ * there (in front of file reads and DNS); the portable engine runs on the main thread, where a second hash in
+ * flight only adds 19 MiB and latency.
+ */
+export const defaultHashConcurrency: number = argon2idEngine === "native" ? nativeArgon2Threads : 1;
 
 export const portableArgon2idRaw: Argon2idRaw = (password, salt, p, dkLen) =>
   argon2idAsync(password, salt, { m: p.memoryCost, t: p.timeCost, p: p.parallelism, dkLen });

@@ -16,3 +16,9 @@ async function loadNative(): Promise<Argon2idRaw | null> {
 
 // Selected by the "deno" condition of `#native-argon2`.
 export const nativeArgon2idRaw: Argon2idRaw | null = await loadNative();
+
+/** Native hashes at once on Deno: 4 (the addon's pool), but no more than the CPUs Deno reports. */
+export const nativeArgon2Threads: number = Math.max(
+  1,
+  Math.min(4, (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 4),
+);

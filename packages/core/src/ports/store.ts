@@ -32,6 +32,11 @@ export interface UserStore {
    * the store has that port) in one atomic step. Audit rows stay. Returns false when the user was already gone.
    */
   delete(id: string): Promise<boolean>;
+  /**
+   * Users whose email is still unverified and who were created before `before`, oldest first, at most `limit`:
+   * what the sweep deletes with `emailVerification.deleteUnverifiedAfter`.
+   */
+  listUnverifiedBefore(before: Date, limit: number): Promise<UserRecord[]>;
 }
 
 export interface SessionStore {
@@ -50,7 +55,8 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** Deletes all sessions of the user except `exceptId`; returns how many went. */
   deleteByUser(userId: string, exceptId?: string): Promise<number>;
-  deleteExpired(now: Date): Promise<number>;
+  /** Deletes sessions expired at `now` (`expiresAt <= now`), at most `limit` of them when given; returns how many went. */
+  deleteExpired(now: Date, limit?: number): Promise<number>;
 }
 
 export interface AccountStore {
@@ -79,7 +85,8 @@ export interface VerificationStore {
    */
   recordFailedAttempt(id: string, maxAttempts: number): Promise<FailedAttemptResult | null>;
   deleteByIdentifier(identifier: string): Promise<number>;
-  deleteExpired(now: Date): Promise<number>;
+  /** Deletes rows expired at `now` (`expiresAt <= now`), at most `limit` of them when given; returns how many went. */
+  deleteExpired(now: Date, limit?: number): Promise<number>;
 }
 
 export interface CounterStore {
@@ -93,6 +100,11 @@ export interface CounterStore {
   delete(key: string): Promise<void>;
   /** Moves a counter to a new key (username change moves lockout state); overwrites `to`. */
   rename(from: string, to: string): Promise<void>;
+  /**
+   * Deletes counters whose window ended at or before `now` (`resetAt <= now`), at most `limit` of them when given;
+   * returns how many went. A store whose engine expires keys by itself (Redis) answers 0.
+   */
+  deleteExpired(now: number, limit?: number): Promise<number>;
   /** Releases connections of a counter store that has its own (e.g. Redis); absent on database-backed counters. */
   close?(): Promise<void>;
   /**
@@ -228,6 +240,8 @@ export interface AuditStore {
   append(record: AuditRecord): Promise<void>;
   /** Newest first; keyset pagination. */
   list(options: { userId: string | null; limit: number; cursor: string | null }): Promise<Page<AuditRecord>>;
+  /** Deletes rows older than `before` (`at < before`), at most `limit` of them when given; returns how many went. */
+  deleteBefore(before: Date, limit?: number): Promise<number>;
 }
 
 /** The ports every store has: Latchkey's own flows (sign-up, sessions, codes, rate limits) need all of them. */

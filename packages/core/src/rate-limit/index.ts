@@ -1,2 +1,2 @@
-export { RateLimiter, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit.ts";
-export { counterBinding } from "./counter-binding.ts";
+export { RateLimiter, HashBudget, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit.ts";
+export { counterBinding, keyedCounters, storedCounterKey } from "./counter-binding.ts";

@@ -132,6 +132,33 @@ export class RateLimiter {
 }
 
 /**
+ * The budget every caller shares (not per IP) for routes that hash a password without a session
+ * (`passwordHashing.unauthenticatedBudget`): past it they answer 503 `BUSY` with `Retry-After` until the window
+ * ends, so a botnet of addresses cannot keep every core hashing. One counter in the store, shared by instances.
+ */
+export class HashBudget {
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts one unauthenticated hashing request; throws `BUSY` past the budget. */
+  async spend(): Promise<void> {
+    const rule = this.config.passwordHashing.unauthenticatedBudget;
+    if (!rule) return;
+    const now = this.clock.now();
+    const state = await this.store.counters.hit("rl:hashing:unauthenticated", rule.windowMs, now);
+    if (state.count > rule.max) {
+      const retryAfter = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
+      throw new AuthError("BUSY", `Too many sign-in attempts overall; try again in ${retryAfterText(retryAfter)}`, {
+        retryAfter,
+      });
+    }
+  }
+}
+
+/**
  * The lockout identifier of an email or username that does not (or not yet) name an account. Once the identifier
  * resolves to a user, the lockout is keyed by the account instead (`accountLockKey`), so the email and the
  * username of one account share a single budget.

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import type { RequestMeta } from "../kernel/request-meta.ts";
+import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 
 /** The user as returned to callers. */
 export interface UserView {
@@ -151,7 +151,7 @@ export class SessionService {
       createdAt: new Date(now),
       updatedAt: new Date(now),
       ip: meta.ip,
-      userAgent: meta.userAgent?.slice(0, 512) ?? null,
+      userAgent: storedUserAgent(meta.userAgent),
       rememberMe,
     };
     // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.

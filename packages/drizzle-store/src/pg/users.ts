@@ -1,5 +1,5 @@
 import type { UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase } from "./database.ts";
 import { userConflictOf } from "./errors.ts";
@@ -63,6 +63,14 @@ export function usersPort(db: PgDatabase): UserStore {
         await tx.delete(verifications).where(eq(verifications.userId, id));
         return true;
       });
+    },
+    async listUnverifiedBefore(before, limit) {
+      return db
+        .select()
+        .from(users)
+        .where(and(eq(users.emailVerified, false), lt(users.createdAt, before)))
+        .orderBy(asc(users.createdAt))
+        .limit(limit);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { AuditStore } from "@latchkey/core";
-import { and, desc, eq, lt, or } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, or } from "drizzle-orm";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
-import type { SqliteDatabase } from "./database.ts";
+import { changedRows, type SqliteDatabase } from "./database.ts";
 import { auditEvents } from "./schema.ts";
 
 /** `AuditStore` over SQLite/libSQL: append-only, newest first by (at, id). */
@@ -22,6 +22,12 @@ export function auditPort(db: SqliteDatabase): AuditStore {
         .orderBy(desc(a.at), desc(a.id))
         .limit(limit + 1);
       return toPage(rows, limit, (row) => ({ at: row.at, id: row.id }));
+    },
+    async deleteBefore(before, limit) {
+      const old = lt(a.at, before);
+      if (limit === undefined) return changedRows(await db.delete(a).where(old));
+      const batch = db.select({ id: a.id }).from(a).where(old).limit(limit);
+      return changedRows(await db.delete(a).where(inArray(a.id, batch)));
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { CounterStore } from "@latchkey/core";
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
-import type { SqliteDatabase } from "./database.ts";
+import { changedRows, type SqliteDatabase } from "./database.ts";
 import { counters } from "./schema.ts";
 
 /** `CounterStore` over SQLite/libSQL: every hit is one INSERT ... ON CONFLICT DO UPDATE with the window logic in SQL. */
@@ -46,6 +46,13 @@ export function countersPort(db: SqliteDatabase): CounterStore {
         db.delete(counters).where(eq(counters.key, to)),
         db.update(counters).set({ key: to }).where(eq(counters.key, from)),
       ]);
+    },
+    async deleteExpired(now, limit) {
+      // counters_reset_at_idx makes this a range scan, not a pass over every counter.
+      const ended = lte(counters.resetAt, now);
+      if (limit === undefined) return changedRows(await db.delete(counters).where(ended));
+      const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
+      return changedRows(await db.delete(counters).where(inArray(counters.key, batch)));
     },
   };
 }

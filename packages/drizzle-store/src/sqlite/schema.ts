@@ -93,12 +93,17 @@ export const verifications = sqliteTable(
 );
 
 /** SQLite table of fixed-window counters (rate limits, lockouts). */
-export const counters = sqliteTable("counters", {
-  key: text("key").primaryKey(),
-  count: integer("count").notNull(),
-  /** Epoch milliseconds, as the port speaks them. */
-  resetAt: integer("reset_at").notNull(),
-});
+export const counters = sqliteTable(
+  "counters",
+  {
+    key: text("key").primaryKey(),
+    count: integer("count").notNull(),
+    /** Epoch milliseconds, as the port speaks them. */
+    resetAt: integer("reset_at").notNull(),
+  },
+  // The sweep deletes ended windows by `reset_at`: a range scan instead of a pass over every counter.
+  (t) => [index("counters_reset_at_idx").on(t.resetAt)],
+);
 
 /** SQLite table of API keys (only the SHA-256 of each key). */
 export const apiKeys = sqliteTable(

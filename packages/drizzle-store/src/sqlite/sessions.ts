@@ -1,5 +1,5 @@
 import type { SessionStore } from "@latchkey/core";
-import { and, desc, eq, lte, ne, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
@@ -71,8 +71,11 @@ export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null)
       const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
       return changedRows(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
     },
-    async deleteExpired(now) {
-      return changedRows(await db.delete(sessions).where(lte(sessions.expiresAt, now)));
+    async deleteExpired(now, limit) {
+      const expired = lte(sessions.expiresAt, now);
+      if (limit === undefined) return changedRows(await db.delete(sessions).where(expired));
+      const batch = db.select({ id: sessions.id }).from(sessions).where(expired).limit(limit);
+      return changedRows(await db.delete(sessions).where(inArray(sessions.id, batch)));
     },
   };
 }

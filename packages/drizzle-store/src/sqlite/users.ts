@@ -1,5 +1,5 @@
 import type { UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { SqliteDatabase } from "./database.ts";
 import { userConflictOf } from "./errors.ts";
@@ -78,6 +78,14 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null): U
         db.delete(users).where(eq(users.id, id)).returning({ id: users.id }),
       ]);
       return results[4].length > 0;
+    },
+    async listUnverifiedBefore(before, limit) {
+      return db
+        .select()
+        .from(users)
+        .where(and(eq(users.emailVerified, false), lt(users.createdAt, before)))
+        .orderBy(asc(users.createdAt))
+        .limit(limit);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { VerificationStore } from "@latchkey/core";
-import { and, eq, gte, lte, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { verifications } from "./schema.ts";
 
@@ -54,8 +54,11 @@ export function verificationsPort(db: SqliteDatabase): VerificationStore {
     async deleteByIdentifier(identifier) {
       return changedRows(await db.delete(verifications).where(eq(verifications.identifier, identifier)));
     },
-    async deleteExpired(now) {
-      return changedRows(await db.delete(verifications).where(lte(verifications.expiresAt, now)));
+    async deleteExpired(now, limit) {
+      const expired = lte(verifications.expiresAt, now);
+      if (limit === undefined) return changedRows(await db.delete(verifications).where(expired));
+      const batch = db.select({ id: verifications.id }).from(verifications).where(expired).limit(limit);
+      return changedRows(await db.delete(verifications).where(inArray(verifications.id, batch)));
     },
   };
 }

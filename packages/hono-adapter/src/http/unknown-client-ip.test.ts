@@ -24,7 +24,7 @@ describe("requests without a client address", () => {
     expect(body.code).toBe("INTERNAL_ERROR");
     expect(errors.mock.calls.flat().join(" ")).toMatch(/getClientIp found no client address.*rateLimit\.ipless/);
     // Nothing was counted: no budget of anyone was spent.
-    expect(await t.store.counters.peek("rl:/sign-in/email:unknown", t.clock.now())).toBeNull();
+    expect(await t.counters.peek("rl:/sign-in/email:unknown", t.clock.now())).toBeNull();
   });
 
   it("unrelated clients without an address are not 429 after the 10th sign-in when ipless is 'skip'", async () => {

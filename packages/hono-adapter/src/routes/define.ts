@@ -3,7 +3,13 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AuthEnv } from "../env.ts";
 import type { RequestTools } from "../middleware/session.ts";
 import { rejectCrossSiteNavigation } from "../middleware/security.ts";
-import { AuthError, type RateLimitRule, type ResolvedRule, type ValidatedSession } from "@latchkey/core";
+import {
+  AuthError,
+  type RateLimitRule,
+  type ResolvedConfig,
+  type ResolvedRule,
+  type ValidatedSession,
+} from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
 import { ErrorSchema } from "./schemas.ts";
 
@@ -54,6 +60,13 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
   globalRateLimit?: boolean;
   /** Refuse cross-site top-level navigations (sign-in and code-sending endpoints). */
   rejectNavigation?: boolean;
+  /**
+   * Hashes a password without a session (sign-up, sign-in, resets): each request also spends the budget all
+   * callers share, `passwordHashing.unauthenticatedBudget` (503 `BUSY` past it).
+   */
+  hashesPassword?: boolean;
+  /** Emails someone: the description states the per-recipient limits in force (`email.perRecipient`, `resendCooldown`). */
+  sendsEmail?: boolean;
 }
 
 export type RouteInput<B, Q, A extends boolean = false> = {
@@ -74,7 +87,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: "Body is not application/json",
   422: "Already exists",
   429: "Rate limited or locked (`Retry-After` header)",
-  503: "`DATABASE_UNAVAILABLE`: the database cannot be reached (`Retry-After` header)",
+  503: "`DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header)",
 };
 
 // What a POST without fields accepts: no body, an empty body or `{}` (other fields are ignored).
@@ -135,10 +148,10 @@ export function defineRoute<
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    description:
-      rule && tools.core.config.rateLimit.enabled
-        ? withRuleText(withFreshText(spec.description, fresh), spec.path, rule)
-        : withFreshText(spec.description, fresh),
+    description: ((text: string) =>
+      rule && tools.core.config.rateLimit.enabled ? withRuleText(text, spec.path, rule) : text)(
+      withEmailLimitsText(withFreshText(spec.description, fresh), spec.sendsEmail ? tools.core.config.email : null),
+    ),
     // Public operations say so explicitly (`[]`): there is no document-wide requirement.
     security: spec.security ?? (spec.authenticated ? [{ sessionCookie: [] }, { bearer: [] }] : []),
     middleware,
@@ -160,6 +173,8 @@ export function defineRoute<
   app.openapi(route, (async (c: Context<AuthEnv>) => {
     // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
     if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
+    // After the per-IP rules, so an address already over its own limit spends none of the shared budget.
+    if (spec.hashesPassword) await tools.core.ctx.hashBudget.spend();
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
     const input = {
       body: spec.body ? req.valid("json") : undefined,
@@ -207,6 +222,21 @@ export function ruleText(rule: ResolvedRule): string {
 /** The description with the route's rule in force appended, so the document states the limit it enforces. */
 function withRuleText(description: string, path: string, rule: ResolvedRule): string {
   return `${description}\n\nRate limit: ${ruleText(rule)} per IP (\`rateLimit.rules["${path}"]\`).`;
+}
+
+/** The description with the per-recipient email limits in force appended (routes that email someone). */
+function withEmailLimitsText(description: string, email: ResolvedConfig["email"] | null): string {
+  if (!email) return description;
+  const budget = email.perRecipient
+    ? `at most ${ruleText(email.perRecipient).replace("requests", "emails").replace("request", "email")} (\`email.perRecipient\`) across every route that emails`
+    : null;
+  const cooldown =
+    email.resendCooldownMs === null
+      ? null
+      : `one per purpose every ${ruleText({ windowMs: email.resendCooldownMs, max: 1 }).replace(/^1 request per /, "")} (\`email.resendCooldown\`)`;
+  const limits = [budget, cooldown].filter((part) => part !== null);
+  if (limits.length === 0) return description;
+  return `${description}\n\nEmail limits: each address receives ${limits.join(" and ")}; past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.`;
 }
 
 /** The description with the freshness rule appended on routes that need a recent sign-in. */

@@ -78,7 +78,7 @@ describe("POST /delete-account (password)", () => {
       (await t.request("POST", "/delete-account", { headers: bearer(token), body: { password: PASSWORD } })).status,
     ).toBe(200);
     for (const key of [`fail:user:${userId}`, `lock:user:${userId}`, "fail:email:ada@example.com"])
-      expect(await t.store.counters.peek(key, t.clock.now()), key).toBeNull();
+      expect(await t.counters.peek(key, t.clock.now()), key).toBeNull();
     await t.signUp("ada@example.com", "a different password", { username: "ada" });
     expect(
       (await t.request("POST", "/sign-in/email", { body: { username: "ada", password: "a different password" } }))

@@ -171,8 +171,8 @@ describe("PATCH /user", () => {
       expect((await signIn(t, { username: "ada", password: "wrong password!" }, `203.0.113.${i}`)).status).toBe(401);
     expect((await signIn(t, { username: "ada" })).status).toBe(429);
     const now = t.clock.now();
-    expect(await t.store.counters.peek(`lock:user:${userId}`, now)).not.toBeNull();
-    expect(await t.store.counters.peek("lock:username:ada", now)).toBeNull();
+    expect(await t.counters.peek(`lock:user:${userId}`, now)).not.toBeNull();
+    expect(await t.counters.peek("lock:username:ada", now)).toBeNull();
 
     expect((await t.request("PATCH", "/user", { headers: bearer(token), body: { username: "lovelace" } })).status).toBe(
       200,

@@ -58,6 +58,7 @@ function registerSetPassword(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/set-password",
+      rateLimit: { window: "1m", max: 10 },
       operationId: "setPassword",
       tag: TAG,
       authenticated: true,
@@ -136,6 +137,7 @@ function registerRequestAccountDeletion(app: AuthApp, tools: RequestTools): void
     {
       method: "post",
       path: "/delete-account/request",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestAccountDeletion",
       tag: TAG,

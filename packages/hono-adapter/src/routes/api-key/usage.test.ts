@@ -34,9 +34,7 @@ describe("GET /api-key/usage", () => {
       ],
     });
     // The counts live in the counters port, keyed by key and day.
-    expect(
-      await t.store.counters.peek(`api-key-usage:${apiKey.id}:${utcDate(day1)}:valid`, t.clock.now()),
-    ).toMatchObject({
+    expect(await t.counters.peek(`api-key-usage:${apiKey.id}:${utcDate(day1)}:valid`, t.clock.now())).toMatchObject({
       count: 3,
     });
     const viaApi = await t.auth.api.getApiKeyUsage({ keyId: apiKey.id });
@@ -57,8 +55,8 @@ describe("GET /api-key/usage", () => {
     const key1 = `api-key-usage:${apiKey.id}:${utcDate(day1)}:valid`;
     // Still there up to the end of day1 + 2 days, gone after.
     const dayEnd = (Math.floor(day1 / DAY) + 1) * DAY;
-    expect(await t.store.counters.peek(key1, dayEnd + 2 * DAY - 1)).toMatchObject({ count: 1 });
-    expect(await t.store.counters.peek(key1, dayEnd + 2 * DAY)).toBeNull();
+    expect(await t.counters.peek(key1, dayEnd + 2 * DAY - 1)).toMatchObject({ count: 1 });
+    expect(await t.counters.peek(key1, dayEnd + 2 * DAY)).toBeNull();
     const tooFar = await t.request("GET", `/api-key/usage?keyId=${apiKey.id}&days=3`, { headers });
     expect(tooFar.status).toBe(400);
   });
@@ -74,7 +72,7 @@ describe("GET /api-key/usage", () => {
     expect(off.status).toBe(404);
     expect((await off.json()).code).toBe("NOT_FOUND");
     expect(
-      await t.store.counters.peek(`api-key-usage:${apiKey.id}:${utcDate(t.clock.now())}:valid`, t.clock.now()),
+      await t.counters.peek(`api-key-usage:${apiKey.id}:${utcDate(t.clock.now())}:valid`, t.clock.now()),
     ).toBeNull();
     const stolen = await t.request("GET", `/api-key/usage?keyId=${theirs.apiKey.id}`, { headers });
     expect(stolen.status).toBe(404);

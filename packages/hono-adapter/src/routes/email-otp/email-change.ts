@@ -30,6 +30,7 @@ export function registerEmailChangeRoutes(
     {
       method: "post",
       path: "/email-otp/request-email-change",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestEmailChange",
       tag: TAG,

@@ -45,6 +45,7 @@ function registerSendVerificationOtp(
     {
       method: "post",
       path: "/email-otp/send-verification-otp",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "sendVerificationOtp",
       tag: TAG,
@@ -150,6 +151,7 @@ function registerRequestPasswordResetOtp(app: AuthApp, tools: RequestTools, serv
     {
       method: "post",
       path: "/email-otp/request-password-reset",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordResetOtp",
       tag: TAG,

@@ -158,6 +158,7 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
       findByUsername: (username) => users.findByUsername(username),
       update: (id, patch) => users.update(id, patch),
       delete: (id) => users.delete(id),
+      listUnverifiedBefore: (before, limit) => users.listUnverifiedBefore(before, limit),
     },
     sessions: {
       create: (session) => sessions.create(session),
@@ -165,7 +166,7 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
       touch: (id, expiresAt, updatedAt) => sessions.touch(id, expiresAt, updatedAt),
       delete: (id) => sessions.delete(id),
       deleteByUser: (userId, exceptId) => sessions.deleteByUser(userId, exceptId),
-      deleteExpired: (now) => sessions.deleteExpired(now),
+      deleteExpired: (now, limit) => sessions.deleteExpired(now, limit),
       listByUser: (userId) => sessions.listByUser(userId),
     },
     accounts: failing(store.accounts),

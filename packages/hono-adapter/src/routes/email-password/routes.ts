@@ -24,6 +24,7 @@ function registerSignUpEmail(app: AuthApp, tools: RequestTools): void {
       method: "post",
       path: "/sign-up/email",
       rateLimit: { window: "1m", max: 10 },
+      hashesPassword: true,
       operationId: "signUpEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -64,6 +65,7 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
       method: "post",
       path: "/sign-in/email",
       rateLimit: { window: "1m", max: 10 },
+      hashesPassword: true,
       operationId: "signInEmail",
       tag: TAG,
       rejectNavigation: true,
@@ -185,6 +187,7 @@ function registerRequestPasswordReset(app: AuthApp, tools: RequestTools): void {
     {
       method: "post",
       path: "/request-password-reset",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "requestPasswordReset",
       tag: TAG,

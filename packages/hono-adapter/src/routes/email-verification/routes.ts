@@ -16,6 +16,7 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
     {
       method: "post",
       path: "/send-verification-email",
+      sendsEmail: true,
       rateLimit: { window: "1m", max: 3 },
       operationId: "sendVerificationEmail",
       tag: TAG,

@@ -12,6 +12,7 @@ function ownCounters() {
     peek: (...args) => inner.peek(...args),
     delete: (key) => inner.delete(key),
     rename: (from, to) => inner.rename(from, to),
+    deleteExpired: (now, limit) => inner.deleteExpired(now, limit),
     async ping() {
       state.pings++;
       if (!state.up) throw databaseUnavailable(new Error("counter store away"));

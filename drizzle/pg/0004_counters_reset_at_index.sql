@@ -1,0 +1,1 @@
+CREATE INDEX "counters_reset_at_idx" ON "counters" USING btree ("reset_at");

@@ -1,0 +1,2 @@
+export { sweep, sweepCommand } from "./sweep.ts";
+export type { SweepCliOptions } from "./sweep.ts";

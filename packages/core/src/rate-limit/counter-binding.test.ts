@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { memoryStore } from "@latchkey/memory-store";
+import { counterBinding, keyedCounters, storedCounterKey } from "./counter-binding.ts";
+
+const SECRET = "counter-binding-secret-0123456789abcdefghij";
+const binding = counterBinding(SECRET, "https://app.example");
+
+describe("storedCounterKey", () => {
+  it("keeps the kind in clear and hashes the rest; the same key always maps alike, another secret differently", () => {
+    const key = storedCounterKey(binding, "fail:email:ada@example.com");
+    expect(key).toMatch(/^fail:[A-Za-z0-9_-]{22}$/);
+    expect(key).not.toContain("ada");
+    expect(storedCounterKey(binding, "fail:email:ada@example.com")).toBe(key);
+    expect(storedCounterKey(binding, "fail:email:bob@example.com")).not.toBe(key);
+    expect(
+      storedCounterKey(counterBinding(`${SECRET}x`, "https://app.example"), "fail:email:ada@example.com"),
+    ).not.toBe(key);
+    expect(storedCounterKey(binding, "no-colon")).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+});
+
+describe("keyedCounters", () => {
+  it("hits, peeks, renames and deletes under the stored key only", async () => {
+    const raw = memoryStore().counters;
+    const counters = keyedCounters(raw, binding);
+    await counters.hit("lock:email:ada@example.com", 60_000, 0);
+    await counters.hit("lock:email:ada@example.com", 60_000, 0);
+    expect(await counters.peek("lock:email:ada@example.com", 0)).toMatchObject({ count: 2 });
+    expect(await raw.peek("lock:email:ada@example.com", 0)).toBeNull();
+    expect(await raw.peek(storedCounterKey(binding, "lock:email:ada@example.com"), 0)).toMatchObject({ count: 2 });
+    await counters.rename("lock:email:ada@example.com", "lock:user:u_1");
+    expect(await raw.peek(storedCounterKey(binding, "lock:user:u_1"), 0)).toMatchObject({ count: 2 });
+    await counters.delete("lock:user:u_1");
+    expect(await counters.peek("lock:user:u_1", 0)).toBeNull();
+    // Optional members stay absent where the store has none.
+    expect(counters.ping).toBeUndefined();
+  });
+});
