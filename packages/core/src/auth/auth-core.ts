@@ -127,21 +127,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const account = new AccountService(ctx, emailPassword);
   const accountDeletion = new AccountDeletionService(ctx, emailPassword);
 
-  const installed = new Map<string, InstalledPlugin>();
-  const pluginApis: Record<string, unknown> = {};
-  for (const [i, plugin] of (options.plugins ?? []).entries()) {
-    if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function")
-      throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
-    if (installed.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
-    const result = plugin.init(ctx, requiredPorts(store, plugin, i));
-    installed.set(plugin.id, result);
-    Object.assign(pluginApis, result.api);
-  }
-  const registry: PluginRegistry = {
-    get: <I extends InstalledPlugin>(id: PluginId<string, I>) => (installed.get(id) as I | undefined) ?? null,
-    has: (id) => installed.has(id),
-    ids: [...installed.keys()],
-  };
+  const { registry, pluginApis } = installPlugins(ctx, store, options.plugins ?? []);
 
   const captured = new Map<string, string>();
   if (config.captureOtp) events.on("OtpGenerated", (e) => void captured.set(e.identifier, e.plain));
@@ -165,6 +151,30 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   };
   core.api = buildApi(core, pluginApis);
   return core;
+}
+
+/** Runs each plugin's `init` over the context, in order: the typed registry and the `api` methods they add. */
+function installPlugins(
+  ctx: AuthContext,
+  store: Store,
+  plugins: readonly AuthPlugin[],
+): { registry: PluginRegistry; pluginApis: Record<string, unknown> } {
+  const installed = new Map<string, InstalledPlugin>();
+  const pluginApis: Record<string, unknown> = {};
+  for (const [i, plugin] of plugins.entries()) {
+    if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function")
+      throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
+    if (installed.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
+    const result = plugin.init(ctx, requiredPorts(store, plugin, i));
+    installed.set(plugin.id, result);
+    Object.assign(pluginApis, result.api);
+  }
+  const registry: PluginRegistry = {
+    get: <I extends InstalledPlugin>(id: PluginId<string, I>) => (installed.get(id) as I | undefined) ?? null,
+    has: (id) => installed.has(id),
+    ids: [...installed.keys()],
+  };
+  return { registry, pluginApis };
 }
 
 /**
