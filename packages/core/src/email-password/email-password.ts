@@ -107,7 +107,10 @@ export class EmailPasswordService {
       await emit(this.ctx, "UserSignedUp", { userId: stored.id, email: stored.email }, meta, stored.createdAt);
       return { user: stored, signIn: created.signIn as S extends true ? SignInResult : null };
     }
-    if (created.conflict === "username") throw new AuthError("USERNAME_TAKEN", "That username is taken");
+    // A store names the first unique index the insert tripped, which differs between databases when both the
+    // email and the username are taken. The email wins everywhere, so the answer does not depend on the store.
+    if (created.conflict === "username" && !(await this.ctx.store.users.findByEmail(email)))
+      throw new AuthError("USERNAME_TAKEN", "That username is taken");
     return null;
   }
 

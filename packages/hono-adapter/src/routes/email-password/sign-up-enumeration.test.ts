@@ -113,4 +113,30 @@ describe("POST /sign-up/email with requireVerifiedForSignIn: no enumeration", ()
     await t.settle();
     expect(t.emails.sent.filter((m) => m.template === "existing-account")).toEqual([]);
   });
+
+  it("an email and a username both taken answer as the taken email on every store (not the index the database tripped first)", async () => {
+    const quiet = createTestAuth({ emailVerification: { requireVerifiedForSignIn: true } });
+    const honest = createTestAuth();
+    for (const t of [quiet, honest]) {
+      await t.request("POST", "/sign-up/email", {
+        body: { email: "ada@example.com", password: PASSWORD, username: "ada" },
+      });
+      expect(await t.store.users.findByEmail("ada@example.com")).not.toBeNull();
+    }
+    const again = { body: { email: "ada@example.com", password: "another password entirely", username: "ada" } };
+    const quietRes = await quiet.request("POST", "/sign-up/email", again);
+    expect([quietRes.status, await quietRes.json()]).toEqual([200, { success: true }]);
+    await quiet.settle();
+    expect(quiet.emails.sent.filter((m) => m.template === "existing-account")).toHaveLength(1);
+    const honestRes = await honest.request("POST", "/sign-up/email", again);
+    expect([honestRes.status, ((await honestRes.json()) as { code: string }).code]).toEqual([
+      422,
+      "USER_ALREADY_EXISTS",
+    ]);
+    // A taken username with a new email is still named.
+    const other = await honest.request("POST", "/sign-up/email", {
+      body: { email: "grace@example.com", password: PASSWORD, username: "ada" },
+    });
+    expect([other.status, ((await other.json()) as { code: string }).code]).toEqual([409, "USERNAME_TAKEN"]);
+  });
 });
