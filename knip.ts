@@ -11,8 +11,8 @@ const config: KnipConfig = {
   includeEntryExports: false,
   // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; `redis-cli` (Debian's, beside
   // redis-server) lists the reliability suite's Redis keys; `apt-get` (Debian) installs the tools the tests start
-  // (scripts/test-prerequisites.mjs). None is an npm package.
-  ignoreBinaries: ["taskset", "redis-cli", "apt-get"],
+  // (scripts/test-prerequisites.mjs); `dot` (Graphviz) draws docs/core-layers.svg. None is an npm package.
+  ignoreBinaries: ["taskset", "redis-cli", "apt-get", "dot"],
   workspaces: {
     ".": {
       entry: ["scripts/*.mjs"],
@@ -29,10 +29,12 @@ const config: KnipConfig = {
       // would close a cycle (memory-store depends on core) in the package graph.
       ignoreDependencies: ["@latchkey/memory-store"],
     },
+    // The HTTP suites' helpers live in test/, outside the published src/.
+    "packages/hono-adapter": { ...library, project: ["src/**", "test/**", "*.ts"] },
     "packages/client": {
       ...library,
       entry: ["type-tests/*.{ts,tsx}"],
-      project: ["src/**", "scripts/**", "type-tests/**", "*.ts"],
+      project: ["src/**", "scripts/**", "test/**", "type-tests/**", "*.ts"],
     },
     "packages/drizzle-store": {
       ...library,

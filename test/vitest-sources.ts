@@ -5,6 +5,7 @@ const source = (path: string) => fileURLToPath(new URL(`../packages/${path}`, im
 /** Every public entry of the workspace packages, and the runtime-selected `#imports` files (Node variants). */
 const ENTRIES: Record<string, string> = {
   "@latchkey/core": "core/src/index.ts",
+  "@latchkey/core/internal": "core/src/internal.ts",
   "@latchkey/hono-adapter": "hono-adapter/src/index.ts",
   "@latchkey/hono-adapter/esbuild": "hono-adapter/src/build/zod-english.ts",
   "@latchkey/hono-adapter/node": "hono-adapter/src/node/node-handler.ts",

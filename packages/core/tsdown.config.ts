@@ -5,6 +5,7 @@ export default defineConfig(
   libraryBuild({
     entry: {
       index: "src/index.ts",
+      internal: "src/internal.ts",
       "native-argon2.node": "src/password/native-argon2.node.ts",
       "native-argon2.deno": "src/password/native-argon2.deno.ts",
       "native-argon2.web": "src/password/native-argon2.web.ts",

@@ -2,7 +2,8 @@
 // get-session keeps them) and API keys (as a verify keeps them). The store is the memory store; the records are
 // the same shape on every store. Heap after a full collection, before and after the cache was filled.
 // `node --expose-gc --import tsx src/micro/cache-memory.ts [--n=10000] [--kind=sessions|keys]`
-import { apiKeys, hashSecret, randomToken, webCryptoRandom } from "@latchkey/core";
+import { apiKeys, hashSecret, webCryptoRandom } from "@latchkey/core";
+import { randomToken } from "@latchkey/core/internal";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 

@@ -151,6 +151,101 @@ function isErrorBody(value: unknown): value is { code: ErrorCode; message: strin
   );
 }
 
+/** What `buildRequest` needs from the client: where, how it authenticates, and the extra headers. */
+interface RequestContext {
+  base: string;
+  mode: "cookie" | "bearer";
+  token: string | null;
+  headers: ClientOptions["headers"];
+}
+
+/** The URL (query string for GETs) and init (headers, JSON body, credentials mode) of one operation's request. */
+function buildRequest<K extends OperationId>(
+  ctx: RequestContext,
+  operationId: K,
+  input: Input<K> | undefined,
+  callOptions: CallOptions,
+): { url: string; init: RequestInit } {
+  const op = OPERATIONS[operationId];
+  let url = `${ctx.base}${op.path}`;
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    ...(typeof ctx.headers === "function" ? ctx.headers() : ctx.headers),
+    ...callOptions.headers,
+  };
+  let body: string | undefined;
+  if (op.input === "body") {
+    body = JSON.stringify(input ?? {});
+    headers["content-type"] = "application/json";
+  } else if (op.input === "query" && input) {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(input as Record<string, unknown>))
+      if (value !== undefined && value !== null) query.set(name, String(value));
+    const text = query.toString();
+    if (text) url += `?${text}`;
+  }
+  if (ctx.mode === "bearer") {
+    // Asks sign-in answers for the session token (a cookie-mode page never receives it).
+    headers["latchkey-credentials"] = "bearer";
+    if (ctx.token) headers.authorization = `Bearer ${ctx.token}`;
+  }
+  const init: RequestInit = { method: op.method, headers, credentials: ctx.mode === "cookie" ? "include" : "omit" };
+  if (body !== undefined) init.body = body;
+  if (callOptions.signal) init.signal = callOptions.signal;
+  return { url, init };
+}
+
+/** The result of a fetch that threw (offline, DNS, CORS, aborted). */
+function networkError(error: unknown): { data: null; error: LatchkeyError; response: null } {
+  return {
+    data: null,
+    error: {
+      code: "NETWORK_ERROR",
+      message: error instanceof Error ? error.message : "The request failed",
+      status: 0,
+    },
+    response: null,
+  };
+}
+
+/** The JSON payload of a 2xx answer, or the `{ data: null, error }` result of any other (or of a non-JSON body). */
+async function readAnswer(
+  response: Response,
+): Promise<{ payload: unknown } | { error: { data: null; error: LatchkeyError; response: Response } }> {
+  let payload: unknown = null;
+  const text = await response.text();
+  try {
+    payload = text ? JSON.parse(text) : null;
+  } catch {
+    payload = undefined;
+  }
+  if (!response.ok) {
+    const error: LatchkeyError = isErrorBody(payload)
+      ? {
+          code: payload.code,
+          message: payload.message,
+          status: response.status,
+          ...(payload.details === undefined ? {} : { details: payload.details }),
+        }
+      : {
+          code: "INTERNAL_ERROR",
+          message: `The server answered ${response.status} without a Latchkey error body`,
+          status: response.status,
+        };
+    return { error: { data: null, error, response } };
+  }
+  if (payload === undefined) {
+    return {
+      error: {
+        data: null,
+        error: { code: "INTERNAL_ERROR", message: "The answer was not JSON", status: response.status },
+        response,
+      },
+    };
+  }
+  return { payload };
+}
+
 /**
  * Creates a client. Every method resolves to `{ data, error }`; `error.code` is a union of Latchkey's codes.
  *
@@ -177,45 +272,17 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     input?: Input<K>,
     callOptions: CallOptions = {},
   ): Promise<Result<Output<K>>> {
-    const op = OPERATIONS[operationId];
-    let url = `${base}${op.path}`;
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      ...(typeof options.headers === "function" ? options.headers() : options.headers),
-      ...callOptions.headers,
-    };
-    let body: string | undefined;
-    if (op.input === "body") {
-      body = JSON.stringify(input ?? {});
-      headers["content-type"] = "application/json";
-    } else if (op.input === "query" && input) {
-      const query = new URLSearchParams();
-      for (const [name, value] of Object.entries(input as Record<string, unknown>))
-        if (value !== undefined && value !== null) query.set(name, String(value));
-      const text = query.toString();
-      if (text) url += `?${text}`;
-    }
-    if (mode === "bearer") {
-      // Asks sign-in answers for the session token (a cookie-mode page never receives it).
-      headers["latchkey-credentials"] = "bearer";
-      if (token) headers.authorization = `Bearer ${token}`;
-    }
+    const { url, init } = buildRequest(
+      { base, mode, token, headers: options.headers },
+      operationId,
+      input,
+      callOptions,
+    );
     let response: Response;
     try {
-      const init: RequestInit = { method: op.method, headers, credentials: mode === "cookie" ? "include" : "omit" };
-      if (body !== undefined) init.body = body;
-      if (callOptions.signal) init.signal = callOptions.signal;
       response = await doFetch(new Request(url, init));
     } catch (error) {
-      return {
-        data: null,
-        error: {
-          code: "NETWORK_ERROR",
-          message: error instanceof Error ? error.message : "The request failed",
-          status: 0,
-        },
-        response: null,
-      };
+      return networkError(error);
     }
     const headerJwt = response.headers.get("set-auth-jwt");
     if (headerJwt) jwt = headerJwt;
@@ -225,35 +292,9 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
       jwt = null;
       if (operationId !== "getSession") void store.refetch();
     }
-    let payload: unknown = null;
-    const text = await response.text();
-    try {
-      payload = text ? JSON.parse(text) : null;
-    } catch {
-      payload = undefined;
-    }
-    if (!response.ok) {
-      const error: LatchkeyError = isErrorBody(payload)
-        ? {
-            code: payload.code,
-            message: payload.message,
-            status: response.status,
-            ...(payload.details === undefined ? {} : { details: payload.details }),
-          }
-        : {
-            code: "INTERNAL_ERROR",
-            message: `The server answered ${response.status} without a Latchkey error body`,
-            status: response.status,
-          };
-      return { data: null, error, response };
-    }
-    if (payload === undefined) {
-      return {
-        data: null,
-        error: { code: "INTERNAL_ERROR", message: "The answer was not JSON", status: response.status },
-        response,
-      };
-    }
+    const answer = await readAnswer(response);
+    if ("error" in answer) return answer.error;
+    const payload = answer.payload;
     // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
     if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
     if (mode === "bearer") {

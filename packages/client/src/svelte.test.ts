@@ -4,8 +4,8 @@ import { derived, get } from "svelte/store";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionState } from "./index.ts";
 import { sessionStore } from "./svelte.ts";
-import { countedClient } from "./testing/counted-client.ts";
-import SessionBadge from "./testing/SessionBadge.svelte";
+import { countedClient } from "../test/counted-client.ts";
+import SessionBadge from "../test/SessionBadge.svelte";
 
 afterEach(() => cleanup());
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createSSRApp, defineComponent, h } from "vue";
 import { renderToString } from "vue/server-renderer";
 import type { LatchkeyClient } from "./index.ts";
-import { countedClient as setup } from "./testing/counted-client.ts";
+import { countedClient as setup } from "../test/counted-client.ts";
 import { useSession } from "./vue.ts";
 
 const Header = (client: Pick<LatchkeyClient, "session">) =>

@@ -4,26 +4,13 @@
  * @example
  * import { createAuthCore, AuthError, emailOtp } from "@latchkey/core";
  */
-export { AuthError, AuthConfigError, invalidField, describeError } from "./errors/index.ts";
+export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
-export {
-  parseDuration,
-  resolveConfig,
-  AUTH_OPTION_SHAPE,
-  EMAIL_TEMPLATE_NAMES,
-  rejectUnknownOptions,
-  nearestName,
-  EACH,
-  originOf,
-} from "./config/index.ts";
-export type {
-  Duration,
-  AuthOptions,
-  ResolvedConfig,
-  RateLimitRule,
-  ResolvedRule,
-  OptionShape,
-} from "./config/index.ts";
+export { parseDuration, rejectUnknownOptions, EACH, originOf } from "./config/index.ts";
+export type { Duration, OptionShape } from "./config/index.ts";
+export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
+export type { AuthOptions } from "./auth/index.ts";
+export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";
 export {
   systemClock,
   webCryptoRandom,
@@ -32,29 +19,17 @@ export {
   isDatabaseUnavailable,
   guardPorts,
   guardStore,
-  DATABASE_RETRY_AFTER_SECONDS,
   compensatingTransaction,
 } from "./ports/index.ts";
 export type * from "./ports/index.ts";
-export {
-  base64url,
-  fromBase64url,
-  hashSecret,
-  constantTimeEqual,
-  randomId,
-  randomToken,
-  randomString,
-  randomDigits,
-  utf8,
-  fromUtf8,
-} from "./crypto/index.ts";
-export { argon2idHasher, portableArgon2idRaw, DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
+export { base64url, hashSecret, randomString, utf8 } from "./crypto/index.ts";
+export { argon2idHasher, portableArgon2idRaw } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { HashGate } from "./password/index.ts";
 export type { HashGateLimits, HashGateStats } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
-export { AuthEvents } from "./events/index.ts";
+export { AuthEvents } from "./kernel/index.ts";
 export { consoleLogger } from "./logger/index.ts";
 export type { Logger, LogFields } from "./logger/index.ts";
 export type {
@@ -64,10 +39,11 @@ export type {
   AuthEventListener,
   EventBase,
   OtpPurpose,
-} from "./events/index.ts";
-export { consoleEmailSender, renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
+} from "./kernel/index.ts";
+export { consoleEmailSender } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
-export { SessionService, SessionManagementService, toUserView, toSessionView } from "./session/index.ts";
+export { toUserView } from "./session/index.ts";
+export type { SessionService, SessionManagementService } from "./session/index.ts";
 export type {
   SessionListItem,
   SessionRevocationReason,
@@ -78,35 +54,21 @@ export type {
   SignInResult,
   ValidatedSession,
 } from "./session/index.ts";
-export { HookRunner } from "./hooks/index.ts";
+export type { HookRunner } from "./hooks/index.ts";
 export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
 export {
   RateLimiter,
   HashBudget,
   Lockout,
-  ipBucket,
-  retryAfterText,
-  lockoutIdentifier,
   counterBinding,
   storedCounterKey,
   keyedCounters,
 } from "./rate-limit/index.ts";
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
-export { EmailVerificationService } from "./email-verification/index.ts";
-export {
-  createAuthCore,
-  inTransaction,
-  SERVER_CALL,
-  orServerCall,
-  normalizeEmail,
-  normalizeUsername,
-  checkPasswordLength,
-  resolveCallbackUrl,
-  withQuery,
-} from "./auth/index.ts";
+export type { EmailVerificationService } from "./email-verification/index.ts";
+export { inTransaction, SERVER_CALL } from "./kernel/index.ts";
 export type {
-  AuthCore,
   AuthContext,
   AuthPlugin,
   ApiOf,
@@ -114,22 +76,12 @@ export type {
   PluginId,
   PluginRegistry,
   RequestMeta,
-  AuthApi,
-  BaseApi,
-  PluginApis,
-} from "./auth/index.ts";
-export { verificationLinkIdentifier } from "./email-verification/index.ts";
-export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
+} from "./kernel/index.ts";
+export { createAuthCore } from "./auth/index.ts";
+export type { AuthCore, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
+export type { AccountService, AccountDeletionService } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
-export {
-  auditLog,
-  AUDIT_LOG_PLUGIN_ID,
-  AuditLogService,
-  toAuditRecord,
-  AUDIT_REDACTED_FIELDS,
-  AUDIT_LOG_OPTION_SHAPE,
-  resolveAuditLogOptions,
-} from "./audit-log/index.ts";
+export { auditLog, AUDIT_LOG_PLUGIN_ID, AuditLogService, AUDIT_LOG_OPTION_SHAPE } from "./audit-log/index.ts";
 export type {
   ListAuditEventsInput,
   AuditEventPage,
@@ -142,17 +94,11 @@ export type {
 export {
   emailOtp,
   EMAIL_OTP_PLUGIN_ID,
-  resolveEmailOtpOptions,
   EMAIL_OTP_OPTION_SHAPE,
-  otpTemplateSources,
-  OTP_ACTIONS,
   SEND_PURPOSES,
-  OtpCodes,
-  otpIdentifier,
   EmailOtpService,
-  EmailChangeService,
-  proveMailbox,
 } from "./email-otp/index.ts";
+export type { OtpCodes, EmailChangeService } from "./email-otp/index.ts";
 export type {
   EmailOtpApi,
   EmailOtpFeature,
@@ -171,7 +117,7 @@ export type {
   RequestEmailChangeInput,
   ChangeEmailInput,
 } from "./email-otp/index.ts";
-export { jwt, JWT_PLUGIN_ID, JwtService, RESERVED_CLAIMS, resolveJwtOptions, JWT_OPTION_SHAPE } from "./jwt/index.ts";
+export { jwt, JWT_PLUGIN_ID, JwtService, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,
   ResolvedJwtOptions,
@@ -193,14 +139,10 @@ export {
   apiKeys,
   ApiKeyService,
   API_KEY_PLUGIN_ID,
-  isWellFormedApiKey,
   apiKeyUseRefusal,
   isRefillDue,
-  resolveApiKeysOptions,
   API_KEYS_OPTION_SHAPE,
-  hasPermissions,
   normalizePermissions,
-  toApiKeyView,
 } from "./api-key/index.ts";
 export type {
   ApiKeysOptions,

@@ -11,9 +11,9 @@ import {
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth } from "./create-auth.ts";
-import { storeForTestRun, testStoreKind } from "./testing/test-stores.ts";
-import { captureOutput, findLeaks, type KnownSecret } from "./testing/secret-scanner.ts";
-import { runEveryFlow } from "./testing/every-flow.ts";
+import { storeForTestRun, testStoreKind } from "../test/test-stores.ts";
+import { captureOutput, findLeaks, type KnownSecret } from "../test/secret-scanner.ts";
+import { runEveryFlow } from "../test/every-flow.ts";
 
 // Every flow of every feature, in production mode with the default console sender, on this run's store
 // (memory, libSQL or PostgreSQL). Everything a log could get is captured: stdout, stderr, every event (but

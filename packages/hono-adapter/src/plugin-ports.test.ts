@@ -13,7 +13,7 @@ import {
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth, type Auth } from "./create-auth.ts";
-import { BASE_URL, TEST_SECRET } from "./testing/test-auth.ts";
+import { BASE_URL, TEST_SECRET } from "../test/test-auth.ts";
 
 /** A memory store as a third-party store without API keys, JWKS or audit rows would be. */
 function storeWithoutPluginPorts(): Store {

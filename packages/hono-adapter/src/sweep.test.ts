@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiKeys, auditLog, emailOtp, hashSecret } from "@latchkey/core";
-import { createTestAuth } from "./testing/test-auth.ts";
+import { createTestAuth } from "../test/test-auth.ts";
 
 // Issue 33 item 6: every row has a way out. Anonymous traffic leaves counters, codes, sessions and audit rows;
 // 31 (simulated) days later `auth.api.sweep()` removes each kind, in batches, and leaves the live rows. Run on

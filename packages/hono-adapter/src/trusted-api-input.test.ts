@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiKeys, auditLog, emailOtp } from "@latchkey/core";
-import { createTestAuth } from "./testing/test-auth.ts";
+import { createTestAuth } from "../test/test-auth.ts";
 
 // Issue 33 item 9: ids and identifiers are checked at the auth.api boundary. An object such as `{ $ne: null }`
 // is refused with 400 INVALID_REQUEST and changes nothing, on every store (MongoDB's ports add `$eq` as well).

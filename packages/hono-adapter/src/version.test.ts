@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { memoryStore } from "@latchkey/memory-store";
 import { describe, expect, it } from "vitest";
-import { BASE_URL, TEST_SECRET, createTestAuth } from "./testing/test-auth.ts";
+import { BASE_URL, TEST_SECRET, createTestAuth } from "../test/test-auth.ts";
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 

@@ -1,4 +1,5 @@
 import {
+  apiKeyUseRefusal,
   isRefillDue,
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -108,13 +109,12 @@ export function apiKeysPort(db: MemoryDatabase): ApiKeyStore {
       return gone;
     },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
-      const k = apiKeys.get(id);
-      if (!k) return { ok: false, reason: "NOT_FOUND", key: null };
-      if (!k.enabled) return { ok: false, reason: "KEY_DISABLED", key: copy(k) };
-      if (k.expiresAt !== null && k.expiresAt <= now) return { ok: false, reason: "KEY_EXPIRED", key: copy(k) };
+      const k = apiKeys.get(id) ?? null;
+      // Core decides whether the use is refused (and why); this store only applies the use. Memory is one thread,
+      // so the check and the write below are atomic.
+      const reason = apiKeyUseRefusal(k, now);
+      if (k === null || reason !== null) return { ok: false, reason: reason ?? "NOT_FOUND", key: k && copy(k) };
       const refill = isRefillDue(k, now);
-      if (!refill && k.remaining !== null && k.remaining <= 0)
-        return { ok: false, reason: "USAGE_EXCEEDED", key: copy(k) };
       let requestCount = k.requestCount;
       let windowStart = k.windowStart;
       if (k.rateLimitMax !== null && k.rateLimitWindowMs !== null) {
@@ -123,7 +123,6 @@ export function apiKeysPort(db: MemoryDatabase): ApiKeyStore {
           requestCount = 0;
           windowStart = new Date(now);
         }
-        if (requestCount >= k.rateLimitMax) return { ok: false, reason: "RATE_LIMITED", key: copy(k) };
         requestCount += 1;
       }
       const next: ApiKeyRecord = {

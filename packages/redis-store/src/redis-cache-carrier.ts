@@ -2,7 +2,6 @@ import {
   AuthConfigError,
   describeError,
   parseDuration,
-  randomId,
   rejectUnknownOptions,
   webCryptoRandom,
   type CacheCarrier,
@@ -10,6 +9,7 @@ import {
   type Duration,
   type OptionShape,
 } from "@latchkey/core";
+import { randomId } from "@latchkey/core/internal";
 import { createClient } from "redis";
 
 /** Options of `redisCacheCarrier`. */

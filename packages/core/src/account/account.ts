@@ -1,14 +1,16 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
-import { checkPasswordLength, normalizeUsername } from "../auth/validation.ts";
+import { checkPasswordLength, normalizeUsername } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
-import { newAccount, type EmailPasswordService } from "../email-password/email-password.ts";
+import { newAccount } from "../identity/accounts.ts";
+import type { EmailPasswordService } from "../email-password/index.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { JsonObject, UserRecord } from "../ports/records.ts";
 import type { UserPatch } from "../ports/store.ts";
-import { inTransaction } from "../auth/transaction.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import { emit } from "../kernel/emit.ts";
 
 /** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */
 export interface UpdateUserInput {
@@ -98,13 +100,7 @@ export class AccountService {
         );
       else await ctx.lockout.forget(lockoutIdentifier({ username: newUsername }));
     }
-    await ctx.events.emit("UserUpdated", {
-      userId: user.id,
-      fields,
-      at: patch.updatedAt,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "UserUpdated", { userId: user.id, fields }, meta, patch.updatedAt);
     return toUserView(result.value);
   }
 

@@ -1,10 +1,11 @@
 import { AuthError } from "../errors/errors.ts";
-import { withQuery } from "../auth/validation.ts";
-import type { EmailPasswordService } from "../email-password/email-password.ts";
+import { withQuery } from "../kernel/validation.ts";
+import type { EmailPasswordService } from "../email-password/index.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * The verification-row identifier of a deletion token: one live token per user.
@@ -86,14 +87,7 @@ export class AccountDeletionService {
     if (!row.userId || row.identifier !== deleteAccountIdentifier(row.userId)) throw invalidToken();
     const user = await ctx.store.users.findById(row.userId);
     if (!user) throw invalidToken();
-    await ctx.events.emit("OtpVerified", {
-      identifier: user.email,
-      purpose: "delete-account",
-      userId: user.id,
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpVerified", { identifier: user.email, purpose: "delete-account", userId: user.id }, meta);
     if (!(await this.remove(user, meta))) throw invalidToken();
     return { success: true };
   }
@@ -110,13 +104,7 @@ export class AccountDeletionService {
     await ctx.lockout.forget(accountLockKey(user, ""));
     await ctx.lockout.forget(lockoutIdentifier({ email: user.email }));
     if (user.username !== null) await ctx.lockout.forget(lockoutIdentifier({ username: user.username }));
-    await ctx.events.emit("AccountDeleted", {
-      userId: user.id,
-      email: user.email,
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "AccountDeleted", { userId: user.id, email: user.email }, meta);
     return true;
   }
 }

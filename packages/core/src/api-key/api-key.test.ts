@@ -6,7 +6,8 @@ import { createTestClock, webCryptoRandom } from "../ports/clock.ts";
 import { hashSecret } from "../crypto/crypto.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import type { FullStore } from "../ports/store.ts";
-import { apiKeys, type ApiKeysOptions } from "./plugin.ts";
+import { apiKeys } from "./plugin.ts";
+import type { ApiKeysOptions } from "./options.ts";
 
 /** A memory store that counts calls to the API-key port, to pin how many reads and writes a verify costs. */
 function countingStore(): { store: FullStore; calls: Record<string, number> } {

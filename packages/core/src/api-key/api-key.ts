@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomString } from "../crypto/crypto.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
-import type { AuthContext } from "../auth/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import type { ApiKeyRecord, Permissions } from "../ports/records.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
@@ -44,6 +44,7 @@ import type {
   UpdateApiKeyInput,
   VerifyApiKeyInput,
 } from "./types.ts";
+import { emit } from "../kernel/emit.ts";
 
 /** The fields a new key is made of, decided by the create flavour (trusted or caller). */
 type NewKeyFields = Pick<
@@ -201,13 +202,7 @@ export class ApiKeyService {
         `A user may hold at most ${this.options.maxPerUser} API keys; delete one first (apiKeys({ maxPerUser }))`,
       );
     }
-    await ctx.events.emit("ApiKeyCreated", {
-      keyId: record.id,
-      userId,
-      at: now,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "ApiKeyCreated", { keyId: record.id, userId }, meta, now);
     return { apiKey: toApiKeyView(record), key };
   }
 
@@ -331,14 +326,7 @@ export class ApiKeyService {
       at,
     });
     if (!row) throw new AuthError("KEY_NOT_FOUND", "No such API key");
-    await this.ctx.events.emit("ApiKeyRerolled", {
-      keyId: row.id,
-      userId: row.userId,
-      graceUntil,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(this.ctx, "ApiKeyRerolled", { keyId: row.id, userId: row.userId, graceUntil }, meta, at);
     return { apiKey: toApiKeyView(row), key };
   }
 
@@ -395,13 +383,7 @@ export class ApiKeyService {
   async delete(keyId: string, owner: string | null, meta: RequestMeta): Promise<{ success: true }> {
     const row = typeof keyId === "string" ? await this.keys.delete(keyId, owner) : null;
     if (!row) throw new AuthError("KEY_NOT_FOUND", "No such API key");
-    await this.ctx.events.emit("ApiKeyRevoked", {
-      keyId: row.id,
-      userId: row.userId,
-      at: new Date(this.ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(this.ctx, "ApiKeyRevoked", { keyId: row.id, userId: row.userId }, meta);
     return { success: true };
   }
 
@@ -409,14 +391,7 @@ export class ApiKeyService {
   async deleteExpired(owner: string | null, meta: RequestMeta): Promise<{ deleted: number }> {
     const at = new Date(this.ctx.clock.now());
     const gone = await this.keys.deleteExpired(at, owner);
-    for (const k of gone)
-      await this.ctx.events.emit("ApiKeyRevoked", {
-        keyId: k.id,
-        userId: k.userId,
-        at,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+    for (const k of gone) await emit(this.ctx, "ApiKeyRevoked", { keyId: k.id, userId: k.userId }, meta, at);
     return { deleted: gone.length };
   }
 }

@@ -1,5 +1,6 @@
 export { apiKeys, API_KEY_PLUGIN_ID } from "./plugin.ts";
-export type { ApiKeyApi, ApiKeysInstalled, ApiKeysOptions, ApiKeysPlugin } from "./plugin.ts";
+export type { ApiKeyApi, ApiKeysInstalled, ApiKeysPlugin } from "./plugin.ts";
+export type { ApiKeysOptions } from "./options.ts";
 export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";
@@ -22,3 +23,4 @@ export type {
   ApiKeyUsage,
 } from "./types.ts";
 export type { ApiKeyUsageDay } from "./usage.ts";
+export { API_KEY_LIMITS } from "./limits.ts";

@@ -9,6 +9,7 @@ import {
   MAX_RATE_LIMIT_WINDOW_MS,
   MIN_REFILL_INTERVAL_MS,
 } from "./options.ts";
+import { API_KEY_LIMITS } from "./limits.ts";
 
 /** Key names only trusted server code may send: quota, rate limit, refill and owner. */
 const SERVER_ONLY = new Set([
@@ -25,7 +26,7 @@ const SERVER_ONLY = new Set([
   "locked",
 ]);
 
-const MAX_API_KEY_NAME = 256;
+const MAX_API_KEY_NAME = API_KEY_LIMITS.name;
 
 /** 400 INVALID_REQUEST naming one field. */
 export function invalidInput(path: string, message: string): AuthError {
@@ -61,7 +62,7 @@ export function checkName(value: unknown): string | null {
 
 export function checkPrefix(value: unknown): string {
   if (typeof value !== "string" || !API_KEY_PREFIX_SHAPE.test(value))
-    throw invalid("prefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
+    throw invalid("prefix", `must be 1 to ${API_KEY_LIMITS.prefix} characters of A-Z a-z 0-9 _`);
   return value;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AuthConfigError } from "../errors/errors.ts";
-import { apiKeys, type ApiKeysOptions } from "./plugin.ts";
+import { apiKeys } from "./plugin.ts";
+import type { ApiKeysOptions } from "./options.ts";
 import { isWellFormedApiKey } from "./verify.ts";
 import { resolveApiKeysOptions } from "./options.ts";
 import { hasPermissions, normalizePermissions } from "./permissions.ts";

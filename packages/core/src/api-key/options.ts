@@ -3,7 +3,55 @@ import { parseDuration, type Duration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { Permissions } from "../ports/records.ts";
 import { normalizePermissions } from "./permissions.ts";
-import type { ApiKeysOptions } from "./plugin.ts";
+import { API_KEY_LIMITS } from "./limits.ts";
+
+/**
+ * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
+ *
+ * @example
+ * apiKeys({ defaultPrefix: "acme_", defaultRateLimitMax: 100, defaultRateLimitWindow: "1m", grantablePermissions: { files: ["read"] } });
+ */
+export interface ApiKeysOptions {
+  /** Prefix of new keys when create omits one: 1..16 of `A-Z a-z 0-9 _`. Default `"lk_"`. */
+  defaultPrefix?: string;
+  /** Uses a new key gets when create omits `remaining`. Default `null` (unlimited). */
+  defaultRemaining?: number | null;
+  /** Per-key rate limit of new keys: at most this many verifies per `defaultRateLimitWindow`. Default `null` (none). */
+  defaultRateLimitMax?: number | null;
+  /** Window of the per-key rate limit; required with `defaultRateLimitMax`. Default `null`. */
+  defaultRateLimitWindow?: Duration | null;
+  /** Lifetime of keys created without `expiresIn`. Default `null` (never expire). */
+  defaultExpiresIn?: Duration | null;
+  /**
+   * Longest lifetime an HTTP caller may ask for with `expiresIn` (asking for `null`, never, is refused too).
+   * Default `"365d"`; `null` = no cap. `auth.api.createApiKey` is not capped.
+   */
+  maxExpiresIn?: Duration | null;
+  /** Permissions a signed-in user may put on their own keys over HTTP. Default `{}` (none). */
+  grantablePermissions?: Permissions;
+  /** Request header carrying the key for `requireApiKey` and `/api-key/verify`. Default `"x-api-key"`. */
+  header?: string;
+  /** Longest `gracePeriod` a reroll may keep the previous value verifying (at most 90 days). Default `"7d"`. */
+  maxRerollGrace?: Duration;
+  /** Uses a key gets back every `defaultRefillInterval` when create omits `refillAmount`. Default `null` (no refill). */
+  defaultRefillAmount?: number | null;
+  /** Refill interval of new keys (at least 1 s); required with `defaultRefillAmount`. Default `null`. */
+  defaultRefillInterval?: Duration | null;
+  /**
+   * `lastUsedAt` of a key is written at most once per this span (keys without a quota or limit are otherwise
+   * verified without a write). Default `"1m"`, at most one day.
+   */
+  lastUsedResolution?: Duration;
+  /**
+   * Count each key's valid verifies and refusals (by code) per UTC day in the counters port (Redis when
+   * configured), for `GET /api-key/usage`. Adds one counter write to every verify. Default `false`.
+   */
+  usage?: boolean;
+  /** How long a day's usage counts are kept (at least 1 day). Default `"90d"`. */
+  usageRetention?: Duration;
+  /** Most keys one user may hold (create answers 409 `TOO_MANY_KEYS` past it); `null` = no cap. Default `100`. */
+  maxPerUser?: number | null;
+}
 
 /** `ApiKeysOptions` validated, with defaults filled and durations in milliseconds. */
 export interface ResolvedApiKeysOptions {
@@ -50,7 +98,7 @@ export const API_KEYS_OPTION_SHAPE: OptionShape = {
   maxPerUser: true,
 };
 
-export const API_KEY_PREFIX_SHAPE = /^[A-Za-z0-9_]{1,16}$/;
+export const API_KEY_PREFIX_SHAPE = new RegExp(`^[A-Za-z0-9_]{1,${API_KEY_LIMITS.prefix}}$`);
 /** Largest quota or per-window maximum: fits a signed 32-bit column in every store. */
 export const MAX_API_KEY_COUNT = 2_147_483_647;
 /** Longest per-key rate-limit window (366 days) and longest lifetime (10 years) a key may get. */
@@ -97,7 +145,10 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
   rejectUnknownOptions(options, API_KEYS_OPTION_SHAPE, "apiKeys");
   const defaultPrefix = options.defaultPrefix ?? "lk_";
   if (typeof defaultPrefix !== "string" || !API_KEY_PREFIX_SHAPE.test(defaultPrefix)) {
-    throw new AuthConfigError("apiKeys.defaultPrefix", "must be 1 to 16 characters of A-Z a-z 0-9 _");
+    throw new AuthConfigError(
+      "apiKeys.defaultPrefix",
+      `must be 1 to ${API_KEY_LIMITS.prefix} characters of A-Z a-z 0-9 _`,
+    );
   }
   // A zero default quota would make every key created over HTTP unusable: surely a mistake.
   const defaultRemaining = count(options.defaultRemaining ?? null, "apiKeys.defaultRemaining", 1);

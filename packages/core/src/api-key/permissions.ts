@@ -1,9 +1,10 @@
 import type { Permissions } from "../ports/records.ts";
+import { API_KEY_LIMITS } from "./limits.ts";
 
 /** Resource and action names: 1..64 of `A-Z a-z 0-9 _ . : / -`. No wildcards: `*` would read as "everything". */
-const PERMISSION_NAME = /^[A-Za-z0-9_.:/-]{1,64}$/;
-const MAX_PERMISSION_RESOURCES = 64;
-const MAX_PERMISSION_ACTIONS = 64;
+const PERMISSION_NAME = new RegExp(`^[A-Za-z0-9_.:/-]{1,${API_KEY_LIMITS.permissionName}}$`);
+const MAX_PERMISSION_RESOURCES = API_KEY_LIMITS.permissionResources;
+const MAX_PERMISSION_ACTIONS = API_KEY_LIMITS.permissionActions;
 
 export type PermissionsCheck = { ok: true; value: Permissions } | { ok: false; message: string };
 

@@ -1,9 +1,7 @@
-import { orServerCall, type RequestMeta } from "../auth/request-meta.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import { ApiKeyService } from "./api-key.ts";
-import type { Duration } from "../config/duration.ts";
-import type { Permissions } from "../ports/records.ts";
-import { resolveApiKeysOptions, type ResolvedApiKeysOptions } from "./options.ts";
+import { resolveApiKeysOptions, type ResolvedApiKeysOptions, type ApiKeysOptions } from "./options.ts";
 import type { ApiKeyVerifyResult, ApiKeyView } from "./view.ts";
 import type {
   ApiKeyPage,
@@ -42,54 +40,6 @@ export interface ApiKeyApi {
   /** Per-day valid verifies and refusals by code of one key; needs `apiKeys({ usage: true })`. */
   getApiKeyUsage(input: ApiKeyUsageInput): Promise<ApiKeyUsage>;
 }
-/**
- * Options of `apiKeys({...})`. Every field is optional; the defaults suit automation (no quota, no limit, no expiry).
- *
- * @example
- * apiKeys({ defaultPrefix: "acme_", defaultRateLimitMax: 100, defaultRateLimitWindow: "1m", grantablePermissions: { files: ["read"] } });
- */
-export interface ApiKeysOptions {
-  /** Prefix of new keys when create omits one: 1..16 of `A-Z a-z 0-9 _`. Default `"lk_"`. */
-  defaultPrefix?: string;
-  /** Uses a new key gets when create omits `remaining`. Default `null` (unlimited). */
-  defaultRemaining?: number | null;
-  /** Per-key rate limit of new keys: at most this many verifies per `defaultRateLimitWindow`. Default `null` (none). */
-  defaultRateLimitMax?: number | null;
-  /** Window of the per-key rate limit; required with `defaultRateLimitMax`. Default `null`. */
-  defaultRateLimitWindow?: Duration | null;
-  /** Lifetime of keys created without `expiresIn`. Default `null` (never expire). */
-  defaultExpiresIn?: Duration | null;
-  /**
-   * Longest lifetime an HTTP caller may ask for with `expiresIn` (asking for `null`, never, is refused too).
-   * Default `"365d"`; `null` = no cap. `auth.api.createApiKey` is not capped.
-   */
-  maxExpiresIn?: Duration | null;
-  /** Permissions a signed-in user may put on their own keys over HTTP. Default `{}` (none). */
-  grantablePermissions?: Permissions;
-  /** Request header carrying the key for `requireApiKey` and `/api-key/verify`. Default `"x-api-key"`. */
-  header?: string;
-  /** Longest `gracePeriod` a reroll may keep the previous value verifying (at most 90 days). Default `"7d"`. */
-  maxRerollGrace?: Duration;
-  /** Uses a key gets back every `defaultRefillInterval` when create omits `refillAmount`. Default `null` (no refill). */
-  defaultRefillAmount?: number | null;
-  /** Refill interval of new keys (at least 1 s); required with `defaultRefillAmount`. Default `null`. */
-  defaultRefillInterval?: Duration | null;
-  /**
-   * `lastUsedAt` of a key is written at most once per this span (keys without a quota or limit are otherwise
-   * verified without a write). Default `"1m"`, at most one day.
-   */
-  lastUsedResolution?: Duration;
-  /**
-   * Count each key's valid verifies and refusals (by code) per UTC day in the counters port (Redis when
-   * configured), for `GET /api-key/usage`. Adds one counter write to every verify. Default `false`.
-   */
-  usage?: boolean;
-  /** How long a day's usage counts are kept (at least 1 day). Default `"90d"`. */
-  usageRetention?: Duration;
-  /** Most keys one user may hold (create answers 409 `TOO_MANY_KEYS` past it); `null` = no cap. Default `100`. */
-  maxPerUser?: number | null;
-}
-
 /** What `apiKeys()` installs: `core.plugins.get(API_KEY_PLUGIN_ID)`. */
 export type ApiKeysInstalled = InstalledPlugin<ApiKeyService, ApiKeyApi, ResolvedApiKeysOptions>;
 

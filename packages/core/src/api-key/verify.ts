@@ -1,7 +1,7 @@
 import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
 import { toUserView, type UserView } from "../session/session.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ApiKeyRecord } from "../ports/records.ts";
 import type { ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuthCore } from "../auth/auth-core.ts";
 import { createTestClock } from "../ports/clock.ts";
-import type { AuthEvent } from "../events/events.ts";
+import type { AuthEvent } from "../kernel/events.ts";
 import { toAuditRecord } from "./audit-log.ts";
 import { AUDIT_LOG_PLUGIN_ID, auditLog } from "./plugin.ts";
 

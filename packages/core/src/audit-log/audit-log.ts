@@ -1,8 +1,8 @@
 import { invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
-import type { AuthContext } from "../auth/context.ts";
-import { storedUserAgent } from "../auth/request-meta.ts";
-import type { AuthEvent } from "../events/events.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { AuthEvent } from "../kernel/events.ts";
+import { storedUserAgent } from "../kernel/request-meta.ts";
 import type { AuditRecord, JsonObject } from "../ports/records.ts";
 import type { AuditStore } from "../ports/store.ts";
 

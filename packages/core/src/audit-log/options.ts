@@ -1,7 +1,15 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration } from "../config/duration.ts";
+import { parseDuration, type Duration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
-import type { AuditLogOptions } from "./plugin.ts";
+
+/** Options of `auditLog()`. */
+export interface AuditLogOptions {
+  /**
+   * How long rows are kept: the sweep (`auth.api.sweep()`, `latchkey sweep`) deletes older ones. Default `"90d"`;
+   * `false` keeps every row for good.
+   */
+  retention?: Duration | false;
+}
 
 /** `auditLog()`'s options after validation. */
 export interface ResolvedAuditLogOptions {

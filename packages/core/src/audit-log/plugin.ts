@@ -1,21 +1,11 @@
-import type { Duration } from "../config/duration.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import { AuditLogService, type AuditEventPage, type ListAuditEventsInput } from "./audit-log.ts";
-import { resolveAuditLogOptions, type ResolvedAuditLogOptions } from "./options.ts";
+import { resolveAuditLogOptions, type ResolvedAuditLogOptions, type AuditLogOptions } from "./options.ts";
 
 /** What `auditLog()` adds to `auth.api`. */
 export interface AuditLogApi {
   /** Audit rows, newest first, keyset-paginated (needs `auditLog()`). */
   listAuditEvents(input?: ListAuditEventsInput): Promise<AuditEventPage>;
-}
-
-/** Options of `auditLog()`. */
-export interface AuditLogOptions {
-  /**
-   * How long rows are kept: the sweep (`auth.api.sweep()`, `latchkey sweep`) deletes older ones. Default `"90d"`;
-   * `false` keeps every row for good.
-   */
-  retention?: Duration | false;
 }
 
 /** What `auditLog()` installs: `core.plugins.get(AUDIT_LOG_PLUGIN_ID)`. */

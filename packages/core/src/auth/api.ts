@@ -1,19 +1,20 @@
 import { AuthError } from "../errors/errors.ts";
-import { orServerCall, SERVER_CALL, type RequestMeta } from "./request-meta.ts";
+import { orServerCall, SERVER_CALL, type RequestMeta } from "../kernel/request-meta.ts";
+import type { ApiOf, AuthPlugin, PluginRegistry } from "../kernel/plugin.ts";
 import { checkApiInput } from "./api-input.ts";
 import { sweepBatchSize, sweepStore, type SweepOptions, type SweepReport } from "../sweep/sweep.ts";
-import { AUDIT_LOG_PLUGIN_ID } from "../audit-log/plugin.ts";
-import { API_KEY_PLUGIN_ID } from "../api-key/plugin.ts";
-import type { ApiOf, AuthPlugin } from "./plugin.ts";
-import type { AuthCore } from "./auth-core.ts";
-import type { SignInInput, SignUpInput, SignUpResult } from "../email-password/email-password.ts";
+import { AUDIT_LOG_PLUGIN_ID } from "../audit-log/index.ts";
+import { API_KEY_PLUGIN_ID } from "../api-key/index.ts";
+import type { EmailPasswordService, SignInInput, SignUpInput, SignUpResult } from "../email-password/index.ts";
+import type { EmailVerificationService } from "../email-verification/index.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";
-import type { SessionListItem } from "../session/session-management.ts";
-import type { UpdateUserInput } from "../account/account.ts";
-import type { EmailOtpApi } from "../email-otp/plugin.ts";
-import type { ApiKeyApi } from "../api-key/plugin.ts";
-import type { JwtApi } from "../jwt/plugin.ts";
-import type { AuditLogApi } from "../audit-log/plugin.ts";
+import type { SessionListItem, SessionManagementService } from "../session/session-management.ts";
+import type { AccountDeletionService, AccountService, UpdateUserInput } from "../account/index.ts";
+import type { EmailOtpApi } from "../email-otp/index.ts";
+import type { ApiKeyApi } from "../api-key/index.ts";
+import type { JwtApi } from "../jwt/index.ts";
+import type { AuditLogApi } from "../audit-log/index.ts";
 
 /** Server-side operations every installation has (no HTTP, trusted caller). */
 export interface BaseApi {
@@ -78,6 +79,17 @@ type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) exten
 export type AuthApi<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> = BaseApi &
   UnionToIntersection<ApiOf<P[number]>>;
 
+/** The services `auth.api` calls: those of the `AuthCore` being built (`createAuthCore` passes itself). */
+interface ApiServices {
+  ctx: AuthContext;
+  emailPassword: EmailPasswordService;
+  emailVerification: EmailVerificationService;
+  account: AccountService;
+  accountDeletion: AccountDeletionService;
+  sessionManagement: SessionManagementService;
+  plugins: PluginRegistry;
+}
+
 /** Every method of `api` behind `checkApiInput`: bad ids reject with 400 INVALID_REQUEST before any work. */
 function validated<A extends object>(api: A): A {
   const out: Record<string, unknown> = {};
@@ -98,7 +110,7 @@ function validated<A extends object>(api: A): A {
 }
 
 export function buildApi<P extends readonly AuthPlugin[]>(
-  core: AuthCore<P>,
+  core: ApiServices,
   pluginApis: Record<string, unknown>,
 ): AuthApi<P> {
   // The session behind a token, or 401 INVALID_CREDENTIALS (as over HTTP).

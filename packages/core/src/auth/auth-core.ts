@@ -1,10 +1,11 @@
 import { AuthConfigError, AuthError } from "../errors/errors.ts";
-import { resolveConfig, type AuthOptions, type ResolvedConfig } from "../config/options.ts";
+import { resolveConfig, type AuthOptions } from "./options.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import type { OptionShape } from "../config/closed-options.ts";
-import { systemClock, webCryptoRandom } from "../ports/clock.ts";
-import { argon2idHasher } from "../password/argon2.ts";
+import { systemClock, webCryptoRandom, type Random } from "../ports/clock.ts";
+import { argon2idHasher, type PasswordHasher } from "../password/argon2.ts";
 import { HashGate } from "../password/hash-gate.ts";
-import { AuthEvents } from "../events/events.ts";
+import { AuthEvents } from "../kernel/events.ts";
 import { SessionService } from "../session/session.ts";
 import { SessionManagementService } from "../session/session-management.ts";
 import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
@@ -16,15 +17,15 @@ import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { randomToken } from "../crypto/crypto.ts";
 import { describeError } from "../errors/describe.ts";
 import { resolveLogger, type Logger } from "../logger/logger.ts";
-import { EmailPasswordService } from "../email-password/email-password.ts";
-import { EmailVerificationService } from "../email-verification/email-verification.ts";
-import { AccountService } from "../account/account.ts";
-import { AccountDeletionService } from "../account/delete-account.ts";
-import type { AuthContext } from "./context.ts";
+import { EmailPasswordService } from "../email-password/index.ts";
+import { EmailVerificationService } from "../email-verification/index.ts";
+import { AccountService } from "../account/index.ts";
+import { AccountDeletionService } from "../account/index.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "../kernel/plugin.ts";
 import { cacheOver, type AuthCache } from "../cache/auth-cache.ts";
 
 /**
@@ -68,15 +69,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   adapterOptions: OptionShape = {},
 ): AuthCore<P> {
   const config = resolveConfig(options, adapterOptions);
-  const binding = counterBinding(config.secret, config.baseOrigin);
-  // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
-  options.counters?.bind?.(binding);
-  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones. Their
-  // keys carry emails and client addresses: every store gets them through one keyed hash (storedCounterKey).
-  const withCounters: Store = {
-    ...options.database,
-    counters: keyedCounters(options.counters ?? options.database.counters, binding),
-  };
+  const withCounters = storeWithCounters(options, config);
   const clock = options.clock ?? systemClock;
   const random = options.random ?? webCryptoRandom;
   // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.
@@ -95,7 +88,6 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
       // The console default prints its own `[latchkey email]` lines; a configured logger gets them as info.
       log: options.logger ? (line) => logger.info({ component: "email" }, line) : undefined,
     });
-  let dummyHash: Promise<string> | null = null;
   const ctx: AuthContext = {
     config,
     store,
@@ -113,39 +105,14 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     logger,
     secrets: new OneTimeSecrets(store, clock, random),
     hooks: new HookRunner(validateHooks(options.hooks)),
-    async burnPasswordHash(password) {
-      if (!dummyHash) {
-        const pending = hasher.hash(randomToken(random, 16));
-        dummyHash = pending;
-        // A failed dummy hash (BUSY, an engine error) must not stay cached: unknown emails would answer 500 for
-        // good while known ones answer 200, telling which addresses have accounts. The next caller tries again.
-        pending.catch(() => {
-          if (dummyHash === pending) dummyHash = null;
-        });
-      }
-      await hasher.verify(await dummyHash, password);
-    },
+    burnPasswordHash: dummyHashBurner(hasher, random),
   };
   const emailVerification = new EmailVerificationService(ctx);
   const emailPassword = new EmailPasswordService(ctx, emailVerification);
   const account = new AccountService(ctx, emailPassword);
   const accountDeletion = new AccountDeletionService(ctx, emailPassword);
 
-  const installed = new Map<string, InstalledPlugin>();
-  const pluginApis: Record<string, unknown> = {};
-  for (const [i, plugin] of (options.plugins ?? []).entries()) {
-    if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function")
-      throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
-    if (installed.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
-    const result = plugin.init(ctx, requiredPorts(store, plugin, i));
-    installed.set(plugin.id, result);
-    Object.assign(pluginApis, result.api);
-  }
-  const registry: PluginRegistry = {
-    get: <I extends InstalledPlugin>(id: PluginId<string, I>) => (installed.get(id) as I | undefined) ?? null,
-    has: (id) => installed.has(id),
-    ids: [...installed.keys()],
-  };
+  const { registry, pluginApis } = installPlugins(ctx, store, options.plugins ?? []);
 
   const captured = new Map<string, string>();
   if (config.captureOtp) events.on("OtpGenerated", (e) => void captured.set(e.identifier, e.plain));
@@ -171,6 +138,57 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   core.api = buildApi(core, pluginApis);
   startCache();
   return core;
+}
+
+/** The app's store with its counters (the database's, or a store of their own such as Redis) behind keyed keys. */
+function storeWithCounters(options: AuthOptions<readonly AuthPlugin[]>, config: ResolvedConfig): Store {
+  const binding = counterBinding(config.secret, config.baseOrigin);
+  // A counter store of its own (Redis) keys its records by values derived from this app's secret and origin.
+  options.counters?.bind?.(binding);
+  // Counters may live in another engine (Redis): every service, transactions included, sees the same ones. Their
+  // keys carry emails and client addresses: every store gets them through one keyed hash (storedCounterKey).
+  return { ...options.database, counters: keyedCounters(options.counters ?? options.database.counters, binding) };
+}
+
+/** Verifies a password against one dummy hash (made once), so unknown accounts cost what known ones do. */
+function dummyHashBurner(hasher: PasswordHasher, random: Random): (password: string) => Promise<void> {
+  let dummyHash: Promise<string> | null = null;
+  return async (password) => {
+    if (!dummyHash) {
+      const pending = hasher.hash(randomToken(random, 16));
+      dummyHash = pending;
+      // A failed dummy hash (BUSY, an engine error) must not stay cached: unknown emails would answer 500 for
+      // good while known ones answer 200, telling which addresses have accounts. The next caller tries again.
+      pending.catch(() => {
+        if (dummyHash === pending) dummyHash = null;
+      });
+    }
+    await hasher.verify(await dummyHash, password);
+  };
+}
+
+/** Runs each plugin's `init` over the context, in order: the typed registry and the `api` methods they add. */
+function installPlugins(
+  ctx: AuthContext,
+  store: Store,
+  plugins: readonly AuthPlugin[],
+): { registry: PluginRegistry; pluginApis: Record<string, unknown> } {
+  const installed = new Map<string, InstalledPlugin>();
+  const pluginApis: Record<string, unknown> = {};
+  for (const [i, plugin] of plugins.entries()) {
+    if (!plugin || typeof plugin.id !== "string" || typeof plugin.init !== "function")
+      throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
+    if (installed.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
+    const result = plugin.init(ctx, requiredPorts(store, plugin, i));
+    installed.set(plugin.id, result);
+    Object.assign(pluginApis, result.api);
+  }
+  const registry: PluginRegistry = {
+    get: <I extends InstalledPlugin>(id: PluginId<string, I>) => (installed.get(id) as I | undefined) ?? null,
+    has: (id) => installed.has(id),
+    ids: [...installed.keys()],
+  };
+  return { registry, pluginApis };
 }
 
 /**

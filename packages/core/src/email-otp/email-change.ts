@@ -1,12 +1,12 @@
 import { AuthError } from "../errors/errors.ts";
-import { normalizeEmail } from "../auth/validation.ts";
+import { normalizeEmail } from "../kernel/validation.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import { deleteAccountIdentifier } from "../account/delete-account.ts";
-import { verificationLinkIdentifier } from "../email-verification/email-verification.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import { deleteAccountIdentifier } from "../account/index.ts";
+import { verificationLinkIdentifier } from "../email-verification/index.ts";
 import { toUserView, type UserView } from "../session/session.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions } from "./options.ts";
 import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";

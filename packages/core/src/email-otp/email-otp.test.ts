@@ -3,12 +3,13 @@ import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { AuthConfigError, type AuthError } from "../errors/errors.ts";
 import { createAuthCore } from "../auth/auth-core.ts";
-import { SERVER_CALL } from "../auth/request-meta.ts";
+import { SERVER_CALL } from "../kernel/request-meta.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { createTestClock, webCryptoRandom, type Random } from "../ports/clock.ts";
 import { hashSecret } from "../crypto/crypto.ts";
 import { DEFAULT_TEMPLATES } from "../email/email.ts";
-import { emailOtp, EMAIL_OTP_PLUGIN_ID, type EmailOtpOptions } from "./plugin.ts";
+import { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
+import type { EmailOtpOptions } from "./options.ts";
 import { otpTemplateSources, resolveEmailOtpOptions } from "./options.ts";
 import { otpIdentifier } from "./otp-codes.ts";
 

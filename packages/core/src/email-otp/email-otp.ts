@@ -1,18 +1,20 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
-import { checkPasswordLength, normalizeEmail } from "../auth/validation.ts";
+import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import type { AuthContext } from "../auth/context.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import type { AuthContext } from "../kernel/context.ts";
 import { EmailChangeService } from "./email-change.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
-import { invalidOtp, otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
-import { proveMailbox } from "./mailbox-proof.ts";
-import { emitPasswordReset, newAccount } from "../email-password/email-password.ts";
+import { invalidOtp } from "../errors/errors.ts";
+import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
+import { proveMailbox } from "../identity/mailbox-proof.ts";
+import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * @example
@@ -119,13 +121,7 @@ export class EmailOtpService {
     if (known === null) {
       await ctx.lockout.assertNotLocked(lockoutKey);
       await ctx.lockout.recordFailure(lockoutKey, meta);
-      await ctx.events.emit("SignInFailed", {
-        identifier: lockoutKey,
-        reason: "unknown-email",
-        at: new Date(ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "SignInFailed", { identifier: lockoutKey, reason: "unknown-email" }, meta);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
     }
     const t = target("sign-in", email);
@@ -153,13 +149,7 @@ export class EmailOtpService {
     });
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
-    await ctx.events.emit("UserSignedIn", {
-      userId: user.id,
-      method: "email-otp",
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "UserSignedIn", { userId: user.id, method: "email-otp" }, meta);
     return result;
   }
 
@@ -254,13 +244,7 @@ export class EmailOtpService {
     const { email } = user;
     const created = await ctx.store.users.create(user, [newAccount(ctx, user.id, "EMAIL_OTP", null)]);
     if (created.ok) {
-      await ctx.events.emit("UserSignedUp", {
-        userId: user.id,
-        email,
-        at: user.createdAt,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "UserSignedUp", { userId: user.id, email }, meta, user.createdAt);
       return { user: created.value, isNew: true };
     }
     const existing = await ctx.store.users.findByEmail(email);

@@ -1,5 +1,6 @@
 export { emailOtp, EMAIL_OTP_PLUGIN_ID } from "./plugin.ts";
-export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpOptions, EmailOtpPlugin } from "./plugin.ts";
+export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpPlugin } from "./plugin.ts";
+export type { EmailOtpOptions } from "./options.ts";
 export {
   resolveEmailOtpOptions,
   EMAIL_OTP_OPTION_SHAPE,
@@ -14,4 +15,3 @@ export { EmailOtpService } from "./email-otp.ts";
 export type { SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput } from "./email-otp.ts";
 export { EmailChangeService } from "./email-change.ts";
 export type { RequestEmailChangeInput, ChangeEmailInput } from "./email-change.ts";
-export { proveMailbox } from "./mailbox-proof.ts";

@@ -1,9 +1,37 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration } from "../config/duration.ts";
+import { parseDuration, type Duration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
-import type { OtpPurpose } from "../events/events.ts";
-import type { EmailOtpOptions } from "./plugin.ts";
+import type { OtpPurpose } from "../kernel/events.ts";
+
+/**
+ * `emailOtp({...})` options.
+ *
+ * @example
+ * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };
+ */
+export interface EmailOtpOptions {
+  /** Digits per code, 4..10. Default 6. */
+  codeLength?: number;
+  /** Lifetime of each code. Default 5 minutes. */
+  expiresIn?: Duration;
+  /** Failed verifications before the code is destroyed. Default 3. */
+  maxAttempts?: number;
+  /** When false, OTP sign-in rejects unknown emails (and sends them nothing). Default true. */
+  allowSignUp?: boolean;
+  emailChange?: {
+    /** Registers `request-email-change` and `change-email`. Default false. */
+    enabled?: boolean;
+    /** The request must carry an `email-verification` code of the current email. Default false. */
+    verifyCurrentEmail?: boolean;
+  };
+  /**
+   * Email overrides. `otp.subject|txt|html` apply to every purpose; `otp-<purpose>.subject|txt|html`
+   * (purpose: sign-in, email-verification, password-reset, email-change) to one. Variables: `otp`, `action`,
+   * `expiresInMinutes`, `appName`, `email`. They win over the same names in `email.templates`.
+   */
+  templates?: EmailTemplates;
+}
 
 /**
  * Purposes a client may ask a code for at `send-verification-otp` (email change has its own endpoint).

@@ -1,14 +1,15 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthError, invalidOtp } from "../errors/errors.ts";
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base64url, constantTimeEqual, hashSecret, randomDigits, utf8 } from "../crypto/crypto.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
-import type { OtpPurpose } from "../events/events.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
+import type { OtpPurpose } from "../kernel/events.ts";
 import type { VerificationRecord } from "../ports/records.ts";
 import type { ResolvedEmailOtpOptions } from "./options.ts";
 import { OTP_ACTIONS } from "./options.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * One OTP slot: the row it lives in and the email events and mail are about.
@@ -63,21 +64,6 @@ export interface VerifyOptions {
  */
 export function otpIdentifier(purpose: OtpPurpose, key: string): string {
   return `otp:${purpose}:${key}`;
-}
-
-/**
- * The answer to every code that cannot be used: wrong, already used, replaced by a newer one or destroyed after
- * too many tries. One message for all, because telling "no code exists" apart from "wrong code" would reveal
- * which addresses were sent one (unknown emails get none); it says what to do in every case.
- *
- * @example
- * throw invalidOtp();
- */
-export function invalidOtp(): AuthError {
-  return new AuthError(
-    "INVALID_OTP",
-    "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code",
-  );
 }
 
 /**
@@ -136,14 +122,7 @@ export class OtpCodes {
     if (!(await ctx.sendLimits.admit(`otp-${target.purpose}`, target.email))) return;
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
     await ctx.events.emit("OtpRequested", requested);
-    await ctx.events.emit("OtpGenerated", {
-      identifier: target.email,
-      purpose: target.purpose,
-      plain,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpGenerated", { identifier: target.email, purpose: target.purpose, plain }, meta, at);
     const vars = {
       otp: plain,
       action: OTP_ACTIONS[target.purpose],
@@ -219,14 +198,7 @@ export class OtpCodes {
 
   /** `OtpVerified` for a performed action (consume callers emit it once they know the user). */
   async verified(target: OtpTarget, userId: string | null, meta: RequestMeta): Promise<void> {
-    await this.ctx.events.emit("OtpVerified", {
-      identifier: target.email,
-      purpose: target.purpose,
-      userId,
-      at: new Date(this.ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(this.ctx, "OtpVerified", { identifier: target.email, purpose: target.purpose, userId }, meta);
   }
 
   private async failed(
@@ -236,14 +208,7 @@ export class OtpCodes {
     meta: RequestMeta,
   ): Promise<void> {
     const { ctx } = this;
-    await ctx.events.emit("OtpVerifyFailed", {
-      identifier: target.email,
-      purpose: target.purpose,
-      attemptCount,
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpVerifyFailed", { identifier: target.email, purpose: target.purpose, attemptCount }, meta);
     if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta);
   }
 }

@@ -1,11 +1,14 @@
 import { AuthError } from "../errors/errors.ts";
-import { orServerCall, type RequestMeta } from "../auth/request-meta.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import type { SignInResult, UserView } from "../session/session.ts";
-import type { Duration } from "../config/duration.ts";
-import type { EmailTemplates } from "../email/email.ts";
-import { otpTemplateSources, resolveEmailOtpOptions, type ResolvedEmailOtpOptions } from "./options.ts";
+import {
+  otpTemplateSources,
+  resolveEmailOtpOptions,
+  type ResolvedEmailOtpOptions,
+  type EmailOtpOptions,
+} from "./options.ts";
 import { OtpCodes } from "./otp-codes.ts";
 import {
   EmailOtpService,
@@ -36,35 +39,6 @@ export interface EmailOtpApi {
     meta?: RequestMeta,
   ): Promise<{ success: true }>;
   changeEmailOtp(input: ChangeEmailInput & { userId: string }, meta?: RequestMeta): Promise<{ user: UserView }>;
-}
-
-/**
- * `emailOtp({...})` options.
- *
- * @example
- * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };
- */
-export interface EmailOtpOptions {
-  /** Digits per code, 4..10. Default 6. */
-  codeLength?: number;
-  /** Lifetime of each code. Default 5 minutes. */
-  expiresIn?: Duration;
-  /** Failed verifications before the code is destroyed. Default 3. */
-  maxAttempts?: number;
-  /** When false, OTP sign-in rejects unknown emails (and sends them nothing). Default true. */
-  allowSignUp?: boolean;
-  emailChange?: {
-    /** Registers `request-email-change` and `change-email`. Default false. */
-    enabled?: boolean;
-    /** The request must carry an `email-verification` code of the current email. Default false. */
-    verifyCurrentEmail?: boolean;
-  };
-  /**
-   * Email overrides. `otp.subject|txt|html` apply to every purpose; `otp-<purpose>.subject|txt|html`
-   * (purpose: sign-in, email-verification, password-reset, email-change) to one. Variables: `otp`, `action`,
-   * `expiresInMinutes`, `appName`, `email`. They win over the same names in `email.templates`.
-   */
-  templates?: EmailTemplates;
 }
 
 /**

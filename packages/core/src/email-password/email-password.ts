@@ -6,16 +6,18 @@ import {
   normalizeUsername,
   resolveCallbackUrl,
   withQuery,
-} from "../auth/validation.ts";
+} from "../kernel/validation.ts";
 import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
-import type { AuthContext } from "../auth/context.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { proveMailbox } from "../email-otp/mailbox-proof.ts";
-import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
+import { proveMailbox } from "../identity/mailbox-proof.ts";
+import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
+import type { AccountRecord, UserRecord } from "../ports/records.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
-import type { EmailVerificationService } from "../email-verification/email-verification.ts";
+import type { EmailVerificationService } from "../email-verification/index.ts";
+import { emit } from "../kernel/emit.ts";
 
 export interface SignUpInput {
   email: string;
@@ -102,13 +104,7 @@ export class EmailPasswordService {
     });
     if (created.ok) {
       const { user: stored } = created;
-      await this.ctx.events.emit("UserSignedUp", {
-        userId: stored.id,
-        email: stored.email,
-        at: stored.createdAt,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(this.ctx, "UserSignedUp", { userId: stored.id, email: stored.email }, meta, stored.createdAt);
       return { user: stored, signIn: created.signIn as S extends true ? SignInResult : null };
     }
     // A store names the first unique index the insert tripped, which differs between databases when both the
@@ -169,13 +165,7 @@ export class EmailPasswordService {
     else await ctx.burnPasswordHash(input.password);
     if (!user || !account?.passwordHash || !valid) {
       await ctx.lockout.failed(attempt, meta);
-      await ctx.events.emit("SignInFailed", {
-        identifier,
-        reason: "invalid-credentials",
-        at: new Date(ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "SignInFailed", { identifier, reason: "invalid-credentials" }, meta);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
     await ctx.lockout.succeeded(attempt);
@@ -190,28 +180,19 @@ export class EmailPasswordService {
       await ctx.store.sessions.delete(result.session.id);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
-    await ctx.events.emit("UserSignedIn", {
-      userId: user.id,
-      method: "password",
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "UserSignedIn", { userId: user.id, method: "password" }, meta);
     return result;
   }
 
   async signOut(token: string, meta: RequestMeta): Promise<void> {
     const session = await this.ctx.sessions.revokeToken(token);
     if (session) {
-      await this.ctx.events.emit("SessionRevoked", {
-        userId: session.userId,
-        sessionId: session.id,
-        reason: "sign-out",
-        count: 1,
-        at: new Date(this.ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(
+        this.ctx,
+        "SessionRevoked",
+        { userId: session.userId, sessionId: session.id, reason: "sign-out", count: 1 },
+        meta,
+      );
     }
   }
 
@@ -260,23 +241,9 @@ export class EmailPasswordService {
       return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
     const at = new Date(ctx.clock.now());
-    await ctx.events.emit("PasswordChanged", {
-      userId,
-      method: "change-password",
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "PasswordChanged", { userId, method: "change-password" }, meta, at);
     if (count !== null) {
-      await ctx.events.emit("SessionRevoked", {
-        userId,
-        sessionId: null,
-        reason: "password-changed",
-        count,
-        at,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "SessionRevoked", { userId, sessionId: null, reason: "password-changed", count }, meta, at);
     }
   }
 
@@ -312,21 +279,8 @@ export class EmailPasswordService {
     }
     const identifier = `password-reset:${user.id}`;
     const token = await ctx.secrets.issueToken(identifier, user.id, passwordReset.expiresInMs);
-    await ctx.events.emit("OtpRequested", {
-      identifier: email,
-      purpose: "password-reset-link",
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-    await ctx.events.emit("OtpGenerated", {
-      identifier: email,
-      purpose: "password-reset-link",
-      plain: token,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    await emit(ctx, "OtpRequested", { identifier: email, purpose: "password-reset-link" }, meta, at);
+    await emit(ctx, "OtpGenerated", { identifier: email, purpose: "password-reset-link", plain: token }, meta, at);
     ctx.mailer.sendInBackground(meta, email, "password-reset", {
       url: withQuery(target, { token }),
       token,
@@ -365,14 +319,13 @@ export class EmailPasswordService {
     // A sign-in that checked the old password and wrote its session before the commit was not visible to the
     // revocation above: it is visible now (see signIn).
     const late = await ctx.sessions.revokeAll(user.id);
-    await ctx.events.emit("OtpVerified", {
-      identifier: user.email,
-      purpose: "password-reset-link",
-      userId: user.id,
+    await emit(
+      ctx,
+      "OtpVerified",
+      { identifier: user.email, purpose: "password-reset-link", userId: user.id },
+      meta,
       at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    );
     await emitPasswordReset(ctx, { userId: user.id, method: "reset-token", count: count + late, at, meta });
     return { success: true };
   }
@@ -393,26 +346,4 @@ const requester = (meta: RequestMeta) => ({ ip: meta.ip, userAgent: meta.userAge
 /** The user's credential account (the one holding a password), if any. */
 async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {
   return (await ctx.store.accounts.listByUser(userId)).find((a) => a.providerId === "credential" && a.passwordHash);
-}
-
-/** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
-export function newAccount(
-  ctx: AuthContext,
-  userId: string,
-  providerId: ProviderId,
-  passwordHash: string | null,
-): AccountRecord {
-  const now = new Date(ctx.clock.now());
-  return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
-}
-
-/** The events of a finished password reset (emailed link or code): `PasswordChanged`, then `SessionRevoked`. */
-export async function emitPasswordReset(
-  ctx: AuthContext,
-  reset: { userId: string; method: "reset-token" | "reset-otp"; count: number; at: Date; meta: RequestMeta },
-): Promise<void> {
-  const { userId, method, count, at, meta } = reset;
-  const base = { userId, at, ip: meta.ip, userAgent: meta.userAgent };
-  await ctx.events.emit("PasswordChanged", { ...base, method });
-  await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-reset", count });
 }

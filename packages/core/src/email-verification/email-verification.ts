@@ -1,12 +1,13 @@
 import { AuthError } from "../errors/errors.ts";
-import { normalizeEmail, resolveCallbackUrl, withQuery } from "../auth/validation.ts";
+import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { proveMailbox } from "../email-otp/mailbox-proof.ts";
-import { inTransaction } from "../auth/transaction.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import { proveMailbox } from "../identity/mailbox-proof.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import type { SignInResult } from "../session/session.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * The verification-row identifier of a link token sent to `email` (one live token per address).
@@ -78,13 +79,7 @@ export class EmailVerificationService {
       // audit row with auditLog()), so timing does not tell unknown or verified addresses from pending ones.
       const { ctx } = this;
       await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
-      await ctx.events.emit("OtpRequested", {
-        identifier: email,
-        purpose: "email-verification-link",
-        at: new Date(ctx.clock.now()),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      await emit(ctx, "OtpRequested", { identifier: email, purpose: "email-verification-link" }, meta);
     }
     return { success: true };
   }

@@ -1,7 +1,7 @@
 import { describeError } from "../errors/describe.ts";
-import type { ResolvedConfig } from "../config/options.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import { renderEmail, renderTemplate, type EmailSender, type EmailTemplates } from "./email.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import { consoleLogger, type Logger } from "../logger/logger.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from "../config/options.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 

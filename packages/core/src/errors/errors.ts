@@ -105,3 +105,18 @@ export class AuthConfigError extends Error {
     this.field = field;
   }
 }
+
+/**
+ * The answer to every code that cannot be used: wrong, already used, replaced by a newer one or destroyed after
+ * too many tries. One message for all, because telling "no code exists" apart from "wrong code" would reveal
+ * which addresses were sent one (unknown emails get none); it says what to do in every case.
+ *
+ * @example
+ * throw invalidOtp();
+ */
+export function invalidOtp(): AuthError {
+  return new AuthError(
+    "INVALID_OTP",
+    "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code",
+  );
+}

@@ -1,6 +1,6 @@
 import { AuthConfigError, AuthError } from "../errors/errors.ts";
-import { normalizeUsername } from "../auth/validation.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import { normalizeUsername } from "../kernel/validation.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { toUserView, type UserView } from "../session/session.ts";
 

@@ -1,5 +1,6 @@
 export { jwt, JWT_PLUGIN_ID } from "./plugin.ts";
-export type { JwtApi, JwtInstalled, JwtOptions, JwtPlugin } from "./plugin.ts";
+export type { JwtApi, JwtInstalled, JwtPlugin } from "./plugin.ts";
+export type { JwtOptions } from "./options.ts";
 export { JwtService, RESERVED_CLAIMS } from "./jwt.ts";
 export type { JwtSettings } from "./jwt.ts";
 export { resolveJwtOptions, JWT_OPTION_SHAPE } from "./options.ts";

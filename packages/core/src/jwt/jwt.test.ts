@@ -5,7 +5,8 @@ import { createAuthCore } from "../auth/auth-core.ts";
 import { createTestClock, webCryptoRandom } from "../ports/clock.ts";
 import { argon2idHasher } from "../password/argon2.ts";
 import { KeyEnvelope } from "./key-envelope.ts";
-import { JWT_PLUGIN_ID, jwt, type JwtOptions } from "./plugin.ts";
+import { JWT_PLUGIN_ID, jwt } from "./plugin.ts";
+import type { JwtOptions } from "./options.ts";
 import { resolveJwtOptions } from "./options.ts";
 import { toPublicJwk } from "./signing.ts";
 

@@ -1,9 +1,43 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration } from "../config/duration.ts";
+import { parseDuration, type Duration } from "../config/duration.ts";
 import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { SessionView, UserView } from "../session/session.ts";
-import type { JwtOptions } from "./plugin.ts";
+
+/**
+ * Options of `jwt({ ... })`. See docs/jwt.md.
+ *
+ * @example
+ * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.appMetadata.role }) });
+ */
+export interface JwtOptions {
+  /** Default `"EdDSA"` (Ed25519). Also `"ES256"`, `"RS256"`, `"PS256"`. */
+  alg?: JwtAlgorithm;
+  /** Token lifetime. Default `"15m"`. */
+  expiresIn?: Duration;
+  /** `iss` claim. Default: `baseUrl`. */
+  issuer?: string;
+  /** `aud` claim. Default: `baseUrl`. */
+  audience?: string | string[];
+  /** A new signing key after this long; `false` never rotates automatically. Default `"90d"`. */
+  rotationInterval?: Duration | false;
+  /** How long a retired key stays in the JWKS. Default `"30d"`; must exceed `expiresIn` + `keyCacheTtl`. */
+  gracePeriod?: Duration;
+  /** How long an instance trusts its in-memory copy of the keys before re-reading the store. Default `"60s"`. */
+  keyCacheTtl?: Duration;
+  /** No `set-auth-jwt` header on `GET /get-session`. Default false. */
+  disableSettingJwtHeader?: boolean;
+  /** Store private keys as plain JWK JSON instead of an AES-256-GCM envelope. Default false. */
+  disablePrivateKeyEncryption?: boolean;
+  /** Default `"/jwks"`. */
+  jwksPath?: string;
+  /** Default `"/token"`. */
+  tokenPath?: string;
+  /** Extra claims. It cannot override `sub`, `sid`, `iat`, `exp`, `iss`, `aud`; it may override or drop `email`/`email_verified`. */
+  payloadBuilder?: (context: JwtPayloadContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** A custom signer (KMS). Its keys replace the stored ones; rotation is then the signer's job. */
+  signerFactory?: JwtSignerFactory;
+}
 
 /** Signing algorithms. `"Ed25519"` is an alias of `"EdDSA"` (the header says `EdDSA`, which every verifier knows). */
 export type JwtAlgorithm = "EdDSA" | "Ed25519" | "ES256" | "RS256" | "PS256";

@@ -1,18 +1,17 @@
-import type { AuthContext } from "../auth/context.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../auth/plugin.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import type { JwkStore } from "../ports/store.ts";
 import { CustomSignerSource } from "./custom-signer.ts";
 import { KeyEnvelope } from "./key-envelope.ts";
 import { StoredKeyRing } from "./key-ring.ts";
 import { JwtService, type JwtSettings } from "./jwt.ts";
-import type { Duration } from "../config/duration.ts";
 import {
   resolveJwtOptions,
   type JsonWebKeySet,
-  type JwtAlgorithm,
   type JwtClaims,
   type JwtPayloadContext,
   type JwtSignerFactory,
+  type JwtOptions,
 } from "./options.ts";
 
 /** What `jwt()` adds to `auth.api`. */
@@ -29,41 +28,6 @@ export interface JwtApi {
    * the older keys are deleted at once (no grace), so the tokens they signed stop verifying.
    */
   rotateJwks(options?: { force?: boolean; revoke?: boolean }): Promise<{ kid: string }>;
-}
-
-/**
- * Options of `jwt({ ... })`. See docs/jwt.md.
- *
- * @example
- * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.appMetadata.role }) });
- */
-export interface JwtOptions {
-  /** Default `"EdDSA"` (Ed25519). Also `"ES256"`, `"RS256"`, `"PS256"`. */
-  alg?: JwtAlgorithm;
-  /** Token lifetime. Default `"15m"`. */
-  expiresIn?: Duration;
-  /** `iss` claim. Default: `baseUrl`. */
-  issuer?: string;
-  /** `aud` claim. Default: `baseUrl`. */
-  audience?: string | string[];
-  /** A new signing key after this long; `false` never rotates automatically. Default `"90d"`. */
-  rotationInterval?: Duration | false;
-  /** How long a retired key stays in the JWKS. Default `"30d"`; must exceed `expiresIn` + `keyCacheTtl`. */
-  gracePeriod?: Duration;
-  /** How long an instance trusts its in-memory copy of the keys before re-reading the store. Default `"60s"`. */
-  keyCacheTtl?: Duration;
-  /** No `set-auth-jwt` header on `GET /get-session`. Default false. */
-  disableSettingJwtHeader?: boolean;
-  /** Store private keys as plain JWK JSON instead of an AES-256-GCM envelope. Default false. */
-  disablePrivateKeyEncryption?: boolean;
-  /** Default `"/jwks"`. */
-  jwksPath?: string;
-  /** Default `"/token"`. */
-  tokenPath?: string;
-  /** Extra claims. It cannot override `sub`, `sid`, `iat`, `exp`, `iss`, `aud`; it may override or drop `email`/`email_verified`. */
-  payloadBuilder?: (context: JwtPayloadContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  /** A custom signer (KMS). Its keys replace the stored ones; rotation is then the signer's job. */
-  signerFactory?: JwtSignerFactory;
 }
 
 /** What `jwt()` installs: `core.plugins.get(JWT_PLUGIN_ID)`; `options` are the running settings. */

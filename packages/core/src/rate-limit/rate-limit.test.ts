@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
-import { resolveConfig, type AuthOptions } from "../config/options.ts";
+import { resolveConfig, type AuthOptions } from "../auth/options.ts";
 import { AuthConfigError, AuthError } from "../errors/errors.ts";
 import { createTestClock } from "../ports/clock.ts";
 import { ipBucket, RateLimiter } from "./rate-limit.ts";

@@ -1,9 +1,9 @@
 import { AuthError } from "../errors/errors.ts";
-import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../config/options.ts";
+import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
-import type { AuthEvents } from "../events/events.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthEvents } from "../kernel/events.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 
 /**
  * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64,

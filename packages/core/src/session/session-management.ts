@@ -1,6 +1,6 @@
 import { AuthError } from "../errors/errors.ts";
-import type { AuthContext } from "../auth/context.ts";
-import type { RequestMeta } from "../auth/request-meta.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { SessionRecord } from "../ports/records.ts";
 
 /** One row of a user's "devices" list: never the token or its hash. */

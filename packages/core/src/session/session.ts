@@ -1,10 +1,10 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
-import type { ResolvedConfig } from "../config/options.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import { storedUserAgent, type RequestMeta } from "../auth/request-meta.ts";
+import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 
 /** The user as returned to callers. */
 export interface UserView {

@@ -5,8 +5,8 @@ import { memoryStore } from "@latchkey/memory-store";
 import { redisCacheCarrier } from "@latchkey/redis-store";
 import { testPostgresUrl } from "@latchkey/test-support";
 import { startTestRedis, type TestRedisServer } from "../../../../test/redis-server.ts";
-import { bearer, createTestAuth, type TestAuth } from "../testing/test-auth.ts";
-import { storesForTestRun, testStoreKind } from "../testing/test-stores.ts";
+import { bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
+import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
 
 // The lookup cache over HTTP on the run's store (memory, libSQL, PostgreSQL): every revocation is refused at
 // once on the instance that made it, and on another instance over the same database as soon as its carrier

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { auditLog, emailOtp, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { storeForTestRun } from "../testing/test-stores.ts";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { storeForTestRun } from "../../test/test-stores.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 
 // Review fix 8: the "always success" endpoints did extra store writes for registered addresses (a verification
 // row, an audit row), about 5 ms more per call at a 2 ms database round trip: timing told registered emails from

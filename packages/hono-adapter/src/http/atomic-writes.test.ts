@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { storeForTestRun } from "../testing/test-stores.ts";
-import { bearer, createTestAuth } from "../testing/test-auth.ts";
+import { storeForTestRun } from "../../test/test-stores.ts";
+import { bearer, createTestAuth } from "../../test/test-auth.ts";
 
 // Every multi-row flow commits all of its rows or none: a failure injected at each write (inside the
 // transaction the flow opens) leaves the store as it was. Runs on memory, libSQL and PostgreSQL (per project).

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
 import { apiKeys, jwt } from "@latchkey/core";
-import { bearer, BASE_URL, cookieHeaders, createTestAuth, type TestAuth } from "../testing/test-auth.ts";
+import { bearer, BASE_URL, cookieHeaders, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 
 // Runs on every store the HTTP suites use (memory, libSQL, PostgreSQL).
 

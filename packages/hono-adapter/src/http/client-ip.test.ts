@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 import { clientIp } from "./client-ip.ts";
 
 // Bun's `server.requestIP(request)` answers only for the Request object Bun created. The body guard and the

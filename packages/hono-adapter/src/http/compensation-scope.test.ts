@@ -3,8 +3,8 @@ import { emailOtp, type FullStore } from "@latchkey/core";
 import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
 import { drizzleStore, migrateD1Database, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
 import { Miniflare } from "miniflare";
-import { bearer, createTestAuth } from "../testing/test-auth.ts";
-import { testStoreKind } from "../testing/test-stores.ts";
+import { bearer, createTestAuth } from "../../test/test-auth.ts";
+import { testStoreKind } from "../../test/test-stores.ts";
 
 // Review fix 20: the stores without interactive transactions (D1, a standalone MongoDB) roll a failed flow back
 // by compensation, which deleted a created user with everything hanging off it, including what a concurrent

@@ -5,7 +5,7 @@ import { migrateDatabase } from "@latchkey/drizzle-store";
 import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
 import { createTestPostgresDatabase, createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 
 // A database failure half-way through sign-up (after the user insert, at the account insert) must answer
 // 500 INTERNAL_ERROR without driver text and leave no user without its account (the insert is transactional).

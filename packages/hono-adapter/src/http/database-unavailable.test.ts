@@ -5,7 +5,7 @@ import { memoryStore } from "@latchkey/memory-store";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { drizzleStore } from "@latchkey/drizzle-store/postgres";
 import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/test-support";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 
 // An unreachable or dying database: 503 DATABASE_UNAVAILABLE with Retry-After and no driver text, within the
 // configured bound; /health says so; the process survives terminated connections and recovers by itself.

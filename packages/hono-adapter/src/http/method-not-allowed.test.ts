@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { apiKeys, emailOtp, jwt } from "@latchkey/core";
-import { BASE_URL, createTestAuth } from "../testing/test-auth.ts";
+import { BASE_URL, createTestAuth } from "../../test/test-auth.ts";
 
 // Runs on every store the HTTP suites use (memory, libSQL, PostgreSQL).
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
-import { storeForTestRun } from "../testing/test-stores.ts";
-import { bearer, createTestAuth } from "../testing/test-auth.ts";
+import { storeForTestRun } from "../../test/test-stores.ts";
+import { bearer, createTestAuth } from "../../test/test-auth.ts";
 
 // PostgreSQL refuses NUL in text and JSON: input holding one is 400 on every store (it was a 500 on PostgreSQL,
 // found by the reliability suite's fuzzer), and nothing is written.

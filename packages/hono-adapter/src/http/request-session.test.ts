@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromSocket } from "./client-ip.ts";
 import { requestSession } from "./request-session.ts";
-import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../testing/test-auth.ts";
+import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../../test/test-auth.ts";
 
 // The web twin of nodeSession, for frameworks that hand over a `Request` (SvelteKit hooks, Astro middleware).
 describe("requestSession(auth)(request)", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, createTestAuth } from "../testing/test-auth.ts";
-import { testStoreKind } from "../testing/test-stores.ts";
+import { bearer, createTestAuth } from "../../test/test-auth.ts";
+import { testStoreKind } from "../../test/test-stores.ts";
 
 // Review fix 21: the memory store rolled a failed transaction back by restoring whole-table snapshots taken when it
 // began, which also undid what other requests wrote meanwhile. This suite pins the memory store on purpose (SQL

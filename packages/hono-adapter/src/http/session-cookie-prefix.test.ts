@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BASE_URL, createTestAuth } from "../testing/test-auth.ts";
+import { BASE_URL, createTestAuth } from "../../test/test-auth.ts";
 
 // Review fix 10: the session cookie was `__Secure-latchkey.session`, which a sibling subdomain can set too (with
 // `Domain=` the parent and a longer `Path`, so browsers send it first): cookie tossing fixed a victim's browser

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { BASE_URL, createTestAuth } from "../testing/test-auth.ts";
+import { BASE_URL, createTestAuth } from "../../test/test-auth.ts";
 
 // Review fix 17: sign-in answers carried `credentials.token`, the value of the HttpOnly session cookie, to any
 // script of a cookie-mode page (an injected script, a fetch hook) that reads the answer. Now a browser page's

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 
 // Review fix 7: when `getClientIp` finds no address (the default `fromSocket` under `auth.handler(req)` without
 // the runtime's env, Workers without the Cloudflare preset), every client fell into one per-IP bucket: one client's

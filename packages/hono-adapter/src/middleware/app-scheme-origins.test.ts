@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuthConfigError } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth } from "../create-auth.ts";
-import { BASE_URL, TEST_SECRET, createTestAuth } from "../testing/test-auth.ts";
+import { BASE_URL, TEST_SECRET, createTestAuth } from "../../test/test-auth.ts";
 
 // Review fix 6: `trustedOrigins: ["capacitor://localhost"]` resolved to the URL origin of a non-http(s) URL, the
 // opaque string "null", after which every non-http(s) Origin (a `chrome-extension://` page of an attacker's

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { jwt } from "@latchkey/core";
 import { createAuth } from "../create-auth.ts";
 import { memoryStore } from "@latchkey/memory-store";
-import { BASE_URL, createTestAuth, TEST_SECRET } from "../testing/test-auth.ts";
+import { BASE_URL, createTestAuth, TEST_SECRET } from "../../test/test-auth.ts";
 
 const SPA = "https://spa.example";
 const preflight = (origin: string, method = "POST") => ({

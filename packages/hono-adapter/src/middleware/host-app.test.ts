@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { hashSecret } from "@latchkey/core";
-import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../testing/test-auth.ts";
+import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../../test/test-auth.ts";
 
 // A host app with `auth.middleware` in front of its own routes (issue 32, items 4 to 7).
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
-import { bearer, BASE_URL, cookieHeaders, createTestAuth } from "../testing/test-auth.ts";
+import { bearer, BASE_URL, cookieHeaders, createTestAuth } from "../../test/test-auth.ts";
 
 const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",

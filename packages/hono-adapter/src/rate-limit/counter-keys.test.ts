@@ -7,7 +7,7 @@ import { drizzleStore as postgresStore } from "@latchkey/drizzle-store/postgres"
 import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
 import { memoryStore } from "@latchkey/memory-store";
 import { createTestPostgresDatabase, createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 
 // Counter keys are built from emails, usernames and client addresses (lockouts, rate limits, the per-recipient
 // email budget and cooldown, sign-up notices). Core derives every one through a keyed hash under the auth secret,

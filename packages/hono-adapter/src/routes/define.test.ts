@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { apiKeys, auditLog, emailOtp, jwt, type ValidatedSession } from "@latchkey/core";
 import type { AuthEnv } from "../env.ts";
 import { errorResponse } from "../http/errors.ts";
-import { bearer, createTestAuth, type TestAuth } from "../testing/test-auth.ts";
+import { bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 import { defineRoute, ruleText, type AuthApp, type RouteSpec } from "./define.ts";
 import { SuccessSchema } from "./schemas.ts";
 

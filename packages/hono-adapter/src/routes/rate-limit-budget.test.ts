@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTestAuth } from "../testing/test-auth.ts";
+import { createTestAuth } from "../../test/test-auth.ts";
 
 // Runs on every store the HTTP suites use (memory, libSQL, PostgreSQL).
 

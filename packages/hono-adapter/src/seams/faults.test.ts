@@ -11,7 +11,7 @@ import {
   type SnapshotScope,
   type Violation,
 } from "@latchkey/test-support";
-import { bearer, type TestAuth } from "../testing/test-auth.ts";
+import { bearer, type TestAuth } from "../../test/test-auth.ts";
 import {
   answer,
   compensatingMemoryStore,
@@ -22,8 +22,8 @@ import {
   sharedStore,
   tokenOf,
   type Answer,
-} from "./harness.ts";
-import { testStoreKind } from "../testing/test-stores.ts";
+} from "../../test/seams/harness.ts";
+import { testStoreKind } from "../../test/test-stores.ts";
 
 const OLD = "correct horse battery";
 const NEW = "a brand new password";

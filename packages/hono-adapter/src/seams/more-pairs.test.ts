@@ -9,7 +9,7 @@ import {
   takeSnapshot,
   type ScheduleRun,
 } from "@latchkey/test-support";
-import { bearer } from "../testing/test-auth.ts";
+import { bearer } from "../../test/test-auth.ts";
 import {
   answer,
   budget,
@@ -20,7 +20,7 @@ import {
   storeVariants,
   tokenOf,
   type Answer,
-} from "./harness.ts";
+} from "../../test/seams/harness.ts";
 
 const PASSWORD = "correct horse battery";
 const value = (run: ScheduleRun<unknown>, flow: string) => {

@@ -18,7 +18,7 @@ import {
   storeVariants,
   tokenOf,
   type Answer,
-} from "./harness.ts";
+} from "../../test/seams/harness.ts";
 
 const OLD = "correct horse battery";
 const NEW = "a brand new password";

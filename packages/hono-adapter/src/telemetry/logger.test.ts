@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { jwt, type LogFields, type Logger } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, createTestAuth } from "../testing/test-auth.ts";
+import { bearer, createTestAuth } from "../../test/test-auth.ts";
 
 interface Line {
   level: keyof Logger;

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { apiKeys, argon2idHasher, auditLog, emailOtp, jwt, webCryptoRandom, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth } from "../create-auth.ts";
-import { bearer, createTestAuth } from "../testing/test-auth.ts";
-import { storeForTestRun, testStoreKind } from "../testing/test-stores.ts";
-import { findLeaks, type KnownSecret } from "../testing/secret-scanner.ts";
-import { runEveryFlow } from "../testing/every-flow.ts";
-import { startOtelSdk, type OtelSdk, type Point } from "./otel-test-sdk.ts";
+import { bearer, createTestAuth } from "../../test/test-auth.ts";
+import { storeForTestRun, testStoreKind } from "../../test/test-stores.ts";
+import { findLeaks, type KnownSecret } from "../../test/secret-scanner.ts";
+import { runEveryFlow } from "../../test/every-flow.ts";
+import { startOtelSdk, type OtelSdk, type Point } from "../../test/telemetry/otel-test-sdk.ts";
 
 // The app's OpenTelemetry SDK (in-memory exporters) on this run's store: memory, libSQL or PostgreSQL.
 const DB_SYSTEM = { memory: "memory", sqlite: "sqlite", postgres: "postgresql" }[testStoreKind()];

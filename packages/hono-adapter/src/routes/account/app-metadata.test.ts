@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { jwt } from "@latchkey/core";
-import { bearer, createTestAuth } from "../../testing/test-auth.ts";
-import { decodeParts } from "../jwt/test-fixtures.ts";
+import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { decodeParts } from "../../../test/routes/jwt/test-fixtures.ts";
 
 // Review fix 5: `PATCH /user` lets a user replace their own `metadata`, while the docs built `role:
 // user.metadata.role` into JWTs: any user could make themselves admin in an app that followed them. Roles now live

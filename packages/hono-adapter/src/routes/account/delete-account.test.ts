@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { bearer, cookieHeaders, createTestAuth } from "../../testing/test-auth.ts";
-import { PASSWORD, expectGone, recordEvents, requestDeletion, withEverything } from "./test-fixtures.ts";
+import { bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
+import {
+  PASSWORD,
+  expectGone,
+  recordEvents,
+  requestDeletion,
+  withEverything,
+} from "../../../test/routes/account/test-fixtures.ts";
 
 describe("POST /delete-account (password)", () => {
   it("deletes the user with sessions, accounts, API keys and tokens, clears the cookie and spares other users", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { bearer, createTestAuth } from "../../testing/test-auth.ts";
-import { PASSWORD, passwordlessUser, signIn } from "./test-fixtures.ts";
+import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { PASSWORD, passwordlessUser, signIn } from "../../../test/routes/account/test-fixtures.ts";
 
 describe("POST /set-password", () => {
   it("adds a password to a passwordless account, revokes other sessions and keeps this one", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bearer, cookieHeaders, createTestAuth } from "../../testing/test-auth.ts";
-import { PASSWORD, signIn } from "./test-fixtures.ts";
+import { bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
+import { PASSWORD, signIn } from "../../../test/routes/account/test-fixtures.ts";
 
 describe("PATCH /user", () => {
   it("needs a session", async () => {

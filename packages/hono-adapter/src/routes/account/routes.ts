@@ -13,10 +13,8 @@ function deletedResponse(c: Context, tools: RequestTools): Response {
   return c.json({ success: true as const });
 }
 
-/** PATCH /user, set-password, verify-password and the three deletion endpoints (core features: always on). */
-export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
+function registerUpdateUser(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
-
   defineRoute(
     app,
     tools,
@@ -50,7 +48,10 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json({ user: await core.account.updateUser(s.userRecord, input, tools.meta(c)) });
     },
   );
+}
 
+function registerSetPassword(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -73,7 +74,10 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await core.account.setPassword(s, body.newPassword, tools.meta(c)));
     },
   );
+}
 
+function registerVerifyPassword(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -97,7 +101,10 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await core.account.verifyPassword(s.userRecord, body.password, tools.meta(c)));
     },
   );
+}
 
+function registerDeleteAccount(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -120,7 +127,10 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       return deletedResponse(c, tools);
     },
   );
+}
 
+function registerRequestAccountDeletion(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -142,7 +152,10 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await core.accountDeletion.request(s.userRecord, tools.meta(c)));
     },
   );
+}
 
+function registerConfirmAccountDeletion(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -164,4 +177,14 @@ export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
       return deletedResponse(c, tools);
     },
   );
+}
+
+/** PATCH /user, set-password, verify-password and the three deletion endpoints (core features: always on). */
+export function registerAccountRoutes(app: AuthApp, tools: RequestTools): void {
+  registerUpdateUser(app, tools);
+  registerSetPassword(app, tools);
+  registerVerifyPassword(app, tools);
+  registerDeleteAccount(app, tools);
+  registerRequestAccountDeletion(app, tools);
+  registerConfirmAccountDeletion(app, tools);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { bearer, createTestAuth } from "../../testing/test-auth.ts";
-import { countingHasher } from "../../testing/counting-hasher.ts";
-import { passwordlessUser } from "./test-fixtures.ts";
+import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { countingHasher } from "../../../test/counting-hasher.ts";
+import { passwordlessUser } from "../../../test/routes/account/test-fixtures.ts";
 
 // Issue 33 item 4: /set-password costs one hash per user however many requests race, and has its own rule.
 

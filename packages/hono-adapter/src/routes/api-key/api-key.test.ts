@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
-import { setup, signedIn, createKey } from "./fixtures.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
+import { setup, signedIn, createKey } from "../../../test/routes/api-key/fixtures.ts";
 
 describe("GET /api-key/list", () => {
   it("pages the caller's keys newest first and never shows a key or hash", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { cookieHeaders } from "../../testing/test-auth.ts";
-import { setup, signedIn, createKey } from "./fixtures.ts";
+import { cookieHeaders } from "../../../test/test-auth.ts";
+import { setup, signedIn, createKey } from "../../../test/routes/api-key/fixtures.ts";
 
 describe("POST /api-key/create", () => {
   it("returns the plaintext once; the store keeps only SHA-256(key), and no event carries the key", async () => {

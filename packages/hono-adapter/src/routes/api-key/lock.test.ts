@@ -1,7 +1,7 @@
 // Issue 30 item 4: a key disabled by trusted code is locked against its owner; server metadata is server-only.
 // Runs on memory, libSQL and PostgreSQL (the hono-adapter projects).
 import { describe, expect, it } from "vitest";
-import { createKey, setup, signedIn } from "./fixtures.ts";
+import { createKey, setup, signedIn } from "../../../test/routes/api-key/fixtures.ts";
 
 describe("API key lock and server metadata (security review 30.4)", () => {
   it("owner re-enabling a key the operator disabled through auth.api: 403 KEY_LOCKED, the key stays refused", async () => {

@@ -6,9 +6,9 @@ import { drizzleStore as sqliteStore } from "@latchkey/drizzle-store/sqlite";
 import { memoryStore } from "@latchkey/memory-store";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { Hono } from "hono";
-import { BASE_URL, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
-import { testStoreKind } from "../../testing/test-stores.ts";
-import { createKey, setup, signedIn } from "./fixtures.ts";
+import { BASE_URL, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
+import { testStoreKind } from "../../../test/test-stores.ts";
+import { createKey, setup, signedIn } from "../../../test/routes/api-key/fixtures.ts";
 
 const HOUR = 3_600_000;
 const verify = async (t: TestAuth, key: string) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { apiKeys, AuthConfigError, hashSecret, type ApiKeysOptions, type CreateApiKeyInput } from "@latchkey/core";
-import { BASE_URL, createTestAuth } from "../../testing/test-auth.ts";
+import { BASE_URL, createTestAuth } from "../../../test/test-auth.ts";
 
 async function setup(options: ApiKeysOptions = {}) {
   const t = createTestAuth({ plugins: [apiKeys(options)] });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { Hono } from "hono";
-import { BASE_URL, type TestAuth } from "../../testing/test-auth.ts";
-import { createKey, setup, signedIn } from "./fixtures.ts";
+import { BASE_URL, type TestAuth } from "../../../test/test-auth.ts";
+import { createKey, setup, signedIn } from "../../../test/routes/api-key/fixtures.ts";
 
 const verify = async (t: TestAuth, key: string) =>
   (await t.request("POST", "/api-key/verify", { body: { key } })).json();

@@ -1,4 +1,4 @@
-import { API_KEY_PLUGIN_ID } from "@latchkey/core";
+import { API_KEY_PLUGIN_ID, type ApiKeyService } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { SuccessSchema } from "../schemas.ts";
@@ -20,18 +20,7 @@ import {
 
 const TAG = "API keys";
 
-/** `/api-key/*`: registered only when `apiKeys()` is installed (otherwise the paths answer 404). */
-export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
-  const service = tools.core.plugins.get(API_KEY_PLUGIN_ID)?.service;
-  if (!service) return;
-  const { header } = service.options;
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
-    type: "apiKey",
-    in: "header",
-    name: header,
-    description: "A Latchkey API key (for `requireApiKey` routes and `/api-key/verify`).",
-  });
-
+function registerCreateApiKey(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -53,7 +42,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.createForCaller(s.user.id, body, tools.meta(c)));
     },
   );
+}
 
+function registerVerifyApiKey(app: AuthApp, tools: RequestTools, service: ApiKeyService, header: string): void {
   defineRoute(
     app,
     tools,
@@ -76,7 +67,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.verify({ key, permissions: body.permissions ?? null }, tools.meta(c)));
     },
   );
+}
 
+function registerListApiKeys(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -96,7 +89,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.list(s.user.id, { limit: query.limit ?? null, cursor: query.cursor ?? null }));
     },
   );
+}
 
+function registerUpdateApiKey(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -117,7 +112,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c)));
     },
   );
+}
 
+function registerRerollApiKey(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -138,7 +135,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.reroll(body, s.user.id, tools.meta(c)));
     },
   );
+}
 
+function registerGetApiKeyUsage(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -159,7 +158,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.usage({ keyId: query.keyId, days: query.days ?? null }, s.user.id));
     },
   );
+}
 
+function registerDeleteApiKey(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -180,7 +181,9 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.delete(body.keyId, s.user.id, tools.meta(c)));
     },
   );
+}
 
+function registerDeleteExpiredApiKeys(app: AuthApp, tools: RequestTools, service: ApiKeyService): void {
   defineRoute(
     app,
     tools,
@@ -199,4 +202,25 @@ export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
       return c.json(await service.deleteExpired(s.user.id, tools.meta(c)));
     },
   );
+}
+
+/** `/api-key/*`: registered only when `apiKeys()` is installed (otherwise the paths answer 404). */
+export function registerApiKeyRoutes(app: AuthApp, tools: RequestTools): void {
+  const service = tools.core.plugins.get(API_KEY_PLUGIN_ID)?.service;
+  if (!service) return;
+  const { header } = service.options;
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+    type: "apiKey",
+    in: "header",
+    name: header,
+    description: "A Latchkey API key (for `requireApiKey` routes and `/api-key/verify`).",
+  });
+  registerCreateApiKey(app, tools, service);
+  registerVerifyApiKey(app, tools, service, header);
+  registerListApiKeys(app, tools, service);
+  registerUpdateApiKey(app, tools, service);
+  registerRerollApiKey(app, tools, service);
+  registerGetApiKeyUsage(app, tools, service);
+  registerDeleteApiKey(app, tools, service);
+  registerDeleteExpiredApiKeys(app, tools, service);
 }

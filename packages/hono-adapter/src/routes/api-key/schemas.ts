@@ -1,8 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { API_KEY_LIMITS } from "@latchkey/core/internal";
 
 /** `resource -> actions`; names are checked further in core (1..64 of `A-Z a-z 0-9 _ . : / -`). */
 const PermissionsSchema = z
-  .record(z.string().min(1).max(64), z.array(z.string().min(1).max(64)).max(64))
+  .record(
+    z.string().min(1).max(API_KEY_LIMITS.permissionName),
+    z.array(z.string().min(1).max(API_KEY_LIMITS.permissionName)).max(API_KEY_LIMITS.permissionActions),
+  )
   .openapi("ApiKeyPermissions", {
     example: { files: ["read", "write"] },
     description:
@@ -14,7 +18,7 @@ const DurationSchema = z
   .union([z.number().positive(), z.string().max(32)])
   .openapi({ description: 'Seconds, or a compact duration such as "30d", "12h".', example: "30d" });
 const KeyIdField = z.string().min(1).max(128).openapi({ description: "The key's `id` (from create or list)." });
-const NameField = z.string().max(256).nullable().openapi({ example: "CI deploys" });
+const NameField = z.string().max(API_KEY_LIMITS.name).nullable().openapi({ example: "CI deploys" });
 
 const ApiKeySchema = z
   .object({
@@ -70,7 +74,7 @@ export const CreateBody = z.looseObject({
   name: NameField.optional(),
   prefix: z
     .string()
-    .max(16)
+    .max(API_KEY_LIMITS.prefix)
     .optional()
     .openapi({ description: "1 to 16 of A-Z a-z 0-9 _ (default `apiKeys({ defaultPrefix })`, `lk_`)." }),
   expiresIn: DurationSchema.nullable().optional(),

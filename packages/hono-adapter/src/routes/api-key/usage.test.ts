@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TestAuth } from "../../testing/test-auth.ts";
-import { createKey, setup, signedIn } from "./fixtures.ts";
+import type { TestAuth } from "../../../test/test-auth.ts";
+import { createKey, setup, signedIn } from "../../../test/routes/api-key/fixtures.ts";
 
 const DAY = 86_400_000;
 const verify = async (t: TestAuth, body: Record<string, unknown>) =>

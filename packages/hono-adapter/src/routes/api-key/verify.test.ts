@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiKeys, hashSecret, type ApiKeysOptions, type AuthEvent, type CreateApiKeyInput } from "@latchkey/core";
-import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 
 async function setup(
   options: ApiKeysOptions = {},

@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { apiKeys, auditLog, emailOtp, hashSecret, type AuditLogApi, type AuditRecord } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, createTestAuth, type TestAuthWith } from "../../testing/test-auth.ts";
+import { bearer, createTestAuth, type TestAuthWith } from "../../../test/test-auth.ts";
 
 async function allRows(t: TestAuthWith<AuditLogApi>, userId?: string): Promise<AuditRecord[]> {
   const rows: AuditRecord[] = [];

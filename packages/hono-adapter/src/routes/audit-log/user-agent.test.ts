@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { auditLog, hashSecret } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 
 // Issue 33 item 7: a 16 KB User-Agent sent with every failed sign-in is stored as 512 characters, in audit rows
 // as in sessions (one rule, `storedUserAgent`).

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { apiKeys, auditLog, emailOtp, jwt } from "@latchkey/core";
-import { BASE_URL, createTestAuth } from "../../testing/test-auth.ts";
+import { BASE_URL, createTestAuth } from "../../../test/test-auth.ts";
 
 const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { hashSecret, type FullStore, type VerificationRecord } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
 
 // Review fixes 30.9 (OTP codes hashed without a key) and 30.11 (an OTP check answered 200 for a destroyed code).

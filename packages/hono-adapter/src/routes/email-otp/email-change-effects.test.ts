@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AuthEvent } from "@latchkey/core";
-import { bearer } from "../../testing/test-auth.ts";
-import { requestDeletion } from "../account/test-fixtures.ts";
+import { bearer } from "../../../test/test-auth.ts";
+import { requestDeletion } from "../../../test/routes/account/test-fixtures.ts";
 import { createOtpTestAuth, freshIp } from "./fixtures.ts";
 
 // Review fix 30.3: an email change takes down what was bound to the old address.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearer, cookieHeaders } from "../../testing/test-auth.ts";
+import { bearer, cookieHeaders } from "../../../test/test-auth.ts";
 import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
 
 const REQUEST = "/email-otp/request-email-change";

@@ -6,7 +6,7 @@ import {
   type VerificationRecord,
 } from "@latchkey/core";
 import { createHmac, hkdfSync } from "node:crypto";
-import { createTestAuth, TEST_SECRET, type TestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth, TEST_SECRET, type TestAuth } from "../../../test/test-auth.ts";
 
 let nextIp = 0;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 
 // Runs on every store the HTTP suites use (memory, libSQL, PostgreSQL).
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthConfigError, emailOtp } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
 
 const CHECK = "/email-otp/check-verification-otp";

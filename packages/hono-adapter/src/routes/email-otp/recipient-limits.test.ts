@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 
 // Issue 33 item 5: the emails one address receives are bounded per recipient, whoever asks and from how many
 // addresses, by counts of emails sent. The test harness turns these limits off; here they run with the

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES } from "@latchkey/core";
+import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES, type EmailOtpService, type ResolvedEmailOtpOptions } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
@@ -33,20 +33,12 @@ const PurposeField = z
   .enum(SEND_PURPOSES)
   .openapi({ description: "What the code is for; a code only works for its own purpose." });
 
-/**
- * Registers the email OTP endpoints when `emailOtp()` is installed (else they answer 404).
- *
- * @example
- * registerEmailOtpRoutes(app, tools); // listed in FEATURE_ROUTES
- */
-export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void {
-  const feature = tools.core.plugins.get(EMAIL_OTP_PLUGIN_ID);
-  if (!feature) return;
-  const { service, options } = feature;
-  const otp = otpField(options.codeLength);
-  const minutes = Math.max(1, Math.round(options.expiresInMs / 60_000));
-  const rules = `Codes have ${options.codeLength} digits, live ${minutes} minutes and die after ${options.maxAttempts} wrong tries (403 \`TOO_MANY_ATTEMPTS\`; request a new one). Wrong: 400 \`INVALID_OTP\`; expired: 400 \`OTP_EXPIRED\`.`;
-
+function registerSendVerificationOtp(
+  app: AuthApp,
+  tools: RequestTools,
+  service: EmailOtpService,
+  options: ResolvedEmailOtpOptions,
+): void {
   defineRoute(
     app,
     tools,
@@ -65,7 +57,15 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     },
     async (c, { body }) => c.json(await service.send(body, tools.meta(c))),
   );
+}
 
+function registerCheckVerificationOtp(
+  app: AuthApp,
+  tools: RequestTools,
+  service: EmailOtpService,
+  otp: ReturnType<typeof otpField>,
+  rules: string,
+): void {
   defineRoute(
     app,
     tools,
@@ -83,7 +83,16 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     },
     async (c, { body }) => c.json(await service.check(body, tools.meta(c))),
   );
+}
 
+function registerSignInEmailOtp(
+  app: AuthApp,
+  tools: RequestTools,
+  service: EmailOtpService,
+  options: ResolvedEmailOtpOptions,
+  otp: ReturnType<typeof otpField>,
+  rules: string,
+): void {
   defineRoute(
     app,
     tools,
@@ -102,7 +111,15 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     },
     async (c, { body }) => signInResponse(c, await service.signIn(body, tools.meta(c))),
   );
+}
 
+function registerVerifyEmailOtp(
+  app: AuthApp,
+  tools: RequestTools,
+  service: EmailOtpService,
+  otp: ReturnType<typeof otpField>,
+  rules: string,
+): void {
   defineRoute(
     app,
     tools,
@@ -125,7 +142,9 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
       );
     },
   );
+}
 
+function registerRequestPasswordResetOtp(app: AuthApp, tools: RequestTools, service: EmailOtpService): void {
   defineRoute(
     app,
     tools,
@@ -144,7 +163,15 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     },
     async (c, { body }) => c.json(await service.requestPasswordReset(body, tools.meta(c))),
   );
+}
 
+function registerResetPasswordOtp(
+  app: AuthApp,
+  tools: RequestTools,
+  service: EmailOtpService,
+  otp: ReturnType<typeof otpField>,
+  rules: string,
+): void {
   defineRoute(
     app,
     tools,
@@ -162,6 +189,26 @@ export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void 
     },
     async (c, { body }) => c.json(await service.resetPassword(body, tools.meta(c))),
   );
+}
 
+/**
+ * Registers the email OTP endpoints when `emailOtp()` is installed (else they answer 404).
+ *
+ * @example
+ * registerEmailOtpRoutes(app, tools); // listed in FEATURE_ROUTES
+ */
+export function registerEmailOtpRoutes(app: AuthApp, tools: RequestTools): void {
+  const feature = tools.core.plugins.get(EMAIL_OTP_PLUGIN_ID);
+  if (!feature) return;
+  const { service, options } = feature;
+  const otp = otpField(options.codeLength);
+  const minutes = Math.max(1, Math.round(options.expiresInMs / 60_000));
+  const rules = `Codes have ${options.codeLength} digits, live ${minutes} minutes and die after ${options.maxAttempts} wrong tries (403 \`TOO_MANY_ATTEMPTS\`; request a new one). Wrong: 400 \`INVALID_OTP\`; expired: 400 \`OTP_EXPIRED\`.`;
+  registerSendVerificationOtp(app, tools, service, options);
+  registerCheckVerificationOtp(app, tools, service, otp, rules);
+  registerSignInEmailOtp(app, tools, service, options, otp, rules);
+  registerVerifyEmailOtp(app, tools, service, otp, rules);
+  registerRequestPasswordResetOtp(app, tools, service);
+  registerResetPasswordOtp(app, tools, service, otp, rules);
   if (options.emailChange.enabled) registerEmailChangeRoutes(app, tools, feature, otp);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret, type ApiKeyRecord } from "@latchkey/core";
-import { bearer, cookieHeaders } from "../../testing/test-auth.ts";
+import { bearer, cookieHeaders } from "../../../test/test-auth.ts";
 import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
 
 const SIGN_IN = "/sign-in/email-otp";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearer } from "../../testing/test-auth.ts";
+import { bearer } from "../../../test/test-auth.ts";
 import { createOtpTestAuth } from "./fixtures.ts";
 
 const REQUEST = "/email-otp/request-email-change";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { bearer, cookieHeaders, createTestAuth } from "../../testing/test-auth.ts";
+import { bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
 

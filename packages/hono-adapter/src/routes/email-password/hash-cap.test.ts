@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
-import { createTestAuth } from "../../testing/test-auth.ts";
-import { countingHasher, until } from "../../testing/counting-hasher.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
+import { countingHasher, until } from "../../../test/counting-hasher.ts";
 
 // Issue 33, CPU: password hashing is bounded by counts (hashes started), never by timings.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 
 // Issue 33 item 10: many sends racing for one address each write the same verification row (one live secret per
 // identifier). Every store does it as one atomic upsert, so no racer fails on the identifier's unique index (a 500)

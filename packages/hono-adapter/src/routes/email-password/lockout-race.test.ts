@@ -7,7 +7,7 @@ import {
   type FullStore,
   type PasswordHasher,
 } from "@latchkey/core";
-import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 
 // Review fix 30.1 (lockout counted after the password check) and 32.2 (a failed lock write switched it off).
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { AuthConfigError, emailOtp, hashSecret, pwnedPasswords, type PasswordCheck } from "@latchkey/core";
-import { bearer, createTestAuth } from "../../testing/test-auth.ts";
+import { bearer, createTestAuth } from "../../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
 const BREACHED = "password1234";

@@ -11,9 +11,9 @@ import {
   type FullStorePorts,
   type PasswordHasher,
 } from "@latchkey/core";
-import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
-import { requestDeletion } from "../account/test-fixtures.ts";
-import { testStoreKind } from "../../testing/test-stores.ts";
+import { bearer, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
+import { requestDeletion } from "../../../test/routes/account/test-fixtures.ts";
+import { testStoreKind } from "../../../test/test-stores.ts";
 
 // Review fixes 30.12 (a failed reset left the attacker signed in), 30.13 (a sign-in overlapping a reset survived
 // it) and 30.22 (a sign-in racing account deletion answered 500 or a dead token; a deleted owner's key verified).

@@ -15,9 +15,8 @@ import {
 
 const TAG = "Email and password";
 
-export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): void {
+function registerSignUpEmail(app: AuthApp, tools: RequestTools): void {
   const { core } = tools;
-
   defineRoute(
     app,
     tools,
@@ -55,7 +54,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       return "user" in result ? signInResponse(c, result) : c.json(result);
     },
   );
+}
 
+function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -95,7 +97,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     },
     async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c))),
   );
+}
 
+function registerSignOut(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -115,7 +120,9 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       return c.json({ success: true as const });
     },
   );
+}
 
+function registerGetSession(app: AuthApp, tools: RequestTools): void {
   defineRoute(
     app,
     tools,
@@ -140,7 +147,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       return c.json({ user: s.user, session: s.session });
     },
   );
+}
 
+function registerChangePassword(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -167,7 +177,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
       return c.json({ success: true as const });
     },
   );
+}
 
+function registerRequestPasswordReset(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -187,7 +200,10 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     },
     async (c, { body }) => c.json(await core.emailPassword.requestPasswordReset(body, tools.meta(c))),
   );
+}
 
+function registerResetPassword(app: AuthApp, tools: RequestTools): void {
+  const { core } = tools;
   defineRoute(
     app,
     tools,
@@ -205,4 +221,14 @@ export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): 
     },
     async (c, { body }) => c.json(await core.emailPassword.resetPassword(body, tools.meta(c))),
   );
+}
+
+export function registerEmailPasswordRoutes(app: AuthApp, tools: RequestTools): void {
+  registerSignUpEmail(app, tools);
+  registerSignInEmail(app, tools);
+  registerSignOut(app, tools);
+  registerGetSession(app, tools);
+  registerChangePassword(app, tools);
+  registerRequestPasswordReset(app, tools);
+  registerResetPassword(app, tools);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { argon2idHasher, webCryptoRandom, type PasswordHasher } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
 const flush = () => new Promise((r) => setTimeout(r, 0));

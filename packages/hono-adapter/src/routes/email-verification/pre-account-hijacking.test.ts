@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
-import { bearer, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { bearer, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 import { send, verify } from "./test-fixtures.ts";
 
 // Review fix 30.2: the link flows (verify-email, reset-password) prove the mailbox like the OTP flows do.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret, type AuthEvent } from "@latchkey/core";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 import { PASSWORD, send } from "./test-fixtures.ts";
 
 describe("POST /send-verification-email", () => {

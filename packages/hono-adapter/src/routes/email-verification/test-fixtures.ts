@@ -1,4 +1,4 @@
-import type { TestAuth } from "../../testing/test-auth.ts";
+import type { TestAuth } from "../../../test/test-auth.ts";
 
 // Shared by the email-verification route tests (imported by *.test.ts files only).
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { databaseUnavailable, type CounterBinding, type CounterStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { createTestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth } from "../../../test/test-auth.ts";
 
 /** A counter store with a connection of its own (what redisCounters is), whose ping can be made to fail. */
 function ownCounters() {

@@ -9,7 +9,7 @@ import {
   type SignInPath,
   type UserCreationPath,
 } from "@latchkey/core";
-import { createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
 let ipSeq = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { jwt, type JwtAlgorithm } from "@latchkey/core";
-import { BASE_URL, createTestAuth } from "../../testing/test-auth.ts";
+import { BASE_URL, createTestAuth } from "../../../test/test-auth.ts";
 import {
   decodeParts,
   issueToken,
@@ -9,7 +9,7 @@ import {
   pyjwtAvailable,
   startHttpServer,
   verifyWithPyJwt,
-} from "./test-fixtures.ts";
+} from "../../../test/routes/jwt/test-fixtures.ts";
 
 const ALGS: Array<{ option: JwtAlgorithm; header: string; kty: string }> = [
   { option: "EdDSA", header: "EdDSA", kty: "OKP" },

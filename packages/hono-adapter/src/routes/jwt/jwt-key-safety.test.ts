@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { jwt, type FullStore } from "@latchkey/core";
-import { storeForTestRun } from "../../testing/test-stores.ts";
+import { storeForTestRun } from "../../../test/test-stores.ts";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, createTestAuth } from "../../testing/test-auth.ts";
-import { decodeParts, issueToken, publishedKids, tokenOf } from "./test-fixtures.ts";
+import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { decodeParts, issueToken, publishedKids, tokenOf } from "../../../test/routes/jwt/test-fixtures.ts";
 
 // Review fixes 14, 18 and 19: what one instance does to the shared JWT keys must never break the others.
 // Runs on memory, libSQL and PostgreSQL (per project); instances share one store and one clock.

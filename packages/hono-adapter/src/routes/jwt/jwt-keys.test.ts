@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { jwt } from "@latchkey/core";
-import { bearer, createTestAuth, TEST_SECRET } from "../../testing/test-auth.ts";
-import { countingStore, decodeParts, issueToken, publishedKids, tokenOf } from "./test-fixtures.ts";
+import { bearer, createTestAuth, TEST_SECRET } from "../../../test/test-auth.ts";
+import {
+  countingStore,
+  decodeParts,
+  issueToken,
+  publishedKids,
+  tokenOf,
+} from "../../../test/routes/jwt/test-fixtures.ts";
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { jwt, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, createTestAuth } from "../../testing/test-auth.ts";
-import { decodeParts, issueToken, publishedKids, tokenOf } from "./test-fixtures.ts";
+import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { decodeParts, issueToken, publishedKids, tokenOf } from "../../../test/routes/jwt/test-fixtures.ts";
 
 const DAY = 86_400_000;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { CompactSign, exportJWK, generateKeyPair, jwtVerify, type CryptoKey, type JWK } from "jose";
 import { jwt, type JwtSigner, type JwtSignerFactory } from "@latchkey/core";
-import { BASE_URL, bearer, createTestAuth } from "../../testing/test-auth.ts";
-import { decodeParts, issueToken, PRIVATE_MEMBERS } from "./test-fixtures.ts";
+import { BASE_URL, bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { decodeParts, issueToken, PRIVATE_MEMBERS } from "../../../test/routes/jwt/test-fixtures.ts";
 
 interface KmsKey {
   kid: string;

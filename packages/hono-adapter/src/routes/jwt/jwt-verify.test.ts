@@ -3,9 +3,9 @@ import { Hono } from "hono";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from "jose";
 import { AuthError, jwt, type FullStore, type JwtApi } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { BASE_URL, createTestAuth, type TestAuthWith } from "../../testing/test-auth.ts";
+import { BASE_URL, createTestAuth, type TestAuthWith } from "../../../test/test-auth.ts";
 import { errorResponse } from "../../http/errors.ts";
-import { decodeParts, issueToken } from "./test-fixtures.ts";
+import { decodeParts, issueToken } from "../../../test/routes/jwt/test-fixtures.ts";
 
 const b64 = (value: unknown) =>
   Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { jwt } from "@latchkey/core";
-import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../../testing/test-auth.ts";
-import { decodeParts, issueToken, startHttpServer } from "./test-fixtures.ts";
+import { BASE_URL, bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
+import { decodeParts, issueToken, startHttpServer } from "../../../test/routes/jwt/test-fixtures.ts";
 
 describe("POST /token", () => {
   it("exchanges a Bearer session for a JWT with the documented header and claims", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiKeys, emailOtp, hashSecret } from "@latchkey/core";
-import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
+import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
 const HOUR = 3_600_000;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret, type AuthEvent } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../testing/test-auth.ts";
-import { storesForTestRun } from "../../testing/test-stores.ts";
+import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
+import { storesForTestRun } from "../../../test/test-stores.ts";
 
 const PASSWORD = "correct horse battery";
 

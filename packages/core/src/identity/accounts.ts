@@ -1,0 +1,26 @@
+import { randomId } from "../crypto/crypto.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
+import type { AccountRecord, ProviderId } from "../ports/records.ts";
+
+/** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
+export function newAccount(
+  ctx: AuthContext,
+  userId: string,
+  providerId: ProviderId,
+  passwordHash: string | null,
+): AccountRecord {
+  const now = new Date(ctx.clock.now());
+  return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
+}
+
+/** The events of a finished password reset (emailed link or code): `PasswordChanged`, then `SessionRevoked`. */
+export async function emitPasswordReset(
+  ctx: AuthContext,
+  reset: { userId: string; method: "reset-token" | "reset-otp"; count: number; at: Date; meta: RequestMeta },
+): Promise<void> {
+  const { userId, method, count, at, meta } = reset;
+  const base = { userId, at, ip: meta.ip, userAgent: meta.userAgent };
+  await ctx.events.emit("PasswordChanged", { ...base, method });
+  await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-reset", count });
+}

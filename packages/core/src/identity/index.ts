@@ -1,0 +1,1 @@
+export { proveMailbox } from "./mailbox-proof.ts";

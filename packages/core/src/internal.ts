@@ -1,0 +1,39 @@
+/**
+ * @latchkey/core/internal: helpers the Latchkey packages share with one another and with plugin code that lives
+ * beside core. NOT public API: no semver promise, names may change in any release. Applications use `@latchkey/core`.
+ *
+ * @packageDocumentation
+ */
+export { invalidField } from "./errors/index.ts";
+export { nearestName } from "./config/index.ts";
+export { DATABASE_RETRY_AFTER_SECONDS } from "./ports/index.ts";
+export { fromBase64url, constantTimeEqual, randomId, randomToken, randomDigits, fromUtf8 } from "./crypto/index.ts";
+export { DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
+export { renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
+export { SessionService, SessionManagementService, toSessionView } from "./session/index.ts";
+export { HookRunner } from "./hooks/index.ts";
+export { ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
+export { EmailVerificationService, verificationLinkIdentifier } from "./email-verification/index.ts";
+export {
+  orServerCall,
+  normalizeEmail,
+  normalizeUsername,
+  checkPasswordLength,
+  resolveCallbackUrl,
+  withQuery,
+} from "./kernel/index.ts";
+export { AccountService, AccountDeletionService, deleteAccountIdentifier } from "./account/index.ts";
+export { toAuditRecord, AUDIT_REDACTED_FIELDS, resolveAuditLogOptions } from "./audit-log/index.ts";
+export {
+  resolveEmailOtpOptions,
+  otpTemplateSources,
+  OTP_ACTIONS,
+  OtpCodes,
+  otpIdentifier,
+  EmailChangeService,
+} from "./email-otp/index.ts";
+export { proveMailbox } from "./identity/index.ts";
+export { RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
+export { isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, toApiKeyView } from "./api-key/index.ts";
+export { emit } from "./kernel/emit.ts";
+export { API_KEY_LIMITS } from "./api-key/index.ts";

@@ -1,0 +1,40 @@
+import type { ResolvedConfig } from "./config.ts";
+import type { Clock, Random } from "../ports/clock.ts";
+import type { Store } from "../ports/store.ts";
+import type { PasswordHasher } from "../password/argon2.ts";
+import type { HashGate } from "../password/hash-gate.ts";
+import type { AuthEvents } from "./events.ts";
+import type { SessionService } from "../session/session.ts";
+import type { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
+import type { Mailer } from "../email/mailer.ts";
+import type { SendLimits } from "../email/send-limits.ts";
+import type { OneTimeSecrets } from "../one-time/one-time.ts";
+import type { Logger } from "../logger/logger.ts";
+import type { HookRunner } from "../hooks/hooks.ts";
+
+/** What every feature service is built on. Created once by `createAuthCore`. */
+export interface AuthContext {
+  config: ResolvedConfig;
+  store: Store;
+  clock: Clock;
+  random: Random;
+  /** The configured hasher behind `hashGate` (every hash and verify waits for a slot there). */
+  hasher: PasswordHasher;
+  hashGate: HashGate;
+  events: AuthEvents;
+  sessions: SessionService;
+  lockout: Lockout;
+  rateLimiter: RateLimiter;
+  /** The shared budget of unauthenticated hashing routes (the transport spends it; trusted calls do not). */
+  hashBudget: HashBudget;
+  mailer: Mailer;
+  /** Per-recipient email budget and resend cooldown: ask before issuing anything that is mailed. */
+  sendLimits: SendLimits;
+  secrets: OneTimeSecrets;
+  /** `createAuth({ logger })`, or the console: every line Latchkey writes. */
+  logger: Logger;
+  /** The app's `beforeUserCreated` / `beforeSignIn` hooks, called on every user- and session-creating path. */
+  hooks: HookRunner;
+  /** Spends one password hash so unknown identifiers cost the same as known ones. */
+  burnPasswordHash(password: string): Promise<void>;
+}
