@@ -39,3 +39,4 @@ export {
   usersHaveAccounts,
 } from "./seams/invariants.ts";
 export type { PasswordSession, Refusal, Snapshot, SnapshotScope, Violation } from "./seams/invariants.ts";
+export { apiKeyRecord } from "./records.ts";

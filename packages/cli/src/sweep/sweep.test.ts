@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ApiKeyRecord, FullStore } from "@latchkey/core";
 import { migrateDatabase, openDrizzleStore } from "@latchkey/drizzle-store";
-import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
+import { apiKeyRecord, createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
 import { sweep } from "./sweep.ts";
 
@@ -81,35 +81,16 @@ async function seed(url: string) {
         data: {},
       });
     }
-    const key = (id: string, over: Partial<ApiKeyRecord>): ApiKeyRecord => ({
-      id,
-      userId: "kept",
-      name: null,
-      prefix: "lk_",
-      start: "lk_AbCdE",
-      keyHash: `kh-${id}`,
-      enabled: true,
-      locked: false,
-      metadata: {},
-      serverMetadata: {},
-      permissions: {},
-      remaining: null,
-      refillAmount: null,
-      refillIntervalMs: null,
-      lastRefillAt: null,
-      previousKeyHash: null,
-      previousKeyExpiresAt: null,
-      rerolledAt: null,
-      rateLimitMax: null,
-      rateLimitWindowMs: null,
-      requestCount: 0,
-      windowStart: null,
-      lastUsedAt: null,
-      expiresAt: null,
-      createdAt: LONG_AGO,
-      updatedAt: LONG_AGO,
-      ...over,
-    });
+    const key = (id: string, over: Partial<ApiKeyRecord>): ApiKeyRecord =>
+      apiKeyRecord({
+        id,
+        userId: "kept",
+        name: null,
+        keyHash: `kh-${id}`,
+        createdAt: LONG_AGO,
+        updatedAt: LONG_AGO,
+        ...over,
+      });
     await store.apiKeys.create(key("k1", { expiresAt: LONG_AGO }));
     // Rerolled long ago with a grace that ended: the old value is cleared, the key stays.
     await store.apiKeys.create(

@@ -1,3 +1,4 @@
+import { apiKeyRecord } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
 import { hashSecret, type ApiKeyRecord } from "@latchkey/core";
 import { bearer, cookieHeaders } from "../../../test/test-auth.ts";
@@ -7,34 +8,15 @@ const SIGN_IN = "/sign-in/email-otp";
 const PASSWORD = "correct horse battery";
 
 function apiKey(userId: string, now: Date): ApiKeyRecord {
-  return {
+  return apiKeyRecord({
     id: `key-${userId}`,
     userId,
     name: "attacker key",
-    prefix: "lk_",
     start: "lk_abcde",
     keyHash: hashSecret(`lk_secret-${userId}`),
-    enabled: true,
-    metadata: {},
-    permissions: {},
-    remaining: null,
-    locked: false,
-    serverMetadata: {},
-    refillAmount: null,
-    refillIntervalMs: null,
-    lastRefillAt: null,
-    previousKeyHash: null,
-    previousKeyExpiresAt: null,
-    rerolledAt: null,
-    rateLimitMax: null,
-    rateLimitWindowMs: null,
-    requestCount: 0,
-    windowStart: null,
-    lastUsedAt: null,
-    expiresAt: null,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 describe("OTP sign-in", () => {

@@ -1,3 +1,4 @@
+import { apiKeyRecord } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { bearer, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
@@ -12,34 +13,17 @@ async function preHijacked(t: TestAuth) {
   const { token, userId } = await t.signUp("victim@example.com", ATTACKER_PASSWORD);
   const now = new Date(t.clock.now());
   const keyHash = hashSecret("attacker-api-key");
-  await t.store.apiKeys.create({
-    id: `key-${userId}`,
-    userId,
-    name: "attacker",
-    prefix: "lk_",
-    start: "lk_attac",
-    keyHash,
-    enabled: true,
-    metadata: {},
-    permissions: {},
-    remaining: null,
-    locked: false,
-    serverMetadata: {},
-    refillAmount: null,
-    refillIntervalMs: null,
-    lastRefillAt: null,
-    previousKeyHash: null,
-    previousKeyExpiresAt: null,
-    rerolledAt: null,
-    rateLimitMax: null,
-    rateLimitWindowMs: null,
-    requestCount: 0,
-    windowStart: null,
-    lastUsedAt: null,
-    expiresAt: null,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await t.store.apiKeys.create(
+    apiKeyRecord({
+      id: `key-${userId}`,
+      userId,
+      name: "attacker",
+      start: "lk_attac",
+      keyHash,
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
   return { attackerToken: token, userId, keyHash };
 }
 

@@ -1,3 +1,4 @@
+import { apiKeyRecord } from "@latchkey/test-support";
 import { expect } from "vitest";
 import { hashSecret, type AuthEvent } from "@latchkey/core";
 import { bearer, type TestAuth } from "../../test-auth.ts";
@@ -29,34 +30,15 @@ export const signIn = (t: TestAuth, body: Record<string, string>, ip = "203.0.11
 export async function withEverything(t: TestAuth, email: string, extra: Record<string, unknown> = {}) {
   const signedUp = await t.signUp(email, PASSWORD, extra);
   const now = new Date(t.clock.now());
-  await t.store.apiKeys.create({
-    id: `key-${signedUp.userId}`,
-    userId: signedUp.userId,
-    name: "ci",
-    prefix: "lk_",
-    start: "lk_AbCdE",
-    keyHash: hashSecret(`key-of-${email}`),
-    enabled: true,
-    metadata: {},
-    permissions: {},
-    remaining: null,
-    locked: false,
-    serverMetadata: {},
-    refillAmount: null,
-    refillIntervalMs: null,
-    lastRefillAt: null,
-    previousKeyHash: null,
-    previousKeyExpiresAt: null,
-    rerolledAt: null,
-    rateLimitMax: null,
-    rateLimitWindowMs: null,
-    requestCount: 0,
-    windowStart: null,
-    lastUsedAt: null,
-    expiresAt: null,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await t.store.apiKeys.create(
+    apiKeyRecord({
+      id: `key-${signedUp.userId}`,
+      userId: signedUp.userId,
+      keyHash: hashSecret(`key-of-${email}`),
+      createdAt: now,
+      updatedAt: now,
+    }),
+  );
   await t.request("POST", "/request-password-reset", { body: { email }, ip: "192.0.2.90" });
   const second = await t.request("POST", "/sign-in/email", { body: { email, password: PASSWORD }, ip: "192.0.2.91" });
   return { ...signedUp, secondToken: (await second.json()).credentials.token as string };
