@@ -201,15 +201,17 @@ describe("lookup cache", () => {
     expect(cache.stats().hits).toBe(before + 1);
   });
 
-  it("publishes a transaction's invalidations after it commits, and none when it rolls back", async () => {
+  it("publishes a transaction's invalidations once it ended (committed, or failed: the error may follow the commit), never before", async () => {
     const { store, manual } = await setup();
     await expect(
       store.transaction(async (tx) => {
         await tx.sessions.deleteByUser("u1");
-        throw new Error("rolled back");
+        expect(manual.published).toEqual([]); // not while it runs
+        throw new Error("failed");
       }),
-    ).rejects.toThrow("rolled back");
-    expect(manual.published).toEqual([]);
+    ).rejects.toThrow("failed");
+    expect(manual.published).toEqual(["u:u1"]);
+    manual.published.length = 0;
     await store.transaction(async (tx) => {
       await tx.sessions.deleteByUser("u1");
       expect(manual.published).toEqual([]); // not before the commit

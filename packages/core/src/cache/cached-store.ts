@@ -91,7 +91,7 @@ const copyLookup = (found: SessionLookup): SessionLookup => ({
 /**
  * The store `createAuth({ cache })` hands the services: session lookups and API-key reads come from
  * `cache` when it holds them; every write that ends or changes one invalidates it after its commit (a write in a
- * transaction when the transaction commits, never when it rolls back). Reads inside a transaction always go to
+ * transaction once it has ended: committed, or failed, since a failure may follow the commit). Reads inside a transaction always go to
  * the store.
  */
 export function cachedStore(store: Store, cache: LookupCache): Store {
@@ -143,14 +143,18 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
     ...(apiKeys ? { apiKeys } : {}),
     async transaction(body) {
       let noted: Invalidation[] = [];
-      const result = await store.transaction((ports) => {
-        // A retried body starts over: only the attempt that commits is published.
-        noted = [];
-        const written = noting(ports, (...list) => void noted.push(...list));
-        return body({ ...ports, ...written });
-      });
-      await cache.invalidate(noted);
-      return result;
+      try {
+        return await store.transaction((ports) => {
+          // A retried body starts over: only the last attempt's writes are published.
+          noted = [];
+          const written = noting(ports, (...list) => void noted.push(...list));
+          return body({ ...ports, ...written });
+        });
+      } finally {
+        // After the commit; and after a failure too, like a single write: the error may have come after the
+        // commit (a lost answer, a compensation that failed), and dropping entries nothing changed is harmless.
+        await cache.invalidate(noted);
+      }
     },
   };
 }
