@@ -1,0 +1,136 @@
+import { AuthConfigError } from "../errors/errors.ts";
+import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.ts";
+
+/**
+ * One option of type `T`. `Kind` says what an unset value becomes: `"optional"` stays `undefined`, `"default"`
+ * takes `default`, `"required"` must be set. The JSDoc written above the option in its schema is its
+ * documentation: the IDE shows it on the inferred options type and `scripts/options-docs.mjs` writes it (with the
+ * type argument and the default) into docs/options.md.
+ *
+ * @example
+ * const ttl = defaulted<Duration>("30s", { check: (v, field) => parseDuration(v, field) });
+ */
+export interface Option<T, Kind extends OptionKind = OptionKind> {
+  readonly kind: Kind;
+  /** The value an unset option takes (`kind: "default"`). */
+  readonly default?: T;
+  /** `null` is a value of its own (it turns something off) instead of meaning "unset". */
+  readonly nullable?: boolean;
+  /** Throws `AuthConfigError(field, ...)` for a bad value; runs on every set value and on the default. */
+  check?(value: T, field: string): void;
+  /** The keys an object value may carry (closed, checked at any depth); documented as `option.key` rows. */
+  readonly fields?: Schema;
+  /** A map with free keys whose entries follow this schema (`rateLimit.rules["<path>"]`). */
+  readonly each?: Schema;
+  /** The only keys a map value may carry (`email.templates["<name>"]`). */
+  readonly names?: readonly string[];
+  /** Type-only: the value's type. */
+  readonly "~type"?: T;
+}
+
+/** What an unset option becomes: nothing, its default, or an `AuthConfigError`. */
+export type OptionKind = "optional" | "default" | "required";
+
+/** An object of options whose unset members take their defaults (`session`, `cookies`, ...). */
+export interface Group<S extends Schema = Schema> {
+  readonly kind: "group";
+  readonly group: S;
+}
+
+/** An option group: each key an option or a nested group. */
+export interface Schema {
+  readonly [key: string]: Option<unknown> | Group;
+}
+
+type Spec<T> = Omit<Option<T>, "kind" | "default" | "~type">;
+
+/** An option that stays `undefined` when unset. */
+export function optional<T>(spec: Spec<T> = {}): Option<T, "optional"> {
+  return { ...spec, kind: "optional" };
+}
+
+/** An option that takes `value` when unset. */
+export function defaulted<T>(value: T, spec: Spec<T> = {}): Option<T, "default"> {
+  return { ...spec, kind: "default", default: value };
+}
+
+/** An option the caller must set; its `check` gets the value even when unset and names what is missing. */
+export function required<T>(spec: Spec<T> & { check(value: T, field: string): void }): Option<T, "required"> {
+  return { ...spec, kind: "required" };
+}
+
+/** Options nested under one key, each with its own default. */
+export function group<S extends Schema>(schema: S): Group<S> {
+  return { kind: "group", group: schema };
+}
+
+type ValueOf<E> = E extends Option<infer T> ? T : E extends Group<infer G> ? InputOf<G> : never;
+type RequiredKey<S extends Schema> = { [K in keyof S]: S[K] extends Option<unknown, "required"> ? K : never }[keyof S];
+
+/** The type a caller passes for `S`: required options required, every other one optional, JSDoc kept. */
+export type InputOf<S extends Schema> = {
+  -readonly [K in keyof S as K extends RequiredKey<S> ? K : never]-?: ValueOf<S[K]>;
+} & {
+  -readonly [K in keyof S as K extends RequiredKey<S> ? never : K]?: ValueOf<S[K]>;
+};
+
+/** `S` after `applySchema`: defaulted and required options set, groups filled. */
+export type FilledOf<S extends Schema> = {
+  -readonly [K in keyof S]-?: S[K] extends Option<infer T, infer Kind>
+    ? Kind extends "optional"
+      ? T | undefined
+      : T
+    : S[K] extends Group<infer G>
+      ? FilledOf<G>
+      : never;
+};
+
+/** The closed-key shape of a schema, for `rejectUnknownOptions`. */
+export function shapeOf(schema: Schema): OptionShape {
+  const shape: Record<string, true | OptionShape> = {};
+  for (const [key, entry] of Object.entries(schema)) {
+    if (entry.kind === "group") shape[key] = shapeOf(entry.group);
+    else if (entry.fields) shape[key] = shapeOf(entry.fields);
+    else if (entry.each) shape[key] = { [EACH]: shapeOf(entry.each) };
+    else if (entry.names) shape[key] = Object.fromEntries(entry.names.map((name) => [name, true as const]));
+    else shape[key] = true;
+  }
+  return shape;
+}
+
+function fill(schema: Schema, value: Record<string, unknown>, path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...value };
+  for (const [key, entry] of Object.entries(schema)) {
+    const field = path === "" ? key : `${path}.${key}`;
+    const given = value[key];
+    if (entry.kind === "group") {
+      // A group that is not an object is read as empty, as `options.session?.expiresIn` always did.
+      out[key] = fill(entry.group, given !== null && typeof given === "object" ? (given as Record<string, unknown>) : {}, field);
+      continue;
+    }
+    const unset = given === undefined || (given === null && !entry.nullable);
+    const v = unset && entry.kind === "default" ? entry.default : given;
+    if (v !== undefined || entry.kind === "required") entry.check?.(v, field);
+    out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * Checks `value` against `schema` (keys closed, each option's `check`) and fills the defaults. `path` prefixes
+ * the field names of errors (`"apiKeys"` gives `apiKeys.header`); `extra` adds keys another layer accepts.
+ *
+ * @example
+ * const o = applySchema(AUDIT_LOG_SCHEMA, { retention: "30d" }, "auditLog");
+ */
+export function applySchema<S extends Schema>(
+  schema: S,
+  value: InputOf<S> | undefined,
+  path: string,
+  extra: OptionShape = {},
+): FilledOf<S> {
+  if (value === null || typeof value !== "object")
+    throw new AuthConfigError(path === "" ? "options" : path, path === "" ? "must be an object" : "options must be an object");
+  rejectUnknownOptions(value, { ...shapeOf(schema), ...extra }, path);
+  return fill(schema, value as Record<string, unknown>, path) as FilledOf<S>;
+}
