@@ -5,7 +5,7 @@ export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
-export { resolveApiKeysOptions, API_KEYS_OPTION_SHAPE } from "./options.ts";
+export { resolveApiKeysOptions, API_KEYS_SCHEMA, API_KEYS_OPTION_SHAPE } from "./options.ts";
 export type { ResolvedApiKeysOptions } from "./options.ts";
 export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";

@@ -14,7 +14,7 @@ export interface Option<T, Kind extends OptionKind = OptionKind> {
   readonly kind: Kind;
   /** The value an unset option takes (`kind: "default"`). */
   readonly default?: T;
-  /** `null` is a value of its own (it turns something off) instead of meaning "unset". */
+  /** With a default: `null` is a value of its own (it turns something off) instead of meaning "unset". */
   readonly nullable?: boolean;
   /** Throws `AuthConfigError(field, ...)` for a bad value; runs on every set value and on the default. */
   check?(value: T, field: string): void;
@@ -50,12 +50,12 @@ export function optional<T>(spec: Spec<T> = {}): Option<T, "optional"> {
 }
 
 /** An option that takes `value` when unset. */
-export function defaulted<T>(value: T, spec: Spec<T> = {}): Option<T, "default"> {
+export function defaulted<T>(value: T, spec: Spec<T> = {}): Option<T, "default"> & { readonly default: T } {
   return { ...spec, kind: "default", default: value };
 }
 
-/** An option the caller must set; its `check` gets the value even when unset and names what is missing. */
-export function required<T>(spec: Spec<T> & { check(value: T, field: string): void }): Option<T, "required"> {
+/** An option the caller must set; its `check` gets the value even when unset (else unset is "is required"). */
+export function required<T>(spec: Spec<T> = {}): Option<T, "required"> {
   return { ...spec, kind: "required" };
 }
 
@@ -108,8 +108,10 @@ function fill(schema: Schema, value: Record<string, unknown>, path: string): Rec
       out[key] = fill(entry.group, given !== null && typeof given === "object" ? (given as Record<string, unknown>) : {}, field);
       continue;
     }
-    const unset = given === undefined || (given === null && !entry.nullable);
+    // `null` is "unset" for an option with a default (unless `nullable`); for an optional one it is a value.
+    const unset = given === undefined || (given === null && entry.kind === "default" && !entry.nullable);
     const v = unset && entry.kind === "default" ? entry.default : given;
+    if (v === undefined && entry.kind === "required" && !entry.check) throw new AuthConfigError(field, "is required");
     if (v !== undefined || entry.kind === "required") entry.check?.(v, field);
     out[key] = v;
   }
