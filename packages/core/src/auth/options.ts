@@ -350,7 +350,7 @@ export const AUTH_SCHEMA = {
    */
   random: optional<Random>(),
   /**
-   * argon2id m=19456 KiB, t=2, p=1 (native where it loads, else @noble/hashes)
+   * argon2id m=19456 KiB, t=2, p=1 (native where it loads, else the portable `@noble/hashes`)
    * @defaultValue argon2id
    */
   passwordHasher: optional<PasswordHasher>(),
