@@ -100,7 +100,11 @@ function rowsOf(literal, path, consts, out) {
     const specKey = (key) => spec?.properties.find((p) => ts.isPropertyAssignment(p) && p.name.getText() === key);
     const { notes, defaultValue } = jsDoc(property);
     const fallback =
-      factory === "defaulted" ? `\`${oneLine(call.arguments[0].getText())}\`` : factory === "required" ? "required" : "none";
+      factory === "defaulted"
+        ? `\`${oneLine(call.arguments[0].getText())}\``
+        : factory === "required"
+          ? "required"
+          : "none";
     const row = (option) =>
       out.push(
         `| \`${option}\` | \`${cell(call.typeArguments[0].getText())}\` | ${cell(defaultValue ?? fallback)} | ${cell(notes)} |`,

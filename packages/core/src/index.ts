@@ -57,7 +57,16 @@ export type {
 } from "./session/index.ts";
 export type { HookRunner } from "./hooks/index.ts";
 export { HOOKS_SCHEMA } from "./hooks/index.ts";
-export type { AuthHooks, BeforeSignIn, BeforeUserCreated, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
+export type {
+  AuthHooks,
+  BeforeSignIn,
+  BeforeUserCreated,
+  HookContext,
+  SignInPath,
+  UserAmendment,
+  UserCreationPath,
+  UserDraft,
+} from "./hooks/index.ts";
 export {
   RateLimiter,
   HashBudget,
@@ -83,7 +92,13 @@ export { createAuthCore } from "./auth/index.ts";
 export type { AuthCore, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
 export type { AccountService, AccountDeletionService } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
-export { auditLog, AUDIT_LOG_PLUGIN_ID, AuditLogService, AUDIT_LOG_SCHEMA, AUDIT_LOG_OPTION_SHAPE } from "./audit-log/index.ts";
+export {
+  auditLog,
+  AUDIT_LOG_PLUGIN_ID,
+  AuditLogService,
+  AUDIT_LOG_SCHEMA,
+  AUDIT_LOG_OPTION_SHAPE,
+} from "./audit-log/index.ts";
 export type {
   ListAuditEventsInput,
   AuditEventPage,

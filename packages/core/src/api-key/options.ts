@@ -117,8 +117,10 @@ export const API_KEYS_SCHEMA = {
   /** request header carrying the key, read by `requireApiKey` and `/api-key/verify`; not `authorization` or `cookie` */
   header: defaulted<string>("x-api-key", {
     check: (v, field) => {
-      if (typeof v !== "string" || !HEADER_NAME.test(v)) throw new AuthConfigError(field, "must be a valid HTTP header name");
-      if (RESERVED_HEADERS.has(v.toLowerCase())) throw new AuthConfigError(field, `cannot be "${v}" (it carries sessions)`);
+      if (typeof v !== "string" || !HEADER_NAME.test(v))
+        throw new AuthConfigError(field, "must be a valid HTTP header name");
+      if (RESERVED_HEADERS.has(v.toLowerCase()))
+        throw new AuthConfigError(field, `cannot be "${v}" (it carries sessions)`);
     },
   }),
   /** longest `gracePeriod` of a reroll (the replaced value verifies that long); at most 90 days */
@@ -179,7 +181,8 @@ export const API_KEYS_OPTION_SHAPE = shapeOf(API_KEYS_SCHEMA);
  */
 export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApiKeysOptions {
   const o = applySchema(API_KEYS_SCHEMA, options, "apiKeys");
-  const ms = (value: Duration | null, field: string) => (value === null ? null : parseDuration(value, `apiKeys.${field}`));
+  const ms = (value: Duration | null, field: string) =>
+    value === null ? null : parseDuration(value, `apiKeys.${field}`);
   const defaultRateLimitWindowMs = ms(o.defaultRateLimitWindow, "defaultRateLimitWindow");
   if (o.defaultRateLimitMax !== null && defaultRateLimitWindowMs === null) {
     throw new AuthConfigError("apiKeys.defaultRateLimitWindow", "is required when apiKeys.defaultRateLimitMax is set");

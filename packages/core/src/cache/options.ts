@@ -79,7 +79,12 @@ export function resolveCacheOptions(options: CacheOptions | undefined, store: St
   if (options === undefined) return null;
   if (options === null || typeof options !== "object")
     throw new AuthConfigError("cache", "must be an object ({ ttl, maxEntries })");
-  const { ttl, maxEntries, carrier: given, acceptRevocationDelay: accept } = applySchema(CACHE_SCHEMA, options, "cache");
+  const {
+    ttl,
+    maxEntries,
+    carrier: given,
+    acceptRevocationDelay: accept,
+  } = applySchema(CACHE_SCHEMA, options, "cache");
   const ttlMs = parseDuration(ttl, "cache.ttl");
   const carrier = given ?? store.cacheCarrier?.() ?? null;
   if (carrier !== null) {

@@ -65,9 +65,7 @@ describe("option schemas", () => {
     expect(error(() => applySchema(SCHEMA, { name: "x", inner: { onn: true } } as never, "g")).field).toBe(
       "g.inner.onn",
     );
-    expect(error(() => applySchema(SCHEMA, { name: "x", names: { "c.txt": "" } }, "g")).field).toBe(
-      'g.names["c.txt"]',
-    );
+    expect(error(() => applySchema(SCHEMA, { name: "x", names: { "c.txt": "" } }, "g")).field).toBe('g.names["c.txt"]');
     expect(shapeOf(SCHEMA)).toEqual({
       name: true,
       size: true,

@@ -105,7 +105,11 @@ function fill(schema: Schema, value: Record<string, unknown>, path: string): Rec
     const given = value[key];
     if (entry.kind === "group") {
       // A group that is not an object is read as empty, as `options.session?.expiresIn` always did.
-      out[key] = fill(entry.group, given !== null && typeof given === "object" ? (given as Record<string, unknown>) : {}, field);
+      out[key] = fill(
+        entry.group,
+        given !== null && typeof given === "object" ? (given as Record<string, unknown>) : {},
+        field,
+      );
       continue;
     }
     // `null` is "unset" for an option with a default (unless `nullable`); for an optional one it is a value.
@@ -132,7 +136,10 @@ export function applySchema<S extends Schema>(
   extra: OptionShape = {},
 ): FilledOf<S> {
   if (value === null || typeof value !== "object")
-    throw new AuthConfigError(path === "" ? "options" : path, path === "" ? "must be an object" : "options must be an object");
+    throw new AuthConfigError(
+      path === "" ? "options" : path,
+      path === "" ? "must be an object" : "options must be an object",
+    );
   rejectUnknownOptions(value, { ...shapeOf(schema), ...extra }, path);
   return fill(schema, value as Record<string, unknown>, path) as FilledOf<S>;
 }

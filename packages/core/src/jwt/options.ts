@@ -127,7 +127,9 @@ function isFunction(message: string) {
 const isDuration = (value: Duration, field: string) => void parseDuration(value, field);
 
 /** Extra claims of every token. */
-export type JwtPayloadBuilder = (context: JwtPayloadContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
+export type JwtPayloadBuilder = (
+  context: JwtPayloadContext,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** The one definition of `jwt({ ... })`'s options: type, default, check, docs row (docs/options.md). */
 export const JWT_SCHEMA = {
@@ -145,7 +147,8 @@ export const JWT_SCHEMA = {
   expiresIn: defaulted<Duration>("15m", {
     check: (v, field) => {
       const ms = parseDuration(v, field);
-      if (ms < 1000 || ms % 1000 !== 0) throw new AuthConfigError(field, "must be a whole number of seconds, at least 1");
+      if (ms < 1000 || ms % 1000 !== 0)
+        throw new AuthConfigError(field, "must be a whole number of seconds, at least 1");
     },
   }),
   /**
@@ -159,9 +162,12 @@ export const JWT_SCHEMA = {
    */
   audience: optional<string | string[]>({
     check: (v, field) => {
-      if (!Array.isArray(v)) return void nonEmpty(v, field);
+      if (!Array.isArray(v)) {
+        nonEmpty(v, field);
+        return;
+      }
       if (v.length === 0) throw new AuthConfigError(field, "must not be an empty list");
-      v.forEach((a, i) => nonEmpty(a, `${field}[${i}]`));
+      for (const [i, a] of v.entries()) nonEmpty(a, `${field}[${i}]`);
     },
   }),
   /** a new signing key after this long; `false` disables automatic rotation; must exceed twice `keyCacheTtl` */
@@ -223,7 +229,8 @@ export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions 
   }
   const expiresInMs = parseDuration(o.expiresIn, "jwt.expiresIn");
   const keyCacheTtlMs = parseDuration(o.keyCacheTtl, "jwt.keyCacheTtl");
-  const rotationIntervalMs = o.rotationInterval === false ? null : parseDuration(o.rotationInterval, "jwt.rotationInterval");
+  const rotationIntervalMs =
+    o.rotationInterval === false ? null : parseDuration(o.rotationInterval, "jwt.rotationInterval");
   if (rotationIntervalMs !== null && rotationIntervalMs <= 2 * keyCacheTtlMs)
     throw new AuthConfigError(
       "jwt.rotationInterval",
