@@ -8,7 +8,17 @@ export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
 export { parseDuration, rejectUnknownOptions, EACH, originOf, applySchema, shapeOf } from "./config/index.ts";
 export { defaulted, group, optional, required } from "./config/index.ts";
-export type { Duration, OptionShape, FilledOf, Group, InputOf, Option, OptionKind, Schema } from "./config/index.ts";
+export type {
+  Duration,
+  OptionShape,
+  DefaultedOption,
+  FilledOf,
+  InputOf,
+  OptionGroup,
+  OptionKind,
+  OptionSchema,
+  OptionSpec,
+} from "./config/index.ts";
 export { resolveConfig, AUTH_SCHEMA, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
 export type { AuthOptions } from "./auth/index.ts";
 export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";

@@ -4,4 +4,12 @@ export { rejectUnknownOptions, nearestName, EACH } from "./closed-options.ts";
 export type { OptionShape } from "./closed-options.ts";
 export { originOf } from "./origin.ts";
 export { applySchema, defaulted, group, optional, required, shapeOf } from "./schema.ts";
-export type { FilledOf, Group, InputOf, Option, OptionKind, Schema } from "./schema.ts";
+export type {
+  DefaultedOption,
+  FilledOf,
+  InputOf,
+  OptionGroup,
+  OptionKind,
+  OptionSchema,
+  OptionSpec,
+} from "./schema.ts";

@@ -10,7 +10,7 @@ import { EACH, rejectUnknownOptions, type OptionShape } from "./closed-options.t
  * @example
  * const ttl = defaulted<Duration>("30s", { check: (v, field) => parseDuration(v, field) });
  */
-export interface Option<T, Kind extends OptionKind = OptionKind> {
+export interface OptionSpec<T, Kind extends OptionKind = OptionKind> {
   readonly kind: Kind;
   /** The value an unset option takes (`kind: "default"`). */
   readonly default?: T;
@@ -19,74 +19,81 @@ export interface Option<T, Kind extends OptionKind = OptionKind> {
   /** Throws `AuthConfigError(field, ...)` for a bad value; runs on every set value and on the default. */
   check?(value: T, field: string): void;
   /** The keys an object value may carry (closed, checked at any depth); documented as `option.key` rows. */
-  readonly fields?: Schema;
+  readonly fields?: OptionSchema;
   /** A map with free keys whose entries follow this schema (`rateLimit.rules["<path>"]`). */
-  readonly each?: Schema;
+  readonly each?: OptionSchema;
   /** The only keys a map value may carry (`email.templates["<name>"]`). */
   readonly names?: readonly string[];
   /** Type-only: the value's type. */
   readonly "~type"?: T;
 }
 
+/** An option with a default (`defaulted<T>(value)`): `default` is always there. */
+export interface DefaultedOption<T> extends OptionSpec<T, "default"> {
+  readonly default: T;
+}
+
 /** What an unset option becomes: nothing, its default, or an `AuthConfigError`. */
 export type OptionKind = "optional" | "default" | "required";
 
 /** An object of options whose unset members take their defaults (`session`, `cookies`, ...). */
-export interface Group<S extends Schema = Schema> {
+export interface OptionGroup<S extends OptionSchema = OptionSchema> {
   readonly kind: "group";
   readonly group: S;
 }
 
 /** An option group: each key an option or a nested group. */
-export interface Schema {
-  readonly [key: string]: Option<unknown> | Group;
+export interface OptionSchema {
+  readonly [key: string]: OptionSpec<unknown> | OptionGroup;
 }
 
-type Spec<T> = Omit<Option<T>, "kind" | "default" | "~type">;
+type Spec<T> = Omit<OptionSpec<T>, "kind" | "default" | "~type">;
 
 /** An option that stays `undefined` when unset. */
-export function optional<T>(spec: Spec<T> = {}): Option<T, "optional"> {
+export function optional<T>(spec: Spec<T> = {}): OptionSpec<T, "optional"> {
   return { ...spec, kind: "optional" };
 }
 
 /** An option that takes `value` when unset. */
-export function defaulted<T>(value: T, spec: Spec<T> = {}): Option<T, "default"> & { readonly default: T } {
+export function defaulted<T>(value: T, spec: Spec<T> = {}): DefaultedOption<T> {
   return { ...spec, kind: "default", default: value };
 }
 
 /** An option the caller must set; its `check` gets the value even when unset (else unset is "is required"). */
-export function required<T>(spec: Spec<T> = {}): Option<T, "required"> {
+export function required<T>(spec: Spec<T> = {}): OptionSpec<T, "required"> {
   return { ...spec, kind: "required" };
 }
 
 /** Options nested under one key, each with its own default. */
-export function group<S extends Schema>(schema: S): Group<S> {
+export function group<S extends OptionSchema>(schema: S): OptionGroup<S> {
   return { kind: "group", group: schema };
 }
 
-type ValueOf<E> = E extends Option<infer T> ? T : E extends Group<infer G> ? InputOf<G> : never;
-type RequiredKey<S extends Schema> = { [K in keyof S]: S[K] extends Option<unknown, "required"> ? K : never }[keyof S];
+type ValueOf<E> = E extends OptionSpec<infer T> ? T : E extends OptionGroup<infer G> ? InputOf<G> : never;
+type RequiredKey<S extends OptionSchema> = {
+  [K in keyof S]: S[K] extends OptionSpec<unknown, "required"> ? K : never;
+}[keyof S];
 
 /** The type a caller passes for `S`: required options required, every other one optional, JSDoc kept. */
-export type InputOf<S extends Schema> = {
+export type InputOf<S extends OptionSchema> = {
   -readonly [K in keyof S as K extends RequiredKey<S> ? K : never]-?: ValueOf<S[K]>;
 } & {
   -readonly [K in keyof S as K extends RequiredKey<S> ? never : K]?: ValueOf<S[K]>;
 };
 
 /** `S` after `applySchema`: defaulted and required options set, groups filled. */
-export type FilledOf<S extends Schema> = {
-  -readonly [K in keyof S]-?: S[K] extends Option<infer T, infer Kind>
+export type FilledOf<S extends OptionSchema> = {
+  -readonly [K in keyof S]-?: S[K] extends OptionSpec<infer T, infer Kind>
     ? Kind extends "optional"
       ? T | undefined
       : T
-    : S[K] extends Group<infer G>
+    : S[K] extends OptionGroup<infer G>
       ? FilledOf<G>
       : never;
 };
 
 /** The closed-key shape of a schema, for `rejectUnknownOptions`. */
-export function shapeOf(schema: Schema): OptionShape {
+export function shapeOf(schema: OptionSchema): OptionShape {
   const shape: Record<string, true | OptionShape> = {};
   for (const [key, entry] of Object.entries(schema)) {
     if (entry.kind === "group") shape[key] = shapeOf(entry.group);
@@ -98,7 +105,7 @@ export function shapeOf(schema: Schema): OptionShape {
   return shape;
 }
 
-function fill(schema: Schema, value: Record<string, unknown>, path: string): Record<string, unknown> {
+function fill(schema: OptionSchema, value: Record<string, unknown>, path: string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...value };
   for (const [key, entry] of Object.entries(schema)) {
     const field = path === "" ? key : `${path}.${key}`;
@@ -129,7 +136,7 @@ function fill(schema: Schema, value: Record<string, unknown>, path: string): Rec
  * @example
  * const o = applySchema(AUDIT_LOG_SCHEMA, { retention: "30d" }, "auditLog");
  */
-export function applySchema<S extends Schema>(
+export function applySchema<S extends OptionSchema>(
   schema: S,
   value: InputOf<S> | undefined,
   path: string,
