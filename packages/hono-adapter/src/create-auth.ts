@@ -28,7 +28,7 @@ import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } 
 import { instrument } from "./telemetry/index.ts";
 
 /** The one definition of the options hono-adapter adds to core's (`AUTH_SCHEMA`): type, default, docs row. */
-export const ADAPTER_SCHEMA = {
+const ADAPTER_SCHEMA = {
   /**
    * client address for rate limits; headers are never trusted unless you choose a preset that reads them. Presets:
    * `fromSocket`, `fromCfConnectingIp`, `fromForwardedFor(hops)`
