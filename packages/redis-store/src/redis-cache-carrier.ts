@@ -1,7 +1,6 @@
 import {
   AuthConfigError,
   describeError,
-  parseDuration,
   rejectUnknownOptions,
   webCryptoRandom,
   type CacheCarrier,
@@ -9,7 +8,7 @@ import {
   type Duration,
   type OptionShape,
 } from "@latchkey/core";
-import { randomId } from "@latchkey/core/internal";
+import { parseDuration, randomId } from "@latchkey/core/internal";
 import { createClient } from "redis";
 
 /** Options of `redisCacheCarrier`. */

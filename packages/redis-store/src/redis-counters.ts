@@ -1,8 +1,6 @@
 import {
   AuthConfigError,
   AuthError,
-  databaseUnavailable,
-  parseDuration,
   rejectUnknownOptions,
   type CounterBinding,
   type CounterState,
@@ -10,6 +8,7 @@ import {
   type Duration,
   type OptionShape,
 } from "@latchkey/core";
+import { databaseUnavailable, parseDuration } from "@latchkey/core/internal";
 import { createClient, ErrorReply } from "redis";
 
 /** Options of `redisCounters`. */
