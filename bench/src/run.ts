@@ -19,6 +19,8 @@ import {
   markdownSizes,
   markdownSweeps,
   markdownTable,
+  MIN_OPS,
+  measuredPairs,
   medianMeasurement,
   progressLine,
   ratio,
@@ -352,6 +354,8 @@ async function runConfiguration(
       result.betterAuth = medianMeasurement(windows.flatMap((w) => (w.betterAuth ? [w.betterAuth] : [])));
       const r = ratio(result);
       const c = cpuRatio(result);
+      if (r === null && measuredPairs(result) > 0)
+        log(`    ratio        none: no pair of windows where both completed ${MIN_OPS} operations`);
       if (r !== null)
         log(
           `    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor.opsPerSec) * 100).toFixed(0)}% of the Hono floor; CPU/op ${((floor.cpuMsPerOp / result.latchkey.cpuMsPerOp) * 100).toFixed(0)}%)` : ""}`,

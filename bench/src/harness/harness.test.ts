@@ -17,7 +17,9 @@ import {
   markdownDrivers,
   markdownScale,
   markdownTable,
+  MIN_OPS,
   medianMeasurement,
+  qualifies,
   ratio,
   ratioSpread,
   spread,
@@ -129,10 +131,10 @@ describe("report", () => {
       ),
       windows,
     };
-    expect(ratioSpread(r)).toEqual({ median: 10, min: 8, max: 12, n: 3 });
+    expect(ratioSpread(r)).toEqual({ median: 10, min: 8, max: 12, n: 3, pairs: 3 });
     expect(ratio(r)).toBe(10);
-    expect(cpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3 });
-    expect(totalCpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3 });
+    expect(cpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3, pairs: 3 });
+    expect(totalCpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3, pairs: 3 });
     expect(r.latchkey?.opsPerSec).toBe(1000);
     expect(r.latchkey?.dbCpuMsPerOp).toBe(0.5);
     const table = markdownTable([{ ...r, work: "1 read vs 1 read + 2 writes" }], null);
@@ -142,6 +144,84 @@ describe("report", () => {
     // app + database CPU per op of Latchkey: 1.0, 1.5, 1.0
     expect(table).toContain("| 1.00 (1.00–1.50) |");
     expect(table).toContain("CPU ms/op (app + db)");
+  });
+
+  it("computes nothing from a window of fewer than MIN_OPS operations: the recorded 55.7x sign-in window", () => {
+    // The PostgreSQL password sign-in row of the shortened run: Latchkey 51 sign-ins in a 3 s window, Better Auth one,
+    // whose window CPU (1,290 ms) divided by that one sign-in gave 55.7x by throughput and 63.4x by CPU.
+    const lk = { ...measurement(17, 21.1), ops: 51, windowMs: 3000 };
+    const ba = { ...measurement(0.33, 1290), ops: 1, windowMs: 3000 };
+    const r: ScenarioResult = { ...result(lk, ba, 5), windows: [{ latchkey: lk, betterAuth: ba }] };
+    expect(MIN_OPS).toBe(20);
+    expect(qualifies(lk)).toBe(true);
+    expect(qualifies(ba)).toBe(false);
+    expect(ratioSpread(r)).toBeNull();
+    expect(ratio(r)).toBeNull();
+    expect(cpuRatio(r)).toBeNull();
+    const table = markdownTable([r], null);
+    expect(table).toContain("| too few ops (1) | - | 0 | - |");
+    expect(table).toContain("| too few ops | too few ops |");
+    expect(table).not.toMatch(/MISSED|met/);
+    // 19 operations are still too few, 20 are enough.
+    expect(qualifies({ ...ba, ops: MIN_OPS - 1 })).toBe(false);
+    expect(qualifies({ ...ba, ops: MIN_OPS })).toBe(true);
+  });
+
+  it("takes a ratio's median and range over the pairs where both windows qualify, and says how many", () => {
+    // Five repeats; Better Auth completed 30, 1, 39, 0 and 51 operations. Qualifying pairs 1, 3 and 5: throughput
+    // ratios 50/10 = 5x, 39/13 = 3x, 34/17 = 2x; CPU/op ratios 100/20 = 5x, 90/20 = 4.5x, 80/20 = 4x.
+    const pairOf = (lkOps: number, lkRate: number, baOps: number, baRate: number, baCpu: number) => ({
+      latchkey: { ...measurement(lkRate, 20), ops: lkOps },
+      betterAuth: { ...measurement(baRate, baCpu), ops: baOps },
+    });
+    const windows = [
+      pairOf(150, 50, 30, 10, 100),
+      pairOf(150, 50, 1, 0.33, 3000),
+      pairOf(117, 39, 39, 13, 90),
+      pairOf(150, 50, 0, 0, Number.NaN),
+      pairOf(102, 34, 51, 17, 80),
+    ];
+    const r: ScenarioResult = {
+      ...result(
+        medianMeasurement(windows.map((w) => w.latchkey)),
+        medianMeasurement(windows.map((w) => w.betterAuth)),
+        5,
+      ),
+      windows,
+    };
+    expect(ratioSpread(r)).toEqual({ median: 3, min: 2, max: 5, n: 3, pairs: 5 });
+    expect(cpuRatioSpread(r)).toEqual({ median: 4.5, min: 4, max: 5, n: 3, pairs: 5 });
+    expect(ratio(r)).toBe(3);
+    // Better Auth's own medians come from its three windows of 30, 39 and 51 operations only.
+    expect(r.betterAuth?.cpuMsPerOp).toBe(90);
+    expect(r.betterAuth?.opsPerSec).toBe(13);
+    expect(r.betterAuth?.qualifiedWindows).toBe(3);
+    expect(r.betterAuth?.ops).toBe(121);
+    const table = markdownTable([r], null);
+    expect(table).toContain("| 3.0x (2.0x–5.0x), 3 of 5 pairs | 4.5x (4.0x–5.0x), 3 of 5 pairs |");
+    expect(table).toContain("| 13 (10–17), 3 of 5 windows |");
+    // Latchkey's five windows all qualify: no note on its side.
+    expect(table).toContain("| 50 (34–50) |");
+  });
+
+  it("gives a side whose windows all fell short no figure at all", () => {
+    const short = medianMeasurement([
+      { ...measurement(3, 400), ops: 9 },
+      { ...measurement(4, 300), ops: 12 },
+    ]);
+    expect(short?.qualifiedWindows).toBe(0);
+    expect(short?.opsPerSec).toBeNaN();
+    expect(short?.cpuMsPerOp).toBeNaN();
+    expect(short?.ops).toBe(21);
+    expect(qualifies(short)).toBe(false);
+    const r: ScenarioResult = {
+      ...result(measurement(1000, 1), short, 5),
+      windows: [
+        { latchkey: measurement(1000, 1), betterAuth: { ...measurement(3, 400), ops: 9 } },
+        { latchkey: measurement(1000, 1), betterAuth: { ...measurement(4, 300), ops: 12 } },
+      ],
+    };
+    expect(markdownTable([r], null)).toContain("| too few ops (9, 12) |");
   });
 
   it("takes the ratio per recorded pair, not of the two medians (a drifting machine moves both sides of a pair)", () => {
@@ -161,7 +241,7 @@ describe("report", () => {
     };
     expect(r.latchkey?.opsPerSec).toBe(900);
     expect(r.betterAuth?.opsPerSec).toBe(100);
-    expect(ratioSpread(r)).toEqual({ median: 4, min: 3, max: 10, n: 3 });
+    expect(ratioSpread(r)).toEqual({ median: 4, min: 3, max: 10, n: 3, pairs: 3 });
     expect(markdownTable([r], null)).toContain("| 4.0x (3.0x–10.0x) |");
   });
 
