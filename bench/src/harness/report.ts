@@ -223,24 +223,63 @@ const ratioCell = (sp: PairSpread | null, pairs: number) =>
       : "-"
     : `${range(sp, times)}${sp.n < sp.pairs ? `, ${sp.n} of ${sp.pairs} pairs` : ""}`;
 
+/** The two sides a results table compares, and which of its columns it has. */
+export interface TableColumns {
+  sides: [string, string];
+  /** Header of the throughput ratio (first side over second). */
+  ratio: string;
+  /** Header of the CPU-per-operation ratio (second side over first: above 1 the first side costs less). */
+  cpuRatio: string;
+  work: boolean;
+  target: boolean;
+}
+
+const MAIN_COLUMNS: TableColumns = {
+  sides: ["Latchkey", "Better Auth"],
+  ratio: "ratio LK/BA",
+  cpuRatio: "CPU/op BA/LK",
+  work: true,
+  target: true,
+};
+
+/**
+ * A `--baseline` run: this checkout's Latchkey ("current", in the `latchkey` slot of each result) next to another
+ * revision's (in the `betterAuth` slot). Above 1.0x the current checkout is faster or cheaper.
+ */
+export function baselineColumns(short: string): TableColumns {
+  return {
+    sides: ["current", short],
+    ratio: `ratio current/${short}`,
+    cpuRatio: `CPU/op ${short}/current`,
+    work: false,
+    target: false,
+  };
+}
+
 /**
  * The results as a Markdown table (also what docs/benchmarks.md shows): per side the median of the windows and, in
  * brackets, their range; the ratios computed per pair of windows, then their median and range. "app + db" adds the
  * database server's CPU (PostgreSQL) to the application's.
  */
-export function markdownTable(results: ScenarioResult[], floor: Measurement | null): string {
+export function markdownTable(
+  results: ScenarioResult[],
+  floor: Measurement | null,
+  columns: TableColumns = MAIN_COLUMNS,
+): string {
   const withDb = results.some((r) =>
     pairsOf(r).some((p) => p.latchkey?.dbCpuMsPerOp != null || p.betterAuth?.dbCpuMsPerOp != null),
   );
   const sideHead = (name: string) =>
     `${name} ops/s | p50 ms | err | CPU ms/op (app)${withDb ? " | CPU ms/op (app + db)" : ""}`;
+  const [a, b] = columns.sides;
   const head =
-    `| scenario | store | work per request (Latchkey vs Better Auth) | ${sideHead("Latchkey")} | ${sideHead("Better Auth")} | ratio LK/BA | CPU/op BA/LK (app)${withDb ? " | CPU/op BA/LK (app + db)" : ""} | target |\n` +
-    `|---|---|---|${"--:|".repeat(withDb ? 5 : 4)}${"--:|".repeat(withDb ? 5 : 4)}--:|--:|${withDb ? "--:|" : ""}---|`;
+    `| scenario | store | ${columns.work ? `work per request (${a} vs ${b}) | ` : ""}${sideHead(a)} | ${sideHead(b)} | ${columns.ratio} | ${columns.cpuRatio} (app)${withDb ? ` | ${columns.cpuRatio} (app + db)` : ""}${columns.target ? " | target" : ""} |\n` +
+    `|---|---|${columns.work ? "---|" : ""}${"--:|".repeat(withDb ? 5 : 4)}${"--:|".repeat(withDb ? 5 : 4)}--:|--:|${withDb ? "--:|" : ""}${columns.target ? "---|" : ""}`;
   const rows = results.map((r) => {
-    const blanks = 2 * (withDb ? 5 : 4) + (withDb ? 3 : 2);
+    const blanks = 2 * (withDb ? 5 : 4) + (withDb ? 3 : 2) - (columns.target ? 0 : 1);
+    const work = columns.work ? ` ${r.work || "-"} |` : "";
     if (r.skipped && !r.latchkey && !r.betterAuth)
-      return `| ${r.title} | ${r.store} | ${r.work || "-"} | skipped: ${r.skipped} |${" |".repeat(blanks)}`;
+      return `| ${r.title} | ${r.store} |${work} skipped: ${r.skipped} |${" |".repeat(blanks)}`;
     const cells = (side: "latchkey" | "betterAuth") => {
       if (!r[side]) return Array(withDb ? 5 : 4).fill("-");
       const errors = pairsOf(r).reduce((sum, p) => sum + (p[side]?.errors ?? 0), 0);
@@ -272,7 +311,8 @@ export function markdownTable(results: ScenarioResult[], floor: Measurement | nu
     const pairs = measuredPairs(r);
     const ratios = [ratioCell(ratioSpread(r), pairs), ratioCell(cpuRatioSpread(r), pairs)];
     if (withDb) ratios.push(ratioCell(totalCpuRatioSpread(r), pairs));
-    return `| ${r.title} | ${r.store} | ${r.work || "-"} | ${cells("latchkey").join(" | ")} | ${cells("betterAuth").join(" | ")} | ${ratios.join(" | ")} | ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |`;
+    const target = columns.target ? ` ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |` : "";
+    return `| ${r.title} | ${r.store} |${work} ${cells("latchkey").join(" | ")} | ${cells("betterAuth").join(" | ")} | ${ratios.join(" | ")} |${target}`;
   });
   return [head, ...rows].join("\n");
 }
