@@ -9,9 +9,11 @@ import Database from "libsql";
 import { betterAuthDatabase } from "../servers/better-auth-db.ts";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
 import type { Measurement } from "./load.ts";
-import { GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
+import { BASELINE_BLOCK, GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
+import { CONFIGURATION_S, estimateRun, SETTLE_S } from "./estimate.ts";
 import { summarizeProfile } from "./profile.ts";
 import {
+  baselineColumns,
   cpuRatio,
   cpuRatioSpread,
   markdownDrivers,
@@ -269,6 +271,44 @@ describe("report", () => {
   });
 });
 
+describe("baseline table", () => {
+  it("names this checkout and the baseline revision, with the ratios current/baseline and no target", () => {
+    const table = markdownTable(
+      [{ ...result(measurement(1100, 0.9), measurement(1000, 1), 5), work: "ignored here" }],
+      null,
+      baselineColumns("3dea209"),
+    );
+    const [head, rule, row] = table.split("\n");
+    expect(head).toBe(
+      "| scenario | store | current ops/s | p50 ms | err | CPU ms/op (app) | 3dea209 ops/s | p50 ms | err | CPU ms/op (app) | ratio current/3dea209 | CPU/op 3dea209/current (app) |",
+    );
+    expect(rule?.split("|").length).toBe(head?.split("|").length);
+    expect(row).toContain("| 1.1x | 1.1x |");
+    expect(row).not.toContain("ignored here");
+    expect(row).not.toContain(">= 5x");
+  });
+});
+
+describe("duration estimate", () => {
+  it("adds up warm-up, window and settling of every window of both servers, and a start-up per configuration", () => {
+    // One store, 5 repeats, 2 s + 5 s: a configuration of two plain scenarios and one doubled (sign-in):
+    // 2 servers x 5 repeats x ((7 + 1) + (7 + 1) + (14 + 1)) = 310 s, plus one start-up.
+    const estimate = estimateRun({
+      stores: 1,
+      repeat: 5,
+      warmupMs: 2_000,
+      measureMs: 5_000,
+      configurations: [{ part: "standard scenarios", scales: [1, 1, 2] }],
+      floor: false,
+      hashCap: false,
+      workers: false,
+    });
+    expect(SETTLE_S).toBe(1);
+    expect(estimate.totalS).toBe(310 + CONFIGURATION_S);
+    expect(estimate.parts).toEqual([{ part: "standard scenarios", seconds: 310 + CONFIGURATION_S, windows: 30 }]);
+  });
+});
+
 describe("CPU profile summary", () => {
   it("counts only samples inside the measured window", () => {
     const dir = mkdtempSync(`${tmpdir()}/bench-profile-`);
@@ -339,6 +379,27 @@ describe("docs generator", () => {
     expect(out.endsWith(`${GENERATED_END}\n\nmore prose\n`)).toBe(true);
     expect(out).toContain("`pnpm bench --repeat=5 --store=libsql,postgres`");
     expect(() => replaceGenerated("# no markers", run, "x")).toThrow(/markers/);
+  });
+
+  it("writes a baseline run into its own block and leaves the main run's block as it was", () => {
+    const doc = [
+      "# Benchmarks",
+      GENERATED_START,
+      "main figures",
+      GENERATED_END,
+      "## Before and after",
+      BASELINE_BLOCK.start,
+      "old baseline figures",
+      BASELINE_BLOCK.end,
+      "",
+    ].join("\n");
+    const baselineRun = { ...run, command: "pnpm bench --baseline=3dea209 --repeat=5 --store=libsql,postgres" };
+    const out = replaceGenerated(doc, baselineRun, "| current | 3dea209 |\n", BASELINE_BLOCK);
+    expect(out).toContain(`${GENERATED_START}\nmain figures\n${GENERATED_END}`);
+    expect(out).not.toContain("old baseline figures");
+    expect(out).toContain("| current | 3dea209 |");
+    expect(out).toContain("(bench/results/baseline.md, copied unchanged)");
+    expect(() => replaceGenerated("# only the main block", baselineRun, "x", BASELINE_BLOCK)).toThrow(/baseline.md/);
   });
 
   it("refuses a run stopped part-way, a quick run and fewer than 5 windows", () => {
