@@ -47,7 +47,7 @@ import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts"
 import { summarizeProfile } from "./harness/profile.ts";
 import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/measure.ts";
 
-// `pnpm bench [--quick] [--repeat=N] [--baseline=<git rev>] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
+// `pnpm bench [--quick] [--repeat=N] [--baseline=<git rev>] [--plan] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
 //             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--scale-users=n]]`
 const args = new Map(
@@ -551,31 +551,42 @@ async function main(): Promise<void> {
   for (const [k, v] of Object.entries(info)) log(`  ${k}: ${v}`);
   const selected = SCENARIOS.filter((s) => !only || only.includes(s.id));
   const standardParts = !scaleOnly && !baseline;
+  // The configurations (pairs of servers) each store runs, in order: the estimate and `--plan` read the same list.
+  const configurations = [
+    ...[true, false].map((jwtHeader) => ({
+      part: "standard scenarios",
+      label: `defaults, JWT header ${jwtHeader ? "on" : "off"}`,
+      scenarios: selected.filter((s) => s.jwtHeader === jwtHeader),
+    })),
+    ...(variantsOn ? VARIANTS : []).flatMap((v) =>
+      [true, false].map((jwtHeader) => ({
+        part: `variant ${v.latchkeyCache ? "Latchkey cache on" : v.variant}`,
+        label: `${v.label}, JWT header ${jwtHeader ? "on" : "off"}`,
+        scenarios: selected.filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id)),
+      })),
+    ),
+  ].filter((c) => c.scenarios.length > 0);
   const estimate = estimateRun({
     stores: scaleOnly ? 0 : stores.length,
     repeat: REPEAT,
     warmupMs: WARMUP_MS,
     measureMs: MEASURE_MS,
-    configurations: [
-      ...[true, false].map((jwtHeader) => ({
-        part: "standard scenarios",
-        scales: selected.filter((s) => s.jwtHeader === jwtHeader).map((s) => s.windowScale ?? 1),
-      })),
-      ...(variantsOn ? VARIANTS : []).flatMap((v) =>
-        [true, false].map((jwtHeader) => ({
-          part: `variant ${v.latchkeyCache ? "Latchkey cache on" : v.variant}`,
-          scales: selected
-            .filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id))
-            .map((s) => s.windowScale ?? 1),
-        })),
-      ),
-    ].filter((c) => c.scales.length > 0),
+    configurations: configurations.map((c) => ({ part: c.part, scales: c.scenarios.map((s) => s.windowScale ?? 1) })),
     floor: standardParts && (!only || only.includes("floor")),
     hashCap: standardParts && (!only || only.includes("hash-cap")),
     workers: standardParts && !args.has("no-workers") && (!only || only.includes("workers")),
   });
   info["estimated duration"] = describeEstimate(estimate);
   log(`  estimated duration: ${info["estimated duration"]}${scale ? "; the scale part comes on top" : ""}`);
+  // `--plan`: what the run would measure, per store, and nothing else.
+  if (args.has("plan")) {
+    for (const store of scaleOnly ? [] : stores)
+      for (const c of configurations)
+        log(
+          `  ${store}: ${c.label}: ${c.scenarios.map((s) => `${s.id}${s.windowScale ? ` (x${s.windowScale} windows)` : ""}`).join(", ")}`,
+        );
+    return;
+  }
   const results: ScenarioResult[] = [];
   const memory: MemoryResult[] = [];
 
