@@ -29,7 +29,7 @@ const SERVERS_UNDER_TEST = "src/servers-under-test";
 const PNPM = ["-y", "--package=pnpm@12.21.0", "pnpm"];
 
 /** Where built baselines are kept, one folder per commit: `$LATCHKEY_BENCH_BASELINE_DIR` or the OS temp folder. */
-export function baselineRoot(): string {
+function baselineRoot(): string {
   return process.env.LATCHKEY_BENCH_BASELINE_DIR || `${tmpdir()}/latchkey-bench-baseline`;
 }
 

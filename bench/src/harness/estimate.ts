@@ -20,9 +20,9 @@ export const SETTLE_S = 1;
 /** Starting two servers (Node + tsx), migrating their databases and seeding 32 users and 2 keys over HTTP. */
 export const CONFIGURATION_S = 15;
 /** The hash-cap part: two servers, 200 sign-ins each. */
-export const HASH_CAP_S = 30;
+const HASH_CAP_S = 30;
 /** Workers: three esbuild bundles and 8 rounds of three workerd cold starts. */
-export const WORKERS_S = 40;
+const WORKERS_S = 40;
 
 export interface Estimate {
   totalS: number;

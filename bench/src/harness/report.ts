@@ -117,7 +117,7 @@ const sideWindows = (result: ScenarioResult, side: "latchkey" | "betterAuth") =>
  * The cell of a side where none of its windows completed MIN_OPS operations: "too few ops (1)", one count per window
  * ("too few ops (0, 1, 0)"); null where at least one window qualifies.
  */
-export function tooFewOps(result: ScenarioResult, side: "latchkey" | "betterAuth"): string | null {
+function tooFewOps(result: ScenarioResult, side: "latchkey" | "betterAuth"): string | null {
   const windows = sideWindows(result, side);
   if (windows.length === 0 || windows.some(qualifies)) return null;
   return `too few ops (${windows.map((m) => fmt(m.ops)).join(", ")})`;
