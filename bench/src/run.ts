@@ -545,6 +545,7 @@ async function main(): Promise<void> {
   const baseline = baselineRev ? prepareBaseline(baselineRev, log) : null;
   if (baseline) {
     info.baseline = baseline.describe;
+    delete info["better-auth"]; // not in this run
     info.load = info.load?.replace("the two libraries", `this checkout and ${baseline.short}`) ?? "";
   }
   log(baseline ? `Latchkey: this checkout vs ${baseline.short}` : "Latchkey vs Better Auth");
