@@ -12,7 +12,7 @@ import {
   type InputOf,
   type OptionShape,
 } from "@latchkey/core";
-import { defaulted, group, optional, shapeOf } from "@latchkey/core";
+import { defaulted, group, optional, shapeOf } from "@latchkey/core/internal";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { hostErrorResponse, keepRefreshedCookie } from "./http/host-response.ts";

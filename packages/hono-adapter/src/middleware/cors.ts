@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { cors as honoCors } from "hono/cors";
 import { AuthConfigError, type InputOf } from "@latchkey/core";
-import { defaulted, optional } from "@latchkey/core";
+import { defaulted, optional } from "@latchkey/core/internal";
 
 /** The one definition of `createAuth({ cors: {...} })`'s keys: type, default, docs row (docs/options.md). */
 export const CORS_SCHEMA = {
