@@ -34,9 +34,6 @@ export const EMAIL_TEMPLATE_NAMES: readonly string[] = [
 ];
 
 const isDuration = (value: Duration, field: string) => void parseDuration(value, field);
-const isFlag = (value: unknown, field: string) => {
-  if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
-};
 const integerIn = (min: number, max: number, message: string) => (value: number, field: string) => {
   if (!Number.isInteger(value) || value < min || value > max) throw new AuthConfigError(field, message);
 };
