@@ -16,6 +16,7 @@ export type {
   OptionGroup,
   OptionKind,
   OptionSchema,
+  OptionSettings,
   OptionSpec,
 } from "./config/index.ts";
 export { resolveConfig, AUTH_SCHEMA, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";

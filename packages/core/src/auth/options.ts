@@ -220,7 +220,7 @@ const LOCKOUT_SCHEMA = {
    * failed password checks before the account locks (keyed by the user id once the email or username resolves;
    * checks are counted before they run)
    */
-  maxFailures: defaulted<number>(5, { check: integerIn(1, Number.MAX_SAFE_INTEGER, "must be a positive integer") }),
+  maxFailures: defaulted<number>(5, { check: integerIn(1, Number.POSITIVE_INFINITY, "must be a positive integer") }),
   /** the window the failures are counted in */
   window: defaulted<Duration>("15m", { check: isDuration }),
   /** how long a locked account stays locked */

@@ -11,5 +11,6 @@ export type {
   OptionGroup,
   OptionKind,
   OptionSchema,
+  OptionSettings,
   OptionSpec,
 } from "./schema.ts";

@@ -47,20 +47,21 @@ export interface OptionSchema {
   readonly [key: string]: OptionSpec<unknown> | OptionGroup;
 }
 
-type Spec<T> = Omit<OptionSpec<T>, "kind" | "default" | "~type">;
+/** What `optional`, `defaulted` and `required` take besides the default: `check`, `nullable`, `fields`, `each`, `names`. */
+export type OptionSettings<T> = Omit<OptionSpec<T>, "kind" | "default" | "~type">;
 
 /** An option that stays `undefined` when unset. */
-export function optional<T>(spec: Spec<T> = {}): OptionSpec<T, "optional"> {
+export function optional<T>(spec: OptionSettings<T> = {}): OptionSpec<T, "optional"> {
   return { ...spec, kind: "optional" };
 }
 
 /** An option that takes `value` when unset. */
-export function defaulted<T>(value: T, spec: Spec<T> = {}): DefaultedOption<T> {
+export function defaulted<T>(value: T, spec: OptionSettings<T> = {}): DefaultedOption<T> {
   return { ...spec, kind: "default", default: value };
 }
 
 /** An option the caller must set; its `check` gets the value even when unset (else unset is "is required"). */
-export function required<T>(spec: Spec<T> = {}): OptionSpec<T, "required"> {
+export function required<T>(spec: OptionSettings<T> = {}): OptionSpec<T, "required"> {
   return { ...spec, kind: "required" };
 }
 
