@@ -1,6 +1,7 @@
 import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import { and, count, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { PgDatabase } from "./database.ts";
@@ -31,36 +32,20 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
   const owned = (id: string, userId: string | null): SQL | undefined =>
     and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
 
-  // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
-  // (a window that ended restarts at `now`). Row locks serialise concurrent uses of the same key.
-  // Hand-written SQL skips drizzle's column encoding: `now` is bound as an ISO string cast to timestamptz.
-  const at = sql`${sql.placeholder("at")}::timestamptz`;
-  const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
-  const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} * interval '1 millisecond' <= ${at})`;
-  // A refill due at `now` is decided in the same statement as the use: under the row lock a second use sees the
-  // first one's `last_refill_at` and does not refill again.
-  const refillDue = sql`(${k.refillAmount} is not null and ${k.refillIntervalMs} is not null and coalesce(${k.lastRefillAt}, ${k.createdAt}) + ${k.refillIntervalMs} * interval '1 millisecond' <= ${at})`;
+  // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Row locks
+  // serialise concurrent uses of the same key, and a second use re-evaluates the WHERE on the row the first one
+  // wrote (so a refill due at `now` happens once). `now` is bound as an ISO string cast to timestamptz.
+  const rule = sqlApiKeyUseRule(k, {
+    now: sql`${sql.placeholder("at")}::timestamptz`,
+    addMs: (instant, ms) => sql`(${instant} + ${ms} * interval '1 millisecond')`,
+  });
   const use = db
     .update(k)
-    .set({
-      remaining: sql`case when ${refillDue} then ${k.refillAmount} - 1 else ${k.remaining} - 1 end`,
-      lastRefillAt: sql`case when ${refillDue} then ${at} else ${k.lastRefillAt} end`,
-      requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
-      windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
-      lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
-    })
-    .where(
-      and(
-        eq(k.id, sql.placeholder("id")),
-        eq(k.enabled, true),
-        sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-        sql`(${k.remaining} is null or ${k.remaining} > 0 or ${refillDue})`,
-        sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-      ),
-    )
+    .set(rule.set)
+    .where(and(eq(k.id, sql.placeholder("id")), rule.allowed))
     .returning()
     .prepare("api_keys_consume_use");
-  const useOnce = async (id: string, now: Date) => (await use.execute({ id, now, at: now.toISOString() }))[0] ?? null;
+  const useOnce = async (id: string, now: Date) => (await use.execute({ id, at: now.toISOString() }))[0] ?? null;
   const touch = db
     .update(k)
     .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })

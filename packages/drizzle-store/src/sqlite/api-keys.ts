@@ -1,6 +1,7 @@
 import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import { and, desc, eq, getTableColumns, isNotNull, lt, lte, or, Param, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { SqliteDatabase } from "./database.ts";
@@ -32,29 +33,15 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
   const owned = (id: string, userId: string | null): SQL | undefined =>
     and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
 
-  // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
-  // (a window that ended restarts at `now`). Instants are epoch milliseconds, so the window is plain arithmetic.
-  // Hand-written SQL skips drizzle's column encoding: `now` is bound as epoch milliseconds.
-  const at = sql.placeholder("at");
-  const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
-  const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} <= ${at})`;
-  // A refill due at `now` is decided in the same statement as the use (writes are serialised, so a second use
-  // sees the first one's `last_refill_at` and does not refill again).
-  const refillDue = sql`(${k.refillAmount} is not null and ${k.refillIntervalMs} is not null and coalesce(${k.lastRefillAt}, ${k.createdAt}) + ${k.refillIntervalMs} <= ${at})`;
-  const usage = {
-    remaining: sql`case when ${refillDue} then ${k.refillAmount} - 1 else ${k.remaining} - 1 end`,
-    lastRefillAt: sql`case when ${refillDue} then ${at} else ${k.lastRefillAt} end`,
-    requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
-    windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
-    lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
-  };
-  const usable = and(
-    eq(k.id, sql.placeholder("id")),
-    eq(k.enabled, true),
-    sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-    sql`(${k.remaining} is null or ${k.remaining} > 0 or ${refillDue})`,
-    sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-  );
+  // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Writes are
+  // serialised, so a second use sees the first one's row (a refill due at `now` happens once). Instants are epoch
+  // milliseconds: `now` is bound as one and instant arithmetic is plain addition.
+  const rule = sqlApiKeyUseRule(k, {
+    now: sql`${sql.placeholder("at")}`,
+    addMs: (instant, ms) => sql`(${instant} + ${ms})`,
+  });
+  const usage = rule.set;
+  const usable = and(eq(k.id, sql.placeholder("id")), rule.allowed);
   const viaClient = db.update(k).set(usage).where(usable).returning().prepare();
   // A file store runs the same UPDATE ... RETURNING through a statement the engine prepared once (see file-reads.ts).
   const use = writeThrough(
@@ -62,7 +49,7 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
     (wdb) => wdb.update(k).set(usage).where(usable).returning().prepare(),
     (values) => viaClient.all(values),
   );
-  const useOnce = async (id: string, now: Date) => (await use({ id, now, at: now.getTime() }))[0] ?? null;
+  const useOnce = async (id: string, now: Date) => (await use({ id, at: now.getTime() }))[0] ?? null;
   const touch = db
     .update(k)
     .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
