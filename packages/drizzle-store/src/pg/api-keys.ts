@@ -12,6 +12,13 @@ const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !==
 
 /** `ApiKeyStore` over PostgreSQL; a use is one conditional UPDATE ... RETURNING. */
 export function apiKeysPort(db: PgDatabase): ApiKeyStore {
+  const lookups = lookupsPort(db);
+  return { ...lookups, ...usesPort(db, lookups.findById), ...changesPort(db) };
+}
+
+type Lookups = Pick<ApiKeyStore, "findByHash" | "findById" | "listByUser">;
+
+function lookupsPort(db: PgDatabase): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byColumn = (column: typeof k.id | typeof k.keyHash, name: string) =>
     db
@@ -29,9 +36,28 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
     .limit(1)
     .prepare("api_keys_by_hash");
   const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
-  const owned = (id: string, userId: string | null): SQL | undefined =>
-    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
+  return {
+    async findByHash(keyHash) {
+      return (await byHash.execute({ value: keyHash }))[0] ?? null;
+    },
+    findById,
+    async listByUser(userId, { limit, cursor }) {
+      const after = cursor === null ? null : decodeCursor(cursor);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
+      const rows = await db
+        .select()
+        .from(k)
+        .where(and(eq(k.userId, userId), older ?? undefined))
+        .orderBy(desc(k.createdAt), desc(k.id))
+        .limit(limit + 1);
+      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
+    },
+  };
+}
 
+/** A use (core's rule in one conditional UPDATE ... RETURNING) and the throttled last-used stamp. */
+function usesPort(db: PgDatabase, findById: Lookups["findById"]): Pick<ApiKeyStore, "consumeUse" | "touchLastUsed"> {
   // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Row locks
   // serialise concurrent uses of the same key, and a second use re-evaluates the WHERE on the row the first one
   // wrote (so a refill due at `now` happens once). `now` is bound as an ISO string cast to timestamptz.
@@ -58,6 +84,30 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
     .prepare("api_keys_touch_last_used");
 
   return {
+    async touchLastUsed(id, now, resolutionMs) {
+      await touch.execute({ id, now, staleAt: new Date(now.getTime() - resolutionMs).toISOString() });
+    },
+    async consumeUse(id, now): Promise<ApiKeyUseResult> {
+      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
+        const used = await useOnce(id, now);
+        if (used) return { ok: true, key: used };
+        // Only now, to name the reason: the decision above was already made in SQL.
+        const key = await findById(id);
+        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
+        const reason = apiKeyUseRefusal(key, now);
+        if (reason) return { ok: false, reason, key };
+      }
+      throw unstableKeyError(id);
+    },
+  };
+}
+
+function changesPort(
+  db: PgDatabase,
+): Pick<ApiKeyStore, "create" | "update" | "reroll" | "deleteExpiredRerolls" | "delete" | "deleteExpired"> {
+  const owned = (id: string, userId: string | null): SQL | undefined =>
+    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
+  return {
     async create(key, options = {}) {
       const max = options.maxPerUser ?? null;
       if (max === null) {
@@ -73,22 +123,6 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         await tx.insert(k).values(key);
         return true;
       });
-    },
-    async findByHash(keyHash) {
-      return (await byHash.execute({ value: keyHash }))[0] ?? null;
-    },
-    findById,
-    async listByUser(userId, { limit, cursor }) {
-      const after = cursor === null ? null : decodeCursor(cursor);
-      if (cursor !== null && after === null) return { items: [], nextCursor: null };
-      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
-      const rows = await db
-        .select()
-        .from(k)
-        .where(and(eq(k.userId, userId), older ?? undefined))
-        .orderBy(desc(k.createdAt), desc(k.id))
-        .limit(limit + 1);
-      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
     },
     async update(id, userId, patch, options = {}) {
       const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);
@@ -119,9 +153,6 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         .returning({ id: k.id });
       return rows.length;
     },
-    async touchLastUsed(id, now, resolutionMs) {
-      await touch.execute({ id, now, staleAt: new Date(now.getTime() - resolutionMs).toISOString() });
-    },
     async delete(id, userId) {
       return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
     },
@@ -131,18 +162,6 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         .delete(k)
         .where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))
         .returning({ id: k.id, userId: k.userId });
-    },
-    async consumeUse(id, now): Promise<ApiKeyUseResult> {
-      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
-        const used = await useOnce(id, now);
-        if (used) return { ok: true, key: used };
-        // Only now, to name the reason: the decision above was already made in SQL.
-        const key = await findById(id);
-        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyUseRefusal(key, now);
-        if (reason) return { ok: false, reason, key };
-      }
-      throw unstableKeyError(id);
     },
   };
 }
