@@ -47,3 +47,18 @@ export type {
   UseRuleTimeField,
   JsRepr,
 } from "./api-key/index.ts";
+export { parseDuration } from "./config/index.ts";
+export {
+  systemClock,
+  createTestClock,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+  guardPorts,
+  guardStore,
+} from "./ports/index.ts";
+export { portableArgon2idRaw } from "./password/index.ts";
+export { consoleLogger } from "./logger/index.ts";
+export { SERVER_CALL } from "./kernel/index.ts";
+export { normalizePermissions } from "./api-key/index.ts";
+export { inProcessCacheBus } from "./cache/index.ts";
+export { sweepBatchSize } from "./sweep/index.ts";
