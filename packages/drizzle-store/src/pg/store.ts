@@ -34,6 +34,10 @@ export function portsOf(db: PgDatabase): FullStorePorts {
 export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
   const guard = (ports: FullStorePorts) => guardPorts(ports, isPgUnavailable);
   const db = drizzlePg({ client }) as unknown as PgDatabase;
+  // The ports a transaction body gets, built once per pooled connection (building them prepares every port's
+  // statements): over the first drizzle transaction object of that connection, which holds nothing but the
+  // connection, so later transactions on it reuse them (a port's own nested transaction is a savepoint in it).
+  const perConnection = new WeakMap<pg.PoolClient, { db: ReturnType<typeof drizzlePg>; ports?: FullStorePorts }>();
   return guardStore(
     {
       kind: "postgres",
@@ -44,9 +48,10 @@ export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
         const connection = await client.connect();
         let broken: Error | undefined;
         try {
-          return await drizzlePg({ client: connection }).transaction((tx) =>
-            body(guard(portsOf(tx as unknown as PgDatabase))),
-          );
+          let held = perConnection.get(connection);
+          if (!held) perConnection.set(connection, (held = { db: drizzlePg({ client: connection }) }));
+          const on = held;
+          return await on.db.transaction((tx) => body((on.ports ??= guard(portsOf(tx as unknown as PgDatabase)))));
         } catch (error) {
           if (isPgUnavailable(error) || !(connection as unknown as { _queryable?: boolean })._queryable)
             broken = error instanceof Error ? error : new Error("transaction failed");
