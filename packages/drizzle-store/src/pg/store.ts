@@ -14,9 +14,9 @@ import { verificationsPort } from "./verifications.ts";
 import { pgCacheCarrier } from "./cache-carrier.ts";
 
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
-export function portsOf(db: PgDatabase): FullStorePorts {
+export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
   return {
-    users: usersPort(db),
+    users: usersPort(db, inTransaction),
     sessions: sessionsPort(db),
     accounts: accountsPort(db),
     verifications: verificationsPort(db),
@@ -37,7 +37,7 @@ export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
   // The ports a transaction body gets, built once per pooled connection (building them prepares every port's
   // statements): over the first drizzle transaction object of that connection, which holds nothing but the
   // connection, so later transactions on it reuse them (a port's own nested transaction is a savepoint in it).
-  const perConnection = new WeakMap<pg.PoolClient, { db: ReturnType<typeof drizzlePg>; ports?: FullStorePorts }>();
+  const perConnection = new WeakMap<pg.PoolClient, { db: PgDatabase; ports?: FullStorePorts }>();
   return guardStore(
     {
       kind: "postgres",
@@ -48,10 +48,16 @@ export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
         const connection = await client.connect();
         let broken: Error | undefined;
         try {
-          let held = perConnection.get(connection);
-          if (!held) perConnection.set(connection, (held = { db: drizzlePg({ client: connection }) }));
-          const on = held;
-          return await on.db.transaction((tx) => body((on.ports ??= guard(portsOf(tx as unknown as PgDatabase)))));
+          let on = perConnection.get(connection);
+          if (on === undefined) {
+            on = { db: drizzlePg({ client: connection }) as unknown as PgDatabase };
+            perConnection.set(connection, on);
+          }
+          const held = on;
+          return await held.db.transaction((tx) => {
+            held.ports ??= guard(portsOf(tx as unknown as PgDatabase, true));
+            return body(held.ports);
+          });
         } catch (error) {
           if (isPgUnavailable(error) || !(connection as unknown as { _queryable?: boolean })._queryable)
             broken = error instanceof Error ? error : new Error("transaction failed");

@@ -15,9 +15,9 @@ import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 
-function portsOf(db: SqliteDatabase, reads: FileReads | null): FullStorePorts {
+function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = false): FullStorePorts {
   return {
-    users: usersPort(db, reads),
+    users: usersPort(db, reads, inTransaction),
     sessions: sessionsPort(db, reads),
     accounts: accountsPort(db),
     verifications: verificationsPort(db),
@@ -96,7 +96,7 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
           const tx = await client.transaction("write");
           open = tx;
           try {
-            txPorts ??= guardPorts(portsOf(drizzle({ client: txClient }), null), isSqliteUnavailable);
+            txPorts ??= guardPorts(portsOf(drizzle({ client: txClient }), null, true), isSqliteUnavailable);
             const result = await body(txPorts);
             await tx.commit();
             return result;

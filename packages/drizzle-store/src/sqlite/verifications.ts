@@ -1,5 +1,6 @@
 import type { VerificationStore } from "@latchkey/core";
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { verifications } from "./schema.ts";
 
@@ -17,9 +18,20 @@ export function verificationsPort(db: SqliteDatabase): VerificationStore {
     .where(eq(verifications.id, sql.placeholder("id")))
     .returning()
     .prepare();
+  // Every code or link sent: the identifier is unique, so "delete the old rows, insert this one" is one upsert
+  // replacing every column.
+  const { identifier: _identifier, ...replaceBound } = rowPlaceholders(verifications);
+  const upsert = db
+    .insert(verifications)
+    .values(rowPlaceholders(verifications))
+    .onConflictDoUpdate({ target: verifications.identifier, set: replaceBound })
+    .prepare();
   return {
     async issue(record) {
-      // The identifier is unique, so "delete the old rows, insert this one" is one upsert replacing every column.
+      if (bindsWhole(verifications, record)) {
+        await upsert.run(record);
+        return;
+      }
       const { identifier: _, ...replacement } = record;
       await db
         .insert(verifications)
