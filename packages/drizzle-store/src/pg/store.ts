@@ -12,6 +12,7 @@ import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { pgCacheCarrier } from "./cache-carrier.ts";
+import { transactionPorts } from "../transaction-ports.ts";
 
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
 export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
@@ -54,10 +55,15 @@ export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
             perConnection.set(connection, on);
           }
           const held = on;
-          return await held.db.transaction((tx) => {
-            held.ports ??= guard(portsOf(tx as unknown as PgDatabase, true));
-            return body(held.ports);
-          });
+          let live = true;
+          try {
+            return await held.db.transaction((tx) => {
+              held.ports ??= guard(portsOf(tx as unknown as PgDatabase, true));
+              return body(transactionPorts(held.ports, () => live));
+            });
+          } finally {
+            live = false;
+          }
         } catch (error) {
           if (isPgUnavailable(error) || !(connection as unknown as { _queryable?: boolean })._queryable)
             broken = error instanceof Error ? error : new Error("transaction failed");

@@ -14,6 +14,7 @@ import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
+import { transactionPorts } from "../transaction-ports.ts";
 
 function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = false): FullStorePorts {
   return {
@@ -97,7 +98,7 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
           open = tx;
           try {
             txPorts ??= guardPorts(portsOf(drizzle({ client: txClient }), null, true), isSqliteUnavailable);
-            const result = await body(txPorts);
+            const result = await body(transactionPorts(txPorts, () => open === tx));
             await tx.commit();
             return result;
           } catch (error) {
