@@ -18,7 +18,10 @@ import {
   markdownScale,
   markdownSizes,
   markdownSweeps,
+  baselineColumns,
   markdownTable,
+  MIN_OPS,
+  measuredPairs,
   medianMeasurement,
   progressLine,
   ratio,
@@ -30,6 +33,8 @@ import {
   type SweepResult,
 } from "./harness/report.ts";
 import { startBenchPostgres, type BenchPostgres } from "./harness/postgres.ts";
+import { prepareBaseline, type Baseline } from "./harness/baseline.ts";
+import { describeEstimate, estimateRun } from "./harness/estimate.ts";
 import { explainHotStatements } from "./scale/explain.ts";
 import { sizesFor } from "./scale/rows.ts";
 import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./scale/seed.ts";
@@ -42,7 +47,7 @@ import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts"
 import { summarizeProfile } from "./harness/profile.ts";
 import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/measure.ts";
 
-// `pnpm bench [--quick] [--repeat=N] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
+// `pnpm bench [--quick] [--repeat=N] [--baseline=<git rev>] [--plan] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
 //             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--scale-users=n]]`
 const args = new Map(
@@ -52,6 +57,10 @@ const args = new Map(
   }),
 );
 const quick = args.has("quick");
+// `--baseline=<rev>`: this checkout's Latchkey against that revision's (built once in a worktree of its own,
+// harness/baseline.ts), alternating in every repeat; no Better Auth, no floor, hash cap, variants, scale or Workers.
+const baselineRev = args.get("baseline") ?? null;
+if (baselineRev === "true") throw new Error("--baseline needs a git revision: --baseline=<rev>");
 const WARMUP_MS = Number(args.get("warmup") ?? (quick ? 1_000 : 2_000));
 const MEASURE_MS = Number(args.get("measure") ?? (quick ? 2_000 : 5_000));
 const CONNECTIONS = Number(args.get("connections") ?? 32);
@@ -67,7 +76,9 @@ const scale = args.has("scale") || scaleOnly;
 const [SMALL, LARGE] = (args.get("scale-sizes") ?? "1000,1000000").split(",").map(Number) as [number, number];
 const SCALE_IDS = ["get-session", "api-key-verify-unlimited", "api-key-verify-quota", "token", "otp-round-trip"];
 // Tuned Better Auth configurations, each its own rows next to the defaults: on in the full run, off in the quick one.
-const variantsOn = args.has("variants") || (!quick && !args.has("no-variants"));
+const variantsOn = !baselineRev && (args.has("variants") || (!quick && !args.has("no-variants")));
+if (baselineRev && (args.has("scale") || args.has("scale-only") || args.has("profile")))
+  throw new Error("--baseline runs the standard scenarios only (no --scale, --scale-only or --profile)");
 interface Variant {
   variant: BetterAuthVariant;
   /** Latchkey runs with its lookup cache on (`cache: {}`) in this configuration. */
@@ -183,13 +194,15 @@ async function start(
   profileDir?: string,
   variant?: BetterAuthVariant,
   latchkeyCache = false,
+  baseline?: Baseline,
 ): Promise<ServerProcess> {
   const port = nextPort++;
-  const dbFile = store === "libsql" ? `${tmpDir}/${impl}-${port}.db` : undefined;
+  const name = baseline ? "baseline" : impl;
+  const dbFile = store === "libsql" ? `${tmpDir}/${name}-${port}.db` : undefined;
   if (dbFile) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${dbFile}${suffix}`, { force: true });
   const dbUrl =
     store === "postgres"
-      ? await (await cluster()).createDatabase(`${impl === "latchkey" ? "lk" : "ba"}_${port}`)
+      ? await (await cluster()).createDatabase(`${baseline ? "bl" : impl === "latchkey" ? "lk" : "ba"}_${port}`)
       : undefined;
   return startServer({
     impl,
@@ -202,6 +215,7 @@ async function start(
     ...(profileDir ? { cpuProfileDir: profileDir } : {}),
     ...(variant && impl === "better-auth" ? { variant } : {}),
     ...(latchkeyCache && impl === "latchkey" ? { latchkeyCache } : {}),
+    ...(baseline ? { baseline: { benchDir: baseline.benchDir, entry: baseline.entry } } : {}),
   });
 }
 
@@ -266,6 +280,8 @@ interface ConfigurationExtras {
   label: string;
   /** A tuned Better Auth instead of its defaults; the rows' titles name it. */
   variant?: Variant;
+  /** Another revision's Latchkey in place of Better Auth (`--baseline`). */
+  baseline?: Baseline;
   /** Runs after the HTTP seed (the scale mode's bulk load), before the first scenario. */
   before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
   /** Runs after the last scenario, both servers still up (sweeps, query plans). */
@@ -284,7 +300,11 @@ async function runConfiguration(
   extras: ConfigurationExtras,
 ) {
   const lk = await start("latchkey", store, jwtHeader, undefined, undefined, extras.variant?.latchkeyCache);
-  const ba = await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
+  // The other side: Better Auth, or in a `--baseline` run another revision's Latchkey (the same server file).
+  const ba = extras.baseline
+    ? await start("latchkey", store, jwtHeader, undefined, undefined, false, extras.baseline)
+    : await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
+  const otherName = extras.baseline ? "baseline" : "better-auth";
   const both = [lk, ba];
   try {
     const lkFeatures = await features(lk);
@@ -292,11 +312,12 @@ async function runConfiguration(
     if (!drivers.some((d) => d.store === store))
       drivers.push({ store, latchkey: lkFeatures.store, betterAuth: baFeatures.store });
     info["latchkey password hash"] = lkFeatures.passwordHash;
-    info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
-      baFeatures.passwordHash;
+    if (!extras.baseline)
+      info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
+        baFeatures.passwordHash;
     const seeds = new Map<ServerProcess, Seed>([
       [lk, await seed(lk, USERS, lkFeatures.apiKeys)],
-      [ba, await seed(ba, USERS, true)],
+      [ba, await seed(ba, USERS, extras.baseline ? baFeatures.apiKeys : true)],
     ]);
     // The bulk load after the HTTP seed: Better Auth's createApiKey deletes every expired key it finds (at most every
     // 10 s), so loading first would leave it none for the timed sweep while Latchkey keeps all of its own.
@@ -308,7 +329,10 @@ async function runConfiguration(
       rss.set(server, { idleMb: server.rssMb(), peakMb: 0 });
     }
     for (const [index, scenario] of scenarios.entries()) {
-      const missing = missingFor(scenario, lkFeatures);
+      // A baseline lacking a plugin skips the scenario on both sides (there is nothing to compare).
+      const missing = [
+        ...new Set([...missingFor(scenario, lkFeatures), ...(extras.baseline ? missingFor(scenario, baFeatures) : [])]),
+      ];
       const result: ScenarioResult = {
         id: extras.variant ? `${scenario.id}+${extras.variant.variant}` : scenario.id,
         title: extras.variant ? `${scenario.title} — ${extras.variant.label}` : scenario.title,
@@ -319,7 +343,9 @@ async function runConfiguration(
         betterAuth: null,
         target: scenario.target[store === "postgres" ? "libsql" : store], // the same goals as on libSQL
         floorTarget: store === "memory" && scenario.id.startsWith("get-session") ? 0.5 : null,
-        skipped: missing.length ? `no ${missing.join(", ")} plugin in @latchkey/core on this checkout` : null,
+        skipped: missing.length
+          ? `no ${missing.join(", ")} plugin in @latchkey/core on this checkout${extras.baseline ? " or the baseline" : ""}`
+          : null,
       };
       log(`  ${scenario.title} [${store}]`);
       const windows: NonNullable<ScenarioResult["windows"]> = [];
@@ -329,17 +355,21 @@ async function runConfiguration(
         const order = (index + repeat) % 2 === 0 ? [lk, ba] : [ba, lk];
         for (const server of order) {
           const impl = server === lk ? "latchkey" : "better-auth";
-          if (impl === "latchkey" && missing.length) {
+          if ((impl === "latchkey" || extras.baseline) && missing.length) {
             if (repeat === 0) log(`    latchkey     skipped: ${result.skipped}`);
             continue;
           }
           await settle(server, both);
           const m = await measure(
             server,
-            plan(scenario.plan(impl, server, seeds.get(server) as Seed), scenario.windowScale),
+            plan(
+              scenario.plan(extras.baseline ? "latchkey" : impl, server, seeds.get(server) as Seed),
+              scenario.windowScale,
+            ),
             databaseCpu,
           );
-          log(progressLine(REPEAT === 1 ? impl : `${impl} ${repeat + 1}`, m));
+          const label = impl === "latchkey" ? (extras.baseline ? "current" : impl) : otherName;
+          log(progressLine(REPEAT === 1 ? label : `${label} ${repeat + 1}`, m));
           const r = rss.get(server);
           if (r) r.peakMb = Math.max(r.peakMb, m.rssPeakMb);
           if (impl === "latchkey") pair.latchkey = m;
@@ -352,6 +382,8 @@ async function runConfiguration(
       result.betterAuth = medianMeasurement(windows.flatMap((w) => (w.betterAuth ? [w.betterAuth] : [])));
       const r = ratio(result);
       const c = cpuRatio(result);
+      if (r === null && measuredPairs(result) > 0)
+        log(`    ratio        none: no pair of windows where both completed ${MIN_OPS} operations`);
       if (r !== null)
         log(
           `    ratio        ${r.toFixed(1)}x (CPU/op ${c === null ? "-" : c.toFixed(1)}x)${floor && result.floorTarget && result.latchkey ? `  (${((result.latchkey.opsPerSec / floor.opsPerSec) * 100).toFixed(0)}% of the Hono floor; CPU/op ${((floor.cpuMsPerOp / result.latchkey.cpuMsPerOp) * 100).toFixed(0)}%)` : ""}`,
@@ -510,14 +542,57 @@ async function main(): Promise<void> {
   mkdirSync(tmpDir, { recursive: true });
   if (profileScenario) return profile();
   const info = machine();
-  log("Latchkey vs Better Auth");
+  const baseline = baselineRev ? prepareBaseline(baselineRev, log) : null;
+  if (baseline) {
+    info.baseline = baseline.describe;
+    delete info["better-auth"]; // not in this run
+    info.load = info.load?.replace("the two libraries", `this checkout and ${baseline.short}`) ?? "";
+  }
+  log(baseline ? `Latchkey: this checkout vs ${baseline.short}` : "Latchkey vs Better Auth");
   for (const [k, v] of Object.entries(info)) log(`  ${k}: ${v}`);
   const selected = SCENARIOS.filter((s) => !only || only.includes(s.id));
+  const standardParts = !scaleOnly && !baseline;
+  // The configurations (pairs of servers) each store runs, in order: the estimate and `--plan` read the same list.
+  const configurations = [
+    ...[true, false].map((jwtHeader) => ({
+      part: "standard scenarios",
+      label: `defaults, JWT header ${jwtHeader ? "on" : "off"}`,
+      scenarios: selected.filter((s) => s.jwtHeader === jwtHeader),
+    })),
+    ...(variantsOn ? VARIANTS : []).flatMap((v) =>
+      [true, false].map((jwtHeader) => ({
+        part: `variant ${v.latchkeyCache ? "Latchkey cache on" : v.variant}`,
+        label: `${v.label}, JWT header ${jwtHeader ? "on" : "off"}`,
+        scenarios: selected.filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id)),
+      })),
+    ),
+  ].filter((c) => c.scenarios.length > 0);
+  const estimate = estimateRun({
+    stores: scaleOnly ? 0 : stores.length,
+    repeat: REPEAT,
+    warmupMs: WARMUP_MS,
+    measureMs: MEASURE_MS,
+    configurations: configurations.map((c) => ({ part: c.part, scales: c.scenarios.map((s) => s.windowScale ?? 1) })),
+    floor: standardParts && (!only || only.includes("floor")),
+    hashCap: standardParts && (!only || only.includes("hash-cap")),
+    workers: standardParts && !args.has("no-workers") && (!only || only.includes("workers")),
+  });
+  info["estimated duration"] = describeEstimate(estimate);
+  log(`  estimated duration: ${info["estimated duration"]}${scale ? "; the scale part comes on top" : ""}`);
+  // `--plan`: what the run would measure, per store, and nothing else.
+  if (args.has("plan")) {
+    for (const store of scaleOnly ? [] : stores)
+      for (const c of configurations)
+        log(
+          `  ${store}: ${c.label}: ${c.scenarios.map((s) => `${s.id}${s.windowScale ? ` (x${s.windowScale} windows)` : ""}`).join(", ")}`,
+        );
+    return;
+  }
   const results: ScenarioResult[] = [];
   const memory: MemoryResult[] = [];
 
   let floor: Measurement | null = null;
-  if (!scaleOnly && (!only || only.includes("floor"))) {
+  if (!scaleOnly && !baseline && (!only || only.includes("floor"))) {
     log("\nHono floor (GET /hello, plain JSON)");
     floor = await runFloor();
     log(progressLine("hono", floor));
@@ -525,7 +600,7 @@ async function main(): Promise<void> {
 
   // Issue 33: get-session while 200 password sign-ins are in flight, without and with the hash cap.
   const hashCap: HashCapResult[] = [];
-  if (!scaleOnly && (!only || only.includes("hash-cap"))) {
+  if (!scaleOnly && !baseline && (!only || only.includes("hash-cap"))) {
     log("\nget-session while 200 password sign-ins are in flight (memory store, default argon2id)");
     for (const cap of ["off", "on"] as const) {
       const result = await measureHashCap({ cap, port: nextPort++, cpus: serverCpus });
@@ -555,16 +630,17 @@ async function main(): Promise<void> {
         ? ""
         : `Hono floor (GET /hello through @hono/node-server): ${Math.round(floor.opsPerSec).toLocaleString("en-US")} req/s, ${floor.cpuMsPerOp.toFixed(3)} ms server CPU per request.`,
       "",
-      drivers.length
+      // Both columns of these two tables are named for the two libraries: not shown in a baseline run.
+      drivers.length && !baseline
         ? `Database drivers (each server's own description of its store):\n\n${markdownDrivers(drivers)}\n`
         : "",
-      results.length ? markdownTable(results, floor) : "",
+      results.length ? markdownTable(results, floor, baseline ? baselineColumns(baseline.short) : undefined) : "",
       "",
       hashCap.length
         ? `get-session (bearer, 4 at a time) while 200 password sign-ins for unknown emails are in flight, one server on the memory store with default argon2id; uncapped = \`passwordHashing: { concurrency: 1024, maxQueue: 100000, unauthenticatedBudget: false }\`:\n\n${markdownHashCap(hashCap)}`
         : "",
       "",
-      memory.length
+      memory.length && !baseline
         ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}`
         : "",
       "",
@@ -582,15 +658,17 @@ async function main(): Promise<void> {
       sizes.length ? markdownSizes(sizes) : "",
       ...sizes.filter((s) => s.detail).map((s) => `\n${s.name}: ${s.detail}`),
     ].join("\n");
+    // A baseline run is a run of its own: bench/results/baseline.*, next to the main run's latest.*.
+    const file = baseline ? "baseline" : "latest";
     mkdirSync(`${benchDir}results`, { recursive: true });
-    writeFileSync(`${benchDir}results/latest.md`, `${markdown}\n`);
+    writeFileSync(`${benchDir}results/${file}.md`, `${markdown}\n`);
     writeFileSync(
-      `${benchDir}results/latest.json`,
-      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim() }, info, floor, results, hashCap, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
+      `${benchDir}results/${file}.json`,
+      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim(), ...(baseline ? { baseline: baseline.commit } : {}) }, info, floor, results, hashCap, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
     );
     if (final) {
       log(`\n${markdown}`);
-      log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/latest.md and latest.json)`);
+      log(`\nTotal time: ${totalS.toFixed(0)} s (results in bench/results/${file}.md and ${file}.json)`);
     }
   };
 
@@ -617,6 +695,7 @@ async function main(): Promise<void> {
       if (group.length)
         await runConfiguration(store, jwtHeader, group, floor, results, info, memory, {
           label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}`,
+          ...(baseline ? { baseline } : {}),
         });
     }
     for (const v of variantsOn ? VARIANTS : []) {
@@ -634,7 +713,7 @@ async function main(): Promise<void> {
 
   if (scale) await runScale(info, memory, scaled, () => report(false));
 
-  if (!scaleOnly && !args.has("no-workers") && (!only || only.includes("workers"))) {
+  if (!scaleOnly && !baseline && !args.has("no-workers") && (!only || only.includes("workers"))) {
     log("\nWorkers (esbuild bundle, workerd cold start)");
     sizes = await measureWorkers(latchkeyPlugins(), quick ? 3 : 7, serverCpus, log);
   }

@@ -9,15 +9,19 @@ import Database from "libsql";
 import { betterAuthDatabase } from "../servers/better-auth-db.ts";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
 import type { Measurement } from "./load.ts";
-import { GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
+import { BASELINE_BLOCK, GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
+import { CONFIGURATION_S, estimateRun, SETTLE_S } from "./estimate.ts";
 import { summarizeProfile } from "./profile.ts";
 import {
+  baselineColumns,
   cpuRatio,
   cpuRatioSpread,
   markdownDrivers,
   markdownScale,
   markdownTable,
+  MIN_OPS,
   medianMeasurement,
+  qualifies,
   ratio,
   ratioSpread,
   spread,
@@ -129,10 +133,10 @@ describe("report", () => {
       ),
       windows,
     };
-    expect(ratioSpread(r)).toEqual({ median: 10, min: 8, max: 12, n: 3 });
+    expect(ratioSpread(r)).toEqual({ median: 10, min: 8, max: 12, n: 3, pairs: 3 });
     expect(ratio(r)).toBe(10);
-    expect(cpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3 });
-    expect(totalCpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3 });
+    expect(cpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3, pairs: 3 });
+    expect(totalCpuRatioSpread(r)).toEqual({ median: 5, min: 4, max: 6, n: 3, pairs: 3 });
     expect(r.latchkey?.opsPerSec).toBe(1000);
     expect(r.latchkey?.dbCpuMsPerOp).toBe(0.5);
     const table = markdownTable([{ ...r, work: "1 read vs 1 read + 2 writes" }], null);
@@ -142,6 +146,84 @@ describe("report", () => {
     // app + database CPU per op of Latchkey: 1.0, 1.5, 1.0
     expect(table).toContain("| 1.00 (1.00–1.50) |");
     expect(table).toContain("CPU ms/op (app + db)");
+  });
+
+  it("computes nothing from a window of fewer than MIN_OPS operations: the recorded 55.7x sign-in window", () => {
+    // The PostgreSQL password sign-in row of the shortened run: Latchkey 51 sign-ins in a 3 s window, Better Auth one,
+    // whose window CPU (1,290 ms) divided by that one sign-in gave 55.7x by throughput and 63.4x by CPU.
+    const lk = { ...measurement(17, 21.1), ops: 51, windowMs: 3000 };
+    const ba = { ...measurement(0.33, 1290), ops: 1, windowMs: 3000 };
+    const r: ScenarioResult = { ...result(lk, ba, 5), windows: [{ latchkey: lk, betterAuth: ba }] };
+    expect(MIN_OPS).toBe(20);
+    expect(qualifies(lk)).toBe(true);
+    expect(qualifies(ba)).toBe(false);
+    expect(ratioSpread(r)).toBeNull();
+    expect(ratio(r)).toBeNull();
+    expect(cpuRatio(r)).toBeNull();
+    const table = markdownTable([r], null);
+    expect(table).toContain("| too few ops (1) | - | 0 | - |");
+    expect(table).toContain("| too few ops | too few ops |");
+    expect(table).not.toMatch(/MISSED|met/);
+    // 19 operations are still too few, 20 are enough.
+    expect(qualifies({ ...ba, ops: MIN_OPS - 1 })).toBe(false);
+    expect(qualifies({ ...ba, ops: MIN_OPS })).toBe(true);
+  });
+
+  it("takes a ratio's median and range over the pairs where both windows qualify, and says how many", () => {
+    // Five repeats; Better Auth completed 30, 1, 39, 0 and 51 operations. Qualifying pairs 1, 3 and 5: throughput
+    // ratios 50/10 = 5x, 39/13 = 3x, 34/17 = 2x; CPU/op ratios 100/20 = 5x, 90/20 = 4.5x, 80/20 = 4x.
+    const pairOf = (lkOps: number, lkRate: number, baOps: number, baRate: number, baCpu: number) => ({
+      latchkey: { ...measurement(lkRate, 20), ops: lkOps },
+      betterAuth: { ...measurement(baRate, baCpu), ops: baOps },
+    });
+    const windows = [
+      pairOf(150, 50, 30, 10, 100),
+      pairOf(150, 50, 1, 0.33, 3000),
+      pairOf(117, 39, 39, 13, 90),
+      pairOf(150, 50, 0, 0, Number.NaN),
+      pairOf(102, 34, 51, 17, 80),
+    ];
+    const r: ScenarioResult = {
+      ...result(
+        medianMeasurement(windows.map((w) => w.latchkey)),
+        medianMeasurement(windows.map((w) => w.betterAuth)),
+        5,
+      ),
+      windows,
+    };
+    expect(ratioSpread(r)).toEqual({ median: 3, min: 2, max: 5, n: 3, pairs: 5 });
+    expect(cpuRatioSpread(r)).toEqual({ median: 4.5, min: 4, max: 5, n: 3, pairs: 5 });
+    expect(ratio(r)).toBe(3);
+    // Better Auth's own medians come from its three windows of 30, 39 and 51 operations only.
+    expect(r.betterAuth?.cpuMsPerOp).toBe(90);
+    expect(r.betterAuth?.opsPerSec).toBe(13);
+    expect(r.betterAuth?.qualifiedWindows).toBe(3);
+    expect(r.betterAuth?.ops).toBe(121);
+    const table = markdownTable([r], null);
+    expect(table).toContain("| 3.0x (2.0x–5.0x), 3 of 5 pairs | 4.5x (4.0x–5.0x), 3 of 5 pairs |");
+    expect(table).toContain("| 13 (10–17), 3 of 5 windows |");
+    // Latchkey's five windows all qualify: no note on its side.
+    expect(table).toContain("| 50 (34–50) |");
+  });
+
+  it("gives a side whose windows all fell short no figure at all", () => {
+    const short = medianMeasurement([
+      { ...measurement(3, 400), ops: 9 },
+      { ...measurement(4, 300), ops: 12 },
+    ]);
+    expect(short?.qualifiedWindows).toBe(0);
+    expect(short?.opsPerSec).toBeNaN();
+    expect(short?.cpuMsPerOp).toBeNaN();
+    expect(short?.ops).toBe(21);
+    expect(qualifies(short)).toBe(false);
+    const r: ScenarioResult = {
+      ...result(measurement(1000, 1), short, 5),
+      windows: [
+        { latchkey: measurement(1000, 1), betterAuth: { ...measurement(3, 400), ops: 9 } },
+        { latchkey: measurement(1000, 1), betterAuth: { ...measurement(4, 300), ops: 12 } },
+      ],
+    };
+    expect(markdownTable([r], null)).toContain("| too few ops (9, 12) |");
   });
 
   it("takes the ratio per recorded pair, not of the two medians (a drifting machine moves both sides of a pair)", () => {
@@ -161,7 +243,7 @@ describe("report", () => {
     };
     expect(r.latchkey?.opsPerSec).toBe(900);
     expect(r.betterAuth?.opsPerSec).toBe(100);
-    expect(ratioSpread(r)).toEqual({ median: 4, min: 3, max: 10, n: 3 });
+    expect(ratioSpread(r)).toEqual({ median: 4, min: 3, max: 10, n: 3, pairs: 3 });
     expect(markdownTable([r], null)).toContain("| 4.0x (3.0x–10.0x) |");
   });
 
@@ -186,6 +268,44 @@ describe("report", () => {
     const table = markdownTable([skipped], null);
     expect(table).toContain("Latchkey skipped: no jwt plugin");
     expect(table).toContain("| 100 |");
+  });
+});
+
+describe("baseline table", () => {
+  it("names this checkout and the baseline revision, with the ratios current/baseline and no target", () => {
+    const table = markdownTable(
+      [{ ...result(measurement(1100, 0.9), measurement(1000, 1), 5), work: "ignored here" }],
+      null,
+      baselineColumns("3dea209"),
+    );
+    const [head, rule, row] = table.split("\n");
+    expect(head).toBe(
+      "| scenario | store | current ops/s | p50 ms | err | CPU ms/op (app) | 3dea209 ops/s | p50 ms | err | CPU ms/op (app) | ratio current/3dea209 | CPU/op 3dea209/current (app) |",
+    );
+    expect(rule?.split("|").length).toBe(head?.split("|").length);
+    expect(row).toContain("| 1.1x | 1.1x |");
+    expect(row).not.toContain("ignored here");
+    expect(row).not.toContain(">= 5x");
+  });
+});
+
+describe("duration estimate", () => {
+  it("adds up warm-up, window and settling of every window of both servers, and a start-up per configuration", () => {
+    // One store, 5 repeats, 2 s + 5 s: a configuration of two plain scenarios and one doubled (sign-in):
+    // 2 servers x 5 repeats x ((7 + 1) + (7 + 1) + (14 + 1)) = 310 s, plus one start-up.
+    const estimate = estimateRun({
+      stores: 1,
+      repeat: 5,
+      warmupMs: 2_000,
+      measureMs: 5_000,
+      configurations: [{ part: "standard scenarios", scales: [1, 1, 2] }],
+      floor: false,
+      hashCap: false,
+      workers: false,
+    });
+    expect(SETTLE_S).toBe(1);
+    expect(estimate.totalS).toBe(310 + CONFIGURATION_S);
+    expect(estimate.parts).toEqual([{ part: "standard scenarios", seconds: 310 + CONFIGURATION_S, windows: 30 }]);
   });
 });
 
@@ -259,6 +379,27 @@ describe("docs generator", () => {
     expect(out.endsWith(`${GENERATED_END}\n\nmore prose\n`)).toBe(true);
     expect(out).toContain("`pnpm bench --repeat=5 --store=libsql,postgres`");
     expect(() => replaceGenerated("# no markers", run, "x")).toThrow(/markers/);
+  });
+
+  it("writes a baseline run into its own block and leaves the main run's block as it was", () => {
+    const doc = [
+      "# Benchmarks",
+      GENERATED_START,
+      "main figures",
+      GENERATED_END,
+      "## Before and after",
+      BASELINE_BLOCK.start,
+      "old baseline figures",
+      BASELINE_BLOCK.end,
+      "",
+    ].join("\n");
+    const baselineRun = { ...run, command: "pnpm bench --baseline=3dea209 --repeat=5 --store=libsql,postgres" };
+    const out = replaceGenerated(doc, baselineRun, "| current | 3dea209 |\n", BASELINE_BLOCK);
+    expect(out).toContain(`${GENERATED_START}\nmain figures\n${GENERATED_END}`);
+    expect(out).not.toContain("old baseline figures");
+    expect(out).toContain("| current | 3dea209 |");
+    expect(out).toContain("(bench/results/baseline.md, copied unchanged)");
+    expect(() => replaceGenerated("# only the main block", baselineRun, "x", BASELINE_BLOCK)).toThrow(/baseline.md/);
   });
 
   it("refuses a run stopped part-way, a quick run and fewer than 5 windows", () => {

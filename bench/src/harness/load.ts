@@ -24,6 +24,11 @@ export interface Measurement {
   rssPeakMb: number;
   /** The window on the system's monotonic clock (µs), which V8 CPU profiles also use. */
   windowMonotonicUs: [number, number];
+  /**
+   * Set on a median of several windows (`medianMeasurement`): how many of them completed at least MIN_OPS operations
+   * and so entered the medians (0: none did, and the figures are NaN). Absent on a single window.
+   */
+  qualifiedWindows?: number;
 }
 
 export interface LoadPlan {

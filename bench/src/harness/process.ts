@@ -20,6 +20,11 @@ export interface ServerSpec {
   latchkeyCache?: boolean;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
+  /**
+   * Another revision's Latchkey (`--baseline`): the server runs from that revision's bench folder (`benchDir`, whose
+   * node_modules hold its packages) with `entry`, this checkout's server copied there (harness/baseline.ts).
+   */
+  baseline?: { benchDir: string; entry: string };
 }
 
 export interface ServerProcess {
@@ -111,12 +116,12 @@ export function pinSelf(cpus: string): void {
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const nodeArgs = ["--expose-gc", "--import", "tsx"];
   if (spec.cpuProfileDir) nodeArgs.push("--cpu-prof", "--cpu-prof-dir", spec.cpuProfileDir);
-  nodeArgs.push(entries[spec.impl]);
+  nodeArgs.push(spec.baseline ? spec.baseline.entry : entries[spec.impl]);
   const [command, args] = spec.cpus
     ? ["taskset", ["-c", spec.cpus, process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(command as string, args as string[], {
-    cwd: benchDir,
+    cwd: spec.baseline ? spec.baseline.benchDir : benchDir,
     env: {
       ...process.env,
       NODE_ENV: "production",

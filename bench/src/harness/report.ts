@@ -60,37 +60,98 @@ export function spread(values: readonly number[]): Spread | null {
   return { median, min: sorted[0] as number, max: sorted[sorted.length - 1] as number, n: sorted.length };
 }
 
-/** The windows of one side as one Measurement: every field the median of that field over the windows. */
-export function medianMeasurement(windows: readonly Measurement[]): Measurement | null {
-  if (windows.length === 0) return null;
+/**
+ * The fewest operations a window must complete for any figure to be computed from it. A window's count is off by the
+ * operations that straddle its edges, and its CPU holds the work of operations still in flight when it closes: with
+ * 20 or more, one operation either way moves the throughput by at most 5%. Below that, a window of slow operations
+ * (password hashing, 32 connections queued on one core) can hold one completion and the CPU of the whole window,
+ * which made a 55.7x "ratio" out of a single sign-in. docs/benchmarks.md gives the reasoning.
+ */
+export const MIN_OPS = 20;
+
+/**
+ * Whether figures may be computed from a measurement: a single window completed at least MIN_OPS operations; a
+ * median of windows (`medianMeasurement`) was computed from at least one such window.
+ */
+export function qualifies(m: Measurement | null): m is Measurement {
+  if (m === null) return false;
+  return m.qualifiedWindows === undefined ? m.ops >= MIN_OPS : m.qualifiedWindows > 0;
+}
+
+/**
+ * The windows of one side as one Measurement: every field the median of that field over the windows that completed
+ * at least MIN_OPS operations (`qualifiedWindows` says how many). Where none did, the figures are NaN, so no ratio is
+ * computed from them; `ops` is still the count over every window.
+ */
+export function medianMeasurement(all: readonly Measurement[]): Measurement | null {
+  if (all.length === 0) return null;
+  const counted = all.filter(qualifies);
+  const nan = counted.length === 0;
+  const windows = nan ? all : counted;
   const med = (pick: (m: Measurement) => number) => spread(windows.map(pick))?.median ?? Number.NaN;
   const db = windows.map((m) => m.dbCpuMsPerOp).filter((v): v is number => typeof v === "number");
+  const figure = (n: number) => (nan ? Number.NaN : n);
   return {
-    opsPerSec: med((m) => m.opsPerSec),
-    p50Ms: med((m) => m.p50Ms),
-    p99Ms: med((m) => m.p99Ms),
-    errors: windows.reduce((sum, m) => sum + m.errors, 0),
-    ops: windows.reduce((sum, m) => sum + m.ops, 0),
-    cpuMsPerOp: med((m) => m.cpuMsPerOp),
-    dbCpuMsPerOp: db.length ? (spread(db)?.median ?? null) : null,
-    windowMs: windows.reduce((sum, m) => sum + m.windowMs, 0),
-    rssPeakMb: Math.max(...windows.map((m) => m.rssPeakMb)),
-    windowMonotonicUs: (windows[0] as Measurement).windowMonotonicUs,
+    opsPerSec: figure(med((m) => m.opsPerSec)),
+    p50Ms: figure(med((m) => m.p50Ms)),
+    p99Ms: figure(med((m) => m.p99Ms)),
+    errors: all.reduce((sum, m) => sum + m.errors, 0),
+    ops: all.reduce((sum, m) => sum + m.ops, 0),
+    cpuMsPerOp: figure(med((m) => m.cpuMsPerOp)),
+    dbCpuMsPerOp: db.length ? figure(spread(db)?.median ?? Number.NaN) : null,
+    windowMs: all.reduce((sum, m) => sum + m.windowMs, 0),
+    rssPeakMb: Math.max(...all.map((m) => m.rssPeakMb)),
+    windowMonotonicUs: (all[0] as Measurement).windowMonotonicUs,
+    qualifiedWindows: counted.length,
   };
 }
 
 const pairsOf = (result: ScenarioResult) =>
   result.windows ?? [{ latchkey: result.latchkey, betterAuth: result.betterAuth }];
+const sideWindows = (result: ScenarioResult, side: "latchkey" | "betterAuth") =>
+  pairsOf(result)
+    .map((p) => p[side])
+    .filter((m): m is Measurement => m !== null);
 
-/** Per recorded pair of windows, a figure of both sides; its median and range over the pairs. */
-function pairSpread(result: ScenarioResult, of: (lk: Measurement, ba: Measurement) => number | null): Spread | null {
+/**
+ * The cell of a side where none of its windows completed MIN_OPS operations: "too few ops (1)", one count per window
+ * ("too few ops (0, 1, 0)"); null where at least one window qualifies.
+ */
+function tooFewOps(result: ScenarioResult, side: "latchkey" | "betterAuth"): string | null {
+  const windows = sideWindows(result, side);
+  if (windows.length === 0 || windows.some(qualifies)) return null;
+  return `too few ops (${windows.map((m) => fmt(m.ops)).join(", ")})`;
+}
+/** A ratio's median and range over the pairs where both windows qualify, and how many pairs were recorded. */
+export interface PairSpread extends Spread {
+  /** Pairs with both windows measured (skipped halves left out): `n` of `pairs` were used. */
+  pairs: number;
+}
+
+/**
+ * Per recorded pair of windows, a figure of both sides; its median and range over the pairs in which both windows
+ * completed at least MIN_OPS operations. Null when no pair qualifies.
+ */
+function pairSpread(
+  result: ScenarioResult,
+  of: (lk: Measurement, ba: Measurement) => number | null,
+): PairSpread | null {
   const values: number[] = [];
+  let pairs = 0;
   for (const { latchkey, betterAuth } of pairsOf(result)) {
     if (!latchkey || !betterAuth) continue;
+    pairs += 1;
+    if (!qualifies(latchkey) || !qualifies(betterAuth)) continue;
     const v = of(latchkey, betterAuth);
     if (v !== null && Number.isFinite(v)) values.push(v);
   }
-  return spread(values);
+  const s = spread(values);
+  return s === null ? null : { ...s, pairs };
+}
+
+/** How many recorded pairs a scenario has with both sides measured (whether or not they qualify). */
+export function measuredPairs(result: ScenarioResult): number {
+  return pairsOf(result).filter((p) => p.latchkey && p.betterAuth).length;
 }
 
 /** Latchkey's throughput over Better Auth's, per pair of windows. */
@@ -106,15 +167,14 @@ export const totalCpuRatioSpread = (result: ScenarioResult) =>
       : (ba.cpuMsPerOp + ba.dbCpuMsPerOp) / (lk.cpuMsPerOp + lk.dbCpuMsPerOp),
   );
 
-/** One side's figure over its windows (the single window when the result has no repeats). */
+/** One side's figure over its windows that qualify (the single window when the result has no repeats). */
 function sideSpread(
   result: ScenarioResult,
   side: "latchkey" | "betterAuth",
   pick: (m: Measurement) => number | null,
 ): Spread | null {
-  const values = pairsOf(result)
-    .map((p) => p[side])
-    .filter((m): m is Measurement => m !== null)
+  const values = sideWindows(result, side)
+    .filter(qualifies)
     .map(pick)
     .filter((v): v is number => v !== null);
   return spread(values);
@@ -141,7 +201,7 @@ function verdict(result: ScenarioResult, floor: Measurement | null): string {
     const cpu = c === null ? "" : ` (CPU/op: ${c >= result.target ? "met" : "missed"})`;
     parts.push(`>= ${result.target}x: ${r >= result.target ? "met" : "MISSED"}${cpu}`);
   }
-  if (result.floorTarget !== null && floor && result.latchkey) {
+  if (result.floorTarget !== null && floor && qualifies(result.latchkey)) {
     const share = result.latchkey.opsPerSec / floor.opsPerSec;
     const cpuShare = floor.cpuMsPerOp / result.latchkey.cpuMsPerOp;
     const target = result.floorTarget;
@@ -152,36 +212,86 @@ function verdict(result: ScenarioResult, floor: Measurement | null): string {
   return parts.join("; ") || "-";
 }
 
+const times = (n: number) => `${fmt(n, 1)}x`;
 const range = (sp: Spread | null, show: (n: number) => string) =>
   sp === null ? "-" : sp.n === 1 ? show(sp.median) : `${show(sp.median)} (${show(sp.min)}–${show(sp.max)})`;
-const times = (n: number) => `${fmt(n, 1)}x`;
+/** A ratio cell: median and range over the qualifying pairs, "3 of 5 pairs" when some were left out. */
+const ratioCell = (sp: PairSpread | null, pairs: number) =>
+  sp === null
+    ? pairs > 0
+      ? "too few ops"
+      : "-"
+    : `${range(sp, times)}${sp.n < sp.pairs ? `, ${sp.n} of ${sp.pairs} pairs` : ""}`;
+
+/** The two sides a results table compares, and which of its columns it has. */
+export interface TableColumns {
+  sides: [string, string];
+  /** Header of the throughput ratio (first side over second). */
+  ratio: string;
+  /** Header of the CPU-per-operation ratio (second side over first: above 1 the first side costs less). */
+  cpuRatio: string;
+  work: boolean;
+  target: boolean;
+}
+
+const MAIN_COLUMNS: TableColumns = {
+  sides: ["Latchkey", "Better Auth"],
+  ratio: "ratio LK/BA",
+  cpuRatio: "CPU/op BA/LK",
+  work: true,
+  target: true,
+};
+
+/**
+ * A `--baseline` run: this checkout's Latchkey ("current", in the `latchkey` slot of each result) next to another
+ * revision's (in the `betterAuth` slot). Above 1.0x the current checkout is faster or cheaper.
+ */
+export function baselineColumns(short: string): TableColumns {
+  return {
+    sides: ["current", short],
+    ratio: `ratio current/${short}`,
+    cpuRatio: `CPU/op ${short}/current`,
+    work: false,
+    target: false,
+  };
+}
 
 /**
  * The results as a Markdown table (also what docs/benchmarks.md shows): per side the median of the windows and, in
  * brackets, their range; the ratios computed per pair of windows, then their median and range. "app + db" adds the
  * database server's CPU (PostgreSQL) to the application's.
  */
-export function markdownTable(results: ScenarioResult[], floor: Measurement | null): string {
+export function markdownTable(
+  results: ScenarioResult[],
+  floor: Measurement | null,
+  columns: TableColumns = MAIN_COLUMNS,
+): string {
   const withDb = results.some((r) =>
     pairsOf(r).some((p) => p.latchkey?.dbCpuMsPerOp != null || p.betterAuth?.dbCpuMsPerOp != null),
   );
   const sideHead = (name: string) =>
     `${name} ops/s | p50 ms | err | CPU ms/op (app)${withDb ? " | CPU ms/op (app + db)" : ""}`;
+  const [a, b] = columns.sides;
   const head =
-    `| scenario | store | work per request (Latchkey vs Better Auth) | ${sideHead("Latchkey")} | ${sideHead("Better Auth")} | ratio LK/BA | CPU/op BA/LK (app)${withDb ? " | CPU/op BA/LK (app + db)" : ""} | target |\n` +
-    `|---|---|---|${"--:|".repeat(withDb ? 5 : 4)}${"--:|".repeat(withDb ? 5 : 4)}--:|--:|${withDb ? "--:|" : ""}---|`;
+    `| scenario | store | ${columns.work ? `work per request (${a} vs ${b}) | ` : ""}${sideHead(a)} | ${sideHead(b)} | ${columns.ratio} | ${columns.cpuRatio} (app)${withDb ? ` | ${columns.cpuRatio} (app + db)` : ""}${columns.target ? " | target" : ""} |\n` +
+    `|---|---|${columns.work ? "---|" : ""}${"--:|".repeat(withDb ? 5 : 4)}${"--:|".repeat(withDb ? 5 : 4)}--:|--:|${withDb ? "--:|" : ""}${columns.target ? "---|" : ""}`;
   const rows = results.map((r) => {
-    const blanks = 2 * (withDb ? 5 : 4) + (withDb ? 3 : 2);
+    const blanks = 2 * (withDb ? 5 : 4) + (withDb ? 3 : 2) - (columns.target ? 0 : 1);
+    const work = columns.work ? ` ${r.work || "-"} |` : "";
     if (r.skipped && !r.latchkey && !r.betterAuth)
-      return `| ${r.title} | ${r.store} | ${r.work || "-"} | skipped: ${r.skipped} |${" |".repeat(blanks)}`;
+      return `| ${r.title} | ${r.store} |${work} skipped: ${r.skipped} |${" |".repeat(blanks)}`;
     const cells = (side: "latchkey" | "betterAuth") => {
       if (!r[side]) return Array(withDb ? 5 : 4).fill("-");
       const errors = pairsOf(r).reduce((sum, p) => sum + (p[side]?.errors ?? 0), 0);
+      const tooFew = tooFewOps(r, side);
+      if (tooFew) return [tooFew, "-", String(errors), "-", ...(withDb ? ["-"] : [])];
+      const windows = sideWindows(r, side);
+      const used = windows.filter(qualifies).length;
       const out = [
-        range(
+        `${range(
           sideSpread(r, side, (m) => m.opsPerSec),
           (n) => fmt(n),
-        ),
+        )}${used < windows.length ? `, ${used} of ${windows.length} windows` : ""}`,
         ms(sideSpread(r, side, (m) => m.p50Ms)?.median ?? Number.NaN),
         String(errors),
         range(
@@ -198,9 +308,11 @@ export function markdownTable(results: ScenarioResult[], floor: Measurement | nu
         );
       return out;
     };
-    const ratios = [range(ratioSpread(r), times), range(cpuRatioSpread(r), times)];
-    if (withDb) ratios.push(range(totalCpuRatioSpread(r), times));
-    return `| ${r.title} | ${r.store} | ${r.work || "-"} | ${cells("latchkey").join(" | ")} | ${cells("betterAuth").join(" | ")} | ${ratios.join(" | ")} | ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |`;
+    const pairs = measuredPairs(r);
+    const ratios = [ratioCell(ratioSpread(r), pairs), ratioCell(cpuRatioSpread(r), pairs)];
+    if (withDb) ratios.push(ratioCell(totalCpuRatioSpread(r), pairs));
+    const target = columns.target ? ` ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |` : "";
+    return `| ${r.title} | ${r.store} |${work} ${cells("latchkey").join(" | ")} | ${cells("betterAuth").join(" | ")} | ${ratios.join(" | ")} |${target}`;
   });
   return [head, ...rows].join("\n");
 }
@@ -231,7 +343,8 @@ export function markdownSizes(sizes: SizeResult[]): string {
 /** A compact console line per scenario while the run is going. */
 export function progressLine(label: string, m: Measurement): string {
   const db = m.dbCpuMsPerOp === null ? "" : `  db CPU ${ms(m.dbCpuMsPerOp).padStart(6)} ms/op`;
-  return `    ${label.padEnd(14)} ${fmt(m.opsPerSec).padStart(8)} ops/s  p50 ${ms(m.p50Ms).padStart(6)} ms  p99 ${ms(m.p99Ms).padStart(6)} ms  err ${String(m.errors).padStart(4)}  CPU ${ms(m.cpuMsPerOp).padStart(6)} ms/op${db}`;
+  const few = m.ops >= MIN_OPS ? "" : `  (${m.ops} ops: too few, under ${MIN_OPS}; not counted)`;
+  return `    ${label.padEnd(14)} ${fmt(m.opsPerSec).padStart(8)} ops/s  p50 ${ms(m.p50Ms).padStart(6)} ms  p99 ${ms(m.p99Ms).padStart(6)} ms  err ${String(m.errors).padStart(4)}  CPU ${ms(m.cpuMsPerOp).padStart(6)} ms/op${db}${few}`;
 }
 
 /** Resident memory of both servers in one configuration: idle (seeded, after a collection) and the peak under load. */
@@ -280,7 +393,7 @@ export function markdownScale(results: ScaleResult[]): string {
   const x = (n: number | null) => (n === null || !Number.isFinite(n) ? "-" : `${fmt(n, 1)}x`);
   const p = (n: number | null) => (n === null || !Number.isFinite(n) ? "-" : `${fmt(n * 100)}%`);
   const g = (n: number | null) => (n === null || !Number.isFinite(n) ? "-" : `${n >= 0 ? "+" : ""}${fmt(n * 100)}%`);
-  const ops = (m: Measurement | null) => (m ? fmt(m.opsPerSec) : "-");
+  const ops = (m: Measurement | null) => (m ? (qualifies(m) ? fmt(m.opsPerSec) : "too few ops") : "-");
   const cpu = (m: Measurement | null) => (m ? ms(m.cpuMsPerOp) : "-");
   const head =
     `| hot path | store | Latchkey ops/s @${small} | @${large} | kept | CPU ms/op @${small} -> @${large} (growth) | Better Auth ops/s @${small} | @${large} | kept | CPU ms/op @${small} -> @${large} (growth) | ratio LK/BA @${small} | @${large} | CPU/op BA/LK @${small} | @${large} | goal: LK keeps >= 90%, ratio holds |\n` +
