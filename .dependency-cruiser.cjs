@@ -47,10 +47,9 @@ module.exports = {
     {
       name: "src-uses-no-dev-dependency",
       severity: "error",
-      // (drizzle-store's d1/workerd/ is the test harness d1.test.ts bundles into workerd; it has yet to move.)
       from: {
         path: `^packages/(?!${PRIVATE})[^/]+/src/`,
-        pathNot: ["\\.test\\.tsx?$", "^packages/drizzle-store/src/d1/workerd/"],
+        pathNot: "\\.test\\.tsx?$",
       },
       to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm", "npm-peer", "npm-optional"] },
     },

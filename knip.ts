@@ -40,8 +40,8 @@ const config: KnipConfig = {
       ...library,
       // bench/: run by hand; drizzle.*.config.ts: drizzle-kit's (`pnpm generate`); the D1 conformance worker is
       // bundled and run in workerd by d1.test.ts.
-      entry: ["bench/*.ts", "drizzle.*.config.ts", "src/d1/workerd/conformance-worker.ts"],
-      project: ["src/**", "bench/**", "*.ts"],
+      entry: ["bench/*.ts", "drizzle.*.config.ts", "test/d1-workerd/conformance-worker.ts"],
+      project: ["src/**", "test/**", "bench/**", "*.ts"],
     },
     // The runners are started as processes by runtimes.test.ts and the e2e:* scripts (Bun, Deno, workerd).
     "packages/e2e": { entry: ["src/runners/*.ts"], project: ["src/**", "*.ts"] },

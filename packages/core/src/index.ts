@@ -6,31 +6,21 @@
  */
 export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
-export { parseDuration, rejectUnknownOptions, EACH, originOf } from "./config/index.ts";
+export { rejectUnknownOptions, EACH, originOf } from "./config/index.ts";
 export type { Duration, OptionShape } from "./config/index.ts";
 export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
 export type { AuthOptions } from "./auth/index.ts";
 export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";
-export {
-  systemClock,
-  webCryptoRandom,
-  createTestClock,
-  databaseUnavailable,
-  isDatabaseUnavailable,
-  guardPorts,
-  guardStore,
-  compensatingTransaction,
-} from "./ports/index.ts";
+export { webCryptoRandom, compensatingTransaction } from "./ports/index.ts";
 export type * from "./ports/index.ts";
 export { base64url, hashSecret, randomString, utf8 } from "./crypto/index.ts";
-export { argon2idHasher, portableArgon2idRaw } from "./password/index.ts";
+export { argon2idHasher } from "./password/index.ts";
 export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index.ts";
 export { HashGate } from "./password/index.ts";
 export type { HashGateLimits, HashGateStats } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
 export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
 export { AuthEvents } from "./kernel/index.ts";
-export { consoleLogger } from "./logger/index.ts";
 export type { Logger, LogFields } from "./logger/index.ts";
 export type {
   AuthEventMap,
@@ -67,7 +57,7 @@ export {
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export type { EmailVerificationService } from "./email-verification/index.ts";
-export { inTransaction, SERVER_CALL } from "./kernel/index.ts";
+export { inTransaction } from "./kernel/index.ts";
 export type {
   AuthContext,
   AuthPlugin,
@@ -142,7 +132,6 @@ export {
   apiKeyUseRefusal,
   isRefillDue,
   API_KEYS_OPTION_SHAPE,
-  normalizePermissions,
 } from "./api-key/index.ts";
 export type {
   ApiKeysOptions,
@@ -168,7 +157,7 @@ export type {
   ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
-export { inProcessCacheBus, CACHE_OPTION_SHAPE, CACHE_DEFAULTS } from "./cache/index.ts";
+export { CACHE_OPTION_SHAPE, CACHE_DEFAULTS } from "./cache/index.ts";
 export type { AuthCache, CacheCarrier, CacheCarrierListener, CacheOptions, CacheStats } from "./cache/index.ts";
-export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep/index.ts";
+export { sweepStore } from "./sweep/index.ts";
 export type { SweepReport, SweepOptions, SweepPlan } from "./sweep/index.ts";

@@ -37,3 +37,18 @@ export { RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
 export { isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, toApiKeyView } from "./api-key/index.ts";
 export { emit } from "./kernel/emit.ts";
 export { API_KEY_LIMITS } from "./api-key/index.ts";
+export { parseDuration } from "./config/index.ts";
+export {
+  systemClock,
+  createTestClock,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+  guardPorts,
+  guardStore,
+} from "./ports/index.ts";
+export { portableArgon2idRaw } from "./password/index.ts";
+export { consoleLogger } from "./logger/index.ts";
+export { SERVER_CALL } from "./kernel/index.ts";
+export { normalizePermissions } from "./api-key/index.ts";
+export { inProcessCacheBus } from "./cache/index.ts";
+export { sweepBatchSize } from "./sweep/index.ts";

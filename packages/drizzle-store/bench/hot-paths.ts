@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiKeys, argon2idHasher, createAuthCore, createTestClock, webCryptoRandom, type Store } from "@latchkey/core";
+import { apiKeys, argon2idHasher, createAuthCore, webCryptoRandom, type Store } from "@latchkey/core";
+import { createTestClock } from "@latchkey/core/internal";
 import { startTestPostgres } from "../../../test/postgres-server.ts";
 import { migrateDatabase, openDrizzleStore } from "../src/index.ts";
 

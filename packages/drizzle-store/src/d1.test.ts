@@ -1,5 +1,5 @@
 // The D1 store in workerd: the shared store-conformance suite (race cases included) and the D1-specific cases of
-// d1/workerd/conformance-worker.ts run inside a worker over a real D1 binding (Miniflare), one Vitest case per
+// test/d1-workerd/conformance-worker.ts run inside a worker over a real D1 binding (Miniflare), one Vitest case per
 // suite case. The worker and workerd start at collection: if workerd cannot start, this file fails (no skip).
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -11,7 +11,7 @@ import { MIGRATIONS_FOLDERS, readSqlMigrations } from "./migrations.ts";
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // Bundled as wrangler would (ESM, workerd conditions, node: left external so a leftover shows), run without nodejs_compat.
 const bundle = await build({
-  entryPoints: [here("./d1/workerd/conformance-worker.ts")],
+  entryPoints: [here("../test/d1-workerd/conformance-worker.ts")],
   bundle: true,
   write: false,
   metafile: true,
@@ -21,7 +21,7 @@ const bundle = await build({
   conditions: ["workerd", "worker", "browser"],
   target: "es2022",
   external: ["node:*"],
-  alias: { vitest: here("./d1/workerd/vitest-in-worker.ts") },
+  alias: { vitest: here("../test/d1-workerd/vitest-in-worker.ts") },
   logLevel: "silent",
 });
 const nodeImports = Object.values(bundle.metafile.outputs)

@@ -12,16 +12,14 @@ import {
   EACH,
   EMAIL_OTP_OPTION_SHAPE,
   EMAIL_TEMPLATE_NAMES,
-  consoleLogger,
   emailOtp,
-  inProcessCacheBus,
   jwt,
   JWT_OPTION_SHAPE,
-  systemClock,
   webCryptoRandom,
   type AuthPlugin,
   type OptionShape,
 } from "@latchkey/core";
+import { consoleLogger, inProcessCacheBus, systemClock } from "@latchkey/core/internal";
 import { memoryStore } from "@latchkey/memory-store";
 import { ADAPTER_OPTION_SHAPE, createAuth } from "./create-auth.ts";
 import { clientIp } from "./http/client-ip.ts";

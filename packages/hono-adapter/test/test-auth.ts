@@ -1,6 +1,5 @@
 import {
   argon2idHasher,
-  createTestClock,
   webCryptoRandom,
   type EmailMessage,
   type AuthPlugin,
@@ -8,6 +7,7 @@ import {
   type CounterStore,
   type FullStore,
 } from "@latchkey/core";
+import { createTestClock } from "@latchkey/core/internal";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth, type Auth, type CreateAuthOptions } from "../src/create-auth.ts";
 import { storeForTestRun } from "./test-stores.ts";

@@ -1,4 +1,5 @@
-import { inProcessCacheBus, type FullStore, type FullStorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { inProcessCacheBus } from "@latchkey/core/internal";
 import { accountsPort } from "./accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";
 import { auditPort } from "./audit.ts";

@@ -1,4 +1,5 @@
-import { guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { guardStore } from "@latchkey/core/internal";
 import { MongoClient } from "mongodb";
 import { accountsPort } from "./accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";

@@ -1,7 +1,6 @@
 import {
   AuthConfigError,
   describeError,
-  parseDuration,
   rejectUnknownOptions,
   webCryptoRandom,
   type CacheCarrier,
@@ -9,7 +8,7 @@ import {
   type Duration,
   type OptionShape,
 } from "@latchkey/core";
-import { randomId } from "@latchkey/core/internal";
+import { parseDuration, randomId } from "@latchkey/core/internal";
 import { createClient } from "redis";
 
 /** Options of `redisCacheCarrier`. */
@@ -67,91 +66,122 @@ export function redisCacheCarrier(options: RedisCacheCarrierOptions): CacheCarri
   const heartbeatMs = parseDuration(options.heartbeat ?? "2s", "redisCacheCarrier.heartbeat");
   const connectTimeout = parseDuration(options.connectTimeout ?? "2s", "redisCacheCarrier.connectTimeout");
   // Our probes carry an id of this carrier, so another instance's probe never proves our subscription.
-  const self = randomId(webCryptoRandom);
+  const carrier = new ProbedCarrier(options.url, channel, heartbeatMs, connectTimeout, randomId(webCryptoRandom));
+  return {
+    start: (listener) => carrier.start(listener),
+    publish: (payload) => carrier.publish(payload),
+    close: () => carrier.close(),
+  };
+}
 
-  let listener: CacheCarrierListener | null = null;
-  let up = false;
-  let closed = false;
-  let sequence = 0;
-  let awaiting: { n: number; sentAt: number } | null = null;
-  let timer: ReturnType<typeof setInterval> | null = null;
+/** Logs at most one line a second (an outage reports every reconnection attempt), the first line of each message. */
+function throttledLog(source: string): (message: string) => void {
   let lastLog = 0;
-  const log = (message: string) => {
+  return (message) => {
     const now = Date.now();
     if (now - lastLog < 1000) return;
     lastLog = now;
-    console.error(`[latchkey] Redis cache carrier: ${message.split("\n")[0]}`);
+    console.error(`[latchkey] ${source}: ${message.split("\n")[0]}`);
   };
+}
 
-  const sub = newClient(options.url, connectTimeout);
-  const pub = newClient(options.url, connectTimeout);
-  const down = (reason: string) => {
-    if (!up) return;
-    up = false;
-    listener?.down(reason);
-  };
-  for (const client of [sub, pub]) client.on("error", (error: Error) => log(error.message));
-  // A lost subscription connection: bypass at once (the heartbeat would notice too, later).
-  sub.on("end", () => down("subscription connection ended"));
-  sub.on("reconnecting", () => down("subscription connection lost"));
+/**
+ * The carrier's state: a subscribing and a publishing connection, and the heartbeat that proves the subscription
+ * live (`up`) by publishing a probe every half `heartbeatMs` and hearing it back within `heartbeatMs`.
+ */
+class ProbedCarrier {
+  private listener: CacheCarrierListener | null = null;
+  private up = false;
+  private closed = false;
+  private sequence = 0;
+  private awaiting: { n: number; sentAt: number } | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly log = throttledLog("Redis cache carrier");
+  private readonly sub: ReturnType<typeof newClient>;
+  private readonly pub: ReturnType<typeof newClient>;
 
-  const probe = () => {
-    if (closed) return;
-    if (awaiting && Date.now() - awaiting.sentAt >= heartbeatMs) down("no heartbeat came back");
-    if (awaiting && up) return;
-    awaiting = { n: ++sequence, sentAt: Date.now() };
-    pub.publish(channel, `${PROBE}${self}:${awaiting.n}`).catch((error: unknown) => {
-      log(describeError(error));
-      down("cannot publish");
+  constructor(
+    url: string,
+    private readonly channel: string,
+    private readonly heartbeatMs: number,
+    connectTimeout: number,
+    private readonly self: string,
+  ) {
+    this.sub = newClient(url, connectTimeout);
+    this.pub = newClient(url, connectTimeout);
+    for (const client of [this.sub, this.pub]) client.on("error", (error: Error) => this.log(error.message));
+    // A lost subscription connection: bypass at once (the heartbeat would notice too, later).
+    this.sub.on("end", () => this.down("subscription connection ended"));
+    this.sub.on("reconnecting", () => this.down("subscription connection lost"));
+  }
+
+  private down(reason: string): void {
+    if (!this.up) return;
+    this.up = false;
+    this.listener?.down(reason);
+  }
+
+  private readonly probe = (): void => {
+    if (this.closed) return;
+    if (this.awaiting && Date.now() - this.awaiting.sentAt >= this.heartbeatMs) this.down("no heartbeat came back");
+    if (this.awaiting && this.up) return;
+    this.awaiting = { n: ++this.sequence, sentAt: Date.now() };
+    this.pub.publish(this.channel, `${PROBE}${this.self}:${this.awaiting.n}`).catch((error: unknown) => {
+      this.log(describeError(error));
+      this.down("cannot publish");
     });
   };
-  const heard = (payload: string) => {
+
+  private readonly heard = (payload: string): void => {
     if (!payload.startsWith(PROBE)) {
-      listener?.message(payload);
+      this.listener?.message(payload);
       return;
     }
-    if (awaiting === null || payload !== `${PROBE}${self}:${awaiting.n}`) return;
-    awaiting = null;
-    if (!up) {
-      up = true;
-      listener?.up();
+    if (this.awaiting === null || payload !== `${PROBE}${this.self}:${this.awaiting.n}`) return;
+    this.awaiting = null;
+    if (!this.up) {
+      this.up = true;
+      this.listener?.up();
     }
   };
 
-  return {
-    start(l) {
-      listener = l;
-      const begin = async () => {
-        if (!sub.isOpen) await sub.connect();
-        if (!pub.isOpen) await pub.connect();
-        // Once subscribed, node-redis subscribes again by itself after every reconnection; the probes tell when.
-        await sub.subscribe(channel, heard);
-      };
-      const attempt = () => {
-        begin().then(
-          () => {
-            if (closed) return;
-            timer = setInterval(probe, Math.max(50, Math.floor(heartbeatMs / 2)));
-            timer.unref?.();
-            probe();
-          },
-          (error: unknown) => {
-            log(describeError(error));
-            if (!closed) setTimeout(attempt, 1000).unref?.();
-          },
-        );
-      };
-      attempt();
-    },
-    async publish(payload) {
-      await pub.publish(channel, payload);
-    },
-    async close() {
-      closed = true;
-      if (timer) clearInterval(timer);
-      down("closed");
-      // Nothing in flight matters here (a lost publication is what the ttl bounds): drop both connections at once.
-      for (const client of [sub, pub]) if (client.isOpen) client.destroy();
-    },
+  private async subscribe(): Promise<void> {
+    if (!this.sub.isOpen) await this.sub.connect();
+    if (!this.pub.isOpen) await this.pub.connect();
+    // Once subscribed, node-redis subscribes again by itself after every reconnection; the probes tell when.
+    await this.sub.subscribe(this.channel, this.heard);
+  }
+
+  /** Subscribes (again every second until it works), then starts the heartbeat. */
+  private readonly attempt = (): void => {
+    this.subscribe().then(
+      () => {
+        if (this.closed) return;
+        this.timer = setInterval(this.probe, Math.max(50, Math.floor(this.heartbeatMs / 2)));
+        this.timer.unref?.();
+        this.probe();
+      },
+      (error: unknown) => {
+        this.log(describeError(error));
+        if (!this.closed) setTimeout(this.attempt, 1000).unref?.();
+      },
+    );
   };
+
+  start(listener: CacheCarrierListener): void {
+    this.listener = listener;
+    this.attempt();
+  }
+
+  async publish(payload: string): Promise<void> {
+    await this.pub.publish(this.channel, payload);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.down("closed");
+    // Nothing in flight matters here (a lost publication is what the ttl bounds): drop both connections at once.
+    for (const client of [this.sub, this.pub]) if (client.isOpen) client.destroy();
+  }
 }

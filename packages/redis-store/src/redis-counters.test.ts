@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { runCounterConformance } from "@latchkey/store-conformance";
-import { AuthConfigError, counterBinding, isDatabaseUnavailable } from "@latchkey/core";
+import { AuthConfigError, counterBinding } from "@latchkey/core";
+import { isDatabaseUnavailable } from "@latchkey/core/internal";
 import { startTestRedis, type TestRedisServer } from "../../../test/redis-server.ts";
 import { redisCounters } from "./redis-counters.ts";
 

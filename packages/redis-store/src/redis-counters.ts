@@ -1,8 +1,6 @@
 import {
   AuthConfigError,
   AuthError,
-  databaseUnavailable,
-  parseDuration,
   rejectUnknownOptions,
   type CounterBinding,
   type CounterState,
@@ -10,6 +8,7 @@ import {
   type Duration,
   type OptionShape,
 } from "@latchkey/core";
+import { databaseUnavailable, parseDuration } from "@latchkey/core/internal";
 import { createClient, ErrorReply } from "redis";
 
 /** Options of `redisCounters`. */
@@ -115,6 +114,131 @@ function isRedisUnavailable(error: unknown): boolean {
   return CONNECTION_ERRORS.test(error.constructor.name) || CONNECTION_ERRORS.test(error.name);
 }
 
+/** Logs at most one line a second (an outage reports every reconnection attempt), the first line of each message. */
+function throttledLog(source: string): (message: string) => void {
+  let lastLog = 0;
+  return (message) => {
+    const now = Date.now();
+    if (now - lastLog < 1000) return;
+    lastLog = now;
+    console.error(`[latchkey] ${source}: ${message.split("\n")[0]}`);
+  };
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+/** What `pending` settles with, or `TIMED_OUT` when `ms` pass first. */
+async function withDeadline<T>(pending: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([pending, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The error a failed command throws: 503 when Redis cannot serve now, otherwise a fault naming the reply. */
+function commandError(error: unknown): Error {
+  if (error instanceof AuthError) return error;
+  if (isRedisUnavailable(error)) return databaseUnavailable(error);
+  return new Error(`Redis counters: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, {
+    cause: error,
+  });
+}
+
+/** Closes `last` gracefully, or destroys it when the close has not finished within `ms`. */
+async function closeClient(last: Client, ms: number): Promise<void> {
+  if (!last.isReady) {
+    if (last.isOpen) last.destroy();
+    return;
+  }
+  // A graceful close waits for commands in flight; a frozen Redis would hold it forever.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gone = await Promise.race([
+    last.close().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!gone && last.isOpen) last.destroy();
+}
+
+/**
+ * The counters' connection: opened at once and kept up by the client (reconnectStrategy). Until the first
+ * connection is made, callers wait for it together, at most connectTimeout; afterwards commands run at once and
+ * fail at once while Redis is away. `run` races every command against commandTimeout and replaces a connection
+ * that did not answer in time.
+ */
+function redisConnection(url: string, connectTimeout: number, commandTimeout: number) {
+  const log = throttledLog("Redis counters");
+  const open = (): Client => {
+    const client = newClient(url, connectTimeout, commandTimeout);
+    // The client reports connection failures as `error` events (unlistened, Node would end the process).
+    client.on("error", (error: Error) => log(error.message));
+    return client;
+  };
+  let closed = false;
+  let client = open();
+  const firstWait = Promise.race([
+    client.connect().then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise((resolve) => setTimeout(resolve, connectTimeout).unref()),
+  ]);
+
+  /** Drops a connection that did not answer in time and opens a new one (once, however many commands waited). */
+  const reopen = (stale: Client) => {
+    if (closed || client !== stale) return;
+    client = open();
+    client.connect().catch(() => undefined);
+    try {
+      stale.destroy();
+    } catch {
+      // Already closed: nothing to release.
+    }
+  };
+
+  const ready = async (): Promise<Client> => {
+    if (closed) throw databaseUnavailable(new Error("redisCounters: closed"));
+    if (client.isReady) return client;
+    await firstWait;
+    if (!client.isReady) throw databaseUnavailable(new Error("Redis is not reachable"));
+    return client;
+  };
+
+  return {
+    async run<T>(command: (c: Client) => Promise<T>): Promise<T> {
+      const c = await ready();
+      const pending = command(c);
+      let result: T | typeof TIMED_OUT;
+      try {
+        result = await withDeadline(pending, commandTimeout);
+      } catch (error) {
+        throw commandError(error);
+      }
+      if (result !== TIMED_OUT) return result;
+      // The answer may still come (or the drop below rejects it): nobody waits for it any more.
+      pending.catch(() => undefined);
+      log(`no answer within ${commandTimeout} ms; reconnecting`);
+      reopen(c);
+      throw databaseUnavailable(new Error(`Redis did not answer within ${commandTimeout} ms`));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await closeClient(client, commandTimeout);
+    },
+  };
+}
+
 /**
  * Rate-limit and lockout counters in Redis or Valkey (official `redis` client): pass it as
  * `createAuth({ database, counters: redisCounters({ url }) })`. Every hit is one Lua script, one round trip,
@@ -136,85 +260,7 @@ export function redisCounters(
   if (options.keyPrefix !== undefined && (typeof options.keyPrefix !== "string" || options.keyPrefix === ""))
     throw new AuthConfigError("redisCounters.keyPrefix", "must be a non-empty string");
 
-  let lastLog = 0;
-  const log = (message: string) => {
-    const now = Date.now();
-    if (now - lastLog < 1000) return;
-    lastLog = now;
-    console.error(`[latchkey] Redis counters: ${message.split("\n")[0]}`);
-  };
-
-  const open = (): Client => {
-    const client = newClient(options.url, connectTimeout, commandTimeout);
-    // The client reports connection failures as `error` events (unlistened, Node would end the process).
-    client.on("error", (error: Error) => log(error.message));
-    return client;
-  };
-
-  // Connect at once; the client then keeps the connection up by itself (reconnectStrategy). Until the first
-  // connection is made, callers wait for it together, at most connectTimeout; afterwards commands run at once
-  // and fail at once while Redis is away.
-  let closed = false;
-  let client = open();
-  const firstWait = Promise.race([
-    client.connect().then(
-      () => undefined,
-      () => undefined,
-    ),
-    new Promise((resolve) => setTimeout(resolve, connectTimeout).unref()),
-  ]);
-  const connect = (c: Client) => {
-    c.connect().catch(() => undefined);
-  };
-
-  /** Drops a connection that did not answer in time and opens a new one (once, however many commands waited). */
-  const reopen = (stale: Client) => {
-    if (closed || client !== stale) return;
-    client = open();
-    connect(client);
-    try {
-      stale.destroy();
-    } catch {
-      // Already closed: nothing to release.
-    }
-  };
-
-  const ready = async (): Promise<Client> => {
-    if (closed) throw databaseUnavailable(new Error("redisCounters: closed"));
-    if (client.isReady) return client;
-    await firstWait;
-    if (!client.isReady) throw databaseUnavailable(new Error("Redis is not reachable"));
-    return client;
-  };
-
-  const TIMED_OUT = Symbol("timed out");
-  const run = async <T>(command: (c: Client) => Promise<T>): Promise<T> => {
-    const c = await ready();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const pending = command(c);
-    const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), commandTimeout);
-    });
-    try {
-      const result = await Promise.race([pending, deadline]);
-      if (result === TIMED_OUT) {
-        // The answer may still come (or the drop below rejects it): nobody waits for it any more.
-        pending.catch(() => undefined);
-        log(`no answer within ${commandTimeout} ms; reconnecting`);
-        reopen(c);
-        throw databaseUnavailable(new Error(`Redis did not answer within ${commandTimeout} ms`));
-      }
-      return result as T;
-    } catch (error) {
-      if (error instanceof AuthError) throw error;
-      if (isRedisUnavailable(error)) throw databaseUnavailable(error);
-      throw new Error(`Redis counters: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, {
-        cause: error,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const { run, close } = redisConnection(options.url, connectTimeout, commandTimeout);
 
   // Keys are `<prefix><kind>:<hmac of the rest>`: the kind (`rl`, `fail`, `lock`) stays readable for operators,
   // the identifier (email, username, client address, path) does not.
@@ -266,27 +312,6 @@ export function redisCounters(
     async deleteExpired() {
       return 0;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      const last = client;
-      if (!last.isReady) {
-        if (last.isOpen) last.destroy();
-        return;
-      }
-      // A graceful close waits for commands in flight; a frozen Redis would hold it forever.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const gone = await Promise.race([
-        last.close().then(
-          () => true,
-          () => false,
-        ),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), commandTimeout);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (!gone && last.isOpen) last.destroy();
-    },
+    close,
   };
 }

@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AuthEvents,
-  Lockout,
-  SERVER_CALL,
-  counterBinding,
-  createTestClock,
-  databaseUnavailable,
-  resolveConfig,
-  type CounterStore,
-  type Store,
-} from "@latchkey/core";
+import { AuthEvents, Lockout, counterBinding, resolveConfig, type CounterStore, type Store } from "@latchkey/core";
+import { SERVER_CALL, createTestClock, databaseUnavailable } from "@latchkey/core/internal";
 import { startTestRedis, type TestRedisServer } from "../../../test/redis-server.ts";
 import { redisCounters } from "./redis-counters.ts";
 

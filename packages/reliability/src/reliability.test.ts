@@ -63,6 +63,26 @@ interface Ledger {
 }
 const newLedger = (): Ledger => ({ attempted: new Set(), signedUp: new Map(), otpUsers: new Map(), answers: [] });
 
+/**
+ * An outage's answers: each one is a 200, or a 503 DATABASE_UNAVAILABLE with `Retry-After: 5` that `during` places
+ * in the outage, and there is at least one 503. Returns the 503s.
+ */
+function expectOnlyUnavailableDuring(ledger: Ledger, during: (r: Answer) => boolean): Answer[] {
+  const bad = ledger.answers.filter((r) => r.status !== 200 && !(r.status === 503 && during(r)));
+  // Status 0: no answer within the client's 15 s (a request hung).
+  expect(
+    bad.slice(0, 10).map((r) => `${r.status} after ${r.ms} ms ${r.text.slice(0, 120)}`),
+    `${bad.length} unexpected answers`,
+  ).toEqual([]);
+  const unavailable = ledger.answers.filter((r) => r.status === 503);
+  expect(unavailable.length).toBeGreaterThan(0);
+  for (const r of unavailable) {
+    expect(JSON.parse(r.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
+    expect(r.headers?.get("retry-after")).toBe("5");
+  }
+  return unavailable;
+}
+
 /** Checks the database against the successful answers: nothing lost, nothing duplicated, nothing half-written. */
 async function reconcile(url: string, prefix: string, ledger: Ledger): Promise<void> {
   const users = await query<{ id: string; email: string }>(url, "select id, email from users where email like $1", [
@@ -302,20 +322,45 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
       };
     }
 
-    it(`mixed load for ${loadMs / 1000} s: no 5xx, and the database matches the answers`, async () => {
+    /**
+     * Mixed traffic (mixedWorker) on `lanes` lanes, its emails under `<label>-<variant>-`, with a ledger of its own:
+     * for `durationMs` when given, else until `stopAfter(ms)` lets it run `ms` more and waits for its lanes.
+     */
+    function startMixedLoad(
+      label: string,
+      lanes: number,
+      options: { durationMs?: number; targets?: () => Instance[]; onAnswer?: (r: Answer, i: Instance) => void } = {},
+    ) {
+      const prefix = `${label}-${name}-`;
       const ledger = newLedger();
-      const known: Sign[] = [];
-      await loadFor(
-        loadMs,
-        WORKERS,
-        mixedWorker(
-          `mix-${name}-`,
-          ledger,
-          () => [a, b],
-          known,
-          () => undefined,
-        ),
-      );
+      const worker = mixedWorker(prefix, ledger, options.targets ?? (() => [a, b]), [], options.onAnswer ?? (() => {}));
+      let until = Date.now() + (options.durationMs ?? Number.POSITIVE_INFINITY);
+      const done = loadFor(0, lanes, worker, () => Date.now() >= until);
+      const stopAfter = async (ms: number) => {
+        until = Date.now() + ms;
+        await done;
+      };
+      return { prefix, ledger, done, stopAfter };
+    }
+
+    /** Both instances answer /auth/health with 200 again within 10 s of `since`. */
+    async function expectHealthyAgain(since: number, after: string): Promise<void> {
+      for (const instance of [a, b]) {
+        let healthy = false;
+        while (!healthy && Date.now() - since < 10_000) {
+          healthy = (await call(instance, "GET", "/auth/health")).status === 200;
+          if (!healthy) await sleep(200);
+        }
+        expect(
+          healthy,
+          `${instance.name} healthy after ${after} (${instance.alive() ? "running" : "the process exited"}); its stderr ends:\n${instance.stderr().slice(-1500)}`,
+        ).toBe(true);
+      }
+    }
+
+    it(`mixed load for ${loadMs / 1000} s: no 5xx, and the database matches the answers`, async () => {
+      const { prefix, ledger, done } = startMixedLoad("mix", WORKERS, { durationMs: loadMs });
+      await done;
       const statuses = ledger.answers.map((r) => r.status);
       // Every worker gets an answer at least once per BOUND_MS (no answer may take longer): a floor, not a speed.
       expect(statuses.length).toBeGreaterThanOrEqual(WORKERS * Math.floor(loadMs / BOUND_MS));
@@ -326,28 +371,14 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
           .map((r) => `${r.status} ${r.text.slice(0, 120)}`),
       ).toEqual([]);
       expect(Math.max(...ledger.answers.map((r) => r.ms))).toBeLessThan(BOUND_MS);
-      await reconcile(url, `mix-${name}-`, ledger);
+      await reconcile(url, prefix, ledger);
     });
 
     itRedis(
       "Redis frozen (SIGSTOP) for 5 s mid-load: every request ends within commandTimeout plus a margin, only 503 while frozen, /health says so, recovery, reconciliation",
       async () => {
         const server = redis!;
-        const ledger = newLedger();
-        const known: Sign[] = [];
-        let loadUntil = Number.POSITIVE_INFINITY;
-        const load = loadFor(
-          0,
-          8,
-          mixedWorker(
-            `frozen-${name}-`,
-            ledger,
-            () => [a, b],
-            known,
-            () => undefined,
-          ),
-          () => Date.now() >= loadUntil,
-        );
+        const { prefix, ledger, stopAfter } = startMixedLoad("frozen", 8);
         await sleep(3000);
         const frozenAt = Date.now();
         server.freeze();
@@ -367,19 +398,8 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
           expect(JSON.parse(probe.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
           expect(probe.ms).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + REDIS_MARGIN_MS);
         }
-        for (const instance of [a, b]) {
-          let healthy = false;
-          while (!healthy && Date.now() - thawedAt < 10_000) {
-            healthy = (await call(instance, "GET", "/auth/health")).status === 200;
-            if (!healthy) await sleep(200);
-          }
-          expect(
-            healthy,
-            `${instance.name} healthy after Redis resumed; stderr ends:\n${instance.stderr().slice(-1500)}`,
-          ).toBe(true);
-        }
-        loadUntil = Date.now() + 3000;
-        await load;
+        await expectHealthyAgain(thawedAt, "Redis resumed");
+        await stopAfter(3000);
         expect(a.alive() && b.alive(), `a process exited: ${a.stderr()} ${b.stderr()}`).toBe(true);
         // Nothing hung: every request got an answer (status 0 is the client's own 15 s timeout), and none took
         // longer than the command timeout plus the margin.
@@ -388,44 +408,20 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
         expect(slowest).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + REDIS_MARGIN_MS);
         const grace = REDIS_COMMAND_TIMEOUT_MS + REDIS_MARGIN_MS;
         const inFreeze = (r: Answer) => r.at + r.ms >= frozenAt && r.at <= thawedAt + grace;
-        const bad = ledger.answers.filter((r) => r.status !== 200 && !(r.status === 503 && inFreeze(r)));
-        expect(
-          bad.slice(0, 10).map((r) => `${r.status} after ${r.ms} ms ${r.text.slice(0, 120)}`),
-          `${bad.length} unexpected answers`,
-        ).toEqual([]);
-        const unavailable = ledger.answers.filter((r) => r.status === 503);
-        expect(unavailable.length).toBeGreaterThan(0);
-        for (const r of unavailable) {
-          expect(JSON.parse(r.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
-          expect(r.headers?.get("retry-after")).toBe("5");
-        }
+        const unavailable = expectOnlyUnavailableDuring(ledger, inFreeze);
         console.log(
           `[reliability] Redis frozen: ${ledger.answers.length} answers, ${unavailable.length} x 503, slowest ${slowest} ms`,
         );
-        await reconcile(url, `frozen-${name}-`, ledger);
+        await reconcile(url, prefix, ledger);
       },
     );
 
     itFull(
       "PostgreSQL restart and a 5 s stop mid-load: no process exit, only 503 during the outage, recovery, reconciliation",
       async () => {
-        const ledger = newLedger();
-        const known: Sign[] = [];
         const outages: Array<[number, number]> = [];
         // Load from 4 s before the restart until 3 s after both instances report healthy again.
-        let loadUntil = Number.POSITIVE_INFINITY;
-        const load = loadFor(
-          0,
-          8,
-          mixedWorker(
-            `outage-${name}-`,
-            ledger,
-            () => [a, b],
-            known,
-            () => undefined,
-          ),
-          () => Date.now() >= loadUntil,
-        );
+        const { prefix, ledger, stopAfter } = startMixedLoad("outage", 8);
         await sleep(4000);
         let t = Date.now();
         await pgServer.restart();
@@ -438,40 +434,18 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
         outages.push([t, Date.now()]);
         const resumedAt = Date.now();
         // Both instances report healthy again by themselves, within seconds.
-        for (const instance of [a, b]) {
-          let healthy = false;
-          while (!healthy && Date.now() - resumedAt < 10_000) {
-            healthy = (await call(instance, "GET", "/auth/health")).status === 200;
-            if (!healthy) await sleep(200);
-          }
-          expect(
-            healthy,
-            `${instance.name} healthy after the database returned (${instance.alive() ? "running" : "the process exited"}); its stderr ends:\n${instance.stderr().slice(-1500)}`,
-          ).toBe(true);
-        }
+        await expectHealthyAgain(resumedAt, "the database returned");
         const recoveredIn = Date.now() - resumedAt;
-        loadUntil = Date.now() + 3000;
-        await load;
+        await stopAfter(3000);
         expect(a.alive() && b.alive(), `a process exited: ${a.stderr()} ${b.stderr()}`).toBe(true);
         const grace = 6000;
         const inOutage = (r: Answer) => outages.some(([from, to]) => r.at + r.ms >= from && r.at <= to + grace);
-        const bad = ledger.answers.filter((r) => r.status !== 200 && !(r.status === 503 && inOutage(r)));
-        // Status 0: no answer within the client's 15 s (a request hung on the database).
-        expect(
-          bad.slice(0, 10).map((r) => `${r.status} after ${r.ms} ms ${r.text.slice(0, 120)}`),
-          `${bad.length} unexpected answers`,
-        ).toEqual([]);
-        const unavailable = ledger.answers.filter((r) => r.status === 503);
-        expect(unavailable.length).toBeGreaterThan(0);
-        for (const r of unavailable) {
-          expect(JSON.parse(r.text)).toEqual({ code: "DATABASE_UNAVAILABLE", message: expect.any(String) });
-          expect(r.headers?.get("retry-after")).toBe("5");
-        }
+        const unavailable = expectOnlyUnavailableDuring(ledger, inOutage);
         expect(Math.max(...ledger.answers.map((r) => r.ms))).toBeLessThan(BOUND_MS);
         console.log(
           `[reliability] outage: ${ledger.answers.length} answers, ${unavailable.length} x 503, recovered ${recoveredIn} ms after the database returned`,
         );
-        await reconcile(url, `outage-${name}-`, ledger);
+        await reconcile(url, prefix, ledger);
       },
     );
 
@@ -526,28 +500,20 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
 
     // Last of the variant: B stays dead (afterAll skips it).
     itFull("kill -9 of one instance mid-load leaves the other unaffected", async () => {
-      const ledger = newLedger();
-      const known: Sign[] = [];
       const fromA: Answer[] = [];
       let killed = false;
-      const load = loadFor(
-        6000,
-        8,
-        mixedWorker(
-          `kill-${name}-`,
-          ledger,
-          () => (killed ? [a] : [a, b]),
-          known,
-          (r, i) => {
-            if (i === a) fromA.push(r);
-          },
-        ),
-      );
+      const { prefix, ledger, done } = startMixedLoad("kill", 8, {
+        durationMs: 6000,
+        targets: () => (killed ? [a] : [a, b]),
+        onAnswer: (r, i) => {
+          if (i === a) fromA.push(r);
+        },
+      });
       await sleep(2500);
       b.child.kill("SIGKILL");
       await b.exit;
       killed = true;
-      await load;
+      await done;
       expect(a.alive()).toBe(true);
       expect(fromA.length).toBeGreaterThan(50);
       expect(
@@ -563,7 +529,7 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
           .slice(0, 10)
           .map((r) => `${r.status} ${r.text.slice(0, 120)}`),
       ).toEqual([]);
-      await reconcile(url, `kill-${name}-`, ledger);
+      await reconcile(url, prefix, ledger);
     });
   });
 }

@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AuthConfigError, argon2idHasher, createTestClock, webCryptoRandom, type EmailMessage } from "@latchkey/core";
+import { AuthConfigError, argon2idHasher, webCryptoRandom, type EmailMessage } from "@latchkey/core";
+import { createTestClock } from "@latchkey/core/internal";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import { resendEmailSender } from "./resend-sender.ts";

@@ -1,8 +1,10 @@
 import type { ApiKeyRecord } from "@latchkey/core";
+import { fixtures } from "@latchkey/store-conformance";
 
 /**
  * A stored API key as a test writes it straight into a store: a plain key (no quota, limit, refill, reroll or
- * expiry, nothing used yet) with `over` on top. Only `id`, `userId`, `keyHash` and the dates have no default.
+ * expiry, nothing used yet, no metadata or permissions) with `over` on top. Only `id`, `userId`, `keyHash` and the
+ * dates have no default. Built on the conformance suite's `fixtures.apiKey`, so a new field is added in one place.
  *
  * @example
  * await store.apiKeys.create(apiKeyRecord({ id: "k1", userId, keyHash: hashSecret(key), createdAt: now, updatedAt: now }));
@@ -10,28 +12,5 @@ import type { ApiKeyRecord } from "@latchkey/core";
 export function apiKeyRecord(
   over: Partial<ApiKeyRecord> & Pick<ApiKeyRecord, "id" | "userId" | "keyHash" | "createdAt" | "updatedAt">,
 ): ApiKeyRecord {
-  return {
-    name: "ci",
-    prefix: "lk_",
-    start: "lk_AbCdE",
-    enabled: true,
-    locked: false,
-    metadata: {},
-    serverMetadata: {},
-    permissions: {},
-    remaining: null,
-    refillAmount: null,
-    refillIntervalMs: null,
-    lastRefillAt: null,
-    previousKeyHash: null,
-    previousKeyExpiresAt: null,
-    rerolledAt: null,
-    rateLimitMax: null,
-    rateLimitWindowMs: null,
-    requestCount: 0,
-    windowStart: null,
-    lastUsedAt: null,
-    expiresAt: null,
-    ...over,
-  };
+  return fixtures.apiKey(over.userId, { metadata: {}, serverMetadata: {}, permissions: {}, ...over });
 }

@@ -1,11 +1,5 @@
-import {
-  parseDuration,
-  sweepBatchSize,
-  sweepStore,
-  type Duration,
-  type FullStore,
-  type SweepReport,
-} from "@latchkey/core";
+import { sweepStore, type Duration, type FullStore, type SweepReport } from "@latchkey/core";
+import { parseDuration, sweepBatchSize } from "@latchkey/core/internal";
 import { databaseKind, importMongoStore, redactUrl } from "../migrate/migrate.ts";
 
 /**

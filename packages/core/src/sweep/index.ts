@@ -1,2 +1,2 @@
-export { sweepStore, sweepBatchSize, DEFAULT_SWEEP_BATCH_SIZE } from "./sweep.ts";
+export { sweepStore, sweepBatchSize } from "./sweep.ts";
 export type { SweepReport, SweepOptions, SweepPlan } from "./sweep.ts";

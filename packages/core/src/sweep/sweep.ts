@@ -43,7 +43,7 @@ export interface SweepPlan {
 }
 
 /** The default and the bounds of `batchSize`. */
-export const DEFAULT_SWEEP_BATCH_SIZE = 1000;
+const DEFAULT_SWEEP_BATCH_SIZE = 1000;
 
 /** 400 INVALID_REQUEST unless `batchSize` is an integer from 1 to 10000; the default when absent. */
 export function sweepBatchSize(batchSize: unknown): number {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseDuration, type Duration } from "@latchkey/core";
+import type { Duration } from "@latchkey/core";
+import { parseDuration } from "@latchkey/core/internal";
 import { PG_DEFAULTS } from "./connection.ts";
 
 // docs/stores.md's pool-options table is a claim about this file: the same options, the same defaults.

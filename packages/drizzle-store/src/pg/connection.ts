@@ -1,4 +1,5 @@
-import { parseDuration, type Duration } from "@latchkey/core";
+import type { Duration } from "@latchkey/core";
+import { parseDuration } from "@latchkey/core/internal";
 import pg from "pg";
 
 /** Connection settings of a store that opens its own node-postgres pool (`drizzleStore({ dialect: "postgres", url })`). */

@@ -1,4 +1,5 @@
-import { guardPorts, guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { guardPorts, guardStore } from "@latchkey/core/internal";
 import { drizzle as drizzlePostgresJs } from "drizzle-orm/postgres-js";
 import postgres, { type Sql } from "postgres";
 import { isPgUnavailable } from "./errors.ts";

@@ -1,4 +1,5 @@
-import { guardPorts, guardStore, type FullStore, type FullStorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { guardPorts, guardStore } from "@latchkey/core/internal";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { accountsPort } from "./accounts.ts";

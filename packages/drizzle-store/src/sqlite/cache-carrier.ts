@@ -1,4 +1,5 @@
-import { inProcessCacheBus, type CacheCarrier } from "@latchkey/core";
+import type { CacheCarrier } from "@latchkey/core";
+import { inProcessCacheBus } from "@latchkey/core/internal";
 const buses = new Map<string, ReturnType<typeof inProcessCacheBus>>();
 
 /** The bus key of a `file:` URL (query and fragment dropped); null for other URLs and in-memory databases. */

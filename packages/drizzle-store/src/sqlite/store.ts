@@ -1,4 +1,5 @@
-import { guardStore, guardPorts, type FullStore, type FullStorePorts } from "@latchkey/core";
+import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { guardStore, guardPorts } from "@latchkey/core/internal";
 import type { Client, InStatement, Transaction } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { accountsPort } from "./accounts.ts";

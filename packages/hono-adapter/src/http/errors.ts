@@ -1,5 +1,6 @@
 import { HTTPException } from "hono/http-exception";
-import { AuthError, consoleLogger, describeError, type Logger } from "@latchkey/core";
+import { AuthError, describeError, type Logger } from "@latchkey/core";
+import { consoleLogger } from "@latchkey/core/internal";
 
 export { describeError };
 import { ERROR_STATUS } from "./error-status.ts";

@@ -7,27 +7,21 @@ import {
   exploreInterleavings,
   structuralViolations,
   takeSnapshot,
-  type ScheduleRun,
 } from "@latchkey/test-support";
 import { bearer } from "../../test/test-auth.ts";
 import {
   answer,
+  answerOf,
   budget,
   freshEmail,
+  PASSWORD,
   report,
   seamAuth,
   sharedStore,
   storeVariants,
   tokenOf,
-  type Answer,
 } from "../../test/seams/harness.ts";
 
-const PASSWORD = "correct horse battery";
-const value = (run: ScheduleRun<unknown>, flow: string) => {
-  const r = run.results[flow]!;
-  if (!r.ok) throw r.error;
-  return r.value as Answer;
-};
 const sendCode = async (t: ReturnType<typeof seamAuth>, email: string, purpose: string) => {
   const res = await t.request("POST", "/email-otp/send-verification-otp", { body: { email, purpose } });
   expect(res.status).toBe(200);
@@ -62,9 +56,9 @@ describe("sign-in x email change, every interleaving", () => {
           ),
       }),
       async check({ t, email, newEmail, token, userId }, run) {
-        expect(value(run, "change").status, JSON.stringify(value(run, "change").body)).toBe(200);
-        expect([200, 401]).toContain(value(run, "signIn").status);
-        const late = tokenOf(value(run, "signIn"));
+        expect(answerOf(run, "change").status, JSON.stringify(answerOf(run, "change").body)).toBe(200);
+        expect([200, 401]).toContain(answerOf(run, "signIn").status);
+        const late = tokenOf(answerOf(run, "signIn"));
         const snap = await takeSnapshot(t.store, {
           userIds: [userId],
           emails: [email, newEmail],
@@ -102,8 +96,8 @@ describe("OTP send x OTP sign-in, every interleaving", () => {
         signIn: () => otpSignIn(t, email, first),
       }),
       async check({ t, email, userId, first }, run) {
-        expect(value(run, "send").status).toBe(200);
-        const signIn = value(run, "signIn");
+        expect(answerOf(run, "send").status).toBe(200);
+        const signIn = answerOf(run, "signIn");
         expect([200, 400]).toContain(signIn.status);
         const latest = t.auth.getOtp(email)!;
         expect(latest).not.toBe(first);
@@ -143,7 +137,7 @@ describe.each(storeVariants())(
         },
         flows: ({ t, email, code }) => ({ a: () => otpSignIn(t, email, code), b: () => otpSignIn(t, email, code) }),
         async check({ t, email }, run) {
-          const answers = [value(run, "a"), value(run, "b")];
+          const answers = [answerOf(run, "a"), answerOf(run, "b")];
           expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
           const token = answers.map(tokenOf).find(Boolean)!;
           const snap = await takeSnapshot(t.store, { emails: [email], sessionTokens: [token] });
@@ -178,8 +172,8 @@ describe.each(storeVariants())(
           otp: () => otpSignIn(t, email, code),
         }),
         async check({ t, email }, run) {
-          const signUp = value(run, "signUp");
-          const otp = value(run, "otp");
+          const signUp = answerOf(run, "signUp");
+          const otp = answerOf(run, "otp");
           expect(otp.status, JSON.stringify(otp.body)).toBe(200);
           expect([200, 422], JSON.stringify(signUp.body)).toContain(signUp.status);
           const otpToken = tokenOf(otp)!;

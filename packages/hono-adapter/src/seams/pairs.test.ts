@@ -9,28 +9,21 @@ import {
   structuralViolations,
   takeSnapshot,
   type Refusal,
-  type ScheduleRun,
 } from "@latchkey/test-support";
 import { bearer } from "../../test/test-auth.ts";
 import {
   answer,
+  answerOf,
   budget,
   freshEmail,
+  PASSWORD,
   report,
   seamAuth,
   seamHasher,
   sharedStore,
   storeVariants,
   tokenOf,
-  type Answer,
 } from "../../test/seams/harness.ts";
-
-const PASSWORD = "correct horse battery";
-const value = (run: ScheduleRun<unknown>, flow: string) => {
-  const r = run.results[flow]!;
-  if (!r.ok) throw r.error;
-  return r.value as Answer;
-};
 
 describe("wrong password x wrong password (the lockout), every interleaving", () => {
   const store = sharedStore();
@@ -73,7 +66,7 @@ describe("wrong password x wrong password (the lockout), every interleaving", ()
           ),
       }),
       async check({ t, userId, email, checks }, run) {
-        for (const flow of ["a", "b"]) expect([401, 429]).toContain(value(run, flow).status);
+        for (const flow of ["a", "b"]) expect([401, 429]).toContain(answerOf(run, flow).status);
         const snap = await takeSnapshot(t.store, { userIds: [userId], emails: [email] });
         const violations = [...structuralViolations(snap), ...lockoutBound(checks.count, MAX)];
         expect(violations, describeViolations(violations)).toEqual([]);
@@ -107,8 +100,8 @@ describe.each(storeVariants())("sign-in x account deletion, every interleaving$n
           answer(t.request("POST", "/delete-account", { body: { password: PASSWORD }, headers: bearer(token) })),
       }),
       async check({ t, email, token, userId }, run) {
-        expect(value(run, "delete").status).toBe(200);
-        const signIn = value(run, "signIn");
+        expect(answerOf(run, "delete").status).toBe(200);
+        const signIn = answerOf(run, "signIn");
         expect([200, 401], JSON.stringify(signIn.body)).toContain(signIn.status);
         const late = tokenOf(signIn);
         const snap = await takeSnapshot(t.store, {
@@ -158,8 +151,8 @@ describe("API-key verify x update/disable/delete/reroll, every interleaving", ()
           refuse: () => answer(t.request("POST", path, { body: { keyId, ...extra }, headers: bearer(token) })),
         }),
         async check({ t, userId, key, keyId }, run) {
-          expect(value(run, "refuse").status, JSON.stringify(value(run, "refuse").body)).toBe(200);
-          const verify = value(run, "verify");
+          expect(answerOf(run, "refuse").status, JSON.stringify(answerOf(run, "refuse").body)).toBe(200);
+          const verify = answerOf(run, "verify");
           expect(verify.status).toBe(200);
           if (verify.body.valid === true) {
             // Linearizable: the verify read the key before the refusal wrote it.
@@ -196,7 +189,7 @@ describe("quota verify x quota verify, every interleaving", () => {
         b: () => answer(t.request("POST", "/api-key/verify", { body: { key } })),
       }),
       async check({ t, userId, keyId }, run) {
-        const granted = ["a", "b"].filter((f) => value(run, f).body.valid === true).length;
+        const granted = ["a", "b"].filter((f) => answerOf(run, f).body.valid === true).length;
         expect(granted).toBe(1);
         const snap = await takeSnapshot(t.store, { userIds: [userId], apiKeyIds: [keyId] });
         const violations = [...structuralViolations(snap), ...quotaConserved(snap, keyId, 1, granted)];

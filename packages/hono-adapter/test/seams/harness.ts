@@ -7,7 +7,7 @@ import {
   type PasswordHasher,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import type { ExplorationReport, FaultReport } from "@latchkey/test-support";
+import type { ExplorationReport, FaultReport, ScheduleRun } from "@latchkey/test-support";
 import { createTestAuth, type TestAuth } from "../test-auth.ts";
 import type { CreateAuthOptions } from "../../src/create-auth.ts";
 import { storeForTestRun, testStoreKind } from "../test-stores.ts";
@@ -53,6 +53,16 @@ export async function answer(res: Promise<Response>): Promise<Answer> {
   const r = await res;
   const text = await r.text();
   return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** The password a pair's world signs up with. */
+export const PASSWORD = "correct horse battery";
+
+/** What flow `flow` of a scheduled run answered (its error, thrown again, when it failed). */
+export function answerOf(run: ScheduleRun<unknown>, flow: string): Answer {
+  const r = run.results[flow]!;
+  if (!r.ok) throw r.error;
+  return r.value as Answer;
 }
 
 /** The session token of a 200 sign-in answer. */

@@ -3,11 +3,11 @@ import {
   API_KEY_PLUGIN_ID,
   AuthConfigError,
   AuthError,
-  normalizePermissions,
   type ApiKeyView,
   type Permissions,
   type UserView,
 } from "@latchkey/core";
+import { normalizePermissions } from "@latchkey/core/internal";
 import { errorResponse } from "../../http/errors.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   argon2idHasher,
-  databaseUnavailable,
   webCryptoRandom,
   type CounterStore,
   type FullStore,
   type PasswordHasher,
 } from "@latchkey/core";
+import { databaseUnavailable } from "@latchkey/core/internal";
 import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 
 // Review fix 30.1 (lockout counted after the password check) and 32.2 (a failed lock write switched it off).

@@ -3,7 +3,6 @@ import {
   apiKeys,
   argon2idHasher,
   compensatingTransaction,
-  databaseUnavailable,
   webCryptoRandom,
   type AccountStore,
   type ApiKeyStore,
@@ -11,6 +10,7 @@ import {
   type FullStorePorts,
   type PasswordHasher,
 } from "@latchkey/core";
+import { databaseUnavailable } from "@latchkey/core/internal";
 import { bearer, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 import { requestDeletion } from "../../../test/routes/account/test-fixtures.ts";
 import { testStoreKind } from "../../../test/test-stores.ts";

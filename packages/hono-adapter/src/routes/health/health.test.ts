@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { databaseUnavailable, type CounterBinding, type CounterStore } from "@latchkey/core";
+import type { CounterBinding, CounterStore } from "@latchkey/core";
+import { databaseUnavailable } from "@latchkey/core/internal";
 import { memoryStore } from "@latchkey/memory-store";
 import { createTestAuth } from "../../../test/test-auth.ts";
 

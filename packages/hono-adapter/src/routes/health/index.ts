@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { databaseUnavailable, isDatabaseUnavailable } from "@latchkey/core";
+import { databaseUnavailable, isDatabaseUnavailable } from "@latchkey/core/internal";
 import { defineRoute, type AuthApp } from "../define.ts";
 import { errorResponse } from "../../http/errors.ts";
 import type { RequestTools } from "../../middleware/session.ts";

@@ -3,8 +3,8 @@
 // POST /finish runs the afterAll hooks.
 import type { Store } from "@latchkey/core";
 import { fixtures, runStoreConformance } from "@latchkey/store-conformance";
-import { drizzleStore, type D1DatabaseBinding } from "../../d1.ts";
-import { userConflictOf } from "../../sqlite/errors.ts";
+import { drizzleStore, type D1DatabaseBinding } from "../../src/d1.ts";
+import { userConflictOf } from "../../src/sqlite/errors.ts";
 import { afterAll, beforeAll, describe, expect, finish, it, listCases, runCase } from "./vitest-in-worker.ts";
 
 interface Env {
