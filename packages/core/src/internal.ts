@@ -37,6 +37,16 @@ export { RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
 export { isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, toApiKeyView } from "./api-key/index.ts";
 export { emit } from "./kernel/emit.ts";
 export { API_KEY_LIMITS } from "./api-key/index.ts";
+export { apiKeyUseRule, jsApiKeyUseRule, applyUse, refusalOf } from "./api-key/index.ts";
+export type {
+  ApiKeyUseRule,
+  ApiKeyUseSet,
+  UseRuleBuilder,
+  UseRuleRepr,
+  UseRuleNumField,
+  UseRuleTimeField,
+  JsRepr,
+} from "./api-key/index.ts";
 export { parseDuration, applySchema, shapeOf, defaulted, group, optional, required } from "./config/index.ts";
 export {
   systemClock,

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { ApiKeyRecord } from "@latchkey/core";
+import { applyUse, jsApiKeyUseRule, refusalOf } from "@latchkey/core/internal";
 import { fixtures } from "@latchkey/store-conformance";
 import {
   apiKeyRerollUpdate,
   apiKeyUseFilter,
   apiKeyUseUpdate,
   counterHitUpdate,
+  mongoApiKeyUseRule,
   decodeCursor,
   encodeCursor,
   failedAttemptFilters,
@@ -31,27 +34,66 @@ describe("counterHitUpdate", () => {
   });
 });
 
-describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
-  it("filters on id, enabled, expiry, quota and window with the caller's time as a Date", () => {
+// Just enough of MongoDB's aggregation semantics to run the generated expressions on a document: field paths
+// (missing reads as undefined), $literal, $ifNull, $eq, $lte/$lt (null and missing sort before numbers and dates),
+// $and/$or/$not, $add (date + ms is a date; null propagates), $subtract, $cond.
+type Doc = Record<string, unknown>;
+const rank = (v: unknown) => (v === undefined ? 0 : v === null ? 1 : 2);
+const cmp = (x: unknown, y: unknown) => {
+  if (rank(x) !== rank(y)) return rank(x) - rank(y);
+  if (rank(x) < 2) return 0;
+  return Number(x instanceof Date ? x.getTime() : x) - Number(y instanceof Date ? y.getTime() : y);
+};
+function run(expr: unknown, doc: Doc): unknown {
+  if (typeof expr === "string") return expr.startsWith("$") ? doc[expr.slice(1)] : expr;
+  if (expr === null || typeof expr !== "object" || expr instanceof Date) return expr;
+  const [op, raw] = Object.entries(expr as Doc)[0]!;
+  if (op === "$literal") return raw;
+  const args = raw as unknown[];
+  const at = (i: number) => run(args[i], doc);
+  switch (op) {
+    case "$ifNull":
+      return at(0) ?? at(1);
+    case "$eq":
+      return cmp(at(0), at(1)) === 0;
+    case "$lte":
+      return cmp(at(0), at(1)) <= 0;
+    case "$lt":
+      return cmp(at(0), at(1)) < 0;
+    case "$and":
+      return args.every((_, i) => Boolean(at(i)));
+    case "$or":
+      return args.some((_, i) => Boolean(at(i)));
+    case "$not":
+      return !at(0);
+    case "$cond":
+      return at(0) ? at(1) : at(2);
+    case "$add":
+    case "$subtract": {
+      const [x, y] = [at(0), at(1)];
+      if (x == null || y == null) return null;
+      const sum = Number(x instanceof Date ? x.getTime() : x) + (op === "$add" ? 1 : -1) * Number(y);
+      return x instanceof Date ? new Date(sum) : sum;
+    }
+    default:
+      throw new Error(`operator ${op} not modelled`);
+  }
+}
+
+describe("apiKeyUseFilter / apiKeyUseUpdate (core's use rule as aggregation expressions)", () => {
+  it("filters on the id and the rule's admission in $expr; the update is one $set stage of the rule's columns", () => {
     const filter = apiKeyUseFilter("k_1", now);
-    expect(filter).toMatchObject({
-      _id: { $eq: "k_1" },
-      enabled: true,
-      $and: [
-        { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-        { $or: [{ remaining: null }, { remaining: { $gt: 0 } }, { $expr: expect.anything() }] },
-        { $or: [{ rateLimitMax: null }, { rateLimitWindowMs: null }, expect.anything(), expect.anything()] },
-      ],
-    });
-  });
-
-  it("admits an ended window only when the limit allows one use (a limit of 0 never admits)", () => {
-    const windowBranches = (apiKeyUseFilter("k_1", now).$and as Array<{ $or: unknown[] }>)[2]!.$or;
-    expect(JSON.stringify(windowBranches[2])).toContain('{"$gt":["$rateLimitMax",0]}');
-    expect(JSON.stringify(windowBranches[3])).toContain('{"$lt":["$requestCount","$rateLimitMax"]}');
-  });
-
-  it("updates remaining (refilling when due), lastRefillAt, the window and lastUsedAt in one stage", () => {
+    expect(Object.keys(filter)).toEqual(["_id", "$expr"]);
+    expect(filter._id).toEqual({ $eq: "k_1" });
+    expect(filter.$expr).toEqual(mongoApiKeyUseRule(now).allowed);
+    // Admission is "no refusal holds", refusals in core's order.
+    expect(filter.$expr).toEqual({ $not: [{ $or: mongoApiKeyUseRule(now).refusals.map(([, test]) => test) }] });
+    expect(mongoApiKeyUseRule(now).refusals.map(([reason]) => reason)).toEqual([
+      "KEY_DISABLED",
+      "KEY_EXPIRED",
+      "USAGE_EXCEEDED",
+      "RATE_LIMITED",
+    ]);
     const [stage, ...rest] = apiKeyUseUpdate(now);
     expect(rest).toEqual([]);
     expect(Object.keys(stage!.$set)).toEqual([
@@ -62,24 +104,81 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
       "lastUsedAt",
     ]);
     expect(stage!.$set.lastUsedAt).toBe(now);
-    const due = {
+  });
+
+  it("spells each operator as MongoDB does: nulls through $ifNull, dates plus milliseconds, constants as $literal", () => {
+    const rule = mongoApiKeyUseRule(now);
+    expect(rule.refusals[0]![1]).toEqual({ $not: [{ $eq: ["$enabled", true] }] });
+    expect(rule.refusals[1]![1]).toEqual({
+      $and: [{ $not: [{ $eq: [{ $ifNull: ["$expiresAt", null] }, null] }] }, { $lte: ["$expiresAt", now] }],
+    });
+    expect(rule.refillDue).toEqual({
       $and: [
-        { $isNumber: "$refillAmount" },
-        { $isNumber: "$refillIntervalMs" },
+        { $not: [{ $eq: [{ $ifNull: ["$refillAmount", null] }, null] }] },
+        { $not: [{ $eq: [{ $ifNull: ["$refillIntervalMs", null] }, null] }] },
         { $lte: [{ $add: [{ $ifNull: ["$lastRefillAt", "$createdAt"] }, "$refillIntervalMs"] }, now] },
       ],
-    };
-    expect(stage!.$set.remaining).toEqual({
+    });
+    expect(rule.set.remaining).toEqual({
       $cond: [
-        due,
-        { $subtract: ["$refillAmount", 1] },
-        { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
+        rule.refillDue,
+        { $subtract: ["$refillAmount", { $literal: 1 }] },
+        {
+          $cond: [
+            { $eq: [{ $ifNull: ["$remaining", null] }, null] },
+            "$remaining",
+            { $subtract: ["$remaining", { $literal: 1 }] },
+          ],
+        },
       ],
     });
-    expect(stage!.$set.lastRefillAt).toEqual({ $cond: [due, now, { $ifNull: ["$lastRefillAt", null] }] });
-    // The filter admits a used-up key only through the same refill condition.
-    const quota = (apiKeyUseFilter("k_1", now).$and as Array<{ $or: unknown[] }>)[1]!.$or;
-    expect(quota[2]).toEqual({ $expr: due });
+  });
+
+  it("decides and writes what core's JavaScript rule does, on every edge (boundaries, nulls, missing fields)", () => {
+    const base = fixtures.apiKey("u_1");
+    const variants: Array<Partial<ApiKeyRecord>> = [];
+    for (const enabled of [true, false])
+      for (const expiresAt of [null, fixtures.at(-1), now, fixtures.at(1)])
+        for (const remaining of [null, 0, 1])
+          for (const refill of [
+            {},
+            { refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: fixtures.at(-60_000) },
+            { refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: fixtures.at(-59_999) },
+            { refillAmount: 5, refillIntervalMs: null },
+            { refillAmount: 5, refillIntervalMs: 60_000, createdAt: fixtures.at(-60_000) },
+          ])
+            for (const window of [
+              {},
+              { rateLimitMax: 2, rateLimitWindowMs: 1_000, requestCount: 2, windowStart: fixtures.at(-1_000) },
+              { rateLimitMax: 2, rateLimitWindowMs: 1_000, requestCount: 2, windowStart: fixtures.at(-999) },
+              { rateLimitMax: 2, rateLimitWindowMs: 1_000, requestCount: 1, windowStart: fixtures.at(-999) },
+              { rateLimitMax: 0, rateLimitWindowMs: 1_000 },
+              { rateLimitMax: 2, rateLimitWindowMs: null, requestCount: 7 },
+            ])
+              variants.push({ enabled, expiresAt, remaining, ...refill, ...window });
+    const js = jsApiKeyUseRule(now);
+    const filter = apiKeyUseFilter("k", now);
+    const [stage] = apiKeyUseUpdate(now);
+    let admitted = 0;
+    for (const over of variants) {
+      const key = { ...base, ...over };
+      // A document written before refills existed has no refill fields at all.
+      const doc: Doc = { ...key };
+      if (key.refillAmount === null)
+        for (const f of ["refillAmount", "refillIntervalMs", "lastRefillAt"]) delete doc[f];
+      const allowed = run(filter.$expr, doc) as boolean;
+      expect(allowed, JSON.stringify(over)).toBe(refusalOf(js, key) === null);
+      if (!allowed) continue;
+      admitted++;
+      const next = applyUse(js, key);
+      for (const [field, expr] of Object.entries(stage!.$set as Doc))
+        expect(run(expr, doc) ?? null, `${field} of ${JSON.stringify(over)}`).toEqual(
+          next[field as keyof ApiKeyRecord],
+        );
+    }
+    // The grid reaches both outcomes in numbers (so neither branch is vacuous).
+    expect(admitted).toBeGreaterThan(50);
+    expect(variants.length - admitted).toBeGreaterThan(50);
   });
 
   it("a reroll moves the current hash to previousKeyHash only with a grace, and wraps caller values in $literal", () => {
@@ -108,6 +207,8 @@ describe("apiKeyUseFilter / apiKeyUseUpdate", () => {
     const paths = strings.filter((s) => s.startsWith("$"));
     expect(new Set(paths)).toEqual(
       new Set([
+        "$enabled",
+        "$expiresAt",
         "$windowStart",
         "$rateLimitWindowMs",
         "$rateLimitMax",

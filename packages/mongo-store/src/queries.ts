@@ -1,4 +1,5 @@
 import type { Collection, Document, Filter } from "mongodb";
+import { apiKeyUseRule, type ApiKeyUseRule } from "@latchkey/core/internal";
 import type { ApiKeyDoc, VerificationDoc } from "./documents.ts";
 
 // Pure builders for the filters and update pipelines whose shape carries the atomicity. Values are only numbers
@@ -21,72 +22,62 @@ export function counterHitUpdate(windowMs: number, now: number): Document[] {
   ];
 }
 
-// The per-key window has ended at `now`; a null or missing `windowStart` counts as the epoch (long ended).
-const windowEnded = (now: Date) => ({
-  $lte: [{ $add: [{ $ifNull: ["$windowStart", new Date(0)] }, "$rateLimitWindowMs"] }, now],
-});
+/** Aggregation expressions are documents (or field paths and literals) for booleans, numbers and instants alike. */
+interface MongoRepr {
+  bool: Document;
+  num: Document | string;
+  time: Document | string | Date;
+}
 
-// A refill is due at `now`: the key refills and its interval passed since the last refill (or its creation).
-const refillDue = (now: Date) => ({
-  $and: [
-    { $isNumber: "$refillAmount" },
-    { $isNumber: "$refillIntervalMs" },
-    { $lte: [{ $add: [{ $ifNull: ["$lastRefillAt", "$createdAt"] }, "$refillIntervalMs"] }, now] },
-  ],
-});
+type Operand = MongoRepr["num"] | MongoRepr["time"];
+// `$ifNull` and `$cond` answer with one of their operands: the result has the operands' kind.
+const sameKind = <T extends Operand>(expression: Document): T => expression as unknown as T;
 
 /**
- * Filter for `apiKeys.consumeUse`: matches only a key that may be used at `now`: enabled, unexpired, with uses
- * left (or unlimited, or a refill due), and under its per-key window limit (or without one). Same rules as
- * core's `apiKeyUseRefusal`.
+ * Core's API-key use rule (`apiKeyUseRule`) as MongoDB aggregation expressions. Field paths are only the key's
+ * own field names (from core's typed list), constants are `$literal`s and `now` is a Date: no caller string can
+ * be read as a path. A missing field counts as null (`$ifNull`), as a null one does.
+ *
+ * @example
+ * const rule = mongoApiKeyUseRule(new Date()); // { _id, $expr: rule.allowed } and [{ $set: rule.set }]
  */
-export function apiKeyUseFilter(id: string, now: Date): Filter<ApiKeyDoc> {
-  return {
-    _id: { $eq: id },
-    enabled: true,
-    $and: [
-      { $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-      { $or: [{ remaining: null }, { remaining: { $gt: 0 } }, { $expr: refillDue(now) }] },
-      {
-        $or: [
-          { rateLimitMax: null },
-          { rateLimitWindowMs: null },
-          // An ended window restarts at 0 uses, so it admits whenever the limit allows at least one.
-          { $expr: { $and: [windowEnded(now), { $gt: ["$rateLimitMax", 0] }] } },
-          { $expr: { $and: [{ $not: [windowEnded(now)] }, { $lt: ["$requestCount", "$rateLimitMax"] }] } },
-        ],
-      },
-    ],
-  };
+export function mongoApiKeyUseRule(now: Date): ApiKeyUseRule<MongoRepr> {
+  return apiKeyUseRule<MongoRepr>({
+    num: (name) => `$${name}`,
+    time: (name) => `$${name}`,
+    enabled: () => ({ $eq: ["$enabled", true] }),
+    now: () => now,
+    int: (value) => ({ $literal: value }),
+    isNull: (value) => ({ $eq: [{ $ifNull: [value, null] }, null] }),
+    and: (...terms) => ({ $and: terms }),
+    or: (...terms) => ({ $or: terms }),
+    not: (term) => ({ $not: [term] }),
+    lte: (left, right) => ({ $lte: [left, right] }),
+    lt: (left, right) => ({ $lt: [left, right] }),
+    add: (left, right) => ({ $add: [left, right] }),
+    sub: (left, right) => ({ $subtract: [left, right] }),
+    // A date plus a number of milliseconds is a date.
+    addMs: (instant, ms) => ({ $add: [instant, ms] }),
+    coalesce: <T extends Operand>(value: T, fallback: T) => sameKind<T>({ $ifNull: [value, fallback] }),
+    when: <T extends Operand>(test: Document, then: T, otherwise: T) => sameKind<T>({ $cond: [test, then, otherwise] }),
+  });
 }
 
 /**
- * Update pipeline for `apiKeys.consumeUse`, applied only to a key `apiKeyUseFilter` matched: a due refill sets
- * `remaining = refillAmount - 1` and `lastRefillAt = now`, else one use less (unless unlimited); the window count
- * up by one (restarting an ended window at `now`), `lastUsedAt = now`. One document update is atomic, so two
- * uses at the refill instant refill once: the second sees the first one's `lastRefillAt`.
+ * Filter for `apiKeys.consumeUse`: the key `id`, matched only when core's use rule admits a use at `now`
+ * (enabled, unexpired, with uses left or a refill due, under its per-key window limit).
+ */
+export function apiKeyUseFilter(id: string, now: Date): Filter<ApiKeyDoc> {
+  return { _id: { $eq: id }, $expr: mongoApiKeyUseRule(now).allowed };
+}
+
+/**
+ * Update pipeline for `apiKeys.consumeUse`, applied only to a key `apiKeyUseFilter` matched: the columns core's use
+ * rule writes, in one `$set` stage (every expression reads the document from before the update). One document
+ * update is atomic, so two uses at the refill instant refill once: the second sees the first one's `lastRefillAt`.
  */
 export function apiKeyUseUpdate(now: Date): Document[] {
-  const limited = { $and: [{ $isNumber: "$rateLimitMax" }, { $isNumber: "$rateLimitWindowMs" }] };
-  const ended = windowEnded(now);
-  const refill = refillDue(now);
-  return [
-    {
-      $set: {
-        remaining: {
-          $cond: [
-            refill,
-            { $subtract: ["$refillAmount", 1] },
-            { $cond: [{ $isNumber: "$remaining" }, { $subtract: ["$remaining", 1] }, null] },
-          ],
-        },
-        lastRefillAt: { $cond: [refill, now, { $ifNull: ["$lastRefillAt", null] }] },
-        requestCount: { $cond: [limited, { $cond: [ended, 1, { $add: ["$requestCount", 1] }] }, "$requestCount"] },
-        windowStart: { $cond: [limited, { $cond: [ended, now, "$windowStart"] }, "$windowStart"] },
-        lastUsedAt: now,
-      },
-    },
-  ];
+  return [{ $set: mongoApiKeyUseRule(now).set }];
 }
 
 /**

@@ -367,6 +367,48 @@ export function describeApiKeys(getStore: () => Store): void {
       });
     });
 
+    it("use rule edges: a window ends exactly at its end, a due refill never overrides disabled, expired or a full window", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      // The window [T0, T0 + 60s) is still running 1 ms before its end and has ended exactly at it.
+      const windowed = apiKey(u.id, { rateLimitMax: 1, rateLimitWindowMs: 60_000, requestCount: 1, windowStart: T0 });
+      // Used up with a refill due: each of these is refused for its other reason, and nothing is written.
+      const refill = { remaining: 0, refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: at(-60_000) };
+      const disabled = apiKey(u.id, { ...refill, enabled: false, expiresAt: T0 });
+      const expired = apiKey(u.id, { ...refill, expiresAt: T0 });
+      const full = apiKey(u.id, {
+        ...refill,
+        rateLimitMax: 2,
+        rateLimitWindowMs: 60_000,
+        requestCount: 2,
+        windowStart: T0,
+      });
+      // A limit of 0 admits nothing, even in a fresh window; a limit without a window length is no limit.
+      const zero = apiKey(u.id, { rateLimitMax: 0, rateLimitWindowMs: 60_000 });
+      const halfLimit = apiKey(u.id, { rateLimitMax: 1, rateLimitWindowMs: null, requestCount: 7 });
+      // A refill amount without an interval never refills.
+      const noInterval = apiKey(u.id, { remaining: 0, refillAmount: 5, refillIntervalMs: null });
+      for (const k of [windowed, disabled, expired, full, zero, halfLimit, noInterval]) await apiKeys.create(k);
+      expect(await apiKeys.consumeUse(windowed.id, at(59_999))).toMatchObject({ ok: false, reason: "RATE_LIMITED" });
+      expect(await apiKeys.consumeUse(windowed.id, at(60_000))).toMatchObject({
+        ok: true,
+        key: { requestCount: 1, windowStart: at(60_000) },
+      });
+      expect(await apiKeys.consumeUse(disabled.id, T0)).toMatchObject({ ok: false, reason: "KEY_DISABLED" });
+      expect(await apiKeys.consumeUse(expired.id, T0)).toMatchObject({ ok: false, reason: "KEY_EXPIRED" });
+      expect(await apiKeys.consumeUse(full.id, at(59_999))).toMatchObject({ ok: false, reason: "RATE_LIMITED" });
+      for (const k of [disabled, expired, full]) expect(await apiKeys.findById(k.id)).toEqual(k);
+      expect(await apiKeys.consumeUse(zero.id, T0)).toMatchObject({ ok: false, reason: "RATE_LIMITED" });
+      expect(await apiKeys.consumeUse(halfLimit.id, T0)).toMatchObject({
+        ok: true,
+        key: { requestCount: 7, windowStart: null, lastUsedAt: T0 },
+      });
+      expect(await apiKeys.consumeUse(noInterval.id, at(10 * 86_400_000))).toMatchObject({
+        ok: false,
+        reason: "USAGE_EXCEEDED",
+      });
+    });
+
     it("20 concurrent uses at the refill instant refill once and admit exactly refillAmount", async (context) => {
       const apiKeys = portOf(store, "apiKeys", context);
       const u = await owner();

@@ -4,6 +4,17 @@ export type { ApiKeysOptions } from "./options.ts";
 export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
 export { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";
+export { apiKeyUseRule } from "./use-rule.ts";
+export type {
+  ApiKeyUseRule,
+  ApiKeyUseSet,
+  UseRuleBuilder,
+  UseRuleRepr,
+  UseRuleNumField,
+  UseRuleTimeField,
+} from "./use-rule.ts";
+export { jsApiKeyUseRule, applyUse, refusalOf } from "./use-rule-js.ts";
+export type { JsRepr } from "./use-rule-js.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
 export { resolveApiKeysOptions, API_KEYS_SCHEMA, API_KEYS_OPTION_SHAPE } from "./options.ts";
 export type { ResolvedApiKeysOptions } from "./options.ts";

@@ -1,6 +1,7 @@
 import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import { and, count, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { PgDatabase } from "./database.ts";
@@ -11,6 +12,13 @@ const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !==
 
 /** `ApiKeyStore` over PostgreSQL; a use is one conditional UPDATE ... RETURNING. */
 export function apiKeysPort(db: PgDatabase): ApiKeyStore {
+  const lookups = lookupsPort(db);
+  return { ...lookups, ...usesPort(db, lookups.findById), ...changesPort(db) };
+}
+
+type Lookups = Pick<ApiKeyStore, "findByHash" | "findById" | "listByUser">;
+
+function lookupsPort(db: PgDatabase): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byColumn = (column: typeof k.id | typeof k.keyHash, name: string) =>
     db
@@ -28,39 +36,42 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
     .limit(1)
     .prepare("api_keys_by_hash");
   const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
-  const owned = (id: string, userId: string | null): SQL | undefined =>
-    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
+  return {
+    async findByHash(keyHash) {
+      return (await byHash.execute({ value: keyHash }))[0] ?? null;
+    },
+    findById,
+    async listByUser(userId, { limit, cursor }) {
+      const after = cursor === null ? null : decodeCursor(cursor);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
+      const rows = await db
+        .select()
+        .from(k)
+        .where(and(eq(k.userId, userId), older ?? undefined))
+        .orderBy(desc(k.createdAt), desc(k.id))
+        .limit(limit + 1);
+      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
+    },
+  };
+}
 
-  // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
-  // (a window that ended restarts at `now`). Row locks serialise concurrent uses of the same key.
-  // Hand-written SQL skips drizzle's column encoding: `now` is bound as an ISO string cast to timestamptz.
-  const at = sql`${sql.placeholder("at")}::timestamptz`;
-  const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
-  const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} * interval '1 millisecond' <= ${at})`;
-  // A refill due at `now` is decided in the same statement as the use: under the row lock a second use sees the
-  // first one's `last_refill_at` and does not refill again.
-  const refillDue = sql`(${k.refillAmount} is not null and ${k.refillIntervalMs} is not null and coalesce(${k.lastRefillAt}, ${k.createdAt}) + ${k.refillIntervalMs} * interval '1 millisecond' <= ${at})`;
+/** A use (core's rule in one conditional UPDATE ... RETURNING) and the throttled last-used stamp. */
+function usesPort(db: PgDatabase, findById: Lookups["findById"]): Pick<ApiKeyStore, "consumeUse" | "touchLastUsed"> {
+  // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Row locks
+  // serialise concurrent uses of the same key, and a second use re-evaluates the WHERE on the row the first one
+  // wrote (so a refill due at `now` happens once). `now` is bound as an ISO string cast to timestamptz.
+  const rule = sqlApiKeyUseRule(k, {
+    now: sql`${sql.placeholder("at")}::timestamptz`,
+    addMs: (instant, ms) => sql`(${instant} + ${ms} * interval '1 millisecond')`,
+  });
   const use = db
     .update(k)
-    .set({
-      remaining: sql`case when ${refillDue} then ${k.refillAmount} - 1 else ${k.remaining} - 1 end`,
-      lastRefillAt: sql`case when ${refillDue} then ${at} else ${k.lastRefillAt} end`,
-      requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
-      windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
-      lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
-    })
-    .where(
-      and(
-        eq(k.id, sql.placeholder("id")),
-        eq(k.enabled, true),
-        sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-        sql`(${k.remaining} is null or ${k.remaining} > 0 or ${refillDue})`,
-        sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-      ),
-    )
+    .set(rule.set)
+    .where(and(eq(k.id, sql.placeholder("id")), rule.allowed))
     .returning()
     .prepare("api_keys_consume_use");
-  const useOnce = async (id: string, now: Date) => (await use.execute({ id, now, at: now.toISOString() }))[0] ?? null;
+  const useOnce = async (id: string, now: Date) => (await use.execute({ id, at: now.toISOString() }))[0] ?? null;
   const touch = db
     .update(k)
     .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
@@ -72,6 +83,30 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
     )
     .prepare("api_keys_touch_last_used");
 
+  return {
+    async touchLastUsed(id, now, resolutionMs) {
+      await touch.execute({ id, now, staleAt: new Date(now.getTime() - resolutionMs).toISOString() });
+    },
+    async consumeUse(id, now): Promise<ApiKeyUseResult> {
+      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
+        const used = await useOnce(id, now);
+        if (used) return { ok: true, key: used };
+        // Only now, to name the reason: the decision above was already made in SQL.
+        const key = await findById(id);
+        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
+        const reason = apiKeyUseRefusal(key, now);
+        if (reason) return { ok: false, reason, key };
+      }
+      throw unstableKeyError(id);
+    },
+  };
+}
+
+function changesPort(
+  db: PgDatabase,
+): Pick<ApiKeyStore, "create" | "update" | "reroll" | "deleteExpiredRerolls" | "delete" | "deleteExpired"> {
+  const owned = (id: string, userId: string | null): SQL | undefined =>
+    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
   return {
     async create(key, options = {}) {
       const max = options.maxPerUser ?? null;
@@ -88,22 +123,6 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         await tx.insert(k).values(key);
         return true;
       });
-    },
-    async findByHash(keyHash) {
-      return (await byHash.execute({ value: keyHash }))[0] ?? null;
-    },
-    findById,
-    async listByUser(userId, { limit, cursor }) {
-      const after = cursor === null ? null : decodeCursor(cursor);
-      if (cursor !== null && after === null) return { items: [], nextCursor: null };
-      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
-      const rows = await db
-        .select()
-        .from(k)
-        .where(and(eq(k.userId, userId), older ?? undefined))
-        .orderBy(desc(k.createdAt), desc(k.id))
-        .limit(limit + 1);
-      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
     },
     async update(id, userId, patch, options = {}) {
       const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);
@@ -134,9 +153,6 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         .returning({ id: k.id });
       return rows.length;
     },
-    async touchLastUsed(id, now, resolutionMs) {
-      await touch.execute({ id, now, staleAt: new Date(now.getTime() - resolutionMs).toISOString() });
-    },
     async delete(id, userId) {
       return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
     },
@@ -146,18 +162,6 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
         .delete(k)
         .where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))
         .returning({ id: k.id, userId: k.userId });
-    },
-    async consumeUse(id, now): Promise<ApiKeyUseResult> {
-      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
-        const used = await useOnce(id, now);
-        if (used) return { ok: true, key: used };
-        // Only now, to name the reason: the decision above was already made in SQL.
-        const key = await findById(id);
-        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyUseRefusal(key, now);
-        if (reason) return { ok: false, reason, key };
-      }
-      throw unstableKeyError(id);
     },
   };
 }

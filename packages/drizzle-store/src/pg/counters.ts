@@ -1,5 +1,5 @@
 import type { CounterStore } from "@latchkey/core";
-import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { counters } from "./schema.ts";
@@ -24,21 +24,28 @@ export function countersPort(db: PgDatabase): CounterStore {
     })
     .returning({ count: counters.count, resetAt: counters.resetAt })
     .prepare("counters_hit");
+  // Every lockout check peeks and every successful sign-in deletes: built once too.
+  const peek = db
+    .select({ count: counters.count, resetAt: counters.resetAt })
+    .from(counters)
+    .where(and(eq(counters.key, sql.placeholder("key")), live))
+    .limit(1)
+    .prepare("counters_peek");
+  const remove = db
+    .delete(counters)
+    .where(eq(counters.key, sql.placeholder("key")))
+    .prepare("counters_delete");
   return {
     async hit(key, windowMs, now) {
       const [state] = await hit.execute({ key, now, resetAt: now + windowMs });
       return state!;
     },
     async peek(key, now) {
-      const [state] = await db
-        .select({ count: counters.count, resetAt: counters.resetAt })
-        .from(counters)
-        .where(and(eq(counters.key, key), gt(counters.resetAt, now)))
-        .limit(1);
+      const [state] = await peek.execute({ key, now });
       return state ?? null;
     },
     async delete(key) {
-      await db.delete(counters).where(eq(counters.key, key));
+      await remove.execute({ key });
     },
     async rename(from, to) {
       if (from === to) return;

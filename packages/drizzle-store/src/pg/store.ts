@@ -13,11 +13,12 @@ import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { pgCacheCarrier } from "./cache-carrier.ts";
+import { transactionPorts } from "../transaction-ports.ts";
 
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
-export function portsOf(db: PgDatabase): FullStorePorts {
+export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
   return {
-    users: usersPort(db),
+    users: usersPort(db, inTransaction),
     sessions: sessionsPort(db),
     accounts: accountsPort(db),
     verifications: verificationsPort(db),
@@ -35,6 +36,10 @@ export function portsOf(db: PgDatabase): FullStorePorts {
 export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
   const guard = (ports: FullStorePorts) => guardPorts(ports, isPgUnavailable);
   const db = drizzlePg({ client }) as unknown as PgDatabase;
+  // The ports a transaction body gets, built once per pooled connection (building them prepares every port's
+  // statements): over the first drizzle transaction object of that connection, which holds nothing but the
+  // connection, so later transactions on it reuse them (a port's own nested transaction is a savepoint in it).
+  const perConnection = new WeakMap<pg.PoolClient, { db: PgDatabase; ports?: FullStorePorts }>();
   return guardStore(
     {
       kind: "postgres",
@@ -45,9 +50,21 @@ export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
         const connection = await client.connect();
         let broken: Error | undefined;
         try {
-          return await drizzlePg({ client: connection }).transaction((tx) =>
-            body(guard(portsOf(tx as unknown as PgDatabase))),
-          );
+          let on = perConnection.get(connection);
+          if (on === undefined) {
+            on = { db: drizzlePg({ client: connection }) as unknown as PgDatabase };
+            perConnection.set(connection, on);
+          }
+          const held = on;
+          let live = true;
+          try {
+            return await held.db.transaction((tx) => {
+              held.ports ??= guard(portsOf(tx as unknown as PgDatabase, true));
+              return body(transactionPorts(held.ports, () => live));
+            });
+          } finally {
+            live = false;
+          }
         } catch (error) {
           if (isPgUnavailable(error) || !(connection as unknown as { _queryable?: boolean })._queryable)
             broken = error instanceof Error ? error : new Error("transaction failed");

@@ -1,15 +1,20 @@
-import type { UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
+import type { AccountRecord, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase } from "./database.ts";
+import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { accounts, users, verifications } from "./schema.ts";
 
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
 
-/** `UserStore` over PostgreSQL: uniqueness by unique indexes, create and delete in transactions. */
-export function usersPort(db: PgDatabase): UserStore {
+/**
+ * `UserStore` over PostgreSQL: uniqueness by unique indexes, create and delete in transactions. `inTransaction`:
+ * `db` is a transaction's (the ports `Store.transaction` hands its body), bound to one connection, where statements
+ * prepared on `db` also run inside create's own savepoint; over the pool they would run on another connection.
+ */
+export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
   // The lookups every sign-in and session read make: built once, bound per call.
   const byField = (column: PgColumn, name: string) =>
     db
@@ -22,6 +27,12 @@ export function usersPort(db: PgDatabase): UserStore {
   const byEmail = byField(users.email, "users_by_email");
   const byUsername = byField(users.username, "users_by_username");
   const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
+  // Every sign-up inserts a user and its first account (on the transaction's connection: prepared there once).
+  const insertBound = db.insert(users).values(rowPlaceholders(users)).returning().prepare("users_insert");
+  const insertAccountBound = db.insert(accounts).values(rowPlaceholders(accounts)).prepare("users_insert_account");
+  const bound = (user: UserRecord, userAccounts: readonly AccountRecord[]) =>
+    inTransaction && bindsWhole(users, user) && userAccounts.every((a) => bindsWhole(accounts, a));
+  const values = (record: UserRecord | AccountRecord) => record as unknown as Record<string, unknown>;
   const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
     const conflict = userConflictOf(error);
     if (conflict === null) throw error;
@@ -31,6 +42,12 @@ export function usersPort(db: PgDatabase): UserStore {
     async create(user, userAccounts) {
       try {
         const created = await db.transaction(async (tx) => {
+          if (bound(user, userAccounts)) {
+            // The statements prepared on `db` run on the same connection, inside this (sub)transaction.
+            const [row] = await insertBound.execute(values(user));
+            for (const account of userAccounts) await insertAccountBound.execute(values(account));
+            return row!;
+          }
           const [row] = await tx.insert(users).values(user).returning();
           if (userAccounts.length > 0) await tx.insert(accounts).values(userAccounts);
           return row!;

@@ -1,5 +1,6 @@
 import type { VerificationStore } from "@latchkey/core";
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { verifications } from "./schema.ts";
 
@@ -17,10 +18,21 @@ export function verificationsPort(db: PgDatabase): VerificationStore {
     .where(eq(verifications.id, sql.placeholder("id")))
     .returning()
     .prepare("verifications_consume");
+  // Every code or link sent. The identifier is unique, so "delete the old rows, insert this one" is one upsert
+  // that replaces every column: two racing sends leave one row, where DELETE + INSERT under READ COMMITTED could
+  // leave two.
+  const { identifier: _identifier, ...replaceBound } = rowPlaceholders(verifications);
+  const upsert = db
+    .insert(verifications)
+    .values(rowPlaceholders(verifications))
+    .onConflictDoUpdate({ target: verifications.identifier, set: replaceBound })
+    .prepare("verifications_issue");
   return {
     async issue(record) {
-      // The identifier is unique, so "delete the old rows, insert this one" is one upsert that replaces every
-      // column: two racing sends leave one row, where DELETE + INSERT under READ COMMITTED could leave two.
+      if (bindsWhole(verifications, record)) {
+        await upsert.execute(record);
+        return;
+      }
       const { identifier: _, ...replacement } = record;
       await db
         .insert(verifications)

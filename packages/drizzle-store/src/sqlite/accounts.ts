@@ -1,5 +1,6 @@
 import type { AccountStore } from "@latchkey/core";
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
+import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { accounts } from "./schema.ts";
 
@@ -7,6 +8,7 @@ const isCredential = sql`provider_id = 'credential'`;
 
 /** `AccountStore` over SQLite/libSQL: password writes are single upserts on the one-credential-per-user index. */
 export function accountsPort(db: SqliteDatabase): AccountStore {
+  const insert = db.insert(accounts).values(rowPlaceholders(accounts)).prepare();
   return {
     async listByUser(userId) {
       return db
@@ -16,7 +18,8 @@ export function accountsPort(db: SqliteDatabase): AccountStore {
         .orderBy(asc(accounts.createdAt), asc(accounts.id));
     },
     async create(account) {
-      await db.insert(accounts).values(account);
+      if (bindsWhole(accounts, account)) await insert.run(account);
+      else await db.insert(accounts).values(account);
     },
     async upsertPassword(userId, account) {
       await db

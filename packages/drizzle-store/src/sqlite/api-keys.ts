@@ -1,6 +1,7 @@
 import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import { and, desc, eq, getTableColumns, isNotNull, lt, lte, or, Param, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
+import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { SqliteDatabase } from "./database.ts";
@@ -12,6 +13,13 @@ const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !==
 
 /** `ApiKeyStore` over SQLite/libSQL; a use is one conditional UPDATE ... RETURNING. */
 export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null): ApiKeyStore {
+  const lookups = lookupsPort(db, reads);
+  return { ...lookups, ...usesPort(db, reads, lookups.findById), ...changesPort(db) };
+}
+
+type Lookups = Pick<ApiKeyStore, "findByHash" | "findById" | "listByUser">;
+
+function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
   const byId = db
     .select()
@@ -29,32 +37,41 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
     (values) => byHash.all(values),
   );
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
-  const owned = (id: string, userId: string | null): SQL | undefined =>
-    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
-
-  // One statement decides and records the use: enabled, unexpired, quota left, under the per-key window limit
-  // (a window that ended restarts at `now`). Instants are epoch milliseconds, so the window is plain arithmetic.
-  // Hand-written SQL skips drizzle's column encoding: `now` is bound as epoch milliseconds.
-  const at = sql.placeholder("at");
-  const windowed = sql`(${k.rateLimitMax} is not null and ${k.rateLimitWindowMs} is not null)`;
-  const windowEnded = sql`(${k.windowStart} is null or ${k.windowStart} + ${k.rateLimitWindowMs} <= ${at})`;
-  // A refill due at `now` is decided in the same statement as the use (writes are serialised, so a second use
-  // sees the first one's `last_refill_at` and does not refill again).
-  const refillDue = sql`(${k.refillAmount} is not null and ${k.refillIntervalMs} is not null and coalesce(${k.lastRefillAt}, ${k.createdAt}) + ${k.refillIntervalMs} <= ${at})`;
-  const usage = {
-    remaining: sql`case when ${refillDue} then ${k.refillAmount} - 1 else ${k.remaining} - 1 end`,
-    lastRefillAt: sql`case when ${refillDue} then ${at} else ${k.lastRefillAt} end`,
-    requestCount: sql`case when not ${windowed} then ${k.requestCount} when ${windowEnded} then 1 else ${k.requestCount} + 1 end`,
-    windowStart: sql`case when not ${windowed} then ${k.windowStart} when ${windowEnded} then ${at} else ${k.windowStart} end`,
-    lastUsedAt: boundPlaceholder("now", k.lastUsedAt),
+  return {
+    async findByHash(keyHash) {
+      return (await readByHash({ value: keyHash }))[0] ?? null;
+    },
+    findById,
+    async listByUser(userId, { limit, cursor }) {
+      const after = cursor === null ? null : decodeCursor(cursor);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
+      const rows = await db
+        .select()
+        .from(k)
+        .where(and(eq(k.userId, userId), older ?? undefined))
+        .orderBy(desc(k.createdAt), desc(k.id))
+        .limit(limit + 1);
+      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
+    },
   };
-  const usable = and(
-    eq(k.id, sql.placeholder("id")),
-    eq(k.enabled, true),
-    sql`(${k.expiresAt} is null or ${k.expiresAt} > ${at})`,
-    sql`(${k.remaining} is null or ${k.remaining} > 0 or ${refillDue})`,
-    sql`(not ${windowed} or (case when ${windowEnded} then 0 else ${k.requestCount} end) < ${k.rateLimitMax})`,
-  );
+}
+
+/** A use (core's rule in one conditional UPDATE ... RETURNING) and the throttled last-used stamp. */
+function usesPort(
+  db: SqliteDatabase,
+  reads: FileReads | null,
+  findById: Lookups["findById"],
+): Pick<ApiKeyStore, "consumeUse" | "touchLastUsed"> {
+  // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Writes are
+  // serialised, so a second use sees the first one's row (a refill due at `now` happens once). Instants are epoch
+  // milliseconds: `now` is bound as one and instant arithmetic is plain addition.
+  const rule = sqlApiKeyUseRule(k, {
+    now: sql`${sql.placeholder("at")}`,
+    addMs: (instant, ms) => sql`(${instant} + ${ms})`,
+  });
+  const usage = rule.set;
+  const usable = and(eq(k.id, sql.placeholder("id")), rule.allowed);
   const viaClient = db.update(k).set(usage).where(usable).returning().prepare();
   // A file store runs the same UPDATE ... RETURNING through a statement the engine prepared once (see file-reads.ts).
   const use = writeThrough(
@@ -62,7 +79,7 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
     (wdb) => wdb.update(k).set(usage).where(usable).returning().prepare(),
     (values) => viaClient.all(values),
   );
-  const useOnce = async (id: string, now: Date) => (await use({ id, now, at: now.getTime() }))[0] ?? null;
+  const useOnce = async (id: string, now: Date) => (await use({ id, at: now.getTime() }))[0] ?? null;
   const touch = db
     .update(k)
     .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
@@ -73,8 +90,31 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
       ),
     )
     .prepare();
-  const columns = Object.entries(getTableColumns(k));
+  return {
+    async touchLastUsed(id, now, resolutionMs) {
+      await touch.run({ id, now, staleAt: now.getTime() - resolutionMs });
+    },
+    async consumeUse(id, now): Promise<ApiKeyUseResult> {
+      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
+        const used = await useOnce(id, now);
+        if (used) return { ok: true, key: used };
+        // Only now, to name the reason: the decision above was already made in SQL.
+        const key = await findById(id);
+        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
+        const reason = apiKeyUseRefusal(key, now);
+        if (reason) return { ok: false, reason, key };
+      }
+      throw unstableKeyError(id);
+    },
+  };
+}
 
+function changesPort(
+  db: SqliteDatabase,
+): Pick<ApiKeyStore, "create" | "update" | "reroll" | "deleteExpiredRerolls" | "delete" | "deleteExpired"> {
+  const owned = (id: string, userId: string | null): SQL | undefined =>
+    and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
+  const columns = Object.entries(getTableColumns(k));
   return {
     async create(key, options = {}) {
       const max = options.maxPerUser ?? null;
@@ -91,22 +131,6 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
         sql`insert into ${k} (${sql.join(names, sql`, `)}) select ${sql.join(values, sql`, `)} where (select count(*) from ${k} where ${k.userId} = ${key.userId}) < ${max} returning ${k.id}`,
       );
       return inserted.length === 1;
-    },
-    async findByHash(keyHash) {
-      return (await readByHash({ value: keyHash }))[0] ?? null;
-    },
-    findById,
-    async listByUser(userId, { limit, cursor }) {
-      const after = cursor === null ? null : decodeCursor(cursor);
-      if (cursor !== null && after === null) return { items: [], nextCursor: null };
-      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
-      const rows = await db
-        .select()
-        .from(k)
-        .where(and(eq(k.userId, userId), older ?? undefined))
-        .orderBy(desc(k.createdAt), desc(k.id))
-        .limit(limit + 1);
-      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
     },
     async update(id, userId, patch, options = {}) {
       const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);
@@ -137,9 +161,6 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
         .returning({ id: k.id });
       return rows.length;
     },
-    async touchLastUsed(id, now, resolutionMs) {
-      await touch.run({ id, now, staleAt: now.getTime() - resolutionMs });
-    },
     async delete(id, userId) {
       return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
     },
@@ -149,18 +170,6 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
         .delete(k)
         .where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))
         .returning({ id: k.id, userId: k.userId });
-    },
-    async consumeUse(id, now): Promise<ApiKeyUseResult> {
-      for (let attempt = 0; attempt < CONSUME_ATTEMPTS; attempt++) {
-        const used = await useOnce(id, now);
-        if (used) return { ok: true, key: used };
-        // Only now, to name the reason: the decision above was already made in SQL.
-        const key = await findById(id);
-        if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyUseRefusal(key, now);
-        if (reason) return { ok: false, reason, key };
-      }
-      throw unstableKeyError(id);
     },
   };
 }

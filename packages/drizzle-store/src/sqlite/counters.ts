@@ -1,44 +1,74 @@
 import type { CounterStore } from "@latchkey/core";
-import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
+import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { counters } from "./schema.ts";
 
-/** `CounterStore` over SQLite/libSQL: every hit is one INSERT ... ON CONFLICT DO UPDATE with the window logic in SQL. */
-export function countersPort(db: SqliteDatabase): CounterStore {
+/**
+ * `CounterStore` over SQLite/libSQL: every hit is one INSERT ... ON CONFLICT DO UPDATE with the window logic in SQL.
+ * A file store runs its hit, peek and delete (each one statement, atomic on its own) through statements the engine
+ * prepared once (see file-reads.ts); `reads` is null elsewhere (a transaction's ports, D1, a remote server).
+ */
+export function countersPort(db: SqliteDatabase, reads: FileReads | null = null): CounterStore {
   // Every rate-limited request hits a counter: the upsert is built once; `now` and the new reset time are bound.
   const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
-  const hit = db
-    .insert(counters)
-    .values({
-      key: boundPlaceholder("key", counters.key),
-      count: 1,
-      resetAt: boundPlaceholder("resetAt", counters.resetAt),
-    })
-    .onConflictDoUpdate({
-      target: counters.key,
-      set: {
-        count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
-        resetAt: sql`case when ${live} then ${counters.resetAt} else ${sql.placeholder("resetAt")} end`,
-      },
-    })
-    .returning({ count: counters.count, resetAt: counters.resetAt })
-    .prepare();
+  const state = { count: counters.count, resetAt: counters.resetAt };
+  const hitOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
+    on
+      .insert(counters)
+      .values({
+        key: boundPlaceholder("key", counters.key),
+        count: 1,
+        resetAt: boundPlaceholder("resetAt", counters.resetAt),
+      })
+      .onConflictDoUpdate({
+        target: counters.key,
+        set: {
+          count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
+          resetAt: sql`case when ${live} then ${counters.resetAt} else ${sql.placeholder("resetAt")} end`,
+        },
+      })
+      .returning(state);
+  // Every lockout check peeks and every successful sign-in deletes: built once too.
+  const isLive = and(eq(counters.key, sql.placeholder("key")), live);
+  const removeOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
+    on
+      .delete(counters)
+      .where(eq(counters.key, sql.placeholder("key")))
+      .returning({ key: counters.key });
+  const viaClient = {
+    hit: hitOn(db).prepare(),
+    peek: db.select(state).from(counters).where(isLive).limit(1).prepare(),
+    remove: removeOn(db).prepare(),
+  };
+  const hit = writeThrough(
+    reads,
+    (wdb) => hitOn(wdb).prepare(),
+    (values) => viaClient.hit.all(values),
+  );
+  const peek = readThrough(
+    reads,
+    (rdb) => rdb.select(state).from(counters).where(isLive).limit(1).prepare(),
+    (values) => viaClient.peek.all(values),
+  );
+  const remove = writeThrough(
+    reads,
+    (wdb) => removeOn(wdb).prepare(),
+    (values) => viaClient.remove.all(values),
+  );
   return {
     async hit(key, windowMs, now) {
-      const [state] = await hit.all({ key, now, resetAt: now + windowMs });
-      return state!;
+      const [row] = await hit({ key, now, resetAt: now + windowMs });
+      return row!;
     },
     async peek(key, now) {
-      const [state] = await db
-        .select({ count: counters.count, resetAt: counters.resetAt })
-        .from(counters)
-        .where(and(eq(counters.key, key), gt(counters.resetAt, now)))
-        .limit(1);
-      return state ?? null;
+      const [row] = await peek({ key, now });
+      return row ?? null;
     },
     async delete(key) {
-      await db.delete(counters).where(eq(counters.key, key));
+      await remove({ key });
     },
     async rename(from, to) {
       if (from === to) return;

@@ -1,6 +1,6 @@
 import type { SessionStore } from "@latchkey/core";
 import { and, desc, eq, inArray, lte, ne, sql } from "drizzle-orm";
-import { boundPlaceholder } from "../bound-placeholder.ts";
+import { bindsWhole, boundPlaceholder, rowPlaceholders } from "../bound-placeholder.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
@@ -40,10 +40,13 @@ export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null)
     })
     .where(eq(sessions.id, sql.placeholder("id")))
     .prepare();
+  // Every sign-in inserts one.
+  const insert = db.insert(sessions).values(rowPlaceholders(sessions)).prepare();
   return {
     async create(session) {
       try {
-        await db.insert(sessions).values(session);
+        if (bindsWhole(sessions, session)) await insert.run(session);
+        else await db.insert(sessions).values(session);
         return true;
       } catch (error) {
         // The user is gone (deleted by a concurrent request): the foreign key refused the row.

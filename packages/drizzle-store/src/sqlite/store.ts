@@ -1,6 +1,6 @@
 import type { FullStore, FullStorePorts } from "@latchkey/core";
 import { guardStore, guardPorts } from "@latchkey/core/internal";
-import type { Client, InStatement } from "@libsql/client";
+import type { Client, InStatement, Transaction } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { accountsPort } from "./accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";
@@ -15,14 +15,15 @@ import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
+import { transactionPorts } from "../transaction-ports.ts";
 
-function portsOf(db: SqliteDatabase, reads: FileReads | null): FullStorePorts {
+function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = false): FullStorePorts {
   return {
-    users: usersPort(db, reads),
+    users: usersPort(db, reads, inTransaction),
     sessions: sessionsPort(db, reads),
     accounts: accountsPort(db),
-    verifications: verificationsPort(db),
-    counters: countersPort(db),
+    verifications: verificationsPort(db, reads),
+    counters: countersPort(db, reads),
     apiKeys: apiKeysPort(db, reads),
     jwks: jwksPort(db),
     audit: auditPort(db),
@@ -69,6 +70,24 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
   const reads: FileReads | null =
     ownsClient && url !== undefined && /^file:/i.test(url) ? fileReads(client, gate.hold) : null;
   const cacheCarrier = url === undefined ? null : sqliteCacheCarrier(url);
+  // The ports a transaction body gets are built once (building them prepares every port's statements) over a
+  // client that runs each statement in the transaction open now. The gate lets one transaction of this store be
+  // open at a time, so "the open one" is well defined; a call outside any (a port kept past its body) fails.
+  let open: Transaction | null = null;
+  const current = () => {
+    if (open === null) throw new Error("a transaction port was used after its transaction ended");
+    return open;
+  };
+  const txClient = new Proxy(client, {
+    get(target, property) {
+      if (property === "execute") return (statement: InStatement) => current().execute(statement);
+      // drizzle over the transaction: a port's own batch joins it (no BEGIN of its own).
+      if (property === "batch") return (statements: InStatement[]) => current().batch(statements);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  let txPorts: FullStorePorts | null = null;
   return guardStore(
     {
       kind: "sqlite",
@@ -77,23 +96,17 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
         const release = await gate.hold();
         try {
           const tx = await client.transaction("write");
+          open = tx;
           try {
-            // drizzle over the transaction: statements run in it, and a port's own batch joins it (no BEGIN of its own).
-            const txClient = new Proxy(client, {
-              get(target, property) {
-                if (property === "execute") return (statement: InStatement) => tx.execute(statement);
-                if (property === "batch") return (statements: InStatement[]) => tx.batch(statements);
-                const value: unknown = Reflect.get(target, property, target);
-                return typeof value === "function" ? value.bind(target) : value;
-              },
-            });
-            const result = await body(guardPorts(portsOf(drizzle({ client: txClient }), null), isSqliteUnavailable));
+            txPorts ??= guardPorts(portsOf(drizzle({ client: txClient }), null, true), isSqliteUnavailable);
+            const result = await body(transactionPorts(txPorts, () => open === tx));
             await tx.commit();
             return result;
           } catch (error) {
             await tx.rollback().catch(() => undefined);
             throw error;
           } finally {
+            open = null;
             tx.close();
           }
         } finally {

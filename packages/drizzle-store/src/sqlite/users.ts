@@ -2,6 +2,7 @@ import type { UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/c
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { SqliteDatabase } from "./database.ts";
+import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
@@ -16,8 +17,12 @@ const hasFields = (patch: object) => Object.values(patch).some((v) => v !== unde
 // The same condition on the client and on the read connection (see file-reads.ts); drizzle maps both rows alike.
 const emailIs = eq(users.email, sql.placeholder("value"));
 
-/** `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. */
-export function usersPort(db: SqliteDatabase, reads: FileReads | null = null): UserStore {
+/**
+ * `UserStore` over SQLite/libSQL: uniqueness by unique indexes, create and delete as atomic batches. `inTransaction`:
+ * `db` runs inside an open write transaction (the ports `Store.transaction` hands its body), which already makes
+ * a user and its accounts commit together, so create runs its prepared statements one after the other there.
+ */
+export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, inTransaction = false): UserStore {
   // The lookups every sign-in and session read make: built once, bound per call.
   const byField = (column: SQLiteColumn) =>
     db
@@ -35,6 +40,8 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null): U
     (rdb) => rdb.select().from(users).where(emailIs).limit(1).prepare(),
     (values) => byEmail.all(values),
   );
+  const insertBound = db.insert(users).values(rowPlaceholders(users)).returning().prepare();
+  const insertAccountBound = db.insert(accounts).values(rowPlaceholders(accounts)).prepare();
   const mapConflict = (error: unknown): UniqueResult<UserRecord> => {
     const conflict = userConflictOf(error);
     if (conflict === null) throw error;
@@ -42,6 +49,15 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null): U
   };
   return {
     async create(user, userAccounts) {
+      if (inTransaction && bindsWhole(users, user) && userAccounts.every((a) => bindsWhole(accounts, a))) {
+        try {
+          const [row] = await insertBound.all(user);
+          for (const account of userAccounts) await insertAccountBound.run(account);
+          return { ok: true, value: row! };
+        } catch (error) {
+          return mapConflict(error);
+        }
+      }
       const insertUser = db.insert(users).values(user).returning();
       try {
         const [[row]] =

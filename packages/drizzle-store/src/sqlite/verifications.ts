@@ -1,25 +1,53 @@
 import type { VerificationStore } from "@latchkey/core";
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
+import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { verifications } from "./schema.ts";
 
-/** `VerificationStore` over SQLite/libSQL: one row per identifier, consumed and counted atomically. */
-export function verificationsPort(db: SqliteDatabase): VerificationStore {
+/**
+ * `VerificationStore` over SQLite/libSQL: one row per identifier, consumed and counted atomically. A file store
+ * runs the issue, the lookup by identifier and the consume (each one statement) through statements the engine
+ * prepared once (see file-reads.ts); `reads` is null elsewhere (a transaction's ports, D1, a remote server).
+ */
+export function verificationsPort(db: SqliteDatabase, reads: FileReads | null = null): VerificationStore {
   // Every OTP and link check reads the row by identifier and consumes it by id: built once, bound per call.
-  const byIdentifier = db
-    .select()
-    .from(verifications)
-    .where(eq(verifications.identifier, sql.placeholder("identifier")))
-    .limit(1)
-    .prepare();
-  const consume = db
-    .delete(verifications)
-    .where(eq(verifications.id, sql.placeholder("id")))
-    .returning()
-    .prepare();
+  const identifierIs = eq(verifications.identifier, sql.placeholder("identifier"));
+  const idIs = eq(verifications.id, sql.placeholder("id"));
+  const byIdentifier = db.select().from(verifications).where(identifierIs).limit(1).prepare();
+  const consumeViaClient = db.delete(verifications).where(idIs).returning().prepare();
+  const findByIdentifier = readThrough(
+    reads,
+    (rdb) => rdb.select().from(verifications).where(identifierIs).limit(1).prepare(),
+    (values) => byIdentifier.all(values),
+  );
+  const consume = writeThrough(
+    reads,
+    (wdb) => wdb.delete(verifications).where(idIs).returning().prepare(),
+    (values) => consumeViaClient.all(values),
+  );
+  // Every code or link sent: the identifier is unique, so "delete the old rows, insert this one" is one upsert
+  // replacing every column.
+  const { identifier: _identifier, ...replaceBound } = rowPlaceholders(verifications);
+  const upsertOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
+    on
+      .insert(verifications)
+      .values(rowPlaceholders(verifications))
+      .onConflictDoUpdate({ target: verifications.identifier, set: replaceBound })
+      .returning({ id: verifications.id });
+  const upsertViaClient = upsertOn(db).prepare();
+  const upsert = writeThrough(
+    reads,
+    (wdb) => upsertOn(wdb).prepare(),
+    (values) => upsertViaClient.all(values),
+  );
   return {
     async issue(record) {
-      // The identifier is unique, so "delete the old rows, insert this one" is one upsert replacing every column.
+      if (bindsWhole(verifications, record)) {
+        await upsert(record);
+        return;
+      }
       const { identifier: _, ...replacement } = record;
       await db
         .insert(verifications)
@@ -27,13 +55,13 @@ export function verificationsPort(db: SqliteDatabase): VerificationStore {
         .onConflictDoUpdate({ target: verifications.identifier, set: replacement });
     },
     async findByIdentifier(identifier) {
-      return (await byIdentifier.all({ identifier }))[0] ?? null;
+      return (await findByIdentifier({ identifier }))[0] ?? null;
     },
     async findByValueHash(valueHash) {
       return (await db.select().from(verifications).where(eq(verifications.valueHash, valueHash)).limit(1))[0] ?? null;
     },
     async consume(id) {
-      return (await consume.all({ id }))[0] ?? null;
+      return (await consume({ id }))[0] ?? null;
     },
     async recordFailedAttempt(id, maxAttempts) {
       // One write transaction: the increment, then the delete when the new count reached the limit.

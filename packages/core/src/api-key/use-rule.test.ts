@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import type { ApiKeyRecord } from "../ports/records.ts";
+import { apiKeyUseRule, type UseRuleBuilder } from "./use-rule.ts";
+import { applyUse, jsApiKeyUseRule, jsUseRuleBuilder, refusalOf } from "./use-rule-js.ts";
+
+const T0 = new Date(Date.UTC(2026, 0, 1));
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const key = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: "k_1",
+  userId: "u_1",
+  name: null,
+  prefix: "lk_",
+  start: "lk_abcde",
+  keyHash: "h",
+  enabled: true,
+  locked: false,
+  metadata: {},
+  serverMetadata: {},
+  permissions: {},
+  remaining: null,
+  refillAmount: null,
+  refillIntervalMs: null,
+  lastRefillAt: null,
+  previousKeyHash: null,
+  previousKeyExpiresAt: null,
+  rerolledAt: null,
+  rateLimitMax: null,
+  rateLimitWindowMs: null,
+  requestCount: 0,
+  windowStart: null,
+  lastUsedAt: null,
+  expiresAt: null,
+  createdAt: at(-86_400_000),
+  updatedAt: at(-86_400_000),
+  ...over,
+});
+
+// A builder that prints each expression, to read the rule as a store's translation sees it.
+const printer: UseRuleBuilder<{ bool: string; num: string; time: string }> = {
+  num: (name) => name,
+  time: (name) => name,
+  enabled: () => "enabled",
+  now: () => "now",
+  int: (value) => String(value),
+  isNull: (value) => `${value} is null`,
+  and: (...terms) => `(${terms.join(" and ")})`,
+  or: (...terms) => `(${terms.join(" or ")})`,
+  not: (term) => `not ${term}`,
+  lte: (left, right) => `${left} <= ${right}`,
+  lt: (left, right) => `${left} < ${right}`,
+  add: (left, right) => `(${left} + ${right})`,
+  sub: (left, right) => `(${left} - ${right})`,
+  addMs: (instant, ms) => `(${instant} + ${ms}ms)`,
+  coalesce: <T extends string>(value: T, fallback: T) => `coalesce(${value}, ${fallback})` as T,
+  when: <T extends string>(test: string, then: T, otherwise: T) => `(${test} ? ${then} : ${otherwise})` as T,
+};
+
+describe("apiKeyUseRule (written once, run by every store)", () => {
+  it("reads as the documented rule: refusals in order, admission is none of them", () => {
+    const rule = apiKeyUseRule(printer);
+    expect(rule.refusals.map(([reason]) => reason)).toEqual([
+      "KEY_DISABLED",
+      "KEY_EXPIRED",
+      "USAGE_EXCEEDED",
+      "RATE_LIMITED",
+    ]);
+    expect(rule.refusals[1]![1]).toBe("(not expiresAt is null and expiresAt <= now)");
+    expect(rule.allowed).toBe(`not (${rule.refusals.map(([, t]) => t).join(" or ")})`);
+    expect(rule.set.lastUsedAt).toBe("now");
+  });
+
+  it("never compares a null: every nullable column is guarded (the JavaScript evaluator would throw)", () => {
+    const nulls = key({ remaining: null, rateLimitMax: 3, rateLimitWindowMs: null, refillAmount: 1 });
+    const rule = jsApiKeyUseRule(T0);
+    expect(refusalOf(rule, nulls)).toBeNull();
+    expect(applyUse(rule, nulls)).toMatchObject({ remaining: null, requestCount: 0, windowStart: null });
+    // An unguarded comparison is caught rather than decided differently per store.
+    const b = jsUseRuleBuilder(T0);
+    expect(() => b.lte(b.time("expiresAt"), b.now())(key())).toThrow(/null/);
+  });
+
+  it("writes a use: refill first when due, window restart exactly at its end", () => {
+    const rule = jsApiKeyUseRule(T0);
+    const due = key({ remaining: 0, refillAmount: 4, refillIntervalMs: 60_000, lastRefillAt: at(-60_000) });
+    expect(applyUse(rule, due)).toMatchObject({ remaining: 3, lastRefillAt: T0, lastUsedAt: T0 });
+    const running = key({ rateLimitMax: 3, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: at(-59_999) });
+    expect(applyUse(rule, running)).toMatchObject({ requestCount: 3, windowStart: at(-59_999) });
+    const ended = { ...running, windowStart: at(-60_000) };
+    expect(applyUse(rule, ended)).toMatchObject({ requestCount: 1, windowStart: T0 });
+  });
+});
