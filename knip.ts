@@ -15,7 +15,8 @@ const config: KnipConfig = {
   ignoreBinaries: ["taskset", "redis-cli", "apt-get", "dot"],
   workspaces: {
     ".": {
-      entry: ["scripts/*.mjs"],
+      // A script a test imports declares its types beside it (`options-docs.d.mts`); TypeScript reads it, not knip.
+      entry: ["scripts/*.mjs", "scripts/*.d.mts"],
       project: ["scripts/**", "test/*.ts", "*.ts"],
       // Run as binaries from node_modules/.bin: attw by scripts/check-packages.mjs, redocly and spectral by
       // the hono-adapter's OpenAPI lint test.

@@ -12,5 +12,8 @@ export default defineConfig(
       "native-jws.node": "src/jwt/native-jws.node.ts",
       "native-jws.web": "src/jwt/native-jws.web.ts",
     },
+    // Shared chunks apart from the entries, so that a chunk named after its first module (`index`) never takes an
+    // entry's file name (the entry then became `index2.d.ts` and `types` pointed at the chunk).
+    outputOptions: { chunkFileNames: "chunks/[name].js" },
   }),
 );

@@ -7,8 +7,19 @@
 export { AuthError, AuthConfigError, describeError } from "./errors/index.ts";
 export type { AuthErrorCode, AuthErrorOptions } from "./errors/index.ts";
 export { rejectUnknownOptions, EACH, originOf } from "./config/index.ts";
-export type { Duration, OptionShape } from "./config/index.ts";
-export { resolveConfig, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
+export type {
+  Duration,
+  OptionShape,
+  DefaultedOption,
+  FilledOf,
+  InputOf,
+  OptionGroup,
+  OptionKind,
+  OptionSchema,
+  OptionSettings,
+  OptionSpec,
+} from "./config/index.ts";
+export { resolveConfig, AUTH_SCHEMA, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
 export type { AuthOptions } from "./auth/index.ts";
 export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";
 export { webCryptoRandom, compensatingTransaction } from "./ports/index.ts";
@@ -45,7 +56,17 @@ export type {
   ValidatedSession,
 } from "./session/index.ts";
 export type { HookRunner } from "./hooks/index.ts";
-export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks/index.ts";
+export { HOOKS_SCHEMA } from "./hooks/index.ts";
+export type {
+  AuthHooks,
+  BeforeSignIn,
+  BeforeUserCreated,
+  HookContext,
+  SignInPath,
+  UserAmendment,
+  UserCreationPath,
+  UserDraft,
+} from "./hooks/index.ts";
 export {
   RateLimiter,
   HashBudget,
@@ -71,7 +92,13 @@ export { createAuthCore } from "./auth/index.ts";
 export type { AuthCore, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
 export type { AccountService, AccountDeletionService } from "./account/index.ts";
 export type { UpdateUserInput } from "./account/index.ts";
-export { auditLog, AUDIT_LOG_PLUGIN_ID, AuditLogService, AUDIT_LOG_OPTION_SHAPE } from "./audit-log/index.ts";
+export {
+  auditLog,
+  AUDIT_LOG_PLUGIN_ID,
+  AuditLogService,
+  AUDIT_LOG_SCHEMA,
+  AUDIT_LOG_OPTION_SHAPE,
+} from "./audit-log/index.ts";
 export type {
   ListAuditEventsInput,
   AuditEventPage,
@@ -84,6 +111,7 @@ export type {
 export {
   emailOtp,
   EMAIL_OTP_PLUGIN_ID,
+  EMAIL_OTP_SCHEMA,
   EMAIL_OTP_OPTION_SHAPE,
   SEND_PURPOSES,
   EmailOtpService,
@@ -107,9 +135,10 @@ export type {
   RequestEmailChangeInput,
   ChangeEmailInput,
 } from "./email-otp/index.ts";
-export { jwt, JWT_PLUGIN_ID, JwtService, JWT_OPTION_SHAPE } from "./jwt/index.ts";
+export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,
+  JwtPayloadBuilder,
   ResolvedJwtOptions,
   JwtSettings,
   JwtAlgorithm,
@@ -131,6 +160,7 @@ export {
   API_KEY_PLUGIN_ID,
   apiKeyUseRefusal,
   isRefillDue,
+  API_KEYS_SCHEMA,
   API_KEYS_OPTION_SHAPE,
 } from "./api-key/index.ts";
 export type {
@@ -157,7 +187,7 @@ export type {
   ApiKeyUsageDay,
 } from "./api-key/index.ts";
 export { argon2idEngine } from "./password/index.ts";
-export { CACHE_OPTION_SHAPE, CACHE_DEFAULTS } from "./cache/index.ts";
+export { CACHE_SCHEMA, CACHE_OPTION_SHAPE, CACHE_DEFAULTS } from "./cache/index.ts";
 export type { AuthCache, CacheCarrier, CacheCarrierListener, CacheOptions, CacheStats } from "./cache/index.ts";
 export { sweepStore } from "./sweep/index.ts";
 export type { SweepReport, SweepOptions, SweepPlan } from "./sweep/index.ts";

@@ -9,14 +9,16 @@ import {
   type AuthEvents,
   type AuthOptions,
   type AuthPlugin,
+  type InputOf,
   type OptionShape,
 } from "@latchkey/core";
+import { defaulted, group, optional, shapeOf } from "@latchkey/core/internal";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { hostErrorResponse, keepRefreshedCookie } from "./http/host-response.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
 import { bodyGuard, csrfProtection, securityHeaders } from "./middleware/security.ts";
-import { corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
+import { CORS_SCHEMA, corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
 import { createDependencies, createRequestTools, type RequestTools } from "./middleware/session.ts";
 import { FEATURE_ROUTES } from "./routes/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
@@ -25,34 +27,52 @@ import { ADAPTER_VERSION } from "./version.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
 import { instrument } from "./telemetry/index.ts";
 
-export interface CreateAuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> extends AuthOptions<P> {
-  /** Client address for rate limits. Default `clientIp.fromSocket`; headers are never trusted unless you choose a preset that reads them. */
-  getClientIp?: GetClientIp;
+/** The one definition of the options hono-adapter adds to core's (`AUTH_SCHEMA`): type, default, docs row. */
+const ADAPTER_SCHEMA = {
+  /**
+   * client address for rate limits; headers are never trusted unless you choose a preset that reads them. Presets:
+   * `fromSocket`, `fromCfConnectingIp`, `fromForwardedFor(hops)`
+   * @defaultValue `clientIp.fromSocket`
+   */
+  getClientIp: defaulted<GetClientIp>(fromSocket),
+  /**
+   * OpenTelemetry spans and metrics through the app's `@opentelemetry/api` (optional peer; nothing is recorded
+   * without it or without a registered SDK); `false` turns it off. See [observability.md](observability.md)
+   */
+  telemetry: defaulted<boolean>(true),
+  /**
+   * CORS for browser apps on other origins. `true`: CORS with credentials for `trustedOrigins` (preflights answer 204
+   * on every auth path; `set-auth-jwt` and `retry-after` exposed). An object turns it on with these keys: see
+   * [client.md](client.md)
+   */
+  cors: defaulted<boolean | CorsOptions>(false, { fields: CORS_SCHEMA }),
   /** The API explorer at `/reference`. */
-  reference?: { enabled?: boolean; scriptUrl?: string; title?: string };
-  /**
-   * CORS for browser apps on other origins (default off). `true` allows `trustedOrigins` with credentials; an object
-   * narrows or extends that. Preflights (`OPTIONS`) then answer 204 on every auth path. See docs/client.md.
-   */
-  cors?: boolean | CorsOptions;
-  /**
-   * OpenTelemetry spans and metrics through the app's `@opentelemetry/api` (an optional peer: without it, or without
-   * a registered SDK, nothing is recorded). Default `true`; `false` turns it off. See docs/observability.md.
-   */
-  telemetry?: boolean;
-}
+  reference: group({
+    /** the explorer at `/reference` */
+    enabled: defaulted<boolean>(true),
+    /**
+     * where the explorer's script loads from; serving it locally needs the optional peer `@scalar/api-reference`
+     * (without it and without `scriptUrl`, `/reference` answers 404 saying what to install)
+     * @defaultValue served locally
+     */
+    scriptUrl: optional<string>(),
+    /**
+     * the explorer's title
+     * @defaultValue `"<appName> auth API"`
+     */
+    title: optional<string>(),
+  }),
+};
+
+/** Everything `createAuth` accepts: core's options (`AuthOptions`) and the HTTP ones (`ADAPTER_SCHEMA`). */
+export type CreateAuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> = AuthOptions<P> &
+  InputOf<typeof ADAPTER_SCHEMA>;
 
 /**
- * The keys `createAuth` accepts on top of core's (`AUTH_OPTION_SHAPE` in @latchkey/core); anything else is an
- * `AuthConfigError` naming the nearest valid key. A new HTTP option is one line here.
+ * The keys `createAuth` accepts on top of core's (`AUTH_OPTION_SHAPE` in @latchkey/core, from `ADAPTER_SCHEMA`);
+ * anything else is an `AuthConfigError` naming the nearest valid key.
  */
-export const ADAPTER_OPTION_SHAPE: OptionShape = {
-  getClientIp: true,
-  reference: { enabled: true, scriptUrl: true, title: true },
-  // `cors: true` is a boolean; an object is checked key by key.
-  cors: { origins: true, allowHeaders: true, exposeHeaders: true, maxAge: true },
-  telemetry: true,
-};
+export const ADAPTER_OPTION_SHAPE: OptionShape = shapeOf(ADAPTER_SCHEMA);
 
 /**
  * The object `createAuth` returns. `P` is the tuple of plugins passed; it types `api`. A host that stores the
@@ -155,12 +175,12 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   const core = createAuthCore<P>(telemetry.options, ADAPTER_OPTION_SHAPE);
   telemetry.countEvents(core);
   const { config } = core;
-  const tools = createRequestTools(core, options.getClientIp ?? fromSocket);
+  const tools = createRequestTools(core, options.getClientIp ?? ADAPTER_SCHEMA.getClientIp.default);
 
   const app: AuthApp = new OpenAPIHono<AuthEnv>({
     defaultHook: (result) => (result.success ? undefined : invalidRequest(result.error.issues)),
   });
-  const cors = corsMiddleware(options.cors ?? false, config.trustedOrigins);
+  const cors = corsMiddleware(options.cors ?? ADAPTER_SCHEMA.cors.default, config.trustedOrigins);
   // Outermost: the request span and duration cover every answer, preflights and refusals included.
   app.use("*", telemetry.middleware(mountPrefix));
   // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.

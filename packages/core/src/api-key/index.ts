@@ -16,7 +16,7 @@ export type {
 export { jsApiKeyUseRule, applyUse, refusalOf } from "./use-rule-js.ts";
 export type { JsRepr } from "./use-rule-js.ts";
 export type { ApiKeyAuthentication } from "./verify.ts";
-export { resolveApiKeysOptions, API_KEYS_OPTION_SHAPE } from "./options.ts";
+export { resolveApiKeysOptions, API_KEYS_SCHEMA, API_KEYS_OPTION_SHAPE } from "./options.ts";
 export type { ResolvedApiKeysOptions } from "./options.ts";
 export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";

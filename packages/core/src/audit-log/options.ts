@@ -1,15 +1,19 @@
-import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
+import { shapeOf, applySchema, defaulted, type InputOf } from "../config/schema.ts";
+
+/** The one definition of `auditLog({...})`'s options: type, default, check, docs row (docs/options.md). */
+export const AUDIT_LOG_SCHEMA = {
+  /**
+   * how long rows are kept: the sweep (`auth.api.sweep()`, `latchkey sweep --audit-retention`) deletes older ones;
+   * `false` keeps every row for good
+   */
+  retention: defaulted<Duration | false>("90d", {
+    check: (v, field) => (v === false ? undefined : void parseDuration(v, field)),
+  }),
+};
 
 /** Options of `auditLog()`. */
-export interface AuditLogOptions {
-  /**
-   * How long rows are kept: the sweep (`auth.api.sweep()`, `latchkey sweep`) deletes older ones. Default `"90d"`;
-   * `false` keeps every row for good.
-   */
-  retention?: Duration | false;
-}
+export type AuditLogOptions = InputOf<typeof AUDIT_LOG_SCHEMA>;
 
 /** `auditLog()`'s options after validation. */
 export interface ResolvedAuditLogOptions {
@@ -17,8 +21,8 @@ export interface ResolvedAuditLogOptions {
   retentionMs: number | null;
 }
 
-/** Every key `auditLog({...})` accepts. A new option is one line here. */
-export const AUDIT_LOG_OPTION_SHAPE: OptionShape = { retention: true };
+/** Every key `auditLog({...})` accepts (from `AUDIT_LOG_SCHEMA`). */
+export const AUDIT_LOG_OPTION_SHAPE = shapeOf(AUDIT_LOG_SCHEMA);
 
 /**
  * Validates `auditLog(options)`: an AuthConfigError names a bad or unknown option.
@@ -27,9 +31,6 @@ export const AUDIT_LOG_OPTION_SHAPE: OptionShape = { retention: true };
  * resolveAuditLogOptions({ retention: "30d" }); // { retentionMs: 2592000000 }
  */
 export function resolveAuditLogOptions(options: AuditLogOptions = {}): ResolvedAuditLogOptions {
-  if (options === null || typeof options !== "object")
-    throw new AuthConfigError("auditLog", "options must be an object");
-  rejectUnknownOptions(options, AUDIT_LOG_OPTION_SHAPE, "auditLog");
-  const retention = options.retention ?? "90d";
+  const { retention } = applySchema(AUDIT_LOG_SCHEMA, options, "auditLog");
   return { retentionMs: retention === false ? null : parseDuration(retention, "auditLog.retention") };
 }

@@ -1,6 +1,7 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { EACH, rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
+import type { OptionShape } from "../config/closed-options.ts";
+import { applySchema, defaulted, group, optional, required, shapeOf, type InputOf } from "../config/schema.ts";
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import { defaultHashConcurrency, type PasswordHasher } from "../password/argon2.ts";
@@ -10,122 +11,8 @@ import type { AuthPlugin } from "../kernel/plugin.ts";
 import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
 import type { Logger } from "../logger/logger.ts";
 import { originOf } from "../config/origin.ts";
-import { HOOK_OPTION_SHAPE, type AuthHooks } from "../hooks/hooks.ts";
-import { CACHE_OPTION_SHAPE, type CacheOptions } from "../cache/options.ts";
-
-/** Everything `createAuth` accepts (hono-adapter adds HTTP-only options such as `getClientIp`). */
-export interface AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
-  /** At least 32 characters; derives the JWT key-encryption key. `latchkey secret` prints one. */
-  secret: string;
-  database: Store;
-  /**
-   * Where rate-limit and lockout counters live. Default: the database's own counters. (An API key's own
-   * rate-limit window and quota live on its row in the database, whatever this says.)
-   * `redisCounters({ url })` from `@latchkey/redis-store` moves these hot writes to Redis or Valkey.
-   */
-  counters?: CounterStore;
-  /** Application base URL: callback links, JWT issuer/audience defaults, trusted origin. Required in production. */
-  baseUrl?: string;
-  /** Prefix of the standalone handler (`auth.handler`); the sub-app itself is unprefixed. Default "/auth". */
-  basePath?: string;
-  /** "production" (default) refuses insecure cookies; "development" allows them and prints emails in full. */
-  environment?: "production" | "development";
-  /** Shown in emails. Default "Latchkey". */
-  appName?: string;
-  /** `sameSite: "None"` (needs `secure`) is for a front end on another site than the API; see docs/client.md. */
-  cookies?: { secure?: boolean; domain?: string; sameSite?: "Lax" | "Strict" | "None" };
-  email?: {
-    sender?: EmailSender;
-    from?: string;
-    templates?: EmailTemplates;
-    /**
-     * Emails one address may receive across every sending flow (codes, reset and verification links, email
-     * change, account deletion), whoever asks. Default 5 per 15 minutes; `false` for none. Past it a send answers
-     * as usual but issues and sends nothing.
-     */
-    perRecipient?: RateLimitRule | false;
-    /** Least time between two sends of the same purpose to one address. Default 60 s; `false` for none. */
-    resendCooldown?: Duration | false;
-  };
-  trustedOrigins?: string[];
-  session?: {
-    expiresIn?: Duration;
-    updateAge?: Duration;
-    /** Lifetime of a `rememberMe: false` sign-in (never slides past it; browser-session cookie). Default "1d". */
-    shortExpiresIn?: Duration;
-    /**
-     * Sessions older than this (from their creation) are refused with 403 `SESSION_NOT_FRESH` at the sensitive
-     * endpoints (change/set password, deletion, email change, API-key creation). Default "1d"; `null` turns it off.
-     */
-    freshAge?: Duration | null;
-  };
-  emailPassword?: {
-    allowUsernameChange?: boolean;
-    requireUsername?: boolean;
-    /** Old name of `passwordPolicy.minLength` (still accepted). */
-    minPasswordLength?: number;
-    /** Old name of `passwordPolicy.maxLength` (still accepted). */
-    maxPasswordLength?: number;
-    /**
-     * Rules for every new password (sign-up, change, both resets, set-password): `minLength` (default 8),
-     * `maxLength` (default 128), and `check(password, user)`, an app's own rule or `pwnedPasswords()`.
-     */
-    passwordPolicy?: { minLength?: number; maxLength?: number; check?: PasswordCheck };
-    passwordReset?: { expiresIn?: Duration; callbackPath?: string; callbackUrlOverride?: string };
-  };
-  emailVerification?: {
-    expiresIn?: Duration;
-    callbackPath?: string;
-    requireVerifiedForSignIn?: boolean;
-    callbackUrlOverride?: string;
-    /**
-     * The sweep (`auth.api.sweep()`) deletes users whose email is still unverified this long after sign-up, with
-     * every row of theirs. Default: never.
-     */
-    deleteUnverifiedAfter?: Duration;
-  };
-  deleteAccount?: { expiresIn?: Duration; callbackPath?: string; subject?: string; callbackUrlOverride?: string };
-  rateLimit?: {
-    enabled?: boolean;
-    window?: Duration;
-    max?: number;
-    rules?: Record<string, RateLimitRule | false>;
-    /**
-     * Requests whose client address is unknown (`getClientIp` answered null): `"shared"` counts them all in one
-     * budget per rule, `"skip"` applies no per-IP rule to them (lockouts still apply). Unset, production refuses
-     * such requests (500, logged) and development warns once and shares one budget.
-     */
-    ipless?: "shared" | "skip";
-  };
-  lockout?: { enabled?: boolean; maxFailures?: number; window?: Duration; duration?: Duration };
-  /**
-   * Bounds on password hashing, the one CPU- and memory-heavy step anonymous callers can trigger. `concurrency`
-   * hashes run at once (default: the native engine's thread pool, `UV_THREADPOOL_SIZE` or 4, at most the CPUs;
-   * 1 on the portable engine), `maxQueue` (default 32) wait, and the next answers 503 `BUSY` with `Retry-After`.
-   * `unauthenticatedBudget` (default 1200 a minute, `false` for none) is one budget shared by every caller (not per
-   * IP) for the routes that hash without a session and without a secret to check first: sign-up and password
-   * sign-in (resets look their token or code up before hashing).
-   */
-  passwordHashing?: { concurrency?: number; maxQueue?: number; unauthenticatedBudget?: RateLimitRule | false };
-  /** App code that may refuse (or amend) a sign-up and refuse a sign-in; see docs/hooks.md. */
-  hooks?: AuthHooks;
-  /** Features to switch on; their `api` methods type `auth.api`. Each plugin's store ports must exist on `database`. */
-  plugins?: P;
-  /** Tests only: keep plaintext codes in memory for `auth.getOtp(identifier)`. */
-  captureOtp?: boolean;
-  /** Injected for tests; defaults to the system clock and Web Crypto. */
-  clock?: Clock;
-  random?: Random;
-  /** Default: argon2id m=19456 KiB, t=2, p=1 (native where it loads, else @noble/hashes). */
-  passwordHasher?: PasswordHasher;
-  /** Where every line Latchkey writes goes: a pino-style logger (`error(fields, message)`). Default: the console. */
-  logger?: Logger;
-  /**
-   * Off by default. An in-process cache of session lookups and API-key reads; every revocation reaches every
-   * instance through the store's carrier (PostgreSQL `LISTEN/NOTIFY`, Redis pub/sub, in-process). See docs/cache.md.
-   */
-  cache?: CacheOptions;
-}
+import { HOOKS_SCHEMA } from "../hooks/hooks.ts";
+import { CACHE_SCHEMA, type CacheOptions } from "../cache/options.ts";
 
 const TEMPLATE_PARTS = ["subject", "txt", "html"] as const;
 const TEMPLATE_FAMILIES = [
@@ -146,56 +33,350 @@ export const EMAIL_TEMPLATE_NAMES: readonly string[] = [
   "delete-account.html",
 ];
 
-/**
- * Every key `createAuth` accepts from core (hono-adapter adds its HTTP options); anything else is an
- * `AuthConfigError` naming the nearest valid key. A new option is one line here plus its validation below.
- */
-export const AUTH_OPTION_SHAPE: OptionShape = {
-  secret: true,
-  database: true,
-  counters: true,
-  baseUrl: true,
-  basePath: true,
-  environment: true,
-  appName: true,
-  cookies: { secure: true, domain: true, sameSite: true },
-  email: {
-    sender: true,
-    from: true,
-    templates: Object.fromEntries(EMAIL_TEMPLATE_NAMES.map((name) => [name, true as const])),
-    perRecipient: { window: true, max: true },
-    resendCooldown: true,
-  },
-  trustedOrigins: true,
-  session: { expiresIn: true, updateAge: true, shortExpiresIn: true, freshAge: true },
-  emailPassword: {
-    allowUsernameChange: true,
-    requireUsername: true,
-    minPasswordLength: true,
-    maxPasswordLength: true,
-    passwordPolicy: { minLength: true, maxLength: true, check: true },
-    passwordReset: { expiresIn: true, callbackPath: true, callbackUrlOverride: true },
-  },
-  emailVerification: {
-    expiresIn: true,
-    callbackPath: true,
-    requireVerifiedForSignIn: true,
-    callbackUrlOverride: true,
-    deleteUnverifiedAfter: true,
-  },
-  deleteAccount: { expiresIn: true, callbackPath: true, subject: true, callbackUrlOverride: true },
-  rateLimit: { enabled: true, window: true, max: true, rules: { [EACH]: { window: true, max: true } }, ipless: true },
-  lockout: { enabled: true, maxFailures: true, window: true, duration: true },
-  passwordHashing: { concurrency: true, maxQueue: true, unauthenticatedBudget: { window: true, max: true } },
-  hooks: HOOK_OPTION_SHAPE,
-  plugins: true,
-  captureOtp: true,
-  clock: true,
-  random: true,
-  passwordHasher: true,
-  logger: true,
-  cache: CACHE_OPTION_SHAPE,
+const isDuration = (value: Duration, field: string) => void parseDuration(value, field);
+const integerIn = (min: number, max: number, message: string) => (value: number, field: string) => {
+  if (!Number.isInteger(value) || value < min || value > max) throw new AuthConfigError(field, message);
 };
+
+/** A rate-limit rule as an option (`RateLimitRule`): both keys required. */
+const RATE_LIMIT_RULE_SCHEMA = {
+  /** the rule's window: both `window` and `max` required */
+  window: required<Duration>(),
+  /** requests (or sends) allowed per `window` */
+  max: required<number>(),
+};
+
+const isPath = (value: string, field: string) => {
+  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\"))
+    throw new AuthConfigError(field, "must be a path starting with a single /");
+};
+
+const PASSWORD_POLICY_SCHEMA = {
+  /** never truncated; 400 `PASSWORD_TOO_SHORT` */
+  minLength: defaulted<number>(8),
+  /** never truncated; 400 `PASSWORD_TOO_LONG`; at most 1024 */
+  maxLength: defaulted<number>(128),
+  /**
+   * `async (password, user)` for every new password (sign-up, change, both resets, set-password): a returned
+   * message refuses with 400 `WEAK_PASSWORD` and that message. `pwnedPasswords({ endpoint, timeout, onUnavailable })`
+   * is a ready one: 400 `PASSWORD_COMPROMISED` for a password seen in breaches (see docs/security.md)
+   */
+  check: optional<PasswordCheck>({
+    check: (v, field) => {
+      if (typeof v !== "function") throw new AuthConfigError(field, "must be a function, e.g. pwnedPasswords()");
+    },
+  }),
+};
+
+const EMAIL_PASSWORD_SCHEMA = {
+  /** lets `PATCH /user` change `username` (else 403 `USERNAME_CHANGE_DISABLED`); `auth.api.updateUser` always may */
+  allowUsernameChange: defaulted<boolean>(false),
+  /** interactive sign-up only; `auth.api.createUser` keeps it optional */
+  requireUsername: defaulted<boolean>(false),
+  /**
+   * old name of `passwordPolicy.minLength`, still accepted (setting a length under both names is an error)
+   * @defaultValue `8`
+   */
+  minPasswordLength: optional<number>(),
+  /**
+   * old name of `passwordPolicy.maxLength`, still accepted (setting a length under both names is an error)
+   * @defaultValue `128`
+   */
+  maxPasswordLength: optional<number>(),
+  passwordPolicy: group(PASSWORD_POLICY_SCHEMA),
+  passwordReset: group({
+    /** reset-link lifetime */
+    expiresIn: defaulted<Duration>("1h", { check: isDuration }),
+    /** the link is `baseUrl + callbackPath + ?token=` */
+    callbackPath: defaulted<string>("/reset-password", { check: isPath }),
+    /** absolute URL on another origin (same origin: use `callbackPath`) */
+    callbackUrlOverride: optional<string>(),
+  }),
+};
+
+const EMAIL_VERIFICATION_SCHEMA = {
+  /** lifetime of a verification link token */
+  expiresIn: defaulted<Duration>("1d", { check: isDuration }),
+  /**
+   * the link is `baseUrl + callbackPath + ?token=&email=` (a page of your app that POSTs to `/auth/verify-email`)
+   */
+  callbackPath: defaulted<string>("/verify-email", { check: isPath }),
+  /**
+   * sign-up then issues no session and answers `{success: true}` for new and existing emails; unverified password
+   * sign-in is 403 `EMAIL_NOT_VERIFIED`
+   */
+  requireVerifiedForSignIn: defaulted<boolean>(false),
+  /** absolute URL on another origin (same origin: use `callbackPath`) */
+  callbackUrlOverride: optional<string>(),
+  /**
+   * the sweep (`auth.api.sweep()`) deletes users still unverified this long after sign-up, with every row of theirs
+   * (`AccountDeleted` is emitted)
+   * @defaultValue none (kept)
+   */
+  deleteUnverifiedAfter: optional<Duration>({ check: isDuration }),
+};
+
+const DELETE_ACCOUNT_SCHEMA = {
+  /** lifetime of a deletion token */
+  expiresIn: defaulted<Duration>("1h", { check: isDuration }),
+  /**
+   * the link is `baseUrl + callbackPath + ?token=` (a page of your app that POSTs to `/auth/delete-account/confirm`)
+   */
+  callbackPath: defaulted<string>("/delete-account/confirm", { check: isPath }),
+  /** subject of the deletion email; may use `{{appName}}` and the template variables */
+  subject: defaulted<string>("Confirm account deletion", {
+    check: (v, field) => {
+      if (typeof v !== "string" || v.length === 0) throw new AuthConfigError(field, "must be a non-empty string");
+    },
+  }),
+  /** absolute URL on another origin */
+  callbackUrlOverride: optional<string>(),
+};
+
+const SESSION_SCHEMA = {
+  /** lifetime of a session (it slides forward on use, see `updateAge`) */
+  expiresIn: defaulted<Duration>("7d", { check: isDuration }),
+  /** a session older than this slides forward on use (new expiry, cookie re-sent); at most `expiresIn` */
+  updateAge: defaulted<Duration>("1d", { check: isDuration }),
+  /**
+   * lifetime of a `rememberMe: false` sign-in (`POST /sign-in/email`, `/sign-in/email-otp`): it never slides past
+   * it, and its cookie has no `Max-Age` (it ends with the browser); capped at `session.expiresIn`
+   */
+  shortExpiresIn: defaulted<Duration>("1d", { check: isDuration }),
+  /**
+   * a session created longer ago than this (sliding renewals do not count) is refused with 403 `SESSION_NOT_FRESH`
+   * at `change-password`, `set-password`, `delete-account`, `delete-account/request`,
+   * `email-otp/request-email-change` and `api-key/create`; signing in again gives a fresh one; `null` turns the
+   * check off
+   */
+  freshAge: defaulted<Duration | null>("1d", {
+    nullable: true,
+    check: (v, field) => (v === null ? undefined : isDuration(v, field)),
+  }),
+};
+
+const EMAIL_SCHEMA = {
+  /**
+   * any `{ send(message) }`; `resendEmailSender()` from `@latchkey/resend-sender`; see docs/email.md
+   * @defaultValue console
+   */
+  sender: optional<EmailSender>(),
+  /**
+   * the sender address of every email
+   * @defaultValue `no-reply@<baseUrl host>`
+   */
+  from: optional<string>(),
+  /**
+   * override a template by name: `verification.*`, `password-reset.*`, `existing-account.*`, `otp.*`,
+   * `otp-<purpose>.*` (parts `subject`, `txt`, `html`) and `delete-account.txt`/`.html`; another name is an
+   * error; names and variables in docs/email.md
+   * @defaultValue built in
+   */
+  templates: defaulted<EmailTemplates>({}, { names: EMAIL_TEMPLATE_NAMES }),
+  /**
+   * emails one address may receive across every sending flow (codes, reset and verification links, email change,
+   * account deletion), whoever asks; past it a send answers as usual but issues and sends nothing (the code
+   * already sent stays valid); `false` for none. See docs/security.md, "Limits under abuse"
+   */
+  perRecipient: defaulted<RateLimitRule | false>({ window: "15m", max: 5 }, { fields: RATE_LIMIT_RULE_SCHEMA }),
+  /**
+   * least time between two sends of the same purpose to one address (a send inside it answers as usual and sends
+   * nothing); `false` for none
+   */
+  resendCooldown: defaulted<Duration | false>("60s", {
+    check: (v, field) => (v === false ? undefined : isDuration(v, field)),
+  }),
+};
+
+const RATE_LIMIT_SCHEMA = {
+  /** `false` turns every per-IP rule off */
+  enabled: defaulted<boolean>(true),
+  /** window of the global rule: per IP and path, for state-changing requests */
+  window: defaulted<Duration>("10s", { check: isDuration }),
+  /** requests per `window` of the global rule */
+  max: defaulted<number>(100),
+  /**
+   * per IP and path (relative to the mount); `false` turns a rule off
+   * @defaultValue see "Default per-IP rules" below
+   */
+  rules: optional<Record<string, RateLimitRule | false>>({ each: RATE_LIMIT_RULE_SCHEMA }),
+  /**
+   * requests whose client address `getClientIp` cannot find: `"shared"` counts them all in one budget per rule,
+   * `"skip"` applies no per-IP rule to them (lockouts still do). Unset, production answers them 500 and logs how to
+   * configure `getClientIp`; development warns once and shares one budget
+   * @defaultValue unset
+   */
+  ipless: optional<"shared" | "skip">({
+    check: (v, field) => {
+      if (v !== null && v !== "shared" && v !== "skip") throw new AuthConfigError(field, 'must be "shared" or "skip"');
+    },
+  }),
+};
+
+const LOCKOUT_SCHEMA = {
+  /** `false` turns the account lockout off */
+  enabled: defaulted<boolean>(true),
+  /**
+   * failed password checks before the account locks (keyed by the user id once the email or username resolves;
+   * checks are counted before they run)
+   */
+  maxFailures: defaulted<number>(5, { check: integerIn(1, Number.POSITIVE_INFINITY, "must be a positive integer") }),
+  /** the window the failures are counted in */
+  window: defaulted<Duration>("15m", { check: isDuration }),
+  /** how long a locked account stays locked */
+  duration: defaulted<Duration>("15m", { check: isDuration }),
+};
+
+const PASSWORD_HASHING_SCHEMA = {
+  /**
+   * password hashes computed at once, in this process (every hash and verify, trusted calls included)
+   * @defaultValue native engine: `UV_THREADPOOL_SIZE` or `4`, at most the CPUs available; portable engine: `1`
+   */
+  concurrency: defaulted<number>(defaultHashConcurrency, {
+    check: integerIn(1, 1024, "must be an integer from 1 to 1024"),
+  }),
+  /** hashes that may wait for a slot; the next answers 503 `BUSY` with `Retry-After: 1` */
+  maxQueue: defaulted<number>(32, { check: integerIn(0, 100_000, "must be an integer from 0 to 100000") }),
+  /**
+   * one budget shared by every caller (not per IP, and across instances: a counter) for `/sign-up/email` and
+   * `/sign-in/email`; past it they answer 503 `BUSY` with `Retry-After`; `false` for none
+   */
+  unauthenticatedBudget: defaulted<RateLimitRule | false>(
+    { window: "1m", max: 1200 },
+    { fields: RATE_LIMIT_RULE_SCHEMA },
+  ),
+};
+
+/**
+ * The one definition of everything `createAuth` accepts from core (hono-adapter adds its HTTP options): each
+ * option's type, default, check and docs/options.md row. `AuthOptions`, `AUTH_OPTION_SHAPE` and the docs come
+ * from it; cross-option rules are in `resolveConfig`.
+ */
+export const AUTH_SCHEMA = {
+  /** at least 32 characters; `latchkey secret` prints 64. Derives the JWT key-encryption key. */
+  secret: required<string>({
+    check: (v, field) => {
+      if (typeof v !== "string" || v.length < 32)
+        throw new AuthConfigError(field, "must be a string of at least 32 characters (run `latchkey secret`)");
+    },
+  }),
+  /**
+   * `memoryStore()`, `drizzleStore(...)`, `mongoStore(...)`; PostgreSQL pool options (`connectTimeout`,
+   * `queryTimeout`, `maxConnections`, `idleTimeout`) in docs/stores.md
+   */
+  database: required<Store>({
+    check: (v, field) => {
+      if (!v || typeof v !== "object" || !("users" in v))
+        throw new AuthConfigError(field, "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
+    },
+  }),
+  /**
+   * where rate-limit and lockout counters live (an API key's own window and quota stay on its row in the
+   * database): `redisCounters({ url })` from `@latchkey/redis-store` (docs/stores.md, "Running more than one
+   * instance")
+   * @defaultValue the database's
+   */
+  counters: optional<CounterStore>({
+    check: (v, field) => {
+      if (v === null || typeof v !== "object" || typeof v.hit !== "function")
+        throw new AuthConfigError(field, "must be a counter store, e.g. redisCounters({ url })");
+    },
+  }),
+  /**
+   * application base URL: callback links, JWT `iss`/`aud` defaults, the first trusted origin
+   * @defaultValue required in production; `http://localhost:3000` in development
+   */
+  baseUrl: optional<string>(),
+  /** prefix of the standalone `auth.handler` only; `auth.app` is unprefixed */
+  basePath: defaulted<string>("/auth", {
+    check: (v, field) => {
+      if (v !== "" && (!v.startsWith("/") || v.endsWith("/")))
+        throw new AuthConfigError(field, 'must start with "/" and not end with "/" (or be "")');
+    },
+  }),
+  /** `"development"` allows `cookies.secure: false` and prints emails in full on the console */
+  environment: defaulted<"production" | "development">("production", {
+    check: (v, field) => {
+      if (v !== "production" && v !== "development")
+        throw new AuthConfigError(field, 'must be "production" or "development"');
+    },
+  }),
+  /** shown in emails */
+  appName: defaulted<string>("Latchkey"),
+  cookies: group({
+    /**
+     * cookie `__Host-latchkey.session` (host-only: Secure, `Path=/`, no `Domain`); `false` (development only)
+     * gives `latchkey.session`
+     */
+    secure: defaulted<boolean>(true),
+    /**
+     * with a `domain` the cookie is `__Secure-latchkey.session` (`__Host-` forbids `Domain`)
+     * @defaultValue host-only
+     */
+    domain: optional<string>(),
+    /** `"None"` (needs `secure`) is for a front end on another site than the API; see docs/client.md */
+    sameSite: defaulted<"Lax" | "Strict" | "None">("Lax"),
+  }),
+  email: group(EMAIL_SCHEMA),
+  /**
+   * extra origins for CSRF and callback URLs (`baseUrl`'s origin is always trusted); an app scheme
+   * (`capacitor://localhost`, `chrome-extension://<id>`) is compared by scheme and host exactly; a URL without a
+   * host (`file:`) is refused
+   */
+  trustedOrigins: defaulted<string[]>([]),
+  session: group(SESSION_SCHEMA),
+  emailPassword: group(EMAIL_PASSWORD_SCHEMA),
+  emailVerification: group(EMAIL_VERIFICATION_SCHEMA),
+  deleteAccount: group(DELETE_ACCOUNT_SCHEMA),
+  rateLimit: group(RATE_LIMIT_SCHEMA),
+  lockout: group(LOCKOUT_SCHEMA),
+  passwordHashing: group(PASSWORD_HASHING_SCHEMA),
+  hooks: group(HOOKS_SCHEMA),
+  /** `emailOtp()`, `apiKeys()`, `jwt()`, `auditLog()` (see docs/account.md); their `api` methods type `auth.api` */
+  plugins: defaulted<readonly AuthPlugin[]>([]),
+  /** tests only: `auth.getOtp(email)` returns the latest plaintext code or token */
+  captureOtp: defaulted<boolean>(false),
+  /**
+   * injection point for tests
+   * @defaultValue system clock
+   */
+  clock: optional<Clock>(),
+  /**
+   * injection point for tests
+   * @defaultValue Web Crypto
+   */
+  random: optional<Random>(),
+  /**
+   * argon2id m=19456 KiB, t=2, p=1 (native where it loads, else the portable `@noble/hashes`)
+   * @defaultValue argon2id
+   */
+  passwordHasher: optional<PasswordHasher>(),
+  /**
+   * a pino-style logger (`debug`/`info`/`warn`/`error`, fields first, then the message): every line Latchkey
+   * writes goes through it; see [observability.md](observability.md)
+   * @defaultValue the console
+   */
+  logger: optional<Logger>(),
+  /**
+   * an in-process cache of session lookups and API-key reads that every revocation reaches; see
+   * [cache.md](cache.md)
+   * @defaultValue off
+   */
+  cache: optional<CacheOptions>({ fields: CACHE_SCHEMA }),
+};
+
+/** Everything `createAuth` accepts (hono-adapter adds HTTP-only options such as `getClientIp`). */
+export type AuthOptions<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> = InputOf<typeof AUTH_SCHEMA> & {
+  plugins?: P;
+};
+
+/**
+ * Every key `createAuth` accepts from core (from `AUTH_SCHEMA`; hono-adapter adds its HTTP options); anything
+ * else is an `AuthConfigError` naming the nearest valid key.
+ */
+export const AUTH_OPTION_SHAPE: OptionShape = shapeOf(AUTH_SCHEMA);
+
+type Filled = ReturnType<typeof applySchema<typeof AUTH_SCHEMA>>;
 
 function callbackOverride(value: string | undefined, field: string, baseOrigin: string): string | null {
   if (value === undefined) return null;
@@ -211,61 +392,48 @@ function callbackOverride(value: string | undefined, field: string, baseOrigin: 
   return url.toString();
 }
 
-function path(value: string | undefined, fallback: string, field: string): string {
-  const v = value ?? fallback;
-  if (!v.startsWith("/") || v.startsWith("//") || v.includes("\\"))
-    throw new AuthConfigError(field, "must be a path starting with a single /");
-  return v;
-}
-
-/**
- * Validates options and fills defaults. Throws `AuthConfigError` naming the first bad field, including keys
- * that are not options (`adapterOptions`: the keys a transport adds, e.g. hono-adapter's `getClientIp`).
- */
-export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape = {}): ResolvedConfig {
-  if (options === null || typeof options !== "object") throw new AuthConfigError("options", "must be an object");
-  rejectUnknownOptions(options, { ...AUTH_OPTION_SHAPE, ...adapterOptions }, "");
-  if (typeof options.secret !== "string" || options.secret.length < 32)
-    throw new AuthConfigError("secret", "must be a string of at least 32 characters (run `latchkey secret`)");
-  if (!options.database || typeof options.database !== "object" || !("users" in options.database))
-    throw new AuthConfigError("database", "must be a store: memoryStore(), drizzleStore(...) or mongoStore(...)");
-  if (
-    options.counters !== undefined &&
-    (options.counters === null || typeof options.counters !== "object" || typeof options.counters.hit !== "function")
-  ) {
-    throw new AuthConfigError("counters", "must be a counter store, e.g. redisCounters({ url })");
-  }
-  const environment = options.environment ?? "production";
-  if (environment !== "production" && environment !== "development")
-    throw new AuthConfigError("environment", 'must be "production" or "development"');
-  if (environment === "production" && options.baseUrl === undefined)
+/** `baseUrl` (required in production) and the cookie rules that depend on `environment`. */
+function resolveSite(o: Filled): Pick<ResolvedConfig, "baseUrl" | "baseOrigin" | "cookies"> & { url: URL } {
+  if (o.environment === "production" && o.baseUrl === undefined)
     throw new AuthConfigError(
       "baseUrl",
       "is required in production (callback links and CSRF origins are built from it)",
     );
-  const baseUrlText = options.baseUrl ?? "http://localhost:3000";
-  let baseUrl: URL;
+  let url: URL;
   try {
-    baseUrl = new URL(baseUrlText);
+    url = new URL(o.baseUrl ?? "http://localhost:3000");
   } catch {
     throw new AuthConfigError("baseUrl", "must be an absolute URL");
   }
-  const secure = options.cookies?.secure ?? true;
-  if (options.cookies?.sameSite === "None" && !secure)
+  const { secure, domain, sameSite } = o.cookies;
+  if (sameSite === "None" && !secure)
     throw new AuthConfigError(
       "cookies.sameSite",
       '"None" needs secure cookies (browsers drop SameSite=None cookies without Secure)',
     );
-  if (environment === "production" && !secure)
+  if (o.environment === "production" && !secure)
     throw new AuthConfigError(
       "cookies.secure",
       'cannot be false in production (set environment: "development" for local HTTP)',
     );
-  const basePath = options.basePath ?? "/auth";
-  if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/")))
-    throw new AuthConfigError("basePath", 'must start with "/" and not end with "/" (or be "")');
+  return {
+    url,
+    baseUrl: url.toString().replace(/\/$/, ""),
+    baseOrigin: url.origin,
+    cookies: {
+      secure,
+      // `__Host-` binds the cookie to this host (Secure, Path=/, no Domain): a sibling subdomain cannot set or
+      // shadow it. A configured domain needs `__Secure-`, which allows Domain.
+      name: !secure ? "latchkey.session" : domain ? "__Secure-latchkey.session" : "__Host-latchkey.session",
+      domain: domain ?? null,
+      sameSite,
+    },
+  };
+}
+
+function resolveTrustedOrigins(origins: readonly unknown[], baseOrigin: string): string[] {
   // Never the opaque "null": every non-http(s) URL has that origin, so trusting one would trust them all.
-  const trustedOrigins = (options.trustedOrigins ?? []).map((o, i) => {
+  const trusted = origins.map((o, i) => {
     const origin = typeof o === "string" ? originOf(o) : null;
     if (origin === null)
       throw new AuthConfigError(
@@ -274,170 +442,132 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       );
     return origin;
   });
-  const ipless = options.rateLimit?.ipless ?? null;
-  if (ipless !== null && ipless !== "shared" && ipless !== "skip")
-    throw new AuthConfigError("rateLimit.ipless", 'must be "shared" or "skip"');
-  const ep = options.emailPassword;
-  const policy = ep?.passwordPolicy;
-  // The old names keep working; setting a length under both names is ambiguous, so it is refused.
-  if (ep?.minPasswordLength !== undefined && policy?.minLength !== undefined)
-    throw new AuthConfigError(
-      "emailPassword.passwordPolicy.minLength",
-      "and emailPassword.minPasswordLength are the same option: set one",
-    );
-  if (ep?.maxPasswordLength !== undefined && policy?.maxLength !== undefined)
-    throw new AuthConfigError(
-      "emailPassword.passwordPolicy.maxLength",
-      "and emailPassword.maxPasswordLength are the same option: set one",
-    );
+  return [baseOrigin, ...trusted];
+}
+
+/** The password lengths under their new or old names (setting one under both is ambiguous, so refused). */
+function resolvePasswordLengths(raw: AuthOptions["emailPassword"], o: Filled["emailPassword"]) {
+  const policy = raw?.passwordPolicy;
+  for (const [name, old] of [
+    ["minLength", "minPasswordLength"],
+    ["maxLength", "maxPasswordLength"],
+  ] as const) {
+    if (raw?.[old] !== undefined && policy?.[name] !== undefined)
+      throw new AuthConfigError(
+        `emailPassword.passwordPolicy.${name}`,
+        `and emailPassword.${old} are the same option: set one`,
+      );
+  }
   const minField =
     policy?.minLength !== undefined ? "emailPassword.passwordPolicy.minLength" : "emailPassword.minPasswordLength";
   const maxField =
     policy?.maxLength !== undefined ? "emailPassword.passwordPolicy.maxLength" : "emailPassword.maxPasswordLength";
-  const minPasswordLength = policy?.minLength ?? ep?.minPasswordLength ?? 8;
-  const maxPasswordLength = policy?.maxLength ?? ep?.maxPasswordLength ?? 128;
+  const minPasswordLength = policy?.minLength ?? o.minPasswordLength ?? o.passwordPolicy.minLength;
+  const maxPasswordLength = policy?.maxLength ?? o.maxPasswordLength ?? o.passwordPolicy.maxLength;
   if (!Number.isInteger(minPasswordLength) || minPasswordLength < 1)
     throw new AuthConfigError(minField, "must be a positive integer");
   if (!Number.isInteger(maxPasswordLength) || maxPasswordLength < minPasswordLength || maxPasswordLength > 1024)
     throw new AuthConfigError(maxField, "must be an integer between the minimum length and 1024");
-  if (policy?.check !== undefined && typeof policy.check !== "function")
-    throw new AuthConfigError("emailPassword.passwordPolicy.check", "must be a function, e.g. pwnedPasswords()");
-  // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
-  // adapter registers the route (`RateLimiter.register`).
-  const rules: Record<string, ResolvedRule | false> = {};
-  for (const [p, r] of Object.entries(options.rateLimit?.rules ?? {}))
-    rules[p] = r === false ? false : resolveRateLimitRule(r, `rateLimit.rules["${p}"]`);
-  const maxFailures = options.lockout?.maxFailures ?? 5;
-  if (!Number.isInteger(maxFailures) || maxFailures < 1)
-    throw new AuthConfigError("lockout.maxFailures", "must be a positive integer");
-  const sessionExpires = parseDuration(options.session?.expiresIn ?? "7d", "session.expiresIn");
-  const updateAge = parseDuration(options.session?.updateAge ?? "1d", "session.updateAge");
-  if (updateAge > sessionExpires) throw new AuthConfigError("session.updateAge", "must not exceed session.expiresIn");
-  const shortExpires = parseDuration(options.session?.shortExpiresIn ?? "1d", "session.shortExpiresIn");
-  const freshAge =
-    options.session?.freshAge === null ? null : parseDuration(options.session?.freshAge ?? "1d", "session.freshAge");
-  const subject = options.deleteAccount?.subject ?? "Confirm account deletion";
-  if (typeof subject !== "string" || subject.length === 0)
-    throw new AuthConfigError("deleteAccount.subject", "must be a non-empty string");
+  return { minPasswordLength, maxPasswordLength };
+}
 
+function resolveSession(o: Filled["session"]): ResolvedConfig["session"] {
+  const expiresInMs = parseDuration(o.expiresIn, "session.expiresIn");
+  const updateAgeMs = parseDuration(o.updateAge, "session.updateAge");
+  if (updateAgeMs > expiresInMs) throw new AuthConfigError("session.updateAge", "must not exceed session.expiresIn");
   return {
-    secret: options.secret,
-    baseUrl: baseUrl.toString().replace(/\/$/, ""),
-    baseOrigin: baseUrl.origin,
-    basePath,
-    environment,
-    appName: options.appName ?? "Latchkey",
-    cookies: {
-      secure,
-      // `__Host-` binds the cookie to this host (Secure, Path=/, no Domain): a sibling subdomain cannot set or
-      // shadow it. A configured domain needs `__Secure-`, which allows Domain.
-      name: !secure
-        ? "latchkey.session"
-        : options.cookies?.domain
-          ? "__Secure-latchkey.session"
-          : "__Host-latchkey.session",
-      domain: options.cookies?.domain ?? null,
-      sameSite: options.cookies?.sameSite ?? "Lax",
-    },
-    email: {
-      from: options.email?.from ?? `no-reply@${baseUrl.hostname}`,
-      templates: options.email?.templates ?? {},
-      perRecipient:
-        options.email?.perRecipient === false
-          ? false
-          : resolveRateLimitRule(options.email?.perRecipient ?? { window: "15m", max: 5 }, "email.perRecipient"),
-      resendCooldownMs:
-        options.email?.resendCooldown === false
-          ? null
-          : parseDuration(options.email?.resendCooldown ?? "60s", "email.resendCooldown"),
-    },
-    trustedOrigins: [baseUrl.origin, ...trustedOrigins],
-    session: {
-      expiresInMs: sessionExpires,
-      updateAgeMs: updateAge,
-      // Never longer than a remembered session.
-      shortExpiresInMs: Math.min(shortExpires, sessionExpires),
-      freshAgeMs: freshAge,
-    },
-    emailPassword: {
-      allowUsernameChange: options.emailPassword?.allowUsernameChange ?? false,
-      requireUsername: options.emailPassword?.requireUsername ?? false,
-      minPasswordLength,
-      maxPasswordLength,
-      passwordCheck: policy?.check ?? null,
-      passwordReset: {
-        expiresInMs: parseDuration(
-          options.emailPassword?.passwordReset?.expiresIn ?? "1h",
-          "emailPassword.passwordReset.expiresIn",
-        ),
-        callbackPath: path(
-          options.emailPassword?.passwordReset?.callbackPath,
-          "/reset-password",
-          "emailPassword.passwordReset.callbackPath",
-        ),
-        callbackUrlOverride: callbackOverride(
-          options.emailPassword?.passwordReset?.callbackUrlOverride,
-          "emailPassword.passwordReset.callbackUrlOverride",
-          baseUrl.origin,
-        ),
-      },
-    },
-    emailVerification: {
-      expiresInMs: parseDuration(options.emailVerification?.expiresIn ?? "1d", "emailVerification.expiresIn"),
-      callbackPath: path(options.emailVerification?.callbackPath, "/verify-email", "emailVerification.callbackPath"),
-      requireVerifiedForSignIn: options.emailVerification?.requireVerifiedForSignIn ?? false,
-      callbackUrlOverride: callbackOverride(
-        options.emailVerification?.callbackUrlOverride,
-        "emailVerification.callbackUrlOverride",
-        baseUrl.origin,
-      ),
-      deleteUnverifiedAfterMs:
-        options.emailVerification?.deleteUnverifiedAfter === undefined
-          ? null
-          : parseDuration(options.emailVerification.deleteUnverifiedAfter, "emailVerification.deleteUnverifiedAfter"),
-    },
-    deleteAccount: {
-      expiresInMs: parseDuration(options.deleteAccount?.expiresIn ?? "1h", "deleteAccount.expiresIn"),
-      callbackPath: path(options.deleteAccount?.callbackPath, "/delete-account/confirm", "deleteAccount.callbackPath"),
-      subject,
-      callbackUrlOverride: callbackOverride(
-        options.deleteAccount?.callbackUrlOverride,
-        "deleteAccount.callbackUrlOverride",
-        baseUrl.origin,
-      ),
-    },
-    rateLimit: {
-      enabled: options.rateLimit?.enabled ?? true,
-      global: resolveRateLimitRule(
-        { window: options.rateLimit?.window ?? "10s", max: options.rateLimit?.max ?? 100 },
-        "rateLimit",
-      ),
-      rules,
-      ipless,
-    },
-    lockout: {
-      enabled: options.lockout?.enabled ?? true,
-      maxFailures,
-      windowMs: parseDuration(options.lockout?.window ?? "15m", "lockout.window"),
-      durationMs: parseDuration(options.lockout?.duration ?? "15m", "lockout.duration"),
-    },
-    passwordHashing: resolvePasswordHashing(options.passwordHashing),
-    captureOtp: options.captureOtp ?? false,
+    expiresInMs,
+    updateAgeMs,
+    // Never longer than a remembered session.
+    shortExpiresInMs: Math.min(parseDuration(o.shortExpiresIn, "session.shortExpiresIn"), expiresInMs),
+    freshAgeMs: o.freshAge === null ? null : parseDuration(o.freshAge, "session.freshAge"),
   };
 }
 
-function resolvePasswordHashing(options: AuthOptions["passwordHashing"]): ResolvedConfig["passwordHashing"] {
-  const concurrency = options?.concurrency ?? defaultHashConcurrency;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
-    throw new AuthConfigError("passwordHashing.concurrency", "must be an integer from 1 to 1024");
-  const maxQueue = options?.maxQueue ?? 32;
-  if (!Number.isInteger(maxQueue) || maxQueue < 0 || maxQueue > 100_000)
-    throw new AuthConfigError("passwordHashing.maxQueue", "must be an integer from 0 to 100000");
-  const budget = options?.unauthenticatedBudget ?? { window: "1m", max: 1200 };
+/** Every emailed link: its lifetime, where it points, and another origin it may point to instead. */
+function resolveLinks(o: Filled, baseOrigin: string) {
+  const link = (group: { expiresIn: Duration; callbackPath: string; callbackUrlOverride?: string }, at: string) => ({
+    expiresInMs: parseDuration(group.expiresIn, `${at}.expiresIn`),
+    callbackPath: group.callbackPath,
+    callbackUrlOverride: callbackOverride(group.callbackUrlOverride, `${at}.callbackUrlOverride`, baseOrigin),
+  });
+  const verification = o.emailVerification;
   return {
-    concurrency,
-    maxQueue,
-    unauthenticatedBudget:
-      budget === false ? false : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
+    passwordReset: link(o.emailPassword.passwordReset, "emailPassword.passwordReset"),
+    emailVerification: {
+      ...link(verification, "emailVerification"),
+      requireVerifiedForSignIn: verification.requireVerifiedForSignIn,
+      deleteUnverifiedAfterMs:
+        verification.deleteUnverifiedAfter === undefined
+          ? null
+          : parseDuration(verification.deleteUnverifiedAfter, "emailVerification.deleteUnverifiedAfter"),
+    },
+    deleteAccount: { ...link(o.deleteAccount, "deleteAccount"), subject: o.deleteAccount.subject },
+  };
+}
+
+function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" | "passwordHashing"> {
+  // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
+  // adapter registers the route (`RateLimiter.register`).
+  const rules: Record<string, ResolvedRule | false> = {};
+  for (const [p, r] of Object.entries(o.rateLimit.rules ?? {}))
+    rules[p] = r === false ? false : resolveRateLimitRule(r, `rateLimit.rules["${p}"]`);
+  const { concurrency, maxQueue, unauthenticatedBudget: budget } = o.passwordHashing;
+  return {
+    rateLimit: {
+      enabled: o.rateLimit.enabled,
+      global: resolveRateLimitRule({ window: o.rateLimit.window, max: o.rateLimit.max }, "rateLimit"),
+      rules,
+      ipless: o.rateLimit.ipless ?? null,
+    },
+    lockout: {
+      enabled: o.lockout.enabled,
+      maxFailures: o.lockout.maxFailures,
+      windowMs: parseDuration(o.lockout.window, "lockout.window"),
+      durationMs: parseDuration(o.lockout.duration, "lockout.duration"),
+    },
+    passwordHashing: {
+      concurrency,
+      maxQueue,
+      unauthenticatedBudget:
+        budget === false ? false : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
+    },
+  };
+}
+
+/**
+ * Validates options and fills defaults (both from `AUTH_SCHEMA`), then the rules between options. Throws
+ * `AuthConfigError` naming the first bad field, including keys that are not options (`adapterOptions`: the keys a
+ * transport adds, e.g. hono-adapter's `getClientIp`).
+ */
+export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape = {}): ResolvedConfig {
+  const o = applySchema(AUTH_SCHEMA, options, "", adapterOptions);
+  const { url, ...site } = resolveSite(o);
+  const { passwordReset, ...links } = resolveLinks(o, url.origin);
+  const { perRecipient, resendCooldown } = o.email;
+  return {
+    secret: o.secret,
+    ...site,
+    basePath: o.basePath,
+    environment: o.environment,
+    appName: o.appName,
+    email: {
+      from: o.email.from ?? `no-reply@${url.hostname}`,
+      templates: o.email.templates,
+      perRecipient: perRecipient === false ? false : resolveRateLimitRule(perRecipient, "email.perRecipient"),
+      resendCooldownMs: resendCooldown === false ? null : parseDuration(resendCooldown, "email.resendCooldown"),
+    },
+    trustedOrigins: resolveTrustedOrigins(o.trustedOrigins, url.origin),
+    session: resolveSession(o.session),
+    emailPassword: {
+      allowUsernameChange: o.emailPassword.allowUsernameChange,
+      requireUsername: o.emailPassword.requireUsername,
+      ...resolvePasswordLengths(options.emailPassword, o.emailPassword),
+      passwordCheck: o.emailPassword.passwordPolicy.check ?? null,
+      passwordReset,
+    },
+    ...links,
+    ...resolveLimits(o),
+    captureOtp: o.captureOtp,
   };
 }

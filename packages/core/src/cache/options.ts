@@ -1,33 +1,50 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import type { OptionShape } from "../config/closed-options.ts";
+import { applySchema, defaulted, optional, shapeOf, type InputOf } from "../config/schema.ts";
 import type { Store } from "../ports/store.ts";
 import type { CacheCarrier } from "./carrier.ts";
 
-/** `createAuth({ cache })`: an in-process cache of session lookups and API-key reads that every revocation reaches. */
-export interface CacheOptions {
-  /** The longest any entry lives, whatever the carrier says. Default "30s". */
-  ttl?: Duration;
-  /** Entries kept (sessions and API keys together; least recently used go first). Default 10,000. */
-  maxEntries?: number;
+/** The one definition of `createAuth({ cache })`'s options: type, default, check, docs row (docs/options.md). */
+export const CACHE_SCHEMA = {
+  /** the longest an entry lives, whatever the carrier says */
+  ttl: defaulted<Duration>("30s", {
+    check: (v, field) => {
+      if (parseDuration(v, field) <= 0) throw new AuthConfigError(field, "must be positive");
+    },
+  }),
+  /** entries kept (sessions and API keys together; least recently used go first) */
+  maxEntries: defaulted<number>(10_000, {
+    check: (v, field) => {
+      if (!Number.isInteger(v) || v < 1) throw new AuthConfigError(field, "must be a positive integer");
+    },
+  }),
   /**
-   * How invalidations reach the other instances. Default: the store's own (PostgreSQL `LISTEN/NOTIFY`, in-process
-   * for the memory store and a libSQL file). `redisCacheCarrier({ url })` from `@latchkey/redis-store` for Redis.
+   * how invalidations reach the other instances: PostgreSQL `LISTEN/NOTIFY`, in-process (memory, a libSQL file),
+   * or `redisCacheCarrier({ url })` from `@latchkey/redis-store`
+   * @defaultValue the store's
    */
-  carrier?: CacheCarrier;
+  carrier: optional<CacheCarrier>({
+    check: (v, field) => {
+      if (!isCarrier(v)) throw new AuthConfigError(field, "must be a cache carrier, e.g. redisCacheCarrier({ url })");
+    },
+  }),
   /**
-   * Only for a store without a carrier (D1): answers from the cache with no invalidation between instances, so a
-   * revoked session or key keeps working on another instance for up to `ttl` (at most 5 s). See docs/cache.md.
+   * only for a store without a carrier (D1): with `ttl` at most `"5s"`, accepts that a revocation reaches other
+   * instances only when their entry expires (a revoked session or key keeps working there until then)
+   * @defaultValue `false`
    */
-  acceptRevocationDelay?: boolean;
-}
-
-export const CACHE_OPTION_SHAPE: OptionShape = {
-  ttl: true,
-  maxEntries: true,
-  carrier: true,
-  acceptRevocationDelay: true,
+  acceptRevocationDelay: optional<boolean>({
+    check: (v, field) => {
+      if (typeof v !== "boolean") throw new AuthConfigError(field, "must be a boolean");
+    },
+  }),
 };
+
+/** `createAuth({ cache })`: an in-process cache of session lookups and API-key reads that every revocation reaches. */
+export type CacheOptions = InputOf<typeof CACHE_SCHEMA>;
+
+/** Every key `cache` accepts (from `CACHE_SCHEMA`). */
+export const CACHE_OPTION_SHAPE = shapeOf(CACHE_SCHEMA);
 
 /** The validated cache settings; `carrier` null means "no invalidation between instances" (accepted explicitly). */
 export interface ResolvedCacheOptions {
@@ -36,7 +53,10 @@ export interface ResolvedCacheOptions {
   carrier: CacheCarrier | null;
 }
 
-export const CACHE_DEFAULTS = { ttlMs: 30_000, maxEntries: 10_000 } as const;
+export const CACHE_DEFAULTS = {
+  ttlMs: parseDuration(CACHE_SCHEMA.ttl.default, "cache.ttl"),
+  maxEntries: CACHE_SCHEMA.maxEntries.default,
+} as const;
 /** The longest `ttl` a cache without a carrier may have. */
 const MAX_TTL_WITHOUT_CARRIER_MS = 5000;
 
@@ -59,17 +79,14 @@ export function resolveCacheOptions(options: CacheOptions | undefined, store: St
   if (options === undefined) return null;
   if (options === null || typeof options !== "object")
     throw new AuthConfigError("cache", "must be an object ({ ttl, maxEntries })");
-  const ttlMs = options.ttl === undefined ? CACHE_DEFAULTS.ttlMs : parseDuration(options.ttl, "cache.ttl");
-  if (ttlMs <= 0) throw new AuthConfigError("cache.ttl", "must be positive");
-  const maxEntries = options.maxEntries ?? CACHE_DEFAULTS.maxEntries;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1)
-    throw new AuthConfigError("cache.maxEntries", "must be a positive integer");
-  if (options.carrier !== undefined && !isCarrier(options.carrier))
-    throw new AuthConfigError("cache.carrier", "must be a cache carrier, e.g. redisCacheCarrier({ url })");
-  const accept = options.acceptRevocationDelay;
-  if (accept !== undefined && typeof accept !== "boolean")
-    throw new AuthConfigError("cache.acceptRevocationDelay", "must be a boolean");
-  const carrier = options.carrier ?? store.cacheCarrier?.() ?? null;
+  const {
+    ttl,
+    maxEntries,
+    carrier: given,
+    acceptRevocationDelay: accept,
+  } = applySchema(CACHE_SCHEMA, options, "cache");
+  const ttlMs = parseDuration(ttl, "cache.ttl");
+  const carrier = given ?? store.cacheCarrier?.() ?? null;
   if (carrier !== null) {
     if (accept) {
       throw new AuthConfigError(

@@ -3,3 +3,14 @@ export type { Duration } from "./duration.ts";
 export { rejectUnknownOptions, nearestName, EACH } from "./closed-options.ts";
 export type { OptionShape } from "./closed-options.ts";
 export { originOf } from "./origin.ts";
+export { applySchema, defaulted, group, optional, required, shapeOf } from "./schema.ts";
+export type {
+  DefaultedOption,
+  FilledOf,
+  InputOf,
+  OptionGroup,
+  OptionKind,
+  OptionSchema,
+  OptionSettings,
+  OptionSpec,
+} from "./schema.ts";

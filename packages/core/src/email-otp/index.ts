@@ -3,6 +3,7 @@ export type { EmailOtpApi, EmailOtpFeature, EmailOtpInstalled, EmailOtpPlugin } 
 export type { EmailOtpOptions } from "./options.ts";
 export {
   resolveEmailOtpOptions,
+  EMAIL_OTP_SCHEMA,
   EMAIL_OTP_OPTION_SHAPE,
   otpTemplateSources,
   OTP_ACTIONS,

@@ -1,37 +1,8 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
+import { applySchema, defaulted, group, shapeOf, type InputOf } from "../config/schema.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
 import type { OtpPurpose } from "../kernel/events.ts";
-
-/**
- * `emailOtp({...})` options.
- *
- * @example
- * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };
- */
-export interface EmailOtpOptions {
-  /** Digits per code, 4..10. Default 6. */
-  codeLength?: number;
-  /** Lifetime of each code. Default 5 minutes. */
-  expiresIn?: Duration;
-  /** Failed verifications before the code is destroyed. Default 3. */
-  maxAttempts?: number;
-  /** When false, OTP sign-in rejects unknown emails (and sends them nothing). Default true. */
-  allowSignUp?: boolean;
-  emailChange?: {
-    /** Registers `request-email-change` and `change-email`. Default false. */
-    enabled?: boolean;
-    /** The request must carry an `email-verification` code of the current email. Default false. */
-    verifyCurrentEmail?: boolean;
-  };
-  /**
-   * Email overrides. `otp.subject|txt|html` apply to every purpose; `otp-<purpose>.subject|txt|html`
-   * (purpose: sign-in, email-verification, password-reset, email-change) to one. Variables: `otp`, `action`,
-   * `expiresInMinutes`, `appName`, `email`. They win over the same names in `email.templates`.
-   */
-  templates?: EmailTemplates;
-}
 
 /**
  * Purposes a client may ask a code for at `send-verification-otp` (email change has its own endpoint).
@@ -77,25 +48,68 @@ export interface ResolvedEmailOtpOptions {
   templates: EmailTemplates;
 }
 
-/** Every key `emailOtp({...})` accepts (templates are checked by name below). A new option is one line here. */
-export const EMAIL_OTP_OPTION_SHAPE: OptionShape = {
-  codeLength: true,
-  expiresIn: true,
-  maxAttempts: true,
-  allowSignUp: true,
-  emailChange: { enabled: true, verifyCurrentEmail: true },
-  templates: Object.fromEntries(
-    ["otp", ...ALL_PURPOSES.map((p) => `otp-${p}`)].flatMap((family) =>
-      ["subject", "txt", "html"].map((part) => [`${family}.${part}`, true as const]),
-    ),
+function isFlag(value: unknown, field: string): void {
+  if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
+}
+
+function integerFrom(min: number, max: number, message: string) {
+  return (value: number, field: string) => {
+    if (!Number.isInteger(value) || value < min || value > max) throw new AuthConfigError(field, message);
+  };
+}
+
+/** The one definition of `emailOtp({...})`'s options: type, default, check, docs row (docs/options.md). */
+export const EMAIL_OTP_SCHEMA = {
+  /** digits per code, 4..10; codes are uniform over all `codeLength`-digit strings (leading zeros kept) */
+  codeLength: defaulted<number>(6, { check: integerFrom(4, 10, "must be 4..10") }),
+  /** lifetime of each code; after it a new code is needed (400 `OTP_EXPIRED`) */
+  expiresIn: defaulted<Duration>("5m", { check: (v, field) => void parseDuration(v, field) }),
+  /** wrong tries (check and consume endpoints) before the code is destroyed (403 `TOO_MANY_ATTEMPTS`) */
+  maxAttempts: defaulted<number>(3, { check: integerFrom(1, 100, "must be an integer 1..100") }),
+  /** `false`: OTP sign-in rejects unknown emails (401 `INVALID_CREDENTIALS`) and sends them no code */
+  allowSignUp: defaulted<boolean>(true, { check: isFlag }),
+  emailChange: group({
+    /** registers `POST /email-otp/request-email-change` and `POST /email-otp/change-email` (404 otherwise) */
+    enabled: defaulted<boolean>(false, { check: isFlag }),
+    /**
+     * the change request must carry `otpForCurrent`, an `email-verification` code sent to the current email (why
+     * off by default: docs/decisions.md, "Email OTP"). Either way a change kills the old address's pending links
+     * and codes, signs out the other sessions and notifies the old address
+     */
+    verifyCurrentEmail: defaulted<boolean>(false, { check: isFlag }),
+  }),
+  /**
+   * `otp.subject`, `otp.txt`, `otp.html` for every purpose; `otp-<purpose>.<part>` for one purpose (`sign-in`,
+   * `email-verification`, `password-reset`, `email-change`). Variables: `otp`, `action`, `expiresInMinutes`,
+   * `email`, `appName`. These win over the same names in `email.templates`, which win over the built-in `otp.*`.
+   * @defaultValue built in
+   */
+  templates: defaulted<EmailTemplates>(
+    {},
+    {
+      names: ["otp", ...ALL_PURPOSES.map((p) => `otp-${p}`)].flatMap((family) =>
+        ["subject", "txt", "html"].map((part) => `${family}.${part}`),
+      ),
+      check: (templates, field) => {
+        if (templates === null || typeof templates !== "object")
+          throw new AuthConfigError(field, "must be an object of template sources");
+        for (const [key, source] of Object.entries(templates))
+          if (typeof source !== "string") throw new AuthConfigError(`${field}["${key}"]`, "must be a string");
+      },
+    },
   ),
 };
 
-function flag(value: unknown, fallback: boolean, field: string): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
-  return value;
-}
+/**
+ * `emailOtp({...})` options.
+ *
+ * @example
+ * const options: EmailOtpOptions = { codeLength: 8, expiresIn: "10m", allowSignUp: false, emailChange: { enabled: true } };
+ */
+export type EmailOtpOptions = InputOf<typeof EMAIL_OTP_SCHEMA>;
+
+/** Every key `emailOtp({...})` accepts (from `EMAIL_OTP_SCHEMA`). */
+export const EMAIL_OTP_OPTION_SHAPE = shapeOf(EMAIL_OTP_SCHEMA);
 
 /**
  * Validates `emailOtp()` options and fills the defaults. Throws `AuthConfigError` naming the field.
@@ -104,36 +118,14 @@ function flag(value: unknown, fallback: boolean, field: string): boolean {
  * resolveEmailOtpOptions({ codeLength: 8 }).expiresInMs; // 300000
  */
 export function resolveEmailOtpOptions(options: EmailOtpOptions = {}): ResolvedEmailOtpOptions {
-  if (options === null || typeof options !== "object")
-    throw new AuthConfigError("emailOtp", "options must be an object");
-  rejectUnknownOptions(options, EMAIL_OTP_OPTION_SHAPE, "emailOtp");
-  const codeLength = options.codeLength ?? 6;
-  if (!Number.isInteger(codeLength) || codeLength < 4 || codeLength > 10)
-    throw new AuthConfigError("emailOtp.codeLength", "must be 4..10");
-  const maxAttempts = options.maxAttempts ?? 3;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
-    throw new AuthConfigError("emailOtp.maxAttempts", "must be an integer 1..100");
-  const expiresInMs = parseDuration(options.expiresIn ?? "5m", "emailOtp.expiresIn");
-  const templates = options.templates ?? {};
-  if (templates === null || typeof templates !== "object")
-    throw new AuthConfigError("emailOtp.templates", "must be an object of template sources");
-  for (const [key, source] of Object.entries(templates)) {
-    if (typeof source !== "string") throw new AuthConfigError(`emailOtp.templates["${key}"]`, "must be a string");
-  }
+  const o = applySchema(EMAIL_OTP_SCHEMA, options, "emailOtp");
   return {
-    codeLength,
-    expiresInMs,
-    maxAttempts,
-    allowSignUp: flag(options.allowSignUp, true, "emailOtp.allowSignUp"),
-    emailChange: {
-      enabled: flag(options.emailChange?.enabled, false, "emailOtp.emailChange.enabled"),
-      verifyCurrentEmail: flag(
-        options.emailChange?.verifyCurrentEmail,
-        false,
-        "emailOtp.emailChange.verifyCurrentEmail",
-      ),
-    },
-    templates,
+    codeLength: o.codeLength,
+    expiresInMs: parseDuration(o.expiresIn, "emailOtp.expiresIn"),
+    maxAttempts: o.maxAttempts,
+    allowSignUp: o.allowSignUp,
+    emailChange: { enabled: o.emailChange.enabled, verifyCurrentEmail: o.emailChange.verifyCurrentEmail },
+    templates: o.templates,
   };
 }
 

@@ -3,6 +3,7 @@ import { normalizeUsername } from "../kernel/validation.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { toUserView, type UserView } from "../session/session.ts";
+import { applySchema, optional, type InputOf } from "../config/schema.ts";
 
 /** Every path that inserts a user; the `path` of `beforeUserCreated`'s context. */
 export type UserCreationPath = "sign-up-email" | "sign-in-email-otp" | "create-user";
@@ -36,8 +37,41 @@ export interface UserAmendment {
   metadata?: Record<string, unknown>;
 }
 
+/** `hooks.beforeUserCreated`: may refuse (`false`) or amend the user about to be inserted. */
+export type BeforeUserCreated = (
+  user: UserDraft,
+  context: HookContext<UserCreationPath>,
+) => Awaitable<UserAmendment | boolean | undefined>;
+
+/** `hooks.beforeSignIn`: may refuse (`false`) the session about to be created. */
+export type BeforeSignIn = (user: UserView, context: HookContext<SignInPath>) => Awaitable<boolean | undefined>;
+
+/** `T` now or later; `void` so that a function returning nothing (`async () => {}`) is a valid hook. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook or check that returns nothing accepts; only void types that.
+type Awaitable<T> = T | void | Promise<T | void>;
+
+const isFunction = (value: unknown, field: string) => {
+  if (typeof value !== "function") throw new AuthConfigError(field, "must be a function");
+};
+
+/** The one definition of `createAuth({ hooks })`: type, check, docs rows (docs/options.md). */
+export const HOOKS_SCHEMA = {
+  /**
+   * `async (user, context)` before every user insert (password sign-up, OTP sign-in of a new email,
+   * `auth.api.createUser`): `false` refuses with 403 `SIGN_UP_REJECTED`, `{ name, image, username, metadata }`
+   * amends the user; see [hooks.md](hooks.md)
+   */
+  beforeUserCreated: optional<BeforeUserCreated>({ check: isFunction }),
+  /**
+   * `async (user, context)` before every session is created (password, OTP, verification link, a sign-up that signs
+   * in): `false` refuses with 403 `SIGN_IN_REJECTED`; see [hooks.md](hooks.md)
+   */
+  beforeSignIn: optional<BeforeSignIn>({ check: isFunction }),
+};
+
 /**
- * `createAuth({ hooks })`: app code that may refuse a sign-up or a sign-in. Both optional and async.
+ * `createAuth({ hooks })`: app code that may refuse a sign-up or a sign-in. Both optional and async. A thrown
+ * `AuthError` is the answer; any other throw is a 500.
  *
  * @example
  * hooks: {
@@ -45,38 +79,13 @@ export interface UserAmendment {
  *   beforeSignIn: async (user) => user.metadata.banned !== true,
  * }
  */
-export interface AuthHooks {
-  /**
-   * Runs on every path that creates a user (password sign-up, OTP sign-in of a new email, `auth.api.createUser`)
-   * before anything is written. `false` refuses with 403 `SIGN_UP_REJECTED`; an object amends `name`, `image`,
-   * `username`, `metadata`; nothing accepts. A thrown `AuthError` is the answer; any other throw is a 500.
-   */
-  beforeUserCreated?: (
-    user: UserDraft,
-    context: HookContext<UserCreationPath>,
-  ) => Awaitable<UserAmendment | boolean | undefined>;
-  /**
-   * Runs before any session is created (password, OTP, verification link, sign-up that signs in), after the
-   * credential was checked. `false` refuses with 403 `SIGN_IN_REJECTED`; the attempt is not a failed credential.
-   */
-  beforeSignIn?: (user: UserView, context: HookContext<SignInPath>) => Awaitable<boolean | undefined>;
-}
-
-/** `T` now or later; `void` so that a function returning nothing (`async () => {}`) is a valid hook. */
-// biome-ignore lint/suspicious/noConfusingVoidType: a hook or check that returns nothing accepts; only void types that.
-type Awaitable<T> = T | void | Promise<T | void>;
-
-/** The option keys of `hooks` (closed like every option group). */
-export const HOOK_OPTION_SHAPE = { beforeUserCreated: true, beforeSignIn: true } as const;
+export type AuthHooks = InputOf<typeof HOOKS_SCHEMA>;
 
 /** Checks `createAuth({ hooks })`: an object of functions. */
 export function validateHooks(hooks: AuthHooks | undefined): AuthHooks {
   if (hooks === undefined) return {};
   if (hooks === null || typeof hooks !== "object") throw new AuthConfigError("hooks", "must be an object");
-  for (const name of Object.keys(HOOK_OPTION_SHAPE) as Array<keyof AuthHooks>) {
-    if (hooks[name] !== undefined && typeof hooks[name] !== "function")
-      throw new AuthConfigError(`hooks.${name}`, "must be a function");
-  }
+  applySchema(HOOKS_SCHEMA, hooks, "hooks");
   return hooks;
 }
 

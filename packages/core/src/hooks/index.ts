@@ -1,2 +1,12 @@
 export { HookRunner } from "./hooks.ts";
-export type { AuthHooks, HookContext, SignInPath, UserAmendment, UserCreationPath, UserDraft } from "./hooks.ts";
+export { HOOKS_SCHEMA } from "./hooks.ts";
+export type {
+  AuthHooks,
+  BeforeSignIn,
+  BeforeUserCreated,
+  HookContext,
+  SignInPath,
+  UserAmendment,
+  UserCreationPath,
+  UserDraft,
+} from "./hooks.ts";

@@ -1,43 +1,8 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { rejectUnknownOptions, type OptionShape } from "../config/closed-options.ts";
+import { applySchema, defaulted, optional, shapeOf, type InputOf } from "../config/schema.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { SessionView, UserView } from "../session/session.ts";
-
-/**
- * Options of `jwt({ ... })`. See docs/jwt.md.
- *
- * @example
- * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.appMetadata.role }) });
- */
-export interface JwtOptions {
-  /** Default `"EdDSA"` (Ed25519). Also `"ES256"`, `"RS256"`, `"PS256"`. */
-  alg?: JwtAlgorithm;
-  /** Token lifetime. Default `"15m"`. */
-  expiresIn?: Duration;
-  /** `iss` claim. Default: `baseUrl`. */
-  issuer?: string;
-  /** `aud` claim. Default: `baseUrl`. */
-  audience?: string | string[];
-  /** A new signing key after this long; `false` never rotates automatically. Default `"90d"`. */
-  rotationInterval?: Duration | false;
-  /** How long a retired key stays in the JWKS. Default `"30d"`; must exceed `expiresIn` + `keyCacheTtl`. */
-  gracePeriod?: Duration;
-  /** How long an instance trusts its in-memory copy of the keys before re-reading the store. Default `"60s"`. */
-  keyCacheTtl?: Duration;
-  /** No `set-auth-jwt` header on `GET /get-session`. Default false. */
-  disableSettingJwtHeader?: boolean;
-  /** Store private keys as plain JWK JSON instead of an AES-256-GCM envelope. Default false. */
-  disablePrivateKeyEncryption?: boolean;
-  /** Default `"/jwks"`. */
-  jwksPath?: string;
-  /** Default `"/token"`. */
-  tokenPath?: string;
-  /** Extra claims. It cannot override `sub`, `sid`, `iat`, `exp`, `iss`, `aud`; it may override or drop `email`/`email_verified`. */
-  payloadBuilder?: (context: JwtPayloadContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  /** A custom signer (KMS). Its keys replace the stored ones; rotation is then the signer's job. */
-  signerFactory?: JwtSignerFactory;
-}
 
 /** Signing algorithms. `"Ed25519"` is an alias of `"EdDSA"` (the header says `EdDSA`, which every verifier knows). */
 export type JwtAlgorithm = "EdDSA" | "Ed25519" | "ES256" | "RS256" | "PS256";
@@ -125,26 +90,10 @@ export interface ResolvedJwtOptions {
   disablePrivateKeyEncryption: boolean;
   jwksPath: string;
   tokenPath: string;
-  payloadBuilder: JwtOptions["payloadBuilder"] | null;
+  payloadBuilder: JwtPayloadBuilder | null;
   signerFactory: JwtSignerFactory | null;
 }
 
-/** Every key `jwt({...})` accepts. A new option is one line here plus its validation below. */
-export const JWT_OPTION_SHAPE: OptionShape = {
-  alg: true,
-  expiresIn: true,
-  issuer: true,
-  audience: true,
-  rotationInterval: true,
-  gracePeriod: true,
-  keyCacheTtl: true,
-  disableSettingJwtHeader: true,
-  disablePrivateKeyEncryption: true,
-  jwksPath: true,
-  tokenPath: true,
-  payloadBuilder: true,
-  signerFactory: true,
-};
 const ALGORITHMS: Record<JwtAlgorithm, JwsAlgorithm> = {
   EdDSA: "EdDSA",
   Ed25519: "EdDSA",
@@ -155,23 +104,109 @@ const ALGORITHMS: Record<JwtAlgorithm, JwsAlgorithm> = {
 // Literal segments only: `:` and `*` would turn the path into a Hono pattern.
 const PATH_SHAPE = /^(\/[A-Za-z0-9._~-]+)+$/;
 
-function routePath(value: unknown, fallback: string, field: string): string {
-  const v = value ?? fallback;
-  if (typeof v !== "string" || !PATH_SHAPE.test(v))
+function routePath(value: unknown, field: string): void {
+  if (typeof value !== "string" || !PATH_SHAPE.test(value))
     throw new AuthConfigError(field, 'must be a path like "/jwks" (letters, digits, . _ ~ - and single slashes)');
-  return v;
 }
 
-function flag(value: unknown, field: string): boolean {
-  if (value === undefined) return false;
+function isFlag(value: unknown, field: string): void {
   if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
-  return value;
 }
 
 function nonEmpty(value: unknown, field: string): string {
   if (typeof value !== "string" || value.trim() === "") throw new AuthConfigError(field, "must be a non-empty string");
   return value;
 }
+
+function isFunction(message: string) {
+  return (value: unknown, field: string) => {
+    if (typeof value !== "function") throw new AuthConfigError(field, message);
+  };
+}
+
+const isDuration = (value: Duration, field: string) => void parseDuration(value, field);
+
+/** Extra claims of every token. */
+export type JwtPayloadBuilder = (
+  context: JwtPayloadContext,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** The one definition of `jwt({ ... })`'s options: type, default, check, docs row (docs/options.md). */
+export const JWT_SCHEMA = {
+  /**
+   * signing algorithm: `"EdDSA"` (Ed25519), `"Ed25519"` (alias), `"ES256"`, `"RS256"`, `"PS256"`
+   * @defaultValue `"EdDSA"` (Ed25519)
+   */
+  alg: defaulted<JwtAlgorithm>("EdDSA", {
+    check: (v, field) => {
+      if (typeof v !== "string" || !Object.hasOwn(ALGORITHMS, v))
+        throw new AuthConfigError(field, 'must be "EdDSA" (or "Ed25519"), "ES256", "RS256" or "PS256"');
+    },
+  }),
+  /** token lifetime, whole seconds */
+  expiresIn: defaulted<Duration>("15m", {
+    check: (v, field) => {
+      const ms = parseDuration(v, field);
+      if (ms < 1000 || ms % 1000 !== 0)
+        throw new AuthConfigError(field, "must be a whole number of seconds, at least 1");
+    },
+  }),
+  /**
+   * `iss` claim
+   * @defaultValue `baseUrl`
+   */
+  issuer: optional<string>({ check: (v, field) => void nonEmpty(v, field) }),
+  /**
+   * `aud` claim; may be a list
+   * @defaultValue `baseUrl`
+   */
+  audience: optional<string | string[]>({
+    check: (v, field) => {
+      if (!Array.isArray(v)) {
+        nonEmpty(v, field);
+        return;
+      }
+      if (v.length === 0) throw new AuthConfigError(field, "must not be an empty list");
+      for (const [i, a] of v.entries()) nonEmpty(a, `${field}[${i}]`);
+    },
+  }),
+  /** a new signing key after this long; `false` disables automatic rotation; must exceed twice `keyCacheTtl` */
+  rotationInterval: defaulted<Duration | false>("90d", {
+    check: (v, field) => (v === false ? undefined : isDuration(v, field)),
+  }),
+  /** retired keys stay in the JWKS this long; must exceed `expiresIn + keyCacheTtl` */
+  gracePeriod: defaulted<Duration>("30d", { check: isDuration }),
+  /** in-memory key cache per instance; another instance's rotation is seen within it */
+  keyCacheTtl: defaulted<Duration>("60s", { check: isDuration }),
+  /** no `set-auth-jwt` header on `get-session` */
+  disableSettingJwtHeader: defaulted<boolean>(false, { check: isFlag }),
+  /** private keys stored as plain JWK JSON instead of AES-256-GCM envelopes */
+  disablePrivateKeyEncryption: defaulted<boolean>(false, { check: isFlag }),
+  /** literal path of the JWKS route; must differ from `tokenPath` */
+  jwksPath: defaulted<string>("/jwks", { check: routePath }),
+  /** literal path of the token route; must differ from `jwksPath` */
+  tokenPath: defaulted<string>("/token", { check: routePath }),
+  /**
+   * `({ user, session }) => claims`; cannot override `sub sid iat exp iss aud`; may override or drop
+   * `email`/`email_verified`
+   */
+  payloadBuilder: optional<JwtPayloadBuilder>({ check: isFunction("must be a function") }),
+  /** custom signer (KMS); not combinable with `rotationInterval`, `gracePeriod`, `disablePrivateKeyEncryption` */
+  signerFactory: optional<JwtSignerFactory>({
+    check: (v, field) => (v === null ? undefined : isFunction("must be a function returning a signer")(v, field)),
+  }),
+};
+
+/**
+ * Options of `jwt({ ... })`. See docs/jwt.md.
+ *
+ * @example
+ * jwt({ alg: "ES256", expiresIn: "10m", audience: "https://api.example", payloadBuilder: ({ user }) => ({ role: user.appMetadata.role }) });
+ */
+export type JwtOptions = InputOf<typeof JWT_SCHEMA>;
+
+/** Every key `jwt({...})` accepts (from `JWT_SCHEMA`). */
+export const JWT_OPTION_SHAPE = shapeOf(JWT_SCHEMA);
 
 /**
  * Validates `jwt({ ... })` options when the plugin is created; throws `AuthConfigError` naming `jwt.<field>`.
@@ -181,21 +216,8 @@ function nonEmpty(value: unknown, field: string): string {
  * resolveJwtOptions({ alg: "ES256", expiresIn: "5m" }).expiresInSeconds; // 300
  */
 export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions {
-  if (options === null || typeof options !== "object") throw new AuthConfigError("jwt", "options must be an object");
-  rejectUnknownOptions(options, JWT_OPTION_SHAPE, "jwt");
-  const algName: unknown = options.alg ?? "EdDSA";
-  if (typeof algName !== "string" || !Object.hasOwn(ALGORITHMS, algName))
-    throw new AuthConfigError("jwt.alg", 'must be "EdDSA" (or "Ed25519"), "ES256", "RS256" or "PS256"');
-  const alg = ALGORITHMS[algName as JwtAlgorithm];
-  const expiresInMs = parseDuration(options.expiresIn ?? "15m", "jwt.expiresIn");
-  if (expiresInMs < 1000 || expiresInMs % 1000 !== 0)
-    throw new AuthConfigError("jwt.expiresIn", "must be a whole number of seconds, at least 1");
-  const keyCacheTtlMs = parseDuration(options.keyCacheTtl ?? "60s", "jwt.keyCacheTtl");
-
-  const signerFactory = options.signerFactory ?? null;
-  if (signerFactory !== null && typeof signerFactory !== "function")
-    throw new AuthConfigError("jwt.signerFactory", "must be a function returning a signer");
-  if (signerFactory) {
+  const o = applySchema(JWT_SCHEMA, options, "jwt");
+  if (o.signerFactory) {
     // The signer owns its keys: settings about stored keys would silently do nothing.
     for (const field of ["rotationInterval", "gracePeriod", "disablePrivateKeyEncryption"] as const) {
       if (options[field] !== undefined)
@@ -205,53 +227,36 @@ export function resolveJwtOptions(options: JwtOptions = {}): ResolvedJwtOptions 
         );
     }
   }
-
-  let rotationIntervalMs: number | null = null;
-  const rotation = options.rotationInterval ?? "90d";
-  if (rotation !== false) {
-    rotationIntervalMs = parseDuration(rotation, "jwt.rotationInterval");
-    if (rotationIntervalMs <= 2 * keyCacheTtlMs)
-      throw new AuthConfigError(
-        "jwt.rotationInterval",
-        "must be longer than twice jwt.keyCacheTtl (the next key is published that long before it signs)",
-      );
-  }
-  const gracePeriodMs = parseDuration(options.gracePeriod ?? "30d", "jwt.gracePeriod");
+  const expiresInMs = parseDuration(o.expiresIn, "jwt.expiresIn");
+  const keyCacheTtlMs = parseDuration(o.keyCacheTtl, "jwt.keyCacheTtl");
+  const rotationIntervalMs =
+    o.rotationInterval === false ? null : parseDuration(o.rotationInterval, "jwt.rotationInterval");
+  if (rotationIntervalMs !== null && rotationIntervalMs <= 2 * keyCacheTtlMs)
+    throw new AuthConfigError(
+      "jwt.rotationInterval",
+      "must be longer than twice jwt.keyCacheTtl (the next key is published that long before it signs)",
+    );
+  const gracePeriodMs = parseDuration(o.gracePeriod, "jwt.gracePeriod");
   if (gracePeriodMs <= expiresInMs + keyCacheTtlMs) {
     throw new AuthConfigError(
       "jwt.gracePeriod",
       "must exceed jwt.expiresIn plus jwt.keyCacheTtl (tokens signed just before a rotation must stay verifiable until they expire)",
     );
   }
-
-  const issuer = options.issuer === undefined ? null : nonEmpty(options.issuer, "jwt.issuer");
-  let audience: string | string[] | null = null;
-  if (Array.isArray(options.audience)) {
-    if (options.audience.length === 0) throw new AuthConfigError("jwt.audience", "must not be an empty list");
-    audience = options.audience.map((a, i) => nonEmpty(a, `jwt.audience[${i}]`));
-  } else if (options.audience !== undefined) {
-    audience = nonEmpty(options.audience, "jwt.audience");
-  }
-
-  const jwksPath = routePath(options.jwksPath, "/jwks", "jwt.jwksPath");
-  const tokenPath = routePath(options.tokenPath, "/token", "jwt.tokenPath");
-  if (jwksPath === tokenPath) throw new AuthConfigError("jwt.tokenPath", "must differ from jwt.jwksPath");
-  if (options.payloadBuilder !== undefined && typeof options.payloadBuilder !== "function")
-    throw new AuthConfigError("jwt.payloadBuilder", "must be a function");
-
+  if (o.jwksPath === o.tokenPath) throw new AuthConfigError("jwt.tokenPath", "must differ from jwt.jwksPath");
   return {
-    alg,
+    alg: ALGORITHMS[o.alg],
     expiresInSeconds: expiresInMs / 1000,
-    issuer,
-    audience,
+    issuer: o.issuer ?? null,
+    audience: o.audience ?? null,
     rotationIntervalMs,
     gracePeriodMs,
     keyCacheTtlMs,
-    disableSettingJwtHeader: flag(options.disableSettingJwtHeader, "jwt.disableSettingJwtHeader"),
-    disablePrivateKeyEncryption: flag(options.disablePrivateKeyEncryption, "jwt.disablePrivateKeyEncryption"),
-    jwksPath,
-    tokenPath,
-    payloadBuilder: options.payloadBuilder ?? null,
-    signerFactory,
+    disableSettingJwtHeader: o.disableSettingJwtHeader,
+    disablePrivateKeyEncryption: o.disablePrivateKeyEncryption,
+    jwksPath: o.jwksPath,
+    tokenPath: o.tokenPath,
+    payloadBuilder: o.payloadBuilder ?? null,
+    signerFactory: o.signerFactory ?? null,
   };
 }

@@ -1,18 +1,29 @@
 import type { MiddlewareHandler } from "hono";
 import { cors as honoCors } from "hono/cors";
-import { AuthConfigError } from "@latchkey/core";
+import { AuthConfigError, type InputOf } from "@latchkey/core";
+import { defaulted, optional } from "@latchkey/core/internal";
 
-/** `createAuth({ cors })`: CORS for browser apps served from another origin than the auth API. */
-export interface CorsOptions {
-  /** Origins allowed to call the API with credentials. Default: `trustedOrigins` (which always includes `baseUrl`'s origin). */
-  origins?: string[];
-  /** Extra request headers a preflight may allow. Default: whatever the preflight asks for (`content-type`, `authorization`, ...). */
-  allowHeaders?: string[];
-  /** Response headers scripts may read, in addition to `set-auth-jwt` and `retry-after`. */
-  exposeHeaders?: string[];
-  /** Seconds a browser may cache a preflight answer. Default 600. */
-  maxAge?: number;
-}
+/** The one definition of `createAuth({ cors: {...} })`'s keys: type, default, docs row (docs/options.md). */
+export const CORS_SCHEMA = {
+  /**
+   * origins allowed to call the API with credentials; replaces `trustedOrigins` for CORS (CSRF still uses
+   * `trustedOrigins`)
+   * @defaultValue `trustedOrigins`
+   */
+  origins: optional<string[]>(),
+  /**
+   * extra request headers a preflight may allow
+   * @defaultValue what the preflight asks
+   */
+  allowHeaders: optional<string[]>(),
+  /** response headers scripts may read, in addition to `set-auth-jwt` and `retry-after` */
+  exposeHeaders: optional<string[]>(),
+  /** seconds a browser may cache a preflight answer */
+  maxAge: defaulted<number>(600),
+};
+
+/** `createAuth({ cors: {...} })`: narrows or extends CORS for browser apps on other origins. */
+export type CorsOptions = InputOf<typeof CORS_SCHEMA>;
 
 /** Response headers every CORS answer exposes: the JWT plugin's header and the rate limiter's. */
 const EXPOSED_HEADERS = ["set-auth-jwt", "retry-after"];
@@ -53,6 +64,6 @@ export function corsMiddleware(option: boolean | CorsOptions, trustedOrigins: st
     allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     ...(settings.allowHeaders ? { allowHeaders: settings.allowHeaders } : {}),
     exposeHeaders: [...new Set([...EXPOSED_HEADERS, ...(settings.exposeHeaders ?? []).map((h) => h.toLowerCase())])],
-    maxAge: settings.maxAge ?? 600,
+    maxAge: settings.maxAge ?? CORS_SCHEMA.maxAge.default,
   });
 }
