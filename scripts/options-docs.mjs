@@ -89,10 +89,18 @@ function rowsOf(literal, path, consts, out) {
     const full = path === "" ? name : `${path}.${name}`;
     const call = unwrap(property.initializer);
     if (!ts.isCallExpression(call) || !ts.isIdentifier(call.expression))
-      throw new Error(`${full}: write it with optional<T>(), defaulted<T>(), required<T>() or group()`);
+      throw new Error(`${full}: write it with optional<T>(), defaulted<T>(), required<T>(), flag() or group()`);
     const factory = call.expression.text;
     if (factory === "group") {
       rowsOf(resolve(call.arguments[0]), full, consts, out);
+      continue;
+    }
+    if (factory === "flag") {
+      // flag(value): a boolean with a default that refuses null.
+      const { notes, defaultValue } = jsDoc(property);
+      out.push(
+        `| \`${full}\` | \`boolean\` | ${cell(defaultValue ?? `\`${call.arguments[0].getText()}\``)} | ${cell(notes)} |`,
+      );
       continue;
     }
     if (!FACTORIES.has(factory) || !call.typeArguments?.[0]) throw new Error(`${full}: ${factory} needs <Type>`);

@@ -47,7 +47,7 @@ export type {
   UseRuleTimeField,
   JsRepr,
 } from "./api-key/index.ts";
-export { parseDuration, applySchema, shapeOf, defaulted, group, optional, required } from "./config/index.ts";
+export { parseDuration, applySchema, shapeOf, defaulted, flag, group, optional, required } from "./config/index.ts";
 export {
   systemClock,
   createTestClock,

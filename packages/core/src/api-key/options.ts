@@ -1,6 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { applySchema, defaulted, shapeOf, type InputOf } from "../config/schema.ts";
+import { applySchema, defaulted, flag, shapeOf, type InputOf } from "../config/schema.ts";
 import type { Permissions } from "../ports/records.ts";
 import { normalizePermissions } from "./permissions.ts";
 import { API_KEY_LIMITS } from "./limits.ts";
@@ -145,11 +145,7 @@ export const API_KEYS_SCHEMA = {
    * count each key's valid verifies and refusals per UTC day in the counters store (one counter write per verify),
    * for `GET /api-key/usage`
    */
-  usage: defaulted<boolean>(false, {
-    check: (v, field) => {
-      if (typeof v !== "boolean") throw new AuthConfigError(field, "must be a boolean");
-    },
-  }),
+  usage: flag(false),
   /** how long a day's usage counts are kept (1 to 366 days) */
   usageRetention: defaulted<Duration>("90d", {
     check: (v, field) => {

@@ -93,3 +93,27 @@ describe("option schemas", () => {
     expectTypeOf<NonNullable<AuthOptions["hooks"]>["beforeSignIn"]>().toEqualTypeOf<BeforeSignIn | undefined>();
   });
 });
+
+describe("flag(): a boolean option never falls back to its default on null", () => {
+  it("refuses null with 'must be a boolean', as the options did before they became schemas", async () => {
+    const { resolveEmailOtpOptions } = await import("../email-otp/index.ts");
+    const { resolveJwtOptions } = await import("../jwt/index.ts");
+    const { resolveApiKeysOptions } = await import("../api-key/index.ts");
+    const cases: [string, () => unknown][] = [
+      ["emailOtp.allowSignUp", () => resolveEmailOtpOptions({ allowSignUp: null } as never)],
+      ["emailOtp.emailChange.enabled", () => resolveEmailOtpOptions({ emailChange: { enabled: null } } as never)],
+      ["jwt.disableSettingJwtHeader", () => resolveJwtOptions({ disableSettingJwtHeader: null } as never)],
+      ["apiKeys.usage", () => resolveApiKeysOptions({ usage: null } as never)],
+    ];
+    for (const [field, resolve] of cases) {
+      expect(resolve, field).toThrow(AuthConfigError);
+      expect(resolve, field).toThrow(`${field} must be a boolean`);
+    }
+  });
+
+  it("fills the default when unset and keeps false", async () => {
+    const { resolveEmailOtpOptions } = await import("../email-otp/index.ts");
+    expect(resolveEmailOtpOptions({}).allowSignUp).toBe(true);
+    expect(resolveEmailOtpOptions({ allowSignUp: false }).allowSignUp).toBe(false);
+  });
+});

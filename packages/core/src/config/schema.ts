@@ -60,6 +60,19 @@ export function defaulted<T>(value: T, spec: OptionSettings<T> = {}): DefaultedO
   return { ...spec, kind: "default", default: value };
 }
 
+/**
+ * A boolean option with a default. `null` is refused like any other non-boolean ("must be a boolean"): a flag
+ * that guards a behaviour (`allowSignUp`, `usage`) must never fall back to its default on a value its author
+ * meant as "off".
+ */
+export function flag(value: boolean): DefaultedOption<boolean> {
+  return defaulted<boolean>(value, { nullable: true, check: mustBeBoolean });
+}
+
+function mustBeBoolean(value: unknown, field: string): void {
+  if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
+}
+
 /** An option the caller must set; its `check` gets the value even when unset (else unset is "is required"). */
 export function required<T>(spec: OptionSettings<T> = {}): OptionSpec<T, "required"> {
   return { ...spec, kind: "required" };

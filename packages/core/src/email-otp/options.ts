@@ -1,6 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { applySchema, defaulted, group, shapeOf, type InputOf } from "../config/schema.ts";
+import { applySchema, defaulted, flag, group, shapeOf, type InputOf } from "../config/schema.ts";
 import { DEFAULT_TEMPLATES, type EmailTemplates } from "../email/email.ts";
 import type { OtpPurpose } from "../kernel/events.ts";
 
@@ -48,10 +48,6 @@ export interface ResolvedEmailOtpOptions {
   templates: EmailTemplates;
 }
 
-function isFlag(value: unknown, field: string): void {
-  if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
-}
-
 function integerFrom(min: number, max: number, message: string) {
   return (value: number, field: string) => {
     if (!Number.isInteger(value) || value < min || value > max) throw new AuthConfigError(field, message);
@@ -67,16 +63,16 @@ export const EMAIL_OTP_SCHEMA = {
   /** wrong tries (check and consume endpoints) before the code is destroyed (403 `TOO_MANY_ATTEMPTS`) */
   maxAttempts: defaulted<number>(3, { check: integerFrom(1, 100, "must be an integer 1..100") }),
   /** `false`: OTP sign-in rejects unknown emails (401 `INVALID_CREDENTIALS`) and sends them no code */
-  allowSignUp: defaulted<boolean>(true, { check: isFlag }),
+  allowSignUp: flag(true),
   emailChange: group({
     /** registers `POST /email-otp/request-email-change` and `POST /email-otp/change-email` (404 otherwise) */
-    enabled: defaulted<boolean>(false, { check: isFlag }),
+    enabled: flag(false),
     /**
      * the change request must carry `otpForCurrent`, an `email-verification` code sent to the current email (why
      * off by default: docs/decisions.md, "Email OTP"). Either way a change kills the old address's pending links
      * and codes, signs out the other sessions and notifies the old address
      */
-    verifyCurrentEmail: defaulted<boolean>(false, { check: isFlag }),
+    verifyCurrentEmail: flag(false),
   }),
   /**
    * `otp.subject`, `otp.txt`, `otp.html` for every purpose; `otp-<purpose>.<part>` for one purpose (`sign-in`,

@@ -1,6 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { applySchema, defaulted, optional, shapeOf, type InputOf } from "../config/schema.ts";
+import { applySchema, defaulted, flag, optional, shapeOf, type InputOf } from "../config/schema.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { SessionView, UserView } from "../session/session.ts";
 
@@ -109,10 +109,6 @@ function routePath(value: unknown, field: string): void {
     throw new AuthConfigError(field, 'must be a path like "/jwks" (letters, digits, . _ ~ - and single slashes)');
 }
 
-function isFlag(value: unknown, field: string): void {
-  if (typeof value !== "boolean") throw new AuthConfigError(field, "must be a boolean");
-}
-
 function nonEmpty(value: unknown, field: string): string {
   if (typeof value !== "string" || value.trim() === "") throw new AuthConfigError(field, "must be a non-empty string");
   return value;
@@ -179,9 +175,9 @@ export const JWT_SCHEMA = {
   /** in-memory key cache per instance; another instance's rotation is seen within it */
   keyCacheTtl: defaulted<Duration>("60s", { check: isDuration }),
   /** no `set-auth-jwt` header on `get-session` */
-  disableSettingJwtHeader: defaulted<boolean>(false, { check: isFlag }),
+  disableSettingJwtHeader: flag(false),
   /** private keys stored as plain JWK JSON instead of AES-256-GCM envelopes */
-  disablePrivateKeyEncryption: defaulted<boolean>(false, { check: isFlag }),
+  disablePrivateKeyEncryption: flag(false),
   /** literal path of the JWKS route; must differ from `tokenPath` */
   jwksPath: defaulted<string>("/jwks", { check: routePath }),
   /** literal path of the token route; must differ from `jwksPath` */
