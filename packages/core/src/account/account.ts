@@ -154,9 +154,8 @@ export class AccountService {
       if (!added) throw alreadySet();
       return before + (await tx.sessions.revokeAll(userId, current.session.id));
     });
-    const base = { userId, at: now, ip: meta.ip, userAgent: meta.userAgent };
-    await ctx.events.emit("PasswordChanged", { ...base, method: "set-password" });
-    await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-set", count });
+    await emit(ctx, "PasswordChanged", { userId, method: "set-password" }, meta, now);
+    await emit(ctx, "SessionRevoked", { userId, sessionId: null, reason: "password-set", count }, meta, now);
     return { success: true };
   }
 

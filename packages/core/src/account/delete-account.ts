@@ -53,15 +53,10 @@ export class AccountDeletionService {
     // Past the recipient's budget or inside the cooldown: the link already sent stays the live one.
     if (!(await ctx.sendLimits.admit("delete-account", user.email))) return { success: true };
     const token = await ctx.secrets.issueToken(deleteAccountIdentifier(user.id), user.id, deleteAccount.expiresInMs);
-    const base = {
-      identifier: user.email,
-      purpose: "delete-account" as const,
-      at: new Date(ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    };
-    await ctx.events.emit("OtpRequested", base);
-    await ctx.events.emit("OtpGenerated", { ...base, plain: token });
+    const base = { identifier: user.email, purpose: "delete-account" as const };
+    const at = new Date(ctx.clock.now());
+    await emit(ctx, "OtpRequested", base, meta, at);
+    await emit(ctx, "OtpGenerated", { ...base, plain: token }, meta, at);
     const url = withQuery(deleteAccount.callbackUrlOverride ?? baseUrl + deleteAccount.callbackPath, { token });
     // Awaited: the caller is signed in (nothing to enumerate) and should learn when the email could not go.
     await ctx.mailer.send(

@@ -17,6 +17,7 @@ import {
 import type { VerifyApiKeyInput } from "./types.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";
 import { recordApiKeyUsage, type ApiKeyUsageOutcome } from "./usage.ts";
+import { emit } from "../kernel/emit.ts";
 
 /** Random part of every key: 40 base62 characters (about 238 bits). */
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -74,13 +75,7 @@ async function refuse(
   tryAgainIn?: number | null,
 ): Promise<Refused> {
   await countUsage(ctx, settings, keyId, code);
-  await ctx.events.emit("ApiKeyVerifyFailed", {
-    ...(keyId ? { keyId } : {}),
-    code,
-    at: new Date(ctx.clock.now()),
-    ip: meta.ip,
-    userAgent: meta.userAgent,
-  });
+  await emit(ctx, "ApiKeyVerifyFailed", { ...(keyId ? { keyId } : {}), code }, meta);
   // A per-key limit says when it lifts, like the per-IP one (`tryAgainIn` and Retry-After carry the exact time).
   const message =
     code === "RATE_LIMITED" && typeof tryAgainIn === "number"

@@ -7,6 +7,7 @@ import { verificationLinkIdentifier } from "../email-verification/index.ts";
 import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
+import { emit } from "../kernel/emit.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { SEND_PURPOSES, type ResolvedEmailOtpOptions } from "./options.ts";
 import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
@@ -123,10 +124,11 @@ export class EmailChangeService {
       return { updated: result.value, revoked: count };
     });
     await this.codes.verified(t, user.id, meta);
-    const base = { userId: user.id, at, ip: meta.ip, userAgent: meta.userAgent };
-    await ctx.events.emit("EmailChanged", { ...base, oldEmail: user.email, newEmail });
-    if (revoked > 0)
-      await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "email-changed", count: revoked });
+    await emit(ctx, "EmailChanged", { userId: user.id, oldEmail: user.email, newEmail }, meta, at);
+    if (revoked > 0) {
+      const revocation = { userId: user.id, sessionId: null, reason: "email-changed", count: revoked } as const;
+      await emit(ctx, "SessionRevoked", revocation, meta, at);
+    }
     ctx.mailer.sendInBackground(meta, user.email, "email-changed", { oldEmail: user.email, newEmail });
     return { user: toUserView(updated) };
   }

@@ -110,18 +110,18 @@ export class OtpCodes {
     const plain = randomDigits(ctx.random, options.codeLength);
     const valueHash = this.valueHash(target.identifier, plain);
     const at = new Date(ctx.clock.now());
-    const requested = { identifier: target.email, purpose: target.purpose, at, ip: meta.ip, userAgent: meta.userAgent };
+    const requested = { identifier: target.email, purpose: target.purpose };
     // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
     // audit row with auditLog()), so the answer's timing does not tell an eligible address from another.
     if (!recipient) {
       await ctx.store.verifications.deleteByIdentifier(target.identifier);
-      await ctx.events.emit("OtpRequested", requested);
+      await emit(ctx, "OtpRequested", requested, meta, at);
       return;
     }
     // Past the recipient's budget or inside the cooldown: nothing is issued, so the code already sent stays live.
     if (!(await ctx.sendLimits.admit(`otp-${target.purpose}`, target.email))) return;
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
-    await ctx.events.emit("OtpRequested", requested);
+    await emit(ctx, "OtpRequested", requested, meta, at);
     await emit(ctx, "OtpGenerated", { identifier: target.email, purpose: target.purpose, plain }, meta, at);
     const vars = {
       otp: plain,

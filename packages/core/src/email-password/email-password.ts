@@ -269,12 +269,7 @@ export class EmailPasswordService {
     if (!(await ctx.sendLimits.admit("password-reset-link", email))) return { success: true };
     if (!user) {
       await ctx.store.verifications.deleteByIdentifier(UNKNOWN_RESET_IDENTIFIER);
-      await ctx.events.emit("OtpRequested", {
-        identifier: email,
-        purpose: "password-reset-link",
-        at,
-        ...requester(meta),
-      });
+      await emit(ctx, "OtpRequested", { identifier: email, purpose: "password-reset-link" }, meta, at);
       return { success: true };
     }
     const identifier = `password-reset:${user.id}`;
@@ -340,8 +335,6 @@ export class EmailPasswordService {
 
 /** Never issued: the verification write an unknown address's reset request makes instead of issuing a token. */
 const UNKNOWN_RESET_IDENTIFIER = "password-reset:unknown-address";
-
-const requester = (meta: RequestMeta) => ({ ip: meta.ip, userAgent: meta.userAgent });
 
 /** The user's credential account (the one holding a password), if any. */
 async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {

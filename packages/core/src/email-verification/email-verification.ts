@@ -49,15 +49,9 @@ export class EmailVerificationService {
     if (!(await ctx.sendLimits.admit("verification-link", user.email))) return;
     const token = await ctx.secrets.issueToken(verificationLinkIdentifier(user.email), user.id, expiresInMs);
     const at = new Date(ctx.clock.now());
-    const base = {
-      identifier: user.email,
-      purpose: "email-verification-link" as const,
-      at,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    };
-    await ctx.events.emit("OtpRequested", base);
-    await ctx.events.emit("OtpGenerated", { ...base, plain: token });
+    const base = { identifier: user.email, purpose: "email-verification-link" as const };
+    await emit(ctx, "OtpRequested", base, meta, at);
+    await emit(ctx, "OtpGenerated", { ...base, plain: token }, meta, at);
     const url = withQuery(target, { token, email: user.email });
     ctx.mailer.sendInBackground(meta, user.email, "verification", {
       url,
@@ -118,14 +112,9 @@ export class EmailVerificationService {
     });
     await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
-    const base = { at, ip: meta.ip, userAgent: meta.userAgent };
-    await ctx.events.emit("OtpVerified", {
-      ...base,
-      identifier: email,
-      purpose: "email-verification-link",
-      userId: user.id,
-    });
-    await ctx.events.emit("UserSignedIn", { ...base, userId: user.id, method: "email-verification" });
+    const verified = { identifier: email, purpose: "email-verification-link" as const, userId: user.id };
+    await emit(ctx, "OtpVerified", verified, meta, at);
+    await emit(ctx, "UserSignedIn", { userId: user.id, method: "email-verification" }, meta, at);
     return result;
   }
 }

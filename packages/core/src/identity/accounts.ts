@@ -1,6 +1,7 @@
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
+import { emit } from "../kernel/emit.ts";
 import type { AccountRecord, ProviderId } from "../ports/records.ts";
 
 /** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
@@ -20,7 +21,6 @@ export async function emitPasswordReset(
   reset: { userId: string; method: "reset-token" | "reset-otp"; count: number; at: Date; meta: RequestMeta },
 ): Promise<void> {
   const { userId, method, count, at, meta } = reset;
-  const base = { userId, at, ip: meta.ip, userAgent: meta.userAgent };
-  await ctx.events.emit("PasswordChanged", { ...base, method });
-  await ctx.events.emit("SessionRevoked", { ...base, sessionId: null, reason: "password-reset", count });
+  await emit(ctx, "PasswordChanged", { userId, method }, meta, at);
+  await emit(ctx, "SessionRevoked", { userId, sessionId: null, reason: "password-reset", count }, meta, at);
 }

@@ -1,5 +1,5 @@
-import type { AuthContext } from "./context.ts";
-import type { AuthEventMap, AuthEventName, EventBase } from "./events.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { AuthEventMap, AuthEventName, AuthEvents, EventBase } from "./events.ts";
 import type { RequestMeta } from "./request-meta.ts";
 
 /** An event's own fields: everything but the request fields `emit` adds. */
@@ -13,7 +13,7 @@ type EventFields<K extends AuthEventName> = Omit<AuthEventMap[K], keyof EventBas
  * await emit(ctx, "UserSignedIn", { userId: user.id, method: "password" }, meta);
  */
 export function emit<K extends AuthEventName>(
-  ctx: Pick<AuthContext, "events" | "clock">,
+  ctx: { readonly events: AuthEvents; readonly clock: Clock },
   name: K,
   fields: EventFields<K>,
   meta: RequestMeta,

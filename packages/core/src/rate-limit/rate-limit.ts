@@ -4,6 +4,7 @@ import type { Clock } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { AuthEvents } from "../kernel/events.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
+import { emit } from "../kernel/emit.ts";
 
 /**
  * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64,
@@ -278,13 +279,8 @@ export class Lockout {
     const lock = await this.store.counters.hit(`lock:${key}`, this.config.lockout.durationMs, now);
     await this.store.counters.delete(`fail:${key}`);
     if (lock.count === 1) {
-      await this.events.emit("AccountLocked", {
-        identifier: key,
-        until: new Date(lock.resetAt),
-        at: new Date(now),
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-      });
+      const locked = { identifier: key, until: new Date(lock.resetAt) };
+      await emit({ events: this.events, clock: this.clock }, "AccountLocked", locked, meta, new Date(now));
     }
     return lock;
   }

@@ -2,6 +2,7 @@ import { AuthError } from "../errors/errors.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { SessionRecord } from "../ports/records.ts";
+import { emit } from "../kernel/emit.ts";
 
 /** One row of a user's "devices" list: never the token or its hash. */
 export interface SessionListItem {
@@ -86,14 +87,7 @@ export class SessionManagementService {
   }
 
   private emit(session: SessionRecord, reason: SessionRevocationReason, meta: RequestMeta): Promise<void> {
-    return this.ctx.events.emit("SessionRevoked", {
-      userId: session.userId,
-      sessionId: session.id,
-      reason,
-      count: 1,
-      at: new Date(this.ctx.clock.now()),
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
+    const revocation = { userId: session.userId, sessionId: session.id, reason, count: 1 };
+    return emit(this.ctx, "SessionRevoked", revocation, meta);
   }
 }
