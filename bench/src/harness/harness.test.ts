@@ -148,6 +148,22 @@ describe("report", () => {
     expect(table).toContain("CPU ms/op (app + db)");
   });
 
+  it("leaves the app + db ratio blank ('-') for a store whose database CPU is not sampled, beside one that is", () => {
+    // A libSQL row (database inside the server process: no db CPU) in the same table as a PostgreSQL row.
+    const pgWindows = [{ latchkey: measurement(1000, 0.5, 0.5), betterAuth: measurement(100, 2, 3) }];
+    const liteWindows = [{ latchkey: measurement(1000, 0.5), betterAuth: measurement(100, 2) }];
+    const pg: ScenarioResult = { ...result(pgWindows[0].latchkey, pgWindows[0].betterAuth, 5), windows: pgWindows };
+    const lite: ScenarioResult = {
+      ...result(liteWindows[0].latchkey, liteWindows[0].betterAuth, 5),
+      store: "libsql",
+      windows: liteWindows,
+    };
+    const rows = markdownTable([lite, pg], null).split("\n");
+    const liteRow = rows.find((row) => row.includes("| libsql |")) ?? "";
+    expect(liteRow).toContain("| 10.0x | 4.0x | - |");
+    expect(liteRow).not.toContain("too few ops");
+  });
+
   it("computes nothing from a window of fewer than MIN_OPS operations: the recorded 55.7x sign-in window", () => {
     // The PostgreSQL password sign-in row of the shortened run: Latchkey 51 sign-ins in a 3 s window, Better Auth one,
     // whose window CPU (1,290 ms) divided by that one sign-in gave 55.7x by throughput and 63.4x by CPU.

@@ -310,7 +310,9 @@ export function markdownTable(
     };
     const pairs = measuredPairs(r);
     const ratios = [ratioCell(ratioSpread(r), pairs), ratioCell(cpuRatioSpread(r), pairs)];
-    if (withDb) ratios.push(ratioCell(totalCpuRatioSpread(r), pairs));
+    // A store whose database CPU is not sampled (libSQL runs in the server's process) has no such ratio: "-".
+    const dbSampled = pairsOf(r).some((p) => p.latchkey?.dbCpuMsPerOp != null && p.betterAuth?.dbCpuMsPerOp != null);
+    if (withDb) ratios.push(ratioCell(totalCpuRatioSpread(r), dbSampled ? pairs : 0));
     const target = columns.target ? ` ${r.skipped ? `Latchkey skipped: ${r.skipped}` : verdict(r, floor)} |` : "";
     return `| ${r.title} | ${r.store} |${work} ${cells("latchkey").join(" | ")} | ${cells("betterAuth").join(" | ")} | ${ratios.join(" | ")} |${target}`;
   });
