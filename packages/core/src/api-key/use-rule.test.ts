@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiKeyRecord } from "../ports/records.ts";
 import { apiKeyUseRule, type UseRuleBuilder } from "./use-rule.ts";
+import { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";
 import { applyUse, jsApiKeyUseRule, jsUseRuleBuilder, refusalOf } from "./use-rule-js.ts";
 
 const T0 = new Date(Date.UTC(2026, 0, 1));
@@ -87,5 +88,71 @@ describe("apiKeyUseRule (written once, run by every store)", () => {
     expect(applyUse(rule, running)).toMatchObject({ requestCount: 3, windowStart: at(-59_999) });
     const ended = { ...running, windowStart: at(-60_000) };
     expect(applyUse(rule, ended)).toMatchObject({ requestCount: 1, windowStart: T0 });
+  });
+});
+
+// The JavaScript entry points stores use to explain a refusal, over a key created two minutes before T0.
+const recentKey = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord =>
+  key({ createdAt: at(-120_000), updatedAt: T0, ...over });
+
+describe("apiKeyUseRefusal (explains a refused use, in every store's order)", () => {
+  it.each([
+    ["unknown key", null, "NOT_FOUND"],
+    ["disabled", recentKey({ enabled: false, remaining: 0 }), "KEY_DISABLED"],
+    ["expired exactly now", recentKey({ expiresAt: T0, remaining: 0 }), "KEY_EXPIRED"],
+    ["no uses left", recentKey({ remaining: 0 }), "USAGE_EXCEEDED"],
+    [
+      "no uses left, refill not yet due",
+      recentKey({ remaining: 0, refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: at(-59_999) }),
+      "USAGE_EXCEEDED",
+    ],
+    [
+      "refill due but the window is full",
+      recentKey({
+        remaining: 0,
+        refillAmount: 5,
+        refillIntervalMs: 60_000,
+        lastRefillAt: at(-60_000),
+        rateLimitMax: 1,
+        rateLimitWindowMs: 60_000,
+        requestCount: 1,
+        windowStart: at(-1),
+      }),
+      "RATE_LIMITED",
+    ],
+    [
+      "window full",
+      recentKey({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: at(-59_999) }),
+      "RATE_LIMITED",
+    ],
+  ] as const)("%s -> %s", (_, k, reason) => {
+    expect(apiKeyUseRefusal(k, T0)).toBe(reason);
+  });
+
+  it.each([
+    ["unlimited", recentKey()],
+    ["one use left, expires later", recentKey({ remaining: 1, expiresAt: at(1) })],
+    [
+      "used up, refill due now",
+      recentKey({ remaining: 0, refillAmount: 5, refillIntervalMs: 60_000, lastRefillAt: at(-60_000) }),
+    ],
+    [
+      "used up, never refilled, interval since creation passed",
+      recentKey({ remaining: 0, refillAmount: 5, refillIntervalMs: 120_000 }),
+    ],
+    [
+      "window ended exactly now",
+      recentKey({ rateLimitMax: 2, rateLimitWindowMs: 60_000, requestCount: 2, windowStart: at(-60_000) }),
+    ],
+  ] as const)("%s -> usable", (_, k) => {
+    expect(apiKeyUseRefusal(k, T0)).toBeNull();
+  });
+
+  it("isRefillDue needs both refill fields and counts from lastRefillAt, else from creation", () => {
+    expect(isRefillDue(recentKey({ refillAmount: 5 }), T0)).toBe(false);
+    expect(isRefillDue(recentKey({ refillAmount: 5, refillIntervalMs: 120_000 }), T0)).toBe(true);
+    expect(isRefillDue(recentKey({ refillAmount: 5, refillIntervalMs: 120_000, lastRefillAt: at(-1) }), T0)).toBe(
+      false,
+    );
   });
 });
