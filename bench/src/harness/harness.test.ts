@@ -150,13 +150,13 @@ describe("report", () => {
 
   it("leaves the app + db ratio blank ('-') for a store whose database CPU is not sampled, beside one that is", () => {
     // A libSQL row (database inside the server process: no db CPU) in the same table as a PostgreSQL row.
-    const pgWindows = [{ latchkey: measurement(1000, 0.5, 0.5), betterAuth: measurement(100, 2, 3) }];
-    const liteWindows = [{ latchkey: measurement(1000, 0.5), betterAuth: measurement(100, 2) }];
-    const pg: ScenarioResult = { ...result(pgWindows[0].latchkey, pgWindows[0].betterAuth, 5), windows: pgWindows };
+    const pgWindow = { latchkey: measurement(1000, 0.5, 0.5), betterAuth: measurement(100, 2, 3) };
+    const liteWindow = { latchkey: measurement(1000, 0.5), betterAuth: measurement(100, 2) };
+    const pg: ScenarioResult = { ...result(pgWindow.latchkey, pgWindow.betterAuth, 5), windows: [pgWindow] };
     const lite: ScenarioResult = {
-      ...result(liteWindows[0].latchkey, liteWindows[0].betterAuth, 5),
+      ...result(liteWindow.latchkey, liteWindow.betterAuth, 5),
       store: "libsql",
-      windows: liteWindows,
+      windows: [liteWindow],
     };
     const rows = markdownTable([lite, pg], null).split("\n");
     const liteRow = rows.find((row) => row.includes("| libsql |")) ?? "";
