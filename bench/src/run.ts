@@ -49,7 +49,7 @@ import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/
 
 // `pnpm bench [--quick] [--repeat=N] [--baseline=<git rev>] [--plan] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
-//             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--scale-users=n]]`
+//             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--profile-cache] [--scale-users=n]]`
 const args = new Map(
   process.argv.slice(2).map((a) => {
     const [key, value] = a.replace(/^--/, "").split("=");
@@ -509,7 +509,7 @@ async function profile(): Promise<void> {
   const dir = `${tmpDir}/profiles/${profileImpl}-${scenario.id}-${store}`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const server = await start(profileImpl, store, scenario.jwtHeader, dir);
+  const server = await start(profileImpl, store, scenario.jwtHeader, dir, undefined, args.has("profile-cache"));
   const scaleUsers = Number(args.get("scale-users") ?? 0);
   if (scaleUsers > 0) {
     const sizes = sizesFor(scaleUsers);
