@@ -21,12 +21,21 @@ export function apiKeysPort(db: MemoryDatabase): ApiKeyStore {
 }
 
 /** Reads, and the use (core's rule decides it, evaluated in JavaScript). */
-function lookups(db: MemoryDatabase): Pick<ApiKeyStore, "findByHash" | "findById" | "listByUser" | "consumeUse"> {
-  const { apiKeys, apiKeysByHash } = db;
+function lookups(
+  db: MemoryDatabase,
+): Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser" | "consumeUse"> {
+  const { apiKeys, apiKeysByHash, users } = db;
   return {
     async findByHash(keyHash) {
       const id = apiKeysByHash.get(keyHash);
       return id ? copy(apiKeys.get(id)!) : null;
+    },
+    async findByHashWithOwner(keyHash) {
+      // Both maps read in one synchronous step: no write lands between the key and its owner.
+      const id = apiKeysByHash.get(keyHash);
+      const k = id === undefined ? undefined : apiKeys.get(id);
+      const owner = k && users.get(k.userId);
+      return k && owner ? { key: copy(k), user: copy(owner) } : null;
     },
     async findById(id) {
       const k = apiKeys.get(id);

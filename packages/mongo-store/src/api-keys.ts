@@ -1,7 +1,7 @@
 import { apiKeyUseRefusal, type ApiKeyRecord, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import type { Filter } from "mongodb";
-import type { Collections } from "./database.ts";
-import { apiKeyFromDoc, apiKeyToDoc, patchToSet, type ApiKeyDoc } from "./documents.ts";
+import { COLLECTION_NAMES, type Collections } from "./database.ts";
+import { apiKeyFromDoc, apiKeyToDoc, patchToSet, userFromDoc, type ApiKeyDoc, type UserDoc } from "./documents.ts";
 import { apiKeyRerollUpdate, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFilter } from "./queries.ts";
 
 // A refused use is explained by reading the key afterwards. If that read finds a key that could be used (it was
@@ -31,6 +31,19 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
         $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }],
       });
       return doc ? apiKeyFromDoc(doc) : null;
+    },
+    async findByHashWithOwner(keyHash) {
+      // One round trip: the key joined with its owner. A key left behind by an interrupted or racing deletion of
+      // its owner (without a replica set the user and its keys are separate writes) joins nothing: not found.
+      const [row] = await c.apiKeys
+        .aggregate<ApiKeyDoc & { owner: UserDoc[] }>([
+          { $match: { $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }] } },
+          { $limit: 1 },
+          { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
+        ])
+        .toArray();
+      const owner = row?.owner[0];
+      return row && owner ? { key: apiKeyFromDoc(row), user: userFromDoc(owner) } : null;
     },
     async findById(id) {
       const doc = await c.apiKeys.findOne({ _id: { $eq: id } });

@@ -96,6 +96,7 @@ describe("MongoDB filters take caller values through $eq", () => {
     await verifications.recordFailedAttempt(HOSTILE, 3);
     const keys = apiKeysPort(c);
     await keys.findByHash(HOSTILE);
+    await keys.findByHashWithOwner(HOSTILE);
     await keys.findById(HOSTILE);
     await keys.listByUser(HOSTILE, { limit: 10, cursor: null });
     await keys.delete(HOSTILE, HOSTILE);
@@ -103,7 +104,7 @@ describe("MongoDB filters take caller values through $eq", () => {
     await counters.peek(HOSTILE, 0);
     await counters.delete(HOSTILE);
 
-    expect(seen.length).toBeGreaterThanOrEqual(27);
+    expect(seen.length).toBeGreaterThanOrEqual(28);
     const bare = seen.flatMap((r) => bareFields(r.filter).map((field) => `${r.collection}.${r.method} ${field}`));
     expect(bare).toEqual([]);
     // The hostile object arrives only as the operand of $eq (or $ne for the kept session), never as a filter.

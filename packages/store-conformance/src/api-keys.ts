@@ -256,6 +256,34 @@ export function describeApiKeys(getStore: () => Store): void {
       });
     });
 
+    it("findByHashWithOwner reads a key (by its current or rerolled value) with its owner; null without either", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      // An owner with every optional field set, so each of its columns is read back through the join.
+      const u = user({ username: uid("name"), image: "https://example.com/a.png", metadata: { plan: "pro" } });
+      await store.users.create(u, []);
+      const other = await owner();
+      const k = apiKey(u.id, { previousKeyHash: uid("prev"), previousKeyExpiresAt: at(60_000), remaining: 3 });
+      const theirs = apiKey(other.id);
+      await apiKeys.create(k);
+      await apiKeys.create(theirs);
+      expect(await apiKeys.findByHashWithOwner(k.keyHash)).toEqual({ key: k, user: u });
+      expect(await apiKeys.findByHashWithOwner(k.previousKeyHash!)).toEqual({ key: k, user: u });
+      expect(await apiKeys.findByHashWithOwner(theirs.keyHash)).toEqual({ key: theirs, user: other });
+      expect(await apiKeys.findByHashWithOwner(uid("unknown"))).toBeNull();
+      // The owner as it is now, and the key as it is now.
+      const renamed = await store.users.update(u.id, { name: "Renamed", updatedAt: at(5) });
+      expect(renamed).toMatchObject({ ok: true });
+      await apiKeys.consumeUse(k.id, at(1));
+      const found = await apiKeys.findByHashWithOwner(k.keyHash);
+      expect(found?.user).toEqual({ ...u, name: "Renamed", updatedAt: at(5) });
+      expect(found?.key).toMatchObject({ id: k.id, remaining: 2 });
+      // The owner's deletion takes the key with it: neither value is found any more; the other owner's key is.
+      expect(await store.users.delete(u.id)).toBe(true);
+      expect(await apiKeys.findByHashWithOwner(k.keyHash)).toBeNull();
+      expect(await apiKeys.findByHashWithOwner(k.previousKeyHash!)).toBeNull();
+      expect(await apiKeys.findByHashWithOwner(theirs.keyHash)).toEqual({ key: theirs, user: other });
+    });
+
     it("reroll replaces the value atomically: the old hash verifies only with a grace, a second reroll ends the first", async (context) => {
       const apiKeys = portOf(store, "apiKeys", context);
       const u = await owner();

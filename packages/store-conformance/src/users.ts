@@ -107,6 +107,7 @@ export function describeUsers(getStore: () => Store): void {
       expect(await store.accounts.listByUser(u.id)).toEqual([]);
       expect(await store.verifications.findByIdentifier(v.identifier)).toBeNull();
       if (apiKeys) expect(await apiKeys.findByHash(k.keyHash)).toBeNull();
+      if (apiKeys) expect(await apiKeys.findByHashWithOwner(k.keyHash)).toBeNull();
       if (audit) expect((await audit.list({ userId: u.id, limit: 10, cursor: null })).items).toHaveLength(1);
       expect(await store.users.delete(u.id)).toBe(false);
       // The email is free again.

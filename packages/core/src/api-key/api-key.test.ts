@@ -9,21 +9,25 @@ import type { FullStore } from "../ports/store.ts";
 import { apiKeys } from "./plugin.ts";
 import type { ApiKeysOptions } from "./options.ts";
 
-/** A memory store that counts calls to the API-key port, to pin how many reads and writes a verify costs. */
+/**
+ * A memory store that counts calls to the API-key port (by method name) and to the user port (`users.<method>`),
+ * to pin how many reads and writes a verify costs.
+ */
 function countingStore(): { store: FullStore; calls: Record<string, number> } {
   const inner = memoryStore();
   const calls: Record<string, number> = {};
-  const apiKeysPort = new Proxy(inner.apiKeys, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        calls[String(name)] = (calls[String(name)] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: { ...inner, apiKeys: apiKeysPort }, calls };
+  const counting = <P extends object>(port: P, prefix: string): P =>
+    new Proxy(port, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls[prefix + String(name)] = (calls[prefix + String(name)] ?? 0) + 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  return { store: { ...inner, apiKeys: counting(inner.apiKeys, ""), users: counting(inner.users, "users.") }, calls };
 }
 
 async function setup(options: ApiKeysOptions = {}, store: FullStore = memoryStore()) {
@@ -47,7 +51,7 @@ async function setup(options: ApiKeysOptions = {}, store: FullStore = memoryStor
 }
 
 describe("verify cost (the hot path)", () => {
-  it("an unlimited key costs one read by hash, plus one lastUsedAt write per lastUsedResolution", async () => {
+  it("an unlimited key costs one read by hash (its owner with it), plus one lastUsedAt write per lastUsedResolution", async () => {
     const { store, calls } = countingStore();
     const { api, user, clock } = await setup({ lastUsedResolution: "1m" }, store);
     const { key, apiKey } = await api.createApiKey({ userId: user.id });
@@ -55,25 +59,25 @@ describe("verify cost (the hot path)", () => {
     const first = await api.verifyApiKey({ key });
     expect(first).toMatchObject({ valid: true, apiKey: { lastUsedAt: new Date(clock.now()).toISOString() } });
     for (let i = 0; i < 3; i++) expect((await api.verifyApiKey({ key })).valid).toBe(true);
-    expect(calls).toEqual({ findByHash: 4, touchLastUsed: 1 });
+    expect(calls).toEqual({ findByHashWithOwner: 4, touchLastUsed: 1 });
     const usedAt = new Date(clock.now());
     clock.advance(59_999);
     expect((await api.verifyApiKey({ key })).valid).toBe(true);
-    expect(calls).toEqual({ findByHash: 5, touchLastUsed: 1 });
+    expect(calls).toEqual({ findByHashWithOwner: 5, touchLastUsed: 1 });
     expect((await store.apiKeys.findById(apiKey.id))!.lastUsedAt).toEqual(usedAt);
     clock.advance(1);
     expect((await api.verifyApiKey({ key })).valid).toBe(true);
-    expect(calls).toEqual({ findByHash: 6, touchLastUsed: 2, findById: 1 });
+    expect(calls).toEqual({ findByHashWithOwner: 6, touchLastUsed: 2, findById: 1 });
     expect((await store.apiKeys.findById(apiKey.id))!.lastUsedAt).toEqual(new Date(clock.now()));
   });
 
-  it("a metered key costs one read and exactly one atomic consumeUse", async () => {
+  it("a metered key costs one read (its owner with it) and exactly one atomic consumeUse", async () => {
     const { store, calls } = countingStore();
     const { api, user } = await setup({}, store);
     const { key } = await api.createApiKey({ userId: user.id, remaining: 5 });
     for (const k of Object.keys(calls)) delete calls[k];
     expect(await api.verifyApiKey({ key })).toMatchObject({ valid: true, apiKey: { remaining: 4 } });
-    expect(calls).toEqual({ findByHash: 1, consumeUse: 1 });
+    expect(calls).toEqual({ findByHashWithOwner: 1, consumeUse: 1 });
   });
 
   it("malformed input is refused before hashing or any store call", async () => {

@@ -216,8 +216,8 @@ export class ApiKeyService {
   }
 
   /**
-   * See `verifyApiKey`: the hot path. A valid key's owner is read too (as `requireApiKey` does): a key whose owner
-   * was deleted meanwhile is refused, never answered valid.
+   * See `authenticateApiKey`: the hot path. A valid key's owner is read with it (as `requireApiKey` needs): a key
+   * whose owner is gone is refused, never answered valid.
    */
   async verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
     const result = await authenticateApiKey(this.ctx, this.keys, this.options, input, meta);

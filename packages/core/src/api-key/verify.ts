@@ -91,27 +91,30 @@ function untilRefill(k: ApiKeyRecord, now: number): number | null {
 }
 
 /**
- * The hot path: one indexed read by hash (the current value, or a rerolled one inside its grace); then, only
- * for keys with a quota or a per-key rate limit, one atomic conditional write (`consumeUse`) that consumes a use
- * (and refills first when the refill interval passed). Other keys are checked in memory and written at most once
- * per `lastUsedResolution` (their `lastUsedAt`). Permissions are checked before the write so a refused check
- * does not burn quota. With `usage`, one counter write records the outcome.
+ * The hot path: one indexed read by hash (the current value, or a rerolled one inside its grace) that brings the
+ * key's owner with it (`findByHashWithOwner`: a key whose owner is gone is not found); then, only for keys with a
+ * quota or a per-key rate limit, one atomic conditional write (`consumeUse`) that consumes a use (and refills
+ * first when the refill interval passed). Other keys are checked in memory and written at most once per
+ * `lastUsedResolution` (their `lastUsedAt`). Permissions are checked before the write so a refused check does not
+ * burn quota. With `usage`, one counter write records the outcome.
  *
  * @example
- * const result = await verifyApiKey(ctx, store.apiKeys, settings, { key, permissions: { files: ["read"] } }, SERVER_CALL);
+ * const auth = await authenticateApiKey(ctx, store.apiKeys, settings, { key, permissions: { files: ["read"] } }, meta);
+ * if (auth.valid) console.log(auth.user.email);
  */
-async function verifyApiKey(
+export async function authenticateApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
   settings: VerifySettings,
   input: VerifyApiKeyInput,
   meta: RequestMeta,
-): Promise<ApiKeyVerifyResult> {
+): Promise<ApiKeyAuthentication> {
   const key = input?.key;
   if (!isWellFormedApiKey(key)) return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
   const hash = hashSecret(key);
-  const row = await keys.findByHash(hash);
-  if (!row) return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
+  const found = await keys.findByHashWithOwner(hash);
+  if (!found) return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
+  const { key: row, user } = found;
   const now = ctx.clock.now();
   // Not the current value: the one a reroll replaced. It verifies only until its grace ends.
   const deprecated = !constantTimeEqual(row.keyHash, hash);
@@ -131,15 +134,16 @@ async function verifyApiKey(
       view = { ...view, lastUsedAt: new Date(now).toISOString() };
     }
     await countUsage(ctx, settings, row.id, "valid");
-    return { valid: true, apiKey: view, deprecated };
+    return { valid: true, apiKey: view, user: toUserView(user), deprecated };
   }
   const used = await keys.consumeUse(row.id, new Date(now));
   if (used.ok) {
     await countUsage(ctx, settings, row.id, "valid");
-    return { valid: true, apiKey: toApiKeyView(used.key), deprecated };
+    return { valid: true, apiKey: toApiKeyView(used.key), user: toUserView(user), deprecated };
   }
   switch (used.reason) {
     case "NOT_FOUND":
+      // Deleted between the read and the write (its owner's deletion takes it too).
       return refuse(ctx, settings, row.id, "INVALID_API_KEY", meta);
     case "USAGE_EXCEEDED":
       return refuse(ctx, settings, row.id, "USAGE_EXCEEDED", meta, untilRefill(used.key ?? row, now));
@@ -152,26 +156,4 @@ async function verifyApiKey(
       // Disabled or expired between the read and the write.
       return refuse(ctx, settings, row.id, used.reason, meta);
   }
-}
-
-/**
- * `verifyApiKey` plus the key's owner, for `requireApiKey` host routes.
- *
- * @example
- * const auth = await authenticateApiKey(ctx, store.apiKeys, settings, { key }, meta);
- * if (auth.valid) console.log(auth.user.email);
- */
-export async function authenticateApiKey(
-  ctx: AuthContext,
-  keys: ApiKeyStore,
-  settings: VerifySettings,
-  input: VerifyApiKeyInput,
-  meta: RequestMeta,
-): Promise<ApiKeyAuthentication> {
-  const result = await verifyApiKey(ctx, keys, settings, input, meta);
-  if (!result.valid) return result;
-  const user = await ctx.store.users.findById(result.apiKey.userId);
-  // The owner was deleted between the two reads (its keys go with it): the key no longer exists.
-  if (!user) return refuse(ctx, settings, result.apiKey.id, "INVALID_API_KEY", meta);
-  return { valid: true, apiKey: result.apiKey, user: toUserView(user), deprecated: result.deprecated };
 }

@@ -14,6 +14,7 @@ function overlay<P extends object>(port: P, overrides: Partial<P>): P {
 }
 
 type SessionLookup = { session: SessionRecord; user: UserRecord };
+type KeyLookup = { key: ApiKeyRecord; user: UserRecord };
 type Note = (...list: Invalidation[]) => Promise<void> | void;
 
 /**
@@ -88,8 +89,10 @@ const copyLookup = (found: SessionLookup): SessionLookup => ({
   user: { ...found.user },
 });
 
+const copyKeyLookup = (found: KeyLookup): KeyLookup => ({ key: { ...found.key }, user: { ...found.user } });
+
 /**
- * The store `createAuth({ cache })` hands the services: session lookups and API-key reads come from
+ * The store `createAuth({ cache })` hands the services: session lookups and API-key verifies (the key with its owner) come from
  * `cache` when it holds them; every write that ends or changes one invalidates it after its commit (a write in a
  * transaction once it has ended: committed, or failed, since a failure may follow the commit). Reads inside a transaction always go to
  * the store.
@@ -113,21 +116,25 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
   const apiKeys: ApiKeyStore | undefined =
     keys && direct.apiKeys
       ? overlay(direct.apiKeys, {
-          async findByHash(keyHash) {
+          // What a verify reads: the key and its owner, kept under the key hash and dropped by a change of
+          // either (the key's id and the owner's id both index the entry).
+          async findByHashWithOwner(keyHash) {
             const key = `k:${keyHash}`;
-            const hit = cache.get<ApiKeyRecord>(key);
-            if (hit) return { ...hit };
+            const hit = cache.get<KeyLookup>(key);
+            if (hit) return copyKeyLookup(hit);
             const generation = cache.generation;
-            const row = await keys.findByHash(keyHash);
-            if (row) cache.set(key, row, generation, { keyId: row.id, userId: row.userId });
-            return row && { ...row };
+            const found = await keys.findByHashWithOwner(keyHash);
+            if (found) cache.set(key, found, generation, { keyId: found.key.id, userId: found.user.id });
+            return found && copyKeyLookup(found);
           },
           async touchLastUsed(id, now, resolutionMs) {
             await keys.touchLastUsed(id, now, resolutionMs);
             // A usage stamp, not a change of what the key may do: the entries here take it, nobody is told.
             for (const entry of cache.keysOfApiKey(id))
-              cache.patch<ApiKeyRecord>(entry, (row) =>
-                row.lastUsedAt !== null && row.lastUsedAt >= now ? row : { ...row, lastUsedAt: now },
+              cache.patch<KeyLookup>(entry, (found) =>
+                found.key.lastUsedAt !== null && found.key.lastUsedAt >= now
+                  ? found
+                  : { key: { ...found.key, lastUsedAt: now }, user: found.user },
               );
           },
         })

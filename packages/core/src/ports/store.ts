@@ -180,6 +180,11 @@ export interface ApiKeyStore {
    * which matched and checks `previousKeyExpiresAt`.
    */
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * `findByHash` and the key's owner in one read (a join; one lookup; one aggregation): what a verify needs. Null
+   * when no key has this hash or its owner is gone (a key never verifies without its owner).
+   */
+  findByHashWithOwner(keyHash: string): Promise<{ key: ApiKeyRecord; user: UserRecord } | null>;
   findById(id: string): Promise<ApiKeyRecord | null>;
   /** Newest first; `cursor` is opaque (from a previous page). */
   listByUser(userId: string, options: { limit: number; cursor: string | null }): Promise<Page<ApiKeyRecord>>;

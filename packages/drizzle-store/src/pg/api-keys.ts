@@ -16,7 +16,7 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
   return { ...lookups, ...usesPort(db, lookups.findById), ...changesPort(db) };
 }
 
-type Lookups = Pick<ApiKeyStore, "findByHash" | "findById" | "listByUser">;
+type Lookups = Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser">;
 
 function lookupsPort(db: PgDatabase): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
@@ -29,16 +29,23 @@ function lookupsPort(db: PgDatabase): Lookups {
       .prepare(name);
   const byId = byColumn(k.id, "api_keys_by_id");
   // The current value or a rerolled one still in its grace (the caller checks the grace): one indexed read either way.
-  const byHash = db
-    .select()
+  const hashMatches = or(eq(k.keyHash, sql.placeholder("value")), eq(k.previousKeyHash, sql.placeholder("value")));
+  const byHash = db.select().from(k).where(hashMatches).limit(1).prepare("api_keys_by_hash");
+  // What a verify reads: the same lookup joined with the owner, one round trip (a key without its owner is no row).
+  const byHashWithOwner = db
+    .select({ key: k, user: users })
     .from(k)
-    .where(or(eq(k.keyHash, sql.placeholder("value")), eq(k.previousKeyHash, sql.placeholder("value"))))
+    .innerJoin(users, eq(users.id, k.userId))
+    .where(hashMatches)
     .limit(1)
-    .prepare("api_keys_by_hash");
+    .prepare("api_keys_by_hash_with_owner");
   const findById = async (id: string) => (await byId.execute({ value: id }))[0] ?? null;
   return {
     async findByHash(keyHash) {
       return (await byHash.execute({ value: keyHash }))[0] ?? null;
+    },
+    async findByHashWithOwner(keyHash) {
+      return (await byHashWithOwner.execute({ value: keyHash }))[0] ?? null;
     },
     findById,
     async listByUser(userId, { limit, cursor }) {

@@ -6,9 +6,10 @@ import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { SqliteDatabase } from "./database.ts";
 import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
-import { apiKeys } from "./schema.ts";
+import { apiKeys, users } from "./schema.ts";
 
 const k = apiKeys;
+const keyWithOwner = { key: apiKeys, user: users };
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
 
 /** `ApiKeyStore` over SQLite/libSQL; a use is one conditional UPDATE ... RETURNING. */
@@ -17,7 +18,7 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
   return { ...lookups, ...usesPort(db, reads, lookups.findById), ...changesPort(db) };
 }
 
-type Lookups = Pick<ApiKeyStore, "findByHash" | "findById" | "listByUser">;
+type Lookups = Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser">;
 
 function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
@@ -36,10 +37,27 @@ function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
     (rdb) => rdb.select().from(k).where(hashMatches).limit(1).prepare(),
     (values) => byHash.all(values),
   );
+  // What a verify reads: the same lookup joined with the owner, one statement (a key without its owner is no row),
+  // on the read connection too.
+  const byHashWithOwner = db
+    .select(keyWithOwner)
+    .from(k)
+    .innerJoin(users, eq(users.id, k.userId))
+    .where(hashMatches)
+    .limit(1)
+    .prepare();
+  const readByHashWithOwner = readThrough(
+    reads,
+    (rdb) => rdb.select(keyWithOwner).from(k).innerJoin(users, eq(users.id, k.userId)).where(hashMatches).limit(1).prepare(),
+    (values) => byHashWithOwner.all(values),
+  );
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
   return {
     async findByHash(keyHash) {
       return (await readByHash({ value: keyHash }))[0] ?? null;
+    },
+    async findByHashWithOwner(keyHash) {
+      return (await readByHashWithOwner({ value: keyHash }))[0] ?? null;
     },
     findById,
     async listByUser(userId, { limit, cursor }) {

@@ -1,3 +1,4 @@
+import { Hono } from "hono";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, hashSecret, type CacheCarrier, type CacheCarrierListener, type FullStore } from "@latchkey/core";
@@ -5,7 +6,7 @@ import { memoryStore } from "@latchkey/memory-store";
 import { redisCacheCarrier } from "@latchkey/redis-store";
 import { testPostgresUrl } from "@latchkey/test-support";
 import { startTestRedis, type TestRedisServer } from "../../../../test/redis-server.ts";
-import { bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
+import { BASE_URL, bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
 
 // The lookup cache over HTTP on the run's store (memory, libSQL, PostgreSQL): every revocation is refused at
@@ -238,6 +239,89 @@ describe(`lookup cache on ${testStoreKind()}`, () => {
     await cachedKey(rerolled.key);
     await onA(a, b, () => api.deleteApiKey({ keyId: second.apiKey.id }));
     expect((await verify(rerolled.key)).valid).toBe(false);
+  });
+});
+
+/** A host route behind `requireApiKey` on `t`: what a caller of it is told, and the owner it was given. */
+function keyRoute(t: TestAuth): (key: string) => Promise<{ status: number; user?: { name: string } }> {
+  const app = new Hono();
+  app.use("*", t.auth.middleware);
+  app.get("/data", t.auth.requireApiKey(), (c) => c.json({ user: c.var.user }));
+  return async (key) => {
+    const res = await app.request(`${BASE_URL}/data`, { headers: { "x-api-key": key } });
+    return { status: res.status, ...((await res.json()) as { user?: { name: string } }) };
+  };
+}
+
+type KeyApi = {
+  createApiKey(i: { userId: string; remaining?: number }): Promise<{ key: string; apiKey: { id: string } }>;
+};
+
+/** Calls `route` twice with `key` and checks the second answer came from the cache. */
+async function cachedKeyOn(t: TestAuth, route: ReturnType<typeof keyRoute>, key: string): Promise<void> {
+  expect((await route(key)).status).toBe(200);
+  const hits = t.auth.cache?.stats().hits ?? 0;
+  expect((await route(key)).status).toBe(200);
+  expect(t.auth.cache?.stats().hits).toBeGreaterThan(hits);
+}
+
+describe(`API-key verifies (the key with its owner) with the cache on (${testStoreKind()})`, () => {
+  it("a user update on A shows in B's next verify; a deletion on A is refused by B", async () => {
+    const { a, b } = await pair();
+    const { userId } = await a.signUp("ada@example.com", "correct horse battery", { name: "Ada" });
+    const onB = keyRoute(b);
+    const unlimited = await (a.auth.api as unknown as KeyApi).createApiKey({ userId });
+    const metered = await (a.auth.api as unknown as KeyApi).createApiKey({ userId, remaining: 100 });
+    for (const { key } of [unlimited, metered]) await cachedKeyOn(b, onB, key);
+    await onA(a, b, () => a.auth.api.updateUser(userId, { name: "Ada Lovelace" }));
+    for (const { key } of [unlimited, metered]) expect(await onB(key)).toMatchObject({ user: { name: "Ada Lovelace" } });
+    for (const { key } of [unlimited, metered]) await cachedKeyOn(b, onB, key);
+    await onA(a, b, () => a.auth.api.deleteUser(userId));
+    for (const { key } of [unlimited, metered]) expect(await onB(key)).toMatchObject({ status: 401 });
+    expect((await b.request("POST", "/api-key/verify", { body: { key: unlimited.key } })).status).toBe(200);
+    expect(
+      await (await b.request("POST", "/api-key/verify", { body: { key: unlimited.key } })).json(),
+    ).toMatchObject({ valid: false, error: { code: "INVALID_API_KEY" } });
+  });
+
+  it("generation check: a key read that spanned its owner's deletion is answered once and not kept", async () => {
+    const shared = memoryStore();
+    const [first, second] = (storesForTestRun(2) ?? [shared, shared]) as FullStore[];
+    let readDone: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (readDone = resolve));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let pausing = false;
+    const inner = (second as FullStore).apiKeys;
+    const keys = new Proxy(inner, {
+      get: (target, property, receiver) =>
+        property === "findByHashWithOwner"
+          ? async (hash: string) => {
+              const found = await target.findByHashWithOwner(hash);
+              if (pausing) {
+                pausing = false;
+                readDone();
+                await gate;
+              }
+              return found;
+            }
+          : Reflect.get(target, property, receiver),
+    });
+    const a = instance(first as FullStore);
+    const b = instance({ ...(second as FullStore), apiKeys: keys });
+    await listening(a);
+    await listening(b);
+    const { userId } = await a.signUp("ada@example.com");
+    const { key } = await (a.auth.api as unknown as KeyApi).createApiKey({ userId });
+    const onB = keyRoute(b);
+    pausing = true;
+    const inFlight = onB(key);
+    await read;
+    await onA(a, b, () => a.auth.api.deleteUser(userId));
+    release();
+    expect((await inFlight).status).toBe(200); // read before the deletion: answered once
+    expect(b.auth.cache?.stats().entries).toBe(0); // but not kept
+    expect((await onB(key)).status).toBe(401);
   });
 });
 

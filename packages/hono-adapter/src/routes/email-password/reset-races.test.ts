@@ -1,3 +1,4 @@
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import {
   apiKeys,
@@ -11,7 +12,7 @@ import {
   type PasswordHasher,
 } from "@latchkey/core";
 import { databaseUnavailable } from "@latchkey/core/internal";
-import { bearer, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
+import { BASE_URL, bearer, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 import { requestDeletion } from "../../../test/routes/account/test-fixtures.ts";
 import { testStoreKind } from "../../../test/test-stores.ts";
 
@@ -234,20 +235,20 @@ describe("a sign-in racing account deletion (review fix 30.22)", () => {
     expect(await sessionsLeft(t, ada.userId)).toBe(0);
   });
 
-  it("/api-key/verify refuses a key whose owner was deleted after the key was read", async () => {
+  it("/api-key/verify refuses a key whose owner was deleted while the verify ran", async () => {
     const base = createTestAuth({ plugins: [apiKeys()] });
     const keys = base.store.apiKeys;
     let deleteOwnerOnRead: string | null = null;
-    const findByHash: ApiKeyStore["findByHash"] = async (keyHash) => {
-      const row = await keys.findByHash(keyHash);
-      if (row && deleteOwnerOnRead === row.userId) await base.store.users.delete(row.userId);
-      return row;
+    // The deletion commits inside the verify, just before its one read of the key and its owner.
+    const findByHashWithOwner: ApiKeyStore["findByHashWithOwner"] = async (keyHash) => {
+      if (deleteOwnerOnRead !== null) await base.store.users.delete(deleteOwnerOnRead);
+      return keys.findByHashWithOwner(keyHash);
     };
     // Every other method of the port as it is.
     const store: FullStore = {
       ...base.store,
       apiKeys: new Proxy(keys, {
-        get: (target, name) => (name === "findByHash" ? findByHash : Reflect.get(target, name)),
+        get: (target, name) => (name === "findByHashWithOwner" ? findByHashWithOwner : Reflect.get(target, name)),
       }),
     };
     const t = createTestAuth({ plugins: [apiKeys()], store });
@@ -260,5 +261,29 @@ describe("a sign-in racing account deletion (review fix 30.22)", () => {
     const gone = await t.request("POST", "/api-key/verify", { body: { key } });
     expect(gone.status).toBe(200);
     expect(await gone.json()).toMatchObject({ valid: false, error: { code: "INVALID_API_KEY" } });
+  });
+
+  it("/api-key/verify and requireApiKey refuse a key left behind by its owner's deletion (memory store)", async (context) => {
+    // A key row that outlived its owner: what an interrupted deletion can leave on MongoDB without a replica set
+    // (the user and its keys are separate writes). SQL's foreign keys never hold such a row; the memory store
+    // can, so the store's own owner check is what refuses it here.
+    if (testStoreKind() !== "memory") context.skip("a key without its owner cannot exist under SQL foreign keys");
+    const t = createTestAuth({ plugins: [apiKeys()] });
+    const ada = await t.signUp("ada@example.com");
+    const created = await t.request("POST", "/api-key/create", { body: {}, headers: bearer(ada.token) });
+    const { key, apiKey } = (await created.json()) as { key: string; apiKey: { id: string } };
+    const row = await t.store.apiKeys.findById(apiKey.id);
+    expect(await t.store.users.delete(ada.userId)).toBe(true);
+    expect(await t.store.apiKeys.create(row!)).toBe(true);
+    expect(await t.store.apiKeys.findByHash(row!.keyHash)).not.toBeNull();
+    const verified = await t.request("POST", "/api-key/verify", { body: { key } });
+    expect(verified.status).toBe(200);
+    expect(await verified.json()).toMatchObject({ valid: false, error: { code: "INVALID_API_KEY" } });
+    const app = new Hono();
+    app.use("*", t.auth.middleware);
+    app.get("/data", t.auth.requireApiKey(), (c) => c.json({ user: c.var.user }));
+    const res = await app.request(`${BASE_URL}/data`, { headers: { "x-api-key": key } });
+    expect(res.status).toBe(401);
+    expect((await res.json()).code).toBe("INVALID_API_KEY");
   });
 });
