@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { createTestClock } from "../ports/clock.ts";
-import type { SessionRecord, UserRecord } from "../ports/records.ts";
+import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
 import type { FullStore, Store } from "../ports/store.ts";
 import { AuthConfigError } from "../errors/errors.ts";
 import type { Logger } from "../logger/logger.ts";
@@ -61,6 +61,39 @@ function session(id: string, userId: string): SessionRecord {
     ip: null,
     userAgent: null,
     rememberMe: true,
+  };
+}
+
+function apiKey(id: string, userId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const at = new Date(T0);
+  return {
+    id,
+    userId,
+    keyHash: `kh-${id}`,
+    start: "lk_12345",
+    prefix: "lk_",
+    name: null,
+    enabled: true,
+    locked: false,
+    permissions: null,
+    metadata: {},
+    serverMetadata: {},
+    remaining: null,
+    refillAmount: null,
+    refillIntervalMs: null,
+    lastRefillAt: null,
+    rateLimitMax: null,
+    rateLimitWindowMs: null,
+    windowStart: null,
+    windowCount: 0,
+    expiresAt: null,
+    lastUsedAt: null,
+    previousKeyHash: null,
+    previousKeyExpiresAt: null,
+    rerolledAt: null,
+    createdAt: at,
+    updatedAt: at,
+    ...over,
   };
 }
 
@@ -137,6 +170,74 @@ describe("lookup cache", () => {
     expect(await inFlight).not.toBeNull(); // the answer of that read, as the store gave it
     expect(cache.stats().entries).toBe(0); // but not kept
     expect(await store.sessions.findByTokenHash("hash-s1")).toBeNull();
+  });
+
+  it("caches a key verify's read (the key with its owner): the key's or the owner's invalidation ends it", async () => {
+    const { base, store, cache, manual } = await setup();
+    await base.apiKeys.create(apiKey("k1", "u1"));
+    const keys = store.apiKeys!;
+    const first = await keys.findByHashWithOwner("kh-k1");
+    expect(first).toMatchObject({ key: { id: "k1" }, user: { id: "u1" } });
+    // A caller's copy: changing it changes nothing kept.
+    first!.user.name = "Mallory";
+    first!.key.enabled = false;
+    expect(await keys.findByHashWithOwner("kh-k1")).toMatchObject({ key: { enabled: true }, user: { name: null } });
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 1, entries: 1 });
+    manual.deliver("u:u1");
+    expect(cache.stats().entries).toBe(0);
+    await keys.findByHashWithOwner("kh-k1");
+    expect(cache.stats().entries).toBe(1);
+    manual.deliver("k:k1");
+    expect(cache.stats().entries).toBe(0);
+    // This instance's own owner update ends it too, and tells the others.
+    await keys.findByHashWithOwner("kh-k1");
+    await store.users.update("u1", { name: "Ada" });
+    expect(cache.stats().entries).toBe(0);
+    expect(manual.published).toEqual(["u:u1"]);
+    expect((await keys.findByHashWithOwner("kh-k1"))?.user.name).toBe("Ada");
+  });
+
+  it("touchLastUsed stamps the cached key verify in place and publishes nothing", async () => {
+    const { base, store, cache, manual } = await setup();
+    await base.apiKeys.create(apiKey("k1", "u1"));
+    const keys = store.apiKeys!;
+    await keys.findByHashWithOwner("kh-k1");
+    const used = new Date(T0 + 5000);
+    await keys.touchLastUsed("k1", used, 60_000);
+    const hits = cache.stats().hits;
+    expect(await keys.findByHashWithOwner("kh-k1")).toMatchObject({ key: { lastUsedAt: used }, user: { id: "u1" } });
+    expect(cache.stats().hits).toBe(hits + 1);
+    // An older stamp never moves it back.
+    await keys.touchLastUsed("k1", new Date(T0), 0);
+    expect((await keys.findByHashWithOwner("kh-k1"))?.key.lastUsedAt).toEqual(used);
+    expect(manual.published).toEqual([]);
+  });
+
+  it("generation check: a key verify read while its owner's invalidation arrived is not kept", async () => {
+    const base = memoryStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const paused: FullStore = {
+      ...base,
+      apiKeys: {
+        ...base.apiKeys,
+        async findByHashWithOwner(hash) {
+          const found = await base.apiKeys.findByHashWithOwner(hash);
+          await gate;
+          return found;
+        },
+      },
+    };
+    const { store, cache, manual } = await setup({ base: paused });
+    await base.apiKeys.create(apiKey("k1", "u1"));
+    const inFlight = store.apiKeys!.findByHashWithOwner("kh-k1");
+    // The pair was read; before the answer is kept, the owner is deleted elsewhere.
+    await base.users.delete("u1");
+    manual.deliver("u:u1");
+    release();
+    expect(await inFlight).not.toBeNull(); // the answer of that read, as the store gave it
+    expect(cache.stats().entries).toBe(0); // but not kept
+    expect(await store.apiKeys!.findByHashWithOwner("kh-k1")).toBeNull();
   });
 
   it("bypasses the cache while the carrier is down, and flushes before using it again", async () => {
@@ -236,35 +337,8 @@ describe("lookup cache", () => {
     };
     await store.accounts.upsertPassword("u1", account as never);
     await store.accounts.deleteAllExcept("u1", "credential");
-    const key = {
-      id: "k1",
-      userId: "u1",
-      keyHash: "kh",
-      start: "lk_12345",
-      prefix: "lk_",
-      name: null,
-      enabled: true,
-      locked: false,
-      permissions: null,
-      metadata: {},
-      serverMetadata: {},
-      remaining: null,
-      refillAmount: null,
-      refillIntervalMs: null,
-      lastRefillAt: null,
-      rateLimitMax: null,
-      rateLimitWindowMs: null,
-      windowStart: null,
-      windowCount: 0,
-      expiresAt: new Date(T0 + 1000),
-      lastUsedAt: null,
-      previousKeyHash: null,
-      previousKeyExpiresAt: null,
-      rerolledAt: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await base.apiKeys.create(key as never);
+    const key = apiKey("k1", "u1", { expiresAt: new Date(T0 + 1000) });
+    await base.apiKeys.create(key);
     await store.apiKeys?.update("k1", null, { enabled: false, updatedAt: now });
     await store.apiKeys?.reroll("k1", null, { keyHash: "kh2", start: "lk_abcde", graceUntil: null, at: now });
     await store.apiKeys?.deleteExpired(new Date(T0 + 2000), null);

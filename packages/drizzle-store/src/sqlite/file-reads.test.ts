@@ -7,6 +7,8 @@ import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support"
 import { fileReads, readThrough, writeThrough } from "./file-reads.ts";
 import { apiKeys, users } from "./schema.ts";
 import { openSqlite, openSqliteForStore } from "./connection.ts";
+import { apiKeysPort } from "./api-keys.ts";
+import { drizzle } from "drizzle-orm/libsql";
 
 const { apiKey, at, session, user } = fixtures;
 // Drizzle wraps a driver error (as `cause`) in one naming the query.
@@ -90,6 +92,30 @@ describe("file: store lookups on the read connection", () => {
     expect((await store.apiKeys.findByHash(k.keyHash))?.enabled).toBe(false);
     await store.users.delete(u.id);
     expect(await store.apiKeys.findByHash(k.keyHash)).toBeNull();
+  });
+
+  it("reads a key with its owner (a verify's one read) on the engine connection, mapped as the client path does", async () => {
+    const u = user({ username: `u${Date.now()}`, image: "https://example.com/a.png", metadata: { a: [1, null] } });
+    await store.users.create(u, []);
+    const k = apiKey(u.id, { remaining: 3, permissions: { files: ["read"] }, expiresAt: at(60_000) });
+    await store.apiKeys.create(k);
+    const own = openSqliteForStore(database.url);
+    const viaClient = apiKeysPort(drizzle({ client: own }), null);
+    const reads = fileReads(own);
+    const onEngine = apiKeysPort(drizzle({ client: own }), reads);
+    expect(await viaClient.findByHashWithOwner(k.keyHash)).toEqual({ key: k, user: u });
+    // The first call opens the engine connection (it asks the client for the file's path) ...
+    expect(await onEngine.findByHashWithOwner(k.keyHash)).toEqual({ key: k, user: u });
+    own.close();
+    // ... and from then on the read needs no client at all: it runs on the engine's prepared statement.
+    await expect(viaClient.findByHashWithOwner(k.keyHash)).rejects.toThrow();
+    expect(await onEngine.findByHashWithOwner(k.keyHash)).toEqual({ key: k, user: u });
+    // It reads the store's writes (an owner change, the owner's deletion) at once.
+    await store.users.update(u.id, { name: "Renamed", updatedAt: at(7) });
+    expect((await onEngine.findByHashWithOwner(k.keyHash))?.user).toEqual({ ...u, name: "Renamed", updatedAt: at(7) });
+    await store.users.delete(u.id);
+    expect(await onEngine.findByHashWithOwner(k.keyHash)).toBeNull();
+    await reads.close();
   });
 
   it("maps rows exactly as the client path does (dates, booleans, JSON)", async () => {
