@@ -49,6 +49,10 @@ describe("postgres API-key use: statements per call", () => {
       const lookup = await counted(() => store.apiKeys!.findByHash(k.keyHash));
       expect(lookup.statements).toEqual(["api_keys_by_hash"]);
       expect(lookup.result?.id).toBe(k.id);
+      // What a verify reads: the key and its owner, one prepared statement (a join), one round trip.
+      const withOwner = await counted(() => store.apiKeys!.findByHashWithOwner(k.keyHash));
+      expect(withOwner.statements).toEqual(["api_keys_by_hash_with_owner"]);
+      expect(withOwner.result).toEqual({ key: k, user: u });
     }
     const used = await counted(() => store.apiKeys!.consumeUse(k.id, at(1)));
     expect(used.result).toMatchObject({ ok: true, key: { remaining: 0, requestCount: 1 } });
