@@ -42,7 +42,9 @@ describe("MongoDB apiKeys.findByHashWithOwner", () => {
   });
 
   it("answers null for a key whose owner is gone, and for an unknown hash", async () => {
-    expect(await apiKeysPort(collections([{ ...apiKeyToDoc(key), owner: [] }]).c).findByHashWithOwner("kh_current")).toBeNull();
+    expect(
+      await apiKeysPort(collections([{ ...apiKeyToDoc(key), owner: [] }]).c).findByHashWithOwner("kh_current"),
+    ).toBeNull();
     expect(await apiKeysPort(collections([]).c).findByHashWithOwner("kh_unknown")).toBeNull();
   });
 });

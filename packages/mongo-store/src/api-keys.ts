@@ -14,6 +14,7 @@ const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
 /** `ApiKeyStore` over MongoDB; a use is one conditional findOneAndUpdate. */
 export function apiKeysPort(c: Collections): ApiKeyStore {
   return {
+    ...lookups(c),
     async create(key, options = {}) {
       await c.apiKeys.insertOne(apiKeyToDoc(key));
       const max = options.maxPerUser ?? null;
@@ -25,41 +26,6 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
       if (held <= max) return true;
       await c.apiKeys.deleteOne({ _id: { $eq: key.id } });
       return false;
-    },
-    async findByHash(keyHash) {
-      const doc = await c.apiKeys.findOne({
-        $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }],
-      });
-      return doc ? apiKeyFromDoc(doc) : null;
-    },
-    async findByHashWithOwner(keyHash) {
-      // One round trip: the key joined with its owner. A key left behind by an interrupted or racing deletion of
-      // its owner (without a replica set the user and its keys are separate writes) joins nothing: not found.
-      const [row] = await c.apiKeys
-        .aggregate<ApiKeyDoc & { owner: UserDoc[] }>([
-          { $match: { $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }] } },
-          { $limit: 1 },
-          { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
-        ])
-        .toArray();
-      const owner = row?.owner[0];
-      return row && owner ? { key: apiKeyFromDoc(row), user: userFromDoc(owner) } : null;
-    },
-    async findById(id) {
-      const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
-      return doc ? apiKeyFromDoc(doc) : null;
-    },
-    async listByUser(userId, { limit, cursor }) {
-      const after = keysetFilter("createdAt", cursor);
-      if (after === null) return { items: [], nextCursor: null };
-      const docs = await c.apiKeys
-        .find({ userId: { $eq: userId }, ...after })
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      const items = docs.slice(0, limit).map(apiKeyFromDoc);
-      const last = items[items.length - 1];
-      return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
     },
     async update(id, userId, patch, options = {}) {
       const filter: Filter<ApiKeyDoc> = options.unlessLocked
@@ -123,6 +89,47 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
         if (reason !== null) return { ok: false, reason, key };
       }
       return { ok: false, reason: "RATE_LIMITED", key };
+    },
+  };
+}
+
+/** The reads: by hash (alone, or with the owner for a verify), by id, and a user's page. */
+function lookups(c: Collections): Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser"> {
+  return {
+    async findByHash(keyHash) {
+      const doc = await c.apiKeys.findOne({
+        $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }],
+      });
+      return doc ? apiKeyFromDoc(doc) : null;
+    },
+    async findByHashWithOwner(keyHash) {
+      // One round trip: the key joined with its owner. A key left behind by an interrupted or racing deletion of
+      // its owner (without a replica set the user and its keys are separate writes) joins nothing: not found.
+      const [row] = await c.apiKeys
+        .aggregate<ApiKeyDoc & { owner: UserDoc[] }>([
+          { $match: { $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }] } },
+          { $limit: 1 },
+          { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
+        ])
+        .toArray();
+      const owner = row?.owner[0];
+      return row && owner ? { key: apiKeyFromDoc(row), user: userFromDoc(owner) } : null;
+    },
+    async findById(id) {
+      const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
+      return doc ? apiKeyFromDoc(doc) : null;
+    },
+    async listByUser(userId, { limit, cursor }) {
+      const after = keysetFilter("createdAt", cursor);
+      if (after === null) return { items: [], nextCursor: null };
+      const docs = await c.apiKeys
+        .find({ userId: { $eq: userId }, ...after })
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(limit + 1)
+        .toArray();
+      const items = docs.slice(0, limit).map(apiKeyFromDoc);
+      const last = items[items.length - 1];
+      return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
     },
   };
 }

@@ -48,7 +48,8 @@ function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
     .prepare();
   const readByHashWithOwner = readThrough(
     reads,
-    (rdb) => rdb.select(keyWithOwner).from(k).innerJoin(users, eq(users.id, k.userId)).where(hashMatches).limit(1).prepare(),
+    (rdb) =>
+      rdb.select(keyWithOwner).from(k).innerJoin(users, eq(users.id, k.userId)).where(hashMatches).limit(1).prepare(),
     (values) => byHashWithOwner.all(values),
   );
   const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;

@@ -274,14 +274,16 @@ describe(`API-key verifies (the key with its owner) with the cache on (${testSto
     const metered = await (a.auth.api as unknown as KeyApi).createApiKey({ userId, remaining: 100 });
     for (const { key } of [unlimited, metered]) await cachedKeyOn(b, onB, key);
     await onA(a, b, () => a.auth.api.updateUser(userId, { name: "Ada Lovelace" }));
-    for (const { key } of [unlimited, metered]) expect(await onB(key)).toMatchObject({ user: { name: "Ada Lovelace" } });
+    for (const { key } of [unlimited, metered])
+      expect(await onB(key)).toMatchObject({ user: { name: "Ada Lovelace" } });
     for (const { key } of [unlimited, metered]) await cachedKeyOn(b, onB, key);
     await onA(a, b, () => a.auth.api.deleteUser(userId));
     for (const { key } of [unlimited, metered]) expect(await onB(key)).toMatchObject({ status: 401 });
     expect((await b.request("POST", "/api-key/verify", { body: { key: unlimited.key } })).status).toBe(200);
-    expect(
-      await (await b.request("POST", "/api-key/verify", { body: { key: unlimited.key } })).json(),
-    ).toMatchObject({ valid: false, error: { code: "INVALID_API_KEY" } });
+    expect(await (await b.request("POST", "/api-key/verify", { body: { key: unlimited.key } })).json()).toMatchObject({
+      valid: false,
+      error: { code: "INVALID_API_KEY" },
+    });
   });
 
   it("generation check: a key read that spanned its owner's deletion is answered once and not kept", async () => {
