@@ -105,6 +105,9 @@ async function run(name: string, url: string) {
   await time("apiKeys.findByHash", async () => {
     if (!(await store.apiKeys.findByHash("kh1"))) throw new Error("key not found");
   });
+  await time("apiKeys.findByHashWithOwner", async () => {
+    if (!(await store.apiKeys.findByHashWithOwner("kh1"))) throw new Error("key not found");
+  });
   await time(
     "apiKeys.consumeUse",
     async () => {
@@ -125,7 +128,7 @@ async function run(name: string, url: string) {
 
 /**
  * The whole verify (`auth.api.verifyApiKey`) of an unlimited key, with `usage: false` next to `usage: true`,
- * and the store calls each costs: with `lastUsedResolution` the common verify is one read; usage adds one counter
+ * and the store calls each costs: with `lastUsedResolution` the common verify is one read (the key with its owner); usage adds one counter
  * write. The clock advances 10 ms a call, so `lastUsedAt` is written once per simulated minute.
  */
 async function verifyWithAndWithoutUsage(store: Store, start: number) {
@@ -136,9 +139,9 @@ async function verifyWithAndWithoutUsage(store: Store, start: number) {
       ...store,
       apiKeys: {
         ...keys,
-        findByHash: (hash: string) => {
+        findByHashWithOwner: (hash: string) => {
           counts.reads++;
-          return keys.findByHash(hash);
+          return keys.findByHashWithOwner(hash);
         },
         touchLastUsed: (id: string, now: Date, resolutionMs: number) => {
           counts.writes++;
