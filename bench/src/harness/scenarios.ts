@@ -82,8 +82,8 @@ function apiKeyVerify(kind: "unlimited" | "quota"): Scenario {
     needs: ["apiKeys"],
     work:
       kind === "unlimited"
-        ? "1 read (lastUsedAt written at most once a minute) vs 1 read + 2 writes (lastRequest, updatedAt)"
-        : "1 read + 1 conditional write (remaining) vs 1 read + 3 writes (remaining, lastRequest, updatedAt)",
+        ? "1 read (the key joined to its owner; lastUsedAt written at most once a minute) vs 1 read + 2 writes (lastRequest, updatedAt)"
+        : "1 read (the key joined to its owner) + 1 conditional write (remaining) vs 1 read + 3 writes (remaining, lastRequest, updatedAt)",
     target: kind === "unlimited" ? { memory: null, libsql: 20 } : { memory: null, libsql: 5 },
     unit: "req",
     plan(_impl, server, seed) {
