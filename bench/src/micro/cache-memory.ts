@@ -1,5 +1,5 @@
 // The memory the lookup cache (`createAuth({ cache })`) takes per 10,000 entries: sessions (session + user, as a
-// get-session keeps them) and API keys (as a verify keeps them). The store is the memory store; the records are
+// get-session keeps them) and API keys (key + owner, as a verify keeps them). The store is the memory store; the records are
 // the same shape on every store. Heap after a full collection, before and after the cache was filled.
 // `node --expose-gc --import tsx src/micro/cache-memory.ts [--n=10000] [--kind=sessions|keys]`
 import { apiKeys, hashSecret, webCryptoRandom } from "@latchkey/core";
@@ -22,7 +22,10 @@ const database = {
     ...store.sessions,
     findByTokenHash: async (hash: string) => fresh(await store.sessions.findByTokenHash(hash)),
   },
-  apiKeys: { ...store.apiKeys, findByHash: async (hash: string) => fresh(await store.apiKeys.findByHash(hash)) },
+  apiKeys: {
+    ...store.apiKeys,
+    findByHashWithOwner: async (hash: string) => fresh(await store.apiKeys.findByHashWithOwner(hash)),
+  },
 };
 const auth = createAuth({
   secret: "bench-secret-0123456789abcdefghijklmnop",
@@ -83,7 +86,7 @@ const scale = 10_000 / n;
 // One kind per process (`--kind=sessions|keys`): the setup's garbage is collected before the first reading.
 const kind = args.get("kind") ?? "sessions";
 const before = await heap();
-if (kind === "keys") for (const hash of keyHashes) await cached.apiKeys?.findByHash(hash);
+if (kind === "keys") for (const hash of keyHashes) await cached.apiKeys?.findByHashWithOwner(hash);
 else for (const hash of sessionHashes) await cached.sessions.findByTokenHash(hash);
 const after = await heap();
 console.log(`${n} ${kind} entries: ${mib((after - before) * scale)} per 10,000`);
