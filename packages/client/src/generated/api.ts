@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an API key
-         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true`.
+         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true`.
          */
         post: operations["verifyApiKey"];
         delete?: never;
