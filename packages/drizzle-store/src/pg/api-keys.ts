@@ -1,10 +1,11 @@
 import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
-import { and, inArray, count, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { PgDatabase } from "./database.ts";
+import { inBatch } from "./batch.ts";
 import { apiKeys, users } from "./schema.ts";
 
 const k = apiKeys;
@@ -149,7 +150,7 @@ function changesPort(
       const ended = lte(k.previousKeyExpiresAt, now);
       // A batch: the ids come from the previous_key_expires_at index, at most `limit` of them.
       const batch =
-        limit === undefined ? ended : inArray(k.id, db.select({ id: k.id }).from(k).where(ended).limit(limit));
+        limit === undefined ? ended : inBatch(k.id, db.select({ id: k.id }).from(k).where(ended).limit(limit));
       const rows = await db
         .update(k)
         .set({ previousKeyHash: null, previousKeyExpiresAt: null })
@@ -169,7 +170,7 @@ function changesPort(
       // A batch: the ids come from the expires_at index, at most `limit` of them (the condition is repeated, so a key
       // extended meanwhile stays).
       const batch =
-        limit === undefined ? undefined : inArray(k.id, db.select({ id: k.id }).from(k).where(expired).limit(limit));
+        limit === undefined ? undefined : inBatch(k.id, db.select({ id: k.id }).from(k).where(expired).limit(limit));
       return db.delete(k).where(and(batch, expired)).returning({ id: k.id, userId: k.userId });
     },
   };
