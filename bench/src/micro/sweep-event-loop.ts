@@ -79,7 +79,7 @@ const tableName = (kind: SweepKind) =>
     auditEvents: "audit_events",
   })[kind];
 
-let postgres: BenchPostgres | null = null;
+let postgres = null as BenchPostgres | null;
 let databases = 0;
 
 async function fresh(store: SweepStore, kind: SweepKind, now: number): Promise<Seeded> {
@@ -131,6 +131,49 @@ async function batched(store: FullStore, kind: SweepKind): Promise<number> {
   return (await core.api.sweep({ batchSize: args.batchSize }))[kind];
 }
 
+/** What the witnesses saw while `work` ran. */
+interface Watched {
+  result: number;
+  wallMs: number;
+  histogramMaxMs: number;
+  intervalLateMs: number;
+  ownCpuLateMs: number;
+}
+
+/** Runs `work` with both event-loop witnesses on. */
+async function watched(work: () => Promise<number>): Promise<Watched> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  // A second witness (the histogram can miss a block that starts in the tick it was enabled): how late a 5 ms
+  // interval ran at worst, and how much of that lateness this process's CPU time covers.
+  let last = performance.now();
+  let lastCpu = process.cpuUsage();
+  let intervalLate = 0;
+  let ownCpuLate = 0;
+  const ticker = setInterval(() => {
+    const t = performance.now();
+    const cpu = process.cpuUsage(lastCpu);
+    const late = t - last - 5;
+    intervalLate = Math.max(intervalLate, late);
+    ownCpuLate = Math.max(ownCpuLate, Math.min(late, (cpu.user + cpu.system) / 1000));
+    last = t;
+    lastCpu = process.cpuUsage();
+  }, 5);
+  const started = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - started;
+  // The histogram records a delay when its timer finally runs: give it that turn before reading it.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  loop.disable();
+  clearInterval(ticker);
+  return { result, wallMs, histogramMaxMs: loop.max / 1e6, intervalLateMs: intervalLate, ownCpuLateMs: ownCpuLate };
+}
+
+function report(m: SweepMeasurement): SweepMeasurement {
+  progress(`  ${sweepTable([m]).split("\n")[2]}`);
+  return m;
+}
+
 async function measure(
   storeName: SweepStore,
   kind: SweepKind,
@@ -143,40 +186,19 @@ async function measure(
   try {
     // One query first, so the sweep does not pay for opening the connection or the file.
     await store.users.findById(SWEEP_USER_ID);
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    loop.enable();
-    // A second witness (the histogram can miss a block that starts in the tick it was enabled): how late a 5 ms
-    // interval ran at worst.
-    let last = performance.now();
-    let intervalLate = 0;
-    const ticker = setInterval(() => {
-      const t = performance.now();
-      intervalLate = Math.max(intervalLate, t - last - 5);
-      last = t;
-    }, 5);
-    const started = performance.now();
-    const removed = await sweep(store, new Date(now));
-    const wallMs = performance.now() - started;
-    // The histogram records a delay when its timer finally runs: give it that turn before reading it.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    loop.disable();
-    clearInterval(ticker);
+    const { result: removed, ...seen } = await watched(() => sweep(store, new Date(now)));
     if (removed !== args.n) throw new Error(`${storeName} ${kind} ${method}: removed ${removed} of ${args.n} rows`);
-    const m: SweepMeasurement = {
-      store: storeName,
-      kind,
-      method,
-      removed,
-      wallMs,
-      histogramMaxMs: loop.max / 1e6,
-      intervalLateMs: intervalLate,
-    };
-    progress(`  ${sweepTable([m]).split("\n")[2]}`);
-    return m;
+    return report({ store: storeName, kind, method, removed, ...seen });
   } finally {
     await store.close();
     await seeded.drop();
   }
+}
+
+/** The witnesses over a second in which this process does nothing: what the machine alone adds. */
+async function idle(storeName: SweepStore): Promise<SweepMeasurement> {
+  const { result, ...seen } = await watched(() => new Promise((resolve) => setTimeout(() => resolve(0), 1000)));
+  return report({ store: storeName, kind: "idle", method: "1 s idle", removed: result, ...seen });
 }
 
 const measurements: SweepMeasurement[] = [];
@@ -184,6 +206,7 @@ const started = performance.now();
 const load1 = loadavg()[0] ?? 0;
 try {
   for (const storeName of args.stores) {
+    measurements.push(await idle(storeName));
     for (const kind of args.kinds) {
       measurements.push(
         await measure(storeName, kind, "one statement", (store, now) => oneStatement(store, kind, now)),

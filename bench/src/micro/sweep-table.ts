@@ -157,10 +157,10 @@ export function parseSweepArgs(argv: readonly string[]): SweepBenchArgs {
   };
 }
 
-/** One measured sweep of one kind on one store. */
+/** One measured sweep of one kind on one store (`idle`: nothing runs, the machine's noise floor). */
 export interface SweepMeasurement {
   store: SweepStore;
-  kind: SweepKind;
+  kind: SweepKind | "idle";
   /** `"one statement"` (the store port without a limit) or `"auth.api.sweep()"`. */
   method: string;
   removed: number;
@@ -169,6 +169,12 @@ export interface SweepMeasurement {
   histogramMaxMs: number;
   /** How late a 5 ms interval ran at worst, ms. */
   intervalLateMs: number;
+  /**
+   * The worst lateness of the 5 ms interval that this process's own CPU time accounts for (per gap, the smaller of
+   * the lateness and the CPU the process used in it), ms: on a loaded machine the rest is time the process waited
+   * for a core.
+   */
+  ownCpuLateMs: number;
 }
 
 const STORE_LABELS: Record<SweepStore, string> = { libsql: "libSQL", postgres: "PostgreSQL" };
@@ -181,13 +187,15 @@ const ms = (value: number) => (value >= 10 ? value.toFixed(0) : value.toFixed(1)
  */
 export function sweepTable(measurements: readonly SweepMeasurement[]): string {
   const lines = [
-    "| store | rows swept | how | removed | wall ms | worst event-loop delay ms (histogram / 5 ms interval) |",
-    "|---|---|---|---:|---:|---:|",
+    "| store | rows swept | how | removed | wall ms | worst event-loop delay ms (histogram / 5 ms interval) | of it, own CPU ms |",
+    "|---|---|---|---:|---:|---:|---:|",
   ];
   for (const m of measurements) {
     const worst = Math.max(m.histogramMaxMs, m.intervalLateMs);
+    const kind = m.kind === "idle" ? "nothing (the noise floor)" : KIND_LABELS[m.kind];
+    const removed = m.kind === "idle" ? "" : m.removed.toLocaleString("en-US");
     lines.push(
-      `| ${STORE_LABELS[m.store]} | ${KIND_LABELS[m.kind]} | ${m.method} | ${m.removed.toLocaleString("en-US")} | ${ms(m.wallMs)} | **${ms(worst)}** (${ms(m.histogramMaxMs)} / ${ms(m.intervalLateMs)}) |`,
+      `| ${STORE_LABELS[m.store]} | ${kind} | ${m.method} | ${removed} | ${ms(m.wallMs)} | **${ms(worst)}** (${ms(m.histogramMaxMs)} / ${ms(m.intervalLateMs)}) | ${ms(m.ownCpuLateMs)} |`,
     );
   }
   return lines.join("\n");
