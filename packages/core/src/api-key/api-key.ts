@@ -45,7 +45,7 @@ import type {
   VerifyApiKeyInput,
 } from "./types.ts";
 import { emit } from "../kernel/emit.ts";
-import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "../kernel/batches.ts";
+import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "../sweep/index.ts";
 
 /** Events emitted between two turns of the event loop while a batch of expired keys is announced. */
 const EVENTS_PER_TURN = 100;

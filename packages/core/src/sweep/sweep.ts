@@ -1,7 +1,7 @@
 import { invalidField } from "../errors/errors.ts";
 import type { Store } from "../ports/store.ts";
 import type { UserRecord } from "../ports/records.ts";
-import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "../kernel/batches.ts";
+import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "./batches.ts";
 
 /** What one sweep removed, per table. */
 export interface SweepReport {
