@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
@@ -26,16 +26,14 @@ describe("sweep benchmark command line", () => {
       stores: ["libsql", "postgres"],
       kinds: [...SWEEP_KINDS],
       batchSize: 1000,
+      auditLog: false,
     });
   });
 
-  it("takes --n, --store, --kind and --batch-size, and refuses anything else", () => {
-    expect(parseSweepArgs(["--n=500", "--store=postgres", "--kind=sessions,counters", "--batch-size=250"])).toEqual({
-      n: 500,
-      stores: ["postgres"],
-      kinds: ["sessions", "counters"],
-      batchSize: 250,
-    });
+  it("takes --n, --store, --kind, --batch-size and --audit-log, and refuses anything else", () => {
+    expect(
+      parseSweepArgs(["--n=500", "--store=postgres", "--kind=sessions,counters", "--batch-size=250", "--audit-log=on"]),
+    ).toEqual({ n: 500, stores: ["postgres"], kinds: ["sessions", "counters"], batchSize: 250, auditLog: true });
     for (const bad of [
       ["--store=mysql"],
       ["--kind=users"],
@@ -84,7 +82,8 @@ describe("sweep benchmark table", () => {
 
 describe("sweep benchmark rows", () => {
   it("seeds rows of every kind that the libSQL store's own sweep ports count as past their life", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "latchkey-sweep-rows-")), "rows.db");
+    const dir = mkdtempSync(join(tmpdir(), "latchkey-sweep-rows-"));
+    const file = join(dir, "rows.db");
     await migrateDatabase(createClient({ url: `file:${file}` }));
     const writer = writerFor({ dialect: "sqlite", file });
     await writer.insert(schema.users, [
@@ -120,6 +119,7 @@ describe("sweep benchmark rows", () => {
       expect(await store.apiKeys.deleteExpiredRerolls(now)).toBe(3);
     } finally {
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -117,12 +117,14 @@ function sweepRow(kind: SweepKind, i: number, past: Date, now: number): Row {
   }
 }
 
-/** The command line: `--n=100000 --store=libsql,postgres --kind=sessions,... --batch-size=1000`. */
+/** The command line: `--n=100000 --store=libsql,postgres --kind=sessions,... --batch-size=1000 --audit-log=off`. */
 export interface SweepBenchArgs {
   n: number;
   stores: SweepStore[];
   kinds: SweepKind[];
   batchSize: number;
+  /** `auditLog()` installed for every kind: each expired key swept then writes an audit row (`ApiKeyRevoked`). */
+  auditLog: boolean;
 }
 
 function listOf<T extends string>(value: string | undefined, all: readonly T[], flag: string): T[] {
@@ -146,7 +148,8 @@ export function parseSweepArgs(argv: readonly string[]): SweepBenchArgs {
   for (const arg of argv) {
     const match = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!match?.[1] || match[2] === undefined) throw new Error(`unexpected argument ${arg}`);
-    if (!["n", "store", "kind", "batch-size"].includes(match[1])) throw new Error(`unknown flag --${match[1]}`);
+    if (!["n", "store", "kind", "batch-size", "audit-log"].includes(match[1]))
+      throw new Error(`unknown flag --${match[1]}`);
     args.set(match[1], match[2]);
   }
   return {
@@ -154,6 +157,7 @@ export function parseSweepArgs(argv: readonly string[]): SweepBenchArgs {
     stores: listOf(args.get("store"), SWEEP_STORES, "store"),
     kinds: listOf(args.get("kind"), SWEEP_KINDS, "kind"),
     batchSize: positiveInteger(args.get("batch-size"), 1000, "batch-size", 10_000),
+    auditLog: listOf(args.get("audit-log") ?? "off", ["on", "off"], "audit-log")[0] === "on",
   };
 }
 

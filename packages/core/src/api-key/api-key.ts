@@ -48,7 +48,7 @@ import { emit } from "../kernel/emit.ts";
 import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "../sweep/index.ts";
 
 /** Events emitted between two turns of the event loop while a batch of expired keys is announced. */
-const EVENTS_PER_TURN = 100;
+const EVENTS_PER_TURN = 25;
 
 /** The fields a new key is made of, decided by the create flavour (trusted or caller). */
 type NewKeyFields = Pick<

@@ -99,7 +99,7 @@ describe("auth.api.sweep() of API keys", () => {
     const { result, turns } = await turnsDuring(() => core.api.sweep({ batchSize: 1000 }));
     expect(result.apiKeys).toBe(250);
     expect(limits.expired).toEqual([1000]);
-    // One batch: the turns come from announcing its 250 events (each writes an audit row), 100 at a time.
+    // One batch: the turns come from announcing its 250 events (each writes an audit row), 25 at a time.
     expect(turns).toBeGreaterThanOrEqual(2);
   });
 
