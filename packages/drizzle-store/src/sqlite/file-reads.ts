@@ -1,12 +1,13 @@
 import type { Client } from "@libsql/client";
 import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { FileReads, SqliteReadDatabase } from "./read-through.ts";
+import type { EngineTransactions, FileReads, SqliteReadDatabase } from "./read-through.ts";
+import { statementCache, type EngineConnection, type EngineStatement } from "./statement-cache.ts";
 
 export { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
-function syncDrizzle(connection: Native): SqliteReadDatabase {
+function syncDrizzle(connection: EngineConnection): SqliteReadDatabase {
   const dialect = new SQLiteSyncDialect();
   return new BaseSQLiteDatabase(
     "sync",
@@ -16,7 +17,10 @@ function syncDrizzle(connection: Native): SqliteReadDatabase {
   );
 }
 
-type Native = { prepare(sql: string): unknown; exec(sql: string): unknown; close(): void };
+type Native = EngineConnection & { exec(sql: string): unknown; close(): void; readonly inTransaction: boolean };
+
+/** How many statements the writer connection keeps compiled (the store's writes and transactions use a few dozen). */
+const WRITER_STATEMENTS = 128;
 
 // With no store gate (a client used on its own, as in tests), a write waits for nothing.
 const NO_GATE = async (): Promise<() => void> => () => undefined;
@@ -30,29 +34,51 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
   let nativeWriter: Native | null = null;
   let closed = false;
   let opening: Promise<SqliteReadDatabase | null> | null = null;
-  let openingWriter: Promise<SqliteReadDatabase | null> | null = null;
-  const openConnection = async (
-    setup: string,
-    keep: (connection: Native) => void,
-  ): Promise<SqliteReadDatabase | null> => {
+  let openingWriter: Promise<EngineTransactions | null> | null = null;
+  const openConnection = async (setup: string): Promise<Native | null> => {
     try {
       const path = await filePath(client);
       if (path === null || closed) return null;
       const { default: Database } = await import("libsql");
       const connection = new Database(path, { timeout: 5000 }) as unknown as Native;
       connection.exec(setup);
-      keep(connection);
-      return syncDrizzle(connection);
+      return connection;
     } catch {
       // No engine (or no file): every statement keeps going through the client.
       return null;
     }
   };
+  // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in connection.ts).
+  const openWriter = async (): Promise<EngineTransactions | null> => {
+    const connection = await openConnection("PRAGMA synchronous = NORMAL");
+    if (connection === null) return null;
+    nativeWriter = connection;
+    const cached = statementCache(connection, WRITER_STATEMENTS);
+    // Compiled once: every transaction of the store begins and ends with one of them.
+    const [begin, commit, rollback] = ["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"].map((text) => cached.prepare(text)) as [
+      EngineStatement,
+      EngineStatement,
+      EngineStatement,
+    ];
+    return {
+      db: syncDrizzle(cached),
+      begin: () => void begin.run(),
+      commit: () => void commit.run(),
+      rollback: () => {
+        if (connection.inTransaction) rollback.run();
+      },
+    };
+  };
+  const transactions = () => (openingWriter ??= openWriter());
   return {
     // Only lookups run here; query_only makes a stray write fail instead of bypassing the client's batches.
-    connection: () => (opening ??= openConnection("PRAGMA query_only = ON", (c) => (native = c))),
-    // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in connection.ts).
-    writer: () => (openingWriter ??= openConnection("PRAGMA synchronous = NORMAL", (c) => (nativeWriter = c))),
+    connection: () =>
+      (opening ??= openConnection("PRAGMA query_only = ON").then((c) => {
+        native = c;
+        return c && syncDrizzle(c);
+      })),
+    writer: async () => (await transactions())?.db ?? null,
+    transactions,
     holdWrites,
     async close() {
       closed = true;
