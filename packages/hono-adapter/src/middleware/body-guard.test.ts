@@ -2,7 +2,8 @@ import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { Readable } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
 import { BASE_URL, createTestAuth } from "../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
@@ -135,6 +136,32 @@ describe("over a real Node socket (@hono/node-server)", () => {
       expect(own.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
       expect(own).toContain('{"got":{"host":"body"}}');
     } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("a body with a Content-Length is read straight from Node's stream: no web stream is made for it", async () => {
+    const server = serve({ fetch: echoApp().fetch, port: 0, hostname: "127.0.0.1" });
+    const toWeb = vi.spyOn(Readable, "toWeb");
+    try {
+      await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+      const { port } = server.address() as AddressInfo;
+      const payload = JSON.stringify({ straight: "from the socket" });
+      const answer = await send(
+        port,
+        `POST /echo HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`,
+      );
+      expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+      const seen = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+      expect(seen).toMatchObject({ sameRequest: true, json: { straight: "from the socket" }, text: payload });
+      expect(toWeb).not.toHaveBeenCalled();
+      const big = await send(
+        port,
+        `POST /echo HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 70000\r\n\r\n{}`,
+      );
+      expect(big.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+    } finally {
+      toWeb.mockRestore();
       await new Promise((resolve) => server.close(resolve));
     }
   });

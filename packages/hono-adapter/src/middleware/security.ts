@@ -102,6 +102,29 @@ function keepBody(c: Context, bytes: Uint8Array): void {
   c.req.bodyCache.text = Promise.resolve(utf8.decode(bytes));
 }
 
+/** The parts of a Node `IncomingMessage` the guard looks at (`@hono/node-server` passes it as `env.incoming`). */
+interface NodeIncoming {
+  httpVersionMajor?: unknown;
+  headers?: Record<string, unknown>;
+}
+
+/**
+ * Whether `raw` is the request `@hono/node-server` made for an HTTP/1 message with the same `Content-Length`: its own
+ * lightweight request (not one built with `new Request`), whose `arrayBuffer()` reads the socket's stream directly,
+ * without the web stream and the undici `Request` that reading `body` creates. Node's parser frames that body by
+ * the declared length, so the length is the byte count. Any other request is read through the counting reader.
+ */
+function framedByNodeParser(c: Context, raw: Request): boolean {
+  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  return (
+    typeof incoming === "object" &&
+    incoming !== null &&
+    incoming.httpVersionMajor === 1 &&
+    Object.getPrototypeOf(raw) !== Request.prototype &&
+    incoming.headers?.["content-length"] === raw.headers.get("content-length")
+  );
+}
+
 /**
  * A missing or empty body counts as no body (validated as `{}`), whatever its headers say; a present body
  * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it.
@@ -119,8 +142,14 @@ export function bodyGuard(): MiddlewareHandler {
       // counted as they arrive, and the parsers then see exactly the bytes that were counted.
       const refused = notJson(c) ?? (declared > MAX_BODY_BYTES ? tooLarge() : null);
       if (refused !== null) return refused;
-      bytes = raw.body === null ? new Uint8Array(0) : await readCounted(raw.body, MAX_BODY_BYTES);
-      if (bytes instanceof Response) return bytes;
+      if (framedByNodeParser(c, raw)) {
+        // Node's HTTP/1 parser delivers exactly the declared bytes; the count is checked again all the same.
+        bytes = new Uint8Array(await raw.arrayBuffer());
+        if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+      } else {
+        bytes = raw.body === null ? new Uint8Array(0) : await readCounted(raw.body, MAX_BODY_BYTES);
+        if (bytes instanceof Response) return bytes;
+      }
     } else {
       // No length (a chunked body, Node's stream for a bodiless POST) or a declared 0: the bytes say whether there
       // is a body, and its media type is checked once the first of them arrives.
