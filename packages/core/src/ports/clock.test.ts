@@ -9,15 +9,16 @@ afterEach(() => {
 function countingSource(): { calls: () => number; drawn: number[] } {
   const drawn: number[] = [];
   let next = 0;
-  const spy = vi.spyOn(crypto, "getRandomValues").mockImplementation(<T extends ArrayBufferView | null>(array: T) => {
-    const bytes = new Uint8Array(array!.buffer, array!.byteOffset, array!.byteLength);
+  const fill = (array: ArrayBufferView) => {
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
     for (let i = 0; i < bytes.length; i++) {
       bytes[i] = next % 251;
       drawn.push(bytes[i]!);
       next++;
     }
     return array;
-  });
+  };
+  const spy = vi.spyOn(crypto, "getRandomValues").mockImplementation(fill as typeof crypto.getRandomValues);
   return { calls: () => spy.mock.calls.length, drawn };
 }
 

@@ -22,7 +22,7 @@ function freshBytes(n: number): Uint8Array {
 
 /** Bytes drawn from Web Crypto at a time; a request above a quarter of it is drawn on its own. */
 const POOL_BYTES = 4096;
-let pool = new Uint8Array(0);
+let pool: Uint8Array = new Uint8Array(0);
 let taken = 0;
 
 /**
