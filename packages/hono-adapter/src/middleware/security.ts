@@ -98,8 +98,10 @@ const utf8 = new TextDecoder();
  * built around bytes already read. `c.req.raw` stays the request the runtime handed over, its body consumed.
  */
 function keepBody(c: Context, bytes: Uint8Array): void {
-  c.req.bodyCache.arrayBuffer = Promise.resolve(bytes.buffer as ArrayBuffer);
-  c.req.bodyCache.text = Promise.resolve(utf8.decode(bytes));
+  // Hono keeps the promises of the reads it started there (and chains on them); its type names the settled values.
+  const cache = c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer>; text?: Promise<string> };
+  cache.arrayBuffer = Promise.resolve(bytes.buffer as ArrayBuffer);
+  cache.text = Promise.resolve(utf8.decode(bytes));
 }
 
 /** The parts of a Node `IncomingMessage` the guard looks at (`@hono/node-server` passes it as `env.incoming`). */
