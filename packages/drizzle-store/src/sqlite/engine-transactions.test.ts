@@ -6,7 +6,6 @@ import Database from "libsql";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { migrateDatabase } from "../sqlite.ts";
 import { openSqlite, openSqliteForStore } from "./connection.ts";
-import { statementCache, type EngineConnection } from "./statement-cache.ts";
 import { sqliteStore } from "./store.ts";
 
 const { account, session, user } = fixtures;
@@ -122,53 +121,24 @@ describe("a file store's transactions run on the engine's writer connection", ()
     expect(sawLock).toBe(true);
     expect((await store.users.findByEmail(u.email))?.name).toBe(u.name);
   });
-});
 
-describe("statementCache", () => {
-  function counting(): EngineConnection & { compiled: string[]; close(): void } {
-    const db = new Database(":memory:");
-    db.exec("create table t (a integer, b text)");
-    db.exec("insert into t values (1, 'x')");
-    const compiled: string[] = [];
-    return {
-      compiled,
-      prepare(sql) {
-        compiled.push(sql);
-        return db.prepare(sql) as never;
-      },
-      close: () => db.close(),
-    };
-  }
-
-  it("compiles each SQL text once and keeps the most recently used `max`", () => {
-    const connection = counting();
-    const cache = statementCache(connection, 2);
-    for (let i = 0; i < 3; i++) expect(cache.prepare("select a from t").get()).toMatchObject({ a: 1 });
-    cache.prepare("select b from t");
-    cache.prepare("select a from t"); // used last: kept
-    cache.prepare("select a, b from t"); // evicts "select b from t"
-    cache.prepare("select a from t");
-    cache.prepare("select b from t");
-    expect(connection.compiled).toEqual([
-      "select a from t",
-      "select b from t",
-      "select a, b from t",
-      "select b from t",
-    ]);
-    connection.close();
-  });
-
-  it("each handle keeps its own raw mode on a shared statement", () => {
-    const connection = counting();
-    const cache = statementCache(connection, 8);
-    const rows = cache.prepare("select a, b from t");
-    const arrays = cache.prepare("select a, b from t").raw();
-    expect(arrays.get()).toEqual([1, "x"]);
-    expect(rows.get()).toMatchObject({ a: 1, b: "x" });
-    expect(arrays.all()).toEqual([[1, "x"]]);
-    expect(connection.compiled).toHaveLength(1);
-    // A statement that returns no rows has no raw mode: asking for it is ignored, as drizzle never needs it.
-    expect(() => cache.prepare("update t set a = 2").raw().run()).not.toThrow();
-    connection.close();
+  it("statements a transaction shares with the writes outside it keep writing, call after call", async () => {
+    // A counter hit and a verification upsert run outside transactions (on the same connection) and inside them;
+    // when one compiled statement served both (a cache by SQL text), the engine's unfinished RETURNING step made
+    // the next call return nothing and write nothing.
+    open();
+    const at = Date.UTC(2026, 0, 1);
+    for (let i = 1; i <= 4; i++) {
+      expect((await store.counters.hit("shared", 60_000, at)).count).toBe(2 * i - 1);
+      const inside = await store.transaction(async (tx) => tx.counters.hit("shared", 60_000, at));
+      expect(inside.count).toBe(2 * i);
+      const identifier = `otp:sign-in:${i}@example.com`;
+      const row = { id: `v${i}`, identifier, valueHash: `h${i}`, attemptCount: 0, expiresAt: new Date(at + 60_000) };
+      const record = { ...row, createdAt: new Date(at), userId: null, payload: null };
+      await store.transaction(async (tx) => tx.verifications.issue(record));
+      expect(await store.verifications.consume(`v${i}`)).toMatchObject({ identifier });
+      await store.verifications.issue({ ...record, id: `w${i}` });
+      expect(await store.transaction(async (tx) => tx.verifications.consume(`w${i}`))).toMatchObject({ identifier });
+    }
   });
 });

@@ -2,12 +2,11 @@ import type { Client } from "@libsql/client";
 import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { EngineTransactions, FileReads, SqliteReadDatabase } from "./read-through.ts";
-import { statementCache, type EngineConnection, type EngineStatement } from "./statement-cache.ts";
 
 export { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
-function syncDrizzle(connection: EngineConnection): SqliteReadDatabase {
+function syncDrizzle(connection: Native): SqliteReadDatabase {
   const dialect = new SQLiteSyncDialect();
   return new BaseSQLiteDatabase(
     "sync",
@@ -17,10 +16,15 @@ function syncDrizzle(connection: EngineConnection): SqliteReadDatabase {
   );
 }
 
-type Native = EngineConnection & { exec(sql: string): unknown; close(): void; readonly inTransaction: boolean };
+/** A libsql engine statement (better-sqlite3 API), as far as BEGIN, COMMIT and ROLLBACK use it. */
+type EngineStatement = { run(): unknown };
 
-/** How many statements the writer connection keeps compiled (the store's writes and transactions use a few dozen). */
-const WRITER_STATEMENTS = 128;
+type Native = {
+  prepare(sql: string): EngineStatement;
+  exec(sql: string): unknown;
+  close(): void;
+  readonly inTransaction: boolean;
+};
 
 // With no store gate (a client used on its own, as in tests), a write waits for nothing.
 const NO_GATE = async (): Promise<() => void> => () => undefined;
@@ -53,15 +57,14 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
     const connection = await openConnection("PRAGMA synchronous = NORMAL");
     if (connection === null) return null;
     nativeWriter = connection;
-    const cached = statementCache(connection, WRITER_STATEMENTS);
-    // Compiled once: every transaction of the store begins and ends with one of them.
-    const [begin, commit, rollback] = ["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"].map((text) => cached.prepare(text)) as [
-      EngineStatement,
-      EngineStatement,
-      EngineStatement,
-    ];
+    // Compiled once: every transaction of the store begins and ends with one of them. (No cache shares one compiled
+    // statement between callers: the engine leaves a `RETURNING` statement that `run` stepped unfinished, and the
+    // next call on it returns nothing; each drizzle prepared statement keeps its own.)
+    const begin = connection.prepare("BEGIN IMMEDIATE");
+    const commit = connection.prepare("COMMIT");
+    const rollback = connection.prepare("ROLLBACK");
     return {
-      db: syncDrizzle(cached),
+      db: syncDrizzle(connection),
       begin: () => void begin.run(),
       commit: () => void commit.run(),
       rollback: () => {

@@ -31,8 +31,8 @@ export interface FileReads {
   holdWrites(): Promise<() => void>;
   /**
    * The writer connection as the store's transactions use it (see store.ts), opened on first use; null as for
-   * `writer()`. Its statements are compiled once per SQL text (a bounded cache), where the client compiles every
-   * statement of every call again.
+   * `writer()`. The ports' prepared statements are compiled there once, and BEGIN, COMMIT and ROLLBACK, where the
+   * client compiles every statement of every call again.
    */
   transactions(): Promise<EngineTransactions | null>;
   /** Closes the engine connections, if they were opened. */
