@@ -11,10 +11,10 @@ export type SqliteDatabase = BaseSQLiteDatabase<"async", unknown> & {
   batch<U extends BatchItem<"sqlite">, T extends Readonly<[U, ...U[]]>>(batch: T): Promise<BatchResponse<T>>;
 };
 
-/** Rows a write changed: libSQL reports `rowsAffected`, D1 `meta.changes`. */
+/** Rows a write changed: libSQL's client reports `rowsAffected`, D1 `meta.changes`, the libsql engine `changes`. */
 export function changedRows(result: unknown): number {
-  const r = result as { rowsAffected?: unknown; meta?: { changes?: unknown } } | null;
-  const count = r?.rowsAffected ?? r?.meta?.changes;
+  const r = result as { rowsAffected?: unknown; meta?: { changes?: unknown }; changes?: unknown } | null;
+  const count = r?.rowsAffected ?? r?.meta?.changes ?? r?.changes;
   if (typeof count !== "number") throw new TypeError("the SQLite driver reported no count of changed rows");
   return count;
 }

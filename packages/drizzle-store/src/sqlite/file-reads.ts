@@ -1,7 +1,7 @@
 import type { Client } from "@libsql/client";
 import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { FileReads, SqliteReadDatabase } from "./read-through.ts";
+import type { EngineTransactions, FileReads, SqliteReadDatabase } from "./read-through.ts";
 
 export { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 
@@ -16,7 +16,15 @@ function syncDrizzle(connection: Native): SqliteReadDatabase {
   );
 }
 
-type Native = { prepare(sql: string): unknown; exec(sql: string): unknown; close(): void };
+/** A libsql engine statement (better-sqlite3 API), as far as BEGIN, COMMIT and ROLLBACK use it. */
+type EngineStatement = { run(): unknown };
+
+type Native = {
+  prepare(sql: string): EngineStatement;
+  exec(sql: string): unknown;
+  close(): void;
+  readonly inTransaction: boolean;
+};
 
 // With no store gate (a client used on its own, as in tests), a write waits for nothing.
 const NO_GATE = async (): Promise<() => void> => () => undefined;
@@ -30,29 +38,50 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
   let nativeWriter: Native | null = null;
   let closed = false;
   let opening: Promise<SqliteReadDatabase | null> | null = null;
-  let openingWriter: Promise<SqliteReadDatabase | null> | null = null;
-  const openConnection = async (
-    setup: string,
-    keep: (connection: Native) => void,
-  ): Promise<SqliteReadDatabase | null> => {
+  let openingWriter: Promise<EngineTransactions | null> | null = null;
+  const openConnection = async (setup: string): Promise<Native | null> => {
     try {
       const path = await filePath(client);
       if (path === null || closed) return null;
       const { default: Database } = await import("libsql");
       const connection = new Database(path, { timeout: 5000 }) as unknown as Native;
       connection.exec(setup);
-      keep(connection);
-      return syncDrizzle(connection);
+      return connection;
     } catch {
       // No engine (or no file): every statement keeps going through the client.
       return null;
     }
   };
+  // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in connection.ts).
+  const openWriter = async (): Promise<EngineTransactions | null> => {
+    const connection = await openConnection("PRAGMA synchronous = NORMAL");
+    if (connection === null) return null;
+    nativeWriter = connection;
+    // Compiled once: every transaction of the store begins and ends with one of them. (No cache shares one compiled
+    // statement between callers: the engine leaves a `RETURNING` statement that `run` stepped unfinished, and the
+    // next call on it returns nothing; each drizzle prepared statement keeps its own.)
+    const begin = connection.prepare("BEGIN IMMEDIATE");
+    const commit = connection.prepare("COMMIT");
+    const rollback = connection.prepare("ROLLBACK");
+    return {
+      db: syncDrizzle(connection),
+      begin: () => void begin.run(),
+      commit: () => void commit.run(),
+      rollback: () => {
+        if (connection.inTransaction) rollback.run();
+      },
+    };
+  };
+  const transactions = () => (openingWriter ??= openWriter());
   return {
     // Only lookups run here; query_only makes a stray write fail instead of bypassing the client's batches.
-    connection: () => (opening ??= openConnection("PRAGMA query_only = ON", (c) => (native = c))),
-    // synchronous is per connection: the same setting as the client's (FILE_PRAGMAS in connection.ts).
-    writer: () => (openingWriter ??= openConnection("PRAGMA synchronous = NORMAL", (c) => (nativeWriter = c))),
+    connection: () =>
+      (opening ??= openConnection("PRAGMA query_only = ON").then((c) => {
+        native = c;
+        return c && syncDrizzle(c);
+      })),
+    writer: async () => (await transactions())?.db ?? null,
+    transactions,
     holdWrites,
     async close() {
       closed = true;

@@ -29,8 +29,28 @@ export interface FileReads {
    * handler on the very thread the transaction needs to finish.
    */
   holdWrites(): Promise<() => void>;
+  /**
+   * The writer connection as the store's transactions use it (see store.ts), opened on first use; null as for
+   * `writer()`. The ports' prepared statements are compiled there once, and BEGIN, COMMIT and ROLLBACK, where the
+   * client compiles every statement of every call again.
+   */
+  transactions(): Promise<EngineTransactions | null>;
   /** Closes the engine connections, if they were opened. */
   close(): Promise<void>;
+}
+
+/**
+ * Write transactions on the writer connection. The caller keeps every other statement of the store out while one
+ * is open (the store's gate): the engine runs each statement synchronously on this thread.
+ */
+export interface EngineTransactions {
+  /** drizzle over the writer connection. */
+  db: SqliteReadDatabase;
+  /** `BEGIN IMMEDIATE`: takes SQLite's write lock now (waiting up to the busy timeout for another process). */
+  begin(): void;
+  commit(): void;
+  /** Rolls back the open transaction; nothing when none is open (SQLite may have rolled it back itself). */
+  rollback(): void;
 }
 
 /** A prepared statement on an engine connection: drizzle's sync prepared query, bound per call. */

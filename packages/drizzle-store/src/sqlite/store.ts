@@ -10,6 +10,7 @@ import { countersPort } from "./counters.ts";
 import type { SqliteDatabase } from "./database.ts";
 import { isSqliteUnavailable } from "./errors.ts";
 import { fileReads, type FileReads } from "./file-reads.ts";
+import type { EngineTransactions, SqliteReadDatabase } from "./read-through.ts";
 import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
@@ -28,6 +29,20 @@ function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = fa
     jwks: jwksPort(db),
     audit: auditPort(db),
   };
+}
+
+/**
+ * The engine connection's drizzle as the port implementations take it: every port awaits what a query returns, and
+ * an awaited synchronous result is the same value; `batch` runs its queries one after the other, which is what a
+ * batch inside an open transaction does on the client too (the transaction, not the batch, makes them atomic).
+ */
+function asyncView(db: SqliteReadDatabase): SqliteDatabase {
+  const batch = async (queries: readonly PromiseLike<unknown>[]) => {
+    const results: unknown[] = [];
+    for (const query of queries) results.push(await query);
+    return results;
+  };
+  return Object.assign(Object.create(db) as SqliteReadDatabase, { batch }) as unknown as SqliteDatabase;
 }
 
 /**
@@ -88,6 +103,40 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
     },
   });
   let txPorts: FullStorePorts | null = null;
+  // A file store runs its transactions on the engine's writer connection instead (see file-reads.ts): the same
+  // ports, over statements SQLite compiled once, where the client compiles each statement of each call again.
+  let engineTx: FullStorePorts | null = null;
+  const engineTxPorts = (engine: EngineTransactions): FullStorePorts | null => {
+    try {
+      engineTx ??= guardPorts(portsOf(asyncView(engine.db), null, true), isSqliteUnavailable);
+    } catch {
+      // A statement that cannot be compiled yet (tables not migrated): the client runs this transaction.
+      return null;
+    }
+    return engineTx;
+  };
+  const inEngineTransaction = async <T>(
+    engine: EngineTransactions,
+    ports: FullStorePorts,
+    body: (tx: FullStorePorts) => Promise<T>,
+  ): Promise<T> => {
+    let live = true;
+    engine.begin();
+    try {
+      const result = await body(transactionPorts(ports, () => live));
+      engine.commit();
+      return result;
+    } catch (error) {
+      try {
+        engine.rollback();
+      } catch {
+        // The error that ended the transaction is the one to report.
+      }
+      throw error;
+    } finally {
+      live = false;
+    }
+  };
   return guardStore(
     {
       kind: "sqlite",
@@ -95,6 +144,9 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
       async transaction(body) {
         const release = await gate.hold();
         try {
+          const engine = reads && (await reads.transactions());
+          const ports = engine && engineTxPorts(engine);
+          if (engine && ports) return await inEngineTransaction(engine, ports, body);
           const tx = await client.transaction("write");
           open = tx;
           try {

@@ -40,65 +40,34 @@ function withoutBody(req: Request): Request {
   return copiedFrom(new Request(req.url, { method: req.method, headers, signal: req.signal }), req);
 }
 
-/**
- * Whether the request really carries body bytes. A declared length answers it; otherwise (no header, a chunked
- * body, Node's stream for a bodiless POST) the first non-empty chunk is read and put back in front of the rest.
- */
-async function presentBody(c: Context): Promise<boolean> {
-  const req = c.req.raw;
-  const length = req.headers.get("content-length");
-  if (length !== null && /^\d+$/.test(length)) return Number(length) > 0;
-  if (req.body === null) return false;
-  const reader = req.body.getReader();
-  let first: Uint8Array | undefined;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return false;
-    if (value && value.byteLength > 0) {
-      first = value;
-      break;
-    }
-  }
-  const head = first;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(head);
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  c.req.raw = copiedFrom(
-    new Request(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body,
-      signal: req.signal,
-      duplex: "half",
-    } as RequestInit),
-    req,
-  );
-  return true;
+/** A declared `Content-Length` that is a plain decimal number, else null (absent, chunked, or not a number). */
+function declaredLength(header: string | undefined): number | null {
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : null;
 }
 
 /**
  * The body's bytes, counted as they are read whatever `Content-Length` says (a caller that builds its own
- * `Request` can declare any length): null as soon as there are more than `max`.
+ * `Request` can declare any length): a 413 as soon as there are more than `max`. `atFirstBytes` runs when the first
+ * non-empty chunk arrives and may refuse the request instead (the media type of a body that turned out present).
+ * Zero bytes: the body was empty.
  */
-async function readAtMost(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array | null> {
+async function readCounted(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  atFirstBytes: () => Response | null = () => null,
+): Promise<Uint8Array | Response> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    if (value.byteLength === 0) continue;
+    const refused = total === 0 ? atFirstBytes() : null;
     total += value.byteLength;
-    if (total > max) {
+    if (refused !== null || total > max) {
       await reader.cancel().catch(() => undefined);
-      return null;
+      return refused ?? tooLarge();
     }
     chunks.push(value);
   }
@@ -113,35 +82,90 @@ async function readAtMost(body: ReadableStream<Uint8Array>, max: number): Promis
 
 const tooLarge = () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
 
+function notJson(c: Context): Response | null {
+  const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
+  return type === "application/json"
+    ? null
+    : errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
+}
+
+// `Request.text()` decodes the same way: UTF-8, a leading BOM dropped, invalid sequences replaced.
+const utf8 = new TextDecoder();
+
+/**
+ * Hands the counted bytes to everything after the guard through Hono's body cache: `c.req.json()` (the validator),
+ * `c.req.text()` and `c.req.arrayBuffer()` answer from them, so no second `Request` (and no second web stream) is
+ * built around bytes already read. `c.req.raw` stays the request the runtime handed over, its body consumed.
+ */
+function keepBody(c: Context, bytes: Uint8Array): void {
+  // Hono keeps the promises of the reads it started there (and chains on them); its type names the settled values.
+  const cache = c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer>; text?: Promise<string> };
+  cache.arrayBuffer = Promise.resolve(bytes.buffer as ArrayBuffer);
+  cache.text = Promise.resolve(utf8.decode(bytes));
+}
+
+/** The parts of a Node `IncomingMessage` the guard looks at (`@hono/node-server` passes it as `env.incoming`). */
+interface NodeIncoming {
+  httpVersionMajor?: unknown;
+  headers?: Record<string, unknown>;
+}
+
+/**
+ * Whether `raw` is the request `@hono/node-server` made for an HTTP/1 message with the same `Content-Length`: its own
+ * lightweight request (not one built with `new Request`), whose `arrayBuffer()` reads the socket's stream directly,
+ * without the web stream and the undici `Request` that reading `body` creates. Node's parser frames that body by
+ * the declared length, so the length is the byte count. Any other request is read through the counting reader.
+ */
+function framedByNodeParser(c: Context, raw: Request): boolean {
+  const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+  return (
+    typeof incoming === "object" &&
+    incoming !== null &&
+    incoming.httpVersionMajor === 1 &&
+    Object.getPrototypeOf(raw) !== Request.prototype &&
+    incoming.headers?.["content-length"] === raw.headers.get("content-length")
+  );
+}
+
 /**
  * A missing or empty body counts as no body (validated as `{}`), whatever its headers say; a present body
  * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it.
+ * The sub-app's routes read the body from `c.req` (see `keepBody`); host routes behind `auth.middleware` never pass
+ * through this guard and read their own bodies.
  */
 export function bodyGuard(): MiddlewareHandler {
   return async (c, next) => {
     if (!MUTATING.has(c.req.method)) return next();
-    if (!(await presentBody(c))) {
-      if (c.req.raw.body !== null || BODY_HEADERS.some((name) => c.req.raw.headers.has(name)))
-        c.req.raw = withoutBody(c.req.raw);
-      return next();
+    const raw = c.req.raw;
+    const declared = declaredLength(c.req.header("content-length"));
+    let bytes: Uint8Array | Response;
+    if (declared !== null && declared > 0) {
+      // A declared length over the limit is refused before reading; a smaller one is not believed: the bytes are
+      // counted as they arrive, and the parsers then see exactly the bytes that were counted.
+      const refused = notJson(c) ?? (declared > MAX_BODY_BYTES ? tooLarge() : null);
+      if (refused !== null) return refused;
+      if (framedByNodeParser(c, raw)) {
+        // Node's HTTP/1 parser delivers exactly the declared bytes; the count is checked again all the same.
+        bytes = new Uint8Array(await raw.arrayBuffer());
+        if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+      } else {
+        bytes = raw.body === null ? new Uint8Array(0) : await readCounted(raw.body, MAX_BODY_BYTES);
+        if (bytes instanceof Response) return bytes;
+      }
+    } else {
+      // No length (a chunked body, Node's stream for a bodiless POST) or a declared 0: the bytes say whether there
+      // is a body, and its media type is checked once the first of them arrives.
+      bytes =
+        declared === 0 || raw.body === null
+          ? new Uint8Array(0)
+          : await readCounted(raw.body, MAX_BODY_BYTES, () => notJson(c));
+      if (bytes instanceof Response) return bytes;
+      if (bytes.byteLength === 0) {
+        if (raw.body !== null || BODY_HEADERS.some((name) => raw.headers.has(name))) c.req.raw = withoutBody(raw);
+        return next();
+      }
     }
-    const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
-    if (type !== "application/json")
-      return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
-    // A declared length over the limit is refused before reading; a smaller one is not believed: the bytes are
-    // counted as they arrive, and the parsers then see exactly the bytes that were counted.
-    const declared = c.req.header("content-length");
-    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) return tooLarge();
-    const req = c.req.raw;
-    const bytes = req.body === null ? new Uint8Array(0) : await readAtMost(req.body, MAX_BODY_BYTES);
-    if (bytes === null) return tooLarge();
-    const headers = new Headers(req.headers);
-    headers.delete("transfer-encoding");
-    headers.set("content-length", String(bytes.byteLength));
-    c.req.raw = copiedFrom(
-      new Request(req.url, { method: req.method, headers, body: bytes as BufferSource, signal: req.signal }),
-      req,
-    );
+    keepBody(c, bytes);
     return next();
   };
 }

@@ -39,10 +39,15 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
         // runtime without an ExecutionContext, which showed up as the top cost of the API-key hot path.
         waitUntil: (task) => {
           let execution: { waitUntil(task: Promise<unknown>): void };
+          // The error is only a signal: no stack trace is captured for it (V8 reads the limit at construction).
+          const limit = Error.stackTraceLimit;
+          Error.stackTraceLimit = 0;
           try {
             execution = c.executionCtx;
           } catch {
             return; // Node, Bun, Deno: the task runs to completion on its own.
+          } finally {
+            Error.stackTraceLimit = limit;
           }
           execution.waitUntil(task);
         },
