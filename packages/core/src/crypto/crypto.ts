@@ -1,4 +1,5 @@
 import { sha256 } from "@noble/hashes/sha2.js";
+import { nativeSha256 } from "#native-sha256";
 import type { Random } from "../ports/clock.ts";
 
 const encoder = new TextEncoder();
@@ -53,14 +54,15 @@ export function fromBase64url(text: string): Uint8Array | null {
 
 /**
  * SHA-256 of a secret (session token, OTP, link token, API key) as base64url: the only form stored.
- * Synchronous (noble) because it sits on every authenticated request and the input is tiny.
+ * Synchronous because it sits on every authenticated request and the input is tiny: `node:crypto`'s one-shot
+ * digest on Node and Bun (`#native-sha256`), `@noble/hashes` elsewhere; both give the same bytes.
  *
  * @example
  * import { hashSecret } from "@latchkey/core";
  * const stored = hashSecret(token);
  */
 export function hashSecret(secret: string): string {
-  return base64url(sha256(utf8(secret)));
+  return nativeSha256 ? nativeSha256(secret) : base64url(sha256(utf8(secret)));
 }
 
 /** Compares two byte strings or strings in time independent of where they differ. */
