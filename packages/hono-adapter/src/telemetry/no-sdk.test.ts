@@ -56,7 +56,7 @@ describe("OpenTelemetry API without an SDK", () => {
         .flatMap((r) => r.scopeMetrics)
         .flatMap((s) => s.metrics)
         .filter((m) => m.descriptor.name === "latchkey.request.duration")
-        .flatMap((m) => m.dataPoints);
+        .flatMap((m) => m.dataPoints as Array<{ attributes: Record<string, unknown> }>);
       expect(points.map((p) => p.attributes)).toContainEqual({
         "http.request.method": "GET",
         "http.route": "/auth/get-session",
