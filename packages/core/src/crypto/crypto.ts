@@ -65,8 +65,19 @@ export function hashSecret(secret: string): string {
   return nativeSha256 ? nativeSha256(secret) : base64url(sha256(utf8(secret)));
 }
 
-/** Compares two byte strings or strings in time independent of where they differ. */
+/**
+ * Compares two byte strings or strings in time independent of where they differ. Two strings are compared by
+ * UTF-16 code unit without encoding them first (stored hashes are compared on every API-key verify): equal exactly
+ * when the strings are identical.
+ */
 export function constantTimeEqual(a: Uint8Array | string, b: Uint8Array | string): boolean {
+  if (typeof a === "string" && typeof b === "string") {
+    let diff = a.length ^ b.length;
+    const n = Math.max(a.length, b.length);
+    // Past the end `charCodeAt` is NaN, which `| 0` makes 0, as the byte path's `?? 0`.
+    for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
+    return diff === 0;
+  }
   const x = typeof a === "string" ? utf8(a) : a;
   const y = typeof b === "string" ? utf8(b) : b;
   let diff = x.length ^ y.length;
