@@ -14,9 +14,10 @@ export interface SeedReport {
   ms: number;
 }
 
-type Row = Record<string, unknown>;
+/** A row keyed by the schema's property names. */
+export type Row = Record<string, unknown>;
 /** A drizzle table of either dialect (the store's schema may come from another copy of drizzle-orm's types). */
-type SchemaTable = object;
+export type SchemaTable = object;
 const columnsOf = (table: SchemaTable) => Object.entries(getTableColumns(table as Table));
 const nameOf = (table: SchemaTable) => getTableName(table as Table);
 type SchemaColumn = ReturnType<typeof columnsOf>[number][1];
@@ -46,7 +47,7 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * with the schema's own column (drizzle's `mapToDriverValue`: epoch ms and 0/1 in SQLite, JSON text), so what
  * lands on disk is what the store itself would have written.
  */
-interface BulkWriter {
+export interface BulkWriter {
   insert(table: SchemaTable, rows: Row[]): Promise<void>;
   finish(tables: string[]): Promise<void>;
   close(): Promise<void>;
@@ -125,10 +126,12 @@ function postgresWriter(url: string): BulkWriter {
   };
 }
 
-const writerFor = (target: SeedTarget) =>
+/** The bulk writer of one seed target (see `BulkWriter`). */
+export const writerFor = (target: SeedTarget): BulkWriter =>
   target.dialect === "sqlite" ? sqliteWriter(target.file) : postgresWriter(target.url);
 
-async function load(
+/** Writes `count` rows of `table` in batches, `rowsOf(from, to)` building each batch. */
+export async function load(
   writer: BulkWriter,
   table: SchemaTable,
   count: number,

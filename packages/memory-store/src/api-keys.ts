@@ -104,9 +104,10 @@ function changes(db: MemoryDatabase): Pick<ApiKeyStore, "create" | "update" | "r
 function removals(db: MemoryDatabase): Pick<ApiKeyStore, "delete" | "deleteExpired" | "deleteExpiredRerolls"> {
   const { apiKeys } = db;
   return {
-    async deleteExpiredRerolls(now) {
+    async deleteExpiredRerolls(now, limit = Number.POSITIVE_INFINITY) {
       let cleared = 0;
       for (const k of apiKeys.values()) {
+        if (cleared >= limit) break;
         if (k.previousKeyExpiresAt === null || k.previousKeyExpiresAt > now) continue;
         dropPrevious(db, k);
         apiKeys.set(k.id, { ...k, previousKeyHash: null, previousKeyExpiresAt: null });
@@ -118,9 +119,10 @@ function removals(db: MemoryDatabase): Pick<ApiKeyStore, "delete" | "deleteExpir
       if (!ownedBy(db, id, userId)) return null;
       return copy(dropApiKey(db, id)!);
     },
-    async deleteExpired(now, userId) {
+    async deleteExpired(now, userId, limit = Number.POSITIVE_INFINITY) {
       const gone: RevokedApiKey[] = [];
       for (const k of [...apiKeys.values()]) {
+        if (gone.length >= limit) break;
         if (
           k.expiresAt !== null &&
           k.expiresAt <= now &&

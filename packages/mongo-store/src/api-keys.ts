@@ -14,6 +14,7 @@ const owned = (id: string, userId: string | null): Filter<ApiKeyDoc> =>
 /** `ApiKeyStore` over MongoDB; a use is one conditional findOneAndUpdate. */
 export function apiKeysPort(c: Collections): ApiKeyStore {
   return {
+    ...sweeps(c),
     async create(key, options = {}) {
       await c.apiKeys.insertOne(apiKeyToDoc(key));
       const max = options.maxPerUser ?? null;
@@ -65,13 +66,6 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
       });
       return doc ? apiKeyFromDoc(doc) : null;
     },
-    async deleteExpiredRerolls(now) {
-      const result = await c.apiKeys.updateMany(
-        { previousKeyExpiresAt: { $lte: now } },
-        { $set: { previousKeyHash: null, previousKeyExpiresAt: null } },
-      );
-      return result.modifiedCount;
-    },
     async touchLastUsed(id, now, resolutionMs) {
       const staleAt = new Date(now.getTime() - resolutionMs);
       await c.apiKeys.updateOne(
@@ -82,19 +76,6 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
     async delete(id, userId) {
       const doc = await c.apiKeys.findOneAndDelete(owned(id, userId));
       return doc ? apiKeyFromDoc(doc) : null;
-    },
-    async deleteExpired(now, userId) {
-      const expired: Filter<ApiKeyDoc> =
-        userId === null ? { expiresAt: { $lte: now } } : { userId: { $eq: userId }, expiresAt: { $lte: now } };
-      const candidates = await c.apiKeys.find(expired, { projection: { _id: 1, userId: 1 } }).toArray();
-      if (candidates.length === 0) return [];
-      // One deleteMany for the whole sweep (the filter repeats the expiry, so a key extended meanwhile stays).
-      await c.apiKeys.deleteMany({ ...expired, _id: { $in: candidates.map((k) => k._id) } });
-      const left = await c.apiKeys
-        .find({ _id: { $in: candidates.map((k) => k._id) } }, { projection: { _id: 1 } })
-        .toArray();
-      const kept = new Set(left.map((k) => k._id));
-      return candidates.filter((k) => !kept.has(k._id)).map((k) => ({ id: k._id, userId: k.userId }));
     },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       let key: ApiKeyRecord | null = null;
@@ -110,6 +91,45 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
         if (reason !== null) return { ok: false, reason, key };
       }
       return { ok: false, reason: "RATE_LIMITED", key };
+    },
+  };
+}
+
+/** What the sweep calls: both in batches of at most `limit` keys when given. */
+function sweeps(c: Collections): Pick<ApiKeyStore, "deleteExpiredRerolls" | "deleteExpired"> {
+  return {
+    async deleteExpiredRerolls(now, limit) {
+      const ended: Filter<ApiKeyDoc> = { previousKeyExpiresAt: { $lte: now } };
+      let filter = ended;
+      if (limit !== undefined) {
+        // A batch: at most `limit` ids, then one updateMany that repeats the condition (a reroll meanwhile stays).
+        const ids = (
+          await c.apiKeys
+            .find(ended, { projection: { _id: 1 } })
+            .limit(limit)
+            .toArray()
+        ).map((k) => k._id);
+        if (ids.length === 0) return 0;
+        filter = { ...ended, _id: { $in: ids } };
+      }
+      const result = await c.apiKeys.updateMany(filter, {
+        $set: { previousKeyHash: null, previousKeyExpiresAt: null },
+      });
+      return result.modifiedCount;
+    },
+    async deleteExpired(now, userId, limit) {
+      const expired: Filter<ApiKeyDoc> =
+        userId === null ? { expiresAt: { $lte: now } } : { userId: { $eq: userId }, expiresAt: { $lte: now } };
+      const found = c.apiKeys.find(expired, { projection: { _id: 1, userId: 1 } });
+      const candidates = await (limit === undefined ? found : found.limit(limit)).toArray();
+      if (candidates.length === 0) return [];
+      // One deleteMany per batch (the filter repeats the expiry, so a key extended meanwhile stays).
+      await c.apiKeys.deleteMany({ ...expired, _id: { $in: candidates.map((k) => k._id) } });
+      const left = await c.apiKeys
+        .find({ _id: { $in: candidates.map((k) => k._id) } }, { projection: { _id: 1 } })
+        .toArray();
+      const kept = new Set(left.map((k) => k._id));
+      return candidates.filter((k) => !kept.has(k._id)).map((k) => ({ id: k._id, userId: k.userId }));
     },
   };
 }

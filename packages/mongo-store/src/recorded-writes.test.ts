@@ -80,3 +80,49 @@ describe("MongoDB apiKeys.deleteExpired", () => {
     expect(gone).toEqual(expired.map((k) => ({ id: k._id, userId: k.userId })));
   });
 });
+
+describe("MongoDB API-key sweeps with a limit (the sweep's batches)", () => {
+  it("deleteExpired reads at most `limit` candidates and deletes only those, with the expiry repeated", async () => {
+    const batch = Array.from({ length: 3 }, (_, i) => ({ _id: `k_${i}`, userId: "u" }));
+    const limits: number[] = [];
+    const { calls, collection } = recording({
+      find: () => ({
+        limit: (n: number) => {
+          limits.push(n);
+          return { toArray: async () => batch };
+        },
+        toArray: async () => [],
+      }),
+      deleteMany: () => ({ deletedCount: batch.length }),
+    });
+    const now = fixtures.at(0);
+    const gone = await apiKeysPort(collections({ apiKeys: collection })).deleteExpired(now, null, 3);
+    expect(limits).toEqual([3]);
+    expect(calls.find((c) => c.method === "deleteMany")!.args[0]).toEqual({
+      expiresAt: { $lte: now },
+      _id: { $in: batch.map((k) => k._id) },
+    });
+    expect(gone).toEqual(batch.map((k) => ({ id: k._id, userId: k.userId })));
+  });
+
+  it("deleteExpiredRerolls clears at most `limit` keys: their ids, with the end of grace repeated", async () => {
+    const batch = [{ _id: "k_0" }, { _id: "k_1" }];
+    const limits: number[] = [];
+    const { calls, collection } = recording({
+      find: () => ({
+        limit: (n: number) => {
+          limits.push(n);
+          return { toArray: async () => batch };
+        },
+      }),
+      updateMany: () => ({ modifiedCount: batch.length }),
+    });
+    const now = fixtures.at(0);
+    expect(await apiKeysPort(collections({ apiKeys: collection })).deleteExpiredRerolls(now, 2)).toBe(2);
+    expect(limits).toEqual([2]);
+    expect(calls.find((c) => c.method === "updateMany")!.args[0]).toEqual({
+      previousKeyExpiresAt: { $lte: now },
+      _id: { $in: ["k_0", "k_1"] },
+    });
+  });
+});

@@ -90,6 +90,33 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(await apiKeys.deleteExpired(T0, a.id)).toEqual([]);
     });
 
+    it("deleteExpired and deleteExpiredRerolls with a limit handle at most that many per call (the sweep's batches)", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      // Far in the past: in a shared store only these keys are expired (or past their grace) at this "now".
+      const ancient = new Date(Date.UTC(2001, 0, 1));
+      const expired = Array.from({ length: 3 }, () => apiKey(u.id, { expiresAt: ancient }));
+      const rerolled = Array.from({ length: 3 }, () =>
+        apiKey(u.id, { previousKeyHash: uid("p"), previousKeyExpiresAt: ancient }),
+      );
+      for (const k of [...expired, ...rerolled]) await apiKeys.create(k);
+      const first = await apiKeys.deleteExpired(ancient, null, 2);
+      expect(first).toHaveLength(2);
+      const second = await apiKeys.deleteExpired(ancient, null, 2);
+      expect(second).toHaveLength(1);
+      expect(await apiKeys.deleteExpired(ancient, null, 2)).toEqual([]);
+      for (const k of [...first, ...second]) expect(k.userId).toBe(u.id);
+      expect([...first, ...second].map((k) => k.id).sort()).toEqual(expired.map((k) => k.id).sort());
+      for (const k of expired) expect(await apiKeys.findById(k.id)).toBeNull();
+      expect(await apiKeys.deleteExpiredRerolls(ancient, 2)).toBe(2);
+      expect(await apiKeys.deleteExpiredRerolls(ancient, 2)).toBe(1);
+      expect(await apiKeys.deleteExpiredRerolls(ancient, 2)).toBe(0);
+      for (const k of rerolled) {
+        expect(await apiKeys.findByHash(k.previousKeyHash!)).toBeNull();
+        expect((await apiKeys.findById(k.id))?.keyHash).toBe(k.keyHash);
+      }
+    });
+
     it("lists only the owner's keys; a page past the end is empty", async (context) => {
       const apiKeys = portOf(store, "apiKeys", context);
       const a = await owner();

@@ -65,8 +65,8 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
       auditBefore: retentionMs === null ? null : new Date(now.getTime() - retentionMs),
       unverifiedBefore: unverifiedMs === null ? null : new Date(now.getTime() - unverifiedMs),
       // From a shell no listeners run, so the port is called directly (no ApiKeyRevoked events).
-      deleteExpiredApiKeys: async (at) => (await apiKeys.deleteExpired(at, null)).length,
-      clearExpiredRerolls: (at) => apiKeys.deleteExpiredRerolls(at),
+      deleteExpiredApiKeys: async (at, limit) => (await apiKeys.deleteExpired(at, null, limit)).length,
+      clearExpiredRerolls: (at, limit) => apiKeys.deleteExpiredRerolls(at, limit),
     });
   } finally {
     await store.close();

@@ -45,6 +45,10 @@ import type {
   VerifyApiKeyInput,
 } from "./types.ts";
 import { emit } from "../kernel/emit.ts";
+import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "../sweep/index.ts";
+
+/** Events emitted between two turns of the event loop while a batch of expired keys is announced. */
+const EVENTS_PER_TURN = 25;
 
 /** The fields a new key is made of, decided by the create flavour (trusted or caller). */
 type NewKeyFields = Pick<
@@ -330,9 +334,13 @@ export class ApiKeyService {
     return { apiKey: toApiKeyView(row), key };
   }
 
-  /** Forgets the replaced values whose grace ended (their hashes): what a periodic sweep calls. */
-  async deleteExpiredRerolls(): Promise<{ cleared: number }> {
-    return { cleared: await this.keys.deleteExpiredRerolls(new Date(this.ctx.clock.now())) };
+  /**
+   * Forgets the replaced values whose grace ended (their hashes): what a periodic sweep calls. With `limit`, one
+   * batch of at most that many keys; without, every one, in batches with a turn of the event loop between two.
+   */
+  async deleteExpiredRerolls(limit?: number): Promise<{ cleared: number }> {
+    const batch = (size: number) => this.keys.deleteExpiredRerolls(new Date(this.ctx.clock.now()), size);
+    return { cleared: limit === undefined ? await inBatches(SWEEP_BATCH_SIZE, batch) : await batch(limit) };
   }
 
   /** Per-day usage of one key (`owner` null: any user's key), oldest day first. Needs `apiKeys({ usage: true })`. */
@@ -387,11 +395,22 @@ export class ApiKeyService {
     return { success: true };
   }
 
-  /** Deletes expired keys of one user, or of every user when `owner` is null. */
-  async deleteExpired(owner: string | null, meta: RequestMeta): Promise<{ deleted: number }> {
-    const at = new Date(this.ctx.clock.now());
-    const gone = await this.keys.deleteExpired(at, owner);
-    for (const k of gone) await emit(this.ctx, "ApiKeyRevoked", { keyId: k.id, userId: k.userId }, meta, at);
-    return { deleted: gone.length };
+  /**
+   * Deletes expired keys of one user, or of every user when `owner` is null, and emits one `ApiKeyRevoked` per key.
+   * With `limit`, one batch of at most that many keys; without, every one, in batches with a turn of the event
+   * loop between two. The events of a batch get a turn every `EVENTS_PER_TURN` too: each may write an audit row,
+   * which on a libSQL file is a statement run on this thread.
+   */
+  async deleteExpired(owner: string | null, meta: RequestMeta, limit?: number): Promise<{ deleted: number }> {
+    const batch = async (size: number) => {
+      const at = new Date(this.ctx.clock.now());
+      const gone = await this.keys.deleteExpired(at, owner, size);
+      for (const [i, k] of gone.entries()) {
+        if (i > 0 && i % EVENTS_PER_TURN === 0) await yieldToEventLoop();
+        await emit(this.ctx, "ApiKeyRevoked", { keyId: k.id, userId: k.userId }, meta, at);
+      }
+      return gone.length;
+    };
+    return { deleted: limit === undefined ? await inBatches(SWEEP_BATCH_SIZE, batch) : await batch(limit) };
   }
 }

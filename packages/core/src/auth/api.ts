@@ -176,9 +176,11 @@ export function buildApi<P extends readonly AuthPlugin[]>(
         unverifiedBefore: unverifiedMs === null ? null : new Date(now - unverifiedMs),
         // Through the service, so each removed key is announced (ApiKeyRevoked) as the HTTP sweep does.
         deleteExpiredApiKeys: apiKeys
-          ? async () => (await apiKeys.deleteExpired(null, SERVER_CALL)).deleted
+          ? async (_now, limit) => (await apiKeys.deleteExpired(null, SERVER_CALL, limit)).deleted
           : undefined,
-        clearExpiredRerolls: apiKeys ? async () => (await apiKeys.deleteExpiredRerolls()).cleared : undefined,
+        clearExpiredRerolls: apiKeys
+          ? async (_now, limit) => (await apiKeys.deleteExpiredRerolls(limit)).cleared
+          : undefined,
         // Through account deletion: lockout counters of the address go too, and AccountDeleted is emitted.
         deleteUser: (user) => core.accountDeletion.remove(user, SERVER_CALL),
       });

@@ -200,8 +200,11 @@ export interface ApiKeyStore {
    * Sets `rerolledAt` and `updatedAt` to `at`. Null when the key (of `userId`, when not null) does not exist.
    */
   reroll(id: string, userId: string | null, reroll: ApiKeyReroll): Promise<ApiKeyRecord | null>;
-  /** Clears `previousKeyHash` of every key whose grace ended at `now` (`previousKeyExpiresAt <= now`); how many. */
-  deleteExpiredRerolls(now: Date): Promise<number>;
+  /**
+   * Clears `previousKeyHash` of every key whose grace ended at `now` (`previousKeyExpiresAt <= now`), of at most
+   * `limit` keys when given (the sweep's batches); how many.
+   */
+  deleteExpiredRerolls(now: Date, limit?: number): Promise<number>;
   /**
    * Records a successful use of a key without a quota or limit: sets `lastUsedAt = now` only when it is null or at
    * least `resolutionMs` old (one conditional write; most calls change nothing).
@@ -209,10 +212,11 @@ export interface ApiKeyStore {
   touchLastUsed(id: string, now: Date, resolutionMs: number): Promise<void>;
   delete(id: string, userId: string | null): Promise<ApiKeyRecord | null>;
   /**
-   * Deletes keys expired at `now` (`expiresAt <= now`), of one user or (null) all users, and returns the id and
-   * owner of each deleted key (the service emits one `ApiKeyRevoked` per key).
+   * Deletes keys expired at `now` (`expiresAt <= now`), of one user or (null) all users, at most `limit` of them
+   * when given (the sweep's batches), and returns the id and owner of each deleted key (the service emits one
+   * `ApiKeyRevoked` per key).
    */
-  deleteExpired(now: Date, userId: string | null): Promise<RevokedApiKey[]>;
+  deleteExpired(now: Date, userId: string | null, limit?: number): Promise<RevokedApiKey[]>;
   /**
    * One atomic conditional update: the key must be enabled, unexpired at `now`, have `remaining` > 0 (or null, or a
    * refill due), and be under its per-key window limit. A refill is due when `refillAmount` and `refillIntervalMs`

@@ -1,6 +1,7 @@
 import { invalidField } from "../errors/errors.ts";
 import type { Store } from "../ports/store.ts";
 import type { UserRecord } from "../ports/records.ts";
+import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "./batches.ts";
 
 /** What one sweep removed, per table. */
 export interface SweepReport {
@@ -34,37 +35,23 @@ export interface SweepPlan {
   auditBefore: Date | null;
   /** Unverified users created before this go; null keeps them. */
   unverifiedBefore: Date | null;
-  /** Deletes expired API keys and returns how many went (the service emits `ApiKeyRevoked`); absent: none. */
-  deleteExpiredApiKeys?: (now: Date) => Promise<number>;
-  /** Clears the old values of rerolled keys whose grace ended and returns how many; absent: none. */
-  clearExpiredRerolls?: (now: Date) => Promise<number>;
+  /**
+   * Deletes one batch of at most `limit` expired API keys and returns how many went (the service emits
+   * `ApiKeyRevoked`); absent: none.
+   */
+  deleteExpiredApiKeys?: (now: Date, limit: number) => Promise<number>;
+  /** Clears the old values of at most `limit` rerolled keys whose grace ended and returns how many; absent: none. */
+  clearExpiredRerolls?: (now: Date, limit: number) => Promise<number>;
   /** Deletes one user found unverified; the default deletes the row and its cascade through the store. */
   deleteUser?: (user: UserRecord) => Promise<boolean>;
 }
 
-/** The default and the bounds of `batchSize`. */
-const DEFAULT_SWEEP_BATCH_SIZE = 1000;
-
 /** 400 INVALID_REQUEST unless `batchSize` is an integer from 1 to 10000; the default when absent. */
 export function sweepBatchSize(batchSize: unknown): number {
-  if (batchSize === undefined) return DEFAULT_SWEEP_BATCH_SIZE;
+  if (batchSize === undefined) return SWEEP_BATCH_SIZE;
   if (typeof batchSize !== "number" || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
     throw invalidField("batchSize", "batchSize must be an integer from 1 to 10000");
   return batchSize;
-}
-
-// A macrotask, not a microtask: requests waiting on I/O run between two batches.
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** Runs `batch` until it removes fewer than `size` rows, yielding to the event loop between two batches. */
-async function inBatches(size: number, batch: (limit: number) => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const removed = await batch(size);
-    total += removed;
-    if (removed < size) return total;
-    await yieldToEventLoop();
-  }
 }
 
 /**
@@ -82,11 +69,14 @@ export async function sweepStore(store: Store, plan: SweepPlan): Promise<SweepRe
     counters: await inBatches(size, (limit) => store.counters.deleteExpired(now.getTime(), limit)),
     sessions: await inBatches(size, (limit) => store.sessions.deleteExpired(now, limit)),
     verifications: await inBatches(size, (limit) => store.verifications.deleteExpired(now, limit)),
-    apiKeys: plan.deleteExpiredApiKeys ? await plan.deleteExpiredApiKeys(now) : 0,
-    apiKeyRerolls: plan.clearExpiredRerolls ? await plan.clearExpiredRerolls(now) : 0,
+    apiKeys: 0,
+    apiKeyRerolls: 0,
     auditEvents: 0,
     unverifiedUsers: 0,
   };
+  const { deleteExpiredApiKeys, clearExpiredRerolls } = plan;
+  if (deleteExpiredApiKeys) report.apiKeys = await inBatches(size, (limit) => deleteExpiredApiKeys(now, limit));
+  if (clearExpiredRerolls) report.apiKeyRerolls = await inBatches(size, (limit) => clearExpiredRerolls(now, limit));
   const { audit } = store;
   const { auditBefore, unverifiedBefore } = plan;
   if (audit && auditBefore)
@@ -96,7 +86,10 @@ export async function sweepStore(store: Store, plan: SweepPlan): Promise<SweepRe
     for (;;) {
       const candidates = await store.users.listUnverifiedBefore(unverifiedBefore, size);
       let removed = 0;
-      for (const candidate of candidates) {
+      for (const [i, candidate] of candidates.entries()) {
+        // A deletion is several statements and an event (an audit row, with the audit log): a turn of the event
+        // loop between two users, so a batch of them does not hold a libSQL file's process.
+        if (i > 0) await yieldToEventLoop();
         // Read again just before the delete: an address verified since the list was read keeps its account.
         const user = await store.users.findById(candidate.id);
         if (user && !user.emailVerified && user.createdAt < unverifiedBefore && (await deleteUser(user))) removed++;

@@ -1,5 +1,6 @@
 import type { AuditStore } from "@latchkey/core";
-import { and, desc, eq, inArray, lt, or } from "drizzle-orm";
+import { and, desc, eq, lt, or } from "drizzle-orm";
+import { inBatch } from "./batch.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { auditEvents } from "./schema.ts";
@@ -27,7 +28,7 @@ export function auditPort(db: PgDatabase): AuditStore {
       const old = lt(a.at, before);
       if (limit === undefined) return changedRows(await db.delete(a).where(old));
       const batch = db.select({ id: a.id }).from(a).where(old).limit(limit);
-      return changedRows(await db.delete(a).where(inArray(a.id, batch)));
+      return changedRows(await db.delete(a).where(inBatch(a.id, batch)));
     },
   };
 }

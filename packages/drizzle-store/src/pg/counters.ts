@@ -1,5 +1,6 @@
 import type { CounterStore } from "@latchkey/core";
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
+import { inBatch } from "./batch.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { counters } from "./schema.ts";
@@ -59,7 +60,7 @@ export function countersPort(db: PgDatabase): CounterStore {
       const ended = lte(counters.resetAt, now);
       if (limit === undefined) return changedRows(await db.delete(counters).where(ended));
       const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
-      return changedRows(await db.delete(counters).where(inArray(counters.key, batch)));
+      return changedRows(await db.delete(counters).where(inBatch(counters.key, batch)));
     },
   };
 }

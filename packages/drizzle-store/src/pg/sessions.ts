@@ -1,5 +1,6 @@
 import type { SessionStore } from "@latchkey/core";
-import { and, desc, eq, inArray, lte, ne, sql } from "drizzle-orm";
+import { and, desc, eq, lte, ne, sql } from "drizzle-orm";
+import { inBatch } from "./batch.ts";
 import { bindsWhole, boundPlaceholder, rowPlaceholders } from "../bound-placeholder.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
@@ -61,7 +62,7 @@ export function sessionsPort(db: PgDatabase): SessionStore {
       const expired = lte(sessions.expiresAt, now);
       if (limit === undefined) return changedRows(await db.delete(sessions).where(expired));
       const batch = db.select({ id: sessions.id }).from(sessions).where(expired).limit(limit);
-      return changedRows(await db.delete(sessions).where(inArray(sessions.id, batch)));
+      return changedRows(await db.delete(sessions).where(inBatch(sessions.id, batch)));
     },
   };
 }

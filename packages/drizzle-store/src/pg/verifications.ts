@@ -1,5 +1,6 @@
 import type { VerificationStore } from "@latchkey/core";
-import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, gte, lte, sql } from "drizzle-orm";
+import { inBatch } from "./batch.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { verifications } from "./schema.ts";
@@ -71,7 +72,7 @@ export function verificationsPort(db: PgDatabase): VerificationStore {
       const expired = lte(verifications.expiresAt, now);
       if (limit === undefined) return changedRows(await db.delete(verifications).where(expired));
       const batch = db.select({ id: verifications.id }).from(verifications).where(expired).limit(limit);
-      return changedRows(await db.delete(verifications).where(inArray(verifications.id, batch)));
+      return changedRows(await db.delete(verifications).where(inBatch(verifications.id, batch)));
     },
   };
 }

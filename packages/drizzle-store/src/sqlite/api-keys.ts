@@ -1,5 +1,5 @@
 import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
-import { and, desc, eq, getTableColumns, isNotNull, lt, lte, or, Param, sql, type SQL } from "drizzle-orm";
+import { and, inArray, desc, eq, getTableColumns, isNotNull, lt, lte, or, Param, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
@@ -153,23 +153,32 @@ function changesPort(
         .returning();
       return rows[0] ?? null;
     },
-    async deleteExpiredRerolls(now) {
+    async deleteExpiredRerolls(now, limit) {
+      const ended = lte(k.previousKeyExpiresAt, now);
+      // A batch: the ids come from the previous_key_expires_at index, at most `limit` of them.
+      const batch =
+        limit === undefined ? ended : inArray(k.id, db.select({ id: k.id }).from(k).where(ended).limit(limit));
       const rows = await db
         .update(k)
         .set({ previousKeyHash: null, previousKeyExpiresAt: null })
-        .where(lte(k.previousKeyExpiresAt, now))
+        .where(and(batch, ended))
         .returning({ id: k.id });
       return rows.length;
     },
     async delete(id, userId) {
       return (await db.delete(k).where(owned(id, userId)).returning())[0] ?? null;
     },
-    async deleteExpired(now, userId) {
-      const mine = userId === null ? undefined : eq(k.userId, userId);
-      return db
-        .delete(k)
-        .where(and(isNotNull(k.expiresAt), lte(k.expiresAt, now), mine))
-        .returning({ id: k.id, userId: k.userId });
+    async deleteExpired(now, userId, limit) {
+      const expired = and(
+        isNotNull(k.expiresAt),
+        lte(k.expiresAt, now),
+        userId === null ? undefined : eq(k.userId, userId),
+      );
+      // A batch: the ids come from the expires_at index, at most `limit` of them (the condition is repeated, so a key
+      // extended meanwhile stays).
+      const batch =
+        limit === undefined ? undefined : inArray(k.id, db.select({ id: k.id }).from(k).where(expired).limit(limit));
+      return db.delete(k).where(and(batch, expired)).returning({ id: k.id, userId: k.userId });
     },
   };
 }
