@@ -27,6 +27,7 @@ const ENTRIES: Record<string, string> = {
   // A package's `imports` map points at its dist/: the sources' Node variants instead.
   "#native-argon2": "core/src/password/native-argon2.node.ts",
   "#native-jws": "core/src/jwt/native-jws.node.ts",
+  "#native-sha256": "core/src/crypto/native-sha256.node.ts",
   "#scalar-script": "hono-adapter/src/routes/docs/scalar-script.node.ts",
 };
 

@@ -17,7 +17,14 @@ import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { hostErrorResponse, keepRefreshedCookie } from "./http/host-response.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
-import { bodyGuard, csrfProtection, securityHeaders } from "./middleware/security.ts";
+import {
+  applySecurityHeaders,
+  bodyGuard,
+  csrfProtection,
+  csrfRefusal,
+  MUTATING_METHODS,
+  securityHeaders,
+} from "./middleware/security.ts";
 import { CORS_SCHEMA, corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
 import { createDependencies, createRequestTools, type RequestTools } from "./middleware/session.ts";
 import { FEATURE_ROUTES } from "./routes/index.ts";
@@ -186,8 +193,9 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
   if (cors) app.use("*", cors);
   app.use("*", securityHeaders(config));
-  app.use("*", bodyGuard());
-  app.use("*", csrfProtection(config));
+  // Registered for the state-changing methods only: a GET passes two layers fewer (each one a wrapped handler,
+  // since the sub-app renders its own errors), and neither guard has anything to check on it.
+  app.on([...MUTATING_METHODS], "*", bodyGuard(), csrfProtection(config));
   app.onError((error) => errorResponse(error, core.logger));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
@@ -218,25 +226,24 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   root.notFound(() => errorResponse(new AuthError("NOT_FOUND", "No such endpoint")));
   root.onError((error) => errorResponse(error, core.logger));
 
-  const headers = securityHeaders(config);
-  const csrf = csrfProtection(config);
+  // One straight function rather than the three middlewares nested: it runs in front of every host route.
   const middleware: MiddlewareHandler = async (c, next) => {
-    await headers(c, async () => {
-      const rejected = await csrf(c, async () => {
-        await next();
-        if (c.error) {
-          const rendered = hostErrorResponse(c.error, c.res, core.logger);
-          if (rendered) {
-            // The bare 500 carries nothing of the failed answer (its headers may describe another body); an
-            // AuthError's answer keeps what the route had set (Hono merges the headers), as it always did.
-            if (!(c.error instanceof AuthError)) c.res = undefined;
-            c.res = rendered;
-          }
+    const rejected = csrfRefusal(c, config);
+    if (rejected) c.res = rejected;
+    else {
+      await next();
+      if (c.error) {
+        const rendered = hostErrorResponse(c.error, c.res, core.logger);
+        if (rendered) {
+          // The bare 500 carries nothing of the failed answer (its headers may describe another body); an
+          // AuthError's answer keeps what the route had set (Hono merges the headers), as it always did.
+          if (!(c.error instanceof AuthError)) c.res = undefined;
+          c.res = rendered;
         }
-        keepRefreshedCookie(c);
-      });
-      if (rejected instanceof Response) c.res = rejected;
-    });
+      }
+      keepRefreshedCookie(c);
+    }
+    applySecurityHeaders(c, config);
   };
 
   const deps = createDependencies(tools);

@@ -1,4 +1,5 @@
 import { sha256 } from "@noble/hashes/sha2.js";
+import { nativeSha256 } from "#native-sha256";
 import type { Random } from "../ports/clock.ts";
 
 const encoder = new TextEncoder();
@@ -53,18 +54,30 @@ export function fromBase64url(text: string): Uint8Array | null {
 
 /**
  * SHA-256 of a secret (session token, OTP, link token, API key) as base64url: the only form stored.
- * Synchronous (noble) because it sits on every authenticated request and the input is tiny.
+ * Synchronous because it sits on every authenticated request and the input is tiny: `node:crypto`'s one-shot
+ * digest on Node and Bun (`#native-sha256`), `@noble/hashes` elsewhere; both give the same bytes.
  *
  * @example
  * import { hashSecret } from "@latchkey/core";
  * const stored = hashSecret(token);
  */
 export function hashSecret(secret: string): string {
-  return base64url(sha256(utf8(secret)));
+  return nativeSha256 ? nativeSha256(secret) : base64url(sha256(utf8(secret)));
 }
 
-/** Compares two byte strings or strings in time independent of where they differ. */
+/**
+ * Compares two byte strings or strings in time independent of where they differ. Two strings are compared by
+ * UTF-16 code unit without encoding them first (stored hashes are compared on every API-key verify): equal exactly
+ * when the strings are identical.
+ */
 export function constantTimeEqual(a: Uint8Array | string, b: Uint8Array | string): boolean {
+  if (typeof a === "string" && typeof b === "string") {
+    let diff = a.length ^ b.length;
+    const n = Math.max(a.length, b.length);
+    // Past the end `charCodeAt` is NaN, which `| 0` makes 0, as the byte path's `?? 0`.
+    for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
+    return diff === 0;
+  }
   const x = typeof a === "string" ? utf8(a) : a;
   const y = typeof b === "string" ? utf8(b) : b;
   let diff = x.length ^ y.length;

@@ -5,6 +5,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
+import { isoTime } from "./iso-time.ts";
 
 /** The user as returned to callers. */
 export interface UserView {
@@ -80,8 +81,8 @@ export function toUserView(u: UserRecord): UserView {
     username: u.username,
     metadata: u.metadata,
     appMetadata: u.appMetadata,
-    createdAt: u.createdAt.toISOString(),
-    updatedAt: u.updatedAt.toISOString(),
+    createdAt: isoTime(u.createdAt),
+    updatedAt: isoTime(u.updatedAt),
   };
 }
 
@@ -89,9 +90,9 @@ export function toSessionView(s: SessionRecord): SessionView {
   return {
     id: s.id,
     userId: s.userId,
-    expiresAt: s.expiresAt.toISOString(),
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
+    expiresAt: isoTime(s.expiresAt),
+    createdAt: isoTime(s.createdAt),
+    updatedAt: isoTime(s.updatedAt),
     ip: s.ip,
     userAgent: s.userAgent,
   };

@@ -60,6 +60,30 @@ describe("CSRF", () => {
   });
 });
 
+describe("state-changing methods", () => {
+  it("POST, PUT, PATCH and DELETE all pass the CSRF check and the body rules, on any path; GET passes neither", async () => {
+    const t = createTestAuth();
+    const { token } = await t.signUp("ada@example.com");
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+      for (const path of ["/user", "/sign-out", "/no-such-endpoint"]) {
+        const forged = await t.request(method, path, {
+          headers: cookieHeaders(token, null),
+          body: { name: "Mallory" },
+        });
+        expect(forged.status, `${method} ${path}`).toBe(403);
+        expect((await forged.json()).code).toBe("MISSING_ORIGIN");
+        const plain = await t.request(method, path, {
+          headers: { ...bearer(token), "content-type": "text/plain" },
+          body: "name=Mallory",
+        });
+        expect(plain.status, `${method} ${path}`).toBe(415);
+      }
+    }
+    const read = await t.request("GET", "/get-session", { headers: cookieHeaders(token, null) });
+    expect((await read.json()).user).toMatchObject({ email: "ada@example.com", name: null });
+  });
+});
+
 describe("body rules", () => {
   it("415 for a non-JSON body, 413 over 64 KiB, 400 for malformed JSON and wrong types, never 5xx", async () => {
     const t = createTestAuth();

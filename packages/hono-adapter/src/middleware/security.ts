@@ -11,25 +11,32 @@ const MAX_BODY_BYTES = 64 * 1024;
 // the outer layer need not set the same six values again on the same response (each set is validated by Headers).
 const decorated = new WeakSet<Response>();
 
+/** Puts the security headers on `c.res` (the answer as it stands), unless an inner layer already did. */
+export function applySecurityHeaders(c: Context, config: ResolvedConfig): void {
+  if (decorated.has(c.res)) return;
+  // A host route's `Response.redirect()` or proxied `fetch()` response has immutable headers: copied first.
+  editHeaders(c, (h) => {
+    h.set("x-content-type-options", "nosniff");
+    h.set("referrer-policy", "no-referrer");
+    h.set("x-frame-options", "DENY");
+    if (!h.has("content-security-policy")) h.set("content-security-policy", "frame-ancestors 'none'");
+    if (config.cookies.secure) h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
+    if (!h.has("cache-control")) h.set("cache-control", "no-store");
+  });
+  decorated.add(c.res);
+}
+
 /** Security headers on every response, errors and 404s included. */
 export function securityHeaders(config: ResolvedConfig): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    if (decorated.has(c.res)) return;
-    // A host route's `Response.redirect()` or proxied `fetch()` response has immutable headers: copied first.
-    editHeaders(c, (h) => {
-      h.set("x-content-type-options", "nosniff");
-      h.set("referrer-policy", "no-referrer");
-      h.set("x-frame-options", "DENY");
-      if (!h.has("content-security-policy")) h.set("content-security-policy", "frame-ancestors 'none'");
-      if (config.cookies.secure) h.set("strict-transport-security", "max-age=31536000; includeSubDomains");
-      if (!h.has("cache-control")) h.set("cache-control", "no-store");
-    });
-    decorated.add(c.res);
+    applySecurityHeaders(c, config);
   };
 }
 
-const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** The methods that change state: the body rules and the CSRF check apply to these only. */
+export const MUTATING_METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
+const MUTATING = new Set<string>(MUTATING_METHODS);
 
 const BODY_HEADERS = ["content-type", "content-length", "transfer-encoding"];
 
@@ -176,26 +183,29 @@ export function bodyGuard(): MiddlewareHandler {
  * `INVALID_ORIGIN`. Bearer- or API-key-only requests carry no ambient credential and skip it.
  */
 export function csrfProtection(config: ResolvedConfig): MiddlewareHandler {
-  return async (c, next) => {
-    if (!MUTATING.has(c.req.method)) return next();
-    if (readCookie(c.req.header("cookie"), config.cookies.name) === null) return next();
-    const claimed = c.req.header("origin") ?? c.req.header("referer");
-    if (claimed === undefined || claimed === "") {
-      // Browsers send Origin on every cross-origin and same-origin POST; its absence means a non-browser client
-      // (curl, a server) that carries the cookie, which should use Bearer instead, or a stripped header.
-      return errorResponse(
-        new AuthError(
-          "MISSING_ORIGIN",
-          "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer",
-        ),
-      );
-    }
-    const origin = originOf(claimed);
-    if (origin === null || !config.trustedOrigins.includes(origin)) {
-      return errorResponse(new AuthError("INVALID_ORIGIN", "The request origin is not trusted"));
-    }
-    return next();
-  };
+  return async (c, next) => csrfRefusal(c, config) ?? next();
+}
+
+/** The CSRF check of `csrfProtection` as a function: the 403 answer for this request, or null to go on. */
+export function csrfRefusal(c: Context, config: ResolvedConfig): Response | null {
+  if (!MUTATING.has(c.req.method)) return null;
+  if (readCookie(c.req.header("cookie"), config.cookies.name) === null) return null;
+  const claimed = c.req.header("origin") ?? c.req.header("referer");
+  if (claimed === undefined || claimed === "") {
+    // Browsers send Origin on every cross-origin and same-origin POST; its absence means a non-browser client
+    // (curl, a server) that carries the cookie, which should use Bearer instead, or a stripped header.
+    return errorResponse(
+      new AuthError(
+        "MISSING_ORIGIN",
+        "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer",
+      ),
+    );
+  }
+  const origin = originOf(claimed);
+  if (origin === null || !config.trustedOrigins.includes(origin)) {
+    return errorResponse(new AuthError("INVALID_ORIGIN", "The request origin is not trusted"));
+  }
+  return null;
 }
 
 /** Sign-in and code-sending endpoints also refuse cross-site top-level navigations (form posts). */

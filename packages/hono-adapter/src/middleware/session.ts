@@ -22,8 +22,11 @@ export interface RequestTools {
   session(c: Context): Promise<ValidatedSession | null>;
   /** The session or a thrown INVALID_CREDENTIALS. */
   requireSession(c: Context): Promise<ValidatedSession>;
-  /** Features decorate get-session answers here (the JWT plugin adds `set-auth-jwt`). */
-  afterGetSession: Array<(c: Context, session: ValidatedSession) => Promise<void>>;
+  /**
+   * Features decorate get-session answers here (the JWT plugin adds `set-auth-jwt`): `headers` are those of the
+   * answer as it leaves the route, already merged with whatever a host middleware set on `c.res` before it.
+   */
+  afterGetSession: Array<(c: Context, session: ValidatedSession, headers: Headers) => Promise<void>>;
 }
 
 export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): RequestTools {

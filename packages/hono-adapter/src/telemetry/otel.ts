@@ -38,10 +38,16 @@ export class Telemetry {
   readonly rateLimited: Otel.Counter;
   readonly apiKeyVerifies: Otel.Counter;
   readonly sessionsRevoked: Otel.Counter;
+  /**
+   * Whether a meter provider was registered when the instruments were made. The API has no proxy for metrics:
+   * instruments made from its no-op meter stay no-ops, so the per-request figures need not be computed.
+   */
+  readonly metered: boolean;
 
   constructor(readonly api: OtelApi) {
     this.tracer = api.trace.getTracer("@latchkey/hono-adapter", ADAPTER_VERSION);
     const meter = api.metrics.getMeter("@latchkey/hono-adapter", ADAPTER_VERSION);
+    this.metered = meter !== api.createNoopMeter();
     this.requestDuration = meter.createHistogram("latchkey.request.duration", {
       description: "Duration of auth requests, by route, method, status and error code",
       unit: "s",
@@ -80,4 +86,21 @@ export function createTelemetry(enabled: boolean): TelemetryHandle {
   if (!enabled) return handle;
   handle.ready = loadOpenTelemetry().then((api) => (handle.current = api ? new Telemetry(api) : null));
   return handle;
+}
+
+/**
+ * Starts a span for `run` as the active one (its store calls become its children), or runs `run` bare when no SDK
+ * answered: the API's no-op tracer gives a span that neither records nor carries a valid context, whose only effect
+ * would be the context switch. The tracer is asked on every call, so an SDK registered later is used from then on.
+ */
+export function withSpan<T>(
+  telemetry: Telemetry,
+  name: string,
+  options: Otel.SpanOptions,
+  run: (span: Otel.Span | null) => T,
+): T {
+  const { api } = telemetry;
+  const span = telemetry.tracer.startSpan(name, options);
+  if (!span.isRecording() && !api.trace.isSpanContextValid(span.spanContext())) return run(null);
+  return api.context.with(api.trace.setSpan(api.context.active(), span), run, undefined, span);
 }

@@ -1,7 +1,7 @@
 import type { Span } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { Telemetry, TelemetryHandle } from "./otel.ts";
+import { withSpan, type Telemetry, type TelemetryHandle } from "./otel.ts";
 
 /** Sign-in routes and the method each counts under in `latchkey.sign_ins`. */
 const SIGN_IN_ROUTES: Record<string, string> = {
@@ -40,12 +40,15 @@ export function requestTelemetry(
     const telemetry = handle.current ?? (await handle.ready);
     if (!telemetry) return next();
     const started = performance.now();
-    const { api, tracer } = telemetry;
-    const prefix = mountPrefix(c.req.routePath);
-    await tracer.startActiveSpan(
+    const { api } = telemetry;
+    await withSpan(
+      telemetry,
       `latchkey ${c.req.method}`,
       { kind: api.SpanKind.SERVER, attributes: { "http.request.method": c.req.method } },
       async (span) => {
+        // Neither an SDK's tracer nor its meter: nothing would be recorded, so nothing is computed.
+        if (!span && !telemetry.metered) return next();
+        const prefix = mountPrefix(c.req.routePath);
         try {
           await next();
         } finally {
@@ -56,7 +59,13 @@ export function requestTelemetry(
   };
 }
 
-async function finish(telemetry: Telemetry, c: Context, span: Span, prefix: string, started: number): Promise<void> {
+async function finish(
+  telemetry: Telemetry,
+  c: Context,
+  span: Span | null,
+  prefix: string,
+  started: number,
+): Promise<void> {
   const template = answeringRoute(c);
   const matched = !template.endsWith("*");
   const relative = matched ? template.slice(prefix.length) || "/" : null;
@@ -68,10 +77,13 @@ async function finish(telemetry: Telemetry, c: Context, span: Span, prefix: stri
     "http.response.status_code": status,
   };
   if (code) attributes["latchkey.error.code"] = code;
-  span.updateName(relative ? `latchkey ${c.req.method} ${relative}` : `latchkey ${c.req.method}`);
-  span.setAttributes(attributes);
-  if (status >= 500) span.setStatus({ code: telemetry.api.SpanStatusCode.ERROR, message: code ?? String(status) });
-  span.end();
+  if (span) {
+    span.updateName(relative ? `latchkey ${c.req.method} ${relative}` : `latchkey ${c.req.method}`);
+    span.setAttributes(attributes);
+    if (status >= 500) span.setStatus({ code: telemetry.api.SpanStatusCode.ERROR, message: code ?? String(status) });
+    span.end();
+  }
+  if (!telemetry.metered) return;
 
   telemetry.requestDuration.record((performance.now() - started) / 1000, attributes);
   // 429 is also ACCOUNT_LOCKED (counted as a lockout): only the rate limiter's refusals count here.

@@ -1,5 +1,5 @@
 import type { Store, StorePorts } from "@latchkey/core";
-import type { TelemetryHandle } from "./otel.ts";
+import { withSpan, type TelemetryHandle } from "./otel.ts";
 
 /** The ports a store call can go through, as named in span names (`latchkey.store users.findByEmail`). */
 const PORTS = new Set(["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"]);
@@ -28,14 +28,16 @@ function storeCall(
 ): unknown {
   const telemetry = handle.current;
   if (!telemetry) return run();
-  const { api, tracer } = telemetry;
-  return tracer.startActiveSpan(
+  const { api } = telemetry;
+  return withSpan(
+    telemetry,
     `latchkey.store ${operation}`,
     {
       kind: api.SpanKind.CLIENT,
       attributes: { "db.system.name": dbSystem, "db.operation.name": operation, "latchkey.store": storeKind },
     },
     (span) => {
+      if (!span) return run();
       const fail = (error: unknown) => {
         const type = error instanceof Error ? error.name : typeof error;
         span.setAttribute("error.type", type);

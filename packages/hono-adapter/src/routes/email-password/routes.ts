@@ -143,8 +143,14 @@ function registerGetSession(app: AuthApp, tools: RequestTools): void {
     async (c) => {
       const s = await tools.session(c);
       if (!s) return c.json(null);
-      for (const hook of tools.afterGetSession) await hook(c, s);
-      return c.json({ user: s.user, session: s.session });
+      const answer = c.json({ user: s.user, session: s.session });
+      if (tools.afterGetSession.length === 0) return answer;
+      // Assigned before the hooks, which then edit the final headers: Hono merges here what a host middleware put
+      // on `c.res`. Reading `c.res` before an answer is assigned would make Hono create a placeholder and later
+      // rebuild the answer around a stream of its body, which costs the server a full web Response per request.
+      c.res = answer;
+      for (const hook of tools.afterGetSession) await hook(c, s, c.res.headers);
+      return c.res;
     },
   );
 }

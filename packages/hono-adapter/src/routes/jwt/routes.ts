@@ -45,13 +45,13 @@ export function registerJwtRoutes(app: AuthApp, tools: RequestTools): void {
   const jwksCacheControl = `max-age=${Math.max(1, Math.floor(service.options.keyCacheTtlMs / 1000))}`;
 
   if (!disableSettingJwtHeader) {
-    tools.afterGetSession.push(async (c, session) => {
+    tools.afterGetSession.push(async (_c, session, headers) => {
       try {
-        c.header("set-auth-jwt", await service.sign(session));
+        headers.set("set-auth-jwt", await service.sign(session));
         // For hosts running their own CORS middleware; createAuth({ cors }) already lists it.
-        const exposed = c.res.headers.get("access-control-expose-headers") ?? "";
+        const exposed = headers.get("access-control-expose-headers") ?? "";
         if (!/(^|,)\s*set-auth-jwt\s*(,|$)/i.test(exposed))
-          c.header("access-control-expose-headers", "set-auth-jwt", { append: true });
+          headers.append("access-control-expose-headers", "set-auth-jwt");
       } catch (error) {
         // get-session must keep answering: the session is fine, only the convenience JWT is missing.
         tools.core.logger.error({ error: describeError(error) }, "set-auth-jwt omitted");

@@ -1,0 +1,4 @@
+import type { NativeSha256 } from "./native-sha256.ts";
+
+// Runtimes without node:crypto (workerd, Deno, browsers): Web Crypto's digest is asynchronous, so @noble/hashes.
+export const nativeSha256: NativeSha256 | null = null;
