@@ -150,7 +150,9 @@ export class OtpCodes {
   async verify(target: OtpTarget, otp: unknown, meta: RequestMeta, opts: VerifyOptions): Promise<VerificationRecord> {
     const { ctx } = this;
     this.assertFormat(otp);
-    if (opts.lockoutKey) await ctx.lockout.assertNotLocked(opts.lockoutKey);
+    // The failures the key had before this attempt: a right code clears them, and with none there is nothing to
+    // clear (a failure another request records meanwhile stays counted, the side a lockout should err on).
+    const failures = opts.lockoutKey ? await ctx.lockout.assertNotLocked(opts.lockoutKey) : 0;
     const row = await ctx.store.verifications.findByIdentifier(target.identifier);
     if (!row) {
       // Nothing to guess against (never sent, destroyed, or consumed by a parallel request with the same code):
@@ -183,7 +185,7 @@ export class OtpCodes {
       return live;
     }
     if (opts.mode === "claim") {
-      if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
+      if (opts.lockoutKey && failures > 0) await ctx.lockout.reset(opts.lockoutKey);
       return row;
     }
     const consumed = await ctx.store.verifications.consume(row.id);
@@ -192,8 +194,16 @@ export class OtpCodes {
       await this.failed(target, row.attemptCount, null, meta);
       throw invalidOtp();
     }
-    if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
+    if (opts.lockoutKey && failures > 0) await ctx.lockout.reset(opts.lockoutKey);
     return consumed;
+  }
+
+  /**
+   * A claimed code (`mode: "claim"`) that another request with the same code spent first: `OtpVerifyFailed`, and
+   * no lockout failure (a replay of the right code is no guess).
+   */
+  async spentMeanwhile(target: OtpTarget, row: VerificationRecord, meta: RequestMeta): Promise<void> {
+    await this.failed(target, row.attemptCount, null, meta);
   }
 
   /** `OtpVerified` for a performed action (consume callers emit it once they know the user). */
