@@ -38,9 +38,12 @@ function recordingStore(): { store: FullStore; limits: { expired: unknown[]; rer
   };
 }
 
-async function setup() {
+/** `sweepBatchSize`: the store's own default, as a libSQL file store answers one. */
+async function setup(sweepBatchSize?: number) {
   const clock = createTestClock(Date.UTC(2026, 5, 1));
-  const { store, limits } = recordingStore();
+  const recorded = recordingStore();
+  const { limits } = recorded;
+  const store: FullStore = sweepBatchSize === undefined ? recorded.store : { ...recorded.store, sweepBatchSize };
   const core = createAuthCore({
     secret: "s".repeat(32),
     database: store,
@@ -128,34 +131,19 @@ describe("auth.api.sweep() of API keys", () => {
 
 describe("the store's own batch size", () => {
   it("is what a sweep without batchSize uses, in auth.api.sweep() and the plugin's methods; batchSize still wins", async () => {
-    const clock = createTestClock(Date.UTC(2026, 5, 1));
-    const recorded = recordingStore();
-    // A store whose statements run on the process's thread (a libSQL file) answers a smaller size.
-    const store: FullStore = { ...recorded.store, sweepBatchSize: 3 };
-    const core = createAuthCore({
-      secret: "s".repeat(32),
-      database: store,
-      baseUrl: "https://app.example",
-      clock,
-      passwordHasher: argon2idHasher({
-        random: webCryptoRandom,
-        params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
-      }),
-      plugins: [apiKeys({ maxPerUser: 1000 })],
-    });
-    const user = await core.api.createUser({ email: "owner@example.com", password: "long enough pw" });
+    const { core, clock, limits, user } = await setup(3);
     for (let i = 0; i < 7; i++) await core.api.createApiKey({ userId: user.id, expiresIn: "1h" });
     clock.advance(2 * 60 * 60 * 1000);
 
     expect((await core.api.sweep()).apiKeys).toBe(7);
-    expect(recorded.limits).toEqual({ expired: [3, 3, 3], rerolls: [3] });
-    recorded.limits.expired.length = 0;
-    recorded.limits.rerolls.length = 0;
+    expect(limits).toEqual({ expired: [3, 3, 3], rerolls: [3] });
+    limits.expired.length = 0;
+    limits.rerolls.length = 0;
     expect(await core.api.deleteExpiredApiKeys()).toEqual({ deleted: 0 });
     expect(await core.api.deleteExpiredRerolls()).toEqual({ cleared: 0 });
-    expect(recorded.limits).toEqual({ expired: [3], rerolls: [3] });
-    recorded.limits.expired.length = 0;
+    expect(limits).toEqual({ expired: [3], rerolls: [3] });
+    limits.expired.length = 0;
     await core.api.sweep({ batchSize: 5 });
-    expect(recorded.limits.expired).toEqual([5]);
+    expect(limits.expired).toEqual([5]);
   });
 });
