@@ -23,7 +23,11 @@ function fieldOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-function setup(options: EmailOtpOptions = {}, random: Random = webCryptoRandom) {
+function setup(
+  options: EmailOtpOptions = {},
+  random: Random = webCryptoRandom,
+  hooks: Parameters<typeof createAuthCore>[0]["hooks"] = undefined,
+) {
   const store = memoryStore();
   const core = createAuthCore({
     secret: "s".repeat(32),
@@ -39,6 +43,7 @@ function setup(options: EmailOtpOptions = {}, random: Random = webCryptoRandom) 
     email: { sender: { send: async () => {} }, perRecipient: false, resendCooldown: false },
     plugins: [emailOtp(options)],
     captureOtp: true,
+    ...(hooks ? { hooks } : {}),
   });
   return { core, store, feature: core.plugins.get(EMAIL_OTP_PLUGIN_ID)! };
 }
@@ -252,5 +257,28 @@ describe("OTP sign-in of a new user: the store work", () => {
     expect((lost.reason as AuthError).code).toBe("INVALID_OTP");
     expect(failed).toEqual([0]);
     expect(await store.users.findByEmail("new@example.com")).not.toBeNull();
+  });
+});
+
+describe("OTP sign-in: a code a hook refused", () => {
+  it("is spent: beforeUserCreated refuses once, and the same code is INVALID_OTP after", async () => {
+    let refusals = 0;
+    const { core, store, feature } = setup({}, webCryptoRandom, {
+      beforeUserCreated: () => {
+        refusals += 1;
+        return false;
+      },
+    });
+    await feature.service.send({ email: "new@example.com", purpose: "sign-in" }, SERVER_CALL);
+    const otp = core.getOtp("new@example.com")!;
+    await expect(feature.service.signIn({ email: "new@example.com", otp }, SERVER_CALL)).rejects.toMatchObject({
+      code: "SIGN_UP_REJECTED",
+    });
+    expect(await store.verifications.findByIdentifier(otpIdentifier("sign-in", "new@example.com"))).toBeNull();
+    await expect(feature.service.signIn({ email: "new@example.com", otp }, SERVER_CALL)).rejects.toMatchObject({
+      code: "INVALID_OTP",
+    });
+    expect(refusals).toBe(1);
+    expect(await store.users.findByEmail("new@example.com")).toBeNull();
   });
 });

@@ -132,10 +132,17 @@ export class EmailOtpService {
     // to be created (and then signed in), a known one a sign-in. The user found above decides which; a sign-up
     // of the same email that commits meanwhile is found again (or met as a conflict) in the transaction.
     const existing = known ?? found;
-    const signingIn =
-      existing ??
-      (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
-    await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
+    let signingIn: UserRecord;
+    try {
+      signingIn =
+        existing ??
+        (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
+      await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
+    } catch (error) {
+      // A code a hook refused is spent: it cannot be replayed against the hook.
+      await ctx.store.verifications.consume(row.id);
+      throw error;
+    }
     // The spent code, a new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof
     // and the session) commit together.
     let result: SignInResult;
