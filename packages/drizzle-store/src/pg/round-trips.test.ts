@@ -7,38 +7,95 @@ import { migrateDatabase } from "../postgres.ts";
 import { openPgPool } from "./connection.ts";
 import { pgStore } from "./store.ts";
 
-const { apiKey, at, user } = fixtures;
+const { account, apiKey, at, session, user } = fixtures;
 
-// What a quota verify sends to PostgreSQL over node-postgres: every statement goes through `pool.query`, and a
-// named prepared statement is one round trip (Parse only on a connection's first use, pipelined with the rest).
-describe("postgres API-key use: statements per call", () => {
-  let database: TestDatabase;
-  let pool: pg.Pool;
-  let store: FullStore;
-  const sent: string[] = [];
-  beforeAll(async () => {
-    database = await createTestPostgresDatabase();
-    await migrateDatabase(database.url);
-    pool = openPgPool(database.url);
-    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+// What the store sends to PostgreSQL over node-postgres, counted on every pooled connection (`pool.query` and a
+// transaction's connection both end in `client.query`): a named prepared statement is one round trip (Parse only
+// on a connection's first use, pipelined with the rest).
+let database: TestDatabase;
+let pool: pg.Pool;
+let store: FullStore;
+const sent: string[] = [];
+beforeAll(async () => {
+  database = await createTestPostgresDatabase();
+  await migrateDatabase(database.url);
+  pool = openPgPool(database.url);
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0] as string | { name?: string; text: string };
       sent.push(typeof first === "string" ? first : (first.name ?? first.text));
       return query(...args);
     };
-    store = pgStore(pool, true);
   });
-  afterAll(async () => {
-    await store?.close();
-    await database?.dispose();
+  store = pgStore(pool, true);
+});
+afterAll(async () => {
+  await store?.close();
+  await database?.dispose();
+});
+
+const counted = async <T>(call: () => Promise<T>): Promise<{ result: T; statements: string[] }> => {
+  sent.length = 0;
+  const result = await call();
+  return { result, statements: [...sent] };
+};
+
+describe("postgres sign-up: statements per call", () => {
+  it("inserts the user and its account in one statement, outside a transaction and in one", async () => {
+    const alone = user();
+    const aloneAccount = account(alone.id);
+    const created = await counted(() => store.users.create(alone, [aloneAccount]));
+    expect(created.statements).toEqual(["users_insert_with_account"]);
+    expect(created.result).toEqual({ ok: true, value: alone });
+    expect(await store.accounts.listByUser(alone.id)).toEqual([aloneAccount]);
+
+    const inTx = user({ username: fixtures.uid("n").toLowerCase(), metadata: { plan: "pro", nested: { a: [1] } } });
+    const inTxAccount = account(inTx.id, { providerId: "EMAIL_OTP", passwordHash: null });
+    const s = session(inTx.id);
+    const signUp = await counted(() =>
+      store.transaction(async (tx) => {
+        const result = await tx.users.create(inTx, [inTxAccount]);
+        await tx.sessions.create(s);
+        return result;
+      }),
+    );
+    expect(signUp.result).toEqual({ ok: true, value: inTx });
+    // No savepoint and no second INSERT: the sign-up's statement, then the session's.
+    expect(signUp.statements).toEqual(["begin", "users_insert_with_account", "sessions_insert", "commit"]);
+    expect(await store.users.findById(inTx.id)).toEqual(inTx);
+    expect(await store.accounts.listByUser(inTx.id)).toEqual([inTxAccount]);
   });
 
-  const counted = async <T>(call: () => Promise<T>): Promise<{ result: T; statements: string[] }> => {
-    sent.length = 0;
-    const result = await call();
-    return { result, statements: [...sent] };
-  };
+  it("a taken email or username inserts nothing, is named, and leaves the caller's transaction usable", async () => {
+    const taken = user({ username: fixtures.uid("n").toLowerCase() });
+    await store.users.create(taken, [account(taken.id)]);
+    for (const [field, clash] of [
+      ["email", user({ email: taken.email })],
+      ["username", user({ username: taken.username })],
+    ] as const) {
+      const later = user();
+      const run = await counted(() =>
+        store.transaction(async (tx) => {
+          const result = await tx.users.create(clash, [account(clash.id)]);
+          // The transaction goes on after the refusal (a failed statement would have aborted it).
+          const next = await tx.users.create(later, [account(later.id)]);
+          return { result, next };
+        }),
+      );
+      expect(run.result).toEqual({ result: { ok: false, conflict: field }, next: { ok: true, value: later } });
+      expect(run.statements.slice(0, 2)).toEqual(["begin", "users_insert_with_account"]);
+      expect(run.statements.at(-1)).toBe("commit");
+      expect(run.statements).not.toContain("rollback");
+      expect(await store.users.findById(clash.id)).toBeNull();
+      // The account of a refused user is never written (it is selected from the user insert's rows).
+      expect(await store.accounts.listByUser(clash.id)).toEqual([]);
+      expect(await store.users.findById(later.id)).toEqual(later);
+    }
+  });
+});
 
+describe("postgres API-key use: statements per call", () => {
   it("a lookup is one prepared read; an admitted use is one prepared UPDATE ... RETURNING and nothing else", async () => {
     const u = user();
     await store.users.create(u, []);
