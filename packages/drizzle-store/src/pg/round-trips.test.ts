@@ -9,23 +9,40 @@ import { pgStore } from "./store.ts";
 
 const { account, apiKey, at, session, user } = fixtures;
 
-// What the store sends to PostgreSQL over node-postgres, counted on every pooled connection (`pool.query` and a
-// transaction's connection both end in `client.query`): a named prepared statement is one round trip (Parse only
-// on a connection's first use, pipelined with the rest).
+// What the store sends to PostgreSQL over node-postgres, counted on the wire of every pooled connection: the
+// statements it binds (a named prepared statement is one Bind, its Parse only on a connection's first use) or
+// sends as simple queries, and its round trips (each Sync or simple query waits for one ReadyForQuery). One
+// connection, so a transaction's connection is the one every test has warmed.
 let database: TestDatabase;
 let pool: pg.Pool;
 let store: FullStore;
 const sent: string[] = [];
+let roundTrips = 0;
 beforeAll(async () => {
   database = await createTestPostgresDatabase();
   await migrateDatabase(database.url);
-  pool = openPgPool(database.url);
+  pool = openPgPool(database.url, { maxConnections: 1 });
   pool.on("connect", (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as string | { name?: string; text: string };
-      sent.push(typeof first === "string" ? first : (first.name ?? first.text));
-      return query(...args);
+    const wire = (client as unknown as { connection: Record<string, (...args: unknown[]) => unknown> }).connection;
+    const { bind, query, sync } = wire as Record<string, (...args: unknown[]) => unknown>;
+    let parsed = "";
+    const parse = wire.parse!;
+    wire.parse = (message: unknown) => {
+      parsed = (message as { text: string }).text;
+      return parse.call(wire, message);
+    };
+    wire.bind = (message: unknown) => {
+      sent.push((message as { statement?: string }).statement || parsed);
+      return bind!.call(wire, message);
+    };
+    wire.query = (text: unknown) => {
+      sent.push(text as string);
+      roundTrips += 1;
+      return query!.call(wire, text);
+    };
+    wire.sync = () => {
+      roundTrips += 1;
+      return sync!.call(wire);
     };
   });
   store = pgStore(pool, true);
@@ -35,11 +52,81 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-const counted = async <T>(call: () => Promise<T>): Promise<{ result: T; statements: string[] }> => {
+const counted = async <T>(call: () => Promise<T>): Promise<{ result: T; statements: string[]; roundTrips: number }> => {
   sent.length = 0;
+  roundTrips = 0;
   const result = await call();
-  return { result, statements: [...sent] };
+  return { result, statements: [...sent], roundTrips };
 };
+
+describe("postgres transactions: BEGIN rides on the first statement", () => {
+  it("a connection's first transaction prepares BEGIN; later ones send it with their first statement", async () => {
+    // A fresh connection (the pool holds one): its first transaction begins on its own round trip.
+    await pool.query("select pg_terminate_backend(pg_backend_pid())").catch(() => undefined);
+    const signUp = async () => {
+      const u = user();
+      const a = account(u.id);
+      const s = session(u.id);
+      return store.transaction(async (tx) => {
+        await tx.users.create(u, [a]);
+        await tx.sessions.create(s);
+        return u.id;
+      });
+    };
+    const statements = ["latchkey_begin", "users_insert_with_account", "sessions_insert", "commit"];
+    const first = await counted(signUp);
+    expect(first.statements).toEqual(statements);
+    expect(first.roundTrips).toBe(4);
+    for (let round = 0; round < 2; round++) {
+      const later = await counted(signUp);
+      expect(later.statements).toEqual(statements);
+      // BEGIN, the insert and the session in two round trips, then COMMIT.
+      expect(later.roundTrips).toBe(3);
+      expect(await store.users.findById(later.result)).not.toBeNull();
+      expect(await store.accounts.listByUser(later.result)).toHaveLength(1);
+    }
+  });
+
+  it("the first statement runs inside the transaction it opens: a failure after it rolls both back", async () => {
+    const u = user();
+    const failed = await counted(() =>
+      store
+        .transaction(async (tx) => {
+          await tx.users.create(u, [account(u.id)]);
+          throw new Error("after the first statement");
+        })
+        .catch((error: unknown) => error),
+    );
+    expect(failed.result).toBeInstanceOf(Error);
+    expect(failed.statements).toEqual(["latchkey_begin", "users_insert_with_account", "rollback"]);
+    expect(await store.users.findById(u.id)).toBeNull();
+    expect(await store.accounts.listByUser(u.id)).toEqual([]);
+  });
+
+  it("a body that sends nothing sends no BEGIN, COMMIT or ROLLBACK, and the next statements run plain", async () => {
+    const idle = await counted(() => store.transaction(async () => 7));
+    expect(idle).toEqual({ result: 7, statements: [], roundTrips: 0 });
+    const thrown = await counted(() =>
+      store
+        .transaction(async () => {
+          throw new Error("before any statement");
+        })
+        .catch((error: unknown) => (error as Error).message),
+    );
+    expect(thrown).toEqual({ result: "before any statement", statements: [], roundTrips: 0 });
+    // The connection the bodies held is not left armed: a read outside a transaction is one plain statement.
+    const u = user();
+    await store.users.create(u, [account(u.id)]);
+    const read = await counted(() => store.users.findById(u.id));
+    expect(read).toEqual({ result: u, statements: ["users_by_id"], roundTrips: 1 });
+    const client = await pool.connect();
+    try {
+      expect(client.getTransactionStatus?.() ?? "I").toBe("I");
+    } finally {
+      client.release();
+    }
+  });
+});
 
 describe("postgres sign-up: statements per call", () => {
   it("inserts the user and its account in one statement, outside a transaction and in one", async () => {
@@ -62,7 +149,7 @@ describe("postgres sign-up: statements per call", () => {
     );
     expect(signUp.result).toEqual({ ok: true, value: inTx });
     // No savepoint and no second INSERT: the sign-up's statement, then the session's.
-    expect(signUp.statements).toEqual(["begin", "users_insert_with_account", "sessions_insert", "commit"]);
+    expect(signUp.statements).toEqual(["latchkey_begin", "users_insert_with_account", "sessions_insert", "commit"]);
     expect(await store.users.findById(inTx.id)).toEqual(inTx);
     expect(await store.accounts.listByUser(inTx.id)).toEqual([inTxAccount]);
   });
@@ -84,7 +171,7 @@ describe("postgres sign-up: statements per call", () => {
         }),
       );
       expect(run.result).toEqual({ result: { ok: false, conflict: field }, next: { ok: true, value: later } });
-      expect(run.statements.slice(0, 2)).toEqual(["begin", "users_insert_with_account"]);
+      expect(run.statements.slice(0, 2)).toEqual(["latchkey_begin", "users_insert_with_account"]);
       expect(run.statements.at(-1)).toBe("commit");
       expect(run.statements).not.toContain("rollback");
       expect(await store.users.findById(clash.id)).toBeNull();
