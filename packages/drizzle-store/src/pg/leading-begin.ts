@@ -1,4 +1,5 @@
 import pg from "pg";
+import { leanQueryOf, runSubmittable } from "./lean-query.ts";
 
 /** The named statement a transaction opens with: parsed once per connection, then bound and executed. */
 export const BEGIN_STATEMENT = { name: "latchkey_begin", text: "begin" } as const;
@@ -14,6 +15,7 @@ interface Wire {
 /** The part of `pg.Query` this file hooks: how it writes itself, and the CommandComplete it is told about. */
 interface HookedQuery {
   queryMode?: string;
+  callback?: unknown;
   submit(wire: Wire): Error | undefined;
   handleCommandComplete(message: unknown, wire: Wire): void;
 }
@@ -48,6 +50,8 @@ export class LeadingBegin {
           this.armed = false;
           return this.carryBegin(config as QueryConfig, values);
         }
+        const lean = leanQueryOf(config, values);
+        if (lean) return runSubmittable(connection, lean);
         return (connection.query as (c: unknown, v?: unknown) => Promise<unknown>)(config, values);
       },
     };
@@ -83,36 +87,36 @@ export class LeadingBegin {
   }
 
   private carryBegin(config: QueryConfig, values: unknown): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const query = new pg.Query(config as pg.QueryConfig, values as unknown[], (error: Error | undefined, result) =>
-        error ? reject(error) : resolve(result),
-      ) as unknown as HookedQuery;
-      // The extended protocol even for a statement without parameters: BEGIN's Bind and Execute need a Sync after
-      // them, which the statement's own messages end with.
+    // A named statement as a lean query (lean-query.ts), anything else as a `pg.Query` in the extended protocol
+    // (even without parameters: BEGIN's Bind and Execute need a Sync after them, which the statement's own
+    // messages end with).
+    let query = leanQueryOf(config, values) as unknown as HookedQuery | null;
+    if (query === null) {
+      query = new pg.Query(config as pg.QueryConfig, values as unknown[]) as unknown as HookedQuery;
       query.queryMode = "extended";
-      const submit = query.submit;
-      query.submit = function (this: HookedQuery, wire: Wire) {
-        if (wire.parsedStatements[BEGIN_STATEMENT.name] !== BEGIN_STATEMENT.text)
-          return new Error("the connection lost its prepared BEGIN statement");
-        wire.stream.cork?.();
-        try {
-          wire.bind({ statement: BEGIN_STATEMENT.name });
-          wire.execute({});
-          return submit.call(this, wire);
-        } finally {
-          wire.stream.uncork?.();
-        }
-      };
-      const complete = query.handleCommandComplete;
-      let begun = false;
-      query.handleCommandComplete = function (this: HookedQuery, message: unknown, wire: Wire) {
-        if (!begun) {
-          begun = true; // BEGIN's own
-          return;
-        }
-        complete.call(this, message, wire);
-      };
-      (this.connection.query as unknown as (q: unknown) => unknown)(query);
-    });
+    }
+    const submit = query.submit;
+    query.submit = function (this: HookedQuery, wire: Wire) {
+      if (wire.parsedStatements[BEGIN_STATEMENT.name] !== BEGIN_STATEMENT.text)
+        return new Error("the connection lost its prepared BEGIN statement");
+      wire.stream.cork?.();
+      try {
+        wire.bind({ statement: BEGIN_STATEMENT.name });
+        wire.execute({});
+        return submit.call(this, wire);
+      } finally {
+        wire.stream.uncork?.();
+      }
+    };
+    const complete = query.handleCommandComplete;
+    let begun = false;
+    query.handleCommandComplete = function (this: HookedQuery, message: unknown, wire: Wire) {
+      if (!begun) {
+        begun = true; // BEGIN's own
+        return;
+      }
+      complete.call(this, message, wire);
+    };
+    return runSubmittable(this.connection, query as unknown as { callback: unknown });
   }
 }

@@ -15,6 +15,7 @@ import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { pgCacheCarrier } from "./cache-carrier.ts";
 import { LeadingBegin } from "./leading-begin.ts";
+import { leanPool } from "./lean-query.ts";
 import { transactionPorts } from "../transaction-ports.ts";
 
 /** The store ports over a Drizzle PostgreSQL database (the same SQL whichever driver runs it). */
@@ -37,7 +38,8 @@ export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
  */
 export function pgStore(client: pg.Pool, ownsClient: boolean): FullStore {
   const guard = (ports: FullStorePorts) => guardPorts(ports, isPgUnavailable);
-  const db = drizzlePg({ client }) as unknown as PgDatabase;
+  // Named prepared statements run as lean queries (lean-query.ts); a transaction's connection does the same.
+  const db = drizzlePg({ client: leanPool(client) }) as unknown as PgDatabase;
   // Per pooled connection, built on its first transaction: the ports a transaction body gets (building them
   // prepares every port's statements), over a drizzle transaction object that holds nothing but the connection
   // (its nested transactions are savepoints on it), and the connection's leading BEGIN (leading-begin.ts).
