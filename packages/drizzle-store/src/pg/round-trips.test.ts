@@ -18,6 +18,7 @@ let pool: pg.Pool;
 let store: FullStore;
 const sent: string[] = [];
 let roundTrips = 0;
+let describes = 0;
 beforeAll(async () => {
   database = await createTestPostgresDatabase();
   await migrateDatabase(database.url);
@@ -39,6 +40,11 @@ beforeAll(async () => {
       sent.push(text as string);
       roundTrips += 1;
       return query!.call(wire, text);
+    };
+    const describe = wire.describe!;
+    wire.describe = (message: unknown) => {
+      describes += 1;
+      return describe.call(wire, message);
     };
     wire.sync = () => {
       roundTrips += 1;
@@ -125,6 +131,36 @@ describe("postgres transactions: BEGIN rides on the first statement", () => {
     } finally {
       client.release();
     }
+  });
+});
+
+describe("postgres prepared statements: lean execution", () => {
+  it("a statement is Described on its first execution only, and its rows decode the same after", async () => {
+    const u = user({ metadata: { plan: "pro", tags: ["a", "b"] }, username: fixtures.uid("n").toLowerCase() });
+    const s = session(u.id, { ip: null, userAgent: "ua" });
+    await store.users.create(u, [account(u.id)]);
+    await store.sessions.create(s);
+    // A new connection (the pool holds one): Parse again, but the shape is known, so no Describe.
+    await pool.query("select pg_terminate_backend(pg_backend_pid())").catch(() => undefined);
+    for (let round = 0; round < 3; round++) {
+      describes = 0;
+      const read = await counted(() => store.sessions.findByTokenHash(s.tokenHash));
+      expect(read.result).toEqual({ session: s, user: u });
+      expect(read.statements).toEqual(["sessions_by_token_hash"]);
+      expect(read.roundTrips).toBe(1);
+      if (round > 0) expect(describes).toBe(0);
+    }
+    // Rows a write reports: the changed-row count of an UPDATE without RETURNING.
+    describes = 0;
+    await store.sessions.touch(s.id, at(99_000), at(99_000));
+    await store.sessions.touch(s.id, at(99_500), at(99_500));
+    expect(describes).toBeLessThanOrEqual(1);
+    expect((await store.sessions.findByTokenHash(s.tokenHash))?.session.expiresAt).toEqual(at(99_500));
+    // A server error is the statement's, typed as node-postgres types it (a unique violation of the token hash).
+    const clash = await store.sessions.create({ ...s, id: fixtures.uid("s") }).catch((error: unknown) => error);
+    expect(clash).toBeInstanceOf(Error);
+    expect(((clash as Error).cause as { code?: string } | undefined)?.code).toBe("23505");
+    expect(await store.sessions.findByTokenHash(s.tokenHash)).not.toBeNull();
   });
 });
 
