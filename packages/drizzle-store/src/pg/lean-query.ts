@@ -20,7 +20,8 @@ interface Shape {
 /** What of node-postgres' wire connection a lean query writes through. */
 interface Wire {
   parsedStatements: Record<string, string | undefined>;
-  submittedNamedStatements: Record<string, string | undefined>;
+  // node-postgres 8.23 tracks Parses in flight here; older ones do not.
+  submittedNamedStatements?: Record<string, string | undefined>;
   parse(message: { text: string; name: string }): void;
   bind(message: { statement: string; values: Array<string | Buffer | null> }): void;
   describe(message: { type: "P"; name: string }): void;
@@ -113,7 +114,7 @@ export class LeanQuery {
   }
 
   submit(wire: Wire): Error | undefined {
-    const previous = wire.parsedStatements[this.name] ?? wire.submittedNamedStatements[this.name];
+    const previous = wire.parsedStatements[this.name] ?? wire.submittedNamedStatements?.[this.name];
     if (previous !== undefined && previous !== this.text)
       return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
     this.shape = shapes.get(this.name);
@@ -121,7 +122,7 @@ export class LeanQuery {
     try {
       if (previous === undefined) {
         wire.parse({ text: this.text, name: this.name });
-        wire.submittedNamedStatements[this.name] = this.text;
+        if (wire.submittedNamedStatements) wire.submittedNamedStatements[this.name] = this.text;
       }
       wire.bind({ statement: this.name, values: this.values });
       if (this.shape === undefined) {
