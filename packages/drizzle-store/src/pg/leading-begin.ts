@@ -2,7 +2,7 @@ import pg from "pg";
 import { leanQueryOf, runSubmittable } from "./lean-query.ts";
 
 /** The named statement a transaction opens with: parsed once per connection, then bound and executed. */
-export const BEGIN_STATEMENT = { name: "latchkey_begin", text: "begin" } as const;
+const BEGIN_STATEMENT = { name: "latchkey_begin", text: "begin" } as const;
 
 /** What of node-postgres' wire connection (`client.connection`) the leading BEGIN writes through. */
 interface Wire {

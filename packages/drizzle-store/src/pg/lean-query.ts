@@ -64,7 +64,7 @@ function wireValue(value: unknown): string | Buffer | null | undefined {
 }
 
 /** The bound values of a lean query, or null when one of them needs node-postgres' own conversion. */
-export function wireValues(values: readonly unknown[]): Array<string | Buffer | null> | null {
+function wireValues(values: readonly unknown[]): Array<string | Buffer | null> | null {
   const out: Array<string | Buffer | null> = new Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const value = wireValue(values[i]);
