@@ -42,6 +42,12 @@ export function countersPort(db: MemoryDatabase): CounterStore {
       const c = counters.get(key);
       return c && c.resetAt > now ? { ...c } : null;
     },
+    async peekMany(keys, now) {
+      return keys.map((key) => {
+        const c = counters.get(key);
+        return c && c.resetAt > now ? { ...c } : null;
+      });
+    },
     async delete(key) {
       counters.delete(key);
     },

@@ -32,6 +32,11 @@ export function countersPort(c: Collections): CounterStore {
       const doc = await c.counters.findOne({ _id: { $eq: key }, resetAt: { $gt: new Date(now) } });
       return doc ? counterFromDoc(doc) : null;
     },
+    async peekMany(keys, now) {
+      const docs = await c.counters.find({ _id: { $in: [...keys] }, resetAt: { $gt: new Date(now) } }).toArray();
+      const byKey = new Map(docs.map((doc) => [doc._id, counterFromDoc(doc)]));
+      return keys.map((key) => byKey.get(key) ?? null);
+    },
     async delete(key) {
       await c.counters.deleteOne({ _id: { $eq: key } });
     },

@@ -296,6 +296,20 @@ export function redisCounters(
       if (count == null || resetAt == null || Number(resetAt) <= now) return null;
       return { count: Number(count), resetAt: Number(resetAt) };
     },
+    async peekMany(ks, now) {
+      const redisKeys = ks.map(key);
+      // One round trip: the commands of a multi() without exec's transaction (a pipeline).
+      const replies = (await run((c) => {
+        const batch = c.multi();
+        for (const redisKey of redisKeys) batch.hmGet(redisKey, ["c", "r"]);
+        return batch.execAsPipeline();
+      })) as unknown as Array<[string | null, string | null]>;
+      return replies.map(([count, resetAt]) =>
+        count == null || resetAt == null || Number(resetAt) <= now
+          ? null
+          : { count: Number(count), resetAt: Number(resetAt) },
+      );
+    },
     async delete(k) {
       const redisKey = key(k);
       await run((c) => c.del(redisKey));

@@ -29,6 +29,26 @@ export function describeCounters(getStore: () => Store): void {
       expect((await store.counters.peek(key, now))!.count).toBe(50);
     });
 
+    it("peeks several keys at once: one state or null per key, in the order given", async () => {
+      const { counters } = store;
+      if (!counters.peekMany) throw new Error(`${store.kind}: every bundled counter store implements peekMany`);
+      const [live, ended, absent] = [uid("c"), uid("c"), uid("c")];
+      const now = T0.getTime();
+      await counters.hit(live, 60_000, now);
+      await counters.hit(live, 60_000, now);
+      await counters.hit(ended, 1000, now);
+      expect(await counters.peekMany([ended, absent, live], now + 1000)).toEqual([
+        null,
+        null,
+        { count: 2, resetAt: now + 60_000 },
+      ]);
+      expect(await counters.peekMany([live, live], now)).toEqual([
+        { count: 2, resetAt: now + 60_000 },
+        { count: 2, resetAt: now + 60_000 },
+      ]);
+      expect(await counters.peekMany([], now)).toEqual([]);
+    });
+
     it("deletes and renames", async () => {
       const from = uid("c");
       const to = uid("c");

@@ -98,6 +98,11 @@ export interface CounterStore {
   hit(key: string, windowMs: number, now: number): Promise<CounterState>;
   /** Current state, or null when absent or its window ended. */
   peek(key: string, now: number): Promise<CounterState | null>;
+  /**
+   * `peek` of several keys in one round trip: one state (or null) per key, in the order given. Optional: without
+   * it, callers peek key by key (every bundled store has it; the lockout check peeks two keys per sign-in).
+   */
+  peekMany?(keys: readonly string[], now: number): Promise<Array<CounterState | null>>;
   delete(key: string): Promise<void>;
   /** Moves a counter to a new key (username change moves lockout state); overwrites `to`. */
   rename(from: string, to: string): Promise<void>;

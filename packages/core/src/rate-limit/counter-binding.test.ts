@@ -28,6 +28,10 @@ describe("keyedCounters", () => {
     expect(await counters.peek("lock:email:ada@example.com", 0)).toMatchObject({ count: 2 });
     expect(await raw.peek("lock:email:ada@example.com", 0)).toBeNull();
     expect(await raw.peek(storedCounterKey(binding, "lock:email:ada@example.com"), 0)).toMatchObject({ count: 2 });
+    expect(await counters.peekMany?.(["fail:email:ada@example.com", "lock:email:ada@example.com"], 0)).toEqual([
+      null,
+      { count: 2, resetAt: 60_000 },
+    ]);
     await counters.rename("lock:email:ada@example.com", "lock:user:u_1");
     expect(await raw.peek(storedCounterKey(binding, "lock:user:u_1"), 0)).toMatchObject({ count: 2 });
     await counters.delete("lock:user:u_1");

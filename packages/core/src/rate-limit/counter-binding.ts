@@ -57,6 +57,7 @@ export function keyedCounters(counters: CounterStore, binding: CounterBinding): 
     deleteExpired: (now, limit) => counters.deleteExpired(now, limit),
   };
   // Optional members stay absent when the store has none (/health calls `ping` only where it exists).
+  if (counters.peekMany) keyed.peekMany = (keys, now) => counters.peekMany!(keys.map(stored), now);
   if (counters.ping) keyed.ping = () => counters.ping!();
   if (counters.bind) keyed.bind = (next) => counters.bind!(next);
   if (counters.close) keyed.close = () => counters.close!();

@@ -3,7 +3,9 @@ import { memoryStore } from "@latchkey/memory-store";
 import { resolveConfig, type AuthOptions } from "../auth/options.ts";
 import { AuthConfigError, AuthError } from "../errors/errors.ts";
 import { createTestClock } from "../ports/clock.ts";
-import { ipBucket, RateLimiter } from "./rate-limit.ts";
+import { AuthEvents } from "../kernel/events.ts";
+import type { CounterStore } from "../ports/store.ts";
+import { ipBucket, Lockout, RateLimiter } from "./rate-limit.ts";
 
 describe("ipBucket", () => {
   it("keeps IPv4 and buckets IPv6 by /64 whatever the notation", () => {
@@ -56,5 +58,50 @@ describe("RateLimiter.register", () => {
     })();
     expect(error).toBeInstanceOf(AuthConfigError);
     expect((error as AuthConfigError).field).toBe('rateLimit.rules["/send"].max');
+  });
+});
+
+describe("Lockout.assertNotLocked", () => {
+  /** A lockout over the memory store whose counter calls are recorded; `peekMany: false` takes the method away. */
+  function lockout(withPeekMany: boolean) {
+    const database = memoryStore();
+    const calls: string[] = [];
+    const inner = database.counters;
+    const counters: CounterStore = {
+      ...inner,
+      peek: (key, now) => {
+        calls.push("peek");
+        return inner.peek(key, now);
+      },
+      peekMany: withPeekMany
+        ? (keys, now) => {
+            calls.push(`peekMany(${keys.length})`);
+            return inner.peekMany!(keys, now);
+          }
+        : undefined,
+    };
+    const store = { ...database, counters };
+    const config = resolveConfig({ secret: "s".repeat(32), database: store, baseUrl: "https://app.example" });
+    const clock = createTestClock();
+    const events = new AuthEvents(() => undefined);
+    return { lock: new Lockout(config, store, clock, events), calls, inner, clock };
+  }
+
+  it("peeks the lock and the failures in one round trip where the store can, key by key where it cannot", async () => {
+    for (const withPeekMany of [true, false]) {
+      const { lock, calls, inner, clock } = lockout(withPeekMany);
+      const perCheck = withPeekMany ? ["peekMany(2)"] : ["peek", "peek"];
+      expect(await lock.assertNotLocked("user:u1")).toBe(0);
+      expect(calls).toEqual(perCheck);
+      for (let i = 0; i < 3; i++) await inner.hit("fail:user:u1", 60_000, clock.now());
+      calls.length = 0;
+      expect(await lock.assertNotLocked("user:u1")).toBe(3);
+      expect(calls).toEqual(perCheck);
+      // At maxFailures (5) the count alone keeps it closed; a lock row closes it whatever the count.
+      for (let i = 0; i < 2; i++) await inner.hit("fail:user:u1", 60_000, clock.now());
+      await expect(lock.assertNotLocked("user:u1")).rejects.toMatchObject({ code: "ACCOUNT_LOCKED" });
+      await inner.hit("lock:user:u2", 60_000, clock.now());
+      await expect(lock.assertNotLocked("user:u2")).rejects.toMatchObject({ code: "ACCOUNT_LOCKED" });
+    }
   });
 });

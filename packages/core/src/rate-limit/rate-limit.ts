@@ -224,9 +224,12 @@ export class Lockout {
     const { lockout } = this.config;
     if (!lockout.enabled) return 0;
     const now = this.clock.now();
-    const lock = await this.store.counters.peek(`lock:${key}`, now);
+    const { counters } = this.store;
+    // One round trip where the store can peek both keys at once.
+    const [lock, fails] = counters.peekMany
+      ? await counters.peekMany([`lock:${key}`, `fail:${key}`], now)
+      : [await counters.peek(`lock:${key}`, now), await counters.peek(`fail:${key}`, now)];
     if (lock) throw this.locked(lock.resetAt, now);
-    const fails = await this.store.counters.peek(`fail:${key}`, now);
     if (fails && fails.count >= lockout.maxFailures) throw this.locked(fails.resetAt, now);
     return fails?.count ?? 0;
   }

@@ -32,6 +32,12 @@ export function countersPort(db: PgDatabase): CounterStore {
     .where(and(eq(counters.key, sql.placeholder("key")), live))
     .limit(1)
     .prepare("counters_peek");
+  // The lockout check's two keys in one round trip.
+  const peekMany = db
+    .select({ key: counters.key, count: counters.count, resetAt: counters.resetAt })
+    .from(counters)
+    .where(and(sql`${counters.key} = any(${sql.placeholder("keys")}::text[])`, live))
+    .prepare("counters_peek_many");
   const remove = db
     .delete(counters)
     .where(eq(counters.key, sql.placeholder("key")))
@@ -44,6 +50,13 @@ export function countersPort(db: PgDatabase): CounterStore {
     async peek(key, now) {
       const [state] = await peek.execute({ key, now });
       return state ?? null;
+    },
+    async peekMany(keys, now) {
+      const rows = await peekMany.execute({ keys: [...keys], now });
+      return keys.map((key) => {
+        const row = rows.find((r) => r.key === key);
+        return row ? { count: row.count, resetAt: row.resetAt } : null;
+      });
     },
     async delete(key) {
       await remove.execute({ key });

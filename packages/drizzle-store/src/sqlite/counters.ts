@@ -38,9 +38,14 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
       .delete(counters)
       .where(eq(counters.key, sql.placeholder("key")))
       .returning({ key: counters.key });
+  // The lockout check's two keys in one statement: the keys bound as one JSON array, so one prepared statement
+  // serves any count.
+  const anyLive = and(sql`${counters.key} in (select value from json_each(${sql.placeholder("keys")}))`, live);
+  const keyed = { key: counters.key, ...state };
   const viaClient = {
     hit: hitOn(db).prepare(),
     peek: db.select(state).from(counters).where(isLive).limit(1).prepare(),
+    peekMany: db.select(keyed).from(counters).where(anyLive).prepare(),
     remove: removeOn(db).prepare(),
   };
   const hit = writeThrough(
@@ -52,6 +57,11 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
     reads,
     (rdb) => rdb.select(state).from(counters).where(isLive).limit(1).prepare(),
     (values) => viaClient.peek.all(values),
+  );
+  const peekMany = readThrough(
+    reads,
+    (rdb) => rdb.select(keyed).from(counters).where(anyLive).prepare(),
+    (values) => viaClient.peekMany.all(values),
   );
   const remove = writeThrough(
     reads,
@@ -66,6 +76,13 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
     async peek(key, now) {
       const [row] = await peek({ key, now });
       return row ?? null;
+    },
+    async peekMany(keys, now) {
+      const rows = await peekMany({ keys: JSON.stringify(keys), now });
+      return keys.map((key) => {
+        const row = rows.find((r) => r.key === key);
+        return row ? { count: row.count, resetAt: row.resetAt } : null;
+      });
     },
     async delete(key) {
       await remove({ key });
