@@ -3,6 +3,7 @@ import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
 import { sessionToken, type RequestTools } from "../../middleware/session.ts";
+import { sessionAnswerJson } from "@latchkey/core/internal";
 import {
   EmailField,
   PasswordField,
@@ -122,6 +123,8 @@ function registerSignOut(app: AuthApp, tools: RequestTools): void {
   );
 }
 
+const JSON_TYPE = { "Content-Type": "application/json" } as const;
+
 function registerGetSession(app: AuthApp, tools: RequestTools): void {
   defineRoute(
     app,
@@ -143,7 +146,9 @@ function registerGetSession(app: AuthApp, tools: RequestTools): void {
     async (c) => {
       const s = await tools.session(c);
       if (!s) return c.json(null);
-      const answer = c.json({ user: s.user, session: s.session });
+      // From the lookup cache, the JSON of the answer was made once for the cache entry (the same bytes).
+      const json = sessionAnswerJson(s);
+      const answer = json === undefined ? c.json({ user: s.user, session: s.session }) : c.body(json, 200, JSON_TYPE);
       if (tools.afterGetSession.length === 0) return answer;
       // Assigned before the hooks, which then edit the final headers: Hono merges here what a host middleware put
       // on `c.res`. Reading `c.res` before an answer is assigned would make Hono create a placeholder and later
