@@ -43,9 +43,12 @@ export class Telemetry {
    * instruments made from its no-op meter stay no-ops, so the per-request figures need not be computed.
    */
   readonly metered: boolean;
+  /** The API's no-op tracer provider: what its global proxy delegates to while no SDK registered one. */
+  private readonly noTracerProvider: Otel.TracerProvider;
 
   constructor(readonly api: OtelApi) {
     this.tracer = api.trace.getTracer("@latchkey/hono-adapter", ADAPTER_VERSION);
+    this.noTracerProvider = new api.ProxyTracerProvider().getDelegate();
     const meter = api.metrics.getMeter("@latchkey/hono-adapter", ADAPTER_VERSION);
     this.metered = meter !== api.createNoopMeter();
     this.requestDuration = meter.createHistogram("latchkey.request.duration", {
@@ -69,6 +72,16 @@ export class Telemetry {
       "API-key verifications, by result code (VALID or the error)",
     );
     this.sessionsRevoked = counter("latchkey.sessions.revoked", "Sessions revoked, by reason");
+  }
+
+  /**
+   * No tracer provider is registered now: the global provider is the API's proxy and delegates to the no-op one, so
+   * a span would neither record nor carry a context other than its parent's. Asked on every call (an SDK may
+   * register later). Another copy of the API (another proxy class) answers false: the span is then asked.
+   */
+  untraced(): boolean {
+    const provider = this.api.trace.getTracerProvider();
+    return provider instanceof this.api.ProxyTracerProvider && provider.getDelegate() === this.noTracerProvider;
   }
 }
 
@@ -100,6 +113,9 @@ export function withSpan<T>(
   run: (span: Otel.Span | null) => T,
 ): T {
   const { api } = telemetry;
+  // Without a tracer provider and without an active span, the no-op tracer's span could only be invalid: the
+  // same answer as below without making it (a span and its context checks on every request).
+  if (telemetry.untraced() && api.trace.getSpanContext(api.context.active()) === undefined) return run(null);
   const span = telemetry.tracer.startSpan(name, options);
   if (!span.isRecording() && !api.trace.isSpanContextValid(span.spanContext())) return run(null);
   return api.context.with(api.trace.setSpan(api.context.active(), span), run, undefined, span);
