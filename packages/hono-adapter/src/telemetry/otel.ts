@@ -102,6 +102,15 @@ export function createTelemetry(enabled: boolean): TelemetryHandle {
 }
 
 /**
+ * Without a tracer provider and without an active span, the no-op tracer's span could only be an invalid one:
+ * `withSpan` would run bare. True then, without making the span (and its context checks) on every request.
+ */
+export function untracedHere(telemetry: Telemetry): boolean {
+  const { api } = telemetry;
+  return telemetry.untraced() && api.trace.getSpanContext(api.context.active()) === undefined;
+}
+
+/**
  * Starts a span for `run` as the active one (its store calls become its children), or runs `run` bare when no SDK
  * answered: the API's no-op tracer gives a span that neither records nor carries a valid context, whose only effect
  * would be the context switch. The tracer is asked on every call, so an SDK registered later is used from then on.
@@ -113,9 +122,7 @@ export function withSpan<T>(
   run: (span: Otel.Span | null) => T,
 ): T {
   const { api } = telemetry;
-  // Without a tracer provider and without an active span, the no-op tracer's span could only be invalid: the
-  // same answer as below without making it (a span and its context checks on every request).
-  if (telemetry.untraced() && api.trace.getSpanContext(api.context.active()) === undefined) return run(null);
+  if (untracedHere(telemetry)) return run(null);
   const span = telemetry.tracer.startSpan(name, options);
   if (!span.isRecording() && !api.trace.isSpanContextValid(span.spanContext())) return run(null);
   return api.context.with(api.trace.setSpan(api.context.active(), span), run, undefined, span);
