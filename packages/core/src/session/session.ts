@@ -79,8 +79,11 @@ interface SharedViews {
   json: string;
 }
 
+// One WeakMap key per cache entry (few, long-lived); the answer's JSON rides on each request's result under a
+// symbol (a weak key per request would cost every garbage collection an ephemeron to trace).
 const viewsOfEntry = new WeakMap<object, SharedViews>();
-const answerJson = new WeakMap<ValidatedSession, string>();
+const ANSWER_JSON = Symbol("latchkey.answerJson");
+type WithAnswerJson = ValidatedSession & { [ANSWER_JSON]?: string };
 
 /**
  * `JSON.stringify({ user, session })` of a session `validate` answered from a cached lookup, computed once per cache
@@ -88,7 +91,7 @@ const answerJson = new WeakMap<ValidatedSession, string>();
  * then the caller serializes the views itself. get-session answers with it.
  */
 export function sessionAnswerJson(validated: ValidatedSession): string | undefined {
-  return answerJson.get(validated);
+  return (validated as WithAnswerJson)[ANSWER_JSON];
 }
 
 export function toUserView(u: UserRecord): UserView {
@@ -216,14 +219,14 @@ export class SessionService {
         views = { user, session: view, json: JSON.stringify({ user, session: view }) };
         viewsOfEntry.set(entry, views);
       }
-      const validated: ValidatedSession = {
+      const validated: WithAnswerJson = {
         user: { ...views.user },
         session: { ...views.session },
         userRecord: found.user,
         sessionRecord: session,
         refreshedCookie,
+        [ANSWER_JSON]: views.json,
       };
-      answerJson.set(validated, views.json);
       return validated;
     }
     return {
