@@ -95,7 +95,11 @@ const copyLookup = (found: SessionLookup, shared: boolean): SessionLookup => {
   return copy;
 };
 
-const copyKeyLookup = (found: KeyLookup): KeyLookup => ({ key: { ...found.key }, user: { ...found.user } });
+const copyKeyLookup = (found: KeyLookup, shared: boolean): KeyLookup => {
+  const copy = { key: { ...found.key }, user: { ...found.user } };
+  if (shared) markSharedCopy(copy, found);
+  return copy;
+};
 
 /**
  * The store `createAuth({ cache })` hands the services: session lookups and API-key verifies (the key with its owner) come from
@@ -128,15 +132,17 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
           async findByHashWithOwner(keyHash) {
             const key = `k:${keyHash}`;
             const hit = cache.get<KeyLookup>(key);
-            if (hit) return copyKeyLookup(hit);
+            if (hit) return copyKeyLookup(hit, true);
             const generation = cache.generation;
             const found = await keys.findByHashWithOwner(keyHash);
-            if (found) cache.set(key, found, generation, { keyId: found.key.id, userId: found.user.id });
-            return found && copyKeyLookup(found);
+            if (!found) return null;
+            const kept = cache.set(key, found, generation, { keyId: found.key.id, userId: found.user.id });
+            return copyKeyLookup(found, kept);
           },
           async touchLastUsed(id, now, resolutionMs) {
             await keys.touchLastUsed(id, now, resolutionMs);
-            // A usage stamp, not a change of what the key may do: the entries here take it, nobody is told.
+            // A usage stamp, not a change of what the key may do: the entries here take it, nobody is told. The
+            // patched entry is a new value (never changed in place), so what was derived from the old one ends.
             for (const entry of cache.keysOfApiKey(id))
               cache.patch<KeyLookup>(entry, (found) =>
                 found.key.lastUsedAt !== null && found.key.lastUsedAt >= now

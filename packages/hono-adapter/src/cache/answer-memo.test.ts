@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
+import { apiKeys } from "@latchkey/core";
 import { BASE_URL, bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 
 // With the cache on, a cached get-session answers the JSON made once for its cache entry (views included). It
@@ -11,7 +12,7 @@ afterEach(async () => {
 });
 
 function cached(): TestAuth {
-  const t = createTestAuth({ cache: {} }) as TestAuth;
+  const t = createTestAuth({ cache: {}, plugins: [apiKeys()] }) as TestAuth;
   opened.push(t);
   return t;
 }
@@ -82,5 +83,50 @@ describe("get-session from the cache: the answer made once per entry", () => {
     const answer = (await getSession(t, token)).answer;
     expect(answer?.user.name).toBe("Ada");
     expect(answer?.session.expiresAt).not.toBe("never");
+  });
+});
+
+interface KeyApi {
+  createApiKey(i: { userId: string; name: string }): Promise<{ key: string; apiKey: { id: string } }>;
+  updateApiKey(i: { keyId: string; name: string }): Promise<unknown>;
+  verifyApiKey(i: { key: string }): Promise<{
+    valid: boolean;
+    apiKey: { name: string; lastUsedAt: string | null } | null;
+    user: { name: string | null } | null;
+  }>;
+}
+
+describe("API-key verify from the cache: the views made once per entry", () => {
+  it("a rename and a usage stamp reach the views; each caller gets its own copies", async () => {
+    const t = cached();
+    const { userId } = await t.signUp("ada@example.com");
+    const api = t.auth.api as unknown as KeyApi;
+    const { key, apiKey } = await api.createApiKey({ userId, name: "first" });
+    const verify = async () => {
+      const res = await t.request("POST", "/api-key/verify", { body: { key } });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Awaited<ReturnType<KeyApi["verifyApiKey"]>>;
+    };
+    const one = await verify();
+    const stamped = one.apiKey?.lastUsedAt;
+    expect(stamped).not.toBeNull();
+    const hits = t.auth.cache?.stats().hits ?? 0;
+    expect(await verify()).toEqual(one);
+    expect(t.auth.cache?.stats().hits).toBeGreaterThan(hits);
+
+    // A caller that changes its result changes nothing the next one sees.
+    const mine = await api.verifyApiKey({ key });
+    if (mine.apiKey) mine.apiKey.name = "changed by the caller";
+    expect((await api.verifyApiKey({ key })).apiKey?.name).toBe("first");
+
+    // Past `lastUsedResolution` (1 minute) the stamp moves, in the answer and in what the entry answers next.
+    t.clock.advance(61_000);
+    const later = await verify();
+    expect(later.apiKey?.lastUsedAt).not.toBe(stamped);
+    expect((await verify()).apiKey?.lastUsedAt).toBe(later.apiKey?.lastUsedAt);
+
+    await api.updateApiKey({ keyId: apiKey.id, name: "renamed" });
+    expect((await verify()).apiKey?.name).toBe("renamed");
+    expect((await verify()).apiKey?.name).toBe("renamed");
   });
 });
