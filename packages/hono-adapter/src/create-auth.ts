@@ -189,10 +189,19 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   });
   const cors = corsMiddleware(options.cors ?? ADAPTER_SCHEMA.cors.default, config.trustedOrigins);
   // Outermost: the request span and duration cover every answer, preflights and refusals included.
-  app.use("*", telemetry.middleware(mountPrefix));
-  // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
-  if (cors) app.use("*", cors);
-  app.use("*", securityHeaders(config));
+  const requestSpan = telemetry.middleware(mountPrefix);
+  if (cors) {
+    app.use("*", requestSpan);
+    // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
+    app.use("*", cors);
+    app.use("*", securityHeaders(config));
+  } else {
+    // The same two steps in the same order as one layer: the sub-app wraps each of its layers in an error handler
+    // of its own on every request, and neither step answers or throws by itself (what comes after them is
+    // rendered by its own layer before they see it).
+    const headers = securityHeaders(config);
+    app.use("*", (c, next) => requestSpan(c, () => headers(c, next) as Promise<void>));
+  }
   // Registered for the state-changing methods only: a GET passes two layers fewer (each one a wrapped handler,
   // since the sub-app renders its own errors), and neither guard has anything to check on it.
   app.on([...MUTATING_METHODS], "*", bodyGuard(), csrfProtection(config));
