@@ -5,7 +5,7 @@
 // `auth.api.sweep()` (batches with a turn of the event loop between two). A request arriving during the sweep waits
 // at most that long. Prints a markdown table.
 //   node --import tsx src/micro/sweep-event-loop.ts [--n=100000] [--store=libsql,postgres] [--kind=sessions,...]
-//     [--batch-size=1000] [--audit-log=on]
+//     [--batch-size=n (default: the store's own, 200 on a libSQL file, else 1000)] [--audit-log=on]
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,7 +132,7 @@ async function batched(store: FullStore, kind: SweepKind): Promise<number> {
     database: store,
     plugins: withAudit ? [apiKeys(), auditLog()] : [apiKeys()],
   });
-  return (await core.api.sweep({ batchSize: args.batchSize }))[kind];
+  return (await core.api.sweep(args.batchSize === null ? {} : { batchSize: args.batchSize }))[kind];
 }
 
 /** What the witnesses saw while `work` ran. */
@@ -181,12 +181,13 @@ function report(m: SweepMeasurement): SweepMeasurement {
 async function measure(
   storeName: SweepStore,
   kind: SweepKind,
-  method: string,
+  methodOf: string | ((store: FullStore) => string),
   sweep: (store: FullStore, now: Date) => Promise<number>,
 ): Promise<SweepMeasurement> {
   const now = Date.now();
   const seeded = await fresh(storeName, kind, now);
   const store = seeded.open();
+  const method = typeof methodOf === "string" ? methodOf : methodOf(store);
   try {
     // One query first, so the sweep does not pay for opening the connection or the file.
     await store.users.findById(SWEEP_USER_ID);
@@ -221,8 +222,11 @@ try {
         await measure(storeName, kind, "one statement", (store, now) => oneStatement(store, kind, now)),
       );
       measurements.push(
-        await measure(storeName, kind, `auth.api.sweep(), batches of ${args.batchSize.toLocaleString("en-US")}`, (s) =>
-          batched(s, kind),
+        await measure(
+          storeName,
+          kind,
+          (s) => `auth.api.sweep(), batches of ${(args.batchSize ?? s.sweepBatchSize ?? 1000).toLocaleString("en-US")}`,
+          (s) => batched(s, kind),
         ),
       );
     }

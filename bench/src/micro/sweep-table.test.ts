@@ -20,12 +20,12 @@ import {
 const NOW = Date.UTC(2026, 10, 1);
 
 describe("sweep benchmark command line", () => {
-  it("defaults to 100,000 rows of every kind on libSQL and PostgreSQL, batches of 1,000", () => {
+  it("defaults to 100,000 rows of every kind on libSQL and PostgreSQL, batches of each store's own size", () => {
     expect(parseSweepArgs([])).toEqual({
       n: 100_000,
       stores: ["libsql", "postgres"],
       kinds: [...SWEEP_KINDS],
-      batchSize: 1000,
+      batchSize: null,
       auditLog: false,
     });
   });

@@ -117,12 +117,13 @@ function sweepRow(kind: SweepKind, i: number, past: Date, now: number): Row {
   }
 }
 
-/** The command line: `--n=100000 --store=libsql,postgres --kind=sessions,... --batch-size=1000 --audit-log=off`. */
+/** The command line: `--n=100000 --store=libsql,postgres --kind=sessions,... [--batch-size=1000] --audit-log=off`. */
 export interface SweepBenchArgs {
   n: number;
   stores: SweepStore[];
   kinds: SweepKind[];
-  batchSize: number;
+  /** `--batch-size`; null: each store's own default (`Store.sweepBatchSize`, else 1,000). */
+  batchSize: number | null;
   /** `auditLog()` installed for every kind: each expired key swept then writes an audit row (`ApiKeyRevoked`). */
   auditLog: boolean;
 }
@@ -156,7 +157,7 @@ export function parseSweepArgs(argv: readonly string[]): SweepBenchArgs {
     n: positiveInteger(args.get("n"), 100_000, "n", 10_000_000),
     stores: listOf(args.get("store"), SWEEP_STORES, "store"),
     kinds: listOf(args.get("kind"), SWEEP_KINDS, "kind"),
-    batchSize: positiveInteger(args.get("batch-size"), 1000, "batch-size", 10_000),
+    batchSize: args.has("batch-size") ? positiveInteger(args.get("batch-size"), 1000, "batch-size", 10_000) : null,
     auditLog: listOf(args.get("audit-log") ?? "off", ["on", "off"], "audit-log")[0] === "on",
   };
 }

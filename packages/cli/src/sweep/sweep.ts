@@ -48,7 +48,7 @@ async function openStore(url: string): Promise<FullStore> {
  * const report = await sweep("postgres://localhost/app", { auditRetention: "30d" }); // { counters: 812, ... }
  */
 export async function sweep(url: string, options: SweepCliOptions = {}): Promise<SweepReport> {
-  const batchSize = sweepBatchSize(options.batchSize);
+  sweepBatchSize(options.batchSize); // a bad size is refused before the database is opened
   const retention = options.auditRetention ?? "90d";
   const retentionMs = retention === false ? null : parseDuration(retention, "auditRetention");
   const unverifiedMs =
@@ -61,7 +61,7 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
     const { apiKeys } = store;
     return await sweepStore(store, {
       now,
-      batchSize,
+      batchSize: sweepBatchSize(options.batchSize, store.sweepBatchSize),
       auditBefore: retentionMs === null ? null : new Date(now.getTime() - retentionMs),
       unverifiedBefore: unverifiedMs === null ? null : new Date(now.getTime() - unverifiedMs),
       // From a shell no listeners run, so the port is called directly (no ApiKeyRevoked events).

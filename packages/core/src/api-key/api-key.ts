@@ -340,7 +340,12 @@ export class ApiKeyService {
    */
   async deleteExpiredRerolls(limit?: number): Promise<{ cleared: number }> {
     const batch = (size: number) => this.keys.deleteExpiredRerolls(new Date(this.ctx.clock.now()), size);
-    return { cleared: limit === undefined ? await inBatches(SWEEP_BATCH_SIZE, batch) : await batch(limit) };
+    return {
+      cleared:
+        limit === undefined
+          ? await inBatches(this.ctx.store.sweepBatchSize ?? SWEEP_BATCH_SIZE, batch)
+          : await batch(limit),
+    };
   }
 
   /** Per-day usage of one key (`owner` null: any user's key), oldest day first. Needs `apiKeys({ usage: true })`. */
@@ -411,6 +416,11 @@ export class ApiKeyService {
       }
       return gone.length;
     };
-    return { deleted: limit === undefined ? await inBatches(SWEEP_BATCH_SIZE, batch) : await batch(limit) };
+    return {
+      deleted:
+        limit === undefined
+          ? await inBatches(this.ctx.store.sweepBatchSize ?? SWEEP_BATCH_SIZE, batch)
+          : await batch(limit),
+    };
   }
 }

@@ -163,8 +163,8 @@ export function buildApi<P extends readonly AuthPlugin[]>(
       return user ? core.accountDeletion.remove(user, orServerCall(meta)) : false;
     },
     sweep: async (options = {}) => {
-      const batchSize = sweepBatchSize(options.batchSize);
       const { clock, config, store } = core.ctx;
+      const batchSize = sweepBatchSize(options.batchSize, store.sweepBatchSize);
       const now = clock.now();
       const retentionMs = core.plugins.get(AUDIT_LOG_PLUGIN_ID)?.options.retentionMs ?? null;
       const unverifiedMs = config.emailVerification.deleteUnverifiedAfterMs;

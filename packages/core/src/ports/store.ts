@@ -291,6 +291,12 @@ export interface StorePorts extends CorePorts, Partial<PluginPorts> {}
 export interface Store extends StorePorts {
   readonly kind: string;
   /**
+   * Rows a sweep removes per statement on this store when the caller gives no `batchSize`; absent: 1000. A store
+   * whose statements run on the process's own thread (a libSQL `file:` database) answers less, so that one batch
+   * never holds the event loop for long.
+   */
+  readonly sweepBatchSize?: number;
+  /**
    * Runs `body` against ports whose writes commit together or not at all: a database transaction (PostgreSQL,
    * SQLite/libSQL, MongoDB with a replica set) or the store's equivalent. A throw from `body` rolls back and is
    * rethrown. Keep bodies short: no password hashing, no email, no waiting on anything but the ports.

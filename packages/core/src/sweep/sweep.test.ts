@@ -38,9 +38,12 @@ function recordingStore(): { store: FullStore; limits: { expired: unknown[]; rer
   };
 }
 
-async function setup() {
+/** `sweepBatchSize`: the store's own default, as a libSQL file store answers one. */
+async function setup(sweepBatchSize?: number) {
   const clock = createTestClock(Date.UTC(2026, 5, 1));
-  const { store, limits } = recordingStore();
+  const recorded = recordingStore();
+  const { limits } = recorded;
+  const store: FullStore = sweepBatchSize === undefined ? recorded.store : { ...recorded.store, sweepBatchSize };
   const core = createAuthCore({
     secret: "s".repeat(32),
     database: store,
@@ -123,5 +126,24 @@ describe("auth.api.sweep() of API keys", () => {
     expect(await core.api.deleteExpiredApiKeys()).toEqual({ deleted: 0 });
     expect(await core.api.deleteExpiredRerolls()).toEqual({ cleared: 0 });
     expect(limits).toEqual({ expired: [1000], rerolls: [1000] });
+  });
+});
+
+describe("the store's own batch size", () => {
+  it("is what a sweep without batchSize uses, in auth.api.sweep() and the plugin's methods; batchSize still wins", async () => {
+    const { core, clock, limits, user } = await setup(3);
+    for (let i = 0; i < 7; i++) await core.api.createApiKey({ userId: user.id, expiresIn: "1h" });
+    clock.advance(2 * 60 * 60 * 1000);
+
+    expect((await core.api.sweep()).apiKeys).toBe(7);
+    expect(limits).toEqual({ expired: [3, 3, 3], rerolls: [3] });
+    limits.expired.length = 0;
+    limits.rerolls.length = 0;
+    expect(await core.api.deleteExpiredApiKeys()).toEqual({ deleted: 0 });
+    expect(await core.api.deleteExpiredRerolls()).toEqual({ cleared: 0 });
+    expect(limits).toEqual({ expired: [3], rerolls: [3] });
+    limits.expired.length = 0;
+    await core.api.sweep({ batchSize: 5 });
+    expect(limits.expired).toEqual([5]);
   });
 });

@@ -23,7 +23,10 @@ export interface SweepReport {
 
 /** Options of `auth.api.sweep()`. */
 export interface SweepOptions {
-  /** Rows deleted per statement (1..10000, default 1000); the event loop gets a turn between two batches. */
+  /**
+   * Rows deleted per statement (1..10000); default: the store's own `sweepBatchSize` (200 on a libSQL file), else
+   * 1000. The event loop gets a turn between two batches.
+   */
   batchSize?: number;
 }
 
@@ -46,9 +49,12 @@ export interface SweepPlan {
   deleteUser?: (user: UserRecord) => Promise<boolean>;
 }
 
-/** 400 INVALID_REQUEST unless `batchSize` is an integer from 1 to 10000; the default when absent. */
-export function sweepBatchSize(batchSize: unknown): number {
-  if (batchSize === undefined) return SWEEP_BATCH_SIZE;
+/**
+ * 400 INVALID_REQUEST unless `batchSize` is an integer from 1 to 10000; when absent, the store's own
+ * `sweepBatchSize`, else 1000.
+ */
+export function sweepBatchSize(batchSize: unknown, storeDefault?: number): number {
+  if (batchSize === undefined) return storeDefault ?? SWEEP_BATCH_SIZE;
   if (typeof batchSize !== "number" || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
     throw invalidField("batchSize", "batchSize must be an integer from 1 to 10000");
   return batchSize;

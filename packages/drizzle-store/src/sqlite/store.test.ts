@@ -25,6 +25,14 @@ describe("libsql store mapping", () => {
     await database?.dispose();
   });
 
+  it("sweeps a file in batches of 200 (its statements run on this thread); a client of a server keeps 1,000", () => {
+    expect(store.sweepBatchSize).toBe(200);
+    const server = new Proxy(client, {
+      get: (target, property) => (property === "protocol" ? "ws" : Reflect.get(target, property, target)),
+    });
+    expect(drizzleStore({ dialect: "sqlite", client: server }).sweepBatchSize).toBeUndefined();
+  });
+
   it("maps unique violations of users.email and users.username, and only those", async () => {
     const u = user({ username: fixtures.uid("n").toLowerCase() });
     const other = user();

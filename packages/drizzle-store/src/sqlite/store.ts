@@ -75,6 +75,14 @@ function gated(client: Client): { client: Client; hold: () => Promise<() => void
 }
 
 /**
+ * Rows a sweep deletes per statement on a libSQL `file:` database. Its statements run on the process's own thread,
+ * and a delete's cost grows faster than its row count (each row leaves every index of the table; verifications
+ * have four over random values): 1,000 rows held the event loop for 50-80 ms, 200 for 6-25 ms (docs/benchmarks.md,
+ * "Sweeps and the event loop"). Servers (`libsql://`, D1) keep the default of 1,000.
+ */
+const FILE_SWEEP_BATCH_SIZE = 200;
+
+/**
  * Builds the SQLite store over a libSQL client; `close` closes the client only when the store opened it. A store
  * that opened its own `file:` database also runs its hottest read-only lookups through statements prepared once on
  * a second connection (see file-reads.ts); writes and batches stay on the client.
@@ -140,6 +148,7 @@ export function sqliteStore(client: Client, ownsClient: boolean, url?: string): 
   return guardStore(
     {
       kind: "sqlite",
+      ...(client.protocol === "file" ? { sweepBatchSize: FILE_SWEEP_BATCH_SIZE } : {}),
       ...portsOf(db, reads),
       async transaction(body) {
         const release = await gate.hold();
