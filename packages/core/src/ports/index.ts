@@ -11,4 +11,3 @@ export {
   guardStore,
   DATABASE_RETRY_AFTER_SECONDS,
 } from "./guard.ts";
-export { markSharedCopy, sharedOrigin } from "./shared-lookup.ts";
