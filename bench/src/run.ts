@@ -186,7 +186,8 @@ async function cluster(): Promise<BenchPostgres> {
   return postgres;
 }
 
-let nextPort = 4101;
+// BENCH_FIRST_PORT lets two checkouts profile side by side on one machine.
+let nextPort = Number(process.env.BENCH_FIRST_PORT ?? 4101);
 async function start(
   impl: "latchkey" | "better-auth" | "floor",
   store: StoreKind,

@@ -15,22 +15,23 @@ export function boundPlaceholder(name: string, column: DriverValueEncoder<unknow
 }
 
 /**
- * One bound placeholder per column of `table`, named by the column's property (the record field): the `values` of
- * a prepared INSERT that binds a whole record. A null binds as NULL without the encoder (a JSON column would store
- * the text "null"); every other value goes through the column's encoder.
+ * One bound placeholder per column of `table`, named by the column's property (the record field) after `prefix`:
+ * the `values` of a prepared INSERT that binds a whole record. A null binds as NULL without the encoder (a JSON
+ * column would store the text "null"); every other value goes through the column's encoder. A statement that binds
+ * two records gives the second a prefix (`{ "account.id": ... }`).
  *
  * @example
  * const insertSession = db.insert(sessions).values(rowPlaceholders(sessions)).prepare();
  * if (bindsWhole(sessions, record)) await insertSession.run(record);
  */
-export function rowPlaceholders<T extends Table>(table: T): Record<keyof T["_"]["columns"], SQL> {
+export function rowPlaceholders<T extends Table>(table: T, prefix = ""): Record<keyof T["_"]["columns"], SQL> {
   const columns = getTableColumns(table) as Record<string, DriverValueEncoder<unknown, unknown>>;
   const out: Record<string, SQL> = {};
   for (const [key, column] of Object.entries(columns)) {
     const encoder: DriverValueEncoder<unknown, unknown> = {
       mapToDriverValue: (value) => (value === null ? null : column.mapToDriverValue(value)),
     };
-    out[key] = sql`${new Param<unknown, unknown>(sql.placeholder(key), encoder)}`;
+    out[key] = sql`${new Param<unknown, unknown>(sql.placeholder(prefix + key), encoder)}`;
   }
   return out as Record<keyof T["_"]["columns"], SQL>;
 }

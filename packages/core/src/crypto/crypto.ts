@@ -1,5 +1,6 @@
+import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { nativeSha256 } from "#native-sha256";
+import { nativeHmacSha256, nativeSha256 } from "#native-sha256";
 import type { Random } from "../ports/clock.ts";
 
 const encoder = new TextEncoder();
@@ -63,6 +64,24 @@ export function fromBase64url(text: string): Uint8Array | null {
  */
 export function hashSecret(secret: string): string {
   return nativeSha256 ? nativeSha256(secret) : base64url(sha256(utf8(secret)));
+}
+
+/**
+ * HMAC-SHA-256 under `key`, set up once: the returned function MACs UTF-8 text (32 bytes). `node:crypto` on Node
+ * and Bun (`#native-sha256`), else `@noble/hashes` from a copy of the keyed state; both give the same bytes.
+ *
+ * @example
+ * const mac = hmacSha256With(key);
+ * base64url(mac("otp:sign-in:ada@example.com\u0000042917"));
+ */
+export function hmacSha256With(key: Uint8Array): (text: string) => Uint8Array {
+  return nativeHmacSha256 ? nativeHmacSha256(key) : portableHmacSha256With(key);
+}
+
+/** `hmacSha256With` on runtimes without `node:crypto`: `@noble/hashes`, keyed once and cloned per MAC. */
+export function portableHmacSha256With(key: Uint8Array): (text: string) => Uint8Array {
+  const keyed = hmac.create(sha256, key);
+  return (text) => keyed.clone().update(utf8(text)).digest();
 }
 
 /**

@@ -1,8 +1,9 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { describe, expect, it } from "vitest";
-import { nativeSha256 } from "#native-sha256";
-import { nativeSha256 as webSha256 } from "./native-sha256.web.ts";
-import { base64url, hashSecret, utf8 } from "./crypto.ts";
+import { hmac } from "@noble/hashes/hmac.js";
+import { nativeHmacSha256, nativeSha256 } from "#native-sha256";
+import { nativeHmacSha256 as webHmacSha256, nativeSha256 as webSha256 } from "./native-sha256.web.ts";
+import { base64url, hashSecret, hmacSha256With, portableHmacSha256With, utf8 } from "./crypto.ts";
 
 const portable = (text: string) => base64url(sha256(utf8(text)));
 
@@ -30,6 +31,29 @@ describe("#native-sha256", () => {
     for (const text of INPUTS) {
       expect(nativeSha256!(text)).toBe(portable(text));
       expect(hashSecret(text)).toBe(portable(text));
+    }
+  });
+});
+
+describe("#native-sha256: HMAC-SHA-256", () => {
+  it("is node:crypto on Node, none on the web variant", () => {
+    expect(nativeHmacSha256).toBeTypeOf("function");
+    expect(webHmacSha256).toBeNull();
+  });
+
+  it("gives the bytes of @noble/hashes' HMAC, native and portable, call after call under one key", () => {
+    // RFC 4231 test case 2: key "Jefe".
+    const jefe = hmacSha256With(utf8("Jefe"));
+    const expected = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+    expect(Buffer.from(jefe("what do ya want for nothing?")).toString("hex")).toBe(expected);
+    for (const key of [new Uint8Array(32).fill(7), utf8("k"), new Uint8Array(100).fill(1)]) {
+      const native = hmacSha256With(key);
+      const portable = portableHmacSha256With(key);
+      for (const text of [...INPUTS, ...INPUTS]) {
+        const want = Buffer.from(hmac(sha256, key, utf8(text))).toString("hex");
+        expect(Buffer.from(native(text)).toString("hex")).toBe(want);
+        expect(Buffer.from(portable(text)).toString("hex")).toBe(want);
+      }
     }
   });
 });

@@ -113,8 +113,8 @@ export class EmailOtpService {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
     // The user is looked up before the code is touched: its lockout is the account's. With sign-up off an unknown
-    // email fails like a wrong password, and the record found is the one signed in; with sign-up on, the
-    // transaction looks it up again (a concurrent sign-up may create it).
+    // email fails like a wrong password, and the record found is the one signed in; with sign-up on and no user
+    // yet, the transaction looks it up again (a concurrent sign-up may have created it).
     const found = await ctx.store.users.findByEmail(email);
     const lockoutKey = accountLockKey(found, lockoutIdentifier({ email }));
     const known = this.options.allowSignUp ? undefined : found;
@@ -125,28 +125,47 @@ export class EmailOtpService {
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
     }
     const t = target("sign-in", email);
-    await this.codes.verify(t, input.otp, meta, { mode: "consume", lockoutKey });
+    // Claimed, not yet spent: the code is consumed in the transaction of the writes it pays for (below), so a
+    // failed write leaves it usable and the round trip commits once.
+    const row = await this.codes.verify(t, input.otp, meta, { mode: "claim", lockoutKey });
     // The hooks run once the code proved the mailbox, before anything is written: a new email is a user about
-    // to be created (and then signed in), a known one a sign-in.
-    const existing = known ?? (await ctx.store.users.findByEmail(email));
-    const signingIn =
-      existing ??
-      (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
-    await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
-    // A new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof and the
-    // session) commit together.
-    const result = await inTransaction(ctx, async (tx) => {
-      let user = existing ?? (await tx.store.users.findByEmail(email));
-      if (!user) {
-        // The user the hook saw (a concurrent sign-up of the same email may have won meanwhile).
-        const created = await this.createUser(tx, existing ? newOtpUser(ctx, email, null) : signingIn, meta);
-        user = created.user;
-        if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
-      } else {
-        user = await this.proveForOtp(tx, user, meta);
-      }
-      return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
-    });
+    // to be created (and then signed in), a known one a sign-in. The user found above decides which; a sign-up
+    // of the same email that commits meanwhile is found again (or met as a conflict) in the transaction.
+    const existing = known ?? found;
+    let signingIn: UserRecord;
+    try {
+      signingIn =
+        existing ??
+        (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
+      await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
+    } catch (error) {
+      // A code a hook refused is spent: it cannot be replayed against the hook.
+      await ctx.store.verifications.consume(row.id);
+      throw error;
+    }
+    // The spent code, a new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof
+    // and the session) commit together.
+    let result: SignInResult;
+    try {
+      result = await inTransaction(ctx, async (tx) => {
+        // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
+        if (!(await tx.store.verifications.consume(row.id))) throw new SpentMeanwhile();
+        let user = existing ?? (await tx.store.users.findByEmail(email));
+        if (!user) {
+          // The user the hook saw (a concurrent sign-up of the same email may have won meanwhile).
+          const created = await this.createUser(tx, signingIn, meta);
+          user = created.user;
+          if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
+        } else {
+          user = await this.proveForOtp(tx, user, meta);
+        }
+        return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+      });
+    } catch (error) {
+      if (!(error instanceof SpentMeanwhile)) throw error;
+      await this.codes.spentMeanwhile(t, row, meta);
+      throw invalidOtp();
+    }
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
     await emit(ctx, "UserSignedIn", { userId: user.id, method: "email-otp" }, meta);
@@ -250,6 +269,13 @@ export class EmailOtpService {
     const existing = await ctx.store.users.findByEmail(email);
     if (!existing) throw new AuthError("INTERNAL_ERROR", "The user could not be created", { cause: created });
     return { user: existing, isNew: false };
+  }
+}
+
+/** Thrown inside a sign-in's transaction (rolling it back) when a parallel request spent the claimed code first. */
+class SpentMeanwhile extends Error {
+  constructor() {
+    super("the code was spent by a parallel request");
   }
 }
 

@@ -1,8 +1,7 @@
 import { AuthError, invalidOtp } from "../errors/errors.ts";
 import { hkdf } from "@noble/hashes/hkdf.js";
-import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { base64url, constantTimeEqual, hashSecret, randomDigits, utf8 } from "../crypto/crypto.ts";
+import { base64url, constantTimeEqual, hashSecret, hmacSha256With, randomDigits, utf8 } from "../crypto/crypto.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { OtpPurpose } from "../kernel/events.ts";
@@ -79,19 +78,19 @@ export function otpIdentifier(purpose: OtpPurpose, key: string): string {
  * const row = await codes.verify(target, "123456", meta, { mode: "consume", lockoutKey: `email:${email}` });
  */
 export class OtpCodes {
-  private readonly key: Uint8Array;
+  private readonly mac: (text: string) => Uint8Array;
 
   constructor(
     private readonly ctx: AuthContext,
     private readonly options: ResolvedEmailOtpOptions,
     private readonly templates: Record<string, string>,
   ) {
-    this.key = otpHashKey(ctx.config.secret);
+    this.mac = hmacSha256With(otpHashKey(ctx.config.secret));
   }
 
   /** What is stored for `code` in the row `identifier`: HMAC-SHA-256 under the derived key, base64url. */
   valueHash(identifier: string, code: string): string {
-    return otpValueHash(this.key, identifier, code);
+    return otpValueHash(this.mac, identifier, code);
   }
 
   /** Constant-time: the keyed hash, or the plain SHA-256 that rows written before the keyed hash carry. */
@@ -150,7 +149,9 @@ export class OtpCodes {
   async verify(target: OtpTarget, otp: unknown, meta: RequestMeta, opts: VerifyOptions): Promise<VerificationRecord> {
     const { ctx } = this;
     this.assertFormat(otp);
-    if (opts.lockoutKey) await ctx.lockout.assertNotLocked(opts.lockoutKey);
+    // The failures the key had before this attempt: a right code clears them, and with none there is nothing to
+    // clear (a failure another request records meanwhile stays counted, the side a lockout should err on).
+    const failures = opts.lockoutKey ? await ctx.lockout.assertNotLocked(opts.lockoutKey) : 0;
     const row = await ctx.store.verifications.findByIdentifier(target.identifier);
     if (!row) {
       // Nothing to guess against (never sent, destroyed, or consumed by a parallel request with the same code):
@@ -183,7 +184,7 @@ export class OtpCodes {
       return live;
     }
     if (opts.mode === "claim") {
-      if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
+      if (opts.lockoutKey && failures > 0) await ctx.lockout.reset(opts.lockoutKey);
       return row;
     }
     const consumed = await ctx.store.verifications.consume(row.id);
@@ -192,8 +193,16 @@ export class OtpCodes {
       await this.failed(target, row.attemptCount, null, meta);
       throw invalidOtp();
     }
-    if (opts.lockoutKey) await ctx.lockout.reset(opts.lockoutKey);
+    if (opts.lockoutKey && failures > 0) await ctx.lockout.reset(opts.lockoutKey);
     return consumed;
+  }
+
+  /**
+   * A claimed code (`mode: "claim"`) that another request with the same code spent first: `OtpVerifyFailed`, and
+   * no lockout failure (a replay of the right code is no guess).
+   */
+  async spentMeanwhile(target: OtpTarget, row: VerificationRecord, meta: RequestMeta): Promise<void> {
+    await this.failed(target, row.attemptCount, null, meta);
   }
 
   /** `OtpVerified` for a performed action (consume callers emit it once they know the user). */
@@ -228,6 +237,6 @@ function otpHashKey(secret: string): Uint8Array {
  * The stored form of an OTP: HMAC-SHA-256(key, identifier NUL code), base64url. Bound to the row identifier, so a
  * value copied into another row does not verify there.
  */
-function otpValueHash(key: Uint8Array, identifier: string, code: string): string {
-  return base64url(hmac(sha256, key, utf8(`${identifier}\u0000${code}`)));
+function otpValueHash(mac: (text: string) => Uint8Array, identifier: string, code: string): string {
+  return base64url(mac(`${identifier}\u0000${code}`));
 }

@@ -1,6 +1,6 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { base64url, utf8 } from "../crypto/crypto.ts";
+import { base64url, hmacSha256With, utf8 } from "../crypto/crypto.ts";
 import type { CounterBinding, CounterStore } from "../ports/store.ts";
 
 const HEX = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -18,9 +18,11 @@ const HEX = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
 export function counterBinding(secret: string, baseOrigin: string): CounterBinding {
   const key = hmac(sha256, utf8(secret), utf8("latchkey/counter-keys v1"));
   const namespace = HEX(hmac(sha256, key, utf8(`namespace:${baseOrigin}`)).subarray(0, 6));
+  // Keyed once: every counter hit and peek derives its key here.
+  const mac = hmacSha256With(key);
   return {
     namespace,
-    keyOf: (value) => base64url(hmac(sha256, key, utf8(value)).subarray(0, 16)),
+    keyOf: (value) => base64url(mac(value).subarray(0, 16)),
   };
 }
 

@@ -216,16 +216,19 @@ export class Lockout {
 
   /**
    * Throws ACCOUNT_LOCKED while the key is locked, or while its failures in the window already reached
-   * `maxFailures` (the lock write after them may have failed: the count alone keeps it closed).
+   * `maxFailures` (the lock write after them may have failed: the count alone keeps it closed). Otherwise answers
+   * the failures counted in the window (0 with the lockout off): a success that follows needs `reset` only when
+   * there were some.
    */
-  async assertNotLocked(key: string): Promise<void> {
+  async assertNotLocked(key: string): Promise<number> {
     const { lockout } = this.config;
-    if (!lockout.enabled) return;
+    if (!lockout.enabled) return 0;
     const now = this.clock.now();
     const lock = await this.store.counters.peek(`lock:${key}`, now);
     if (lock) throw this.locked(lock.resetAt, now);
     const fails = await this.store.counters.peek(`fail:${key}`, now);
     if (fails && fails.count >= lockout.maxFailures) throw this.locked(fails.resetAt, now);
+    return fails?.count ?? 0;
   }
 
   /**

@@ -5,6 +5,7 @@ import type { PgDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { accounts, users, verifications } from "./schema.ts";
+import { insertUserWithAccount } from "./user-insert.ts";
 
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
@@ -30,6 +31,15 @@ export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
   // Every sign-up inserts a user and its first account (on the transaction's connection: prepared there once).
   const insertBound = db.insert(users).values(rowPlaceholders(users)).returning().prepare("users_insert");
   const insertAccountBound = db.insert(accounts).values(rowPlaceholders(accounts)).prepare("users_insert_account");
+  // A sign-up with one account (every built-in flow): one statement, in a transaction or not.
+  const insertWithAccount = insertUserWithAccount(db);
+  // Which unique index refused the user, read after the one-statement insert did nothing (in the caller's
+  // transaction, the row it collided with is visible: READ COMMITTED reads what committed before each statement).
+  const takenField = async (user: UserRecord): Promise<"email" | "username" | null> => {
+    if ((await byEmail.execute({ value: user.email })).length > 0) return "email";
+    if (user.username !== null && (await byUsername.execute({ value: user.username })).length > 0) return "username";
+    return null;
+  };
   const bound = (user: UserRecord, userAccounts: readonly AccountRecord[]) =>
     inTransaction && bindsWhole(users, user) && userAccounts.every((a) => bindsWhole(accounts, a));
   const values = (record: UserRecord | AccountRecord) => record as unknown as Record<string, unknown>;
@@ -40,6 +50,15 @@ export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
   };
   return {
     async create(user, userAccounts) {
+      const [account] = userAccounts;
+      if (userAccounts.length === 1 && account && bindsWhole(users, user) && bindsWhole(accounts, account)) {
+        const row = await insertWithAccount(user, account);
+        if (row !== null) return { ok: true, value: row };
+        const conflict = await takenField(user);
+        if (conflict !== null) return { ok: false, conflict };
+        // Neither is taken now (the primary key collided, or the other row went meanwhile): the statement-by-
+        // statement path below inserts, or names the index it hits, or raises what it hit.
+      }
       try {
         const created = await db.transaction(async (tx) => {
           if (bound(user, userAccounts)) {

@@ -51,18 +51,26 @@ describe("sign-up: user + credential account + session", () => {
   }
 });
 
-describe("OTP sign-in of a new user: user + EMAIL_OTP account + session", () => {
-  it("a failure at the session insert leaves no user and no account", async () => {
+describe("OTP sign-in of a new user: spent code + user + EMAIL_OTP account + session", () => {
+  it("a failure at the session insert leaves no user and no account, and the code usable", async () => {
     const t = setup("sessions.create");
     await t.request("POST", "/email-otp/send-verification-otp", {
       body: { email: "new@example.com", purpose: "sign-in" },
     });
+    const otp = t.auth.getOtp("new@example.com");
     t.state.armed = true;
-    const res = await t.request("POST", "/sign-in/email-otp", {
-      body: { email: "new@example.com", otp: t.auth.getOtp("new@example.com") },
-    });
+    const res = await t.request("POST", "/sign-in/email-otp", { body: { email: "new@example.com", otp } });
     expect(res.status).toBe(500);
     expect(await t.store.users.findByEmail("new@example.com")).toBeNull();
+    // The code is spent in the transaction of the writes it pays for: rolled back with them.
+    expect(await t.store.verifications.findByIdentifier("otp:sign-in:new@example.com")).not.toBeNull();
+    t.state.armed = false;
+    const retry = await t.request("POST", "/sign-in/email-otp", { body: { email: "new@example.com", otp } });
+    expect(retry.status).toBe(200);
+    expect(await t.store.verifications.findByIdentifier("otp:sign-in:new@example.com")).toBeNull();
+    expect((await t.request("POST", "/sign-in/email-otp", { body: { email: "new@example.com", otp } })).status).toBe(
+      400,
+    );
   });
 });
 
