@@ -149,6 +149,29 @@ function allowedMethods(app: AuthApp): Map<string, string[]> {
   );
 }
 
+/**
+ * What runs in front of every route of the sub-app, in this order: the request span (outermost: its span and
+ * duration cover every answer, preflights and refusals included), CORS when on (before the body and CSRF checks, so
+ * preflights answer first), the security headers (on every answer, errors too).
+ */
+function registerFront(
+  app: AuthApp,
+  requestSpan: MiddlewareHandler,
+  cors: MiddlewareHandler | null,
+  headers: MiddlewareHandler,
+): void {
+  if (cors) {
+    app.use("*", requestSpan);
+    app.use("*", cors);
+    app.use("*", headers);
+    return;
+  }
+  // Without CORS, the two steps in the same order as one layer: the sub-app wraps each of its layers in an error
+  // handler of its own on every request, and neither step answers or throws by itself (what comes after them is
+  // rendered by its own layer before they see it).
+  app.use("*", (c, next) => requestSpan(c, () => headers(c, next) as Promise<void>));
+}
+
 /** Where the sub-app is mounted, from the catch-all's own pattern (`/auth/*` -> `/auth`). */
 function mountPrefix(routePath: string): string {
   return routePath.replace(/\/?\*$/, "");
@@ -188,11 +211,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     defaultHook: (result) => (result.success ? undefined : invalidRequest(result.error.issues)),
   });
   const cors = corsMiddleware(options.cors ?? ADAPTER_SCHEMA.cors.default, config.trustedOrigins);
-  // Outermost: the request span and duration cover every answer, preflights and refusals included.
-  app.use("*", telemetry.middleware(mountPrefix));
-  // First, so preflights answer before the body and CSRF checks, and every answer (errors too) carries the headers.
-  if (cors) app.use("*", cors);
-  app.use("*", securityHeaders(config));
+  registerFront(app, telemetry.middleware(mountPrefix), cors, securityHeaders(config));
   // Registered for the state-changing methods only: a GET passes two layers fewer (each one a wrapped handler,
   // since the sub-app renders its own errors), and neither guard has anything to check on it.
   app.on([...MUTATING_METHODS], "*", bodyGuard(), csrfProtection(config));

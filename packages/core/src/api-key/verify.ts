@@ -2,7 +2,8 @@ import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
 import { toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import type { ApiKeyRecord } from "../ports/records.ts";
+import type { ApiKeyRecord, UserRecord } from "../ports/records.ts";
+import { sharedOrigin } from "../ports/shared-lookup.ts";
 import type { ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import { checkPermissions } from "./input.ts";
@@ -102,6 +103,26 @@ function untilRefill(k: ApiKeyRecord, now: number): number | null {
  * const auth = await authenticateApiKey(ctx, store.apiKeys, settings, { key, permissions: { files: ["read"] } }, meta);
  * if (auth.valid) console.log(auth.user.email);
  */
+type KeyViews = { apiKey: ApiKeyView; user: UserView };
+
+// One WeakMap key per cache entry (few, long-lived), never one per request.
+const viewsOfEntry = new WeakMap<object, KeyViews>();
+
+/**
+ * The views of a key and its owner. From a cached lookup they are made once per cache entry (its records never
+ * change in place: a change or a usage stamp replaces or drops it); each caller gets its own copies.
+ */
+function viewsOf(found: { key: ApiKeyRecord; user: UserRecord }): KeyViews {
+  const entry = sharedOrigin(found);
+  if (entry === undefined) return { apiKey: toApiKeyView(found.key), user: toUserView(found.user) };
+  let views = viewsOfEntry.get(entry);
+  if (views === undefined) {
+    views = { apiKey: toApiKeyView(found.key), user: toUserView(found.user) };
+    viewsOfEntry.set(entry, views);
+  }
+  return { apiKey: { ...views.apiKey }, user: { ...views.user } };
+}
+
 export async function authenticateApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
@@ -127,14 +148,14 @@ export async function authenticateApiKey(
     return refuse(ctx, settings, row.id, "INSUFFICIENT_PERMISSIONS", meta);
   if (!isMetered(row)) {
     const resolution = settings.lastUsedResolutionMs;
-    let view = toApiKeyView(row);
+    let { apiKey: view, user: userView } = viewsOf(found);
     // At most one write per key per resolution: the common verify stays a single read.
     if (row.lastUsedAt === null || row.lastUsedAt.getTime() + resolution <= now) {
       await keys.touchLastUsed(row.id, new Date(now), resolution);
       view = { ...view, lastUsedAt: new Date(now).toISOString() };
     }
     await countUsage(ctx, settings, row.id, "valid");
-    return { valid: true, apiKey: view, user: toUserView(user), deprecated };
+    return { valid: true, apiKey: view, user: userView, deprecated };
   }
   const used = await keys.consumeUse(row.id, new Date(now));
   if (used.ok) {

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, JsonObject, Permissions } from "../ports/records.ts";
+import { isoTime } from "../session/iso-time.ts";
 
 /**
  * An API key as returned to callers: never the key itself nor its hash. Dates are ISO strings.
@@ -67,14 +68,14 @@ export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
     remaining: k.remaining,
     refillAmount: k.refillAmount,
     refillInterval: k.refillIntervalMs,
-    lastRefillAt: k.refillAmount !== null && k.lastRefillAt ? k.lastRefillAt.toISOString() : null,
-    rerolledAt: k.rerolledAt ? k.rerolledAt.toISOString() : null,
+    lastRefillAt: k.refillAmount !== null && k.lastRefillAt ? isoTime(k.lastRefillAt) : null,
+    rerolledAt: k.rerolledAt ? isoTime(k.rerolledAt) : null,
     rateLimitMax: k.rateLimitMax,
     rateLimitWindowMs: k.rateLimitWindowMs,
-    lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
-    expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
-    createdAt: k.createdAt.toISOString(),
-    updatedAt: k.updatedAt.toISOString(),
+    lastUsedAt: k.lastUsedAt ? isoTime(k.lastUsedAt) : null,
+    expiresAt: k.expiresAt ? isoTime(k.expiresAt) : null,
+    createdAt: isoTime(k.createdAt),
+    updatedAt: isoTime(k.updatedAt),
   };
 }
 

@@ -28,6 +28,9 @@ const FIELDS: Record<string, FieldRule> = {
   purpose: { max: 64 },
 };
 
+// Listed once: every `auth.api` call (an API-key verify on each request) walks them.
+const FIELD_LIST = Object.entries(FIELDS);
+
 /** `auth.api` methods whose first argument itself is an id or a token. */
 const POSITIONAL: Record<string, string> = {
   signOut: "token",
@@ -52,11 +55,11 @@ function checkString(value: unknown, field: string, rule: FieldRule): void {
 export function checkApiInput(method: string, args: readonly unknown[]): void {
   const positional = POSITIONAL[method];
   if (positional !== undefined) checkString(args[0], positional, FIELDS[positional]!);
-  for (const arg of positional === undefined ? args.slice(0, 1) : args.slice(1, 2)) {
-    if (arg === null || typeof arg !== "object" || Array.isArray(arg)) continue;
-    for (const [field, rule] of Object.entries(FIELDS)) {
-      const value = (arg as Record<string, unknown>)[field];
-      if (value !== undefined && value !== null) checkString(value, field, rule);
-    }
+  // The input object: the first argument, or the second after a positional one.
+  const arg = args[positional === undefined ? 0 : 1];
+  if (arg === null || typeof arg !== "object" || Array.isArray(arg)) return;
+  for (const [field, rule] of FIELD_LIST) {
+    const value = (arg as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null) checkString(value, field, rule);
   }
 }

@@ -302,6 +302,29 @@ describe("lookup cache", () => {
     expect(cache.stats().hits).toBe(before + 1);
   });
 
+  it("maxEntries stays a hard bound whatever the hits; a hit entry placed longer than half the bound ago moves to the recent end", async () => {
+    const { base, store, cache } = await setup({ maxEntries: 8 });
+    for (let i = 2; i <= 40; i++) await base.sessions.create(session(`s${i}`, "u1"));
+    // A mixed run of new lookups and hits, in an order that never repeats a pattern: the bound holds after each.
+    for (let step = 0; step < 400; step++) {
+      const n = 1 + ((step * 7 + (step >> 3)) % 40);
+      await store.sessions.findByTokenHash(`hash-s${n}`);
+      expect(cache.stats().entries).toBeLessThanOrEqual(8);
+    }
+    cache.flush();
+    // s1 placed first, then 4 more (half the bound): its hit moves it, so the 7 placements after it evict the
+    // others first and it is still held (a hit without the move would have left it first in line).
+    for (let i = 1; i <= 5; i++) await store.sessions.findByTokenHash(`hash-s${i}`);
+    await store.sessions.findByTokenHash("hash-s1");
+    for (let i = 6; i <= 12; i++) await store.sessions.findByTokenHash(`hash-s${i}`);
+    expect(cache.stats().entries).toBe(8);
+    const hits = cache.stats().hits;
+    await store.sessions.findByTokenHash("hash-s1");
+    expect(cache.stats().hits).toBe(hits + 1);
+    await store.sessions.findByTokenHash("hash-s2"); // evicted
+    expect(cache.stats().hits).toBe(hits + 1);
+  });
+
   it("publishes a transaction's invalidations once it ended (committed, or failed: the error may follow the commit), never before", async () => {
     const { store, manual } = await setup();
     await expect(

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
 import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
+import { markSharedCopy } from "../ports/shared-lookup.ts";
 import type { Invalidation, LookupCache } from "./lookup-cache.ts";
 
 /**
@@ -83,13 +84,22 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
   return apiKeys ? { users, sessions, accounts, apiKeys } : { users, sessions, accounts };
 }
 
-/** Entries are shared between requests: callers get their own top-level copies. */
-const copyLookup = (found: SessionLookup): SessionLookup => ({
-  session: { ...found.session },
-  user: { ...found.user },
-});
+/**
+ * Entries are shared between requests: callers get their own top-level copies. A copy of an entry the cache holds
+ * is marked with it, so what is derived from the records alone (the session's views and their JSON) is computed
+ * once per entry (the entry is never changed in place: a change drops it).
+ */
+const copyLookup = (found: SessionLookup, shared: boolean): SessionLookup => {
+  const copy = { session: { ...found.session }, user: { ...found.user } };
+  if (shared) markSharedCopy(copy, found);
+  return copy;
+};
 
-const copyKeyLookup = (found: KeyLookup): KeyLookup => ({ key: { ...found.key }, user: { ...found.user } });
+const copyKeyLookup = (found: KeyLookup, shared: boolean): KeyLookup => {
+  const copy = { key: { ...found.key }, user: { ...found.user } };
+  if (shared) markSharedCopy(copy, found);
+  return copy;
+};
 
 /**
  * The store `createAuth({ cache })` hands the services: session lookups and API-key verifies (the key with its owner) come from
@@ -105,11 +115,12 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
     async findByTokenHash(tokenHash) {
       const key = `s:${tokenHash}`;
       const hit = cache.get<SessionLookup>(key);
-      if (hit) return copyLookup(hit);
+      if (hit) return copyLookup(hit, true);
       const generation = cache.generation;
       const found = await store.sessions.findByTokenHash(tokenHash);
-      if (found) cache.set(key, found, generation, { sessionId: found.session.id, userId: found.user.id });
-      return found && copyLookup(found);
+      if (!found) return null;
+      const kept = cache.set(key, found, generation, { sessionId: found.session.id, userId: found.user.id });
+      return copyLookup(found, kept);
     },
   });
   const keys = direct.apiKeys && store.apiKeys;
@@ -121,15 +132,17 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
           async findByHashWithOwner(keyHash) {
             const key = `k:${keyHash}`;
             const hit = cache.get<KeyLookup>(key);
-            if (hit) return copyKeyLookup(hit);
+            if (hit) return copyKeyLookup(hit, true);
             const generation = cache.generation;
             const found = await keys.findByHashWithOwner(keyHash);
-            if (found) cache.set(key, found, generation, { keyId: found.key.id, userId: found.user.id });
-            return found && copyKeyLookup(found);
+            if (!found) return null;
+            const kept = cache.set(key, found, generation, { keyId: found.key.id, userId: found.user.id });
+            return copyKeyLookup(found, kept);
           },
           async touchLastUsed(id, now, resolutionMs) {
             await keys.touchLastUsed(id, now, resolutionMs);
-            // A usage stamp, not a change of what the key may do: the entries here take it, nobody is told.
+            // A usage stamp, not a change of what the key may do: the entries here take it, nobody is told. The
+            // patched entry is a new value (never changed in place), so what was derived from the old one ends.
             for (const entry of cache.keysOfApiKey(id))
               cache.patch<KeyLookup>(entry, (found) =>
                 found.key.lastUsedAt !== null && found.key.lastUsedAt >= now

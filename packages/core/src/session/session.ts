@@ -4,6 +4,7 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
+import { sharedOrigin } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
 
@@ -69,6 +70,28 @@ export interface ValidatedSession {
   sessionRecord: SessionRecord;
   /** Set when the sliding refresh extended the session: the caller re-sends the cookie. */
   refreshedCookie: CookieDescriptor | null;
+}
+
+/** The views of a cached lookup and the JSON of `{ user, session }`, computed once per cache entry. */
+interface SharedViews {
+  user: UserView;
+  session: SessionView;
+  json: string;
+}
+
+// One WeakMap key per cache entry (few, long-lived); the answer's JSON rides on each request's result under a
+// symbol (a weak key per request would cost every garbage collection an ephemeron to trace).
+const viewsOfEntry = new WeakMap<object, SharedViews>();
+const ANSWER_JSON = Symbol("latchkey.answerJson");
+type WithAnswerJson = ValidatedSession & { [ANSWER_JSON]?: string };
+
+/**
+ * `JSON.stringify({ user, session })` of a session `validate` answered from a cached lookup, computed once per cache
+ * entry (the records of an entry never change; a slide, an update or a revocation drops the entry), or undefined:
+ * then the caller serializes the views itself. get-session answers with it.
+ */
+export function sessionAnswerJson(validated: ValidatedSession): string | undefined {
+  return (validated as WithAnswerJson)[ANSWER_JSON];
 }
 
 export function toUserView(u: UserRecord): UserView {
@@ -185,6 +208,26 @@ export class SessionService {
       await this.store.sessions.touch(session.id, expiresAt, new Date(now));
       session = { ...session, expiresAt, updatedAt: new Date(now) };
       refreshedCookie = this.cookie(token, expiresAt);
+    }
+    const entry = refreshedCookie === null ? sharedOrigin(found) : undefined;
+    if (entry !== undefined) {
+      // From the cache and not slid: the records are the entry's, so are the views. Each caller gets its own copies.
+      let views = viewsOfEntry.get(entry);
+      if (views === undefined) {
+        const user = toUserView(found.user);
+        const view = toSessionView(session);
+        views = { user, session: view, json: JSON.stringify({ user, session: view }) };
+        viewsOfEntry.set(entry, views);
+      }
+      const validated: WithAnswerJson = {
+        user: { ...views.user },
+        session: { ...views.session },
+        userRecord: found.user,
+        sessionRecord: session,
+        refreshedCookie,
+        [ANSWER_JSON]: views.json,
+      };
+      return validated;
     }
     return {
       user: toUserView(found.user),

@@ -21,10 +21,15 @@ export function setCookie(c: Context, cookie: CookieDescriptor): string {
 /** Reads one cookie value from the request without parsing the rest. */
 export function readCookie(header: string | undefined, name: string): string | null {
   if (!header) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  // Pair by pair (`;`-separated, name and value split at the first `=`, both trimmed), without splitting the
+  // whole header into an array: it is read on every request that carries cookies.
+  let start = 0;
+  while (start < header.length) {
+    let end = header.indexOf(";", start);
+    if (end < 0) end = header.length;
+    const eq = header.indexOf("=", start);
+    if (eq >= 0 && eq < end && header.slice(start, eq).trim() === name) return header.slice(eq + 1, end).trim();
+    start = end + 1;
   }
   return null;
 }

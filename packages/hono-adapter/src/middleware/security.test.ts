@@ -178,6 +178,34 @@ describe("security headers", () => {
     expectSecurityHeaders(replaced);
   });
 
+  it("the sub-app mounted alone (no auth.middleware, no root) puts them on every kind of answer itself", async () => {
+    for (const cors of [false, true]) {
+      const t = createTestAuth({ cors });
+      const { token } = await t.signUp("ada@example.com");
+      const app = new Hono();
+      app.route("/auth", t.auth.app);
+      const at = (path: string, init?: RequestInit) => app.request(`${BASE_URL}/auth${path}`, init);
+      const answers = {
+        "a session": await at("/get-session", { headers: bearer(token) }),
+        "no session": await at("/get-session"),
+        "a JSON answer": await at("/list-sessions", { headers: bearer(token) }),
+        "401": await at("/list-sessions"),
+        "400": await at("/sign-in/email", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: 1 }),
+        }),
+        "404": await at("/no-such-thing"),
+        "405": await at("/get-session", { method: "DELETE" }),
+      };
+      for (const [kind, res] of Object.entries(answers)) {
+        for (const [name, value] of Object.entries(SECURITY_HEADERS))
+          expect(res.headers.get(name), `${kind} ${name} (cors ${cors})`).toBe(value);
+        expect(res.headers.get("cache-control"), kind).toBe("no-store");
+      }
+    }
+  });
+
   it("omits HSTS when cookies are not secure (development)", async () => {
     const t = createTestAuth({ environment: "development", cookies: { secure: false } });
     const res = await t.request("GET", "/get-session");

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { context, metrics } from "@opentelemetry/api";
+import { context, metrics, ProxyTracer } from "@opentelemetry/api";
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -16,16 +16,20 @@ describe("OpenTelemetry API without an SDK", () => {
     const t = createTestAuth();
     const { token } = await t.signUp("ada@example.com");
     const switches = vi.spyOn(context, "with");
+    // Without a tracer provider no span is even made: the no-op tracer's could only be an invalid one.
+    const starts = vi.spyOn(ProxyTracer.prototype, "startSpan");
     try {
       const res = await t.request("GET", "/get-session", { headers: bearer(token) });
       expect(((await res.json()) as { user: { email: string } }).user.email).toBe("ada@example.com");
       expect(await t.request("GET", "/no-such-endpoint")).toHaveProperty("status", 404);
       expect(switches).not.toHaveBeenCalled();
+      expect(starts).not.toHaveBeenCalled();
 
       const sdk = startOtelSdk();
       try {
         expect((await t.request("GET", "/get-session", { headers: bearer(token) })).status).toBe(200);
         expect(switches).toHaveBeenCalled();
+        expect(starts).toHaveBeenCalled();
         const spans = sdk.spans();
         const request = spans.find((s) => s.name === "latchkey GET /get-session");
         const lookup = spans.find((s) => s.name === "latchkey.store sessions.findByTokenHash");
@@ -36,6 +40,7 @@ describe("OpenTelemetry API without an SDK", () => {
       }
     } finally {
       switches.mockRestore();
+      starts.mockRestore();
     }
   });
 

@@ -43,9 +43,12 @@ export class Telemetry {
    * instruments made from its no-op meter stay no-ops, so the per-request figures need not be computed.
    */
   readonly metered: boolean;
+  /** The API's no-op tracer provider: what its global proxy delegates to while no SDK registered one. */
+  private readonly noTracerProvider: Otel.TracerProvider;
 
   constructor(readonly api: OtelApi) {
     this.tracer = api.trace.getTracer("@latchkey/hono-adapter", ADAPTER_VERSION);
+    this.noTracerProvider = new api.ProxyTracerProvider().getDelegate();
     const meter = api.metrics.getMeter("@latchkey/hono-adapter", ADAPTER_VERSION);
     this.metered = meter !== api.createNoopMeter();
     this.requestDuration = meter.createHistogram("latchkey.request.duration", {
@@ -70,6 +73,16 @@ export class Telemetry {
     );
     this.sessionsRevoked = counter("latchkey.sessions.revoked", "Sessions revoked, by reason");
   }
+
+  /**
+   * No tracer provider is registered now: the global provider is the API's proxy and delegates to the no-op one, so
+   * a span would neither record nor carry a context other than its parent's. Asked on every call (an SDK may
+   * register later). Another copy of the API (another proxy class) answers false: the span is then asked.
+   */
+  untraced(): boolean {
+    const provider = this.api.trace.getTracerProvider();
+    return provider instanceof this.api.ProxyTracerProvider && provider.getDelegate() === this.noTracerProvider;
+  }
 }
 
 /**
@@ -89,6 +102,15 @@ export function createTelemetry(enabled: boolean): TelemetryHandle {
 }
 
 /**
+ * Without a tracer provider and without an active span, the no-op tracer's span could only be an invalid one:
+ * `withSpan` would run bare. True then, without making the span (and its context checks) on every request.
+ */
+export function untracedHere(telemetry: Telemetry): boolean {
+  const { api } = telemetry;
+  return telemetry.untraced() && api.trace.getSpanContext(api.context.active()) === undefined;
+}
+
+/**
  * Starts a span for `run` as the active one (its store calls become its children), or runs `run` bare when no SDK
  * answered: the API's no-op tracer gives a span that neither records nor carries a valid context, whose only effect
  * would be the context switch. The tracer is asked on every call, so an SDK registered later is used from then on.
@@ -100,6 +122,7 @@ export function withSpan<T>(
   run: (span: Otel.Span | null) => T,
 ): T {
   const { api } = telemetry;
+  if (untracedHere(telemetry)) return run(null);
   const span = telemetry.tracer.startSpan(name, options);
   if (!span.isRecording() && !api.trace.isSpanContextValid(span.spanContext())) return run(null);
   return api.context.with(api.trace.setSpan(api.context.active(), span), run, undefined, span);

@@ -1,7 +1,7 @@
 import type { Span } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { withSpan, type Telemetry, type TelemetryHandle } from "./otel.ts";
+import { untracedHere, withSpan, type Telemetry, type TelemetryHandle } from "./otel.ts";
 
 /** Sign-in routes and the method each counts under in `latchkey.sign_ins`. */
 const SIGN_IN_ROUTES: Record<string, string> = {
@@ -39,6 +39,9 @@ export function requestTelemetry(
   return async (c, next) => {
     const telemetry = handle.current ?? (await handle.ready);
     if (!telemetry) return next();
+    // Neither a tracer provider (and no span active) nor a meter provider: nothing would be recorded, so nothing
+    // is computed, not even the span's name and options (what `withSpan` would decide, asked before building them).
+    if (!telemetry.metered && untracedHere(telemetry)) return next();
     const started = performance.now();
     const { api } = telemetry;
     await withSpan(

@@ -3,6 +3,8 @@ import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
 import { sessionToken, type RequestTools } from "../../middleware/session.ts";
+import { jsonAnswer } from "../../middleware/security.ts";
+import { sessionAnswerJson } from "@latchkey/core/internal";
 import {
   EmailField,
   PasswordField,
@@ -142,13 +144,13 @@ function registerGetSession(app: AuthApp, tools: RequestTools): void {
     },
     async (c) => {
       const s = await tools.session(c);
-      if (!s) return c.json(null);
-      const answer = c.json({ user: s.user, session: s.session });
+      if (!s) return jsonAnswer(c, "null", tools.core.config);
+      // From the lookup cache, the JSON of the answer was made once for the cache entry (the same bytes).
+      const json = sessionAnswerJson(s) ?? JSON.stringify({ user: s.user, session: s.session });
+      const answer = jsonAnswer(c, json, tools.core.config);
       if (tools.afterGetSession.length === 0) return answer;
-      // Assigned before the hooks, which then edit the final headers: Hono merges here what a host middleware put
-      // on `c.res`. Reading `c.res` before an answer is assigned would make Hono create a placeholder and later
-      // rebuild the answer around a stream of its body, which costs the server a full web Response per request.
-      c.res = answer;
+      // `jsonAnswer` assigned the answer (with what a host middleware set before the route): the hooks edit the
+      // final headers. Assigning it again would make Hono rebuild it around a stream of its body.
       for (const hook of tools.afterGetSession) await hook(c, s, c.res.headers);
       return c.res;
     },
