@@ -1,5 +1,5 @@
 import pg from "pg";
-import { leanQueryOf, runSubmittable } from "./lean-query.ts";
+import { leanQueryOf, runSubmittable, WIRE } from "./lean-query.ts";
 
 /** The named statement a transaction opens with: parsed once per connection, then bound and executed. */
 const BEGIN_STATEMENT = { name: "latchkey_begin", text: "begin" } as const;
@@ -63,7 +63,8 @@ export class LeadingBegin {
 
   /** Whether the connection has parsed the BEGIN statement (a new connection has not; a reset one has lost it). */
   prepared(): boolean {
-    return this.wire().parsedStatements[BEGIN_STATEMENT.name] === BEGIN_STATEMENT.text;
+    // Never on a node-postgres without the wire methods: every transaction then begins the plain way.
+    return WIRE && this.wire().parsedStatements?.[BEGIN_STATEMENT.name] === BEGIN_STATEMENT.text;
   }
 
   /** Opens the transaction the plain way, parsing the BEGIN statement for the next ones on this connection. */

@@ -1,4 +1,4 @@
-import type pg from "pg";
+import pg from "pg";
 
 type Parser = (value: string) => unknown;
 type TypeParsers = { getTypeParser(oid: number, format: "text"): Parser };
@@ -40,6 +40,20 @@ export interface LeanResult {
   rows: unknown[];
   fields: never[];
 }
+
+/** Whether `proto` (node-postgres' `Connection.prototype`) has every wire method a lean query writes through. */
+export function hasWire(proto: unknown): boolean {
+  if (typeof proto !== "object" || proto === null) return false;
+  const methods = proto as Record<string, unknown>;
+  return ["parse", "bind", "describe", "execute", "sync"].every((name) => typeof methods[name] === "function");
+}
+
+/**
+ * Lean queries and the BEGIN carried by a first statement (leading-begin.ts) write node-postgres' wire messages
+ * themselves. They run only where its connection has the methods they call (every 8.x to date); on any other
+ * version every statement takes node-postgres' own path, as before, instead of failing.
+ */
+export const WIRE = hasWire((pg as unknown as { Connection?: { prototype?: unknown } }).Connection?.prototype);
 
 // Shapes by statement name (a name is one SQL text, see `submit`): the same on every connection.
 const shapes = new Map<string, Shape>();
@@ -225,6 +239,7 @@ export function runSubmittable(client: pg.ClientBase, query: { callback: unknown
 
 /** A lean query for drizzle's query config and values, or null when it is not one (see `LeanQuery`). */
 export function leanQueryOf(config: unknown, values: unknown): LeanQuery | null {
+  if (!WIRE) return null;
   if (typeof config !== "object" || config === null || "submit" in config || !Array.isArray(values)) return null;
   const c = config as Partial<NamedQueryConfig> & { rows?: unknown; queryMode?: unknown; binary?: unknown };
   if (typeof c.name !== "string" || c.name === "" || typeof c.text !== "string") return null;
