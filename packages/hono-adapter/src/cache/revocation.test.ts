@@ -84,26 +84,22 @@ async function signIn(t: TestAuth, email: string): Promise<string> {
 }
 
 /**
- * The generation check on a real carrier: B's first read of a session is paused after the store answered; A signs
- * the session out and B hears it; then B's read completes. That answer was read before the revocation, so it is
- * served once, but it must not be kept: B's next request is refused.
+ * `port` with `method` held once, after the store answered, on its first call while `armed()`: `read` resolves when
+ * that call is held, and `release()` lets it answer. What the generation-check cases pause a read with.
  */
-async function generationCase(carrierOf?: () => CacheCarrier): Promise<void> {
-  const shared = memoryStore();
-  const [first, second] = (storesForTestRun(2) ?? [shared, shared]) as FullStore[];
+function pausedOnce<P extends object>(port: P, method: keyof P & string, armed: () => boolean) {
   let readDone: () => void = () => undefined;
   const read = new Promise<void>((resolve) => (readDone = resolve));
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  let paused = false;
-  const inner = (second as FullStore).sessions;
-  const sessions = new Proxy(inner, {
+  let held = false;
+  const wrapped = new Proxy(port, {
     get: (target, property, receiver) =>
-      property === "findByTokenHash"
-        ? async (hash: string) => {
-            const found = await target.findByTokenHash(hash);
-            if (!paused) {
-              paused = true;
+      property === method
+        ? async (...args: unknown[]) => {
+            const found: unknown = await (target[method] as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            if (!held && armed()) {
+              held = true;
               readDone();
               await gate;
             }
@@ -111,6 +107,18 @@ async function generationCase(carrierOf?: () => CacheCarrier): Promise<void> {
           }
         : Reflect.get(target, property, receiver),
   });
+  return { port: wrapped, read, release: () => release() };
+}
+
+/**
+ * The generation check on a real carrier: B's first read of a session is paused after the store answered; A signs
+ * the session out and B hears it; then B's read completes. That answer was read before the revocation, so it is
+ * served once, but it must not be kept: B's next request is refused.
+ */
+async function generationCase(carrierOf?: () => CacheCarrier): Promise<void> {
+  const shared = memoryStore();
+  const [first, second] = (storesForTestRun(2) ?? [shared, shared]) as FullStore[];
+  const { port: sessions, read, release } = pausedOnce((second as FullStore).sessions, "findByTokenHash", () => true);
   const a = instance(first as FullStore, carrierOf?.());
   const b = instance({ ...(second as FullStore), sessions }, carrierOf?.());
   await listening(a);
@@ -289,26 +297,12 @@ describe(`API-key verifies (the key with its owner) with the cache on (${testSto
   it("generation check: a key read that spanned its owner's deletion is answered once and not kept", async () => {
     const shared = memoryStore();
     const [first, second] = (storesForTestRun(2) ?? [shared, shared]) as FullStore[];
-    let readDone: () => void = () => undefined;
-    const read = new Promise<void>((resolve) => (readDone = resolve));
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (release = resolve));
     let pausing = false;
-    const inner = (second as FullStore).apiKeys;
-    const keys = new Proxy(inner, {
-      get: (target, property, receiver) =>
-        property === "findByHashWithOwner"
-          ? async (hash: string) => {
-              const found = await target.findByHashWithOwner(hash);
-              if (pausing) {
-                pausing = false;
-                readDone();
-                await gate;
-              }
-              return found;
-            }
-          : Reflect.get(target, property, receiver),
-    });
+    const {
+      port: keys,
+      read,
+      release,
+    } = pausedOnce((second as FullStore).apiKeys, "findByHashWithOwner", () => pausing);
     const a = instance(first as FullStore);
     const b = instance({ ...(second as FullStore), apiKeys: keys });
     await listening(a);
