@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
 import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
-import { markSharedCopy } from "../ports/shared-lookup.ts";
+import { markSharedCopy, offerSharedPeek } from "../ports/shared-lookup.ts";
 import type { Invalidation, LookupCache } from "./lookup-cache.ts";
 
 /**
@@ -111,7 +111,7 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
   // Outside a transaction a port write is its own commit: it invalidates before it returns.
   const direct = noting(store, (...list) => cache.invalidate(list));
 
-  const sessions: SessionStore = overlay(direct.sessions, {
+  const sessionReads: Partial<SessionStore> = {
     async findByTokenHash(tokenHash) {
       const key = `s:${tokenHash}`;
       const hit = cache.get<SessionLookup>(key);
@@ -122,7 +122,11 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
       const kept = cache.set(key, found, generation, { sessionId: found.session.id, userId: found.user.id });
       return copyLookup(found, kept);
     },
-  });
+  };
+  // Session validation reads the shared entry itself when the cache holds it (no copy, no promise); it changes
+  // nothing in it, and goes through `findByTokenHash` above otherwise, which counts the miss.
+  offerSharedPeek(sessionReads, (tokenHash) => cache.peek<SessionLookup>(`s:${tokenHash}`));
+  const sessions: SessionStore = overlay(direct.sessions, sessionReads);
   const keys = direct.apiKeys && store.apiKeys;
   const apiKeys: ApiKeyStore | undefined =
     keys && direct.apiKeys
