@@ -170,6 +170,21 @@ export function defineRoute<
     },
     responses: responses as never,
   });
+  app.openapi(route, routeHandler(tools, spec, { limited: Boolean(limited), global, fresh }, handler) as never);
+}
+
+/**
+ * What runs after validation: the rate limit, the password-hash budget and the session check where the route has
+ * them, then the handler. A route with none of them calls its handler directly: a handler that can answer at once
+ * (a cached get-session) then answers without a promise.
+ */
+function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, A extends boolean>(
+  tools: RequestTools,
+  spec: RouteSpec<B, Q, A>,
+  rules: { limited: boolean; global: boolean; fresh: boolean },
+  handler: (c: Context<AuthEnv>, input: RouteInput<B, Q, A>) => Promise<Response> | Response,
+): (c: Context<AuthEnv>) => Promise<Response> | Response {
+  const { limited, global, fresh } = rules;
   const inputOf = (c: Context<AuthEnv>): RouteInput<B, Q, A> => {
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
     return {
@@ -204,13 +219,11 @@ export function defineRoute<
     }
     return handler(c, input);
   };
-  // A route with nothing to wait for before its handler (no limit, no budget, no session to require) calls it
-  // directly: a handler that can answer at once (a cached get-session) then answers without a promise.
   const direct = (c: Context<AuthEnv>) => {
     const input = inputOf(c);
     return nulRefusal(input) ?? handler(c, input);
   };
-  app.openapi(route, (limited || spec.hashesPassword || spec.authenticated ? guarded : direct) as never);
+  return limited || spec.hashesPassword || spec.authenticated ? guarded : direct;
 }
 
 const UNITS: Array<[ms: number, name: string]> = [
