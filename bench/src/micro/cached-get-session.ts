@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { cpus as osCpus, loadavg } from "node:os";
 import { measure, type LoadPlan, type Measurement } from "../harness/load.ts";
 import { hasTaskset, pinSelf, startServer, waitForIdle, type ServerProcess } from "../harness/process.ts";
@@ -47,6 +48,8 @@ async function latchkey(store: "libsql" | "postgres" | "memory", fromBaseline: b
     postgres ??= await startBenchPostgres(null);
     dbUrl = await postgres.createDatabase(`cgs_${p}`);
   }
+  const dbFile = `${tmp}cgs-${p}.db`;
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${dbFile}${suffix}`, { force: true });
   return startServer({
     impl: "latchkey",
     port: p,
@@ -54,7 +57,7 @@ async function latchkey(store: "libsql" | "postgres" | "memory", fromBaseline: b
     jwtHeader: false,
     cpus: serverCpus,
     latchkeyCache: true,
-    ...(store === "libsql" ? { dbFile: `${tmp}cgs-${p}.db` } : {}),
+    ...(store === "libsql" ? { dbFile } : {}),
     ...(dbUrl ? { dbUrl } : {}),
     ...(fromBaseline && baseline ? { baseline: { benchDir: baseline.benchDir, entry: baseline.entry } } : {}),
   });
@@ -82,11 +85,14 @@ log(
     .join(" ")}`,
 );
 const floor = await startServer({ impl: "floor", port: port++, store: "memory", jwtHeader: false, cpus: serverCpus });
+const started: ServerProcess[] = [floor];
 try {
   for (const store of stores) {
     const sides: Array<{ name: string; server: ServerProcess; plan: LoadPlan; cpu: number[]; ratio: number[] }> = [];
     const current = await latchkey(store, false);
+    started.push(current);
     const old = baseline ? await latchkey(store, true) : null;
+    if (old) started.push(old);
     for (const [name, server] of [["this checkout", current], ...(old ? [[baseline?.short, old]] : [])] as Array<
       [string, ServerProcess]
     >) {
@@ -126,7 +132,7 @@ try {
     for (const side of sides) await side.server.stop();
   }
 } finally {
-  await floor.stop();
+  for (const server of started) await server.stop();
   await postgres?.stop();
   log(
     `load average at end: ${loadavg()

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import { sharedOrigin, sharedPeekOf } from "../ports/shared-lookup.ts";
+import { sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
 
@@ -154,12 +154,18 @@ export function toSessionView(s: SessionRecord): SessionView {
  * const current = await sessions.validate(token);
  */
 export class SessionService {
+  /** The lookup cache's synchronous read of its shared entries, when one stands in front of the store. */
+  private readonly peek: SharedPeek | undefined;
+
   constructor(
     private readonly config: ResolvedConfig,
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly random: Random,
-  ) {}
+  ) {
+    // Asked once: the port is fixed for the service's life, and reading it goes through the cache's proxies.
+    this.peek = sharedPeekOf(store.sessions);
+  }
 
   /** The session cookie; `rememberMe: false` makes it a browser-session cookie (no `Max-Age`). */
   cookie(token: string, expiresAt: Date | null, rememberMe = true): CookieDescriptor {
@@ -222,9 +228,8 @@ export class SessionService {
    */
   validateCached(token: string): CachedSession | null | undefined {
     if (!wellFormed(token)) return null;
-    const peek = sharedPeekOf(this.store.sessions);
-    if (peek === undefined) return undefined;
-    const entry = peek(hashSecret(token)) as { session: SessionRecord; user: UserRecord } | undefined;
+    if (this.peek === undefined) return undefined;
+    const entry = this.peek(hashSecret(token)) as { session: SessionRecord; user: UserRecord } | undefined;
     if (entry === undefined) return undefined;
     const { session } = entry;
     const now = this.clock.now();
