@@ -111,7 +111,7 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
   // Outside a transaction a port write is its own commit: it invalidates before it returns.
   const direct = noting(store, (...list) => cache.invalidate(list));
 
-  const sessionReads: Partial<SessionStore> = {
+  const sessions: SessionStore = overlay(direct.sessions, {
     async findByTokenHash(tokenHash) {
       const key = `s:${tokenHash}`;
       const hit = cache.get<SessionLookup>(key);
@@ -122,11 +122,10 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
       const kept = cache.set(key, found, generation, { sessionId: found.session.id, userId: found.user.id });
       return copyLookup(found, kept);
     },
-  };
+  });
   // Session validation reads the shared entry itself when the cache holds it (no copy, no promise); it changes
   // nothing in it, and goes through `findByTokenHash` above otherwise, which counts the miss.
-  offerSharedPeek(sessionReads, (tokenHash) => cache.peek<SessionLookup>(`s:${tokenHash}`));
-  const sessions: SessionStore = overlay(direct.sessions, sessionReads);
+  offerSharedPeek(sessions, (tokenHash) => cache.peek<SessionLookup>(`s:${tokenHash}`));
   const keys = direct.apiKeys && store.apiKeys;
   const apiKeys: ApiKeyStore | undefined =
     keys && direct.apiKeys

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { apiKeys, hashSecret as hashOf, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { BASE_URL, bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
@@ -12,9 +12,11 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((t) => t.auth.cache?.close()));
 });
 
-function cached(): TestAuth {
+/** An auth with the cache on, once its carrier listens (PostgreSQL's LISTEN connection opens after createAuth). */
+async function cached(): Promise<TestAuth> {
   const t = createTestAuth({ cache: {}, plugins: [apiKeys()] }) as TestAuth;
   opened.push(t);
+  await vi.waitFor(() => expect(t.auth.cache?.stats().bypassed).toBe(false), { timeout: 10_000 });
   return t;
 }
 
@@ -30,7 +32,7 @@ async function getSession(t: TestAuth, token: string): Promise<{ text: string; a
 
 describe("get-session from the cache: the answer made once per entry", () => {
   it("answers the same bytes from the entry, and the new ones after a user update, a slide and a sign-out", async () => {
-    const t = cached();
+    const t = await cached();
     const { token } = await t.signUp("ada@example.com");
     const first = await getSession(t, token);
     const hits = t.auth.cache?.stats().hits ?? 0;
@@ -66,7 +68,7 @@ describe("get-session from the cache: the answer made once per entry", () => {
   });
 
   it("each request gets its own views: a host route that changes its copy changes no other answer", async () => {
-    const t = cached();
+    const t = await cached();
     const { token } = await t.signUp("ada@example.com", undefined, { name: "Ada" });
     const app = new Hono();
     app.use("*", t.auth.middleware);
@@ -180,7 +182,7 @@ interface KeyApi {
 
 describe("API-key verify from the cache: the views made once per entry", () => {
   it("a rename and a usage stamp reach the views; each caller gets its own copies", async () => {
-    const t = cached();
+    const t = await cached();
     const { userId } = await t.signUp("ada@example.com");
     const api = t.auth.api as unknown as KeyApi;
     const { key, apiKey } = await api.createApiKey({ userId, name: "first" });
