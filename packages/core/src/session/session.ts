@@ -78,7 +78,9 @@ export interface ValidatedSession {
  * it may be changed: `ownCopy` gives a caller the `ValidatedSession` it may keep and change.
  */
 export interface CachedSession {
+  /** The user's view, shared: copy it (`ownCopy`) before handing it to anything that may change it. */
   readonly user: Readonly<UserView>;
+  /** The session's view, shared likewise. */
   readonly session: Readonly<SessionView>;
   /** `JSON.stringify({ user, session })`: get-session's answer. */
   readonly json: string;
