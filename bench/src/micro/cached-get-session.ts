@@ -133,7 +133,8 @@ try {
   }
 } finally {
   for (const server of started) await server.stop();
-  await postgres?.stop();
+  // Assigned inside `latchkey()`: control flow here cannot see it.
+  await (postgres as BenchPostgres | null)?.stop();
   log(
     `load average at end: ${loadavg()
       .map((l) => l.toFixed(1))
