@@ -1,5 +1,5 @@
 import type { Store, StorePorts } from "@latchkey/core";
-import { withSpan, type TelemetryHandle } from "./otel.ts";
+import { untracedHere, withSpan, type Telemetry, type TelemetryHandle } from "./otel.ts";
 
 /** The ports a store call can go through, as named in span names (`latchkey.store users.findByEmail`). */
 const PORTS = new Set(["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"]);
@@ -18,16 +18,14 @@ type AnyFunction = (...args: unknown[]) => unknown;
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 
-/** Runs `run` inside a client span named after the store operation; straight through without telemetry. */
+/** Runs `run` inside a client span named after the store operation (telemetry loaded, a tracer or a span there). */
 function storeCall(
-  handle: TelemetryHandle,
+  telemetry: Telemetry,
   operation: string,
   dbSystem: string,
   storeKind: string,
   run: () => unknown,
 ): unknown {
-  const telemetry = handle.current;
-  if (!telemetry) return run();
   const { api } = telemetry;
   return withSpan(
     telemetry,
@@ -63,7 +61,39 @@ function storeCall(
   );
 }
 
-/** A port whose every method call is a store span (`<name>.<method>`). */
+/** Every function-valued property of `port`, its prototypes' included (a port may be a class instance). */
+function methodNames(port: object): string[] {
+  const names = new Set<string>();
+  for (let o: object | null = port; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null)
+    for (const name of Object.getOwnPropertyNames(o))
+      if (name !== "constructor" && typeof Reflect.get(port, name) === "function") names.add(name);
+  return [...names];
+}
+
+/** The call of `method` on `port` as it is now, in a store span when something would record one. */
+function tracedCall(
+  handle: TelemetryHandle,
+  port: object,
+  method: string,
+  operation: string,
+  dbSystem: string,
+  kind: string,
+  args: unknown[],
+): unknown {
+  const telemetry = handle.current;
+  if (telemetry === null || untracedHere(telemetry))
+    return (Reflect.get(port, method) as AnyFunction).apply(port, args);
+  return storeCall(telemetry, operation, dbSystem, kind, () =>
+    (Reflect.get(port, method) as AnyFunction).apply(port, args),
+  );
+}
+
+/**
+ * A port whose every method call is a store span (`<name>.<method>`), for the store's own ports (made once per port
+ * object): a plain object, no Proxy, that inherits from the port (what it does not wrap reads through). Each wrapper
+ * reads the method from the port at call time, so a method patched afterwards is the one called; it goes straight
+ * through (no span, no closure) while no telemetry is loaded or nothing would record a span (see `untracedHere`).
+ */
 function tracedPort<P extends object>(
   handle: TelemetryHandle,
   name: string,
@@ -71,17 +101,36 @@ function tracedPort<P extends object>(
   dbSystem: string,
   kind: string,
 ): P {
-  // One wrapper per method and implementation, made on first use: a store call allocates nothing more.
-  const wrappers = new Map<string, { of: AnyFunction; wrapper: AnyFunction }>();
+  const traced = Object.create(port) as Record<string, AnyFunction>;
+  for (const method of methodNames(port)) {
+    const operation = `${name}.${method}`;
+    traced[method] = (...args: unknown[]) => tracedCall(handle, port, method, operation, dbSystem, kind, args);
+  }
+  return traced as P;
+}
+
+/**
+ * `tracedPort` for a port that lives for one transaction (a store hands each body ports of its own): the wrappers
+ * are made on first use, one per method, as a body calls a few methods of a few ports.
+ */
+function tracedTransactionPort<P extends object>(
+  handle: TelemetryHandle,
+  name: string,
+  port: P,
+  dbSystem: string,
+  kind: string,
+): P {
+  const wrappers = new Map<string, AnyFunction>();
   return new Proxy(port, {
     get(target, method) {
       const value = Reflect.get(target, method);
       if (typeof value !== "function" || typeof method !== "string") return value;
-      const cached = wrappers.get(method);
-      if (cached?.of === value) return cached.wrapper;
-      const wrapper = (...args: unknown[]) =>
-        storeCall(handle, `${name}.${method}`, dbSystem, kind, () => (value as AnyFunction).apply(target, args));
-      wrappers.set(method, { of: value as AnyFunction, wrapper });
+      let wrapper = wrappers.get(method);
+      if (!wrapper) {
+        const operation = `${name}.${method}`;
+        wrapper = (...args: unknown[]) => tracedCall(handle, target, method, operation, dbSystem, kind, args);
+        wrappers.set(method, wrapper);
+      }
       return wrapper;
     },
   });
@@ -114,16 +163,25 @@ export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle):
     }
     return traced;
   };
-  const ports = <P extends object>(target: P): P =>
-    new Proxy(target, {
+  // A transaction's ports: wrapped on first use within the body, each port once.
+  const ports = <P extends object>(target: P): P => {
+    const wrapped = new Map<string, { of: object; traced: object }>();
+    return new Proxy(target, {
       get(inner, prop) {
         const value = Reflect.get(inner, prop);
-        return typeof prop === "string" && PORTS.has(prop) && typeof value === "object" && value !== null
-          ? port(prop, value)
-          : value;
+        if (typeof prop !== "string" || !PORTS.has(prop) || typeof value !== "object" || value === null) return value;
+        const cached = wrapped.get(prop);
+        if (cached?.of === value) return cached.traced;
+        const traced = tracedTransactionPort(handle, prop, value, system, store.kind);
+        wrapped.set(prop, { of: value, traced });
+        return traced;
       },
     });
-  const call = (operation: string, run: () => unknown) => storeCall(handle, operation, system, store.kind, run);
+  };
+  const call = (operation: string, run: () => unknown) => {
+    const telemetry = handle.current;
+    return telemetry === null ? run() : storeCall(telemetry, operation, system, store.kind, run);
+  };
 
   return new Proxy(store, {
     get(target, prop) {
