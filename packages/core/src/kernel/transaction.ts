@@ -14,6 +14,10 @@ class DeferredEvents extends AuthEvents {
   override async emit<K extends AuthEventName>(name: K, payload: AuthEventMap[K]): Promise<void> {
     this.queued.push(() => this.target.emit(name, payload));
   }
+  /** Every event is held: a listener added before the commit still gets it. */
+  override listens(): boolean {
+    return true;
+  }
 }
 
 /**
