@@ -14,9 +14,9 @@ class DeferredEvents extends AuthEvents {
   override async emit<K extends AuthEventName>(name: K, payload: AuthEventMap[K]): Promise<void> {
     this.queued.push(() => this.target.emit(name, payload));
   }
-  /** Every event is held: a listener added before the commit still gets it. */
-  override listens(): boolean {
-    return true;
+  /** Whether the target has a listener for it now (when the event is emitted, as outside a transaction). */
+  override listens(name: AuthEventName): boolean {
+    return this.target.listens(name);
   }
 }
 
