@@ -61,15 +61,6 @@ function storeCall(
   );
 }
 
-/** Every function-valued property of `port`, its prototypes' included (a port may be a class instance). */
-function methodNames(port: object): string[] {
-  const names = new Set<string>();
-  for (let o: object | null = port; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null)
-    for (const name of Object.getOwnPropertyNames(o))
-      if (name !== "constructor" && typeof Reflect.get(port, name) === "function") names.add(name);
-  return [...names];
-}
-
 /** The call of `method` on `port` as it is now, in a store span when something would record one. */
 function tracedCall(
   handle: TelemetryHandle,
@@ -89,10 +80,12 @@ function tracedCall(
 }
 
 /**
- * A port whose every method call is a store span (`<name>.<method>`), for the store's own ports (made once per port
- * object): a plain object, no Proxy, that inherits from the port (what it does not wrap reads through). Each wrapper
- * reads the method from the port at call time, so a method patched afterwards is the one called; it goes straight
- * through (no span, no closure) while no telemetry is loaded or nothing would record a span (see `untracedHere`).
+ * A port whose every method call is a store span (`<name>.<method>`). Not a Proxy that every call crosses: a plain
+ * object whose prototype is one, so only the first read of each method reaches the trap, which puts the method's
+ * wrapper on the object itself (later reads find it there); what is not a function reads through every time. A
+ * port that resolves its methods only when asked (a Proxy) is covered alike. Each wrapper reads the method from the
+ * port at call time, so a method patched afterwards is the one called, and goes straight through (no span, no
+ * closure) while no telemetry is loaded or nothing would record a span (see `untracedHere`).
  */
 function tracedPort<P extends object>(
   handle: TelemetryHandle,
@@ -101,39 +94,20 @@ function tracedPort<P extends object>(
   dbSystem: string,
   kind: string,
 ): P {
-  const traced = Object.create(port) as Record<string, AnyFunction>;
-  for (const method of methodNames(port)) {
-    const operation = `${name}.${method}`;
-    traced[method] = (...args: unknown[]) => tracedCall(handle, port, method, operation, dbSystem, kind, args);
-  }
-  return traced as P;
-}
-
-/**
- * `tracedPort` for a port that lives for one transaction (a store hands each body ports of its own): the wrappers
- * are made on first use, one per method, as a body calls a few methods of a few ports.
- */
-function tracedTransactionPort<P extends object>(
-  handle: TelemetryHandle,
-  name: string,
-  port: P,
-  dbSystem: string,
-  kind: string,
-): P {
-  const wrappers = new Map<string, AnyFunction>();
-  return new Proxy(port, {
-    get(target, method) {
-      const value = Reflect.get(target, method);
-      if (typeof value !== "function" || typeof method !== "string") return value;
-      let wrapper = wrappers.get(method);
-      if (!wrapper) {
+  const traced: Record<string, AnyFunction> = Object.create(
+    new Proxy(port, {
+      // Also when read through an object that inherits from this one (a Proxy over it passing itself as receiver).
+      get(target, method) {
+        const value = Reflect.get(target, method);
+        if (typeof value !== "function" || typeof method !== "string") return value;
         const operation = `${name}.${method}`;
-        wrapper = (...args: unknown[]) => tracedCall(handle, target, method, operation, dbSystem, kind, args);
-        wrappers.set(method, wrapper);
-      }
-      return wrapper;
-    },
-  });
+        const wrapper = (...args: unknown[]) => tracedCall(handle, target, method, operation, dbSystem, kind, args);
+        Object.defineProperty(traced, method, { value: wrapper, writable: true, enumerable: true, configurable: true });
+        return wrapper;
+      },
+    }),
+  );
+  return traced as P;
 }
 
 /**
@@ -149,8 +123,10 @@ export function tracedCounters<C extends object>(counters: C, handle: TelemetryH
 /**
  * The store with a client span around every port call (`latchkey.store <port>.<method>`, child of the request span)
  * carrying `db.system.name` and `db.operation.name` only: no statement, no argument, no error message (a driver's
- * message can quote the values). Calls go straight through while no telemetry is loaded. Reads every property at
- * call time, so the store object itself stays the one to patch or close.
+ * message can quote the values). Calls go straight through while no telemetry is loaded, or while nothing would
+ * record a span. A port method is read from the port at call time (a method patched afterwards is the one called),
+ * and the store's other properties when they are asked for, so the store object itself stays the one to patch or
+ * close.
  */
 export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle): S {
   const system = DB_SYSTEM[store.kind] ?? store.kind;
@@ -163,20 +139,15 @@ export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle):
     }
     return traced;
   };
-  // A transaction's ports: wrapped on first use within the body, each port once.
+  // A transaction's ports (a store may hand each body ports of its own): a plain copy of what the store handed the
+  // body (a body spreads it into its context), each port traced.
   const ports = <P extends object>(target: P): P => {
-    const wrapped = new Map<string, { of: object; traced: object }>();
-    return new Proxy(target, {
-      get(inner, prop) {
-        const value = Reflect.get(inner, prop);
-        if (typeof prop !== "string" || !PORTS.has(prop) || typeof value !== "object" || value === null) return value;
-        const cached = wrapped.get(prop);
-        if (cached?.of === value) return cached.traced;
-        const traced = tracedTransactionPort(handle, prop, value, system, store.kind);
-        wrapped.set(prop, { of: value, traced });
-        return traced;
-      },
-    });
+    const out: Record<string, unknown> = { ...target };
+    for (const name of PORTS) {
+      const value = out[name];
+      if (typeof value === "object" && value !== null) out[name] = tracedPort(handle, name, value, system, store.kind);
+    }
+    return out as P;
   };
   const call = (operation: string, run: () => unknown) => {
     const telemetry = handle.current;
