@@ -142,7 +142,7 @@ export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle):
   // A transaction's ports (a store may hand each body ports of its own): a plain copy of what the store handed the
   // body (a body spreads it into its context), each port traced.
   const ports = <P extends object>(target: P): P => {
-    const out: Record<string, unknown> = { ...target };
+    const out = { ...target } as Record<string, unknown>;
     for (const name of PORTS) {
       const value = out[name];
       if (typeof value === "object" && value !== null) out[name] = tracedPort(handle, name, value, system, store.kind);
