@@ -35,6 +35,12 @@ export interface FileReads {
    * client compiles every statement of every call again.
    */
   transactions(): Promise<EngineTransactions | null>;
+  /**
+   * The writer connection's drizzle when it is open and no transaction is open on it, else null. Lookups run there
+   * then: SQLite drops a connection's page cache when another connection wrote, so after the store's writes (all on
+   * the writer) a lookup on the writer finds its pages cached where the read connection reads them again.
+   */
+  idleWriter(): SqliteReadDatabase | null;
   /** Closes the engine connections, if they were opened. */
   close(): Promise<void>;
 }
@@ -59,8 +65,9 @@ export interface EngineTransactions {
 type OneRowStatement<Values, Row> = { get(values: Values): Row | undefined };
 
 /**
- * A lookup run through a statement prepared once on the read connection, or through `fallback` (the client) when
- * there is none. A statement that cannot be prepared yet (tables not migrated) is tried again on the next call.
+ * A lookup run through a statement prepared once on the writer connection while that one is open and idle (see
+ * `FileReads.idleWriter`), else on the read connection, or through `fallback` (the client) when there is none. A
+ * statement that cannot be prepared yet (tables not migrated) is tried again on the next call.
  *
  * @example
  * const findByHash = readThrough(reads, (rdb) => rdb.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder("value"))).prepare(), (v) => byHash.all(v));
@@ -70,7 +77,20 @@ export function readThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  return throughConnection(reads && (() => reads.connection()), null, build, fallback);
+  const onReader = throughConnection(reads && (() => reads.connection()), null, build, fallback);
+  if (reads === null) return onReader;
+  let onWriter: OneRowStatement<Values, Row> | null = null;
+  return async (values) => {
+    const writer = reads.idleWriter();
+    if (writer === null) return onReader(values);
+    try {
+      onWriter ??= build(writer);
+    } catch {
+      return onReader(values);
+    }
+    const row = onWriter.get(values);
+    return row === undefined ? [] : [row];
+  };
 }
 
 /**
