@@ -2,7 +2,7 @@ import type { CounterStore } from "@latchkey/core";
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
-import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
+import { readThrough, writeRowsThrough, writeThrough, type FileReads } from "./read-through.ts";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { counters } from "./schema.ts";
 
@@ -31,6 +31,25 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
         },
       })
       .returning(state);
+  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one INSERT ... SELECT of
+  // both rows, the budget's only when the cooldown's live window has not reached `max` yet. SQLite runs a SELECT that
+  // reads the table it inserts into to its end before the first row goes in, so the check sees the counters as they
+  // were; the statement is atomic (the write lock is held from its start), so racing calls stay exact.
+  const gateKey = sql.placeholder("gateKey");
+  const gatedOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
+    on
+      .insert(counters)
+      .select(
+        sql`select ${gateKey}, 1, ${sql.placeholder("gateResetAt")} union all select ${sql.placeholder("nextKey")}, 1, ${sql.placeholder("nextResetAt")} where ${sql.placeholder("max")} >= 1 and not exists (select 1 from ${counters} where ${counters.key} = ${gateKey} and ${live} and ${counters.count} >= ${sql.placeholder("max")})`,
+      )
+      .onConflictDoUpdate({
+        target: counters.key,
+        set: {
+          count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
+          resetAt: sql`case when ${live} then ${counters.resetAt} else excluded.reset_at end`,
+        },
+      })
+      .returning({ key: counters.key, ...state });
   // Every lockout check peeks and every successful sign-in deletes: built once too.
   const isLive = and(eq(counters.key, sql.placeholder("key")), live);
   const removeOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
@@ -44,6 +63,7 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
   const keyed = { key: counters.key, ...state };
   const viaClient = {
     hit: hitOn(db).prepare(),
+    gated: gatedOn(db).prepare(),
     peek: db.select(state).from(counters).where(isLive).limit(1).prepare(),
     peekMany: db.select(keyed).from(counters).where(anyLive).prepare(),
     remove: removeOn(db).prepare(),
@@ -52,6 +72,11 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
     reads,
     (wdb) => hitOn(wdb).prepare(),
     (values) => viaClient.hit.all(values),
+  );
+  const gated = writeRowsThrough(
+    reads,
+    (wdb) => gatedOn(wdb).prepare(),
+    (values) => viaClient.gated.all(values),
   );
   const peek = readThrough(
     reads,
@@ -72,6 +97,21 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
     async hit(key, windowMs, now) {
       const [row] = await hit({ key, now, resetAt: now + windowMs });
       return row!;
+    },
+    async hitGated(gate, next, now) {
+      const rows = await gated({
+        gateKey: gate.key,
+        gateResetAt: now + gate.windowMs,
+        nextKey: next.key,
+        nextResetAt: now + next.windowMs,
+        max: gate.max,
+        now,
+      });
+      const stateOf = (key: string) => {
+        const row = rows.find((r) => r.key === key);
+        return row ? { count: row.count, resetAt: row.resetAt } : null;
+      };
+      return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
     },
     async peek(key, now) {
       const [row] = await peek({ key, now });

@@ -63,6 +63,12 @@ export interface EngineTransactions {
 // `get` is one native call that binds, steps once and resets; `all` iterates in JS over batches of native rows.
 // Every statement run here is a lookup of at most one row (unique key) or a write of one row by id.
 type OneRowStatement<Values, Row> = { get(values: Values): Row | undefined };
+/** A prepared statement whose every row is read (`all` iterates over batches of native rows). */
+type RowsStatement<Values, Row> = { all(values: Values): Row[] };
+const oneRow = <Values, Row>(statement: OneRowStatement<Values, Row>, values: Values): Row[] => {
+  const row = statement.get(values);
+  return row === undefined ? [] : [row];
+};
 
 /**
  * A lookup run through a statement prepared once on the writer connection while that one is open and idle (see
@@ -77,7 +83,7 @@ export function readThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  const onReader = throughConnection(reads && (() => reads.connection()), null, build, fallback);
+  const onReader = throughConnection(reads && (() => reads.connection()), null, build, oneRow, fallback);
   if (reads === null) return onReader;
   let onWriter: OneRowStatement<Values, Row> | null = null;
   return async (values) => {
@@ -88,8 +94,7 @@ export function readThrough<Values, Row>(
     } catch {
       return onReader(values);
     }
-    const row = onWriter.get(values);
-    return row === undefined ? [] : [row];
+    return oneRow(onWriter, values);
   };
 }
 
@@ -106,17 +111,44 @@ export function writeThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  return throughConnection(reads && (() => reads.writer()), reads && (() => reads.holdWrites()), build, fallback);
+  return throughConnection(
+    reads && (() => reads.writer()),
+    reads && (() => reads.holdWrites()),
+    build,
+    oneRow,
+    fallback,
+  );
 }
 
-function throughConnection<Values, Row>(
+/**
+ * `writeThrough` for a single-statement write that answers several rows (an upsert of two counters).
+ *
+ * @example
+ * const hitTwo = writeRowsThrough(reads, (wdb) => wdb.insert(counters).select(...).returning().prepare(), (v) => viaClient.all(v));
+ */
+export function writeRowsThrough<Values, Row>(
+  reads: FileReads | null,
+  build: (db: SqliteReadDatabase) => RowsStatement<Values, Row>,
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
+  return throughConnection(
+    reads && (() => reads.writer()),
+    reads && (() => reads.holdWrites()),
+    build,
+    (statement, values) => statement.all(values),
+    fallback,
+  );
+}
+
+function throughConnection<Values, Row, Statement>(
   connection: (() => Promise<SqliteReadDatabase | null>) | null,
   hold: (() => Promise<() => void>) | null,
-  build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
+  build: (db: SqliteReadDatabase) => Statement,
+  rowsOf: (statement: Statement, values: Values) => Row[],
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
   if (connection === null) return fallback;
-  let statement: OneRowStatement<Values, Row> | null = null;
+  let statement: Statement | null = null;
   return async (values) => {
     if (statement === null) {
       const db = await connection();
@@ -129,8 +161,7 @@ function throughConnection<Values, Row>(
     }
     const release = hold ? await hold() : null;
     try {
-      const row = statement.get(values);
-      return row === undefined ? [] : [row];
+      return rowsOf(statement, values);
     } finally {
       release?.();
     }
