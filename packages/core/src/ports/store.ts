@@ -121,11 +121,11 @@ export interface CounterStore {
    */
   peekMany?(keys: readonly string[], now: number): Promise<Array<CounterState | null>>;
   /**
-   * Two hits in one atomic step, the second gated by the first: hits `gate.key`, and `next.key` too only when the
-   * gate's new count is at most `gate.max`; answers both states, `next` null when the gate refused (then `next.key`
-   * is not touched). Racing calls stay exact: of N concurrent calls on a gate with a fresh window and `max` 1,
-   * exactly one hits `next`. Optional: without it, callers hit the gate, then `next` when admitted (one round trip
-   * more; the email send limits' cooldown and budget). Every bundled store has it.
+   * Two hits in one atomic step, the second gated by the first: hits `gate.key`, and `next.key` (another key) only
+   * when the gate's new count is at most `gate.max`; answers both states, `next` null when the gate refused (then
+   * `next.key` is not touched). Racing calls stay exact: of N concurrent calls on a gate with a fresh window and
+   * `max` 1, exactly one hits `next`. Optional: without it, callers hit the gate, then `next` when admitted (one round
+   * trip more; the email send limits' cooldown and budget). Every bundled store has it.
    */
   hitGated?(gate: GatingHit, next: CounterHit, now: number): Promise<GatedHits>;
   delete(key: string): Promise<void>;

@@ -28,27 +28,6 @@ export function countersPort(db: PgDatabase): CounterStore {
     })
     .returning({ count: counters.count, resetAt: counters.resetAt })
     .prepare("counters_hit");
-  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one statement (named
-  // `counters_hit_gated`), the budget's INSERT selecting from the cooldown's RETURNING. The cooldown's upsert locks
-  // its row, so of racing calls each sees the count the one before it left; the budget's row is another key.
-  // Bound values in `insert ... select` are cast: PostgreSQL does not infer their types from the target columns.
-  const [keyColumn, countColumn, resetAtColumn] = [counters.key, counters.count, counters.resetAt].map((c) =>
-    sql.identifier(c.name),
-  );
-  const columns = sql`(${keyColumn}, ${countColumn}, ${resetAtColumn})`;
-  const upsertWindow = sql`on conflict (${keyColumn}) do update set ${countColumn} = case when ${live} then ${counters.count} + 1 else 1 end, ${resetAtColumn} = case when ${live} then ${counters.resetAt} else excluded.${resetAtColumn} end returning ${keyColumn}, ${countColumn}, ${resetAtColumn}`;
-  const gatedStatement = sql`with "gate" as (insert into ${counters} ${columns} values (${sql.placeholder("gateKey")}::text, 1, ${sql.placeholder("gateResetAt")}::bigint) ${upsertWindow}), "next" as (insert into ${counters} ${columns} select ${sql.placeholder("nextKey")}::text, 1, ${sql.placeholder("nextResetAt")}::bigint from "gate" where "gate".${countColumn} <= ${sql.placeholder("max")}::integer ${upsertWindow}) select ${keyColumn}, ${countColumn}, ${resetAtColumn} from "gate" union all select ${keyColumn}, ${countColumn}, ${resetAtColumn} from "next"`;
-  const gated = db._.session.prepareQuery<{
-    execute: Array<{ key: string } & CounterState>;
-    all: unknown;
-    values: unknown;
-  }>(dialect.sqlToQuery(gatedStatement), undefined, "counters_hit_gated", true, (rows) =>
-    (rows as unknown[][]).map(([key, count, resetAt]) => ({
-      key: String(key),
-      count: Number(count),
-      resetAt: Number(resetAt),
-    })),
-  );
   // Every lockout check peeks and every successful sign-in deletes: built once too.
   const peek = db
     .select({ count: counters.count, resetAt: counters.resetAt })
@@ -71,21 +50,7 @@ export function countersPort(db: PgDatabase): CounterStore {
       const [state] = await hit.execute({ key, now, resetAt: now + windowMs });
       return state!;
     },
-    async hitGated(gate, next, now) {
-      const rows = await gated.execute({
-        gateKey: gate.key,
-        gateResetAt: now + gate.windowMs,
-        nextKey: next.key,
-        nextResetAt: now + next.windowMs,
-        max: gate.max,
-        now,
-      });
-      const stateOf = (key: string) => {
-        const row = rows.find((r) => r.key === key);
-        return row ? { count: row.count, resetAt: row.resetAt } : null;
-      };
-      return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
-    },
+    hitGated: gatedHits(db),
     async peek(key, now) {
       const [state] = await peek.execute({ key, now });
       return state ?? null;
@@ -114,5 +79,46 @@ export function countersPort(db: PgDatabase): CounterStore {
       const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
       return changedRows(await db.delete(counters).where(inBatch(counters.key, batch)));
     },
+  };
+}
+
+/** `hitGated` over PostgreSQL: both hits in one statement. */
+function gatedHits(db: PgDatabase): NonNullable<CounterStore["hitGated"]> {
+  const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
+  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one statement (named
+  // `counters_hit_gated`), the budget's INSERT selecting from the cooldown's RETURNING. The cooldown's upsert locks
+  // its row, so of racing calls each sees the count the one before it left; the budget's row is another key.
+  // Bound values in `insert ... select` are cast: PostgreSQL does not infer their types from the target columns.
+  const [keyColumn, countColumn, resetAtColumn] = [counters.key, counters.count, counters.resetAt].map((c) =>
+    sql.identifier(c.name),
+  );
+  const columns = sql`(${keyColumn}, ${countColumn}, ${resetAtColumn})`;
+  const upsertWindow = sql`on conflict (${keyColumn}) do update set ${countColumn} = case when ${live} then ${counters.count} + 1 else 1 end, ${resetAtColumn} = case when ${live} then ${counters.resetAt} else excluded.${resetAtColumn} end returning ${keyColumn}, ${countColumn}, ${resetAtColumn}`;
+  const gatedStatement = sql`with "gate" as (insert into ${counters} ${columns} values (${sql.placeholder("gateKey")}::text, 1, ${sql.placeholder("gateResetAt")}::bigint) ${upsertWindow}), "next" as (insert into ${counters} ${columns} select ${sql.placeholder("nextKey")}::text, 1, ${sql.placeholder("nextResetAt")}::bigint from "gate" where "gate".${countColumn} <= ${sql.placeholder("max")}::integer ${upsertWindow}) select ${keyColumn}, ${countColumn}, ${resetAtColumn} from "gate" union all select ${keyColumn}, ${countColumn}, ${resetAtColumn} from "next"`;
+  const gated = db._.session.prepareQuery<{
+    execute: Array<{ key: string } & CounterState>;
+    all: unknown;
+    values: unknown;
+  }>(dialect.sqlToQuery(gatedStatement), undefined, "counters_hit_gated", true, (rows) =>
+    (rows as unknown[][]).map(([key, count, resetAt]) => ({
+      key: String(key),
+      count: Number(count),
+      resetAt: Number(resetAt),
+    })),
+  );
+  return async (gate, next, now) => {
+    const rows = await gated.execute({
+      gateKey: gate.key,
+      gateResetAt: now + gate.windowMs,
+      nextKey: next.key,
+      nextResetAt: now + next.windowMs,
+      max: gate.max,
+      now,
+    });
+    const stateOf = (key: string) => {
+      const row = rows.find((r) => r.key === key);
+      return row ? { count: row.count, resetAt: row.resetAt } : null;
+    };
+    return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
   };
 }

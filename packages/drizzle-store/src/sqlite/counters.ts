@@ -31,25 +31,6 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
         },
       })
       .returning(state);
-  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one INSERT ... SELECT of
-  // both rows, the budget's only when the cooldown's live window has not reached `max` yet. SQLite runs a SELECT that
-  // reads the table it inserts into to its end before the first row goes in, so the check sees the counters as they
-  // were; the statement is atomic (the write lock is held from its start), so racing calls stay exact.
-  const gateKey = sql.placeholder("gateKey");
-  const gatedOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
-    on
-      .insert(counters)
-      .select(
-        sql`select ${gateKey}, 1, ${sql.placeholder("gateResetAt")} union all select ${sql.placeholder("nextKey")}, 1, ${sql.placeholder("nextResetAt")} where ${sql.placeholder("max")} >= 1 and not exists (select 1 from ${counters} where ${counters.key} = ${gateKey} and ${live} and ${counters.count} >= ${sql.placeholder("max")})`,
-      )
-      .onConflictDoUpdate({
-        target: counters.key,
-        set: {
-          count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
-          resetAt: sql`case when ${live} then ${counters.resetAt} else excluded.reset_at end`,
-        },
-      })
-      .returning({ key: counters.key, ...state });
   // Every lockout check peeks and every successful sign-in deletes: built once too.
   const isLive = and(eq(counters.key, sql.placeholder("key")), live);
   const removeOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
@@ -63,7 +44,6 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
   const keyed = { key: counters.key, ...state };
   const viaClient = {
     hit: hitOn(db).prepare(),
-    gated: gatedOn(db).prepare(),
     peek: db.select(state).from(counters).where(isLive).limit(1).prepare(),
     peekMany: db.select(keyed).from(counters).where(anyLive).prepare(),
     remove: removeOn(db).prepare(),
@@ -72,11 +52,6 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
     reads,
     (wdb) => hitOn(wdb).prepare(),
     (values) => viaClient.hit.all(values),
-  );
-  const gated = writeRowsThrough(
-    reads,
-    (wdb) => gatedOn(wdb).prepare(),
-    (values) => viaClient.gated.all(values),
   );
   const peek = readThrough(
     reads,
@@ -98,21 +73,7 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
       const [row] = await hit({ key, now, resetAt: now + windowMs });
       return row!;
     },
-    async hitGated(gate, next, now) {
-      const rows = await gated({
-        gateKey: gate.key,
-        gateResetAt: now + gate.windowMs,
-        nextKey: next.key,
-        nextResetAt: now + next.windowMs,
-        max: gate.max,
-        now,
-      });
-      const stateOf = (key: string) => {
-        const row = rows.find((r) => r.key === key);
-        return row ? { count: row.count, resetAt: row.resetAt } : null;
-      };
-      return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
-    },
+    hitGated: gatedHits(db, reads),
     async peek(key, now) {
       const [row] = await peek({ key, now });
       return row ?? null;
@@ -141,5 +102,51 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
       const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
       return changedRows(await db.delete(counters).where(inArray(counters.key, batch)));
     },
+  };
+}
+
+/** `hitGated` over SQLite/libSQL: both hits in one statement (on a file store's writer connection, see counters). */
+function gatedHits(db: SqliteDatabase, reads: FileReads | null): NonNullable<CounterStore["hitGated"]> {
+  const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
+  const state = { count: counters.count, resetAt: counters.resetAt };
+  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one INSERT ... SELECT of
+  // both rows, the budget's only when the cooldown's live window has not reached `max` yet. SQLite runs a SELECT that
+  // reads the table it inserts into to its end before the first row goes in, so the check sees the counters as they
+  // were; the statement is atomic (the write lock is held from its start), so racing calls stay exact.
+  const gateKey = sql.placeholder("gateKey");
+  const gatedOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
+    on
+      .insert(counters)
+      .select(
+        sql`select ${gateKey}, 1, ${sql.placeholder("gateResetAt")} union all select ${sql.placeholder("nextKey")}, 1, ${sql.placeholder("nextResetAt")} where ${sql.placeholder("max")} >= 1 and not exists (select 1 from ${counters} where ${counters.key} = ${gateKey} and ${live} and ${counters.count} >= ${sql.placeholder("max")})`,
+      )
+      .onConflictDoUpdate({
+        target: counters.key,
+        set: {
+          count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
+          resetAt: sql`case when ${live} then ${counters.resetAt} else excluded.reset_at end`,
+        },
+      })
+      .returning({ key: counters.key, ...state });
+  const viaClient = gatedOn(db).prepare();
+  const gated = writeRowsThrough(
+    reads,
+    (wdb) => gatedOn(wdb).prepare(),
+    (values) => viaClient.all(values),
+  );
+  return async (gate, next, now) => {
+    const rows = await gated({
+      gateKey: gate.key,
+      gateResetAt: now + gate.windowMs,
+      nextKey: next.key,
+      nextResetAt: now + next.windowMs,
+      max: gate.max,
+      now,
+    });
+    const stateOf = (key: string) => {
+      const row = rows.find((r) => r.key === key);
+      return row ? { count: row.count, resetAt: row.resetAt } : null;
+    };
+    return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
   };
 }
