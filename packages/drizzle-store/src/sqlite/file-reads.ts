@@ -3,7 +3,7 @@ import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { EngineTransactions, FileReads, SqliteReadDatabase } from "./read-through.ts";
 
-export { readThrough, writeRowsThrough, writeThrough, type FileReads } from "./read-through.ts";
+export { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 
 // drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
 function syncDrizzle(connection: Native): SqliteReadDatabase {
