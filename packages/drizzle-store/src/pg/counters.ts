@@ -1,5 +1,5 @@
 import type { CounterState, CounterStore } from "@latchkey/core";
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { inBatch } from "./batch.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
@@ -93,8 +93,29 @@ function gatedHits(db: PgDatabase): NonNullable<CounterStore["hitGated"]> {
     sql.identifier(c.name),
   );
   const columns = sql`(${keyColumn}, ${countColumn}, ${resetAtColumn})`;
-  const upsertWindow = sql`on conflict (${keyColumn}) do update set ${countColumn} = case when ${live} then ${counters.count} + 1 else 1 end, ${resetAtColumn} = case when ${live} then ${counters.resetAt} else excluded.${resetAtColumn} end returning ${keyColumn}, ${countColumn}, ${resetAtColumn}`;
-  const gatedStatement = sql`with "gate" as (insert into ${counters} ${columns} values (${sql.placeholder("gateKey")}::text, 1, ${sql.placeholder("gateResetAt")}::bigint) ${upsertWindow}), "next" as (insert into ${counters} ${columns} select ${sql.placeholder("nextKey")}::text, 1, ${sql.placeholder("nextResetAt")}::bigint from "gate" where "gate".${countColumn} <= ${sql.placeholder("max")}::integer ${upsertWindow}) select ${keyColumn}, ${countColumn}, ${resetAtColumn} from "gate" union all select ${keyColumn}, ${countColumn}, ${resetAtColumn} from "next"`;
+  const listed = sql`${keyColumn}, ${countColumn}, ${resetAtColumn}`;
+  const restart = (then: SQL, otherwise: SQL) => sql`case when ${live} then ${then} else ${otherwise} end`;
+  const upsertWindow = sql.join(
+    [
+      sql`on conflict (${keyColumn}) do update set`,
+      sql`${countColumn} = ${restart(sql`${counters.count} + 1`, sql`1`)},`,
+      sql`${resetAtColumn} = ${restart(sql`${counters.resetAt}`, sql`excluded.${resetAtColumn}`)}`,
+      sql`returning ${listed}`,
+    ],
+    sql` `,
+  );
+  const bound = (name: string, type: string) => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
+  const gatedStatement = sql.join(
+    [
+      sql`with "gate" as (insert into ${counters} ${columns}`,
+      sql`values (${bound("gateKey", "text")}, 1, ${bound("gateResetAt", "bigint")}) ${upsertWindow}),`,
+      sql`"next" as (insert into ${counters} ${columns}`,
+      sql`select ${bound("nextKey", "text")}, 1, ${bound("nextResetAt", "bigint")} from "gate"`,
+      sql`where "gate".${countColumn} <= ${bound("max", "integer")} ${upsertWindow})`,
+      sql`select ${listed} from "gate" union all select ${listed} from "next"`,
+    ],
+    sql` `,
+  );
   const gated = db._.session.prepareQuery<{
     execute: Array<{ key: string } & CounterState>;
     all: unknown;
