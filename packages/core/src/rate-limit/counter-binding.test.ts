@@ -37,6 +37,14 @@ describe("keyedCounters", () => {
       null,
       { count: 2, resetAt: 60_000 },
     ]);
+    const gated = await counters.hitGated?.(
+      { key: "mail-cooldown:otp-sign-in:ada@example.com", windowMs: 60_000, max: 1 },
+      { key: "mail-budget:ada@example.com", windowMs: 900_000 },
+      0,
+    );
+    expect(gated).toEqual({ gate: { count: 1, resetAt: 60_000 }, next: { count: 1, resetAt: 900_000 } });
+    expect(await raw.peek(storedCounterKey(binding, "mail-budget:ada@example.com"), 0)).toMatchObject({ count: 1 });
+    expect(await raw.peek("mail-budget:ada@example.com", 0)).toBeNull();
     await counters.rename("lock:email:ada@example.com", "lock:user:u_1");
     expect(await raw.peek(storedCounterKey(binding, "lock:user:u_1"), 0)).toMatchObject({ count: 2 });
     await counters.delete("lock:user:u_1");

@@ -67,6 +67,9 @@ export function keyedCounters(counters: CounterStore, binding: CounterBinding): 
   };
   // Optional members stay absent when the store has none (/health calls `ping` only where it exists).
   if (counters.peekMany) keyed.peekMany = (keys, now) => counters.peekMany!(keys.map(stored), now);
+  if (counters.hitGated)
+    keyed.hitGated = (gate, next, now) =>
+      counters.hitGated!({ ...gate, key: stored(gate.key) }, { ...next, key: stored(next.key) }, now);
   if (counters.ping) keyed.ping = () => counters.ping!();
   if (counters.bind) keyed.bind = (next) => counters.bind!(next);
   if (counters.close) keyed.close = () => counters.close!();
