@@ -12,6 +12,11 @@ describe("storedCounterKey", () => {
     expect(key).not.toContain("ada");
     expect(storedCounterKey(binding, "fail:email:ada@example.com")).toBe(key);
     expect(storedCounterKey(binding, "fail:email:bob@example.com")).not.toBe(key);
+    // The binding remembers the last value it hashed: after another one, the first maps as before.
+    expect(storedCounterKey(binding, "lock:email:ada@example.com")).toBe(`lock:${key.slice("fail:".length)}`);
+    expect(storedCounterKey(binding, "lock:email:bob@example.com")).toBe(
+      `lock:${storedCounterKey(binding, "fail:email:bob@example.com").slice("fail:".length)}`,
+    );
     expect(
       storedCounterKey(counterBinding(`${SECRET}x`, "https://app.example"), "fail:email:ada@example.com"),
     ).not.toBe(key);
