@@ -3,7 +3,9 @@
 // engine ran (bound and stepped through its better-sqlite3 API; each statement's text is shortened). With
 // `--wal-frames` the WAL is never checkpointed and the frames written per round trip are counted.
 // The bench's otp-round-trip scenario adds Node's HTTP work for three requests on top of this.
-//   node --import tsx src/micro/otp-statements.ts [--n=3000] [--warmup=300] [--wal-frames]
+// `--no-statements` leaves the statements untimed: the process CPU without the timing's own cost (a cpuUsage call
+// before and after each statement), for A/B comparisons of the total.
+//   node --import tsx src/micro/otp-statements.ts [--n=3000] [--warmup=300] [--wal-frames] [--no-statements]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -20,6 +22,7 @@ const flag = (name: string, fallback: number) => {
 const N = flag("n", 3000);
 const WARMUP = flag("warmup", 300);
 const WAL_FRAMES = process.argv.includes("--wal-frames");
+const TIME_STATEMENTS = !process.argv.includes("--no-statements");
 
 // The engine the store loads (`libsql`, through @libsql/client's dependency), patched before the store opens it.
 const require = createRequire(import.meta.url);
@@ -51,7 +54,7 @@ let depth = 0;
 for (const method of ["run", "get", "all", "iterate"] as const) {
   const original = statementProto[method] as (...args: unknown[]) => unknown;
   statementProto[method] = function (this: object, ...args: unknown[]) {
-    if (!measuring || depth > 0) return original.apply(this, args);
+    if (!measuring || !TIME_STATEMENTS || depth > 0) return original.apply(this, args);
     depth += 1;
     const before = process.cpuUsage();
     try {

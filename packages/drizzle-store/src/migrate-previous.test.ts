@@ -83,6 +83,7 @@ describe("migrating a database made with the previous schema", () => {
         "0002_session_remember_me",
         "0003_app_metadata",
         "0004_counters_reset_at_index",
+        "0005_partial_nullable_indexes",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -110,6 +111,7 @@ describe("migrating a database made with the previous schema", () => {
         "0002_session_remember_me",
         "0003_app_metadata",
         "0004_counters_reset_at_index",
+        "0005_partial_nullable_indexes",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

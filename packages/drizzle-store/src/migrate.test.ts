@@ -11,6 +11,7 @@ const MIGRATIONS = [
   "0002_session_remember_me",
   "0003_app_metadata",
   "0004_counters_reset_at_index",
+  "0005_partial_nullable_indexes",
 ];
 
 describe("migrateDatabase", () => {

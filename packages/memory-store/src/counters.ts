@@ -25,18 +25,26 @@ export function countersPort(db: MemoryDatabase): CounterStore {
     }
     return n;
   };
+  // Synchronous, so a gated pair of hits has nothing between them.
+  const hit = (key: string, windowMs: number, now: number) => {
+    const c = counters.get(key);
+    if (!c && ++newKeys >= Math.max(PRUNE_AFTER_NEW_KEYS, sizeAfterPrune / 2)) {
+      prune(now, Number.POSITIVE_INFINITY);
+      newKeys = 0;
+      sizeAfterPrune = counters.size;
+    }
+    const next =
+      c && c.resetAt > now ? { count: c.count + 1, resetAt: c.resetAt } : { count: 1, resetAt: now + windowMs };
+    counters.set(key, next);
+    return { ...next };
+  };
   return {
     async hit(key, windowMs, now) {
-      const c = counters.get(key);
-      if (!c && ++newKeys >= Math.max(PRUNE_AFTER_NEW_KEYS, sizeAfterPrune / 2)) {
-        prune(now, Number.POSITIVE_INFINITY);
-        newKeys = 0;
-        sizeAfterPrune = counters.size;
-      }
-      const next =
-        c && c.resetAt > now ? { count: c.count + 1, resetAt: c.resetAt } : { count: 1, resetAt: now + windowMs };
-      counters.set(key, next);
-      return { ...next };
+      return hit(key, windowMs, now);
+    },
+    async hitGated(gate, next, now) {
+      const gated = hit(gate.key, gate.windowMs, now);
+      return { gate: gated, next: gated.count <= gate.max ? hit(next.key, next.windowMs, now) : null };
     },
     async peek(key, now) {
       const c = counters.get(key);

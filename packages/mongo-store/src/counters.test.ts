@@ -28,3 +28,26 @@ describe("MongoDB counters.peekMany", () => {
     expect(calls).toEqual([{ _id: { $in: ["lock:k", "absent", "fail:k"] }, resetAt: { $gt: new Date(60_000) } }]);
   });
 });
+
+describe("MongoDB counters.hitGated", () => {
+  const collections = (counts: Record<string, number>, calls: string[]) =>
+    ({
+      counters: {
+        findOneAndUpdate: async (filter: { _id: string }) => {
+          calls.push(filter._id);
+          counts[filter._id] = (counts[filter._id] ?? 0) + 1;
+          return { _id: filter._id, count: counts[filter._id], resetAt: new Date(120_000) };
+        },
+      },
+    }) as unknown as Collections;
+
+  it("hits the gate, then the next counter only while the gate admits", async () => {
+    const calls: string[] = [];
+    const counters = countersPort(collections({}, calls));
+    const gated = () =>
+      counters.hitGated!({ key: "gate", windowMs: 60_000, max: 1 }, { key: "next", windowMs: 900_000 }, 60_000);
+    expect(await gated()).toEqual({ gate: { count: 1, resetAt: 120_000 }, next: { count: 1, resetAt: 120_000 } });
+    expect(await gated()).toEqual({ gate: { count: 2, resetAt: 120_000 }, next: null });
+    expect(calls).toEqual(["gate", "next", "gate"]);
+  });
+});

@@ -16,17 +16,25 @@ async function upsertWithRetry<T>(write: () => Promise<T>): Promise<T> {
 
 /** `CounterStore` over MongoDB: every hit is one atomic findOneAndUpdate upsert with the window logic in a pipeline. */
 export function countersPort(c: Collections): CounterStore {
+  const hit = async (key: string, windowMs: number, now: number) => {
+    // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.
+    const doc = await upsertWithRetry(() =>
+      c.counters.findOneAndUpdate({ _id: key }, counterHitUpdate(windowMs, now), {
+        upsert: true,
+        returnDocument: "after",
+      }),
+    );
+    if (!doc) throw new Error(`mongodb: counter upsert for ${key} returned no document`);
+    return counterFromDoc(doc);
+  };
   return {
-    async hit(key, windowMs, now) {
-      // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.
-      const doc = await upsertWithRetry(() =>
-        c.counters.findOneAndUpdate({ _id: key }, counterHitUpdate(windowMs, now), {
-          upsert: true,
-          returnDocument: "after",
-        }),
-      );
-      if (!doc) throw new Error(`mongodb: counter upsert for ${key} returned no document`);
-      return counterFromDoc(doc);
+    hit,
+    // Two atomic upserts (MongoDB writes two documents atomically only in a transaction, which would cost more
+    // round trips than it saves): the next counter is hit only after the gate's own hit admitted it, so racing
+    // calls stay exact, as with the two calls a store without hitGated gets.
+    async hitGated(gate, next, now) {
+      const gated = await hit(gate.key, gate.windowMs, now);
+      return { gate: gated, next: gated.count <= gate.max ? await hit(next.key, next.windowMs, now) : null };
     },
     async peek(key, now) {
       const doc = await c.counters.findOne({ _id: { $eq: key }, resetAt: { $gt: new Date(now) } });

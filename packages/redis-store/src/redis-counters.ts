@@ -61,6 +61,27 @@ if reset == nil or reset <= now then
 end
 return {redis.call('HINCRBY', KEYS[1], 'c', 1), tostring(reset)}
 `;
+// `hitGated`: the same window logic on the gate (KEYS[1]), then on KEYS[2] only when the gate's new count is at most
+// ARGV[4]; one script, so racing calls stay exact. Answers {gate count, gate reset} or those and {count, reset}.
+const HIT_GATED = `
+local now = tonumber(ARGV[1])
+local function hit(key, window)
+  local reset = tonumber(redis.call('HGET', key, 'r'))
+  if reset == nil or reset <= now then
+    reset = now + window
+    redis.call('HSET', key, 'c', 1, 'r', reset)
+    redis.call('PEXPIRE', key, window)
+    return 1, reset
+  end
+  return redis.call('HINCRBY', key, 'c', 1), reset
+end
+local count, reset = hit(KEYS[1], tonumber(ARGV[2]))
+if count > tonumber(ARGV[4]) then
+  return {count, tostring(reset)}
+end
+local nextCount, nextReset = hit(KEYS[2], tonumber(ARGV[3]))
+return {count, tostring(reset), nextCount, tostring(nextReset)}
+`;
 // RENAME fails on a missing source; "move or clear the target" is one script.
 const RENAME = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -289,6 +310,20 @@ export function redisCounters(
         c.eval(HIT, { keys: [redisKey], arguments: [String(now), String(windowMs)] }),
       )) as unknown as Reply;
       return { count: Number(count), resetAt: Number(resetAt) };
+    },
+    async hitGated(gate, next, now) {
+      const keys = [key(gate.key), key(next.key)];
+      const reply = (await run((c) =>
+        c.eval(HIT_GATED, {
+          keys,
+          arguments: [String(now), String(gate.windowMs), String(next.windowMs), String(gate.max)],
+        }),
+      )) as unknown as [number, string] | [number, string, number, string];
+      const [count, resetAt, nextCount, nextResetAt] = reply;
+      return {
+        gate: { count: Number(count), resetAt: Number(resetAt) },
+        next: nextCount === undefined ? null : { count: Number(nextCount), resetAt: Number(nextResetAt) },
+      };
     },
     async peek(k, now) {
       const redisKey = key(k);

@@ -49,6 +49,58 @@ export function describeCounters(getStore: () => Store): void {
       expect(await counters.peekMany([], now)).toEqual([]);
     });
 
+    it("hits a gate and, only when it admits, the next counter: a refused call leaves the next untouched", async () => {
+      const { counters } = store;
+      if (!counters.hitGated) throw new Error(`${store.kind}: every bundled counter store implements hitGated`);
+      const [gate, next] = [uid("gate"), uid("next")];
+      const now = T0.getTime();
+      const hits = (at: number, max = 1) =>
+        counters.hitGated!({ key: gate, windowMs: 60_000, max }, { key: next, windowMs: 900_000 }, at);
+      expect(await hits(now)).toEqual({
+        gate: { count: 1, resetAt: now + 60_000 },
+        next: { count: 1, resetAt: now + 900_000 },
+      });
+      expect(await hits(now + 1000)).toEqual({ gate: { count: 2, resetAt: now + 60_000 }, next: null });
+      expect(await counters.peek(next, now + 1000)).toEqual({ count: 1, resetAt: now + 900_000 });
+      // A gate with room left admits; one at its max does not.
+      expect(await hits(now + 2000, 3)).toEqual({
+        gate: { count: 3, resetAt: now + 60_000 },
+        next: { count: 2, resetAt: now + 900_000 },
+      });
+      expect(await hits(now + 3000, 3)).toEqual({ gate: { count: 4, resetAt: now + 60_000 }, next: null });
+      // The gate's window ended: it starts over and admits; the next counter's window goes on.
+      expect(await hits(now + 60_000)).toEqual({
+        gate: { count: 1, resetAt: now + 120_000 },
+        next: { count: 3, resetAt: now + 900_000 },
+      });
+      // The next counter's window ended too: it starts over.
+      expect(await hits(now + 900_000)).toEqual({
+        gate: { count: 1, resetAt: now + 960_000 },
+        next: { count: 1, resetAt: now + 1_800_000 },
+      });
+      expect(await counters.peek(gate, now + 900_000)).toEqual({ count: 1, resetAt: now + 960_000 });
+    });
+
+    it("20 parallel gated hits on a fresh gate with max 1: the gate counts 1..20 and exactly one hits the next", async () => {
+      const { counters } = store;
+      if (!counters.hitGated) throw new Error(`${store.kind}: every bundled counter store implements hitGated`);
+      const [gate, next] = [uid("gate"), uid("next")];
+      const now = T0.getTime();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          counters.hitGated!({ key: gate, windowMs: 60_000, max: 1 }, { key: next, windowMs: 900_000 }, now),
+        ),
+      );
+      expect(results.map((r) => r.gate.count).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
+      const admitted = results.filter((r) => r.next !== null);
+      expect(admitted).toEqual([
+        { gate: { count: 1, resetAt: now + 60_000 }, next: { count: 1, resetAt: now + 900_000 } },
+      ]);
+      expect(await counters.peek(next, now)).toEqual({ count: 1, resetAt: now + 900_000 });
+    });
+
     it("deletes and renames", async () => {
       const from = uid("c");
       const to = uid("c");

@@ -25,12 +25,22 @@ export class SendLimits {
   async admit(purpose: string, email: string): Promise<boolean> {
     const { resendCooldownMs, perRecipient } = this.config.email;
     const now = this.clock.now();
+    const { counters } = this.store;
+    if (resendCooldownMs !== null && perRecipient && counters.hitGated) {
+      // Both limits in one store step: the budget is spent only when the cooldown admits the send.
+      const { next } = await counters.hitGated(
+        { key: `mail-cooldown:${purpose}:${email}`, windowMs: resendCooldownMs, max: 1 },
+        { key: `mail-budget:${email}`, windowMs: perRecipient.windowMs },
+        now,
+      );
+      return next !== null && next.count <= perRecipient.max;
+    }
     if (resendCooldownMs !== null) {
-      const cooldown = await this.store.counters.hit(`mail-cooldown:${purpose}:${email}`, resendCooldownMs, now);
+      const cooldown = await counters.hit(`mail-cooldown:${purpose}:${email}`, resendCooldownMs, now);
       if (cooldown.count > 1) return false;
     }
     if (perRecipient) {
-      const budget = await this.store.counters.hit(`mail-budget:${email}`, perRecipient.windowMs, now);
+      const budget = await counters.hit(`mail-budget:${email}`, perRecipient.windowMs, now);
       if (budget.count > perRecipient.max) return false;
     }
     return true;

@@ -5,6 +5,8 @@ import type { RequestMeta } from "./request-meta.ts";
 /** An event's own fields: everything but the request fields `emit` adds. */
 type EventFields<K extends AuthEventName> = Omit<AuthEventMap[K], keyof EventBase>;
 
+const NOTHING: Promise<void> = Promise.resolve();
+
 /**
  * Emits `name` with the request fields added: `at` (now by the context's clock, unless given), `ip` and
  * `userAgent` from `meta`. Emits through `ctx.events`, so inside `inTransaction` the event waits for the commit.
@@ -17,7 +19,14 @@ export function emit<K extends AuthEventName>(
   name: K,
   fields: EventFields<K>,
   meta: RequestMeta,
-  at: Date = new Date(ctx.clock.now()),
+  at?: Date,
 ): Promise<void> {
-  return ctx.events.emit(name, { ...fields, at, ip: meta.ip, userAgent: meta.userAgent } as AuthEventMap[K]);
+  // No listener: the event is not built (nor its timestamp read).
+  if (!ctx.events.listens(name)) return NOTHING;
+  return ctx.events.emit(name, {
+    ...fields,
+    at: at ?? new Date(ctx.clock.now()),
+    ip: meta.ip,
+    userAgent: meta.userAgent,
+  } as AuthEventMap[K]);
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { AuthEvents } from "./events.ts";
+import { memoryStore } from "@latchkey/memory-store";
+import { emit } from "./emit.ts";
+import { inTransaction } from "./transaction.ts";
+import type { AuthContext } from "./context.ts";
+import type { RequestMeta } from "./request-meta.ts";
 
 const signedUp = { userId: "u1", email: "ada@example.com", at: new Date(0) };
 
@@ -55,5 +60,63 @@ describe("AuthEvents required listeners", () => {
     await expect(events.emit("UserSignedUp", signedUp)).rejects.toThrow("sync failure");
     off();
     await expect(events.emit("UserSignedUp", signedUp)).resolves.toBeUndefined();
+  });
+});
+
+describe("emit(ctx, ...)", () => {
+  const meta = { ip: "203.0.113.9", userAgent: "test-agent" } as RequestMeta;
+
+  it("builds no event (reads no clock) while nothing listens; builds it with the request fields once something does", async () => {
+    const events = new AuthEvents();
+    let reads = 0;
+    const ctx = { events, clock: { now: () => (reads++, 1_000) } };
+    await emit(ctx, "UserSignedIn", { userId: "u1", method: "password" }, meta);
+    expect(reads).toBe(0);
+    const seen: unknown[] = [];
+    const off = events.on("UserSignedIn", (e) => seen.push(e));
+    expect(events.listens("UserSignedIn")).toBe(true);
+    expect(events.listens("UserSignedUp")).toBe(false);
+    await emit(ctx, "UserSignedIn", { userId: "u1", method: "password" }, meta);
+    expect(reads).toBe(1);
+    expect(seen).toEqual([
+      {
+        type: "UserSignedIn",
+        userId: "u1",
+        method: "password",
+        at: new Date(1_000),
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      },
+    ]);
+    off();
+    events.onAny((e) => seen.push(e.type));
+    expect(events.listens("UserSignedUp")).toBe(true);
+    await emit(ctx, "UserSignedUp", { userId: "u1", email: "ada@example.com" }, meta);
+    expect(seen.at(-1)).toBe("UserSignedUp");
+  });
+});
+
+describe("events emitted inside inTransaction", () => {
+  const meta = { ip: null, userAgent: null } as unknown as RequestMeta;
+
+  it("reach the listeners after the commit, and not at all when the body fails", async () => {
+    const events = new AuthEvents();
+    const seen: string[] = [];
+    events.on("UserSignedIn", (e) => seen.push(`${e.type}:${e.userId}`));
+    const ctx = { store: memoryStore(), events, clock: { now: () => 0 } } as unknown as AuthContext;
+    await inTransaction(ctx, async (tx) => {
+      await emit(tx, "UserSignedIn", { userId: "u1", method: "password" }, meta);
+      // Nobody listens to this one: it is neither built nor held.
+      await emit(tx, "UserSignedUp", { userId: "u1", email: "ada@example.com" }, meta);
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual(["UserSignedIn:u1"]);
+    await expect(
+      inTransaction(ctx, async (tx) => {
+        await emit(tx, "UserSignedIn", { userId: "u2", method: "password" }, meta);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(seen).toEqual(["UserSignedIn:u1"]);
   });
 });

@@ -103,10 +103,18 @@ export class AuthEvents {
     };
   }
 
+  /**
+   * Whether an `emit(name)` now would reach a listener (one for `name`, or one for every event): an event nobody
+   * listens to need not be built.
+   */
+  listens(name: AuthEventName): boolean {
+    return this.#any.size > 0 || (this.#listeners.get(name)?.size ?? 0) > 0;
+  }
+
   /** Runs the listeners and waits for async ones, so effects (audit rows) exist when the request answers. */
   async emit<K extends AuthEventName>(name: K, payload: AuthEventMap[K]): Promise<void> {
+    if (!this.listens(name)) return;
     const set = this.#listeners.get(name);
-    if (!set?.size && !this.#any.size) return;
     const event = { type: name, ...payload } as AuthEventMap[K] & { type: K };
     const pending: Promise<unknown>[] = [];
     const failures: unknown[] = [];

@@ -14,6 +14,10 @@ class DeferredEvents extends AuthEvents {
   override async emit<K extends AuthEventName>(name: K, payload: AuthEventMap[K]): Promise<void> {
     this.queued.push(() => this.target.emit(name, payload));
   }
+  /** Whether the target has a listener for it now (when the event is emitted, as outside a transaction). */
+  override listens(name: AuthEventName): boolean {
+    return this.target.listens(name);
+  }
 }
 
 /**

@@ -25,13 +25,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 type AnyFn = (...args: unknown[]) => unknown;
 const PORT_NAMES = ["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"] as const;
 
+/**
+ * `fn` whose failures (thrown or rejected) an unavailable database turns into `databaseUnavailable`; always a
+ * promise. Not an async function: a port call that returns a promise gets one reaction on it instead of an async
+ * frame awaiting it (each store call of a request goes through here).
+ */
 function guardFn<F extends AnyFn>(fn: F, self: unknown, isUnavailable: (error: unknown) => boolean): F {
-  return (async (...args: unknown[]) => {
+  const mapped = (error: unknown) => {
+    throw !(error instanceof AuthError) && isUnavailable(error) ? databaseUnavailable(error) : error;
+  };
+  return ((...args: unknown[]) => {
+    let result: unknown;
     try {
-      return await fn.apply(self, args);
+      result = fn.apply(self, args);
     } catch (error) {
-      throw !(error instanceof AuthError) && isUnavailable(error) ? databaseUnavailable(error) : error;
+      return Promise.reject(error).catch(mapped);
     }
+    return (result instanceof Promise ? result : Promise.resolve(result)).catch(mapped);
   }) as F;
 }
 

@@ -90,6 +90,23 @@ export interface VerificationStore {
   deleteExpired(now: Date, limit?: number): Promise<number>;
 }
 
+/** One counter a `CounterStore.hitGated` call hits: its key and the window a new count starts. */
+export interface CounterHit {
+  key: string;
+  windowMs: number;
+}
+
+/** The gate of a `CounterStore.hitGated` call: `next` is hit only when the gate's new count is at most `max`. */
+export interface GatingHit extends CounterHit {
+  max: number;
+}
+
+/** What `CounterStore.hitGated` answers: the gate's new state, and `next`'s (null when the gate refused it). */
+export interface GatedHits {
+  gate: CounterState;
+  next: CounterState | null;
+}
+
 export interface CounterStore {
   /**
    * Fixed-window counter: increments `key` and returns the new count. A window that ended at or before `now`
@@ -103,6 +120,14 @@ export interface CounterStore {
    * it, callers peek key by key (every bundled store has it; the lockout check peeks two keys per sign-in).
    */
   peekMany?(keys: readonly string[], now: number): Promise<Array<CounterState | null>>;
+  /**
+   * Two hits in one atomic step, the second gated by the first: hits `gate.key`, and `next.key` (another key) only
+   * when the gate's new count is at most `gate.max`; answers both states, `next` null when the gate refused (then
+   * `next.key` is not touched). Racing calls stay exact: of N concurrent calls on a gate with a fresh window and
+   * `max` 1, exactly one hits `next`. Optional: without it, callers hit the gate, then `next` when admitted (one round
+   * trip more; the email send limits' cooldown and budget). Every bundled store has it.
+   */
+  hitGated?(gate: GatingHit, next: CounterHit, now: number): Promise<GatedHits>;
   delete(key: string): Promise<void>;
   /** Moves a counter to a new key (username change moves lockout state); overwrites `to`. */
   rename(from: string, to: string): Promise<void>;

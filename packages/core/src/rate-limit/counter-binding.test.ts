@@ -12,6 +12,11 @@ describe("storedCounterKey", () => {
     expect(key).not.toContain("ada");
     expect(storedCounterKey(binding, "fail:email:ada@example.com")).toBe(key);
     expect(storedCounterKey(binding, "fail:email:bob@example.com")).not.toBe(key);
+    // The binding remembers the last value it hashed: after another one, the first maps as before.
+    expect(storedCounterKey(binding, "lock:email:ada@example.com")).toBe(`lock:${key.slice("fail:".length)}`);
+    expect(storedCounterKey(binding, "lock:email:bob@example.com")).toBe(
+      `lock:${storedCounterKey(binding, "fail:email:bob@example.com").slice("fail:".length)}`,
+    );
     expect(
       storedCounterKey(counterBinding(`${SECRET}x`, "https://app.example"), "fail:email:ada@example.com"),
     ).not.toBe(key);
@@ -32,6 +37,14 @@ describe("keyedCounters", () => {
       null,
       { count: 2, resetAt: 60_000 },
     ]);
+    const gated = await counters.hitGated?.(
+      { key: "mail-cooldown:otp-sign-in:ada@example.com", windowMs: 60_000, max: 1 },
+      { key: "mail-budget:ada@example.com", windowMs: 900_000 },
+      0,
+    );
+    expect(gated).toEqual({ gate: { count: 1, resetAt: 60_000 }, next: { count: 1, resetAt: 900_000 } });
+    expect(await raw.peek(storedCounterKey(binding, "mail-budget:ada@example.com"), 0)).toMatchObject({ count: 1 });
+    expect(await raw.peek("mail-budget:ada@example.com", 0)).toBeNull();
     await counters.rename("lock:email:ada@example.com", "lock:user:u_1");
     expect(await raw.peek(storedCounterKey(binding, "lock:user:u_1"), 0)).toMatchObject({ count: 2 });
     await counters.delete("lock:user:u_1");

@@ -18,11 +18,20 @@ const HEX = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
 export function counterBinding(secret: string, baseOrigin: string): CounterBinding {
   const key = hmac(sha256, utf8(secret), utf8("latchkey/counter-keys v1"));
   const namespace = HEX(hmac(sha256, key, utf8(`namespace:${baseOrigin}`)).subarray(0, 6));
-  // Keyed once: every counter hit and peek derives its key here.
+  // Keyed once: every counter hit and peek derives its key here. The last value is remembered: a lockout check
+  // reads two counters of one identifier (`lock:` and `lockfail:` of `email:ada@...`) and derives its key once.
   const mac = hmacSha256With(key);
+  let lastValue: string | null = null;
+  let lastKey = "";
   return {
     namespace,
-    keyOf: (value) => base64url(mac(value).subarray(0, 16)),
+    keyOf: (value) => {
+      if (value !== lastValue) {
+        lastKey = base64url(mac(value).subarray(0, 16));
+        lastValue = value;
+      }
+      return lastKey;
+    },
   };
 }
 
@@ -58,6 +67,9 @@ export function keyedCounters(counters: CounterStore, binding: CounterBinding): 
   };
   // Optional members stay absent when the store has none (/health calls `ping` only where it exists).
   if (counters.peekMany) keyed.peekMany = (keys, now) => counters.peekMany!(keys.map(stored), now);
+  if (counters.hitGated)
+    keyed.hitGated = (gate, next, now) =>
+      counters.hitGated!({ ...gate, key: stored(gate.key) }, { ...next, key: stored(next.key) }, now);
   if (counters.ping) keyed.ping = () => counters.ping!();
   if (counters.bind) keyed.bind = (next) => counters.bind!(next);
   if (counters.close) keyed.close = () => counters.close!();

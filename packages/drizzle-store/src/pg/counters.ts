@@ -1,9 +1,12 @@
-import type { CounterStore } from "@latchkey/core";
-import { and, eq, lte, sql } from "drizzle-orm";
+import type { CounterState, CounterStore } from "@latchkey/core";
+import { and, eq, lte, sql, type SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { inBatch } from "./batch.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { counters } from "./schema.ts";
+
+const dialect = new PgDialect();
 
 /** `CounterStore` over PostgreSQL: every hit is one INSERT ... ON CONFLICT DO UPDATE with the window logic in SQL. */
 export function countersPort(db: PgDatabase): CounterStore {
@@ -47,6 +50,7 @@ export function countersPort(db: PgDatabase): CounterStore {
       const [state] = await hit.execute({ key, now, resetAt: now + windowMs });
       return state!;
     },
+    hitGated: gatedHits(db),
     async peek(key, now) {
       const [state] = await peek.execute({ key, now });
       return state ?? null;
@@ -75,5 +79,67 @@ export function countersPort(db: PgDatabase): CounterStore {
       const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
       return changedRows(await db.delete(counters).where(inBatch(counters.key, batch)));
     },
+  };
+}
+
+/** `hitGated` over PostgreSQL: both hits in one statement. */
+function gatedHits(db: PgDatabase): NonNullable<CounterStore["hitGated"]> {
+  const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
+  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one statement (named
+  // `counters_hit_gated`), the budget's INSERT selecting from the cooldown's RETURNING. The cooldown's upsert locks
+  // its row, so of racing calls each sees the count the one before it left; the budget's row is another key.
+  // Bound values in `insert ... select` are cast: PostgreSQL does not infer their types from the target columns.
+  const [keyColumn, countColumn, resetAtColumn] = [counters.key, counters.count, counters.resetAt].map((c) =>
+    sql.identifier(c.name),
+  );
+  const columns = sql`(${keyColumn}, ${countColumn}, ${resetAtColumn})`;
+  const listed = sql`${keyColumn}, ${countColumn}, ${resetAtColumn}`;
+  const restart = (then: SQL, otherwise: SQL) => sql`case when ${live} then ${then} else ${otherwise} end`;
+  const upsertWindow = sql.join(
+    [
+      sql`on conflict (${keyColumn}) do update set`,
+      sql`${countColumn} = ${restart(sql`${counters.count} + 1`, sql`1`)},`,
+      sql`${resetAtColumn} = ${restart(sql`${counters.resetAt}`, sql`excluded.${resetAtColumn}`)}`,
+      sql`returning ${listed}`,
+    ],
+    sql` `,
+  );
+  const bound = (name: string, type: string) => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
+  const gatedStatement = sql.join(
+    [
+      sql`with "gate" as (insert into ${counters} ${columns}`,
+      sql`values (${bound("gateKey", "text")}, 1, ${bound("gateResetAt", "bigint")}) ${upsertWindow}),`,
+      sql`"next" as (insert into ${counters} ${columns}`,
+      sql`select ${bound("nextKey", "text")}, 1, ${bound("nextResetAt", "bigint")} from "gate"`,
+      sql`where "gate".${countColumn} <= ${bound("max", "integer")} ${upsertWindow})`,
+      sql`select ${listed} from "gate" union all select ${listed} from "next"`,
+    ],
+    sql` `,
+  );
+  const gated = db._.session.prepareQuery<{
+    execute: Array<{ key: string } & CounterState>;
+    all: unknown;
+    values: unknown;
+  }>(dialect.sqlToQuery(gatedStatement), undefined, "counters_hit_gated", true, (rows) =>
+    (rows as unknown[][]).map(([key, count, resetAt]) => ({
+      key: String(key),
+      count: Number(count),
+      resetAt: Number(resetAt),
+    })),
+  );
+  return async (gate, next, now) => {
+    const rows = await gated.execute({
+      gateKey: gate.key,
+      gateResetAt: now + gate.windowMs,
+      nextKey: next.key,
+      nextResetAt: now + next.windowMs,
+      max: gate.max,
+      now,
+    });
+    const stateOf = (key: string) => {
+      const row = rows.find((r) => r.key === key);
+      return row ? { count: row.count, resetAt: row.resetAt } : null;
+    };
+    return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
   };
 }

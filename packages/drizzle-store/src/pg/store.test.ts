@@ -45,6 +45,29 @@ describe("postgres store mapping", () => {
     expect(userConflictOf(new Error("not a database error"))).toBeNull();
   });
 
+  it("users without a username and codes without a user stay out of those indexes; lookups by them still use them", async () => {
+    const definitions = await client`select indexname, indexdef from pg_indexes
+      where indexname in ('users_username_unique', 'verifications_user_id_idx') order by indexname`;
+    expect(definitions.map((r) => [r.indexname, String(r.indexdef).replace(/^.* WHERE /s, "")])).toEqual([
+      ["users_username_unique", "(username IS NOT NULL)"],
+      ["verifications_user_id_idx", "(user_id IS NOT NULL)"],
+    ]);
+    // The tables are small here: the planner is asked to use an index if any fits.
+    const plans = await client.begin(async (tx) => {
+      await tx`set local enable_seqscan = off`;
+      const byUsername = await tx.unsafe("explain select id from users where username = $1", ["x"]);
+      const byUser = await tx.unsafe("explain delete from verifications where user_id = $1", ["x"]);
+      return [byUsername, byUser].map((rows) => rows.map((r) => String(r["QUERY PLAN"])).join("\n"));
+    });
+    expect(plans[0]).toMatch(/Index (Only )?Scan using users_username_unique/);
+    expect(plans[1]).toMatch(/(Index|Bitmap Index) Scan (using|on) verifications_user_id_idx/);
+    const name = fixtures.uid("n").toLowerCase();
+    expect((await store.users.create(user(), [])).ok).toBe(true);
+    expect((await store.users.create(user(), [])).ok).toBe(true);
+    expect((await store.users.create(user({ username: name }), [])).ok).toBe(true);
+    expect(await store.users.create(user({ username: name }), [])).toMatchObject({ ok: false, conflict: "username" });
+  });
+
   it("rolls users.create back when an insert after the user's fails (no user row is left)", async () => {
     const u = user();
     const dup = account(u.id);

@@ -2,7 +2,7 @@ import type { CounterStore } from "@latchkey/core";
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
-import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
+import { readThrough, writeRowsThrough, writeThrough, type FileReads } from "./read-through.ts";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { counters } from "./schema.ts";
 
@@ -73,6 +73,7 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
       const [row] = await hit({ key, now, resetAt: now + windowMs });
       return row!;
     },
+    hitGated: gatedHits(db, reads),
     async peek(key, now) {
       const [row] = await peek({ key, now });
       return row ?? null;
@@ -101,5 +102,51 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
       const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
       return changedRows(await db.delete(counters).where(inArray(counters.key, batch)));
     },
+  };
+}
+
+/** `hitGated` over SQLite/libSQL: both hits in one statement (on a file store's writer connection, see counters). */
+function gatedHits(db: SqliteDatabase, reads: FileReads | null): NonNullable<CounterStore["hitGated"]> {
+  const live = sql`${counters.resetAt} > ${sql.placeholder("now")}`;
+  const state = { count: counters.count, resetAt: counters.resetAt };
+  // Every email sent hits its cooldown and, when that admits it, the recipient's budget: one INSERT ... SELECT of
+  // both rows, the budget's only when the cooldown's live window has not reached `max` yet. SQLite runs a SELECT that
+  // reads the table it inserts into to its end before the first row goes in, so the check sees the counters as they
+  // were; the statement is atomic (the write lock is held from its start), so racing calls stay exact.
+  const gateKey = sql.placeholder("gateKey");
+  const gatedOn = <K extends "sync" | "async">(on: BaseSQLiteDatabase<K, unknown>) =>
+    on
+      .insert(counters)
+      .select(
+        sql`select ${gateKey}, 1, ${sql.placeholder("gateResetAt")} union all select ${sql.placeholder("nextKey")}, 1, ${sql.placeholder("nextResetAt")} where ${sql.placeholder("max")} >= 1 and not exists (select 1 from ${counters} where ${counters.key} = ${gateKey} and ${live} and ${counters.count} >= ${sql.placeholder("max")})`,
+      )
+      .onConflictDoUpdate({
+        target: counters.key,
+        set: {
+          count: sql`case when ${live} then ${counters.count} + 1 else 1 end`,
+          resetAt: sql`case when ${live} then ${counters.resetAt} else excluded.reset_at end`,
+        },
+      })
+      .returning({ key: counters.key, ...state });
+  const viaClient = gatedOn(db).prepare();
+  const gated = writeRowsThrough(
+    reads,
+    (wdb) => gatedOn(wdb).prepare(),
+    (values) => viaClient.all(values),
+  );
+  return async (gate, next, now) => {
+    const rows = await gated({
+      gateKey: gate.key,
+      gateResetAt: now + gate.windowMs,
+      nextKey: next.key,
+      nextResetAt: now + next.windowMs,
+      max: gate.max,
+      now,
+    });
+    const stateOf = (key: string) => {
+      const row = rows.find((r) => r.key === key);
+      return row ? { count: row.count, resetAt: row.resetAt } : null;
+    };
+    return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
   };
 }

@@ -203,6 +203,42 @@ describe("file: store lookups on the read connection", () => {
     expect(await store.users.findById(other.id)).not.toBeNull();
   });
 
+  it("looks up on the writer connection while it is idle, and on the read connection while a transaction is open there", async () => {
+    const own = openSqliteForStore(database.url);
+    const reads = fileReads(own);
+    const engine = (await reads.transactions())!;
+    const rdb = (await reads.connection())!;
+    const on: string[] = [];
+    const byEmail = readThrough(
+      reads,
+      (db) => {
+        on.push(db === engine.db ? "writer" : db === rdb ? "reader" : "other");
+        return db
+          .select()
+          .from(users)
+          .where(sql`${users.email} = ${sql.placeholder("value")}`)
+          .prepare();
+      },
+      () => Promise.reject(new Error("the client was used")),
+    );
+    const u = user();
+    expect(await byEmail({ value: u.email })).toEqual([]);
+    engine.begin();
+    engine.db.insert(users).values(u).run();
+    // The writer would read its own uncommitted row: the lookup goes where only committed rows are seen.
+    expect(await byEmail({ value: u.email })).toEqual([]);
+    engine.commit();
+    expect(await byEmail({ value: u.email })).toEqual([u]);
+    engine.begin();
+    engine.db.delete(users).where(sql`${users.id} = ${u.id}`).run();
+    expect(await byEmail({ value: u.email })).toEqual([u]);
+    engine.rollback();
+    expect(await byEmail({ value: u.email })).toEqual([u]);
+    expect(on).toEqual(["writer", "reader"]);
+    await reads.close();
+    own.close();
+  });
+
   it("a store opened before its tables exist falls back to the client, then uses the read connection once migrated", async () => {
     const fresh = await createTestSqliteFile();
     const early = drizzleStore({ dialect: "sqlite", url: fresh.url });

@@ -39,6 +39,7 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
   let closed = false;
   let opening: Promise<SqliteReadDatabase | null> | null = null;
   let openingWriter: Promise<EngineTransactions | null> | null = null;
+  let writerDb: SqliteReadDatabase | null = null;
   const openConnection = async (setup: string): Promise<Native | null> => {
     try {
       const path = await filePath(client);
@@ -63,8 +64,9 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
     const begin = connection.prepare("BEGIN IMMEDIATE");
     const commit = connection.prepare("COMMIT");
     const rollback = connection.prepare("ROLLBACK");
+    writerDb = syncDrizzle(connection);
     return {
-      db: syncDrizzle(connection),
+      db: writerDb,
       begin: () => void begin.run(),
       commit: () => void commit.run(),
       rollback: () => {
@@ -81,6 +83,9 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
         return c && syncDrizzle(c);
       })),
     writer: async () => (await transactions())?.db ?? null,
+    // Outside a transaction the writer reads what has committed, as the read connection does; inside one it would
+    // read the transaction's uncommitted rows, so lookups go to the read connection then.
+    idleWriter: () => (nativeWriter !== null && !nativeWriter.inTransaction ? writerDb : null),
     transactions,
     holdWrites,
     async close() {
@@ -91,6 +96,7 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
       native = null;
       nativeWriter?.close();
       nativeWriter = null;
+      writerDb = null;
     },
   };
 }

@@ -35,6 +35,12 @@ export interface FileReads {
    * client compiles every statement of every call again.
    */
   transactions(): Promise<EngineTransactions | null>;
+  /**
+   * The writer connection's drizzle when it is open and no transaction is open on it, else null. Lookups run there
+   * then: SQLite drops a connection's page cache when another connection wrote, so after the store's writes (all on
+   * the writer) a lookup on the writer finds its pages cached where the read connection reads them again.
+   */
+  idleWriter(): SqliteReadDatabase | null;
   /** Closes the engine connections, if they were opened. */
   close(): Promise<void>;
 }
@@ -57,10 +63,17 @@ export interface EngineTransactions {
 // `get` is one native call that binds, steps once and resets; `all` iterates in JS over batches of native rows.
 // Every statement run here is a lookup of at most one row (unique key) or a write of one row by id.
 type OneRowStatement<Values, Row> = { get(values: Values): Row | undefined };
+/** A prepared statement whose every row is read (`all` iterates over batches of native rows). */
+type RowsStatement<Values, Row> = { all(values: Values): Row[] };
+const oneRow = <Values, Row>(statement: OneRowStatement<Values, Row>, values: Values): Row[] => {
+  const row = statement.get(values);
+  return row === undefined ? [] : [row];
+};
 
 /**
- * A lookup run through a statement prepared once on the read connection, or through `fallback` (the client) when
- * there is none. A statement that cannot be prepared yet (tables not migrated) is tried again on the next call.
+ * A lookup run through a statement prepared once on the writer connection while that one is open and idle (see
+ * `FileReads.idleWriter`), else on the read connection, or through `fallback` (the client) when there is none. A
+ * statement that cannot be prepared yet (tables not migrated) is tried again on the next call.
  *
  * @example
  * const findByHash = readThrough(reads, (rdb) => rdb.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder("value"))).prepare(), (v) => byHash.all(v));
@@ -70,7 +83,19 @@ export function readThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  return throughConnection(reads && (() => reads.connection()), null, build, fallback);
+  const onReader = throughConnection(reads && (() => reads.connection()), null, build, oneRow, fallback);
+  if (reads === null) return onReader;
+  let onWriter: OneRowStatement<Values, Row> | null = null;
+  return async (values) => {
+    const writer = reads.idleWriter();
+    if (writer === null) return onReader(values);
+    try {
+      onWriter ??= build(writer);
+    } catch {
+      return onReader(values);
+    }
+    return oneRow(onWriter, values);
+  };
 }
 
 /**
@@ -86,17 +111,44 @@ export function writeThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  return throughConnection(reads && (() => reads.writer()), reads && (() => reads.holdWrites()), build, fallback);
+  return throughConnection(
+    reads && (() => reads.writer()),
+    reads && (() => reads.holdWrites()),
+    build,
+    oneRow,
+    fallback,
+  );
 }
 
-function throughConnection<Values, Row>(
+/**
+ * `writeThrough` for a single-statement write that answers several rows (an upsert of two counters).
+ *
+ * @example
+ * const hitTwo = writeRowsThrough(reads, (wdb) => wdb.insert(counters).select(...).returning().prepare(), (v) => viaClient.all(v));
+ */
+export function writeRowsThrough<Values, Row>(
+  reads: FileReads | null,
+  build: (db: SqliteReadDatabase) => RowsStatement<Values, Row>,
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
+  return throughConnection(
+    reads && (() => reads.writer()),
+    reads && (() => reads.holdWrites()),
+    build,
+    (statement, values) => statement.all(values),
+    fallback,
+  );
+}
+
+function throughConnection<Values, Row, Statement>(
   connection: (() => Promise<SqliteReadDatabase | null>) | null,
   hold: (() => Promise<() => void>) | null,
-  build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
+  build: (db: SqliteReadDatabase) => Statement,
+  rowsOf: (statement: Statement, values: Values) => Row[],
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
   if (connection === null) return fallback;
-  let statement: OneRowStatement<Values, Row> | null = null;
+  let statement: Statement | null = null;
   return async (values) => {
     if (statement === null) {
       const db = await connection();
@@ -109,8 +161,7 @@ function throughConnection<Values, Row>(
     }
     const release = hold ? await hold() : null;
     try {
-      const row = statement.get(values);
-      return row === undefined ? [] : [row];
+      return rowsOf(statement, values);
     } finally {
       release?.();
     }

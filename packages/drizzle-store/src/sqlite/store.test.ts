@@ -54,6 +54,32 @@ describe("libsql store mapping", () => {
     expect(userConflictOf(new Error("UNIQUE constraint failed: users.email"))).toBeNull();
   });
 
+  it("users without a username and codes without a user stay out of those indexes; lookups by them still use them", async () => {
+    const definitions = await client.execute(
+      "select name, sql from sqlite_master where name in ('users_username_unique', 'verifications_user_id_idx') order by name",
+    );
+    expect(definitions.rows.map((r) => [r.name, String(r.sql).replace(/^.* WHERE /s, "")])).toEqual([
+      ["users_username_unique", '"users"."username" is not null'],
+      ["verifications_user_id_idx", '"verifications"."user_id" is not null'],
+    ]);
+    const own = openSqlite(database.url);
+    const plan = async (statement: string) =>
+      (await own.execute({ sql: `explain query plan ${statement}`, args: ["x"] })).rows.map((r) => r.detail);
+    expect(await plan("select id from users where username = ?")).toEqual([
+      "SEARCH users USING INDEX users_username_unique (username=?)",
+    ]);
+    expect(await plan("select id from verifications where user_id = ?")).toEqual([
+      "SEARCH verifications USING INDEX verifications_user_id_idx (user_id=?)",
+    ]);
+    own.close();
+    // Two users without a username do not collide; a username still is unique.
+    const name = fixtures.uid("n").toLowerCase();
+    expect((await store.users.create(user(), [])).ok).toBe(true);
+    expect((await store.users.create(user(), [])).ok).toBe(true);
+    expect((await store.users.create(user({ username: name }), [])).ok).toBe(true);
+    expect(await store.users.create(user({ username: name }), [])).toMatchObject({ ok: false, conflict: "username" });
+  });
+
   it("rolls users.create back when an insert after the user's fails (no user row is left)", async () => {
     const u = user();
     const dup = account(u.id);

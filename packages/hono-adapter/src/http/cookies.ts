@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { CookieDescriptor } from "@latchkey/core";
 
 /** Serialises a core cookie descriptor into a `Set-Cookie` header value. */
-function serializeCookie(cookie: CookieDescriptor): string {
+export function serializeCookie(cookie: CookieDescriptor): string {
   // No Max-Age (and no Expires): a browser-session cookie, which ends with the browser.
   const maxAge = cookie.maxAge === null ? "" : `; Max-Age=${cookie.maxAge}`;
   let out = `${cookie.name}=${cookie.value}${maxAge}; Path=${cookie.path}; HttpOnly; SameSite=${cookie.sameSite}`;

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
-import type { SignInResult } from "@latchkey/core";
-import { setCookie } from "./cookies.ts";
+import type { ResolvedConfig, SignInResult } from "@latchkey/core";
+import { serializeCookie } from "./cookies.ts";
+import { jsonAnswer } from "../middleware/security.ts";
 
 /** The request header a Bearer client sends to receive the session token in sign-in answers. */
 const CREDENTIALS_HEADER = "latchkey-credentials";
@@ -22,10 +23,11 @@ function returnsToken(c: Context): boolean {
  * `{user, session}`, and `credentials` for a client that takes the token itself (see `returnsToken`).
  *
  * @example
- * async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)));
+ * async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)), core.config);
  */
-export function signInResponse(c: Context, result: SignInResult): Response {
-  setCookie(c, result.cookie);
+export function signInResponse(c: Context, result: SignInResult, config: ResolvedConfig): Response {
   const { user, session, credentials } = result;
-  return c.json(returnsToken(c) ? { user, session, credentials } : { user, session });
+  const json = JSON.stringify(returnsToken(c) ? { user, session, credentials } : { user, session });
+  // The security headers and the cookie in one record when nothing else was set for the answer (see jsonAnswer).
+  return jsonAnswer(c, json, config, serializeCookie(result.cookie));
 }

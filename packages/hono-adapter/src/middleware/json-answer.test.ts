@@ -10,9 +10,11 @@ import { BASE_URL, createTestAuth } from "../../test/test-auth.ts";
 // the route, else Hono's answer merged with what was set. Both must put the same bytes on the wire.
 
 /** One raw HTTP/1.1 exchange: the status line and the header lines, as the socket carried them. */
-async function exchange(port: number, path: string, headers: Record<string, string>) {
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${lines.join("")}Connection: close\r\n\r\n`;
+async function exchange(port: number, path: string, headers: Record<string, string>, payload?: string) {
+  const sent = payload === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(payload)) };
+  const lines = Object.entries(sent).map(([name, value]) => `${name}: ${value}\r\n`);
+  const method = payload === undefined ? "GET" : "POST";
+  const request = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${lines.join("")}Connection: close\r\n\r\n${payload ?? ""}`;
   const raw = await new Promise<string>((resolve, reject) => {
     const socket = connect(port, "127.0.0.1", () => socket.write(request));
     let data = "";
@@ -126,5 +128,39 @@ describe("get-session's answer over a real Node socket (@hono/node-server)", () 
         ...SECURITY_LINES,
       ]),
     );
+  });
+});
+
+describe("sign-in answers over a real Node socket (@hono/node-server)", () => {
+  it("the security headers and the session cookie, whether a host middleware set a header before or not; as one record (in its order) when nothing was", async () => {
+    const t = createTestAuth();
+    await t.signUp("ada@example.com");
+    const body = JSON.stringify({ email: "ada@example.com", password: "correct horse battery" });
+    const json = { "content-type": "application/json" };
+    const plain = await withServer(hostApp(t), (port) => exchange(port, "/auth/sign-in/email", json, body));
+    const marked = await withServer(
+      hostApp(t, async (c, next) => {
+        c.header("x-host", "kept");
+        await next();
+      }),
+      (port) => exchange(port, "/auth/sign-in/email", json, body),
+    );
+    for (const [answer, extra] of [
+      [plain, []],
+      [marked, ["x-host: kept"]],
+    ] as const) {
+      expect(answer.status).toBe("HTTP/1.1 200 OK");
+      const session = JSON.parse(answer.body) as { user: { email: string }; credentials: { token: string } };
+      expect(session.user.email).toBe("ada@example.com");
+      const cookie = `set-cookie: ${t.auth.core.config.cookies.name}=${session.credentials.token}; Max-Age=`;
+      const lines = sortedLower(answer.fields);
+      expect(lines.filter((line) => line.startsWith("set-cookie:"))).toEqual([expect.stringContaining(cookie)]);
+      expect(lines.filter((line) => !line.startsWith("set-cookie:"))).toEqual(
+        [...SECURITY_LINES, `content-length: ${Buffer.byteLength(answer.body)}`, ...extra].sort(),
+      );
+    }
+    // A `Headers` object iterates sorted (cache-control first); the record starts with the content type.
+    expect(plain.fields[0]).toBe("content-type: application/json");
+    expect(marked.fields[0]).not.toBe("content-type: application/json");
   });
 });

@@ -58,20 +58,27 @@ export function applySecurityHeaders(c: Context, config: ResolvedConfig): void {
 const JSON_TYPE = { "Content-Type": "application/json" } as const;
 
 /**
- * A 200 JSON answer of `json` (already serialized), with the security headers, assigned to `c.res` and returned.
- * When nothing was set for this answer before the route (no `c.header()` of a host middleware, no header on a
- * `c.res` one touched), it is built with its headers as one frozen plain record: `@hono/node-server` writes that
- * with one `writeHead` (no `Headers` object made, validated and copied back), and the layers around skip it
- * (already decorated). Otherwise it is Hono's answer, which takes in what was set, and it is decorated like any
- * other answer by the layers around it.
+ * A 200 JSON answer of `json` (already serialized), with the security headers and `setCookie` (a `Set-Cookie`
+ * value) when given, assigned to `c.res` and returned. When nothing was set for this answer before the route (no
+ * `c.header()` of a host middleware, no header on a `c.res` one touched), it is built with its headers as one frozen
+ * plain record: `@hono/node-server` writes that with one `writeHead` (no `Headers` object made, validated and copied
+ * back), and the layers around skip it (already decorated). Otherwise it is Hono's answer, which takes in what was
+ * set (the cookie appended to any set before), and it is decorated like any other answer by the layers around it.
  */
-export function jsonAnswer(c: Context, json: string, config: ResolvedConfig): Response {
+export function jsonAnswer(c: Context, json: string, config: ResolvedConfig, setCookie?: string): Response {
   // Before an answer is assigned, `c.res` is Hono's placeholder: its headers are those set for this answer so far.
   let answer: Response;
   if (c.res.headers.keys().next().done) {
-    answer = new Response(json, { status: 200, headers: securityOf(config).json });
+    const headers = securityOf(config).json;
+    answer = new Response(json, {
+      status: 200,
+      headers: setCookie === undefined ? headers : { ...headers, "set-cookie": setCookie },
+    });
     decorated.add(answer);
-  } else answer = c.body(json, 200, JSON_TYPE);
+  } else {
+    if (setCookie !== undefined) c.header("set-cookie", setCookie, { append: true });
+    answer = c.body(json, 200, JSON_TYPE);
+  }
   // Replaces the placeholder rather than merging it into a copy of the answer (a copy that Hono would build around
   // a stream of the body): its headers are in the answer already, or there were none.
   c.res = undefined;

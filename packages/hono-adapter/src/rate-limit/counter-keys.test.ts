@@ -31,6 +31,11 @@ function recordingMemoryStore(): { store: FullStore; keys: () => Promise<string[
       seen.add(key);
       return inner.counters.hit(key, windowMs, now);
     },
+    hitGated: (gate, next, now) => {
+      seen.add(gate.key);
+      seen.add(next.key);
+      return inner.counters.hitGated!(gate, next, now);
+    },
     rename: (from, to) => {
       seen.add(to);
       return inner.counters.rename(from, to);

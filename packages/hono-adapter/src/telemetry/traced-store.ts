@@ -1,5 +1,5 @@
 import type { Store, StorePorts } from "@latchkey/core";
-import { withSpan, type TelemetryHandle } from "./otel.ts";
+import { untracedHere, withSpan, type Telemetry, type TelemetryHandle } from "./otel.ts";
 
 /** The ports a store call can go through, as named in span names (`latchkey.store users.findByEmail`). */
 const PORTS = new Set(["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"]);
@@ -18,16 +18,14 @@ type AnyFunction = (...args: unknown[]) => unknown;
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 
-/** Runs `run` inside a client span named after the store operation; straight through without telemetry. */
+/** Runs `run` inside a client span named after the store operation (telemetry loaded, a tracer or a span there). */
 function storeCall(
-  handle: TelemetryHandle,
+  telemetry: Telemetry,
   operation: string,
   dbSystem: string,
   storeKind: string,
   run: () => unknown,
 ): unknown {
-  const telemetry = handle.current;
-  if (!telemetry) return run();
   const { api } = telemetry;
   return withSpan(
     telemetry,
@@ -63,7 +61,32 @@ function storeCall(
   );
 }
 
-/** A port whose every method call is a store span (`<name>.<method>`). */
+/** The call of `method` on `port` as it is now, in a store span when something would record one. */
+function tracedCall(
+  handle: TelemetryHandle,
+  port: object,
+  method: string,
+  operation: string,
+  dbSystem: string,
+  kind: string,
+  args: unknown[],
+): unknown {
+  const telemetry = handle.current;
+  if (telemetry === null || untracedHere(telemetry))
+    return (Reflect.get(port, method) as AnyFunction).apply(port, args);
+  return storeCall(telemetry, operation, dbSystem, kind, () =>
+    (Reflect.get(port, method) as AnyFunction).apply(port, args),
+  );
+}
+
+/**
+ * A port whose every method call is a store span (`<name>.<method>`). Not a Proxy that every call crosses: a plain
+ * object whose prototype is one, so only the first read of each method reaches the trap, which puts the method's
+ * wrapper on the object itself (later reads find it there); what is not a function reads through every time. A
+ * port that resolves its methods only when asked (a Proxy) is covered alike. Each wrapper reads the method from the
+ * port at call time, so a method patched afterwards is the one called, and goes straight through (no span, no
+ * closure) while no telemetry is loaded or nothing would record a span (see `untracedHere`).
+ */
 function tracedPort<P extends object>(
   handle: TelemetryHandle,
   name: string,
@@ -71,20 +94,20 @@ function tracedPort<P extends object>(
   dbSystem: string,
   kind: string,
 ): P {
-  // One wrapper per method and implementation, made on first use: a store call allocates nothing more.
-  const wrappers = new Map<string, { of: AnyFunction; wrapper: AnyFunction }>();
-  return new Proxy(port, {
-    get(target, method) {
-      const value = Reflect.get(target, method);
-      if (typeof value !== "function" || typeof method !== "string") return value;
-      const cached = wrappers.get(method);
-      if (cached?.of === value) return cached.wrapper;
-      const wrapper = (...args: unknown[]) =>
-        storeCall(handle, `${name}.${method}`, dbSystem, kind, () => (value as AnyFunction).apply(target, args));
-      wrappers.set(method, { of: value as AnyFunction, wrapper });
-      return wrapper;
-    },
-  });
+  const traced: Record<string, AnyFunction> = Object.create(
+    new Proxy(port, {
+      // Also when read through an object that inherits from this one (a Proxy over it passing itself as receiver).
+      get(target, method) {
+        const value = Reflect.get(target, method);
+        if (typeof value !== "function" || typeof method !== "string") return value;
+        const operation = `${name}.${method}`;
+        const wrapper = (...args: unknown[]) => tracedCall(handle, target, method, operation, dbSystem, kind, args);
+        Object.defineProperty(traced, method, { value: wrapper, writable: true, enumerable: true, configurable: true });
+        return wrapper;
+      },
+    }),
+  );
+  return traced as P;
 }
 
 /**
@@ -100,8 +123,10 @@ export function tracedCounters<C extends object>(counters: C, handle: TelemetryH
 /**
  * The store with a client span around every port call (`latchkey.store <port>.<method>`, child of the request span)
  * carrying `db.system.name` and `db.operation.name` only: no statement, no argument, no error message (a driver's
- * message can quote the values). Calls go straight through while no telemetry is loaded. Reads every property at
- * call time, so the store object itself stays the one to patch or close.
+ * message can quote the values). Calls go straight through while no telemetry is loaded, or while nothing would
+ * record a span. A port method is read from the port at call time (a method patched afterwards is the one called),
+ * and the store's other properties when they are asked for, so the store object itself stays the one to patch or
+ * close.
  */
 export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle): S {
   const system = DB_SYSTEM[store.kind] ?? store.kind;
@@ -114,16 +139,20 @@ export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle):
     }
     return traced;
   };
-  const ports = <P extends object>(target: P): P =>
-    new Proxy(target, {
-      get(inner, prop) {
-        const value = Reflect.get(inner, prop);
-        return typeof prop === "string" && PORTS.has(prop) && typeof value === "object" && value !== null
-          ? port(prop, value)
-          : value;
-      },
-    });
-  const call = (operation: string, run: () => unknown) => storeCall(handle, operation, system, store.kind, run);
+  // A transaction's ports (a store may hand each body ports of its own): a plain copy of what the store handed the
+  // body (a body spreads it into its context), each port traced.
+  const ports = <P extends object>(target: P): P => {
+    const out = { ...target } as Record<string, unknown>;
+    for (const name of PORTS) {
+      const value = out[name];
+      if (typeof value === "object" && value !== null) out[name] = tracedPort(handle, name, value, system, store.kind);
+    }
+    return out as P;
+  };
+  const call = (operation: string, run: () => unknown) => {
+    const telemetry = handle.current;
+    return telemetry === null ? run() : storeCall(telemetry, operation, system, store.kind, run);
+  };
 
   return new Proxy(store, {
     get(target, prop) {

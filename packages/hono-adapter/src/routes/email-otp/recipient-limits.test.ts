@@ -82,6 +82,28 @@ describe("per-recipient email limits", () => {
     expect(t.auth.getOtp(VICTIM)).not.toBe(first);
   });
 
+  it("resends refused by the cooldown spend none of the budget, and racing sends mail one code", async () => {
+    const { t, sentTo, settle } = setup();
+    const send = (i: number) =>
+      t.request("POST", "/email-otp/send-verification-otp", {
+        body: { email: VICTIM, purpose: "sign-in" },
+        ip: `198.51.100.${(i % 200) + 1}`,
+      });
+    // 20 at once: one passes the cooldown (and spends one of the 5), the others are refused by it.
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i).then((r) => r.status)));
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    for (let i = 0; i < 20; i++) expect((await send(i)).status).toBe(200);
+    await settle();
+    expect(sentTo(VICTIM)).toBe(1);
+    // The 40 refused resends left 4 sends of the budget: one per cooldown, then the budget refuses.
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(61_000);
+      await send(i);
+    }
+    await settle();
+    expect(sentTo(VICTIM)).toBe(5);
+  });
+
   it("a send refused by the budget leaves the last code valid: an attacker cannot keep code sign-in from working", async () => {
     const { t, sentTo, settle } = setup();
     const send = (i: number) =>

@@ -3,6 +3,7 @@ import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES, type EmailOtpService, type Resolved
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
+import { jsonAnswer } from "../../middleware/security.ts";
 import {
   EmailField,
   PasswordField,
@@ -55,7 +56,7 @@ function registerSendVerificationOtp(
       body: z.object({ email: EmailField, purpose: PurposeField }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },
-    async (c, { body }) => c.json(await service.send(body, tools.meta(c))),
+    async (c, { body }) => jsonAnswer(c, JSON.stringify(await service.send(body, tools.meta(c))), tools.core.config),
   );
 }
 
@@ -109,7 +110,7 @@ function registerSignInEmailOtp(
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
     },
-    async (c, { body }) => signInResponse(c, await service.signIn(body, tools.meta(c))),
+    async (c, { body }) => signInResponse(c, await service.signIn(body, tools.meta(c)), tools.core.config),
   );
 }
 

@@ -54,7 +54,7 @@ function registerSignUpEmail(app: AuthApp, tools: RequestTools): void {
     async (c, { body }) => {
       const input = { ...body, appMetadata: body.appMetadata as Record<string, unknown> | undefined };
       const result = await core.emailPassword.signUp(input, tools.meta(c));
-      return "user" in result ? signInResponse(c, result) : c.json(result);
+      return "user" in result ? signInResponse(c, result, core.config) : c.json(result);
     },
   );
 }
@@ -98,7 +98,7 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
     },
-    async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c))),
+    async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)), core.config),
   );
 }
 

@@ -49,7 +49,7 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
     async (c, { body }) => {
       const s = await tools.session(c);
       const signedInAs = s ? { userId: s.user.id, sessionId: s.session.id } : null;
-      return signInResponse(c, await core.emailVerification.verify(body, tools.meta(c), signedInAs));
+      return signInResponse(c, await core.emailVerification.verify(body, tools.meta(c), signedInAs), core.config);
     },
   );
 }
