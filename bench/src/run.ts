@@ -502,7 +502,28 @@ async function runScale(
   }
 }
 
+/** `--profile=floor`: the Hono floor's own profile, to set beside a scenario's (same window length). */
+async function profileFloor(): Promise<void> {
+  const dir = `${tmpDir}/profiles/floor`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const server = await start("floor", "memory", false, dir);
+  await waitForIdle(server);
+  const m = await measure(
+    server,
+    plan(
+      { steps: [{ method: "GET", path: "/hello" }], completesOn: 0, check: (_s, _st, body) => body.includes("world") },
+      1,
+      Math.max(MEASURE_MS, 8_000),
+    ),
+  );
+  log(progressLine("hono", m));
+  await server.stop();
+  log(summarizeProfile(dir, 25, m.windowMonotonicUs));
+}
+
 async function profile(): Promise<void> {
+  if (profileScenario === "floor") return profileFloor();
   const scenario = SCENARIOS.find((s) => s.id === profileScenario);
   if (!scenario)
     throw new Error(`unknown scenario ${profileScenario}; one of ${SCENARIOS.map((s) => s.id).join(", ")}`);

@@ -44,7 +44,7 @@ export type {
 export { consoleEmailSender } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
 export { toUserView } from "./session/index.ts";
-export type { SessionService, SessionManagementService } from "./session/index.ts";
+export type { SessionService, SessionManagementService, CachedSession } from "./session/index.ts";
 export type {
   SessionListItem,
   SessionRevocationReason,

@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
 import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
-import { markSharedCopy } from "../ports/shared-lookup.ts";
+import { markSharedCopy, offerSharedPeek } from "../ports/shared-lookup.ts";
 import type { Invalidation, LookupCache } from "./lookup-cache.ts";
 
 /**
@@ -123,6 +123,9 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
       return copyLookup(found, kept);
     },
   });
+  // Session validation reads the shared entry itself when the cache holds it (no copy, no promise); it changes
+  // nothing in it, and goes through `findByTokenHash` above otherwise, which counts the miss.
+  offerSharedPeek(sessions, (tokenHash) => cache.peek<SessionLookup>(`s:${tokenHash}`));
   const keys = direct.apiKeys && store.apiKeys;
   const apiKeys: ApiKeyStore | undefined =
     keys && direct.apiKeys

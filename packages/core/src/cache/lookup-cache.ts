@@ -136,6 +136,16 @@ export class LookupCache {
 
   /** The entry under `key` when the cache is active and it has not expired; counts a hit or a miss. */
   get<T>(key: string): T | undefined {
+    const value = this.peek<T>(key);
+    if (value === undefined) this.counts.misses++;
+    return value;
+  }
+
+  /**
+   * `get` that counts a hit only: for a caller that reads through `get` when this finds nothing, so the miss is
+   * counted once, there.
+   */
+  peek<T>(key: string): T | undefined {
     if (this.up) {
       const entry = this.entries.get(key);
       if (entry) {
@@ -154,7 +164,6 @@ export class LookupCache {
         this.remove(key);
       }
     }
-    this.counts.misses++;
     return undefined;
   }
 

@@ -16,3 +16,23 @@ export function markSharedCopy(copy: object, entry: object): void {
 export function sharedOrigin(copy: object): object | undefined {
   return (copy as Marked)[SHARED_ENTRY];
 }
+
+// A port the lookup cache stands in front of can also answer from memory alone, synchronously: the shared entry
+// held under a hash, without a copy and without a promise. Only a service that derives its answer from the records
+// without changing them may use it (session validation); anything else reads through the port. A port without a
+// cache in front of it (the store's own, a transaction's) has none. Kept beside the port rather than on it: a store
+// may be a proxy that answers any property it is asked for.
+const peeks = new WeakMap<object, SharedPeek>();
+
+/** Reads the entry a cache holds under a hash; undefined when it holds none (the caller then reads the port). */
+export type SharedPeek = (hash: string) => object | undefined;
+
+/** Records that `port` (a port the cache stands in front of) reads its shared entries with `peek`. */
+export function offerSharedPeek(port: object, peek: SharedPeek): void {
+  peeks.set(port, peek);
+}
+
+/** The synchronous read of shared entries `port` offers (see `offerSharedPeek`), or undefined: then read the port. */
+export function sharedPeekOf(port: object): SharedPeek | undefined {
+  return peeks.get(port);
+}

@@ -8,4 +8,5 @@ export type {
   CookieDescriptor,
   SignInResult,
   ValidatedSession,
+  CachedSession,
 } from "./session.ts";

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import { sharedOrigin } from "../ports/shared-lookup.ts";
+import { sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
 
@@ -72,18 +72,40 @@ export interface ValidatedSession {
   refreshedCookie: CookieDescriptor | null;
 }
 
-/** The views of a cached lookup and the JSON of `{ user, session }`, computed once per cache entry. */
-interface SharedViews {
-  user: UserView;
-  session: SessionView;
-  json: string;
+/**
+ * A live session the lookup cache held, as `SessionService.validateCached` answers it: the views of its entry and
+ * the JSON of `{ user, session }`, made once per cache entry and shared by every request that reads it. Nothing in
+ * it may be changed: `ownCopy` gives a caller the `ValidatedSession` it may keep and change.
+ */
+export interface CachedSession {
+  /** The user's view, shared: copy it (`ownCopy`) before handing it to anything that may change it. */
+  readonly user: Readonly<UserView>;
+  /** The session's view, shared likewise. */
+  readonly session: Readonly<SessionView>;
+  /** `JSON.stringify({ user, session })`: get-session's answer. */
+  readonly json: string;
+  /** The cache entry the views were made from. */
+  readonly lookup: Readonly<{ session: SessionRecord; user: UserRecord }>;
 }
 
 // One WeakMap key per cache entry (few, long-lived); the answer's JSON rides on each request's result under a
 // symbol (a weak key per request would cost every garbage collection an ephemeron to trace).
-const viewsOfEntry = new WeakMap<object, SharedViews>();
+const viewsOfEntry = new WeakMap<object, CachedSession>();
 const ANSWER_JSON = Symbol("latchkey.answerJson");
 type WithAnswerJson = ValidatedSession & { [ANSWER_JSON]?: string };
+
+/** The views of a cache entry (not slid: its own records), made on the first request that reads it. */
+function viewsOf(entry: { session: SessionRecord; user: UserRecord }): CachedSession {
+  let views = viewsOfEntry.get(entry);
+  if (views === undefined) {
+    // Frozen: shared by every request that reads the entry, they are never handed out to be changed.
+    const user = Object.freeze(toUserView(entry.user));
+    const session = Object.freeze(toSessionView(entry.session));
+    views = Object.freeze({ user, session, json: JSON.stringify({ user, session }), lookup: entry });
+    viewsOfEntry.set(entry, views);
+  }
+  return views;
+}
 
 /**
  * `JSON.stringify({ user, session })` of a session `validate` answered from a cached lookup, computed once per cache
@@ -92,6 +114,11 @@ type WithAnswerJson = ValidatedSession & { [ANSWER_JSON]?: string };
  */
 export function sessionAnswerJson(validated: ValidatedSession): string | undefined {
   return (validated as WithAnswerJson)[ANSWER_JSON];
+}
+
+/** A session token as `create` makes them: 32 random bytes, base64url without padding (43 characters). */
+function wellFormed(token: string): boolean {
+  return token.length === 43 && /^[A-Za-z0-9_-]+$/.test(token);
 }
 
 export function toUserView(u: UserRecord): UserView {
@@ -129,12 +156,18 @@ export function toSessionView(s: SessionRecord): SessionView {
  * const current = await sessions.validate(token);
  */
 export class SessionService {
+  /** The lookup cache's synchronous read of its shared entries, when one stands in front of the store. */
+  private readonly peek: SharedPeek | undefined;
+
   constructor(
     private readonly config: ResolvedConfig,
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly random: Random,
-  ) {}
+  ) {
+    // Asked once: the port is fixed for the service's life, and reading it goes through the cache's proxies.
+    this.peek = sharedPeekOf(store.sessions);
+  }
 
   /** The session cookie; `rememberMe: false` makes it a browser-session cookie (no `Max-Age`). */
   cookie(token: string, expiresAt: Date | null, rememberMe = true): CookieDescriptor {
@@ -189,9 +222,46 @@ export class SessionService {
     };
   }
 
+  /**
+   * What `validate` would answer, without a store call and without a promise, when the answer needs neither: null
+   * for a token that cannot be one, the shared views of a live session the lookup cache holds that need not slide;
+   * undefined otherwise (no cache, not cached, expired, due to slide): then call `validate`. The views are shared
+   * and frozen: `ownCopy` makes the `ValidatedSession` a caller may keep.
+   */
+  validateCached(token: string): CachedSession | null | undefined {
+    if (!wellFormed(token)) return null;
+    if (this.peek === undefined) return undefined;
+    const entry = this.peek(hashSecret(token)) as { session: SessionRecord; user: UserRecord } | undefined;
+    if (entry === undefined) return undefined;
+    const { session } = entry;
+    const now = this.clock.now();
+    // `validate` deletes an expired session and slides an old one: both are store calls, left to it.
+    if (session.expiresAt.getTime() <= now || this.slides(session, now)) return undefined;
+    return viewsOf(entry);
+  }
+
+  /** The `ValidatedSession` of a cached one (`validateCached`): the caller's own copies, as `validate` gives them. */
+  ownCopy(cached: CachedSession): ValidatedSession {
+    const validated: WithAnswerJson = {
+      user: { ...cached.user },
+      session: { ...cached.session },
+      userRecord: { ...cached.lookup.user },
+      sessionRecord: { ...cached.lookup.session },
+      refreshedCookie: null,
+      [ANSWER_JSON]: cached.json,
+    };
+    return validated;
+  }
+
+  /** Whether a live session is due to slide forward now (`session.updateAge` passed; never a "remember me: no"). */
+  private slides(session: SessionRecord, now: number): boolean {
+    const { expiresInMs, updateAgeMs } = this.config.session;
+    return session.rememberMe && session.expiresAt.getTime() - now < expiresInMs - updateAgeMs;
+  }
+
   /** The live session of a token, or null. Expired sessions are deleted; old ones slide forward. */
   async validate(token: string): Promise<ValidatedSession | null> {
-    if (token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+    if (!wellFormed(token)) return null;
     const found = await this.store.sessions.findByTokenHash(hashSecret(token));
     if (!found) return null;
     const now = this.clock.now();
@@ -201,10 +271,9 @@ export class SessionService {
       return null;
     }
     let refreshedCookie: CookieDescriptor | null = null;
-    const { expiresInMs, updateAgeMs } = this.config.session;
     // A "remember me: no" session never slides: it ends `shortExpiresIn` after its creation at the latest.
-    if (session.rememberMe && session.expiresAt.getTime() - now < expiresInMs - updateAgeMs) {
-      const expiresAt = new Date(now + expiresInMs);
+    if (this.slides(session, now)) {
+      const expiresAt = new Date(now + this.config.session.expiresInMs);
       await this.store.sessions.touch(session.id, expiresAt, new Date(now));
       session = { ...session, expiresAt, updatedAt: new Date(now) };
       refreshedCookie = this.cookie(token, expiresAt);
@@ -212,13 +281,7 @@ export class SessionService {
     const entry = refreshedCookie === null ? sharedOrigin(found) : undefined;
     if (entry !== undefined) {
       // From the cache and not slid: the records are the entry's, so are the views. Each caller gets its own copies.
-      let views = viewsOfEntry.get(entry);
-      if (views === undefined) {
-        const user = toUserView(found.user);
-        const view = toSessionView(session);
-        views = { user, session: view, json: JSON.stringify({ user, session: view }) };
-        viewsOfEntry.set(entry, views);
-      }
+      const views = viewsOf(entry as { session: SessionRecord; user: UserRecord });
       const validated: WithAnswerJson = {
         user: { ...views.user },
         session: { ...views.session },

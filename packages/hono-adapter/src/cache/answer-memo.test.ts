@@ -1,7 +1,8 @@
 import { Hono } from "hono";
-import { afterEach, describe, expect, it } from "vitest";
-import { apiKeys } from "@latchkey/core";
-import { BASE_URL, bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { apiKeys, hashSecret as hashOf, type FullStore } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
+import { BASE_URL, bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 
 // With the cache on, a cached get-session answers the JSON made once for its cache entry (views included). It
 // must end with the entry: a change of the user, a slide of the session, a revocation.
@@ -11,9 +12,11 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((t) => t.auth.cache?.close()));
 });
 
-function cached(): TestAuth {
+/** An auth with the cache on, once its carrier listens (PostgreSQL's LISTEN connection opens after createAuth). */
+async function cached(): Promise<TestAuth> {
   const t = createTestAuth({ cache: {}, plugins: [apiKeys()] }) as TestAuth;
   opened.push(t);
+  await vi.waitFor(() => expect(t.auth.cache?.stats().bypassed).toBe(false), { timeout: 10_000 });
   return t;
 }
 
@@ -29,7 +32,7 @@ async function getSession(t: TestAuth, token: string): Promise<{ text: string; a
 
 describe("get-session from the cache: the answer made once per entry", () => {
   it("answers the same bytes from the entry, and the new ones after a user update, a slide and a sign-out", async () => {
-    const t = cached();
+    const t = await cached();
     const { token } = await t.signUp("ada@example.com");
     const first = await getSession(t, token);
     const hits = t.auth.cache?.stats().hits ?? 0;
@@ -65,7 +68,7 @@ describe("get-session from the cache: the answer made once per entry", () => {
   });
 
   it("each request gets its own views: a host route that changes its copy changes no other answer", async () => {
-    const t = cached();
+    const t = await cached();
     const { token } = await t.signUp("ada@example.com", undefined, { name: "Ada" });
     const app = new Hono();
     app.use("*", t.auth.middleware);
@@ -86,6 +89,87 @@ describe("get-session from the cache: the answer made once per entry", () => {
   });
 });
 
+/** A memory store that counts the session lookups that reach it (what the cache did not answer). */
+function countingStore(): { store: FullStore; lookups: () => number } {
+  const inner = memoryStore();
+  let count = 0;
+  const sessions = new Proxy(inner.sessions, {
+    get(target, property, receiver) {
+      if (property !== "findByTokenHash") return Reflect.get(target, property, receiver);
+      return (hash: string) => {
+        count++;
+        return target.findByTokenHash(hash);
+      };
+    },
+  });
+  const store = new Proxy(inner, {
+    get: (target, property, receiver) => (property === "sessions" ? sessions : Reflect.get(target, property, receiver)),
+  });
+  return { store, lookups: () => count };
+}
+
+describe("get-session answered from the cache at once", () => {
+  it("reads no store for a cached live session; a slide, an expiry and an unknown token still go to the store", async () => {
+    const { store, lookups } = countingStore();
+    // Entries live longer than the sessions here, so a session's own expiry is what ends the last answers.
+    const t = createTestAuth({
+      store,
+      cache: { ttl: "10m" },
+      session: { expiresIn: "4m", updateAge: "2m", shortExpiresIn: "3m" },
+    }) as TestAuth;
+    opened.push(t);
+    const sessions = t.auth.core.ctx.sessions;
+    const { token } = await t.signUp("ada@example.com");
+    const byCookie = () => t.request("GET", "/get-session", { headers: cookieHeaders(token) });
+
+    const first = await getSession(t, token);
+    expect(first.answer).not.toBeNull();
+    // Known from memory alone (no promise, no store), with the answer's own bytes.
+    expect(sessions.validateCached(token)?.json).toBe(first.text);
+    const read = lookups();
+    for (let i = 0; i < 3; i++) expect((await getSession(t, token)).text).toBe(first.text);
+    expect(lookups()).toBe(read);
+
+    // 2m30s in, the session is due to slide: that is left to the store (written, cookie re-sent, new expiry).
+    t.clock.advance(150_000);
+    expect(sessions.validateCached(token)).toBeUndefined();
+    const slid = await byCookie();
+    expect(slid.headers.get("set-cookie")).toContain(token);
+    const slidAnswer = (await slid.json()) as Answer;
+    expect(Date.parse(slidAnswer.session.expiresAt)).toBeGreaterThan(Date.parse(first.answer?.session.expiresAt ?? ""));
+    const stored = await t.store.sessions.findByTokenHash(hashOf(token));
+    expect(stored?.session.expiresAt.toISOString()).toBe(slidAnswer.session.expiresAt);
+    expect((await byCookie()).headers.get("set-cookie")).toBeNull(); // slid once, then cached again
+
+    // A "remember me: no" session never slides: past its expiry its cached entry is not answered, the store deletes it.
+    const signIn = await t.request("POST", "/sign-in/email", {
+      body: { email: "ada@example.com", password: "correct horse battery", rememberMe: false },
+    });
+    const short = ((await signIn.json()) as { credentials: { token: string } }).credentials.token;
+    expect((await getSession(t, short)).answer).not.toBeNull();
+    expect(sessions.validateCached(short)?.json).toBeDefined();
+    t.clock.advance(3 * 60_000 + 1_000);
+    expect(sessions.validateCached(short)).toBeUndefined();
+    expect((await getSession(t, short)).answer).toBeNull();
+    expect(await t.store.sessions.findByTokenHash(hashOf(short))).toBeNull();
+
+    // A token the cache never saw goes to the store; one that cannot be a token does not.
+    const before = lookups();
+    expect((await getSession(t, "x".repeat(43))).answer).toBeNull();
+    expect(lookups()).toBe(before + 1);
+    expect(sessions.validateCached("not-a-token")).toBeNull();
+    expect((await getSession(t, "not-a-token")).answer).toBeNull();
+    expect(lookups()).toBe(before + 1);
+  });
+
+  it("without the cache nothing is known before the store is asked", async () => {
+    const t = createTestAuth() as TestAuth;
+    const { token } = await t.signUp("ada@example.com");
+    expect((await getSession(t, token)).answer).not.toBeNull();
+    expect(t.auth.core.ctx.sessions.validateCached(token)).toBeUndefined();
+  });
+});
+
 interface KeyApi {
   createApiKey(i: { userId: string; name: string }): Promise<{ key: string; apiKey: { id: string } }>;
   updateApiKey(i: { keyId: string; name: string }): Promise<unknown>;
@@ -98,7 +182,7 @@ interface KeyApi {
 
 describe("API-key verify from the cache: the views made once per entry", () => {
   it("a rename and a usage stamp reach the views; each caller gets its own copies", async () => {
-    const t = cached();
+    const t = await cached();
     const { userId } = await t.signUp("ada@example.com");
     const api = t.auth.api as unknown as KeyApi;
     const { key, apiKey } = await api.createApiKey({ userId, name: "first" });

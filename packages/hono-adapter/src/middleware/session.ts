@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AuthError, type AuthCore, type RequestMeta, type ValidatedSession } from "@latchkey/core";
+import { sessionAnswerJson } from "@latchkey/core/internal";
 import { readCookie, setCookie } from "../http/cookies.ts";
 import { errorResponse } from "../http/errors.ts";
 import { keepRefreshedCookie, rememberRefreshedCookie } from "../http/host-response.ts";
@@ -23,6 +24,12 @@ export interface RequestTools {
   /** The session or a thrown INVALID_CREDENTIALS. */
   requireSession(c: Context): Promise<ValidatedSession>;
   /**
+   * get-session's answer (`{ user, session }` as JSON, or `null`) when it is known without a store call: no token,
+   * one that cannot be a session token, the session already looked up in this request, or a live one the lookup
+   * cache holds that is not due to slide. Undefined otherwise: then `session` looks it up.
+   */
+  knownAnswer(c: Context): string | undefined;
+  /**
    * Features decorate get-session answers here (the JWT plugin adds `set-auth-jwt`): `headers` are those of the
    * answer as it leaves the route, already merged with whatever a host middleware set on `c.res` before it.
    */
@@ -31,6 +38,7 @@ export interface RequestTools {
 
 export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): RequestTools {
   const cookieName = core.config.cookies.name;
+  const { sessions } = core.ctx;
   const tools: RequestTools = {
     core,
     afterGetSession: [],
@@ -60,7 +68,12 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
       const cached = c.get("latchkeySession") as ValidatedSession | null | undefined;
       if (cached !== undefined) return cached;
       const found = sessionToken(c, cookieName);
-      const validated = found ? await core.ctx.sessions.validate(found.token) : null;
+      let validated: ValidatedSession | null = null;
+      if (found) {
+        // From the lookup cache without a store call when it can (the caller's own copies), else from the store.
+        const known = sessions.validateCached(found.token);
+        validated = known === undefined ? await sessions.validate(found.token) : known && sessions.ownCopy(known);
+      }
       if (validated?.refreshedCookie && found?.from === "cookie")
         rememberRefreshedCookie(c, setCookie(c, validated.refreshedCookie));
       c.set("latchkeySession", validated);
@@ -70,6 +83,18 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
       const s = await tools.session(c);
       if (!s) throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
       return s;
+    },
+    knownAnswer(c) {
+      const looked = c.get("latchkeySession") as ValidatedSession | null | undefined;
+      if (looked !== undefined)
+        return looked === null
+          ? "null"
+          : (sessionAnswerJson(looked) ?? JSON.stringify({ user: looked.user, session: looked.session }));
+      const found = sessionToken(c, cookieName);
+      if (!found) return "null";
+      // The shared views are not kept on the context: a later `session(c)` in this request makes its own copies.
+      const known = sessions.validateCached(found.token);
+      return known === undefined ? undefined : known === null ? "null" : known.json;
     },
   };
   return tools;

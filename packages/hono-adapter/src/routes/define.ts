@@ -107,7 +107,7 @@ export function defineRoute<
   app: AuthApp,
   tools: RequestTools,
   spec: RouteSpec<B, Q, A>,
-  handler: (c: Context<AuthEnv>, input: RouteInput<B, Q, A>) => Promise<Response>,
+  handler: (c: Context<AuthEnv>, input: RouteInput<B, Q, A>) => Promise<Response> | Response,
 ): void {
   const global = spec.globalRateLimit ?? spec.method !== "get";
   // The route's own rule, or the `rateLimit.rules` override of it.
@@ -170,25 +170,47 @@ export function defineRoute<
     },
     responses: responses as never,
   });
-  app.openapi(route, (async (c: Context<AuthEnv>) => {
-    // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
-    if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
-    // After the per-IP rules, so an address already over its own limit spends none of the shared budget.
-    if (spec.hashesPassword) await tools.core.ctx.hashBudget.spend();
+  app.openapi(route, routeHandler(tools, spec, { limited: Boolean(limited), global, fresh }, handler) as never);
+}
+
+/**
+ * What runs after validation: the rate limit, the password-hash budget and the session check where the route has
+ * them, then the handler. A route with none of them calls its handler directly: a handler that can answer at once
+ * (a cached get-session) then answers without a promise.
+ */
+function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, A extends boolean>(
+  tools: RequestTools,
+  spec: RouteSpec<B, Q, A>,
+  rules: { limited: boolean; global: boolean; fresh: boolean },
+  handler: (c: Context<AuthEnv>, input: RouteInput<B, Q, A>) => Promise<Response> | Response,
+): (c: Context<AuthEnv>) => Promise<Response> | Response {
+  const { limited, global, fresh } = rules;
+  const inputOf = (c: Context<AuthEnv>): RouteInput<B, Q, A> => {
     const req = c.req as unknown as { valid(target: "json" | "query"): unknown };
-    const input = {
+    return {
       body: spec.body ? req.valid("json") : undefined,
       query: spec.query ? req.valid("query") : undefined,
       session: undefined,
     } as RouteInput<B, Q, A>;
+  };
+  /** The 400 of an input holding NUL, or null. */
+  const nulRefusal = (input: RouteInput<B, Q, A>): Response | null => {
     const nul = nulPath(input.body, "") ?? nulPath(input.query, "");
-    if (nul !== null) {
-      return errorResponse(
-        new AuthError("INVALID_REQUEST", "The request is invalid", {
-          details: [{ path: nul, message: "Text may not contain NUL (U+0000)" }],
-        }),
-      );
-    }
+    if (nul === null) return null;
+    return errorResponse(
+      new AuthError("INVALID_REQUEST", "The request is invalid", {
+        details: [{ path: nul, message: "Text may not contain NUL (U+0000)" }],
+      }),
+    );
+  };
+  const guarded = async (c: Context<AuthEnv>) => {
+    // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
+    if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
+    // After the per-IP rules, so an address already over its own limit spends none of the shared budget.
+    if (spec.hashesPassword) await tools.core.ctx.hashBudget.spend();
+    const input = inputOf(c);
+    const refused = nulRefusal(input);
+    if (refused) return refused;
     // After the rate limit: a client without a session spends the same budget as one with (see docs/decisions.md).
     if (spec.authenticated) {
       const session = await tools.requireSession(c);
@@ -196,7 +218,12 @@ export function defineRoute<
       (input as { session?: ValidatedSession }).session = session;
     }
     return handler(c, input);
-  }) as never);
+  };
+  const direct = (c: Context<AuthEnv>) => {
+    const input = inputOf(c);
+    return nulRefusal(input) ?? handler(c, input);
+  };
+  return limited || spec.hashesPassword || spec.authenticated ? guarded : direct;
 }
 
 const UNITS: Array<[ms: number, name: string]> = [

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
@@ -142,19 +143,30 @@ function registerGetSession(app: AuthApp, tools: RequestTools): void {
         headers: { "set-auth-jwt": { description: "A JWT for the session (JWT plugin)", schema: { type: "string" } } },
       },
     },
-    async (c) => {
-      const s = await tools.session(c);
-      if (!s) return jsonAnswer(c, "null", tools.core.config);
-      // From the lookup cache, the JSON of the answer was made once for the cache entry (the same bytes).
-      const json = sessionAnswerJson(s) ?? JSON.stringify({ user: s.user, session: s.session });
-      const answer = jsonAnswer(c, json, tools.core.config);
-      if (tools.afterGetSession.length === 0) return answer;
-      // `jsonAnswer` assigned the answer (with what a host middleware set before the route): the hooks edit the
-      // final headers. Assigning it again would make Hono rebuild it around a stream of its body.
-      for (const hook of tools.afterGetSession) await hook(c, s, c.res.headers);
-      return c.res;
+    (c) => {
+      if (tools.afterGetSession.length === 0) {
+        // Known without the store (no token, or a session the lookup cache holds): answered at once, with the JSON
+        // made once for the cache entry; no promise on the way.
+        const known = tools.knownAnswer(c);
+        if (known !== undefined) return jsonAnswer(c, known, tools.core.config);
+      }
+      return sessionAnswer(c, tools);
     },
   );
+}
+
+/** get-session's answer once the session is looked up (through the cache or at the store), with the hooks' headers. */
+async function sessionAnswer(c: Context, tools: RequestTools): Promise<Response> {
+  const s = await tools.session(c);
+  if (!s) return jsonAnswer(c, "null", tools.core.config);
+  // From the lookup cache, the JSON of the answer was made once for the cache entry (the same bytes).
+  const json = sessionAnswerJson(s) ?? JSON.stringify({ user: s.user, session: s.session });
+  const answer = jsonAnswer(c, json, tools.core.config);
+  if (tools.afterGetSession.length === 0) return answer;
+  // `jsonAnswer` assigned the answer (with what a host middleware set before the route): the hooks edit the
+  // final headers. Assigning it again would make Hono rebuild it around a stream of its body.
+  for (const hook of tools.afterGetSession) await hook(c, s, c.res.headers);
+  return c.res;
 }
 
 function registerChangePassword(app: AuthApp, tools: RequestTools): void {
