@@ -5,7 +5,10 @@
 // The bench's otp-round-trip scenario adds Node's HTTP work for three requests on top of this.
 // `--no-statements` leaves the statements untimed: the process CPU without the timing's own cost (a cpuUsage call
 // before and after each statement), for A/B comparisons of the total.
+// `--concurrency=k` keeps k round trips in flight at once (the bench's load keeps 32 connections busy); the split
+// between the two requests is then not printed (their CPU overlaps).
 //   node --import tsx src/micro/otp-statements.ts [--n=3000] [--warmup=300] [--wal-frames] [--no-statements]
+//     [--concurrency=1]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -22,6 +25,7 @@ const flag = (name: string, fallback: number) => {
 const N = flag("n", 3000);
 const WARMUP = flag("warmup", 300);
 const WAL_FRAMES = process.argv.includes("--wal-frames");
+const CONCURRENCY = Math.max(1, flag("concurrency", 1));
 const TIME_STATEMENTS = !process.argv.includes("--no-statements");
 
 // The engine the store loads (`libsql`, through @libsql/client's dependency), patched before the store opens it.
@@ -120,20 +124,29 @@ async function roundTrip(i: number): Promise<void> {
   }
 }
 
-for (let i = 0; i < WARMUP; i++) await roundTrip(i);
+/** Round trips `from` to `to` - 1, `CONCURRENCY` of them in flight at a time. */
+async function roundTrips(from: number, to: number): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < to) await roundTrip(next++);
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+await roundTrips(0, WARMUP);
 const walBefore = WAL_FRAMES ? statSync(`${file}-wal`).size : 0;
 measuring = true;
 const before = process.cpuUsage();
-for (let i = WARMUP; i < WARMUP + N; i++) await roundTrip(i);
+await roundTrips(WARMUP, WARMUP + N);
 const spent = process.cpuUsage(before);
 measuring = false;
 
 const perOp = (us: number) => `${(us / N).toFixed(1)} µs`;
-console.log(`OTP round trip on a libSQL file, in process, ${N} round trips after ${WARMUP}`);
+console.log(`OTP round trip on a libSQL file, in process, ${N} round trips after ${WARMUP}, ${CONCURRENCY} at a time`);
 console.log(
   `process CPU: ${perOp(spent.user + spent.system)} (user ${perOp(spent.user)}, system ${perOp(spent.system)})`,
 );
-console.log(`send: ${perOp(phases.send)}; sign-in: ${perOp(phases.signIn)}`);
+if (CONCURRENCY === 1) console.log(`send: ${perOp(phases.send)}; sign-in: ${perOp(phases.signIn)}`);
 if (WAL_FRAMES) {
   const frames = (statSync(`${file}-wal`).size - walBefore) / N / (4096 + 24);
   console.log(`WAL frames written per round trip: ${frames.toFixed(1)} (4 KiB pages)`);
