@@ -3,6 +3,7 @@ import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { inBatch } from "./batch.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
+import { gatedHitsOver } from "../gated-hits.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { counters } from "./schema.ts";
 
@@ -127,19 +128,5 @@ function gatedHits(db: PgDatabase): NonNullable<CounterStore["hitGated"]> {
       resetAt: Number(resetAt),
     })),
   );
-  return async (gate, next, now) => {
-    const rows = await gated.execute({
-      gateKey: gate.key,
-      gateResetAt: now + gate.windowMs,
-      nextKey: next.key,
-      nextResetAt: now + next.windowMs,
-      max: gate.max,
-      now,
-    });
-    const stateOf = (key: string) => {
-      const row = rows.find((r) => r.key === key);
-      return row ? { count: row.count, resetAt: row.resetAt } : null;
-    };
-    return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
-  };
+  return gatedHitsOver((values) => gated.execute(values));
 }

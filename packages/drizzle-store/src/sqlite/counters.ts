@@ -1,6 +1,7 @@
 import type { CounterStore } from "@latchkey/core";
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
+import { gatedHitsOver } from "../gated-hits.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { readThrough, writeRowsThrough, writeThrough, type FileReads } from "./read-through.ts";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
@@ -134,19 +135,5 @@ function gatedHits(db: SqliteDatabase, reads: FileReads | null): NonNullable<Cou
     (wdb) => gatedOn(wdb).prepare(),
     (values) => viaClient.all(values),
   );
-  return async (gate, next, now) => {
-    const rows = await gated({
-      gateKey: gate.key,
-      gateResetAt: now + gate.windowMs,
-      nextKey: next.key,
-      nextResetAt: now + next.windowMs,
-      max: gate.max,
-      now,
-    });
-    const stateOf = (key: string) => {
-      const row = rows.find((r) => r.key === key);
-      return row ? { count: row.count, resetAt: row.resetAt } : null;
-    };
-    return { gate: stateOf(gate.key)!, next: stateOf(next.key) };
-  };
+  return gatedHitsOver(gated);
 }

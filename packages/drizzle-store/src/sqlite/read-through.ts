@@ -111,13 +111,7 @@ export function writeThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  return throughConnection(
-    reads && (() => reads.writer()),
-    reads && (() => reads.holdWrites()),
-    build,
-    oneRow,
-    fallback,
-  );
+  return throughWriter(reads, build, oneRow, fallback);
 }
 
 /**
@@ -131,11 +125,21 @@ export function writeRowsThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => RowsStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
+  return throughWriter(reads, build, (statement, values) => statement.all(values), fallback);
+}
+
+/** A write on the writer connection, between the store's transactions (the gate held while it runs). */
+function throughWriter<Values, Row, Statement>(
+  reads: FileReads | null,
+  build: (db: SqliteReadDatabase) => Statement,
+  rowsOf: (statement: Statement, values: Values) => Row[],
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
   return throughConnection(
     reads && (() => reads.writer()),
     reads && (() => reads.holdWrites()),
     build,
-    (statement, values) => statement.all(values),
+    rowsOf,
     fallback,
   );
 }
