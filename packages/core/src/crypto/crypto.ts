@@ -115,6 +115,11 @@ export function randomToken(random: Random, bytes = 32): string {
   return base64url(random.bytes(bytes));
 }
 
+/** Whether `token` has the shape `randomToken` gives by default: 43 base64url characters (32 bytes, no padding). */
+export function isTokenShaped(token: string): boolean {
+  return token.length === 43 && /^[A-Za-z0-9_-]+$/.test(token);
+}
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** `length` characters drawn uniformly from `alphabet` by rejection sampling (no modulo bias). */

@@ -1,5 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
-import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
+import { hashSecret, isTokenShaped, randomId, randomToken } from "../crypto/crypto.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { VerificationRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
@@ -80,7 +80,7 @@ export class OneTimeSecrets {
   }
 
   private async find(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
-    if (typeof token !== "string" || token.length !== 43 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
+    if (typeof token !== "string" || !isTokenShaped(token)) throw invalidToken();
     const found = await this.store.verifications.findByValueHash(hashSecret(token));
     if (!found || !accepts(found.identifier)) throw invalidToken();
     return found;

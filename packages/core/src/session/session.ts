@@ -1,5 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
-import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
+import { hashSecret, isTokenShaped, randomId, randomToken } from "../crypto/crypto.ts";
 import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
@@ -116,11 +116,6 @@ export function sessionAnswerJson(validated: ValidatedSession): string | undefin
   return (validated as WithAnswerJson)[ANSWER_JSON];
 }
 
-/** A session token as `create` makes them: 32 random bytes, base64url without padding (43 characters). */
-function wellFormed(token: string): boolean {
-  return token.length === 43 && /^[A-Za-z0-9_-]+$/.test(token);
-}
-
 export function toUserView(u: UserRecord): UserView {
   return {
     id: u.id,
@@ -229,7 +224,7 @@ export class SessionService {
    * and frozen: `ownCopy` makes the `ValidatedSession` a caller may keep.
    */
   validateCached(token: string): CachedSession | null | undefined {
-    if (!wellFormed(token)) return null;
+    if (!isTokenShaped(token)) return null;
     if (this.peek === undefined) return undefined;
     const entry = this.peek(hashSecret(token)) as { session: SessionRecord; user: UserRecord } | undefined;
     if (entry === undefined) return undefined;
@@ -261,7 +256,7 @@ export class SessionService {
 
   /** The live session of a token, or null. Expired sessions are deleted; old ones slide forward. */
   async validate(token: string): Promise<ValidatedSession | null> {
-    if (!wellFormed(token)) return null;
+    if (!isTokenShaped(token)) return null;
     const found = await this.store.sessions.findByTokenHash(hashSecret(token));
     if (!found) return null;
     const now = this.clock.now();
