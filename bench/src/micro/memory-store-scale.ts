@@ -116,7 +116,10 @@ const CALLS: Record<string, Call> = {
   "apiKeys.listByUser": (s, i) => s.apiKeys.listByUser(`u${i}`, { limit: 10, cursor: null }),
 };
 
-const rows: string[] = [`| call | ${sizes.map((n) => `${n} users`).join(" | ")} |`, `|---|${sizes.map(() => "---:").join("|")}|`];
+const rows: string[] = [
+  `| call | ${sizes.map((n) => `${n} users`).join(" | ")} |`,
+  `|---|${sizes.map(() => "---:").join("|")}|`,
+];
 const results = new Map<string, number[]>();
 for (const size of sizes) {
   const store = await seed(size);
