@@ -141,7 +141,7 @@ describe("memory store indexes: each hot call visits only its own rows", () => {
     ["accounts.setPasswordIfAbsent", (s) => s.accounts.setPasswordIfAbsent("user-1234", account("user-1234")), 1],
     ["accounts.deleteAllExcept", (s) => s.accounts.deleteAllExcept("user-1234", "EMAIL_OTP"), 1],
     ["sessions.listByUser", (s) => s.sessions.listByUser("user-1234"), 1],
-    ["sessions.deleteByUser", (s) => s.sessions.deleteByUser("user-1234", null), 2],
+    ["sessions.deleteByUser", (s) => s.sessions.deleteByUser("user-1234"), 2],
     ["sessions.findByTokenHash", (s) => s.sessions.findByTokenHash("th-1234"), 3], // hash entry, session, user
     ["apiKeys.listByUser", (s) => s.apiKeys!.listByUser("user-1234", { limit: 10, cursor: null }), 1],
     [
@@ -321,7 +321,7 @@ describe("memory store indexes: a rolled-back transaction", () => {
         await tx.users.create(cy, [account("cy", { id: "cy-pw" })]);
         await tx.sessions.create(session("cy", { id: "cy-s" }));
         await tx.sessions.create(session("ada", { id: "ada-s2" }));
-        await tx.sessions.deleteByUser("bob", null);
+        await tx.sessions.deleteByUser("bob");
         await tx.accounts.upsertPassword("ada", account("ada", { passwordHash: "$changed" }));
         await tx.accounts.deleteAllExcept("bob", "EMAIL_OTP");
         await tx.verifications.issue(
