@@ -62,6 +62,30 @@ describe(`OpenTelemetry spans (${testStoreKind()} store)`, () => {
     for (const span of spans) for (const key of Object.keys(span.attributes)) expect(SPAN_ATTRIBUTES).toContain(key);
   });
 
+  it("a transaction is a store span `latchkey.store transaction` and the port calls of its body are spans under it", async () => {
+    const t = createTestAuth({ plugins: [emailOtp()], rateLimit: { enabled: false } });
+    const send = await t.request("POST", "/email-otp/send-verification-otp", {
+      body: { email: "tx@example.com", purpose: "sign-in" },
+    });
+    expect(send.status).toBe(200);
+    await sdk.reset();
+    const body = { email: "tx@example.com", otp: t.auth.getOtp("tx@example.com")! };
+    expect((await t.request("POST", "/sign-in/email-otp", { body })).status).toBe(200);
+    const spans = sdk.spans();
+    const transactions = spans.filter((s) => s.name === "latchkey.store transaction");
+    expect(transactions).toHaveLength(1);
+    const inside = spans
+      .filter((s) => s.parentSpanContext?.spanId === transactions[0]!.spanContext().spanId)
+      .map((s) => s.name);
+    expect(inside).toEqual(
+      expect.arrayContaining([
+        "latchkey.store verifications.consume",
+        "latchkey.store users.create",
+        "latchkey.store sessions.create",
+      ]),
+    );
+  });
+
   it("a refused request carries its status and error code; a store failure marks the store span and the 500 as errors without the driver's message", async () => {
     // users.findByEmail fails while `broken`, with a message quoting a value, as a driver's might.
     let broken = false;

@@ -154,11 +154,20 @@ export function tracedStore<S extends Store>(store: S, handle: TelemetryHandle):
     return telemetry === null ? run() : storeCall(telemetry, operation, system, store.kind, run);
   };
 
+  // A transaction that starts where nothing would record a span hands its body the store's own ports: no span
+  // would wrap their calls, and tracing each transaction's ports costs a wrapper per port and method on every
+  // transaction. (A tracer registered while such a body runs traces the next transaction.)
+  const transaction = <T>(target: S, body: (tx: StorePorts) => Promise<T>): Promise<T> => {
+    const telemetry = handle.current;
+    if (telemetry === null || untracedHere(telemetry)) return target.transaction(body);
+    return storeCall(telemetry, "transaction", system, store.kind, () =>
+      target.transaction((tx) => body(ports(tx))),
+    ) as Promise<T>;
+  };
+
   return new Proxy(store, {
     get(target, prop) {
-      if (prop === "transaction")
-        return <T>(body: (tx: StorePorts) => Promise<T>) =>
-          call("transaction", () => target.transaction((tx) => body(ports(tx))));
+      if (prop === "transaction") return <T>(body: (tx: StorePorts) => Promise<T>) => transaction(target, body);
       if (prop === "ping") return () => call("ping", () => target.ping());
       const value = Reflect.get(target, prop);
       if (typeof prop === "string" && PORTS.has(prop) && typeof value === "object" && value !== null)
