@@ -1,11 +1,10 @@
 import type { AccountRecord, AccountStore } from "@latchkey/core";
 import { copy, type MemoryDatabase } from "./database.ts";
 
-/** `AccountStore` in memory: at most one credential account per user. */
+/** `AccountStore` in memory: at most one credential account per user; a user's accounts come from the table's user index. */
 export function accountsPort(db: MemoryDatabase): AccountStore {
   const { accounts } = db;
-  const credentialOf = (userId: string) =>
-    [...accounts.values()].find((a) => a.userId === userId && a.providerId === "credential");
+  const credentialOf = (userId: string) => accounts.rowsBy("user", userId).find((a) => a.providerId === "credential");
   // Sets the password on the user's credential account, or inserts `account` when the user has none.
   const writePassword = (existing: AccountRecord | undefined, account: AccountRecord) => {
     if (existing)
@@ -18,7 +17,7 @@ export function accountsPort(db: MemoryDatabase): AccountStore {
   };
   return {
     async listByUser(userId) {
-      return [...accounts.values()].filter((a) => a.userId === userId).map(copy);
+      return accounts.rowsBy("user", userId).map(copy);
     },
     async create(account) {
       accounts.set(account.id, copy(account));
@@ -34,8 +33,8 @@ export function accountsPort(db: MemoryDatabase): AccountStore {
     },
     async deleteAllExcept(userId, keepProviderId) {
       let n = 0;
-      for (const a of [...accounts.values()])
-        if (a.userId === userId && a.providerId !== keepProviderId && accounts.delete(a.id)) n++;
+      for (const a of accounts.rowsBy("user", userId))
+        if (a.providerId !== keepProviderId && accounts.delete(a.id)) n++;
       return n;
     },
   };

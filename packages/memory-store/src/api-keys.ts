@@ -13,8 +13,8 @@ const dropPrevious = ({ apiKeysByHash }: MemoryDatabase, k: ApiKeyRecord) => {
 };
 
 /**
- * `ApiKeyStore` in memory, indexed by key hash (current and rerolled values); every decision and its write happen
- * in one synchronous step.
+ * `ApiKeyStore` in memory, indexed by key hash (current and rerolled values) and by user (the table's index); every
+ * decision and its write happen in one synchronous step.
  */
 export function apiKeysPort(db: MemoryDatabase): ApiKeyStore {
   return { ...lookups(db), ...changes(db), ...removals(db) };
@@ -42,7 +42,7 @@ function lookups(
       return k ? copy(k) : null;
     },
     async listByUser(userId, { limit, cursor }) {
-      const mine = [...apiKeys.values()].filter((k) => k.userId === userId);
+      const mine = apiKeys.rowsBy("user", userId);
       mine.sort((a, b) => (orderKey(b.createdAt, b.id) < orderKey(a.createdAt, a.id) ? -1 : 1));
       return page(mine, limit, cursor, (k) => orderKey(k.createdAt, k.id));
     },
@@ -65,11 +65,7 @@ function changes(db: MemoryDatabase): Pick<ApiKeyStore, "create" | "update" | "r
   return {
     async create(key, options = {}) {
       const max = options.maxPerUser ?? null;
-      if (max !== null) {
-        let owned = 0;
-        for (const k of apiKeys.values()) if (k.userId === key.userId) owned++;
-        if (owned >= max) return false;
-      }
+      if (max !== null && apiKeys.rowsBy("user", key.userId).length >= max) return false;
       apiKeys.set(key.id, copy(key));
       apiKeysByHash.set(key.keyHash, key.id);
       if (key.previousKeyHash !== null) apiKeysByHash.set(key.previousKeyHash, key.id);
@@ -130,7 +126,8 @@ function removals(db: MemoryDatabase): Pick<ApiKeyStore, "delete" | "deleteExpir
     },
     async deleteExpired(now, userId, limit = Number.POSITIVE_INFINITY) {
       const gone: RevokedApiKey[] = [];
-      for (const k of [...apiKeys.values()]) {
+      // One owner's keys through the user index; every owner's (the sweep) by walking the table.
+      for (const k of userId === null ? [...apiKeys.values()] : apiKeys.rowsBy("user", userId)) {
         if (gone.length >= limit) break;
         if (
           k.expiresAt !== null &&

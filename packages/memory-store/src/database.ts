@@ -8,22 +8,27 @@ import type {
   UserRecord,
   VerificationRecord,
 } from "@latchkey/core";
+import { Table } from "./table.ts";
 
 /**
  * The memory store's data: one map per table, plus the unique indexes (email, username, token hash, key hash)
  * as maps from value to id. Every port of one store shares one of these; every port method does its whole
  * read-modify-write synchronously, so it is atomic on JavaScript's single thread.
+ *
+ * The tables a hot call looks up by something other than the id are `Table`s, whose secondary indexes follow
+ * every write (table.ts): sessions, accounts and API keys by user; verifications by identifier, by value hash and
+ * by user. A call through them visits only the rows it reads or changes; only the sweeps walk a whole table.
  */
 export interface MemoryDatabase {
   users: Map<string, UserRecord>;
   emails: Map<string, string>;
   usernames: Map<string, string>;
-  sessions: Map<string, SessionRecord>;
+  sessions: Table<SessionRecord, "user">;
   sessionsByHash: Map<string, string>;
-  accounts: Map<string, AccountRecord>;
-  verifications: Map<string, VerificationRecord>;
+  accounts: Table<AccountRecord, "user">;
+  verifications: Table<VerificationRecord, "identifier" | "valueHash" | "user">;
   counters: Map<string, CounterState>;
-  apiKeys: Map<string, ApiKeyRecord>;
+  apiKeys: Table<ApiKeyRecord, "user">;
   apiKeysByHash: Map<string, string>;
   jwks: Map<string, JwkRecord>;
   audit: AuditRecord[];
@@ -34,12 +39,12 @@ export function memoryDatabase(): MemoryDatabase {
     users: new Map(),
     emails: new Map(),
     usernames: new Map(),
-    sessions: new Map(),
+    sessions: new Table({ user: (s) => s.userId }),
     sessionsByHash: new Map(),
-    accounts: new Map(),
-    verifications: new Map(),
+    accounts: new Table({ user: (a) => a.userId }),
+    verifications: new Table({ identifier: (v) => v.identifier, valueHash: (v) => v.valueHash, user: (v) => v.userId }),
     counters: new Map(),
-    apiKeys: new Map(),
+    apiKeys: new Table({ user: (k) => k.userId }),
     apiKeysByHash: new Map(),
     jwks: new Map(),
     audit: [],

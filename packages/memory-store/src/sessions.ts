@@ -1,7 +1,7 @@
 import type { SessionStore } from "@latchkey/core";
 import { copy, dropSession, type MemoryDatabase } from "./database.ts";
 
-/** `SessionStore` in memory, indexed by token hash. */
+/** `SessionStore` in memory, indexed by token hash, and by user (the table's index). */
 export function sessionsPort(db: MemoryDatabase): SessionStore {
   const { users, sessions, sessionsByHash } = db;
   return {
@@ -19,8 +19,8 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
       return s && u ? { session: copy(s), user: copy(u) } : null;
     },
     async listByUser(userId) {
-      return [...sessions.values()]
-        .filter((s) => s.userId === userId)
+      return sessions
+        .rowsBy("user", userId)
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
         .map(copy);
     },
@@ -33,8 +33,7 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
     },
     async deleteByUser(userId, exceptId) {
       let n = 0;
-      for (const s of [...sessions.values()])
-        if (s.userId === userId && s.id !== exceptId && dropSession(db, s.id)) n++;
+      for (const s of sessions.rowsBy("user", userId)) if (s.id !== exceptId && dropSession(db, s.id)) n++;
       return n;
     },
     async deleteExpired(now, limit = Number.POSITIVE_INFINITY) {

@@ -19,7 +19,11 @@ import { verificationsPort } from "./verifications.ts";
  * const auth = createAuth({ secret, database: memoryStore(), baseUrl: "http://localhost:3000", environment: "development" });
  */
 export function memoryStore(): FullStore {
-  const db = memoryDatabase();
+  return memoryStoreOver(memoryDatabase());
+}
+
+/** The store over a given database: `memoryStore` with a fresh one; tests pass their own to look at its tables. */
+export function memoryStoreOver(db: MemoryDatabase): FullStore {
   // Every auth instance over this store hears every other's cache invalidations (`createAuth({ cache })`).
   const cacheBus = inProcessCacheBus();
 

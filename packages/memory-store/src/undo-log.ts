@@ -18,20 +18,23 @@ interface UndoEntry {
 export class UndoLog {
   private readonly entries: UndoEntry[] = [];
 
-  /** A view of `map` whose `set` and `delete` record the previous value here before writing through. */
-  track<K, V>(map: Map<K, V>): Map<K, V> {
+  /**
+   * A view of `map` whose `set` and `delete` record the previous value here before writing through. A `Table`
+   * stays a `Table` (its lookups are bound to it), and its indexes follow every write, the undo's included.
+   */
+  track<M extends Map<unknown, unknown>>(map: M): M {
     const entries = this.entries;
-    const untyped = map as Map<unknown, unknown>;
-    const view: Map<K, V> = new Proxy(map, {
+    const untyped: Map<unknown, unknown> = map;
+    const view: M = new Proxy(map, {
       get(target, property) {
         if (property === "set")
-          return (key: K, value: V) => {
+          return (key: unknown, value: unknown) => {
             entries.push({ map: untyped, key, before: target.has(key) ? target.get(key) : ABSENT, after: value });
             target.set(key, value);
             return view;
           };
         if (property === "delete")
-          return (key: K) => {
+          return (key: unknown) => {
             if (!target.has(key)) return false;
             entries.push({ map: untyped, key, before: target.get(key), after: ABSENT });
             return target.delete(key);
@@ -60,7 +63,9 @@ export class UndoLog {
 /**
  * The database as one transaction sees it: the same maps, with every write of the tables a rollback restores
  * recorded in `log`. Counters and audit rows are not part of it (counters count attempts whatever happens;
- * events are emitted after a commit).
+ * events are emitted after a commit). The secondary indexes of the `Table`s (by user, identifier, value hash) are
+ * not logged apart: they are a function of the rows, kept by the table's own `set` and `delete`, which the undo
+ * calls too, so a rollback restores them with the rows, entry for entry.
  */
 export function trackedDatabase(db: MemoryDatabase, log: UndoLog): MemoryDatabase {
   return {

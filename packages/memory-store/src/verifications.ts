@@ -1,20 +1,23 @@
 import type { VerificationStore } from "@latchkey/core";
 import { copy, type MemoryDatabase } from "./database.ts";
 
-/** `VerificationStore` in memory: one record per identifier. */
+/**
+ * `VerificationStore` in memory: one record per identifier. Lookups go through the table's identifier and value-hash
+ * indexes; only the sweep walks the table.
+ */
 export function verificationsPort(db: MemoryDatabase): VerificationStore {
   const { verifications } = db;
   return {
     async issue(record) {
-      for (const v of [...verifications.values()]) if (v.identifier === record.identifier) verifications.delete(v.id);
+      for (const v of verifications.rowsBy("identifier", record.identifier)) verifications.delete(v.id);
       verifications.set(record.id, copy(record));
     },
     async findByIdentifier(identifier) {
-      const v = [...verifications.values()].find((r) => r.identifier === identifier);
+      const v = verifications.firstBy("identifier", identifier);
       return v ? copy(v) : null;
     },
     async findByValueHash(valueHash) {
-      const v = [...verifications.values()].find((r) => r.valueHash === valueHash);
+      const v = verifications.firstBy("valueHash", valueHash);
       return v ? copy(v) : null;
     },
     async consume(id) {
@@ -36,7 +39,7 @@ export function verificationsPort(db: MemoryDatabase): VerificationStore {
     },
     async deleteByIdentifier(identifier) {
       let n = 0;
-      for (const v of [...verifications.values()]) if (v.identifier === identifier && verifications.delete(v.id)) n++;
+      for (const v of verifications.rowsBy("identifier", identifier)) if (verifications.delete(v.id)) n++;
       return n;
     },
     async deleteExpired(now, limit = Number.POSITIVE_INFINITY) {
