@@ -42,7 +42,10 @@ export function memoryDatabase(): MemoryDatabase {
     sessions: new Table({ user: (s) => s.userId }),
     sessionsByHash: new Map(),
     accounts: new Table({ user: (a) => a.userId }),
-    verifications: new Table({ identifier: (v) => v.identifier, valueHash: (v) => v.valueHash, user: (v) => v.userId }),
+    verifications: new Table(
+      { identifier: (v) => v.identifier, valueHash: (v) => v.valueHash, user: (v) => v.userId },
+      ["identifier"],
+    ),
     counters: new Map(),
     apiKeys: new Table({ user: (k) => k.userId }),
     apiKeysByHash: new Map(),

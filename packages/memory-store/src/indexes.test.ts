@@ -350,14 +350,20 @@ describe("memory store indexes: a rolled-back transaction", () => {
     const outside = new Promise<void>((resolve) => {
       outsideDone = resolve;
     });
+    let wrote!: () => void;
+    const txWrote = new Promise<void>((resolve) => {
+      wrote = resolve;
+    });
     const rolledBack = store.transaction(async (tx) => {
       await tx.sessions.create(session("ada", { id: "tx-s" }));
       await tx.verifications.issue(
         verification({ id: "tx-v", identifier: "otp:bob", valueHash: "vh-tx", userId: "bob" }),
       );
+      wrote();
       await outside; // another request writes to ada and bob now
       throw new Error("rolled back");
     });
+    await txWrote; // the transaction's writes come first, the other request's land while it is open
     await store.sessions.create(session("ada", { id: "out-s" }));
     await store.accounts.create(account("bob", { id: "out-otp", providerId: "EMAIL_OTP", passwordHash: null }));
     await store.verifications.issue(
@@ -373,5 +379,68 @@ describe("memory store indexes: a rolled-back transaction", () => {
     expect(db.verifications.indexEntries("identifier").get("otp:bob")).toEqual(new Set(["bob-v"]));
     expect(await store.verifications.findByValueHash("vh-tx")).toBeNull();
     expect((await store.sessions.listByUser("ada")).map((s) => s.id).sort()).toEqual(["ada-s", "out-s"]);
+  });
+});
+
+describe("a rolled-back transaction and a newer code for the same identifier", () => {
+  it("bug: the code the transaction replaced does not come back beside the code another request issued meanwhile", async () => {
+    const db = memoryDatabase();
+    const store = memoryStoreOver(db);
+    await store.users.create(user({ id: "ada", email: "ada@example.com" }), []);
+    await store.verifications.issue(
+      verification({ id: "old-v", identifier: "otp:ada", valueHash: "vh-old", userId: "ada" }),
+    );
+    let outsideDone!: () => void;
+    const outside = new Promise<void>((resolve) => {
+      outsideDone = resolve;
+    });
+    let rotated!: () => void;
+    const txRotated = new Promise<void>((resolve) => {
+      rotated = resolve;
+    });
+    const rolledBack = store.transaction(async (tx) => {
+      // The transaction rotates the code (old-v out, tx-v in), then fails after another request sent a new one.
+      await tx.verifications.issue(
+        verification({ id: "tx-v", identifier: "otp:ada", valueHash: "vh-tx", userId: "ada" }),
+      );
+      rotated();
+      await outside;
+      throw new Error("rolled back");
+    });
+    await txRotated;
+    expect([...db.verifications.keys()]).toEqual(["tx-v"]);
+    await store.verifications.issue(
+      verification({ id: "out-v", identifier: "otp:ada", valueHash: "vh-out", userId: "ada" }),
+    );
+    outsideDone();
+    await expect(rolledBack).rejects.toThrow("rolled back");
+
+    // One code per identifier, as in the SQL stores: the newest stands; neither the replaced nor the rolled-back one
+    // can be found by its value.
+    expect([...db.verifications.keys()]).toEqual(["out-v"]);
+    expect((await store.verifications.findByIdentifier("otp:ada"))?.id).toBe("out-v");
+    expect(await store.verifications.findByValueHash("vh-old")).toBeNull();
+    expect(await store.verifications.findByValueHash("vh-tx")).toBeNull();
+    expectIndexesMatchRows(db);
+  });
+
+  it("a rolled-back transaction still puts back the code it removed when nobody issued another", async () => {
+    const db = memoryDatabase();
+    const store = memoryStoreOver(db);
+    await store.users.create(user({ id: "ada", email: "ada@example.com" }), []);
+    await store.verifications.issue(
+      verification({ id: "old-v", identifier: "otp:ada", valueHash: "vh-old", userId: "ada" }),
+    );
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.verifications.issue(
+          verification({ id: "tx-v", identifier: "otp:ada", valueHash: "vh-tx", userId: "ada" }),
+        );
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect([...db.verifications.keys()]).toEqual(["old-v"]);
+    expect((await store.verifications.findByValueHash("vh-old"))?.id).toBe("old-v");
+    expectIndexesMatchRows(db);
   });
 });

@@ -10,11 +10,30 @@ type IndexKey<V> = (row: V) => string | null;
 export class Table<V, I extends string = never> extends Map<string, V> {
   private readonly filing: ReadonlyArray<readonly [I, IndexKey<V>]>;
   private readonly indexes = new Map<I, Map<string, Set<string>>>();
+  private readonly unique: ReadonlyArray<readonly [I, IndexKey<V>]>;
 
-  constructor(keys: Readonly<Record<I, IndexKey<V>>>) {
+  /**
+   * `unique`: the indexes that hold at most one row per key in the SQL stores (a verification's identifier). The
+   * ports keep them so; `restorable` tells a transaction's undo whether putting a row back would break that.
+   */
+  constructor(keys: Readonly<Record<I, IndexKey<V>>>, unique: readonly NoInfer<I>[] = []) {
     super();
     this.filing = Object.entries(keys) as [I, IndexKey<V>][];
     for (const [name] of this.filing) this.indexes.set(name, new Map());
+    this.unique = this.filing.filter(([name]) => unique.includes(name));
+  }
+
+  /**
+   * Whether `row` can go back under `id` without a second row on a unique key: false when another row holds one
+   * of its unique keys now (a newer one another request wrote while a transaction that removed `row` was open).
+   */
+  restorable(id: string, row: V): boolean {
+    for (const [name, keyOf] of this.unique) {
+      const key = keyOf(row);
+      const ids = key === null ? undefined : this.indexes.get(name)!.get(key);
+      if (ids) for (const other of ids) if (other !== id) return false;
+    }
+    return true;
   }
 
   override set(id: string, row: V): this {

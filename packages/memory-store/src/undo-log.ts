@@ -1,4 +1,5 @@
 import type { MemoryDatabase } from "./database.ts";
+import { Table } from "./table.ts";
 
 const ABSENT: unique symbol = Symbol("absent");
 
@@ -54,7 +55,12 @@ export class UndoLog {
       const now = map.has(key) ? map.get(key) : ABSENT;
       if (now !== after) continue; // changed by someone else since: theirs stands
       if (before === ABSENT) map.delete(key);
-      else map.set(key, before);
+      // A row whose unique key another request has taken since (a newer code for the same identifier) stays
+      // gone: theirs stands there too, and the old code does not come back beside it.
+      else {
+        const table = map instanceof Table ? (map as Table<unknown, string>) : null;
+        if (table === null || table.restorable(key as string, before)) map.set(key, before);
+      }
     }
     this.entries.length = 0;
   }
