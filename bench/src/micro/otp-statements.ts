@@ -7,8 +7,11 @@
 // before and after each statement), for A/B comparisons of the total.
 // `--concurrency=k` keeps k round trips in flight at once (the bench's load keeps 32 connections busy); the split
 // between the two requests is then not printed (their CPU overlaps).
+// `--twice` runs every lookup (a SELECT) a second time right after the first, both timed apart (listed as "first"
+// and "second"): what the same statement costs when the request's JavaScript has not run in between. The listing's
+// own line for that statement is then a third, warm run, and the totals include the two extra runs.
 //   node --import tsx src/micro/otp-statements.ts [--n=3000] [--warmup=300] [--wal-frames] [--no-statements]
-//     [--concurrency=1]
+//     [--concurrency=1] [--twice]
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -27,6 +30,7 @@ const WARMUP = flag("warmup", 300);
 const WAL_FRAMES = process.argv.includes("--wal-frames");
 const CONCURRENCY = Math.max(1, flag("concurrency", 1));
 const TIME_STATEMENTS = !process.argv.includes("--no-statements");
+const TWICE = process.argv.includes("--twice");
 
 // The engine the store loads (`libsql`, through @libsql/client's dependency), patched before the store opens it.
 const require = createRequire(import.meta.url);
@@ -60,13 +64,26 @@ for (const method of ["run", "get", "all", "iterate"] as const) {
   statementProto[method] = function (this: object, ...args: unknown[]) {
     if (!measuring || !TIME_STATEMENTS || depth > 0) return original.apply(this, args);
     depth += 1;
+    const sql = sqlOf.get(this) ?? "?";
+    if (TWICE && method !== "run" && /^select /i.test(sql)) {
+      // The lookup once more, timed apart from the call below; a SELECT changes nothing, so its rows are the same.
+      const label = sql.replace(/\s+/g, " ").slice(0, 90);
+      const first = process.cpuUsage();
+      original.apply(this, args);
+      const firstSpent = process.cpuUsage(first);
+      record(`first  ${method} ${label}`, firstSpent.user + firstSpent.system);
+      const second = process.cpuUsage();
+      original.apply(this, args);
+      const secondSpent = process.cpuUsage(second);
+      record(`second ${method} ${label}`, secondSpent.user + secondSpent.system);
+    }
     const before = process.cpuUsage();
     try {
       return original.apply(this, args);
     } finally {
       const spent = process.cpuUsage(before);
       depth -= 1;
-      record(`${method} ${(sqlOf.get(this) ?? "?").replace(/\s+/g, " ").slice(0, 100)}`, spent.user + spent.system);
+      record(`${method} ${sql.replace(/\s+/g, " ").slice(0, 100)}`, spent.user + spent.system);
     }
   };
 }
