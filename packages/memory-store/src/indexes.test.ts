@@ -40,6 +40,15 @@ function expectIndexesMatchRows(db: MemoryDatabase): void {
   expect(asSets(db.usernames)).toEqual(indexOf(db.users, (u) => [u.username]));
 }
 
+/** A promise and the function that resolves it: one request waits at a point another one lets it pass. */
+function gate(): { passed: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const passed = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { passed, open };
+}
+
 /** Everything a transaction may write (rows and index entries), copied: what a rollback must give back. */
 function snapshot(db: MemoryDatabase) {
   return {
@@ -346,30 +355,24 @@ describe("memory store indexes: a rolled-back transaction", () => {
 
   it("keeps the indexes in step when writes outside the transaction land on the same user meanwhile", async () => {
     const { db, store } = await withRows();
-    let outsideDone!: () => void;
-    const outside = new Promise<void>((resolve) => {
-      outsideDone = resolve;
-    });
-    let wrote!: () => void;
-    const txWrote = new Promise<void>((resolve) => {
-      wrote = resolve;
-    });
+    const outside = gate();
+    const txWrote = gate();
     const rolledBack = store.transaction(async (tx) => {
       await tx.sessions.create(session("ada", { id: "tx-s" }));
       await tx.verifications.issue(
         verification({ id: "tx-v", identifier: "otp:bob", valueHash: "vh-tx", userId: "bob" }),
       );
-      wrote();
-      await outside; // another request writes to ada and bob now
+      txWrote.open();
+      await outside.passed; // another request writes to ada and bob now
       throw new Error("rolled back");
     });
-    await txWrote; // the transaction's writes come first, the other request's land while it is open
+    await txWrote.passed; // the transaction's writes come first, the other request's land while it is open
     await store.sessions.create(session("ada", { id: "out-s" }));
     await store.accounts.create(account("bob", { id: "out-otp", providerId: "EMAIL_OTP", passwordHash: null }));
     await store.verifications.issue(
       verification({ id: "out-v", identifier: "otp:ada", valueHash: "vh-out", userId: "ada" }),
     );
-    outsideDone();
+    outside.open();
     await expect(rolledBack).rejects.toThrow("rolled back");
 
     // The transaction's rows are gone, the other request's stand, and every index says so.
@@ -390,29 +393,23 @@ describe("a rolled-back transaction and a newer code for the same identifier", (
     await store.verifications.issue(
       verification({ id: "old-v", identifier: "otp:ada", valueHash: "vh-old", userId: "ada" }),
     );
-    let outsideDone!: () => void;
-    const outside = new Promise<void>((resolve) => {
-      outsideDone = resolve;
-    });
-    let rotated!: () => void;
-    const txRotated = new Promise<void>((resolve) => {
-      rotated = resolve;
-    });
+    const outside = gate();
+    const txRotated = gate();
     const rolledBack = store.transaction(async (tx) => {
       // The transaction rotates the code (old-v out, tx-v in), then fails after another request sent a new one.
       await tx.verifications.issue(
         verification({ id: "tx-v", identifier: "otp:ada", valueHash: "vh-tx", userId: "ada" }),
       );
-      rotated();
-      await outside;
+      txRotated.open();
+      await outside.passed;
       throw new Error("rolled back");
     });
-    await txRotated;
+    await txRotated.passed;
     expect([...db.verifications.keys()]).toEqual(["tx-v"]);
     await store.verifications.issue(
       verification({ id: "out-v", identifier: "otp:ada", valueHash: "vh-out", userId: "ada" }),
     );
-    outsideDone();
+    outside.open();
     await expect(rolledBack).rejects.toThrow("rolled back");
 
     // One code per identifier, as in the SQL stores: the newest stands; neither the replaced nor the rolled-back one
