@@ -4,95 +4,27 @@
 // random users and its mean µs per call is printed. Flat rows across sizes are the goal; rows that grow with the
 // size are a call that scans a whole table. In process, no HTTP; shared machines give noisy absolute figures.
 // `node --import tsx src/micro/memory-store-scale.ts [--sizes=1000,4000,16000,32000] [--calls=2000]`
-import type { ApiKeyRecord, FullStore } from "@latchkey/core";
+import type { FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
+import { fixtures } from "@latchkey/store-conformance";
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, "").split("=") as [string, string]));
 const sizes = (args.get("sizes") ?? "1000,4000,16000,32000").split(",").map(Number);
 const calls = Number(args.get("calls") ?? 2000);
 
-const T0 = new Date(Date.UTC(2026, 0, 1));
-const LATER = new Date(T0.getTime() + 86_400_000);
-
-function keyRecord(i: number): ApiKeyRecord {
-  return {
-    id: `k${i}`,
-    userId: `u${i}`,
-    name: null,
-    prefix: "lk_",
-    start: "lk_abcde",
-    keyHash: `kh${i}`,
-    enabled: true,
-    locked: false,
-    metadata: {},
-    serverMetadata: {},
-    permissions: {},
-    remaining: null,
-    refillAmount: null,
-    refillIntervalMs: null,
-    lastRefillAt: null,
-    previousKeyHash: null,
-    previousKeyExpiresAt: null,
-    rerolledAt: null,
-    rateLimitMax: null,
-    rateLimitWindowMs: null,
-    requestCount: 0,
-    windowStart: null,
-    lastUsedAt: null,
-    expiresAt: null,
-    createdAt: T0,
-    updatedAt: T0,
-  };
-}
-
-const code = (identifier: string, n: number) => ({
-  id: `v-${identifier}-${n}`,
-  identifier,
-  valueHash: `vh-${identifier}-${n}`,
-  attemptCount: 0,
-  expiresAt: LATER,
-  createdAt: T0,
-  userId: null,
-  payload: null,
-});
+// The store-conformance suite's records, with ids a call can name.
+const { user, account, session, verification, apiKey } = fixtures;
+const code = (identifier: string, n: number) =>
+  verification({ id: `v-${identifier}-${n}`, identifier, valueHash: `vh-${identifier}-${n}` });
 
 async function seed(size: number): Promise<FullStore> {
   const store = memoryStore();
   for (let i = 0; i < size; i++) {
-    const user = {
-      id: `u${i}`,
-      email: `u${i}@example.com`,
-      emailVerified: true,
-      name: null,
-      image: null,
-      username: null,
-      metadata: {},
-      appMetadata: {},
-      createdAt: T0,
-      updatedAt: T0,
-    };
-    const credential = {
-      id: `a${i}`,
-      userId: user.id,
-      providerId: "credential",
-      passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
-      createdAt: T0,
-      updatedAt: T0,
-    };
-    await store.users.create(user, [credential]);
-    await store.sessions.create({
-      id: `s${i}`,
-      userId: user.id,
-      tokenHash: `th${i}`,
-      expiresAt: LATER,
-      createdAt: T0,
-      updatedAt: T0,
-      ip: null,
-      userAgent: null,
-      rememberMe: true,
-    });
-    await store.apiKeys.create(keyRecord(i));
-    await store.verifications.issue(code(`otp:sign-in:u${i}@example.com`, 0));
+    const id = `u${i}`;
+    await store.users.create(user({ id, email: `${id}@example.com` }), [account(id, { id: `a${i}` })]);
+    await store.sessions.create(session(id, { id: `s${i}`, tokenHash: `th${i}` }));
+    await store.apiKeys.create(apiKey(id, { id: `k${i}`, keyHash: `kh${i}` }));
+    await store.verifications.issue(code(`otp:sign-in:${id}@example.com`, 0));
   }
   return store;
 }
@@ -104,14 +36,10 @@ const CALLS: Record<string, Call> = {
   "verifications.findByValueHash": (s, i) => s.verifications.findByValueHash(`vh-otp:sign-in:u${i}@example.com-0`),
   "accounts.listByUser": (s, i) => s.accounts.listByUser(`u${i}`),
   "accounts.upsertPassword": (s, i, n) =>
-    s.accounts.upsertPassword(`u${i}`, {
-      id: `a-new-${n}`,
-      userId: `u${i}`,
-      providerId: "credential",
-      passwordHash: `$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$${n}`,
-      createdAt: T0,
-      updatedAt: new Date(T0.getTime() + n),
-    }),
+    s.accounts.upsertPassword(
+      `u${i}`,
+      account(`u${i}`, { id: `a-new-${n}`, passwordHash: `$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$${n}` }),
+    ),
   "sessions.listByUser": (s, i) => s.sessions.listByUser(`u${i}`),
   "apiKeys.listByUser": (s, i) => s.apiKeys.listByUser(`u${i}`, { limit: 10, cursor: null }),
 };
