@@ -1,26 +1,18 @@
 import type { Client } from "@libsql/client";
-import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { EngineSession, type EngineConnection } from "./engine-session.ts";
 import type { EngineTransactions, FileReads, SqliteReadDatabase } from "./read-through.ts";
 
 export { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 
-// drizzle's better-sqlite3 session over the libsql engine; its `drizzle()` entry imports better-sqlite3 itself.
+// drizzle's sync database over the libsql engine, through the lean session (engine-session.ts); drizzle's own
+// `drizzle()` entry for better-sqlite3 would import better-sqlite3 itself.
 function syncDrizzle(connection: Native): SqliteReadDatabase {
   const dialect = new SQLiteSyncDialect();
-  return new BaseSQLiteDatabase(
-    "sync",
-    dialect,
-    new BetterSQLiteSession(connection as never, dialect, undefined),
-    undefined,
-  );
+  return new BaseSQLiteDatabase("sync", dialect, new EngineSession(connection, dialect), undefined);
 }
 
-/** A libsql engine statement (better-sqlite3 API), as far as BEGIN, COMMIT and ROLLBACK use it. */
-type EngineStatement = { run(): unknown };
-
-type Native = {
-  prepare(sql: string): EngineStatement;
+type Native = EngineConnection & {
   exec(sql: string): unknown;
   close(): void;
   readonly inTransaction: boolean;
@@ -67,10 +59,10 @@ export function fileReads(client: Client, holdWrites: () => Promise<() => void> 
     writerDb = syncDrizzle(connection);
     return {
       db: writerDb,
-      begin: () => void begin.run(),
-      commit: () => void commit.run(),
+      begin: () => void begin.run([]),
+      commit: () => void commit.run([]),
       rollback: () => {
-        if (connection.inTransaction) rollback.run();
+        if (connection.inTransaction) rollback.run([]);
       },
     };
   };

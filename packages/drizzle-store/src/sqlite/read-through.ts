@@ -71,6 +71,22 @@ const oneRow = <Values, Row>(statement: OneRowStatement<Values, Row>, values: Va
 };
 
 /**
+ * A statement of at most one row, as the rows the ports read: drizzle's `get` steps it once, where `all` reads
+ * the rows in batches (on the engine, a JavaScript iterator over a native row buffer per call).
+ *
+ * @example
+ * const consume = oneRowOf(db.delete(verifications).where(idIs).returning().prepare());
+ */
+export function oneRowOf<Values, Row>(statement: {
+  get(values: Values): Row | undefined | Promise<Row | undefined>;
+}): (values: Values) => Promise<Row[]> {
+  return async (values) => {
+    const row = await statement.get(values);
+    return row === undefined ? [] : [row];
+  };
+}
+
+/**
  * A lookup run through a statement prepared once on the writer connection while that one is open and idle (see
  * `FileReads.idleWriter`), else on the read connection, or through `fallback` (the client) when there is none. A
  * statement that cannot be prepared yet (tables not migrated) is tried again on the next call.

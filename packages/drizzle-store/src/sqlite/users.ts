@@ -4,7 +4,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { SqliteDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
-import { readThrough, type FileReads } from "./read-through.ts";
+import { oneRowOf, readThrough, type FileReads } from "./read-through.ts";
 import { accounts, apiKeys, sessions, users, verifications } from "./schema.ts";
 
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
@@ -34,11 +34,11 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
   const byId = byField(users.id);
   const byEmail = db.select().from(users).where(emailIs).limit(1).prepare();
   const byUsername = byField(users.username);
-  const findById = async (id: string) => (await byId.all({ value: id }))[0] ?? null;
+  const findById = async (id: string) => (await byId.get({ value: id })) ?? null;
   const readByEmail = readThrough(
     reads,
     (rdb) => rdb.select().from(users).where(emailIs).limit(1).prepare(),
-    (values) => byEmail.all(values),
+    oneRowOf(byEmail),
   );
   const insertBound = db.insert(users).values(rowPlaceholders(users)).returning().prepare();
   const insertAccountBound = db.insert(accounts).values(rowPlaceholders(accounts)).prepare();
@@ -51,7 +51,7 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
     async create(user, userAccounts) {
       if (inTransaction && bindsWhole(users, user) && userAccounts.every((a) => bindsWhole(accounts, a))) {
         try {
-          const [row] = await insertBound.all(user);
+          const row = await insertBound.get(user);
           for (const account of userAccounts) await insertAccountBound.run(account);
           return { ok: true, value: row! };
         } catch (error) {

@@ -2,7 +2,7 @@ import type { VerificationStore } from "@latchkey/core";
 import { and, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
-import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
+import { oneRowOf, readThrough, writeThrough, type FileReads } from "./read-through.ts";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { verifications } from "./schema.ts";
 
@@ -20,12 +20,12 @@ export function verificationsPort(db: SqliteDatabase, reads: FileReads | null = 
   const findByIdentifier = readThrough(
     reads,
     (rdb) => rdb.select().from(verifications).where(identifierIs).limit(1).prepare(),
-    (values) => byIdentifier.all(values),
+    oneRowOf(byIdentifier),
   );
   const consume = writeThrough(
     reads,
     (wdb) => wdb.delete(verifications).where(idIs).returning().prepare(),
-    (values) => consumeViaClient.all(values),
+    oneRowOf(consumeViaClient),
   );
   // Every code or link sent: the identifier is unique, so "delete the old rows, insert this one" is one upsert
   // replacing every column.
@@ -40,7 +40,7 @@ export function verificationsPort(db: SqliteDatabase, reads: FileReads | null = 
   const upsert = writeThrough(
     reads,
     (wdb) => upsertOn(wdb).prepare(),
-    (values) => upsertViaClient.all(values),
+    oneRowOf(upsertViaClient),
   );
   return {
     async issue(record) {
