@@ -1,7 +1,9 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { describe, expect, it } from "vitest";
 import { hmac } from "@noble/hashes/hmac.js";
+import * as nodeCrypto from "node:crypto";
 import { nativeHmacSha256, nativeSha256 } from "#native-sha256";
+import { oneShotHmacSha256, type OneShotDigest } from "./native-sha256.node.ts";
 import { nativeHmacSha256 as webHmacSha256, nativeSha256 as webSha256 } from "./native-sha256.web.ts";
 import { base64url, hashSecret, hmacSha256With, portableHmacSha256With, utf8 } from "./crypto.ts";
 
@@ -55,5 +57,24 @@ describe("#native-sha256: HMAC-SHA-256", () => {
         expect(Buffer.from(portable(text)).toString("hex")).toBe(want);
       }
     }
+  });
+
+  it("is two one-shot digests where the runtime has them, and refuses a digest that misses RFC 4231's vector", () => {
+    const digest = (nodeCrypto as { hash?: OneShotDigest }).hash;
+    expect(digest).toBeTypeOf("function");
+    const oneShot = oneShotHmacSha256(digest)!;
+    expect(oneShot).toBeTypeOf("function");
+    for (const key of [utf8("Jefe"), new Uint8Array(100).fill(9)]) {
+      const mac = oneShot(key);
+      for (const text of INPUTS) expect(mac(text)).toEqual(hmac(sha256, key, utf8(text)));
+    }
+    // No one-shot digest, one without raw output, or a wrong one: none, so `createHmac` is used.
+    expect(oneShotHmacSha256(undefined)).toBeNull();
+    expect(oneShotHmacSha256(() => new Uint8Array(32))).toBeNull();
+    expect(
+      oneShotHmacSha256(() => {
+        throw new TypeError("unknown encoding");
+      }),
+    ).toBeNull();
   });
 });
