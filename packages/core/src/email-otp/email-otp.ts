@@ -114,7 +114,7 @@ export class EmailOtpService {
     const email = normalizeEmail(input.email);
     // The user is looked up before the code is touched: its lockout is the account's. With sign-up off an unknown
     // email fails like a wrong password, and the record found is the one signed in; with sign-up on and no user
-    // yet, the transaction looks it up again (a concurrent sign-up may have created it).
+    // yet, the transaction inserts one (a concurrent sign-up that created it meanwhile is met as the conflict).
     const found = await ctx.store.users.findByEmail(email);
     const lockoutKey = accountLockKey(found, lockoutIdentifier({ email }));
     const known = this.options.allowSignUp ? undefined : found;
@@ -130,7 +130,7 @@ export class EmailOtpService {
     const row = await this.codes.verify(t, input.otp, meta, { mode: "claim", lockoutKey });
     // The hooks run once the code proved the mailbox, before anything is written: a new email is a user about
     // to be created (and then signed in), a known one a sign-in. The user found above decides which; a sign-up
-    // of the same email that commits meanwhile is found again (or met as a conflict) in the transaction.
+    // of the same email that commits meanwhile is met as a conflict in the transaction.
     const existing = known ?? found;
     let signingIn: UserRecord;
     try {
@@ -150,14 +150,15 @@ export class EmailOtpService {
       result = await inTransaction(ctx, async (tx) => {
         // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
         if (!(await tx.store.verifications.consume(row.id))) throw new SpentMeanwhile();
-        let user = existing ?? (await tx.store.users.findByEmail(email));
-        if (!user) {
-          // The user the hook saw (a concurrent sign-up of the same email may have won meanwhile).
+        let user: UserRecord;
+        if (!existing) {
+          // The user the hook saw. A concurrent sign-up of the same email that committed meanwhile is met as the
+          // insert's conflict (every store answers it inside the transaction), and that user is signed in.
           const created = await this.createUser(tx, signingIn, meta);
           user = created.user;
           if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
         } else {
-          user = await this.proveForOtp(tx, user, meta);
+          user = await this.proveForOtp(tx, existing, meta);
         }
         return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
       });

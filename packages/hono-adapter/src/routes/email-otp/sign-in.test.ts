@@ -214,6 +214,35 @@ describe("races", () => {
     expect(await t.countSessions(user.id)).toBe(1);
   });
 
+  it("a sign-up of the email that commits after the code was checked is the user signed in, not a second one", async () => {
+    // The sign-in looked the email up (nobody) before its checks; the hook runs after them and before the
+    // transaction, and a password sign-up of the same email commits right there. The transaction's insert meets
+    // it as a conflict: that user is signed in, proven by the code (its pre-proof password account goes).
+    let raced: { id: string } | null = null;
+    const t = createOtpTestAuth(
+      {},
+      {
+        rateLimit: { enabled: false },
+        hooks: {
+          async beforeUserCreated(user, context) {
+            // The sign-up below runs this hook too; only the OTP sign-in's call races it.
+            if (context.path === "sign-in-email-otp")
+              raced = await t.auth.api.createUser({ email: user.email, password: PASSWORD });
+          },
+        },
+      },
+    );
+    const code = (await t.sendCode("late@example.com", "sign-in"))!;
+    const res = await t.post(SIGN_IN, { email: "late@example.com", otp: code });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(raced).not.toBeNull();
+    expect(body.user).toMatchObject({ id: raced!.id, email: "late@example.com", emailVerified: true });
+    expect(await t.store.users.findByEmail("late@example.com")).toMatchObject({ id: raced!.id, emailVerified: true });
+    expect((await t.store.accounts.listByUser(raced!.id)).map((a) => a.providerId)).toEqual(["EMAIL_OTP"]);
+    expect(await t.countSessions(raced!.id)).toBe(1);
+  });
+
   it("20 parallel sign-ins of an existing user with one code yield one session", async () => {
     const t = createOtpTestAuth({}, { rateLimit: { enabled: false } });
     const user = await t.auth.api.createUser({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
