@@ -12,7 +12,7 @@ import {
  * A libsql engine statement (its better-sqlite3 API) as the lean queries call it: the values bound as one array,
  * rows as arrays once `raw(true)` has been set.
  */
-export interface EngineStatement {
+interface EngineStatement {
   run(values: unknown[]): unknown;
   get(values: unknown[]): unknown;
   all(values: unknown[]): unknown[];

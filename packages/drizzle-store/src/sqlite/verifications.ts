@@ -37,11 +37,7 @@ export function verificationsPort(db: SqliteDatabase, reads: FileReads | null = 
       .onConflictDoUpdate({ target: verifications.identifier, set: replaceBound })
       .returning({ id: verifications.id });
   const upsertViaClient = upsertOn(db).prepare();
-  const upsert = writeThrough(
-    reads,
-    (wdb) => upsertOn(wdb).prepare(),
-    oneRowOf(upsertViaClient),
-  );
+  const upsert = writeThrough(reads, (wdb) => upsertOn(wdb).prepare(), oneRowOf(upsertViaClient));
   return {
     async issue(record) {
       if (bindsWhole(verifications, record)) {
