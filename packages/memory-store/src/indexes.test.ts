@@ -386,13 +386,19 @@ describe("memory store indexes: a rolled-back transaction", () => {
 });
 
 describe("a rolled-back transaction and a newer code for the same identifier", () => {
-  it("bug: the code the transaction replaced does not come back beside the code another request issued meanwhile", async () => {
+  // Ada with one live code, `old-v` for `otp:ada`.
+  async function withAdaCode() {
     const db = memoryDatabase();
     const store = memoryStoreOver(db);
     await store.users.create(user({ id: "ada", email: "ada@example.com" }), []);
     await store.verifications.issue(
       verification({ id: "old-v", identifier: "otp:ada", valueHash: "vh-old", userId: "ada" }),
     );
+    return { db, store };
+  }
+
+  it("bug: the code the transaction replaced does not come back beside the code another request issued meanwhile", async () => {
+    const { db, store } = await withAdaCode();
     const outside = gate();
     const txRotated = gate();
     const rolledBack = store.transaction(async (tx) => {
@@ -422,12 +428,7 @@ describe("a rolled-back transaction and a newer code for the same identifier", (
   });
 
   it("a rolled-back transaction still puts back the code it removed when nobody issued another", async () => {
-    const db = memoryDatabase();
-    const store = memoryStoreOver(db);
-    await store.users.create(user({ id: "ada", email: "ada@example.com" }), []);
-    await store.verifications.issue(
-      verification({ id: "old-v", identifier: "otp:ada", valueHash: "vh-old", userId: "ada" }),
-    );
+    const { db, store } = await withAdaCode();
     await expect(
       store.transaction(async (tx) => {
         await tx.verifications.issue(
