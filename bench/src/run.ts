@@ -49,7 +49,8 @@ import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/
 
 // `pnpm bench [--quick] [--repeat=N] [--baseline=<git rev>] [--plan] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
-//             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--profile-cache] [--scale-users=n]]`
+//             [--profile=<scenario id> [--profile-impl=latchkey|better-auth] [--profile-cache] [--profile-send-limits]
+//              [--scale-users=n]]`
 const args = new Map(
   process.argv.slice(2).map((a) => {
     const [key, value] = a.replace(/^--/, "").split("=");
@@ -80,9 +81,14 @@ const variantsOn = !baselineRev && (args.has("variants") || (!quick && !args.has
 if (baselineRev && (args.has("scale") || args.has("scale-only") || args.has("profile")))
   throw new Error("--baseline runs the standard scenarios only (no --scale, --scale-only or --profile)");
 interface Variant {
-  variant: BetterAuthVariant;
+  /** What the rows' ids add to the scenario's (`<scenario>+<id>`). */
+  id: string;
+  /** A tuned Better Auth; absent: Better Auth's defaults. */
+  variant?: BetterAuthVariant;
   /** Latchkey runs with its lookup cache on (`cache: {}`) in this configuration. */
   latchkeyCache?: boolean;
+  /** Latchkey runs with its email send limits on (its defaults; the standard rows run them off). */
+  latchkeySendLimits?: boolean;
   label: string;
   ids: string[];
   /** The store work per request with the variant, by scenario id. */
@@ -92,6 +98,7 @@ const JWT_WORK =
   "1 read (session joined to user; signing key cached) vs 2 reads (session joined to user where its adapter joins, jwks), plus 1 Ed25519 signature each";
 const VARIANTS: Variant[] = [
   {
+    id: "joins",
     variant: "joins",
     label: "Better Auth with advanced.database.joins: true",
     ids: ["get-session", "get-session-jwt", "token"],
@@ -102,6 +109,7 @@ const VARIANTS: Variant[] = [
     },
   },
   {
+    id: "cookie-cache",
     variant: "cookie-cache",
     label: "Better Auth with session.cookieCache on (maxAge 1 h; a revoked session keeps working until it ends)",
     ids: ["get-session"],
@@ -110,6 +118,7 @@ const VARIANTS: Variant[] = [
     },
   },
   {
+    id: "cookie-cache",
     variant: "cookie-cache",
     latchkeyCache: true,
     label:
@@ -124,12 +133,24 @@ const VARIANTS: Variant[] = [
     },
   },
   {
+    id: "argon2id",
     variant: "argon2id",
     label: "Better Auth hashing with argon2id m=19456 KiB t=2 p=1, as Latchkey",
     ids: ["sign-in"],
     work: {
       "sign-in":
         "user and credential-account reads, 1 argon2id verify (the same parameters) and 1 session insert on each side",
+    },
+  },
+  {
+    id: "send-limits",
+    latchkeySendLimits: true,
+    label:
+      "Latchkey with its email send limits on (its defaults: a cooldown and a budget per recipient) vs Better Auth's defaults with its rate limiter off",
+    ids: ["otp-round-trip"],
+    work: {
+      "otp-round-trip":
+        "each side as in the standard row; Latchkey also counts the send against the recipient's cooldown and budget (1 more write)",
     },
   },
 ];
@@ -194,7 +215,7 @@ async function start(
   jwtHeader: boolean,
   profileDir?: string,
   variant?: BetterAuthVariant,
-  latchkeyCache = false,
+  latchkey: { cache?: boolean; sendLimits?: boolean } = {},
   baseline?: Baseline,
 ): Promise<ServerProcess> {
   const port = nextPort++;
@@ -215,7 +236,8 @@ async function start(
     ...(dbUrl ? { dbUrl } : {}),
     ...(profileDir ? { cpuProfileDir: profileDir } : {}),
     ...(variant && impl === "better-auth" ? { variant } : {}),
-    ...(latchkeyCache && impl === "latchkey" ? { latchkeyCache } : {}),
+    ...(latchkey.cache && impl === "latchkey" ? { latchkeyCache: true } : {}),
+    ...(latchkey.sendLimits && impl === "latchkey" ? { latchkeySendLimits: true } : {}),
     ...(baseline ? { baseline: { benchDir: baseline.benchDir, entry: baseline.entry } } : {}),
   });
 }
@@ -300,10 +322,13 @@ async function runConfiguration(
   memory: MemoryResult[],
   extras: ConfigurationExtras,
 ) {
-  const lk = await start("latchkey", store, jwtHeader, undefined, undefined, extras.variant?.latchkeyCache);
+  const lk = await start("latchkey", store, jwtHeader, undefined, undefined, {
+    cache: extras.variant?.latchkeyCache ?? false,
+    sendLimits: extras.variant?.latchkeySendLimits ?? false,
+  });
   // The other side: Better Auth, or in a `--baseline` run another revision's Latchkey (the same server file).
   const ba = extras.baseline
-    ? await start("latchkey", store, jwtHeader, undefined, undefined, false, extras.baseline)
+    ? await start("latchkey", store, jwtHeader, undefined, undefined, {}, extras.baseline)
     : await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
   const otherName = extras.baseline ? "baseline" : "better-auth";
   const both = [lk, ba];
@@ -314,8 +339,9 @@ async function runConfiguration(
       drivers.push({ store, latchkey: lkFeatures.store, betterAuth: baFeatures.store });
     info["latchkey password hash"] = lkFeatures.passwordHash;
     if (!extras.baseline)
-      info[extras.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"] =
-        baFeatures.passwordHash;
+      info[
+        extras.variant?.variant ? `better-auth password hash (${extras.variant.variant})` : "better-auth password hash"
+      ] = baFeatures.passwordHash;
     const seeds = new Map<ServerProcess, Seed>([
       [lk, await seed(lk, USERS, lkFeatures.apiKeys)],
       [ba, await seed(ba, USERS, extras.baseline ? baFeatures.apiKeys : true)],
@@ -335,7 +361,7 @@ async function runConfiguration(
         ...new Set([...missingFor(scenario, lkFeatures), ...(extras.baseline ? missingFor(scenario, baFeatures) : [])]),
       ];
       const result: ScenarioResult = {
-        id: extras.variant ? `${scenario.id}+${extras.variant.variant}` : scenario.id,
+        id: extras.variant ? `${scenario.id}+${extras.variant.id}` : scenario.id,
         title: extras.variant ? `${scenario.title} — ${extras.variant.label}` : scenario.title,
         store,
         unit: scenario.unit,
@@ -531,7 +557,10 @@ async function profile(): Promise<void> {
   const dir = `${tmpDir}/profiles/${profileImpl}-${scenario.id}-${store}`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const server = await start(profileImpl, store, scenario.jwtHeader, dir, undefined, args.has("profile-cache"));
+  const server = await start(profileImpl, store, scenario.jwtHeader, dir, undefined, {
+    cache: args.has("profile-cache"),
+    sendLimits: args.has("profile-send-limits"),
+  });
   const scaleUsers = Number(args.get("scale-users") ?? 0);
   if (scaleUsers > 0) {
     const sizes = sizesFor(scaleUsers);
@@ -583,7 +612,7 @@ async function main(): Promise<void> {
     })),
     ...(variantsOn ? VARIANTS : []).flatMap((v) =>
       [true, false].map((jwtHeader) => ({
-        part: `variant ${v.latchkeyCache ? "Latchkey cache on" : v.variant}`,
+        part: `variant ${v.latchkeyCache ? "Latchkey cache on" : v.latchkeySendLimits ? "Latchkey send limits on" : v.id}`,
         label: `${v.label}, JWT header ${jwtHeader ? "on" : "off"}`,
         scenarios: selected.filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id)),
       })),

@@ -18,6 +18,11 @@ export interface ServerSpec {
   variant?: BetterAuthVariant;
   /** Latchkey with `createAuth({ cache: {} })` (the lookup cache; docs/cache.md). */
   latchkeyCache?: boolean;
+  /**
+   * Latchkey with its email send limits on (`email.resendCooldown`, `email.perRecipient`: its defaults). Off unless
+   * set, as Better Auth's rate limiter (its own limit on OTP sends) is off in every configuration.
+   */
+  latchkeySendLimits?: boolean;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
   /**
@@ -132,6 +137,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_DB_URL: spec.dbUrl ?? "",
       BENCH_BA_VARIANT: spec.variant ?? "",
       BENCH_LK_CACHE: spec.latchkeyCache ? "1" : "",
+      BENCH_LK_SEND_LIMITS: spec.latchkeySendLimits ? "1" : "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -3,9 +3,11 @@
 // for a new email each time, `--concurrency` round trips in flight; the server's CPU (all its threads, from
 // /proc/<pid>/stat) over `--seconds` after `--warmup` seconds, per round trip. A quick loop for A/B comparisons of
 // two builds of the packages (each run a fresh server and database); the bench's `otp-round-trip` scenario is the
-// measurement of record. `--sends-only` leaves the sign-in out (send and read only).
+// measurement of record. `--sends-only` leaves the sign-in out (send and read only). The bench server runs with
+// Latchkey's email send limits off, as the bench does; `--send-limits` turns them on (Latchkey's defaults, the
+// `send-limits` rows).
 //   node --import tsx src/micro/otp-http.ts [--store=libsql|memory] [--seconds=20] [--warmup=5] [--concurrency=32]
-//     [--sends-only]
+//     [--sends-only] [--send-limits]
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -20,10 +22,18 @@ const seconds = Number(option("seconds", "20"));
 const warmup = Number(option("warmup", "5"));
 const concurrency = Number(option("concurrency", "32"));
 const sendsOnly = process.argv.includes("--sends-only");
+const sendLimits = process.argv.includes("--send-limits");
 
 const dir = mkdtempSync(join(tmpdir(), "latchkey-otp-http-"));
 const port = 4600 + Math.floor(Math.random() * 300);
-const server = await startServer({ impl: "latchkey", port, store, jwtHeader: true, dbFile: join(dir, "auth.db") });
+const server = await startServer({
+  impl: "latchkey",
+  port,
+  store,
+  jwtHeader: true,
+  dbFile: join(dir, "auth.db"),
+  ...(sendLimits ? { latchkeySendLimits: true } : {}),
+});
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
 const json = { "content-type": "application/json", origin: server.baseUrl };
 

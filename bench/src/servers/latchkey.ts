@@ -8,7 +8,8 @@ import { readServerEnv, runServer } from "./shell.ts";
 
 // Latchkey with the same features as the Better Auth server, each plugin enabled when this checkout exports it.
 // Defaults everywhere (argon2id m=19456 KiB t=2 p=1 via @node-rs/argon2, Ed25519 JWTs with an encrypted
-// private key), throttling off.
+// private key), throttling off: the rate limiter, the password sign-ins' shared budget and the email send limits,
+// as Better Auth runs with its rate limiter (which holds its own limit on OTP sends) off.
 const env = readServerEnv();
 const codes = new Map<string, string>();
 const available = latchkeyPlugins();
@@ -42,8 +43,13 @@ const auth = createAuth({
   database: store,
   baseUrl: env.baseUrl,
   environment: "production",
-  // No email leaves the machine; codes are captured from the OtpGenerated event (as Better Auth's hook does).
-  email: { sender: { send: async () => undefined } },
+  email: {
+    // No email leaves the machine; codes are captured from the OtpGenerated event (as Better Auth's hook does).
+    sender: { send: async () => undefined },
+    // The per-recipient cooldown and budget are throttling too: off, unless the configuration measures them
+    // (BENCH_LK_SEND_LIMITS, the `send-limits` rows: Latchkey's defaults against Better Auth's).
+    ...(process.env.BENCH_LK_SEND_LIMITS === "1" ? {} : { resendCooldown: false, perRecipient: false }),
+  },
   rateLimit: { enabled: false },
   // Throttling off includes the budget all callers share for password sign-ins (1200 a minute by default): the
   // sign-in scenario sends far more. The hash gate stays at its defaults (its queue holds the 32 connections).
