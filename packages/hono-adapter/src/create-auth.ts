@@ -50,7 +50,7 @@ const ADAPTER_SCHEMA = {
   /**
    * CORS for browser apps on other origins. `true`: CORS with credentials for `trustedOrigins` (preflights answer 204
    * on every auth path; `set-auth-jwt` and `retry-after` exposed). An object turns it on with these keys: see
-   * [client.md](client.md)
+   * [client.md](client.md). Anything else (`"false"`, `0`) is an `AuthConfigError`
    */
   cors: defaulted<boolean | CorsOptions>(false, { fields: CORS_SCHEMA }),
   /** The API explorer at `/reference`. */

@@ -110,4 +110,23 @@ describe("CORS", () => {
     expect(() => createAuth({ ...base, cors: { origins: ["not a url"] } })).toThrow(/cors\.origins\[0\]/);
     expect(() => createAuth({ ...base, cors: { maxAge: -1 } })).toThrow(/cors\.maxAge/);
   });
+
+  it("cors takes true, false or an object: anything else (a string, a number, an array) is a config error", async () => {
+    const base = { secret: TEST_SECRET, baseUrl: BASE_URL, database: memoryStore() };
+    for (const value of ["false", "true", 0, 1, [], ["https://spa.example"]]) {
+      expect(() => createAuth({ ...base, cors: value as unknown as boolean }), JSON.stringify(value)).toThrow(
+        /^cors must be true, false or an object/,
+      );
+    }
+    expect(() => createAuth({ ...base, cors: { origins: "https://spa.example" as unknown as string[] } })).toThrow(
+      /cors\.origins must be an array of strings/,
+    );
+    expect(() => createAuth({ ...base, cors: { exposeHeaders: [1 as unknown as string] } })).toThrow(
+      /cors\.exposeHeaders/,
+    );
+    // What was accepted stays accepted, and CORS stays off with false.
+    const off = createTestAuth({ trustedOrigins: [SPA], cors: false });
+    const res = await off.request("OPTIONS", "/sign-in/email", { headers: preflight(SPA) });
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
 });

@@ -28,6 +28,13 @@ export type CorsOptions = InputOf<typeof CORS_SCHEMA>;
 /** Response headers every CORS answer exposes: the JWT plugin's header and the rate limiter's. */
 const EXPOSED_HEADERS = ["set-auth-jwt", "retry-after"];
 
+/** A short, secret-free description of a wrong option value for the error message. */
+function describe(value: unknown): string {
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (Array.isArray(value)) return "an array";
+  return value === null ? "null" : typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
+}
+
 /** Normalises and checks `cors.origins` (absolute URLs, reduced to their origin). */
 function resolveOrigins(origins: string[], field: string): string[] {
   return origins.map((value, i) => {
@@ -50,8 +57,17 @@ function resolveOrigins(origins: string[], field: string): string[] {
  * app.use("*", corsMiddleware(true, config.trustedOrigins));
  */
 export function corsMiddleware(option: boolean | CorsOptions, trustedOrigins: string[]): MiddlewareHandler | null {
+  // Only the booleans and a plain object: `"false"`, `0` or `"yes"` (an environment variable passed through) must
+  // not turn credentialed CORS on by being truthy.
+  if (option !== true && option !== false && (typeof option !== "object" || option === null || Array.isArray(option)))
+    throw new AuthConfigError("cors", `must be true, false or an object of CORS settings, got ${describe(option)}`);
   if (option === false) return null;
   const settings: CorsOptions = option === true ? {} : option;
+  for (const key of ["origins", "allowHeaders", "exposeHeaders"] as const) {
+    const list: unknown = settings[key];
+    if (list !== undefined && (!Array.isArray(list) || list.some((item) => typeof item !== "string")))
+      throw new AuthConfigError(`cors.${key}`, "must be an array of strings");
+  }
   if (settings.maxAge !== undefined && (!Number.isInteger(settings.maxAge) || settings.maxAge < 0)) {
     throw new AuthConfigError("cors.maxAge", "must be a whole number of seconds (0 or more)");
   }
