@@ -238,6 +238,9 @@ describe("latchkey serve", { timeout: 60_000 }, () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/the database did not answer within 1 s/);
+    // The driver's own reason, not the timeout of the last short attempt.
+    expect(result.stderr).toMatch(/ECONNREFUSED/);
+    expect(result.stderr).not.toMatch(/no answer within/);
     expect(result.stdout).not.toContain("listening");
     expect(result.stdout + result.stderr).not.toContain("hunter2secret");
   });

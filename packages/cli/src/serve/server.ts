@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { describeError } from "@latchkey/core";
 import type { Auth, CreateAuthOptions } from "@latchkey/hono-adapter";
 import { requestLogLine } from "./request-log.ts";
 
@@ -49,15 +50,22 @@ async function loadCreateAuth(): Promise<(options: CreateAuthOptions) => Auth> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What `/health` of the auth answered, or why it did not, within `ms`. */
-async function checkHealth(auth: Auth, basePath: string, ms: number): Promise<string | null> {
+/** What the store (and counters with a connection of their own) answered, or why not, within `ms`. */
+async function checkDatabase(auth: Auth, ms: number): Promise<{ problem: string; timedOut: boolean } | null> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer within ${ms} ms`), ms);
+  const timeout = new Promise<{ problem: string; timedOut: boolean }>((resolve) => {
+    timer = setTimeout(() => resolve({ problem: `no answer within ${ms} ms`, timedOut: true }), ms);
   });
-  const check = auth.handler(new Request(`http://latchkey.internal${basePath}/health`)).then(
-    async (response) => (response.ok ? null : `${response.status} ${await response.text()}`),
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  // The store itself, not `/health`: the health route answers every failure with the same 503, and the operator
+  // starting the server needs the driver's own reason (refused, unknown host, wrong password, missing database).
+  const { store } = auth.core.ctx;
+  const check = (async () => {
+    await store.ping();
+    await store.counters.ping?.();
+  })().then(
+    () => null,
+    // Names and first lines along the cause chain: Latchkey's DATABASE_UNAVAILABLE, then the driver's reason.
+    (error: unknown) => ({ problem: describeError(error), timedOut: false }),
   );
   try {
     return await Promise.race([check, timeout]);
@@ -67,21 +75,24 @@ async function checkHealth(auth: Auth, basePath: string, ms: number): Promise<st
 }
 
 /**
- * Waits until the database answers one health check, for at most `waitMs`: a container started before its
- * database gets the time to see it come up, and a wrong URL still ends in a clear failure instead of a server
- * that answers 503 forever.
+ * Waits until the database answers one ping, for at most `waitMs`: a container started before its database gets
+ * the time to see it come up, and a wrong URL still ends in a clear failure instead of a server that answers 503
+ * forever. The failure names the last real cause the driver gave (a refused connection, a wrong password), not the
+ * short timeout of the last attempt.
  */
-async function waitForDatabase(auth: Auth, basePath: string, waitMs: number, log: (line: string) => void) {
+async function waitForDatabase(auth: Auth, waitMs: number, log: (line: string) => void) {
   const deadline = Date.now() + waitMs;
   let told = false;
+  let cause: string | null = null;
   for (;;) {
     const remaining = deadline - Date.now();
-    const problem = await checkHealth(auth, basePath, Math.max(remaining, 1));
-    if (problem === null) return;
+    const result = await checkDatabase(auth, Math.max(remaining, 1));
+    if (result === null) return;
+    if (!result.timedOut || cause === null) cause = result.problem;
     if (Date.now() >= deadline)
-      throw new DatabaseWaitError(`the database did not answer within ${waitMs / 1000} s (last: ${problem})`);
+      throw new DatabaseWaitError(`the database did not answer within ${waitMs / 1000} s (last: ${cause})`);
     if (!told) {
-      log(`waiting up to ${waitMs / 1000} s for the database (${problem})`);
+      log(`waiting up to ${waitMs / 1000} s for the database (${result.problem})`);
       told = true;
     }
     await sleep(Math.min(500, Math.max(deadline - Date.now(), 0)));
@@ -119,7 +130,7 @@ export async function startServer(options: CreateAuthOptions, settings: ServerSe
   const auth = await buildAuth(options);
   const { basePath, environment } = auth.core.config;
   try {
-    await waitForDatabase(auth, basePath, settings.databaseWaitMs, settings.log);
+    await waitForDatabase(auth, settings.databaseWaitMs, settings.log);
   } catch (error) {
     await auth.close().catch(() => undefined);
     throw error;
