@@ -9,6 +9,18 @@ const SIGN_IN_ROUTES: Record<string, string> = {
   "/sign-in/email-otp": "email-otp",
 };
 
+/** The methods HTTP defines (RFC 9110 and PATCH): the only values `http.request.method` takes. */
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
+
+/**
+ * The request's method as a bounded label: a known method, else `_OTHER` (OpenTelemetry's value for methods it does
+ * not know). Deno and Bun pass any token through as the method, so a client inventing 200 methods would otherwise
+ * create 200 metric series.
+ */
+function methodLabel(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : "_OTHER";
+}
+
 /** The route template that answered (`/auth/sign-in/email`), or the mount's catch-all for unknown paths. */
 function answeringRoute(c: Context): string {
   const routes = matchedRoutes(c);
@@ -44,10 +56,11 @@ export function requestTelemetry(
     if (!telemetry.metered && untracedHere(telemetry)) return next();
     const started = performance.now();
     const { api } = telemetry;
+    const method = methodLabel(c.req.method);
     await withSpan(
       telemetry,
-      `latchkey ${c.req.method}`,
-      { kind: api.SpanKind.SERVER, attributes: { "http.request.method": c.req.method } },
+      `latchkey ${method}`,
+      { kind: api.SpanKind.SERVER, attributes: { "http.request.method": method } },
       async (span) => {
         // Neither an SDK's tracer nor its meter: nothing would be recorded, so nothing is computed.
         if (!span && !telemetry.metered) return next();
@@ -74,14 +87,15 @@ async function finish(
   const relative = matched ? template.slice(prefix.length) || "/" : null;
   const status = c.res.status;
   const code = await errorCode(c.res);
+  const httpMethod = methodLabel(c.req.method);
   const attributes: Record<string, string | number> = {
-    "http.request.method": c.req.method,
+    "http.request.method": httpMethod,
     "http.route": template,
     "http.response.status_code": status,
   };
   if (code) attributes["latchkey.error.code"] = code;
   if (span) {
-    span.updateName(relative ? `latchkey ${c.req.method} ${relative}` : `latchkey ${c.req.method}`);
+    span.updateName(relative ? `latchkey ${httpMethod} ${relative}` : `latchkey ${httpMethod}`);
     span.setAttributes(attributes);
     if (status >= 500) span.setStatus({ code: telemetry.api.SpanStatusCode.ERROR, message: code ?? String(status) });
     span.end();
