@@ -248,23 +248,36 @@ export function csrfProtection(config: ResolvedConfig): MiddlewareHandler {
 
 /** The CSRF check of `csrfProtection` as a function: the 403 answer for this request, or null to go on. */
 export function csrfRefusal(c: Context, config: ResolvedConfig): Response | null {
-  if (!MUTATING.has(c.req.method)) return null;
-  if (readCookie(c.req.header("cookie"), config.cookies.name) === null) return null;
-  const claimed = c.req.header("origin") ?? c.req.header("referer");
+  const refused = originRefusal(c.req.method, (name) => c.req.header(name), config);
+  return refused === null ? null : errorResponse(refused);
+}
+
+/**
+ * The CSRF check itself, on a method and a header reader, so the host guards (`requestSession`, `nodeSession`)
+ * apply exactly what `auth.middleware` applies: the 403 `AuthError` for this request, or null to go on.
+ */
+export function originRefusal(
+  method: string,
+  header: (name: string) => string | undefined,
+  config: ResolvedConfig,
+): AuthError | null {
+  if (!MUTATING.has(method.toUpperCase())) return null;
+  if (readCookie(header("cookie"), config.cookies.name) === null) return null;
+  const claimed = header("origin") ?? header("referer");
   if (claimed === undefined || claimed === "") {
     // Browsers send Origin on every cross-origin and same-origin POST; its absence means a non-browser client
     // (curl, a server) that carries the cookie, which should use Bearer instead, or a stripped header.
-    return errorResponse(
-      new AuthError(
-        "MISSING_ORIGIN",
-        "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer",
-      ),
+    return new AuthError(
+      "MISSING_ORIGIN",
+      "A request carrying the session cookie must send an Origin (or Referer) header; clients without one should authenticate with Authorization: Bearer",
     );
   }
   const origin = originOf(claimed);
-  if (origin === null || !config.trustedOrigins.includes(origin)) {
-    return errorResponse(new AuthError("INVALID_ORIGIN", "The request origin is not trusted"));
-  }
+  // Fetch Metadata: a browser that says the request is cross-site is believed even when a Referer names a trusted
+  // page (Origin is what a browser sends on a POST; a trusted cross-site front end sends its own Origin).
+  const crossSite = header("sec-fetch-site") === "cross-site" && header("origin") === undefined;
+  if (origin === null || !config.trustedOrigins.includes(origin) || crossSite)
+    return new AuthError("INVALID_ORIGIN", "The request origin is not trusted");
   return null;
 }
 

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SessionView, UserView } from "@latchkey/core";
 import type { Auth } from "../create-auth.ts";
-import { requestSession } from "../http/request-session.ts";
+import { sessionLookup } from "../http/request-session.ts";
 
 /** A Node request; Express and Fastify add `originalUrl` (the URL before a router stripped its mount path). */
 export type NodeRequest = IncomingMessage & { originalUrl?: string };
@@ -90,8 +90,11 @@ export function toNodeHandler(
 
 /**
  * The session of a Node request (cookie or Bearer), for guards in a Node framework's routers. Runs Latchkey's own
- * `optionalUser` on the request, so it reads exactly what `auth.requireUser` reads; `setCookie` carries the
- * refreshed session cookie when the session slid forward: send it on your answer.
+ * `optionalUser` on the request, so it reads exactly what `auth.requireUser` reads, after the CSRF check of
+ * `auth.middleware`: a state-changing request (POST, PUT, PATCH, DELETE) carrying the session cookie from an
+ * untrusted origin rejects with a 403 `AuthError` (`INVALID_ORIGIN`, `MISSING_ORIGIN`), and a database outage with
+ * `DATABASE_UNAVAILABLE` (503): answer them with `writeWebResponse(errorResponse(error), res)`. `setCookie` carries
+ * the refreshed session cookie when the session slid forward: send it on your answer.
  *
  * @example
  * const { user, setCookie } = await nodeSession(auth)(req);
@@ -101,10 +104,9 @@ export function nodeSession(
   auth: Pick<Auth, "optionalUser" | "core">,
 ): (req: NodeRequest) => Promise<NodeSession & { setCookie: string[] }> {
   const origin = auth.core.config.baseOrigin;
-  const sessionOf = requestSession(auth);
-  // Only the credentials matter here (cookie, Authorization): a GET with the request's headers, no body.
+  const lookup = sessionLookup(auth);
   return (req) =>
-    sessionOf(new Request(new URL(req.originalUrl ?? req.url ?? "/", origin), { headers: webHeaders(req) }), {
+    lookup(req.method ?? "GET", new URL(req.originalUrl ?? req.url ?? "/", origin).href, webHeaders(req), {
       incoming: req,
     });
 }
