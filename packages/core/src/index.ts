@@ -30,7 +30,12 @@ export type { PasswordHasher, Argon2Params, Argon2idRaw } from "./password/index
 export { HashGate } from "./password/index.ts";
 export type { HashGateLimits, HashGateStats } from "./password/index.ts";
 export { pwnedPasswords } from "./password/index.ts";
-export type { PasswordCheck, PasswordPolicyUser, PwnedPasswordsOptions } from "./password/index.ts";
+export type {
+  PasswordCheck,
+  PasswordCheckContext,
+  PasswordPolicyUser,
+  PwnedPasswordsOptions,
+} from "./password/index.ts";
 export { AuthEvents } from "./kernel/index.ts";
 export type { Logger, LogFields } from "./logger/index.ts";
 export type {

@@ -98,7 +98,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     events,
     sessions: new SessionService(config, store, clock, random),
     lockout: new Lockout(config, store, clock, events),
-    rateLimiter: new RateLimiter(config, store, clock),
+    rateLimiter: new RateLimiter(config, store, clock, logger),
     hashBudget: new HashBudget(config, store, clock),
     mailer: new Mailer(config, sender, logger),
     sendLimits: new SendLimits(config, store, clock),

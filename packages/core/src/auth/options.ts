@@ -5,11 +5,11 @@ import { applySchema, defaulted, group, optional, required, shapeOf, type InputO
 import type { CounterStore, Store } from "../ports/store.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import { defaultHashConcurrency, type PasswordHasher } from "../password/argon2.ts";
-import type { PasswordCheck } from "../password/policy.ts";
+import { withCheckContext, type PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
 import type { AuthPlugin } from "../kernel/plugin.ts";
 import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
-import type { Logger } from "../logger/logger.ts";
+import { resolveLogger, type Logger } from "../logger/logger.ts";
 import { originOf } from "../config/origin.ts";
 import { HOOKS_SCHEMA } from "../hooks/hooks.ts";
 import { CACHE_SCHEMA, type CacheOptions } from "../cache/options.ts";
@@ -563,7 +563,8 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       allowUsernameChange: o.emailPassword.allowUsernameChange,
       requireUsername: o.emailPassword.requireUsername,
       ...resolvePasswordLengths(options.emailPassword, o.emailPassword),
-      passwordCheck: o.emailPassword.passwordPolicy.check ?? null,
+      // Bound to the auth's logger here, so every service that runs it hands the check the same `logger`.
+      passwordCheck: withCheckContext(o.emailPassword.passwordPolicy.check ?? null, resolveLogger(options.logger)),
       passwordReset,
     },
     ...links,

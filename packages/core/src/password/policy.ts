@@ -1,4 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
+import type { Logger } from "../logger/logger.ts";
 
 /** Who the password is for: the user about to be created (no `id` yet) or the existing one. */
 export interface PasswordPolicyUser {
@@ -16,7 +17,21 @@ export interface PasswordPolicyUser {
  * const check: PasswordCheck = (password, user) =>
  *   password.toLowerCase().includes(user.email.split("@")[0]!) ? "Do not use your email in the password" : undefined;
  */
-export type PasswordCheck = (password: string, user: PasswordPolicyUser) => CheckAnswer | Promise<CheckAnswer>;
+export type PasswordCheck = (
+  password: string,
+  user: PasswordPolicyUser,
+  context?: PasswordCheckContext,
+) => CheckAnswer | Promise<CheckAnswer>;
+
+/** What Latchkey hands a password check besides the password: the auth's `logger` for anything worth a line. */
+export interface PasswordCheckContext {
+  logger: Logger;
+}
+
+/** The check with the auth's logger bound, as the services call it (`null` stays `null`). */
+export function withCheckContext(check: PasswordCheck | null, logger: Logger): PasswordCheck | null {
+  return check && ((password, user) => check(password, user, { logger }));
+}
 
 /** A message refuses; nothing (also `void`: a function without `return`) accepts. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a check that returns nothing accepts; only void types that.

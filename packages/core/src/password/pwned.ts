@@ -2,6 +2,7 @@ import { AuthConfigError, AuthError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
 import { rejectUnknownOptions } from "../config/closed-options.ts";
 import { describeError } from "../errors/describe.ts";
+import { consoleLogger, type Logger } from "../logger/logger.ts";
 import type { PasswordCheck } from "./policy.ts";
 
 /** Options of `pwnedPasswords()`. */
@@ -53,14 +54,19 @@ export function pwnedPasswords(options: PwnedPasswordsOptions = {}): PasswordChe
     throw new AuthConfigError("pwnedPasswords.onUnavailable", 'must be "allow" or "deny"');
   const base = endpoint.endsWith("/") ? endpoint : `${endpoint}/`;
 
-  const unavailable = (reason: string): undefined => {
+  const unavailable = (reason: string, logger: Logger): undefined => {
     if (onUnavailable === "deny")
       throw new AuthError("PASSWORD_CHECK_UNAVAILABLE", "The password cannot be checked right now; try again later");
-    console.warn(`[latchkey] pwnedPasswords: the range API is unavailable (${reason}); the password was allowed`);
+    logger.warn(
+      { component: "pwnedPasswords", reason },
+      `pwnedPasswords: the range API is unavailable (${reason}); the password was allowed`,
+    );
     return undefined;
   };
 
-  return async (password) => {
+  // Latchkey passes its `logger`; called on its own (a test, an app's own form), the console gets the line.
+  return async (password, _user, context) => {
+    const logger = context?.logger ?? consoleLogger();
     const hash = await sha1Hex(password);
     const prefix = hash.slice(0, 5);
     const suffix = hash.slice(5);
@@ -72,11 +78,11 @@ export function pwnedPasswords(options: PwnedPasswordsOptions = {}): PasswordChe
       });
       if (res.status !== 200) {
         await res.body?.cancel();
-        return unavailable(`status ${res.status}`);
+        return unavailable(`status ${res.status}`, logger);
       }
       body = await res.text();
     } catch (error) {
-      return unavailable(describeError(error));
+      return unavailable(describeError(error), logger);
     }
     for (const line of body.split("\n")) {
       const [candidate, count] = line.trim().split(":");

@@ -1,6 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
 import type { Clock } from "../ports/clock.ts";
+import { consoleLogger, type Logger } from "../logger/logger.ts";
 import type { Store } from "../ports/store.ts";
 import type { AuthEvents } from "../kernel/events.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
@@ -65,8 +66,9 @@ export class RateLimiter {
     if (environment === "production") return false;
     if (!this.warnedUnknownIp) {
       this.warnedUnknownIp = true;
-      console.warn(
-        '[latchkey] getClientIp found no client address: every such client shares one rate-limit budget. Configure getClientIp, or set rateLimit.ipless to "shared" or "skip" (production refuses these requests until you do).',
+      this.logger.warn(
+        { component: "rate-limit" },
+        'getClientIp found no client address: every such client shares one rate-limit budget. Configure getClientIp, or set rateLimit.ipless to "shared" or "skip" (production refuses these requests until you do).',
       );
     }
     return true;
@@ -76,6 +78,7 @@ export class RateLimiter {
     private readonly config: ResolvedConfig,
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly logger: Logger = consoleLogger(),
   ) {}
 
   /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { jwt, type LogFields, type Logger } from "@latchkey/core";
+import { jwt, pwnedPasswords, type LogFields, type Logger } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { bearer, createTestAuth } from "../../test/test-auth.ts";
 
@@ -74,6 +74,29 @@ describe("createAuth({ logger })", () => {
     const everything = JSON.stringify(logger.lines);
     expect(everything).not.toContain("ada@example.com");
     expect(everything).not.toContain(token);
+  });
+
+  it("the rate limiter's unknown-address warning and pwnedPasswords' unavailable warning go to the logger too", async () => {
+    const logger = captureLogger();
+    // A range API that is down: nothing listens on port 9 of the loopback.
+    const t = createTestAuth({
+      logger,
+      environment: "development",
+      getClientIp: () => null,
+      emailPassword: { passwordPolicy: { check: pwnedPasswords({ endpoint: "http://127.0.0.1:9/range/" }) } },
+    });
+    const spies = consoleSpies();
+    const res = await t.request("POST", "/sign-up/email", {
+      body: { email: "ada@example.com", password: "correct horse battery" },
+    });
+    expect(res.status).toBe(200);
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    const warnings = logger.lines.filter((line) => line.level === "warn").map((line) => line.message);
+    expect(warnings).toEqual([
+      expect.stringMatching(/getClientIp found no client address/),
+      expect.stringMatching(/pwnedPasswords: the range API is unavailable/),
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toContain("correct horse battery");
   });
 
   it("a logger without the four methods is an AuthConfigError naming `logger`", () => {
