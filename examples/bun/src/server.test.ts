@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ describe("Bun example: Bun.serve delegating to auth.handler", () => {
     server = await startServer(join(EXAMPLE_DIR, "node_modules/.bin/bun"), ["run", "src/server.ts"], {
       cwd: EXAMPLE_DIR,
       // Port 0: the server binds a free port itself and prints it (the ready line below reads it).
-      env: { PORT: "0", LATCHKEY_SECRET: "b".repeat(64) },
+      env: { PORT: "0", LATCHKEY_SECRET: "b".repeat(64), NODE_ENV: "development" },
       ready: /listening on (http:\/\/localhost:\d+)/,
     });
   });
@@ -49,5 +50,26 @@ describe("Bun example: Bun.serve delegating to auth.handler", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/javascript/);
     expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+  });
+});
+
+// Issue 49 item 2: started for production, the example is production: it refuses to start without what it needs
+// (it used to switch to development, printing sign-in codes, because the base URL was http:// or unset).
+describe("Bun example: production is production", () => {
+  it("NODE_ENV=production without secret, https base URL or proxy setting refuses to start, naming each", async () => {
+    const { NODE_ENV: _inherited, ...parent } = process.env;
+    const child = spawn(join(EXAMPLE_DIR, "node_modules/.bin/bun"), ["run", "src/server.ts"], {
+      cwd: EXAMPLE_DIR,
+      env: { ...parent, PORT: "0", NODE_ENV: "production", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));
+    child.stdout.on("data", () => child.kill("SIGTERM")); // it listened: the exit code below says so
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /Cannot start: .*LATCHKEY_PROXY_HOPS.*LATCHKEY_SECRET.*LATCHKEY_BASE_URL.*NODE_ENV=development/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 // `bun run src/server.ts` (pnpm start): the bun binary comes from npm (devDependency).
-import { randomString, webCryptoRandom } from "@latchkey/core";
 import { createExampleAuth } from "./auth.ts";
+import { readSettings, SettingsError } from "./settings.ts";
 
 interface BunServer {
   port: number;
@@ -16,11 +16,19 @@ declare const Bun: {
   }): BunServer;
 };
 
-// The example reads its environment; the library never does.
+// The example reads its environment; the library never does. Production (any NODE_ENV but "development") refuses
+// to start without what it needs, naming it.
 const port = Number(Bun.env.PORT ?? 3000);
-const secret = Bun.env.LATCHKEY_SECRET ?? randomString(webCryptoRandom, 64);
-if (!Bun.env.LATCHKEY_SECRET) console.warn("LATCHKEY_SECRET is not set: using a random secret for this run.");
-const auth = createExampleAuth({ secret, baseUrl: Bun.env.LATCHKEY_BASE_URL ?? `http://localhost:${port}` });
+let settings: ReturnType<typeof readSettings>;
+try {
+  settings = readSettings((name) => Bun.env[name], port);
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(1);
+}
+for (const note of settings.notes) console.warn(note);
+const auth = createExampleAuth(settings);
 
 const server = Bun.serve({
   port,

@@ -1,6 +1,6 @@
 // `deno run --allow-net --allow-read --allow-env src/server.ts` (pnpm start): deno comes from npm (devDependency).
-import { randomString, webCryptoRandom } from "@latchkey/core";
 import { createExampleAuth } from "./auth.ts";
+import { readSettings, SettingsError } from "./settings.ts";
 
 interface ServeHandlerInfo {
   remoteAddr: { hostname: string; port: number };
@@ -15,11 +15,19 @@ declare const Deno: {
   ): { shutdown(): Promise<void> };
 };
 
-// The example reads its environment; the library never does.
+// The example reads its environment; the library never does. Production (any NODE_ENV but "development") refuses
+// to start without what it needs, naming it.
 const port = Number(Deno.env.get("PORT") ?? 3000);
-const secret = Deno.env.get("LATCHKEY_SECRET") ?? randomString(webCryptoRandom, 64);
-if (!Deno.env.get("LATCHKEY_SECRET")) console.warn("LATCHKEY_SECRET is not set: using a random secret for this run.");
-const auth = createExampleAuth({ secret, baseUrl: Deno.env.get("LATCHKEY_BASE_URL") ?? `http://localhost:${port}` });
+let settings: ReturnType<typeof readSettings>;
+try {
+  settings = readSettings((name) => Deno.env.get(name), port);
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  Deno.exit(1);
+}
+for (const note of settings.notes) console.warn(note);
+const auth = createExampleAuth(settings);
 
 const server = Deno.serve(
   {

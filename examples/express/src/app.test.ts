@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  auth = createExampleAuth({ secret: "e".repeat(64), baseUrl: base });
+  auth = createExampleAuth({ secret: "e".repeat(64), baseUrl: base, environment: "development" });
   server.on("request", createApp(auth));
 });
 afterAll(async () => {

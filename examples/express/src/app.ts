@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from "express";
-import { apiKeys, emailOtp, jwt, type SessionView, type UserView } from "@latchkey/core";
-import { createAuth, type Auth } from "@latchkey/hono-adapter";
-import { nodeSession, toNodeHandler } from "@latchkey/hono-adapter/node";
+import { apiKeys, AuthError, emailOtp, jwt, type SessionView, type UserView } from "@latchkey/core";
+import { createAuth, errorResponse, type Auth, type GetClientIp } from "@latchkey/hono-adapter";
+import { nodeSession, toNodeHandler, writeWebResponse } from "@latchkey/hono-adapter/node";
 import { memoryStore } from "@latchkey/memory-store";
 
 declare global {
@@ -15,22 +15,32 @@ declare global {
 }
 
 /** The example's auth: the standalone handler under /auth, memory store (demo only: gone on restart). */
-export function createExampleAuth(options: { secret: string; baseUrl: string }) {
-  const local = options.baseUrl.startsWith("http://");
+export function createExampleAuth(options: {
+  secret: string;
+  baseUrl: string;
+  environment: "production" | "development";
+  getClientIp?: GetClientIp;
+}) {
+  // Development is the caller's explicit choice (NODE_ENV=development), never inferred from the URL; only there may
+  // an http:// localhost get cookies without Secure.
+  const plainHttp = options.environment === "development" && options.baseUrl.startsWith("http://");
   return createAuth({
     secret: options.secret,
     baseUrl: options.baseUrl,
     basePath: "/auth",
     database: memoryStore(),
     plugins: [emailOtp(), apiKeys(), jwt()],
-    // Plain-HTTP localhost needs development mode for non-Secure cookies; behind https keep the defaults.
-    ...(local ? { environment: "development" as const, cookies: { secure: false } } : {}),
+    environment: options.environment,
+    ...(options.getClientIp ? { getClientIp: options.getClientIp } : {}),
+    ...(plainHttp ? { cookies: { secure: false } } : {}),
   });
 }
 
 /**
  * An Express guard for your routers: the request's user and session (cookie or Bearer) on `req.user` and
- * `req.session`, or 401 `INVALID_CREDENTIALS` in Latchkey's error shape.
+ * `req.session`, or 401 `INVALID_CREDENTIALS` in Latchkey's error shape. Latchkey's own refusals are answered as
+ * they are: 403 `INVALID_ORIGIN`/`MISSING_ORIGIN` (a state-changing cookie request from an untrusted origin: CSRF),
+ * 503 `DATABASE_UNAVAILABLE`.
  */
 function requireUser(auth: Pick<Auth, "optionalUser" | "core">) {
   const sessionOf = nodeSession(auth);
@@ -46,7 +56,8 @@ function requireUser(auth: Pick<Auth, "optionalUser" | "core">) {
       req.session = session;
       next();
     } catch (error) {
-      next(error);
+      if (error instanceof AuthError) await writeWebResponse(errorResponse(error), res);
+      else next(error);
     }
   };
 }

@@ -4,8 +4,8 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { apiKeys, emailOtp, jwt, type SessionView, type UserView } from "@latchkey/core";
-import { createAuth, type Auth } from "@latchkey/hono-adapter";
+import { apiKeys, AuthError, emailOtp, jwt, type SessionView, type UserView } from "@latchkey/core";
+import { createAuth, errorResponse, type Auth, type GetClientIp } from "@latchkey/hono-adapter";
 import { nodeSession, toNodeHandler } from "@latchkey/hono-adapter/node";
 import { memoryStore } from "@latchkey/memory-store";
 
@@ -18,24 +18,47 @@ declare module "fastify" {
 }
 
 /** The example's auth: the standalone handler under /auth, memory store (demo only: gone on restart). */
-export function createExampleAuth(options: { secret: string; baseUrl: string }) {
-  const local = options.baseUrl.startsWith("http://");
+export function createExampleAuth(options: {
+  secret: string;
+  baseUrl: string;
+  environment: "production" | "development";
+  getClientIp?: GetClientIp;
+}) {
+  // Development is the caller's explicit choice (NODE_ENV=development), never inferred from the URL; only there may
+  // an http:// localhost get cookies without Secure.
+  const plainHttp = options.environment === "development" && options.baseUrl.startsWith("http://");
   return createAuth({
     secret: options.secret,
     baseUrl: options.baseUrl,
     basePath: "/auth",
     database: memoryStore(),
     plugins: [emailOtp(), apiKeys(), jwt()],
-    // Plain-HTTP localhost needs development mode for non-Secure cookies; behind https keep the defaults.
-    ...(local ? { environment: "development" as const, cookies: { secure: false } } : {}),
+    environment: options.environment,
+    ...(options.getClientIp ? { getClientIp: options.getClientIp } : {}),
+    ...(plainHttp ? { cookies: { secure: false } } : {}),
   });
 }
 
-/** A Fastify `preHandler` guard: `request.user` and `request.session`, or 401 in Latchkey's error shape. */
+/**
+ * A Fastify `preHandler` guard: `request.user` and `request.session`, or 401 in Latchkey's error shape. Latchkey's
+ * own refusals are answered as they are: 403 `INVALID_ORIGIN`/`MISSING_ORIGIN` (a state-changing cookie request
+ * from an untrusted origin: CSRF), 503 `DATABASE_UNAVAILABLE`.
+ */
 function requireUser(auth: Pick<Auth, "optionalUser" | "core">) {
   const sessionOf = nodeSession(auth);
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const { user, session, setCookie } = await sessionOf(request.raw);
+    let found: Awaited<ReturnType<typeof sessionOf>>;
+    try {
+      found = await sessionOf(request.raw);
+    } catch (error) {
+      if (!(error instanceof AuthError)) throw error;
+      const answer = errorResponse(error);
+      return reply
+        .code(answer.status)
+        .headers(Object.fromEntries(answer.headers))
+        .send(await answer.text());
+    }
+    const { user, session, setCookie } = found;
     if (setCookie.length) reply.header("set-cookie", setCookie);
     if (!user || !session) return reply.code(401).send({ code: "INVALID_CREDENTIALS", message: "Sign in first" });
     request.user = user;

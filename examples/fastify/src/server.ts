@@ -1,12 +1,20 @@
 // `pnpm start`: Fastify 5 with Latchkey at /auth. PORT=0 picks a free port (printed).
-import { randomString, webCryptoRandom } from "@latchkey/core";
 import { createApp, createExampleAuth } from "./app.ts";
+import { readSettings, SettingsError } from "./settings.ts";
 
-// The example reads its environment; the library never does.
+// The example reads its environment; the library never does. Production (any NODE_ENV but "development") refuses
+// to start without what it needs, naming it.
 const port = Number(process.env.PORT ?? 3000);
-const secret = process.env.LATCHKEY_SECRET ?? randomString(webCryptoRandom, 64);
-if (!process.env.LATCHKEY_SECRET) console.warn("LATCHKEY_SECRET is not set: using a random secret for this run.");
-const auth = createExampleAuth({ secret, baseUrl: process.env.LATCHKEY_BASE_URL ?? `http://localhost:${port}` });
+let settings: ReturnType<typeof readSettings>;
+try {
+  settings = readSettings((name) => process.env[name], port);
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(1);
+}
+for (const note of settings.notes) console.warn(note);
+const auth = createExampleAuth(settings);
 const app = createApp(auth);
 
 const address = await app.listen({ port, host: process.env.HOST ?? "127.0.0.1" });

@@ -147,7 +147,12 @@ describe(`OpenTelemetry spans (${testStoreKind()} store)`, () => {
         .map((p) => p.attributes["http.request.method"]),
     );
     expect([...methods].sort()).toEqual(["GET", "PATCH", "_OTHER"]);
-    const names = new Set(sdk.spans().filter((s) => s.kind === 1).map((s) => s.name.split(" ")[1]));
+    const names = new Set(
+      sdk
+        .spans()
+        .filter((s) => s.kind === 1)
+        .map((s) => s.name.split(" ")[1]),
+    );
     expect([...names].sort()).toEqual(["GET", "PATCH", "_OTHER"]);
   });
 
