@@ -288,7 +288,13 @@ describe("examples/nextjs as a real Next.js app", () => {
   it("next build, next start on loopback, the journey through app/api/auth/[...all]/route.ts", async () => {
     const app = join(work, "nextjs");
     mkdirSync(app, { recursive: true });
-    copyInto(join(root, "examples/nextjs"), app, ["app", "lib", "next.config.mjs", "tsconfig.json"]);
+    copyInto(join(root, "examples/nextjs"), app, [
+      "app",
+      "lib",
+      "instrumentation.ts",
+      "next.config.mjs",
+      "tsconfig.json",
+    ]);
     await npmProject(app, packs, HOST_APP, {
       hono: "^4.13.19",
       next: "^16.4.6",
@@ -315,6 +321,8 @@ describe("examples/nextjs as a real Next.js app", () => {
           NEXT_TELEMETRY_DISABLED: "1",
           LATCHKEY_SECRET: "n".repeat(64),
           LATCHKEY_BASE_URL: base,
+          // `next start` is production: without the proxy said, the example refuses to start (instrumentation.ts).
+          LATCHKEY_PROXY_HOPS: "1",
           EMAIL_WEBHOOK_URL: capture.url,
         },
       },

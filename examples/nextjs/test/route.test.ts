@@ -100,6 +100,33 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
     }
   });
 
+  it("in production without a configured proxy (bare next start) the server refuses to start, saying what to set", async () => {
+    const holder = globalThis as { latchkeyAuth?: unknown };
+    const configured = holder.latchkeyAuth;
+    const env = process.env as Record<string, string | undefined>;
+    const { NODE_ENV, NEXT_RUNTIME } = env;
+    const { register } = await import("../instrumentation.ts");
+    try {
+      delete env.LATCHKEY_PROXY_HOPS;
+      delete env.VERCEL;
+      env.NODE_ENV = "production";
+      env.NEXT_RUNTIME = "nodejs";
+      delete holder.latchkeyAuth;
+      // What `next start` runs before serving: the server does not come up.
+      await expect(register()).rejects.toThrow(/bare `next start`.*LATCHKEY_PROXY_HOPS/);
+      expect(holder.latchkeyAuth).toBeUndefined();
+      // With the proxy said, it starts.
+      env.LATCHKEY_PROXY_HOPS = "1";
+      await register();
+      expect(holder.latchkeyAuth).toBeDefined();
+    } finally {
+      env.NODE_ENV = NODE_ENV;
+      env.NEXT_RUNTIME = NEXT_RUNTIME;
+      holder.latchkeyAuth = configured;
+      env.LATCHKEY_PROXY_HOPS = "1";
+    }
+  });
+
   it("keeps one auth across module re-evaluation (next dev reloads)", async () => {
     const { getAuth } = await import("../lib/auth.ts");
     expect((globalThis as { latchkeyAuth?: unknown }).latchkeyAuth).toBe(getAuth());
