@@ -23,6 +23,20 @@ async function latchkey(cwd: string, ...args: string[]) {
   }
 }
 
+/** `latchkey serve --port 0` with `env`, expected to refuse to start. */
+async function latchkeyWith(cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0"], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));
+  child.stdout.on("data", () => undefined);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stderr };
+}
+
 /** Serves the config in `cwd` with `env`, checks /health and /auth/jwks, stops it with SIGTERM. */
 async function serveAndProbe(cwd: string, env: Record<string, string>, args: string[] = []) {
   const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...args], {
@@ -111,6 +125,7 @@ describe("latchkey init", { timeout: 90_000 }, () => {
 
   it("latchkey serve runs the written config from the environment (.ts and .mjs), and names a missing variable", async () => {
     const env = {
+      NODE_ENV: "development",
       LATCHKEY_SECRET: "i".repeat(64),
       LATCHKEY_DATABASE_URL: db.url,
       LATCHKEY_BASE_URL: "http://127.0.0.1",
@@ -121,6 +136,11 @@ describe("latchkey init", { timeout: 90_000 }, () => {
     expect(js.stdout).toContain("npx latchkey serve --config other.config.mjs");
     expect(readFileSync(join(dir, "other.config.mjs"), "utf8")).not.toContain(": Record<");
     expect(await serveAndProbe(dir, env, ["--config", "other.config.mjs"])).toEqual({ health: 200, jwks: 1 });
+
+    // Production without an email sender: codes and links would never arrive, so the starter refuses, naming it.
+    const noSender = await latchkeyWith(dir, { ...env, NODE_ENV: "production", LATCHKEY_BASE_URL: "https://a.example" });
+    expect(noSender.code).toBe(1);
+    expect(noSender.stderr).toMatch(/no email sender: production needs email\.sender/);
 
     const missing = await latchkey(dir, "serve", "--port", "0");
     expect(missing.code).toBe(1);

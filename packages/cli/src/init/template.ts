@@ -20,6 +20,17 @@ export default async (${env}) => {
   };
   // NODE_ENV=development: plain-HTTP cookies and emails printed in full on the console, for a laptop.
   const development = env.NODE_ENV === "development";
+  // At least 32 characters; \`npx latchkey secret\` prints one. Keep it out of the repository.
+  const secret = required("LATCHKEY_SECRET");
+  // Where emails go (codes, links). Production needs a real sender: without one nothing is ever delivered, so
+  // this config refuses to start. For example (npm install @latchkey/resend-sender):
+  //   import { resendSender } from "@latchkey/resend-sender";
+  //   const email = { sender: resendSender({ apiKey: required("RESEND_API_KEY") }), from: "auth@example.com" };
+  const email = undefined;
+  if (!email && !development)
+    throw new Error(
+      "no email sender: production needs email.sender in latchkey.config (see docs/email.md); NODE_ENV=development prints emails on the console instead",
+    );
   // Browser front ends on other origins that call the API with the session cookie (comma-separated).
   const frontEnds = (env.LATCHKEY_TRUSTED_ORIGINS ?? "")
     .split(",")
@@ -27,8 +38,7 @@ export default async (${env}) => {
     .filter(Boolean);
 
   return {
-    // At least 32 characters; \`npx latchkey secret\` prints one. Keep it out of the repository.
-    secret: required("LATCHKEY_SECRET"),
+    secret,
     // The public URL clients reach this server on: links in emails, the JWT issuer and audience, the CSRF origin.
     baseUrl: env.LATCHKEY_BASE_URL ?? (development ? "http://localhost:3000" : required("LATCHKEY_BASE_URL")),
     // Every endpoint lives under this prefix (POST /auth/sign-in/email, GET /auth/jwks, ...).
@@ -43,10 +53,9 @@ export default async (${env}) => {
     trustedOrigins: frontEnds,
     // CORS for those front ends (credentials allowed); nothing is allowed cross-origin without it.
     cors: frontEnds.length > 0,
-    // Behind a proxy, rate limits need the client's address from its header, e.g.
-    // getClientIp: clientIp.fromForwardedFor(1)   (import { clientIp } from "@latchkey/hono-adapter")
-    // Production needs a real email sender (the default only logs the recipient): see docs/email.md.
-    // email: { sender: resendSender({ apiKey: required("RESEND_API_KEY") }), from: "auth@example.com" },
+    // Behind a load balancer or reverse proxy, rate limits need the client's address from X-Forwarded-For:
+    // run \`latchkey serve --proxy-hops 1\` (or set LATCHKEY_PROXY_HOPS), else every user shares the proxy's budget.
+    ...(email ? { email } : {}),
     plugins: [
       // Short-lived JWTs at POST /auth/token, public keys at GET /auth/jwks: any language verifies them locally.
       jwt({ expiresIn: "15m" }),

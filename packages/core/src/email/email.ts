@@ -17,8 +17,8 @@ export interface EmailSender {
 /**
  * The default sender: writes mail to the console. With `showBody` (what `environment: "development"` uses) it
  * prints the whole message, announcing on its first line that it does so (that is how a developer receives
- * codes locally). Otherwise it prints only the recipient and the template name: no subject, no body, so no
- * code or link reaches a log even when a subject template carries one. Configure a real sender for production.
+ * codes locally). Otherwise it prints only the template name: no recipient (an email address is personal data), no
+ * subject, no body, so no address, code or link reaches a log. Configure a real sender for production.
  *
  * @example
  * import { consoleEmailSender } from "@latchkey/core";
@@ -37,7 +37,7 @@ export function consoleEmailSender(
         );
       } else {
         log(
-          `[latchkey email] to=${message.to} template=${message.template} (subject and body withheld: set environment "development" or configure a sender)`,
+          `[latchkey email] template=${message.template} not delivered (recipient, subject and body withheld: set environment "development" or configure a sender)`,
         );
       }
     },
