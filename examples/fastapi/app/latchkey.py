@@ -49,8 +49,8 @@ class Settings:
             audience=os.environ.get("LATCHKEY_AUDIENCE", issuer),
             algorithms=tuple(a.strip() for a in os.environ.get("LATCHKEY_JWT_ALGORITHMS", "EdDSA").split(",") if a.strip()),
             jwks_min_refetch_seconds=float(os.environ.get("JWKS_MIN_REFETCH_SECONDS", "10")),
-            # Latchkey answers /jwks with Cache-Control: max-age=300.
-            jwks_max_age_seconds=300.0,
+            # Latchkey answers /jwks with Cache-Control: max-age=60 (jwt({ keyCacheTtl }), 60 s by default).
+            jwks_max_age_seconds=60.0,
             api_key_cache_seconds=float(os.environ.get("API_KEY_CACHE_SECONDS", "10")),
         )
 

@@ -352,8 +352,9 @@ export const AUTH_SCHEMA = {
    */
   passwordHasher: optional<PasswordHasher>(),
   /**
-   * a pino-style logger (`debug`/`info`/`warn`/`error`, fields first, then the message): every line Latchkey
-   * writes goes through it; see [observability.md](observability.md)
+   * a pino-style logger (`debug`/`info`/`warn`/`error`, fields first, then the message): every line
+   * `createAuth` writes goes through it (the stores' own connection lines go to the console); see
+   * [observability.md](observability.md)
    * @defaultValue the console
    */
   logger: optional<Logger>(),
