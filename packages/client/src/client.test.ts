@@ -216,6 +216,73 @@ describe("@latchkey/client", () => {
     expect(client.session.get().data?.user.email).toBe("ada@example.com");
   });
 
+  it("an app's own getSession() answered after sign-out does not put the previous user or their JWT back", async () => {
+    const { auth } = server();
+    let hold: Promise<void> | null = null;
+    let release: () => void = () => undefined;
+    const client = createLatchkeyClient({
+      baseURL: `${BASE}/auth`,
+      auth: "bearer",
+      fetch: async (r) => {
+        const answer = await auth.handler(r);
+        if (hold && r.url.endsWith("/get-session")) {
+          const gate = hold;
+          hold = null;
+          await gate;
+        }
+        return answer;
+      },
+    });
+    await client.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    await client.session.refetch();
+    expect(client.session.get().data?.user.email).toBe("ada@example.com");
+    hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const mine = client.getSession(); // the app's own call: answered "Ada, with a JWT", but only after sign-out
+    expect((await client.signOut()).error).toBeNull();
+    await client.session.refetch(); // the store knows: signed out
+    expect(client.session.get()).toMatchObject({ data: null, jwt: null });
+    release();
+    expect((await mine).data?.user.email).toBe("ada@example.com"); // its caller still gets what it asked for
+    expect(client.session.get()).toMatchObject({ data: null, jwt: null });
+    expect(client.getJwt()).toBeNull();
+    expect(client.getBearerToken()).toBeNull();
+  });
+
+  it("sign-out forgets locally first: a failed sign-out request or a failed follow-up leaves no user, token or JWT", async () => {
+    const { auth } = server();
+    let offline: "sign-out" | "get-session" | null = null;
+    const client = createLatchkeyClient({
+      baseURL: `${BASE}/auth`,
+      auth: "bearer",
+      fetch: async (r) => {
+        if (offline && r.url.endsWith(`/${offline}`)) throw new TypeError("Failed to fetch");
+        return auth.handler(r);
+      },
+    });
+    const signIn = async () => {
+      await client.signUpEmail({ email: `ada${Math.random()}@example.com`, password: "correct horse battery" });
+      await client.session.refetch();
+      expect(client.session.get().data).not.toBeNull();
+      expect(client.getJwt()).not.toBeNull();
+    };
+    await signIn();
+    offline = "get-session";
+    expect((await client.signOut()).error).toBeNull();
+    await client.session.refetch();
+    expect(client.session.get().data).toBeNull();
+    expect(client.getJwt()).toBeNull();
+
+    offline = null;
+    await signIn();
+    offline = "sign-out";
+    expect((await client.signOut()).error?.code).toBe("NETWORK_ERROR");
+    expect(client.getBearerToken()).toBeNull();
+    expect(client.getJwt()).toBeNull();
+    expect(client.session.get()).toMatchObject({ data: null, jwt: null });
+  });
+
   it("cookie mode sends credentials: include and no Authorization header; call options add headers", async () => {
     const requests: Request[] = [];
     const client = createLatchkeyClient({

@@ -260,6 +260,10 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   const doFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   let token = options.token ?? null;
   let jwt: string | null = null;
+  // Bumped when a session-changing call leaves and again when it is answered: a get-session answer (the store's or
+  // the app's own `getSession()`) that left under an older generation may describe the session before the change,
+  // so it is returned to its caller but never put into the session store (nor its JWT kept).
+  let generation = 0;
 
   const setToken = (next: string | null) => {
     if (next === token) return;
@@ -278,23 +282,37 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
       input,
       callOptions,
     );
+    const changing = SESSION_CHANGING.has(operationId);
+    if (changing) generation++;
+    const leftAt = generation;
+    if (operationId === "signOut") {
+      // Forget locally first, then tell the server: a sign-out whose request fails (offline) or whose follow-up
+      // get-session fails must not leave the previous user on screen or their Bearer token and JWT in memory.
+      jwt = null;
+      if (mode === "bearer") setToken(null);
+      store.clear();
+    }
     let response: Response;
     try {
       response = await doFetch(new Request(url, init));
     } catch (error) {
+      if (changing) generation++;
       return networkError(error);
     }
-    const headerJwt = response.headers.get("set-auth-jwt");
+    if (changing) generation++;
+    const stale = operationId === "getSession" && leftAt !== generation;
+    const headerJwt = stale ? null : response.headers.get("set-auth-jwt");
     if (headerJwt) jwt = headerJwt;
     // A 401 means no session stands behind this client any more: the JWT it minted must go too, and the
     // session store learns it (get-session itself answers 200 null, never 401).
-    else if (response.status === 401) {
+    else if (response.status === 401 && !stale) {
       jwt = null;
       if (operationId !== "getSession") void store.refetch();
     }
     const answer = await readAnswer(response);
     if ("error" in answer) return answer.error;
     const payload = answer.payload;
+    if (stale) return { data: payload as Output<K>, error: null, response };
     // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
     if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
     if (mode === "bearer") {
@@ -337,7 +355,7 @@ function createSessionStore(
   fetchSession: () => Promise<Result<Output<"getSession">>>,
   currentJwt: () => string | null,
   refetchOnFocus: boolean,
-): SessionStore & { accept(data: SessionState["data"]): void } {
+): SessionStore & { accept(data: SessionState["data"]): void; clear(): void } {
   let state: SessionState = { data: null, isPending: true, error: null, jwt: null };
   const listeners = new Set<(state: SessionState) => void>();
   let inFlight: Promise<SessionState> | null = null;
@@ -413,6 +431,9 @@ function createSessionStore(
       };
     },
     refetch,
+    clear() {
+      set({ data: null, isPending: false, error: null, jwt: null });
+    },
     accept(data) {
       // A fresh object only when something changed, so React keeps the same snapshot otherwise.
       const same = JSON.stringify(data) === JSON.stringify(state.data);
