@@ -1,4 +1,6 @@
 import { defineMiddleware } from "astro:middleware";
+import { AuthError } from "@latchkey/core";
+import { errorResponse } from "@latchkey/hono-adapter";
 import { latchkey } from "./lib/auth.ts";
 
 /** Latchkey's routes at /auth; every other request gets `Astro.locals.user` and `Astro.locals.session`. */
@@ -9,7 +11,15 @@ export const onRequest = defineMiddleware(async (context, next) => {
   if (context.url.pathname === "/auth" || context.url.pathname.startsWith("/auth/")) {
     return auth.handler(context.request, env);
   }
-  const { user, session, setCookie } = await sessionOf(context.request, env);
+  let found: Awaited<ReturnType<typeof sessionOf>>;
+  try {
+    found = await sessionOf(context.request, env);
+  } catch (error) {
+    // A cookie POST from an untrusted origin (CSRF: 403) or a database outage (503): Latchkey's JSON answer.
+    if (error instanceof AuthError) return errorResponse(error);
+    throw error;
+  }
+  const { user, session, setCookie } = found;
   context.locals.user = user;
   context.locals.session = session;
   const response = await next();

@@ -1,4 +1,6 @@
 import type { Handle, ServerInit } from "@sveltejs/kit/hooks";
+import { AuthError } from "@latchkey/core";
+import { errorResponse } from "@latchkey/hono-adapter";
 import { latchkey } from "./lib/server/auth.ts";
 
 /** At server start: a bad configuration (a missing LATCHKEY_SECRET) stops the server before its first request. */
@@ -14,7 +16,15 @@ export const handle: Handle = async ({ event, resolve }) => {
   if (event.url.pathname === "/auth" || event.url.pathname.startsWith("/auth/")) {
     return auth.handler(event.request, env);
   }
-  const { user, session, setCookie } = await sessionOf(event.request, env);
+  let found: Awaited<ReturnType<typeof sessionOf>>;
+  try {
+    found = await sessionOf(event.request, env);
+  } catch (error) {
+    // A cookie POST from an untrusted origin (CSRF: 403) or a database outage (503): Latchkey's JSON answer.
+    if (error instanceof AuthError) return errorResponse(error);
+    throw error;
+  }
+  const { user, session, setCookie } = found;
   event.locals.user = user;
   event.locals.session = session;
   const response = await resolve(event);

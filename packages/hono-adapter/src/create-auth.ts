@@ -27,6 +27,7 @@ import {
 } from "./middleware/security.ts";
 import { CORS_SCHEMA, corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
 import { createDependencies, createRequestTools, type RequestTools } from "./middleware/session.ts";
+import { watchForProxy } from "./http/proxy-hint.ts";
 import { FEATURE_ROUTES } from "./routes/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
@@ -205,7 +206,14 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   const core = createAuthCore<P>(telemetry.options, ADAPTER_OPTION_SHAPE);
   telemetry.countEvents(core);
   const { config } = core;
-  const tools = createRequestTools(core, options.getClientIp ?? ADAPTER_SCHEMA.getClientIp.default);
+  // The socket's address in production: watched for the one private address a proxy in front would give them all.
+  const getClientIp = options.getClientIp ?? ADAPTER_SCHEMA.getClientIp.default;
+  const tools = createRequestTools(
+    core,
+    getClientIp === fromSocket && config.environment === "production"
+      ? watchForProxy(getClientIp, core.logger)
+      : getClientIp,
+  );
 
   const app: AuthApp = new OpenAPIHono<AuthEnv>({
     defaultHook: (result) => (result.success ? undefined : invalidRequest(result.error.issues)),

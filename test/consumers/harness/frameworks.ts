@@ -40,7 +40,9 @@ export async function expectLocalsJourney(base: string, label: string): Promise<
   expect(up.status, await up.clone().text()).toBe(200);
   const { session } = (await up.json()) as { session: { id: string } };
   const cookie = up.headers.get("set-cookie")!.split(";")[0]!;
-  expect(cookie).toMatch(/^latchkey\.session=/);
+  // A built server is production whatever its URL (issue 49 item 2): the Secure, __Host- cookie.
+  expect(cookie).toMatch(/^__Host-latchkey\.session=/);
+  expect(up.headers.get("set-cookie")).toMatch(/; Secure/);
 
   const page = await fetch(`${base}/dashboard`, { headers: { cookie }, redirect: "manual" });
   expect(page.status).toBe(200);

@@ -20,8 +20,9 @@ function emailSender(): EmailSender {
 }
 
 function buildAuth() {
-  // Plain-HTTP localhost needs development mode for non-Secure cookies; behind https keep the defaults.
-  const local = LATCHKEY_BASE_URL.startsWith("http://");
+  // `astro dev` is development (emails on the console, plain-HTTP cookies); a built server is production, whatever
+  // its URL: never inferred from an http:// base URL.
+  const dev = import.meta.env.DEV;
   const auth = createAuth({
     secret: LATCHKEY_SECRET ?? "",
     baseUrl: LATCHKEY_BASE_URL,
@@ -30,7 +31,8 @@ function buildAuth() {
     database: memoryStore(),
     email: { sender: emailSender() },
     plugins: [emailOtp(), apiKeys(), jwt()],
-    ...(local ? { environment: "development" as const, cookies: { secure: false } } : {}),
+    environment: dev ? "development" : "production",
+    ...(dev ? { cookies: { secure: false } } : {}),
   });
   return { auth, sessionOf: requestSession(auth) };
 }

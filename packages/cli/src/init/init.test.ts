@@ -138,7 +138,11 @@ describe("latchkey init", { timeout: 90_000 }, () => {
     expect(await serveAndProbe(dir, env, ["--config", "other.config.mjs"])).toEqual({ health: 200, jwks: 1 });
 
     // Production without an email sender: codes and links would never arrive, so the starter refuses, naming it.
-    const noSender = await latchkeyWith(dir, { ...env, NODE_ENV: "production", LATCHKEY_BASE_URL: "https://a.example" });
+    const noSender = await latchkeyWith(dir, {
+      ...env,
+      NODE_ENV: "production",
+      LATCHKEY_BASE_URL: "https://a.example",
+    });
     expect(noSender.code).toBe(1);
     expect(noSender.stderr).toMatch(/no email sender: production needs email\.sender/);
 

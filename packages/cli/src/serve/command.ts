@@ -1,13 +1,16 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, resolveConfigPath } from "./config.ts";
-import { DatabaseWaitError, startServer, type RunningServer } from "./server.ts";
+import { DatabaseWaitError, ProxyHopsError, startServer, type RunningServer } from "./server.ts";
 
-const USAGE = `Usage: latchkey serve [--config <file>] [--port <n>] [--host <address>]
+const USAGE = `Usage: latchkey serve [--config <file>] [--port <n>] [--host <address>] [--proxy-hops <n>]
                       [--database-wait <seconds>] [--drain-timeout <seconds>]
 
   --config          the config module (default: latchkey.config.ts, .mts, .mjs or .js in this folder)
   --port            default: $PORT, else 3000 (0 picks a free port)
   --host            default: $HOST, else 127.0.0.1 (use 0.0.0.0 in a container)
+  --proxy-hops      behind a load balancer or reverse proxy: how many proxies overwrite X-Forwarded-For
+                    (the client address for rate limits is read there); default: $LATCHKEY_PROXY_HOPS, else 0
+                    (the socket's address: right only when clients connect to this process directly)
   --database-wait   how long to wait for the database at start (default 30)
   --drain-timeout   how long requests in flight may take after SIGTERM (default 25)
 `;
@@ -17,6 +20,14 @@ function seconds(value: string | undefined, fallback: number, name: string): num
   const n = Number(value.replace(/s$/, ""));
   if (!Number.isFinite(n) || n < 0) throw new TypeError(`--${name} must be a number of seconds, got ${value}`);
   return n * 1000;
+}
+
+function hopsOf(value: string | undefined): number {
+  const text = value ?? process.env.LATCHKEY_PROXY_HOPS ?? "0";
+  const hops = Number(text === "" ? "0" : text);
+  if (!Number.isInteger(hops) || hops < 0 || hops > 16)
+    throw new TypeError(`--proxy-hops must be an integer from 0 to 16, got ${text}`);
+  return hops;
 }
 
 function portOf(value: string | undefined): number {
@@ -39,7 +50,7 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
  */
 export async function serveCommand(args: string[]): Promise<number> {
   let flags: Record<string, string | boolean | undefined>;
-  let settings: { port: number; host: string; databaseWaitMs: number; drainTimeoutMs: number };
+  let settings: { port: number; host: string; databaseWaitMs: number; drainTimeoutMs: number; proxyHops: number };
   try {
     flags = parseArgs({
       args,
@@ -47,6 +58,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         config: { type: "string" },
         port: { type: "string", short: "p" },
         host: { type: "string" },
+        "proxy-hops": { type: "string" },
         "database-wait": { type: "string" },
         "drain-timeout": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -57,6 +69,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       host: (flags.host as string | undefined) ?? process.env.HOST ?? "127.0.0.1",
       databaseWaitMs: seconds(flags["database-wait"] as string | undefined, 30, "database-wait"),
       drainTimeoutMs: seconds(flags["drain-timeout"] as string | undefined, 25, "drain-timeout"),
+      proxyHops: hopsOf(flags["proxy-hops"] as string | undefined),
     };
   } catch (error) {
     process.stderr.write(`latchkey serve: ${describe(error)}\n${USAGE}`);
@@ -81,7 +94,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message);
     if (error instanceof Error && error.name === "AuthConfigError") return fail(`invalid config: ${error.message}`);
-    if (error instanceof DatabaseWaitError) return fail(error.message);
+    if (error instanceof DatabaseWaitError || error instanceof ProxyHopsError) return fail(error.message);
     return fail(`could not start: ${describe(error)}`);
   }
   // A rejected promise nobody awaited (a driver's background error) is logged, not a reason to drop every

@@ -196,6 +196,44 @@ describe("latchkey serve", { timeout: 60_000 }, () => {
     expect(await server.exit).toBe(0);
   });
 
+  it("--proxy-hops (or LATCHKEY_PROXY_HOPS): behind a load balancer each client has its own rate-limit budget", async () => {
+    const signIns = async (url: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const res = await fetch(`${url}/api/auth/sign-in/email`, {
+          method: "POST",
+          // What a load balancer writes: the client's address, appended to whatever the client sent.
+          headers: { "content-type": "application/json", "x-forwarded-for": `spoofed, 198.51.100.${i}` },
+          // A new address each time, so the per-account lockout stays out of it.
+          body: JSON.stringify({ email: `nobody${i}@example.com`, password: "not the password" }),
+        });
+        statuses.push(res.status);
+      }
+      return statuses;
+    };
+    const behind = await serve(["--config", fixture("object.config.mjs"), "--proxy-hops", "1"]);
+    try {
+      expect(await signIns(behind.url)).not.toContain(429);
+    } finally {
+      behind.child.kill("SIGTERM");
+      expect(await behind.exit).toBe(0);
+    }
+    const direct = await serve(["--config", fixture("object.config.mjs")], { LATCHKEY_PROXY_HOPS: "" });
+    try {
+      // Without it, the socket's address: every request is the one loopback client.
+      expect((await signIns(direct.url)).slice(-2)).toEqual([429, 429]);
+    } finally {
+      direct.child.kill("SIGTERM");
+      expect(await direct.exit).toBe(0);
+    }
+    const both = await refused(["--config", fixture("own-client-ip.config.mjs")], { LATCHKEY_PROXY_HOPS: "2" });
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/sets getClientIp and --proxy-hops/);
+    const bad = await refused(["--config", fixture("object.config.mjs"), "--proxy-hops", "two"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--proxy-hops must be an integer/);
+  });
+
   it("refuses to start on an invalid config, naming the option (and the nearest valid one)", async () => {
     const result = await refused(["--config", fixture("invalid.config.mjs")]);
     expect(result.code).toBe(1);

@@ -15,6 +15,12 @@ export interface ServerSettings {
   drainTimeoutMs: number;
   /** Where the request log and the status lines go (stdout by default). */
   log: (line: string) => void;
+  /**
+   * Behind this many proxies that overwrite `X-Forwarded-For`, the client address for rate limits is read there
+   * (`clientIp.fromForwardedFor(hops)`); 0 (the default) keeps the socket's. A config that sets `getClientIp`
+   * itself cannot take it too.
+   */
+  proxyHops?: number;
 }
 
 /** A listening server. */
@@ -28,6 +34,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** `--proxy-hops` given to a config that chose its own `getClientIp`. */
+export class ProxyHopsError extends Error {
+  override name = "ProxyHopsError";
+}
+
 /** The database did not answer within the bounded wait at start. */
 export class DatabaseWaitError extends Error {
   override name = "DatabaseWaitError";
@@ -35,9 +46,11 @@ export class DatabaseWaitError extends Error {
 
 const ADAPTER = "@latchkey/hono-adapter";
 
-async function loadCreateAuth(): Promise<(options: CreateAuthOptions) => Auth> {
+type Adapter = typeof import("@latchkey/hono-adapter");
+
+async function loadAdapter(): Promise<Adapter> {
   try {
-    return (await import("@latchkey/hono-adapter")).createAuth as (options: CreateAuthOptions) => Auth;
+    return await import("@latchkey/hono-adapter");
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === "ERR_MODULE_NOT_FOUND" && String(error).includes(ADAPTER))
@@ -103,10 +116,15 @@ async function waitForDatabase(auth: Auth, waitMs: number, log: (line: string) =
  * `createAuth(options)` through the installed adapter. When it throws (invalid options), whatever the config
  * already opened (its store, a Redis client) is closed first, or it would keep the process alive.
  */
-export async function buildAuth(options: CreateAuthOptions): Promise<Auth> {
+export async function buildAuth(options: CreateAuthOptions, proxyHops = 0): Promise<Auth> {
   try {
-    const createAuth = await loadCreateAuth();
-    return createAuth(options);
+    const { createAuth, clientIp } = await loadAdapter();
+    if (proxyHops === 0) return createAuth(options);
+    if (options.getClientIp !== undefined)
+      throw new ProxyHopsError(
+        "the config sets getClientIp and --proxy-hops (LATCHKEY_PROXY_HOPS) is given too: keep one of them",
+      );
+    return createAuth({ ...options, getClientIp: clientIp.fromForwardedFor(proxyHops) });
   } catch (error) {
     await releaseConnections(options);
     throw error;
@@ -127,7 +145,7 @@ async function releaseConnections(options: CreateAuthOptions): Promise<void> {
  * serves the auth handler at its `basePath` plus `/health` on a Node HTTP server.
  */
 export async function startServer(options: CreateAuthOptions, settings: ServerSettings): Promise<RunningServer> {
-  const auth = await buildAuth(options);
+  const auth = await buildAuth(options, settings.proxyHops ?? 0);
   const { basePath, environment } = auth.core.config;
   try {
     await waitForDatabase(auth, settings.databaseWaitMs, settings.log);

@@ -1,3 +1,4 @@
+import { dev } from "$app/environment";
 import { EMAIL_WEBHOOK_URL, LATCHKEY_BASE_URL, LATCHKEY_SECRET } from "$app/env/private";
 import { apiKeys, consoleEmailSender, emailOtp, jwt, type EmailSender } from "@latchkey/core";
 import { createAuth, requestSession } from "@latchkey/hono-adapter";
@@ -21,8 +22,6 @@ function emailSender(): EmailSender {
 
 function buildAuth() {
   const baseUrl = LATCHKEY_BASE_URL;
-  // Plain-HTTP localhost needs development mode for non-Secure cookies; behind https keep the defaults.
-  const local = baseUrl.startsWith("http://");
   const auth = createAuth({
     secret: LATCHKEY_SECRET ?? "",
     baseUrl,
@@ -31,7 +30,10 @@ function buildAuth() {
     database: memoryStore(),
     email: { sender: emailSender() },
     plugins: [emailOtp(), apiKeys(), jwt()],
-    ...(local ? { environment: "development" as const, cookies: { secure: false } } : {}),
+    // `vite dev` is development (emails on the console, plain-HTTP cookies); a built server is production, whatever
+    // its URL: never inferred from an http:// base URL.
+    environment: dev ? "development" : "production",
+    ...(dev ? { cookies: { secure: false } } : {}),
   });
   return { auth, sessionOf: requestSession(auth) };
 }
