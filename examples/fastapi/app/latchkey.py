@@ -7,7 +7,8 @@ Written for this example and kept small: read it, copy it, change it. Configurat
                            says otherwise (default: the origin of LATCHKEY_URL)
   LATCHKEY_AUDIENCE        the JWT `aud` to require (default: LATCHKEY_ISSUER, like Latchkey's)
   LATCHKEY_JWT_ALGORITHMS  accepted algorithms, comma-separated (default EdDSA, Latchkey's default)
-  JWKS_MIN_REFETCH_SECONDS unknown kids refetch the JWKS at most this often (default 10)
+  JWKS_MIN_REFETCH_SECONDS the JWKS is fetched at most this often, for unknown kids or a refresh (default 10)
+  JWKS_TIMEOUT_SECONDS     a JWKS fetch gives up after this long (default 2); known keys keep working meanwhile
   API_KEY_CACHE_SECONDS    how long a *valid* verify answer is reused (default 10; 0 turns the cache off)
 """
 
@@ -37,6 +38,7 @@ class Settings:
     jwks_min_refetch_seconds: float
     jwks_max_age_seconds: float
     api_key_cache_seconds: float
+    jwks_timeout_seconds: float = 2.0
 
     @staticmethod
     def from_env() -> "Settings":
@@ -51,6 +53,7 @@ class Settings:
             jwks_min_refetch_seconds=float(os.environ.get("JWKS_MIN_REFETCH_SECONDS", "10")),
             # Latchkey answers /jwks with Cache-Control: max-age=60 (jwt({ keyCacheTtl }), 60 s by default).
             jwks_max_age_seconds=60.0,
+            jwks_timeout_seconds=float(os.environ.get("JWKS_TIMEOUT_SECONDS", "2")),
             api_key_cache_seconds=float(os.environ.get("API_KEY_CACHE_SECONDS", "10")),
         )
 
@@ -69,11 +72,15 @@ def unavailable() -> HTTPException:
 
 
 class JwksCache:
-    """Latchkey's public keys by kid, fetched from /jwks.
+    """Latchkey's public keys by kid, fetched from /jwks, kept through an outage (as jose's remote JWK set does).
 
-    An unknown kid refetches the set (a rotation publishes a new key before tokens carry it), at most once per
-    `min_refetch_seconds`, so tokens with made-up kids cannot turn this service into a flood against Latchkey.
-    The whole set is also refreshed when older than the max-age Latchkey sends, so deleted keys drop out.
+    - A known kid is always answered from memory. Once the set is older than the max-age Latchkey sends, a refresh
+      starts in the background (deleted keys drop out when it lands); the request does not wait for it, and a
+      failed or hanging refresh changes nothing: the keys already known keep verifying tokens.
+    - An unknown kid refetches the set (a rotation publishes a new key before tokens carry it), at most once per
+      `min_refetch_seconds` counted from the last *attempt*, so neither tokens with made-up kids nor an outage
+      turn this service into a flood against Latchkey. Requests meanwhile share the one fetch under way.
+    - Every fetch gives up after `timeout_seconds`: with Latchkey hanging, no request queues behind it for long.
     """
 
     def __init__(
@@ -83,19 +90,23 @@ class JwksCache:
         min_refetch_seconds: float,
         max_age_seconds: float,
         clock: Callable[[], float] = time.monotonic,
+        timeout_seconds: float = 2.0,
     ):
         self._clock = clock
         self._client = client
         self._url = url
         self._min_refetch = min_refetch_seconds
         self._max_age = max_age_seconds
+        self._timeout = timeout_seconds
         self._keys: dict[str, jwt.PyJWK] = {}
         self._fetched_at = float("-inf")
-        self._lock = asyncio.Lock()
+        self._attempted_at = float("-inf")
+        self._inflight: asyncio.Task[None] | None = None
         self.fetches = 0
 
-    async def _refresh(self) -> None:
-        response = await self._client.get(self._url)
+    async def _fetch(self) -> None:
+        self.fetches += 1
+        response = await asyncio.wait_for(self._client.get(self._url), self._timeout)
         response.raise_for_status()
         keys: dict[str, jwt.PyJWK] = {}
         for jwk in response.json().get("keys", []):
@@ -107,19 +118,35 @@ class JwksCache:
                 continue  # an algorithm this PyJWT cannot use
         self._keys = keys
         self._fetched_at = self._clock()
-        self.fetches += 1
+
+    def _start_refresh(self) -> asyncio.Task[None] | None:
+        """The fetch under way, or a new one when the last attempt is at least `min_refetch_seconds` old."""
+        if self._inflight is not None and not self._inflight.done():
+            return self._inflight
+        if self._clock() - self._attempted_at < self._min_refetch:
+            return None
+        self._attempted_at = self._clock()
+        self._inflight = asyncio.ensure_future(self._fetch())
+        # A background refresh that fails is not an error of any request: the known keys stay.
+        self._inflight.add_done_callback(lambda task: task.cancelled() or task.exception())
+        return self._inflight
+
+    async def settled(self) -> None:
+        """Waits for the fetch under way, if any (tests; a shutdown)."""
+        if self._inflight is not None:
+            await asyncio.gather(self._inflight, return_exceptions=True)
 
     async def key(self, kid: str) -> jwt.PyJWK | None:
-        now = self._clock()
-        stale = now - self._fetched_at >= self._max_age
-        if kid in self._keys and not stale:
-            return self._keys[kid]
-        async with self._lock:
-            # Another request may have refreshed while this one waited for the lock.
-            if kid in self._keys and self._clock() - self._fetched_at < self._max_age:
-                return self._keys[kid]
-            if stale or self._clock() - self._fetched_at >= self._min_refetch:
-                await self._refresh()
+        known = self._keys.get(kid)
+        if known is not None:
+            if self._clock() - self._fetched_at >= self._max_age:
+                self._start_refresh()
+            return known
+        fetch = self._start_refresh()
+        if fetch is None:
+            return None
+        # Raises httpx.HTTPError or TimeoutError when Latchkey cannot be asked: the caller answers 503.
+        await asyncio.shield(fetch)
         return self._keys.get(kid)
 
 
@@ -203,6 +230,7 @@ class Latchkey:
             f"{settings.latchkey_url}/jwks",
             settings.jwks_min_refetch_seconds,
             settings.jwks_max_age_seconds,
+            timeout_seconds=settings.jwks_timeout_seconds,
         )
         self.api_keys = ApiKeyVerifier(self.client, f"{settings.latchkey_url}/api-key/verify", settings.api_key_cache_seconds)
 
@@ -219,7 +247,7 @@ class Latchkey:
             raise unauthorized("INVALID_JWT", "The token's algorithm or key id is not accepted")
         try:
             key = await self.jwks.key(header["kid"])
-        except httpx.HTTPError:
+        except (httpx.HTTPError, TimeoutError, asyncio.TimeoutError):
             raise unavailable() from None
         if key is None:
             raise unauthorized("INVALID_JWT", "The token was signed by an unknown key")

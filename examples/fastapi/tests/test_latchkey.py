@@ -47,11 +47,17 @@ class FakeLatchkey:
         self.jwks: list[dict] = []
         self.jwks_calls = 0
         self.verify_calls = 0
+        self.down = False  # /jwks answers 503
+        self.hang = False  # /jwks never answers
         self.verdict = lambda body: {"valid": False, "error": {"code": "INVALID_API_KEY", "message": "no"}}
 
-    def handler(self, request: httpx.Request) -> httpx.Response:
+    async def handler(self, request: httpx.Request) -> httpx.Response:
         if request.url.path == "/auth/jwks":
             self.jwks_calls += 1
+            if self.hang:
+                await asyncio.Event().wait()
+            if self.down:
+                return httpx.Response(503, json={"code": "DATABASE_UNAVAILABLE", "message": "down"})
             return httpx.Response(200, json={"keys": self.jwks})
         if request.url.path == "/auth/api-key/verify":
             self.verify_calls += 1
@@ -108,7 +114,57 @@ class JwksTest(unittest.TestCase):
             await self.cache.key("k1")
             self.fake.jwks = []
             self.clock.now += 301
+            # The request that notices the age is answered at once; the refresh it started drops the key.
+            self.assertIsNotNone(await self.cache.key("k1"))
+            await self.cache.settled()
             self.assertIsNone(await self.cache.key("k1"))
+
+        run(scenario())
+
+    def test_an_outage_keeps_known_keys_and_fetches_at_most_once_per_interval(self) -> None:
+        _, jwk = signing_key("k1")
+        self.fake.jwks = [jwk]
+
+        async def scenario():
+            self.assertIsNotNone(await self.cache.key("k1"))
+            self.fake.down = True
+            # Ten minutes of outage, a request every second: the known key keeps verifying.
+            for _ in range(600):
+                self.clock.now += 1
+                self.assertIsNotNone(await self.cache.key("k1"))
+                await self.cache.settled()
+            # Past the max-age, one background attempt per 10 s interval: not one per request.
+            self.assertLessEqual(self.fake.jwks_calls, 1 + 600 // 10)
+            calls = self.fake.jwks_calls
+            # Unknown kids during the outage: the first attempt fails (503 for that request), then none until the
+            # interval has passed.
+            self.clock.now += 10
+            with self.assertRaises(httpx.HTTPError):
+                await self.cache.key("forged-0")
+            for i in range(1, 50):
+                self.assertIsNone(await self.cache.key(f"forged-{i}"))
+            self.assertEqual(self.fake.jwks_calls, calls + 1)
+
+        run(scenario())
+
+    def test_a_hanging_latchkey_delays_no_request_with_a_known_key_and_fetches_time_out(self) -> None:
+        _, jwk = signing_key("k1")
+        self.fake.jwks = [jwk]
+        cache = JwksCache(self.client, "http://latchkey/auth/jwks", 10, 300, clock=self.clock, timeout_seconds=0.05)
+
+        async def scenario():
+            await cache.key("k1")
+            self.fake.hang = True
+            self.clock.now += 301
+            # Answered from memory while the refresh hangs (the fake never answers it).
+            self.assertIsNotNone(await cache.key("k1"))
+            self.assertIsNotNone(await cache.key("k1"))
+            await cache.settled()  # it gave up after its timeout
+            self.assertEqual(self.fake.jwks_calls, 2)  # one refresh for both requests
+            self.clock.now += 10
+            with self.assertRaises((TimeoutError, asyncio.TimeoutError)):
+                await cache.key("new-kid")  # an unknown kid waits for one fetch at most, which times out
+            self.assertIsNotNone(await cache.key("k1"))
 
         run(scenario())
 
@@ -126,6 +182,13 @@ class UserFromJwtTest(unittest.TestCase):
             run(self.lk.user_from_jwt(value))
         self.assertEqual(caught.exception.status_code, 401)
         return caught.exception.detail["message"]
+
+    def test_valid_tokens_keep_working_through_a_latchkey_outage_past_the_max_age(self) -> None:
+        run(self.lk.user_from_jwt(token(self.private, "k1")))
+        self.fake.down = True
+        self.lk.jwks._fetched_at -= 3600  # an hour later: the set is long past its max-age
+        user = run(self.lk.user_from_jwt(token(self.private, "k1")))
+        self.assertEqual(user.id, "user-1")
 
     def test_a_valid_token_gives_the_user(self) -> None:
         user = run(self.lk.user_from_jwt(token(self.private, "k1", email="a@example.com", email_verified=True)))
