@@ -45,11 +45,13 @@ export class Telemetry {
   readonly metered: boolean;
   /** The API's no-op tracer provider: what its global proxy delegates to while no SDK registered one. */
   private readonly noTracerProvider: Otel.TracerProvider;
+  private readonly meter: Otel.Meter;
 
   constructor(readonly api: OtelApi) {
     this.tracer = api.trace.getTracer("@latchkey/hono-adapter", ADAPTER_VERSION);
     this.noTracerProvider = new api.ProxyTracerProvider().getDelegate();
     const meter = api.metrics.getMeter("@latchkey/hono-adapter", ADAPTER_VERSION);
+    this.meter = meter;
     this.metered = meter !== api.createNoopMeter();
     this.requestDuration = meter.createHistogram("latchkey.request.duration", {
       description: "Duration of auth requests, by route, method, status and error code",
@@ -72,6 +74,29 @@ export class Telemetry {
       "API-key verifications, by result code (VALID or the error)",
     );
     this.sessionsRevoked = counter("latchkey.sessions.revoked", "Sessions revoked, by reason");
+  }
+
+  /**
+   * The lookup cache of `createAuth({ cache })`, read when the SDK collects: `latchkey.cache.entries` (its size now)
+   * and `latchkey.cache.lookups` by `latchkey.cache.result` (`hit`, `miss`; the hit rate is hits over both). The
+   * figures are this auth's since it was created.
+   */
+  observeCache(stats: () => { entries: number; hits: number; misses: number }): void {
+    const entries = this.meter.createObservableGauge("latchkey.cache.entries", {
+      description: "Entries held by the lookup cache (sessions and API keys) now",
+    });
+    const lookups = this.meter.createObservableCounter("latchkey.cache.lookups", {
+      description: "Lookups through the lookup cache, by result (hit or miss)",
+    });
+    this.meter.addBatchObservableCallback(
+      (result) => {
+        const now = stats();
+        result.observe(entries, now.entries);
+        result.observe(lookups, now.hits, { "latchkey.cache.result": "hit" });
+        result.observe(lookups, now.misses, { "latchkey.cache.result": "miss" });
+      },
+      [entries, lookups],
+    );
   }
 
   /**

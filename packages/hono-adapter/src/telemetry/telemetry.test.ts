@@ -199,6 +199,20 @@ describe(`OpenTelemetry metrics (${testStoreKind()} store)`, () => {
     expect(sum(points, "latchkey.request.duration", { "http.route": "/auth/sign-up/email" })).toBe(1);
   });
 
+  it("the lookup cache: its size and its lookups by result (the hit rate) are metrics", async () => {
+    const t = createTestAuth({ cache: {} });
+    const { token } = await t.signUp("ada@example.com");
+    for (let i = 0; i < 3; i++)
+      expect((await t.request("GET", "/get-session", { headers: bearer(token) })).status).toBe(200);
+    const stats = t.auth.cache!.stats();
+    expect(stats.hits).toBeGreaterThan(0);
+    const points = await sdk.points();
+    expect(sum(points, "latchkey.cache.entries")).toBe(stats.entries);
+    expect(stats.entries).toBeGreaterThan(0);
+    expect(sum(points, "latchkey.cache.lookups", { "latchkey.cache.result": "hit" })).toBe(stats.hits);
+    expect(sum(points, "latchkey.cache.lookups", { "latchkey.cache.result": "miss" })).toBe(stats.misses);
+  });
+
   it("codes sent, verified and failed by purpose; API-key verifies by result", async () => {
     const t = createTestAuth({ plugins: [emailOtp(), apiKeys()], rateLimit: { enabled: false } });
     const send = await t.request("POST", "/email-otp/send-verification-otp", {
