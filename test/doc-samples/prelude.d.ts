@@ -2,16 +2,17 @@
 // sample is its own module, so a sample that defines one of these names shadows it. Checked by
 // examples/node/src/doc-samples.test.ts.
 import type { Hono } from "hono";
-import type { apiKeys, auditLog, emailOtp, FullStore, jwt, SessionView, UserView } from "@latchkey/core";
+import type { FullStore, SessionView, UserView } from "@latchkey/core";
 import type { Auth } from "@latchkey/hono-adapter";
 
 /** The auth the samples talk about: every bundled plugin installed, so `auth.api` has their methods. */
+type Core = typeof import("@latchkey/core");
 type SampleAuth = Auth<
   readonly [
-    ReturnType<typeof jwt>,
-    ReturnType<typeof apiKeys>,
-    ReturnType<typeof emailOtp>,
-    ReturnType<typeof auditLog>,
+    ReturnType<Core["jwt"]>,
+    ReturnType<Core["apiKeys"]>,
+    ReturnType<Core["emailOtp"]>,
+    ReturnType<Core["auditLog"]>,
   ]
 >;
 

@@ -331,6 +331,18 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     options.refetchOnWindowFocus ?? true,
   );
 
+  return {
+    ...operationMethods(call),
+    session: store,
+    getBearerToken: () => token,
+    setBearerToken: setToken,
+    getJwt: () => jwt,
+    call,
+  };
+}
+
+/** One method per operation, each a `call` of its id (operations without input take only the call options). */
+function operationMethods(call: LatchkeyClient["call"]): OperationMethods {
   const methods = {} as Record<OperationId, (...args: unknown[]) => Promise<unknown>>;
   for (const id of Object.keys(OPERATIONS) as OperationId[]) {
     const kind = OPERATIONS[id].input;
@@ -340,15 +352,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
         : (input?: unknown, callOptions?: unknown) =>
             call(id, input as Input<typeof id>, callOptions as CallOptions | undefined);
   }
-
-  return {
-    ...(methods as unknown as OperationMethods),
-    session: store,
-    getBearerToken: () => token,
-    setBearerToken: setToken,
-    getJwt: () => jwt,
-    call,
-  };
+  return methods as unknown as OperationMethods;
 }
 
 function createSessionStore(
