@@ -314,8 +314,10 @@ export class LookupCache {
     const carrier = this.carrier;
     if (!carrier) return;
     try {
-      await Promise.all(encodeInvalidations(list).map((payload) => carrier.publish(payload)));
-      this.counts.invalidationsPublished += list.length;
+      const payloads = encodeInvalidations(list);
+      await Promise.all(payloads.map((payload) => carrier.publish(payload)));
+      // What went out: each distinct invalidation once (or one "drop everything").
+      for (const payload of payloads) this.counts.invalidationsPublished += payload.split("\n").length;
     } catch (error) {
       // The change is committed; the other instances may not hear of it: see `publishLost`.
       this.logger.error(

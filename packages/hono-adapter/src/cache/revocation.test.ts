@@ -4,10 +4,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, hashSecret, type CacheCarrier, type CacheCarrierListener, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { redisCacheCarrier } from "@latchkey/redis-store";
-import { testPostgresUrl } from "@latchkey/test-support";
+import { apiKeyRecord, testPostgresUrl } from "@latchkey/test-support";
 import { startTestRedis, type TestRedisServer } from "../../../../test/redis-server.ts";
 import { BASE_URL, bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
+import { send, verify } from "../routes/email-verification/test-fixtures.ts";
 
 // The lookup cache over HTTP on the run's store (memory, libSQL, PostgreSQL): every revocation is refused at
 // once on the instance that made it, and on another instance over the same database as soon as its carrier
@@ -202,6 +203,30 @@ describe(`lookup cache on ${testStoreKind()}`, () => {
     await cachedOn(b, last);
     await onA(a, b, () => a.auth.api.deleteUser(userId));
     expect(await session(b, last)).toBeNull();
+  });
+
+  it("a mailbox proof that revokes 320 API keys reaches B (one NOTIFY could not carry it: 8,000 bytes)", async () => {
+    const { a, b } = await pair();
+    // The pre-registered attacker's session and 320 keys on the victim's address.
+    const { token, userId } = await a.signUp("victim@example.com", "attacker chose this one");
+    const now = new Date(a.clock.now());
+    for (let i = 0; i < 320; i++)
+      await a.store.apiKeys.create(
+        apiKeyRecord({
+          id: `key-${String(i).padStart(3, "0")}-${userId}`,
+          userId,
+          keyHash: hashSecret(`attacker-key-${i}-${userId}`),
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+    await cachedOn(b, token);
+    await send(a, "victim@example.com");
+    await onA(a, b, async () => {
+      expect((await verify(a, "victim@example.com", a.auth.getOtp("victim@example.com") as string)).status).toBe(200);
+    });
+    expect(a.auth.cache?.stats()).toMatchObject({ bypassed: false, carrierLosses: 0 });
+    expect(await session(b, token)).toBeNull();
   });
 
   it("a user update on A shows on B's next read", async () => {
@@ -440,7 +465,7 @@ describe(`Redis carrier on ${testStoreKind()}`, () => {
   async function redisPair(): Promise<{ a: TestAuth; b: TestAuth }> {
     const shared = memoryStore();
     const [first, second] = storesForTestRun(2) ?? [shared, shared];
-    const carrier = () => redisCacheCarrier({ url: redis.url, heartbeat: 0.2 });
+    const carrier = () => redisCacheCarrier({ url: redis.url, heartbeat: 0.2, commandTimeout: 0.5 });
     const a = instance(first as FullStore, carrier());
     const b = instance(second as FullStore, carrier());
     await listening(a);
@@ -487,6 +512,37 @@ describe(`Redis carrier on ${testStoreKind()}`, () => {
     await redis.resume();
     await listening(b);
     expect(b.auth.cache?.stats().entries).toBe(0);
+    // A's publication failed while Redis was down: A bypassed its cache too, until a drop-everything went out.
+    expect(a.auth.cache?.stats().carrierLosses).toBeGreaterThan(0);
+    await listening(a);
+    const other = await signIn(a, "ada@example.com");
+    await cachedOn(b, other);
+    await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(other) }));
+    expect(await session(b, other)).toBeNull();
+  });
+
+  it("Redis frozen: a sign-out is answered without waiting for Redis, and both instances bypass their caches", async () => {
+    const { a, b } = await redisPair();
+    const { token } = await a.signUp("ada@example.com");
+    await cachedOn(b, token);
+    redis.freeze();
+    try {
+      let status = 0;
+      const signOut = a.request("POST", "/sign-out", { headers: bearer(token) }).then((res) => {
+        status = res.status;
+      });
+      await until("the sign-out is answered while Redis is frozen", () => status !== 0);
+      await signOut;
+      expect(status).toBe(200);
+      // Its publication got no answer: A bypasses its cache; B's probes do not come back either.
+      expect(a.auth.cache?.stats().bypassed).toBe(true);
+      await until("B notices the frozen Redis", () => b.auth.cache?.stats().bypassed === true);
+      expect(await session(b, token)).toBeNull();
+    } finally {
+      redis.thaw();
+    }
+    await listening(a);
+    await listening(b);
     const other = await signIn(a, "ada@example.com");
     await cachedOn(b, other);
     await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(other) }));
