@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import { sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
+import { ownData, sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
 
@@ -131,6 +131,11 @@ export function toUserView(u: UserRecord): UserView {
   };
 }
 
+/** A caller's own copy of a shared user view: its `metadata` and `appMetadata` too (see `ownData`). */
+export function ownUserView(u: Readonly<UserView>): UserView {
+  return { ...u, metadata: ownData(u.metadata), appMetadata: ownData(u.appMetadata) };
+}
+
 export function toSessionView(s: SessionRecord): SessionView {
   return {
     id: s.id,
@@ -238,10 +243,10 @@ export class SessionService {
   /** The `ValidatedSession` of a cached one (`validateCached`): the caller's own copies, as `validate` gives them. */
   ownCopy(cached: CachedSession): ValidatedSession {
     const validated: WithAnswerJson = {
-      user: { ...cached.user },
+      user: ownUserView(cached.user),
       session: { ...cached.session },
-      userRecord: { ...cached.lookup.user },
-      sessionRecord: { ...cached.lookup.session },
+      userRecord: structuredClone(cached.lookup.user),
+      sessionRecord: structuredClone(cached.lookup.session),
       refreshedCookie: null,
       [ANSWER_JSON]: cached.json,
     };
@@ -278,7 +283,7 @@ export class SessionService {
       // From the cache and not slid: the records are the entry's, so are the views. Each caller gets its own copies.
       const views = viewsOf(entry as { session: SessionRecord; user: UserRecord });
       const validated: WithAnswerJson = {
-        user: { ...views.user },
+        user: ownUserView(views.user),
         session: { ...views.session },
         userRecord: found.user,
         sessionRecord: session,
