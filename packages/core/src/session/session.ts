@@ -314,7 +314,8 @@ export class SessionService {
   async revokeToken(token: string): Promise<SessionRecord | null> {
     const found = await this.store.sessions.findByTokenHash(hashSecret(token));
     if (!found) return null;
-    await this.store.sessions.delete(found.session.id);
+    // Only the request whose delete removed the row reports it: parallel sign-outs of one session revoke it once.
+    if (!(await this.store.sessions.delete(found.session.id))) return null;
     return found.session;
   }
 
