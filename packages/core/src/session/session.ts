@@ -311,6 +311,17 @@ export class SessionService {
       throw new AuthError("SESSION_NOT_FRESH", "Sign in again to do this: the session is too old");
   }
 
+  /**
+   * 401 `INVALID_CREDENTIALS` when `session` is gone (signed out, or revoked by a mailbox proof or a password change
+   * since the request was authenticated) or has expired. Called last inside a write's transaction (`tx.sessions`),
+   * it makes the write commit only if the session that asked for it still exists then.
+   */
+  async assertStillLive(session: SessionRecord): Promise<void> {
+    const found = await this.store.sessions.findByTokenHash(session.tokenHash);
+    if (!found || found.session.id !== session.id || found.session.expiresAt.getTime() <= this.clock.now())
+      throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
+  }
+
   async revokeToken(token: string): Promise<SessionRecord | null> {
     const found = await this.store.sessions.findByTokenHash(hashSecret(token));
     if (!found) return null;
