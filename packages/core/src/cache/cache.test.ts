@@ -367,7 +367,12 @@ describe("lookup cache", () => {
     // Every payload fits; the same id twice goes once; an id too long for any payload drops everything.
     for (const payload of encodeInvalidations(ids.map((id) => ({ kind: "key", id }))))
       expect(new TextEncoder().encode(payload).length).toBeLessThan(8000);
-    expect(encodeInvalidations([{ kind: "user", id: "u1" }, { kind: "user", id: "u1" }])).toEqual(["u:u1"]);
+    expect(
+      encodeInvalidations([
+        { kind: "user", id: "u1" },
+        { kind: "user", id: "u1" },
+      ]),
+    ).toEqual(["u:u1"]);
     expect(encodeInvalidations([{ kind: "user", id: "x".repeat(8000) }])).toEqual([DROP_EVERYTHING]);
     const many = Array.from({ length: 20_000 }, (_, i) => ({ kind: "key" as const, id: `k${i}_0123456789` }));
     expect(encodeInvalidations(many)).toEqual([DROP_EVERYTHING]);

@@ -114,7 +114,10 @@ describe("PostgreSQL cache carrier heartbeat (a probe round trip on the LISTEN c
     proxy.state.swallow = true;
     const { seen } = throughProxy();
     // Several heartbeats pass, each probe swallowed: the cache must stay bypassed.
-    await until("three probes were swallowed, or the carrier said up", () => proxy.state.swallowed >= 3 || seen.count("up") > 0);
+    await until(
+      "three probes were swallowed, or the carrier said up",
+      () => proxy.state.swallowed >= 3 || seen.count("up") > 0,
+    );
     expect(seen.count("up")).toBe(0);
     proxy.state.swallow = false;
     await until("the carrier listens once probes come back", () => seen.count("up") === 1);
@@ -155,7 +158,9 @@ describe("PostgreSQL cache carrier heartbeat (a probe round trip on the LISTEN c
       "postgres://u:p@aws-0-eu-west-1.pooler.supabase.com:5432/postgres?pgbouncer=false",
     ])
       expect(pooledConnection({ connectionString })).toBe(
-        connectionString.includes("pooler") ? "the host aws-0-eu-west-1.pooler.supabase.com is a connection pooler" : null,
+        connectionString.includes("pooler")
+          ? "the host aws-0-eu-west-1.pooler.supabase.com is a connection pooler"
+          : null,
       );
   });
 });

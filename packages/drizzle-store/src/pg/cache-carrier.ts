@@ -49,6 +49,18 @@ export function pooledConnection(options: pg.PoolConfig): string | null {
   return null;
 }
 
+/** An `AuthConfigError` when the pool's settings name a transaction pooler (see `pooledConnection`). */
+function refusePooled(pool: pg.Pool): void {
+  const pooled = pooledConnection(pool.options);
+  if (pooled !== null)
+    throw new AuthConfigError(
+      "cache",
+      `the PostgreSQL cache carrier needs LISTEN, which a transaction pooler drops (${pooled}): open the store ` +
+        "with the direct or session-mode URL, or pass cache.carrier (redisCacheCarrier({ url }) from " +
+        "@latchkey/redis-store) (docs/cache.md)",
+    );
+}
+
 /**
  * Cache invalidations over PostgreSQL `LISTEN/NOTIFY`: one extra connection (outside the pool) listens on
  * `latchkey_cache`; a publication is one `pg_notify` through the pool, after the write committed. The connection
@@ -61,14 +73,7 @@ export function pooledConnection(options: pg.PoolConfig): string | null {
  * direct (or session-mode) URL, or `cache.carrier`.
  */
 export function pgCacheCarrier(pool: pg.Pool, timing: PgCacheCarrierTiming = {}): CacheCarrier {
-  const pooled = pooledConnection(pool.options);
-  if (pooled !== null)
-    throw new AuthConfigError(
-      "cache",
-      `the PostgreSQL cache carrier needs LISTEN, which a transaction pooler drops (${pooled}): open the store ` +
-        "with the direct or session-mode URL, or pass cache.carrier (redisCacheCarrier({ url }) from " +
-        "@latchkey/redis-store) (docs/cache.md)",
-    );
+  refusePooled(pool);
   const reconnectDelayMs = timing.reconnectDelayMs ?? 1000;
   const heartbeatMs = timing.heartbeatMs ?? 2000;
   // Probes carry an id of this carrier: another instance's probe never proves this connection.

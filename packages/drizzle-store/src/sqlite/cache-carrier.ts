@@ -4,7 +4,11 @@ const buses = new Map<string, ReturnType<typeof inProcessCacheBus>>();
 
 type Fs = typeof import("node:fs");
 type Path = typeof import("node:path");
-type ProcessWithBuiltins = { pid: number; kill(pid: number, signal: number): void; getBuiltinModule?(id: string): unknown };
+type ProcessWithBuiltins = {
+  pid: number;
+  kill(pid: number, signal: number): void;
+  getBuiltinModule?(id: string): unknown;
+};
 
 /** Node's `fs` and `path` where the runtime offers them synchronously (Node 20.16+, Bun, Deno), else null. */
 function nodeModules(): { fs: Fs; path: Path; process: ProcessWithBuiltins } | null {
@@ -46,7 +50,8 @@ function registerOpener(file: string): void {
   try {
     const registry = processRegistryOf(file);
     const known = node.fs.existsSync(registry) ? node.fs.readFileSync(registry, "utf8") : "";
-    if (!known.split("\n").includes(String(node.process.pid))) node.fs.appendFileSync(registry, `${node.process.pid}\n`);
+    if (!known.split("\n").includes(String(node.process.pid)))
+      node.fs.appendFileSync(registry, `${node.process.pid}\n`);
   } catch {
     // Nothing recorded: the check below cannot see this process, as it cannot see one on another machine.
   }
@@ -70,7 +75,12 @@ export function otherOpeners(file: string): number[] {
       return (error as { code?: string }).code === "EPERM";
     }
   };
-  const pids = new Set(text.split("\n").map(Number).filter((pid) => Number.isInteger(pid) && pid > 0));
+  const pids = new Set(
+    text
+      .split("\n")
+      .map(Number)
+      .filter((pid) => Number.isInteger(pid) && pid > 0),
+  );
   return [...pids].filter((pid) => pid !== node.process.pid && alive(pid));
 }
 

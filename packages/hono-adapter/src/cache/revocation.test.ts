@@ -352,9 +352,11 @@ describe(`what the cache hands out is the caller's own (${testStoreKind()})`, ()
     await listening(t);
     const { token, userId } = await t.signUp("ada@example.com");
     await t.auth.api.updateUser(userId, { appMetadata: { role: "reader", tags: ["a"] } });
-    const { key } = await (t.auth.api as unknown as {
-      createApiKey(i: { userId: string; permissions: Record<string, string[]> }): Promise<{ key: string }>;
-    }).createApiKey({ userId, permissions: { files: ["read"] } });
+    const { key } = await (
+      t.auth.api as unknown as {
+        createApiKey(i: { userId: string; permissions: Record<string, string[]> }): Promise<{ key: string }>;
+      }
+    ).createApiKey({ userId, permissions: { files: ["read"] } });
     const app = new Hono();
     app.use("*", t.auth.middleware);
     // A careless handler: it "upgrades" what it was given, in place, on every request.

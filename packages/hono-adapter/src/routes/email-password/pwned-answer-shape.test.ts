@@ -51,7 +51,9 @@ describe("pwnedPasswords(): a 200 that is not a range list", () => {
     try {
       const t = createTestAuth({ emailPassword: { passwordPolicy: { check: pwnedPasswords({ endpoint: url }) } } });
       body = answers[0] as string;
-      const blocked = await t.request("POST", "/sign-up/email", { body: { email: "a@example.com", password: BREACHED } });
+      const blocked = await t.request("POST", "/sign-up/email", {
+        body: { email: "a@example.com", password: BREACHED },
+      });
       expect(blocked.status).toBe(200);
       const warnings = warn.mock.calls.length;
       body = "0018A45C4D1DEF81644B54AB7F969B88D65:1\r\n00D4F6E8FA6EECAD2A3AA415EEC418D38EC:0\r\n";

@@ -11,7 +11,10 @@ let ipSeq = 0;
 const ip = () => `198.20.${Math.floor(ipSeq / 250)}.${(ipSeq++ % 250) + 1}`;
 
 async function otpFor(t: TestAuth, email: string): Promise<string> {
-  const res = await t.request("POST", "/email-otp/send-verification-otp", { body: { email, purpose: "sign-in" }, ip: ip() });
+  const res = await t.request("POST", "/email-otp/send-verification-otp", {
+    body: { email, purpose: "sign-in" },
+    ip: ip(),
+  });
   expect(res.status).toBe(200);
   return t.auth.getOtp(email) as string;
 }
