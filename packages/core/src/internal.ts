@@ -60,5 +60,5 @@ export { portableArgon2idRaw } from "./password/index.ts";
 export { consoleLogger } from "./logger/index.ts";
 export { SERVER_CALL } from "./kernel/index.ts";
 export { normalizePermissions } from "./api-key/index.ts";
-export { inProcessCacheBus } from "./cache/index.ts";
+export { inProcessCacheBus, encodeInvalidations } from "./cache/index.ts";
 export { sweepBatchSize } from "./sweep/index.ts";

@@ -24,6 +24,12 @@ export interface RedisCacheCarrierOptions {
   heartbeat?: Duration;
   /** Longest wait for a connection. Default 2 s. */
   connectTimeout?: Duration;
+  /**
+   * Longest wait for a publication's answer. When it passes, the publication fails (the cache is bypassed until a
+   * drop-everything message went out), the carrier reports itself down, and the publishing connection is opened
+   * again: a frozen or unreachable Redis never holds a sign-out or a revocation. Default 2 s.
+   */
+  commandTimeout?: Duration;
 }
 
 /** The options `redisCacheCarrier` accepts; any other key is an `AuthConfigError` naming the nearest one. */
@@ -32,6 +38,7 @@ export const REDIS_CACHE_CARRIER_OPTION_SHAPE: OptionShape = {
   channel: true,
   heartbeat: true,
   connectTimeout: true,
+  commandTimeout: true,
 };
 
 const PROBE = "p:";
@@ -65,8 +72,15 @@ export function redisCacheCarrier(options: RedisCacheCarrierOptions): CacheCarri
     throw new AuthConfigError("redisCacheCarrier.channel", "must be a non-empty string");
   const heartbeatMs = parseDuration(options.heartbeat ?? "2s", "redisCacheCarrier.heartbeat");
   const connectTimeout = parseDuration(options.connectTimeout ?? "2s", "redisCacheCarrier.connectTimeout");
+  const commandTimeout = parseDuration(options.commandTimeout ?? "2s", "redisCacheCarrier.commandTimeout");
   // Our probes carry an id of this carrier, so another instance's probe never proves our subscription.
-  const carrier = new ProbedCarrier(options.url, channel, heartbeatMs, connectTimeout, randomId(webCryptoRandom));
+  const carrier = new ProbedCarrier(
+    options.url,
+    channel,
+    heartbeatMs,
+    { connectTimeout, commandTimeout },
+    randomId(webCryptoRandom),
+  );
   return {
     start: (listener) => carrier.start(listener),
     publish: (payload) => carrier.publish(payload),
@@ -98,17 +112,17 @@ class ProbedCarrier {
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly log = throttledLog("Redis cache carrier");
   private readonly sub: ReturnType<typeof newClient>;
-  private readonly pub: ReturnType<typeof newClient>;
+  private pub: ReturnType<typeof newClient>;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly channel: string,
     private readonly heartbeatMs: number,
-    connectTimeout: number,
+    private readonly timeouts: { connectTimeout: number; commandTimeout: number },
     private readonly self: string,
   ) {
-    this.sub = newClient(url, connectTimeout);
-    this.pub = newClient(url, connectTimeout);
+    this.sub = newClient(url, timeouts.connectTimeout);
+    this.pub = newClient(url, timeouts.connectTimeout);
     for (const client of [this.sub, this.pub]) client.on("error", (error: Error) => this.log(error.message));
     // A lost subscription connection: bypass at once (the heartbeat would notice too, later).
     this.sub.on("end", () => this.down("subscription connection ended"));
@@ -126,7 +140,7 @@ class ProbedCarrier {
     if (this.awaiting && Date.now() - this.awaiting.sentAt >= this.heartbeatMs) this.down("no heartbeat came back");
     if (this.awaiting && this.up) return;
     this.awaiting = { n: ++this.sequence, sentAt: Date.now() };
-    this.pub.publish(this.channel, `${PROBE}${this.self}:${this.awaiting.n}`).catch((error: unknown) => {
+    this.send(`${PROBE}${this.self}:${this.awaiting.n}`).catch((error: unknown) => {
       this.log(describeError(error));
       this.down("cannot publish");
     });
@@ -174,7 +188,39 @@ class ProbedCarrier {
   }
 
   async publish(payload: string): Promise<void> {
-    await this.pub.publish(this.channel, payload);
+    await this.send(payload);
+  }
+
+  /**
+   * One `PUBLISH`, bounded by `commandTimeout`: past it the carrier is down, the publishing connection is replaced
+   * (a frozen server or a half-open connection would hold every later one too) and the publication fails.
+   */
+  private async send(payload: string): Promise<void> {
+    const pub = this.pub;
+    const pending = pub.publish(this.channel, payload);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = await Promise.race([
+      pending.then(() => false),
+      new Promise<true>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.timeouts.commandTimeout);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (!timedOut) return;
+    // The answer may still come, or the drop below rejects it: nobody waits for it any more.
+    pending.catch(() => undefined);
+    this.down("a publication got no answer");
+    this.reopenPublisher(pub);
+    throw new Error(`Redis did not answer a publication within ${this.timeouts.commandTimeout} ms`);
+  }
+
+  /** Replaces the publishing connection `stale` (once, however many publications timed out on it). */
+  private reopenPublisher(stale: ReturnType<typeof newClient>): void {
+    if (this.closed || this.pub !== stale) return;
+    this.log(`no answer within ${this.timeouts.commandTimeout} ms; reconnecting the publishing connection`);
+    this.pub = newClient(this.url, this.timeouts.connectTimeout);
+    this.pub.on("error", (error: Error) => this.log(error.message));
+    this.pub.connect().catch(() => undefined);
+    if (stale.isOpen) stale.destroy();
   }
 
   async close(): Promise<void> {

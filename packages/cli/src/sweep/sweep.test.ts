@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import type { ApiKeyRecord, FullStore } from "@latchkey/core";
 import { migrateDatabase, openDrizzleStore } from "@latchkey/drizzle-store";
 import { apiKeyRecord, createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { sweep } from "./sweep.ts";
 
@@ -190,6 +191,27 @@ describe("latchkey sweep", () => {
       }
     },
   );
+
+  it("PostgreSQL: publishes a cache invalidation for each user and API key it deletes (issue 48 item 18)", async () => {
+    const database = await createTestPostgresDatabase();
+    // A running instance's cache carrier, as far as the sweep can tell: a LISTEN on the channel.
+    const listener = new pg.Client({ connectionString: database.url });
+    const heard: string[] = [];
+    try {
+      await seed(database.url);
+      await listener.connect();
+      listener.on("notification", (message) => heard.push(...(message.payload ?? "").split("\n")));
+      await listener.query("LISTEN latchkey_cache");
+      await sweep(database.url, { deleteUnverifiedAfter: "7d" });
+      // NOTIFY is delivered once the sweep's statements committed; a round trip on the listener lets it arrive.
+      await listener.query("select 1");
+      expect(heard).toEqual(expect.arrayContaining(["u:stale", "k:k1"]));
+      expect(heard).not.toContain("u:kept");
+    } finally {
+      await listener.end();
+      await database.dispose();
+    }
+  });
 
   it("keeps audit rows with --audit-retention never, and explains bad usage", SUBPROCESS_TIMEOUT, async () => {
     const database = await createTestSqliteFile();

@@ -1,5 +1,5 @@
-import { sweepStore, type Duration, type FullStore, type SweepReport } from "@latchkey/core";
-import { parseDuration, sweepBatchSize } from "@latchkey/core/internal";
+import { sweepStore, type CacheCarrier, type Duration, type FullStore, type SweepReport } from "@latchkey/core";
+import { encodeInvalidations, parseDuration, sweepBatchSize } from "@latchkey/core/internal";
 import { databaseKind, importMongoStore, redactUrl } from "../migrate/migrate.ts";
 
 /**
@@ -57,6 +57,7 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
       : parseDuration(options.deleteUnverifiedAfter, "deleteUnverifiedAfter");
   const now = options.now ?? new Date();
   const store = await openStore(url);
+  const publish = cachePublisher(store);
   try {
     const { apiKeys } = store;
     return await sweepStore(store, {
@@ -65,13 +66,54 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
       auditBefore: retentionMs === null ? null : new Date(now.getTime() - retentionMs),
       unverifiedBefore: unverifiedMs === null ? null : new Date(now.getTime() - unverifiedMs),
       // From a shell no listeners run, so the port is called directly (no ApiKeyRevoked events).
-      deleteExpiredApiKeys: async (at, limit) => (await apiKeys.deleteExpired(at, null, limit)).length,
+      deleteExpiredApiKeys: async (at, limit) => {
+        const removed = await apiKeys.deleteExpired(at, null, limit);
+        await publish(removed.map((key) => ({ kind: "key" as const, id: key.id })));
+        return removed.length;
+      },
       clearExpiredRerolls: (at, limit) => apiKeys.deleteExpiredRerolls(at, limit),
+      // A deleted user's sessions and keys may sit in the lookup caches of running instances: tell them.
+      deleteUser: async (user) => {
+        const deleted = await store.users.delete(user.id);
+        if (deleted) await publish([{ kind: "user", id: user.id }]);
+        return deleted;
+      },
     });
   } finally {
     await store.close();
   }
 }
+
+/**
+ * Publishes cache invalidations on the store's own carrier (PostgreSQL `LISTEN/NOTIFY`), so instances running
+ * `createAuth({ cache })` drop what the sweep deleted at once instead of when their `ttl` ends. A store whose
+ * carrier reaches only its own process (a libSQL file, the memory store) or that has none publishes nothing (run
+ * `auth.api.sweep()` in the serving process there, or with a Redis carrier); a failed publication is reported
+ * on stderr and the sweep goes on.
+ */
+function cachePublisher(store: FullStore): (list: Array<{ kind: "user" | "key"; id: string }>) => Promise<void> {
+  let carrier: CacheCarrier | null = null;
+  if (store.kind === "postgres") {
+    try {
+      carrier = store.cacheCarrier?.() ?? null;
+    } catch (error) {
+      process.stderr.write(`latchkey sweep: cache invalidations not published: ${firstLine(error)}\n`);
+    }
+  }
+  return async (list) => {
+    if (carrier === null || list.length === 0) return;
+    const target = carrier;
+    try {
+      await Promise.all(encodeInvalidations(list).map((payload) => target.publish(payload)));
+    } catch (error) {
+      process.stderr.write(
+        `latchkey sweep: a cache invalidation could not be published (caching instances drop it when their ttl ends): ${firstLine(error)}\n`,
+      );
+    }
+  };
+}
+
+const firstLine = (error: unknown) => (error instanceof Error ? error.message.split("\n")[0] : String(error));
 
 const USAGE = `Usage: latchkey sweep [--database <url>] [--batch-size <n>] [--audit-retention <duration>|never]
                       [--delete-unverified-after <duration>]

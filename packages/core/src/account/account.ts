@@ -152,7 +152,11 @@ export class AccountService {
         newAccount(ctx, userId, "credential", passwordHash),
       );
       if (!added) throw alreadySet();
-      return before + (await tx.sessions.revokeAll(userId, current.session.id));
+      const revoked = before + (await tx.sessions.revokeAll(userId, current.session.id));
+      // The session was checked when the request arrived; a mailbox proof or a sign-out since then (the hash takes
+      // a while) revoked it: then nothing here may commit.
+      await tx.sessions.assertStillLive(current.sessionRecord);
+      return revoked;
     });
     await emit(ctx, "PasswordChanged", { userId, method: "set-password" }, meta, now);
     await emit(ctx, "SessionRevoked", { userId, sessionId: null, reason: "password-set", count }, meta, now);

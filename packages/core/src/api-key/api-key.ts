@@ -2,7 +2,8 @@ import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomString } from "../crypto/crypto.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { AuthContext } from "../kernel/context.ts";
-import type { ApiKeyRecord, Permissions } from "../ports/records.ts";
+import type { ApiKeyRecord, Permissions, SessionRecord } from "../ports/records.ts";
+import { inTransaction } from "../kernel/transaction.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";
@@ -134,6 +135,7 @@ export class ApiKeyService {
     userId: string,
     input: CallerCreateApiKeyInput,
     meta: RequestMeta,
+    session?: SessionRecord,
   ): Promise<CreateApiKeyResult> {
     const { options } = this;
     assertNoServerOnlyFields(input);
@@ -164,10 +166,16 @@ export class ApiKeyService {
         refillIntervalMs: options.defaultRefillIntervalMs,
       },
       meta,
+      session,
     );
   }
 
-  private async insert(userId: string, f: NewKeyFields, meta: RequestMeta): Promise<CreateApiKeyResult> {
+  private async insert(
+    userId: string,
+    f: NewKeyFields,
+    meta: RequestMeta,
+    session?: SessionRecord,
+  ): Promise<CreateApiKeyResult> {
     const { ctx } = this;
     const key = f.prefix + randomString(ctx.random, API_KEY_RANDOM_LENGTH);
     const now = new Date(ctx.clock.now());
@@ -200,7 +208,17 @@ export class ApiKeyService {
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await this.keys.create(record, { maxPerUser: this.options.maxPerUser }))) {
+    const limit = { maxPerUser: this.options.maxPerUser };
+    // For a signed-in caller, the key commits only if the session that asked for it still exists then.
+    const created =
+      session === undefined
+        ? await this.keys.create(record, limit)
+        : await inTransaction(ctx, async (tx) => {
+            const done = await (tx.store.apiKeys ?? this.keys).create(record, limit);
+            if (done) await tx.sessions.assertStillLive(session);
+            return done;
+          });
+    if (!created) {
       throw new AuthError(
         "TOO_MANY_KEYS",
         `A user may hold at most ${this.options.maxPerUser} API keys; delete one first (apiKeys({ maxPerUser }))`,

@@ -1,9 +1,9 @@
 import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
-import { toUserView, type UserView } from "../session/session.ts";
+import { ownUserView, toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ApiKeyRecord, UserRecord } from "../ports/records.ts";
-import { sharedOrigin } from "../ports/shared-lookup.ts";
+import { ownData, sharedOrigin } from "../ports/shared-lookup.ts";
 import type { ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import { checkPermissions } from "./input.ts";
@@ -120,7 +120,14 @@ function viewsOf(found: { key: ApiKeyRecord; user: UserRecord }): KeyViews {
     views = { apiKey: toApiKeyView(found.key), user: toUserView(found.user) };
     viewsOfEntry.set(entry, views);
   }
-  return { apiKey: { ...views.apiKey }, user: { ...views.user } };
+  const { apiKey } = views;
+  const own = {
+    ...apiKey,
+    metadata: ownData(apiKey.metadata),
+    serverMetadata: ownData(apiKey.serverMetadata),
+    permissions: ownData(apiKey.permissions),
+  };
+  return { apiKey: own, user: ownUserView(views.user) };
 }
 
 export async function authenticateApiKey(

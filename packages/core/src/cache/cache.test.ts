@@ -7,7 +7,7 @@ import { AuthConfigError } from "../errors/errors.ts";
 import type { Logger } from "../logger/logger.ts";
 import type { CacheCarrier, CacheCarrierListener } from "./carrier.ts";
 import { cachedStore } from "./cached-store.ts";
-import { decodeInvalidations, LookupCache } from "./lookup-cache.ts";
+import { decodeInvalidations, DROP_EVERYTHING, encodeInvalidations, LookupCache } from "./lookup-cache.ts";
 import { resolveCacheOptions } from "./options.ts";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -341,6 +341,72 @@ describe("lookup cache", () => {
       expect(manual.published).toEqual([]); // not before the commit
     });
     expect(manual.published).toEqual(["u:u1"]);
+  });
+
+  it("splits a large transaction's invalidations into payloads PostgreSQL accepts (under 8,000 bytes): 318 keys and more", async () => {
+    // A carrier that refuses, as NOTIFY does, any payload of 8,000 bytes or more, and delivers the rest to B.
+    const other = manualCarrier();
+    const refusing: CacheCarrier = {
+      start: () => undefined,
+      async publish(payload) {
+        if (new TextEncoder().encode(payload).length >= 8000) throw new Error("payload string too long");
+        other.deliver(payload);
+      },
+      async close() {},
+    };
+    const a = new LookupCache({ ttlMs: 30_000, maxEntries: 100, carrier: refusing }, createTestClock(T0), quiet);
+    const b = new LookupCache({ ttlMs: 30_000, maxEntries: 1000, carrier: other.carrier }, createTestClock(T0), quiet);
+    b.start();
+    other.up();
+    const ids = Array.from({ length: 400 }, (_, i) => `key_${String(i).padStart(4, "0")}_0123456789abcdefghij`);
+    for (const id of ids) b.set(`k:${id}`, { id }, b.generation, { keyId: id });
+    expect(b.stats().entries).toBe(400);
+    await a.invalidate(ids.map((id) => ({ kind: "key" as const, id })));
+    expect(b.stats()).toMatchObject({ entries: 0, invalidationsReceived: 400 });
+    expect(a.stats()).toMatchObject({ carrierLosses: 0, invalidationsPublished: 400 });
+    // Every payload fits; the same id twice goes once; an id too long for any payload drops everything.
+    for (const payload of encodeInvalidations(ids.map((id) => ({ kind: "key", id }))))
+      expect(new TextEncoder().encode(payload).length).toBeLessThan(8000);
+    expect(
+      encodeInvalidations([
+        { kind: "user", id: "u1" },
+        { kind: "user", id: "u1" },
+      ]),
+    ).toEqual(["u:u1"]);
+    expect(encodeInvalidations([{ kind: "user", id: "x".repeat(8000) }])).toEqual([DROP_EVERYTHING]);
+    const many = Array.from({ length: 20_000 }, (_, i) => ({ kind: "key" as const, id: `k${i}_0123456789` }));
+    expect(encodeInvalidations(many)).toEqual([DROP_EVERYTHING]);
+  });
+
+  it("drop everything: every entry goes, as a flush", async () => {
+    const { store, cache, manual } = await setup();
+    await store.sessions.findByTokenHash("hash-s1");
+    expect(cache.stats().entries).toBe(1);
+    manual.deliver(DROP_EVERYTHING);
+    expect(cache.stats()).toMatchObject({ entries: 0, invalidationsReceived: 1 });
+  });
+
+  it("a publication that fails is a carrier loss: bypassed until a drop-everything message went out", async () => {
+    const { store, cache, manual } = await setup();
+    let failing = true;
+    const publish = manual.carrier.publish;
+    manual.carrier.publish = async (payload) => {
+      if (failing) throw new Error("carrier unreachable");
+      await publish(payload);
+    };
+    await store.sessions.findByTokenHash("hash-s1");
+    await store.users.update("u1", { name: "New" });
+    expect(cache.stats()).toMatchObject({ bypassed: true, entries: 0, carrierLosses: 1 });
+    await store.sessions.findByTokenHash("hash-s1");
+    await store.sessions.findByTokenHash("hash-s1");
+    expect(cache.stats()).toMatchObject({ hits: 0, entries: 0 }); // nothing served or kept meanwhile
+    failing = false;
+    // Retried every second until it goes out; then the cache is on again, flushed.
+    const deadline = Date.now() + 10_000;
+    while (cache.stats().bypassed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(manual.published).toEqual([DROP_EVERYTHING]);
+    expect(cache.stats()).toMatchObject({ bypassed: false, entries: 0 });
+    await cache.close();
   });
 
   it("every write that ends or changes a cached lookup invalidates it", async () => {

@@ -85,18 +85,19 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
 }
 
 /**
- * Entries are shared between requests: callers get their own top-level copies. A copy of an entry the cache holds
+ * Entries are shared between requests: callers get their own deep copies of the records. A copy of an entry the cache holds
  * is marked with it, so what is derived from the records alone (the session's views and their JSON) is computed
  * once per entry (the entry is never changed in place: a change drops it).
  */
 const copyLookup = (found: SessionLookup, shared: boolean): SessionLookup => {
-  const copy = { session: { ...found.session }, user: { ...found.user } };
+  // Deep copies: the records' nested objects (`appMetadata`, the dates) are the entry's too.
+  const copy = { session: structuredClone(found.session), user: structuredClone(found.user) };
   if (shared) markSharedCopy(copy, found);
   return copy;
 };
 
 const copyKeyLookup = (found: KeyLookup, shared: boolean): KeyLookup => {
-  const copy = { key: { ...found.key }, user: { ...found.user } };
+  const copy = { key: structuredClone(found.key), user: structuredClone(found.user) };
   if (shared) markSharedCopy(copy, found);
   return copy;
 };

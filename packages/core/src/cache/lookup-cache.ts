@@ -40,9 +40,44 @@ interface Entry {
 const KIND_LETTER = { session: "s", user: "u", key: "k" } as const;
 const LETTER_KIND: Record<string, Invalidation["kind"]> = { s: "session", u: "user", k: "key" };
 
-/** `s:<id>` lines, one per invalidation: what travels on the carrier (ids only, never a token or a hash). */
-function encodeInvalidations(list: readonly Invalidation[]): string {
-  return list.map((i) => `${KIND_LETTER[i.kind]}:${i.id}`).join("\n");
+/**
+ * The largest payload one publication carries, in UTF-8 bytes. PostgreSQL refuses a `NOTIFY` payload of 8,000
+ * bytes or more; below that every carrier takes it.
+ */
+export const MAX_PAYLOAD_BYTES = 7900;
+/** More payloads than this for one change (a sweep of thousands of keys): one "drop everything" message instead. */
+const MAX_PAYLOADS = 16;
+/** The message that tells every instance to drop everything: it always fits. */
+export const DROP_EVERYTHING = "*";
+/** Wait between attempts to publish "drop everything" after a publication failed. */
+const PUBLISH_RETRY_MS = 1000;
+
+const utf8 = new TextEncoder();
+
+/**
+ * `s:<id>` lines, one per invalidation (duplicates once): what travels on the carrier (ids only, never a token or a
+ * hash), split into payloads of at most `MAX_PAYLOAD_BYTES`. A list too long for `MAX_PAYLOADS` payloads, or with a
+ * line that cannot fit one, becomes the single "drop everything" message.
+ */
+export function encodeInvalidations(list: readonly Invalidation[]): string[] {
+  const lines = [...new Set(list.map((i) => `${KIND_LETTER[i.kind]}:${i.id}`))];
+  const payloads: string[] = [];
+  let current = "";
+  let bytes = 0;
+  for (const line of lines) {
+    const size = utf8.encode(line).length;
+    if (size > MAX_PAYLOAD_BYTES) return [DROP_EVERYTHING];
+    // Each line after the first adds its separator.
+    if (current !== "" && bytes + 1 + size > MAX_PAYLOAD_BYTES) {
+      payloads.push(current);
+      current = "";
+      bytes = 0;
+    }
+    current = current === "" ? line : `${current}\n${line}`;
+    bytes += (bytes === 0 ? 0 : 1) + size;
+  }
+  if (current !== "") payloads.push(current);
+  return payloads.length > MAX_PAYLOADS ? [DROP_EVERYTHING] : payloads;
 }
 
 export function decodeInvalidations(payload: string): Invalidation[] {
@@ -67,7 +102,14 @@ export class LookupCache {
   private generationValue = 0;
   /** Counts placements at the recent end of `entries`: the map's order is the order of its entries' `placed`. */
   private stamp = 0;
+  /** Whether the cache is in use: the carrier listens and nothing this instance published was lost. */
   private up: boolean;
+  /** The carrier reports that it listens. */
+  private listening: boolean;
+  /** No publication failed since the last "drop everything" that went out (see `publishLost`). */
+  private publishing = true;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
   private downSince: number | null;
   private counts = {
     hits: 0,
@@ -86,6 +128,7 @@ export class LookupCache {
   ) {
     this.carrier = options.carrier;
     this.up = this.carrier === null;
+    this.listening = this.up;
     this.downSince = this.up ? null : clock.now();
   }
 
@@ -93,6 +136,11 @@ export class LookupCache {
   start(): void {
     this.carrier?.start({
       message: (payload) => {
+        if (payload === DROP_EVERYTHING) {
+          this.counts.invalidationsReceived++;
+          this.flush();
+          return;
+        }
         const list = decodeInvalidations(payload);
         this.counts.invalidationsReceived += list.length;
         for (const invalidation of list) this.drop(invalidation);
@@ -113,25 +161,69 @@ export class LookupCache {
   }
 
   private carrierUp(): void {
-    if (this.up) return;
-    // Anything may have been revoked while nobody was listening: start empty.
-    this.flush();
-    this.up = true;
-    if (this.downSince !== null) this.counts.bypassedMs += this.clock.now() - this.downSince;
-    this.downSince = null;
-    // The first time is the normal start; after a loss, the operator wants to see the recovery.
-    if (this.counts.carrierLosses > 0)
-      this.logger.info({ component: "cache" }, "cache carrier listening again: lookup cache on (flushed)");
+    this.listening = true;
+    this.update(null);
   }
 
   private carrierDown(reason: string): void {
     this.generationValue++;
-    if (!this.up) return;
+    this.listening = false;
+    this.update(reason);
+  }
+
+  /** Turns the cache on (flushed first) or off (bypassed) when `listening` and `publishing` say it changed. */
+  private update(reason: string | null): void {
+    const next = this.listening && this.publishing && !this.closed;
+    if (next === this.up) return;
+    if (next) {
+      // Anything may have been revoked while nobody was listening: start empty.
+      this.flush();
+      this.up = true;
+      if (this.downSince !== null) this.counts.bypassedMs += this.clock.now() - this.downSince;
+      this.downSince = null;
+      // The first time is the normal start; after a loss, the operator wants to see the recovery.
+      if (this.counts.carrierLosses > 0)
+        this.logger.info({ component: "cache" }, "cache carrier listening again: lookup cache on (flushed)");
+      return;
+    }
     this.up = false;
     this.downSince = this.clock.now();
     this.counts.carrierLosses++;
     this.flush();
-    this.logger.warn({ component: "cache", reason }, "cache carrier lost: lookups go to the store until it is back");
+    this.logger.warn(
+      { component: "cache", reason: reason ?? "unknown" },
+      "cache carrier lost: lookups go to the store until it is back",
+    );
+  }
+
+  /**
+   * A publication failed: the other instances may not have heard a change this one committed. The carrier is
+   * treated as lost (this instance bypasses its cache), and "drop everything" is published every second until it
+   * goes out; then every instance has dropped what it held, and this one uses its cache again (flushed).
+   */
+  private publishLost(reason: string): void {
+    this.generationValue++;
+    this.publishing = false;
+    this.update(`an invalidation could not be published: ${reason}`);
+    if (this.retry !== null || this.closed) return;
+    const attempt = () => {
+      this.retry = null;
+      if (this.closed || !this.carrier) return;
+      this.carrier.publish(DROP_EVERYTHING).then(
+        () => {
+          this.counts.invalidationsPublished++;
+          this.publishing = true;
+          this.update(null);
+        },
+        () => {
+          if (this.closed) return;
+          this.retry = setTimeout(attempt, PUBLISH_RETRY_MS);
+          (this.retry as { unref?: () => void }).unref?.();
+        },
+      );
+    };
+    this.retry = setTimeout(attempt, PUBLISH_RETRY_MS);
+    (this.retry as { unref?: () => void }).unref?.();
   }
 
   /** The entry under `key` when the cache is active and it has not expired; counts a hit or a miss. */
@@ -219,16 +311,20 @@ export class LookupCache {
   async invalidate(list: readonly Invalidation[]): Promise<void> {
     if (list.length === 0) return;
     for (const invalidation of list) this.drop(invalidation);
-    if (!this.carrier) return;
+    const carrier = this.carrier;
+    if (!carrier) return;
     try {
-      await this.carrier.publish(encodeInvalidations(list));
-      this.counts.invalidationsPublished += list.length;
+      const payloads = encodeInvalidations(list);
+      await Promise.all(payloads.map((payload) => carrier.publish(payload)));
+      // What went out: each distinct invalidation once (or one "drop everything").
+      for (const payload of payloads) this.counts.invalidationsPublished += payload.split("\n").length;
     } catch (error) {
-      // The change is committed; the other instances hear nothing of it and keep their entry until `ttl` ends it.
+      // The change is committed; the other instances may not hear of it: see `publishLost`.
       this.logger.error(
         { component: "cache", error: describeError(error) },
-        "cache invalidation could not be published: other instances may serve the entry until its ttl ends",
+        "cache invalidation could not be published: the cache is bypassed until a drop-everything message goes out",
       );
+      this.publishLost(describeError(error));
     }
   }
 
@@ -253,6 +349,9 @@ export class LookupCache {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry !== null) clearTimeout(this.retry);
+    this.retry = null;
     this.flush();
     this.up = false;
     await this.carrier?.close();

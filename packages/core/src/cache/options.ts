@@ -19,8 +19,9 @@ export const CACHE_SCHEMA = {
     },
   }),
   /**
-   * how invalidations reach the other instances: PostgreSQL `LISTEN/NOTIFY`, in-process (memory, a libSQL file),
-   * or `redisCacheCarrier({ url })` from `@latchkey/redis-store`
+   * how invalidations reach the other instances: PostgreSQL `LISTEN/NOTIFY` (not through a transaction pooler),
+   * in-process (memory; a libSQL file, which reaches only this process: refused while another process has the file
+   * open), or `redisCacheCarrier({ url })` from `@latchkey/redis-store`; see [cache.md](cache.md#carriers)
    * @defaultValue the store's
    */
   carrier: optional<CacheCarrier>({

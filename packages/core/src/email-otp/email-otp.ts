@@ -15,6 +15,7 @@ import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
 import { emit } from "../kernel/emit.ts";
+import { isHookRefusal } from "../hooks/index.ts";
 
 /**
  * @example
@@ -131,41 +132,52 @@ export class EmailOtpService {
     // The hooks run once the code proved the mailbox, before anything is written: a new email is a user about
     // to be created (and then signed in), a known one a sign-in. The user found above decides which; a sign-up
     // of the same email that commits meanwhile is met as a conflict in the transaction.
-    const existing = known ?? found;
-    let signingIn: UserRecord;
-    try {
-      signingIn =
-        existing ??
-        (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
-      await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
-    } catch (error) {
-      // A code a hook refused is spent: it cannot be replayed against the hook.
-      await ctx.store.verifications.consume(row.id);
-      throw error;
-    }
-    // The spent code, a new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof
-    // and the session) commit together.
+    let existing = known ?? found;
     let result: SignInResult;
-    try {
-      result = await inTransaction(ctx, async (tx) => {
-        // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
-        if (!(await tx.store.verifications.consume(row.id))) throw new SpentMeanwhile();
-        let user: UserRecord;
-        if (!existing) {
-          // The user the hook saw. A concurrent sign-up of the same email that committed meanwhile is met as the
-          // insert's conflict (every store answers it inside the transaction), and that user is signed in.
-          const created = await this.createUser(tx, signingIn, meta);
-          user = created.user;
-          if (!created.isNew) user = await this.proveForOtp(tx, user, meta);
-        } else {
-          user = await this.proveForOtp(tx, existing, meta);
+    // At most twice: when a sign-up of the same email commits between the hooks and the insert, the record signed in
+    // is that one, which the hooks have not seen: they run again on it (the code is not spent in between).
+    for (let attempt = 1; ; attempt++) {
+      let signingIn: UserRecord;
+      try {
+        signingIn =
+          existing ??
+          (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
+        await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
+      } catch (error) {
+        // A code a hook refused is spent: it cannot be replayed against the hook. A hook that failed (any other
+        // throw) wrote nothing: the code stays usable for a retry.
+        if (isHookRefusal(error)) await ctx.store.verifications.consume(row.id);
+        throw error;
+      }
+      const seen = existing;
+      // The spent code, a new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof
+      // and the session) commit together.
+      try {
+        result = await inTransaction(ctx, async (tx) => {
+          // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
+          if (!(await tx.store.verifications.consume(row.id))) throw new SpentMeanwhile();
+          let user: UserRecord;
+          if (!seen) {
+            // The user the hooks saw. A concurrent sign-up of the same email that committed meanwhile is met as the
+            // insert's conflict (every store answers it inside the transaction): that record goes back to the hooks.
+            const created = await this.createUser(tx, signingIn, meta);
+            if (!created.isNew) throw new CreatedMeanwhile(created.user);
+            user = created.user;
+          } else {
+            user = await this.proveForOtp(tx, seen, meta);
+          }
+          return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+        });
+        break;
+      } catch (error) {
+        if (error instanceof CreatedMeanwhile && attempt === 1) {
+          existing = error.user;
+          continue;
         }
-        return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
-      });
-    } catch (error) {
-      if (!(error instanceof SpentMeanwhile)) throw error;
-      await this.codes.spentMeanwhile(t, row, meta);
-      throw invalidOtp();
+        if (!(error instanceof SpentMeanwhile)) throw error;
+        await this.codes.spentMeanwhile(t, row, meta);
+        throw invalidOtp();
+      }
     }
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
@@ -270,6 +282,16 @@ export class EmailOtpService {
     const existing = await ctx.store.users.findByEmail(email);
     if (!existing) throw new AuthError("INTERNAL_ERROR", "The user could not be created", { cause: created });
     return { user: existing, isNew: false };
+  }
+}
+
+/**
+ * Thrown inside a new email's sign-in transaction (rolling it back, the code unspent) when a sign-up of the same
+ * email committed first: that user is signed in only once the hooks saw it.
+ */
+class CreatedMeanwhile extends Error {
+  constructor(readonly user: UserRecord) {
+    super("a user with this email was created by a parallel request");
   }
 }
 

@@ -5,7 +5,8 @@ import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import type { UserRecord } from "../ports/records.ts";
+import type { UserRecord, VerificationRecord } from "../ports/records.ts";
+import { isHookRefusal } from "../hooks/index.ts";
 import type { SignInResult } from "../session/session.ts";
 import { emit } from "../kernel/emit.ts";
 
@@ -93,20 +94,33 @@ export class EmailVerificationService {
     const email = normalizeEmail(input.email);
     const lockId = accountLockKey(await ctx.store.users.findByEmail(email), lockoutIdentifier({ email }));
     await ctx.lockout.assertNotLocked(lockId);
-    let userId: string | null;
+    let row: VerificationRecord;
     try {
-      // Exact identifier: a token issued for another address is refused without being consumed.
-      userId = (await ctx.secrets.consumeTokenFor(input.token, verificationLinkIdentifier(email))).userId;
+      // Exact identifier: a token issued for another address is refused without being consumed. Found, not yet
+      // spent: it is consumed in the transaction of the writes it pays for (below).
+      row = await ctx.secrets.findTokenFor(input.token, verificationLinkIdentifier(email));
     } catch (error) {
       if (error instanceof AuthError && error.code === "INVALID_TOKEN") await ctx.lockout.recordFailure(lockId, meta);
       throw error;
     }
-    const user = userId ? await ctx.store.users.findById(userId) : null;
+    const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     // The email may have changed since the link was sent: the link proves the old address only.
-    if (!user || user.email !== email) throw invalidToken();
-    await ctx.hooks.beforeSignIn(user, "verify-email", meta);
-    // The mailbox proof (with its clean-up), the verified flag and the new session commit together.
+    if (!user || user.email !== email) {
+      await ctx.store.verifications.consume(row.id);
+      throw invalidToken();
+    }
+    try {
+      await ctx.hooks.beforeSignIn(user, "verify-email", meta);
+    } catch (error) {
+      // A refusal spends the link (it cannot be replayed against the hook); a hook that failed wrote nothing, and
+      // the link stays usable for a retry.
+      if (isHookRefusal(error)) await ctx.store.verifications.consume(row.id);
+      throw error;
+    }
+    // The spent link, the mailbox proof (with its clean-up), the verified flag and the new session commit together.
     const result = await inTransaction(ctx, async (tx) => {
+      // Of two requests with the same link exactly one gets the row; the other writes nothing.
+      if (!(await tx.store.verifications.consume(row.id))) throw invalidToken();
       const proven = user.emailVerified ? user : await proveMailbox(tx, user, null, meta, signedInAs);
       return tx.sessions.create(proven, meta);
     });

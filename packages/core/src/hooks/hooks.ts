@@ -76,7 +76,7 @@ export const HOOKS_SCHEMA = {
  * @example
  * hooks: {
  *   beforeUserCreated: async (user) => user.email.endsWith("@acme.example") ? undefined : false,
- *   beforeSignIn: async (user) => user.metadata.banned !== true,
+ *   beforeSignIn: async (user) => user.appMetadata.banned !== true,
  * }
  */
 export type AuthHooks = InputOf<typeof HOOKS_SCHEMA>;
@@ -97,6 +97,14 @@ async function run<T>(name: keyof AuthHooks, call: () => Promise<T> | T): Promis
     if (error instanceof AuthError) throw error;
     throw new AuthError("INTERNAL_ERROR", `The ${name} hook failed`, { cause: error });
   }
+}
+
+/**
+ * Whether `error` is a hook's refusal (`false`: 403 `SIGN_UP_REJECTED` or `SIGN_IN_REJECTED`), as opposed to a hook
+ * that failed (any other throw). A refusal spends the code or link that reached the hook; a failure writes nothing.
+ */
+export function isHookRefusal(error: unknown): boolean {
+  return error instanceof AuthError && (error.code === "SIGN_UP_REJECTED" || error.code === "SIGN_IN_REJECTED");
 }
 
 function contextOf<P extends string>(path: P, meta: RequestMeta): HookContext<P> {

@@ -1,4 +1,4 @@
-export { HookRunner } from "./hooks.ts";
+export { HookRunner, isHookRefusal } from "./hooks.ts";
 export { HOOKS_SCHEMA } from "./hooks.ts";
 export type {
   AuthHooks,

@@ -79,6 +79,13 @@ export class OneTimeSecrets {
     return found;
   }
 
+  /** `findToken` for the exact `identifier` (see `consumeTokenFor`): the live row, not spent. */
+  async findTokenFor(token: string, identifier: string): Promise<VerificationRecord> {
+    const found = await this.find(token, (candidate) => candidate === identifier);
+    if (found.expiresAt.getTime() <= this.clock.now()) throw invalidToken();
+    return found;
+  }
+
   private async find(token: string, accepts: (identifier: string) => boolean): Promise<VerificationRecord> {
     if (typeof token !== "string" || !isTokenShaped(token)) throw invalidToken();
     const found = await this.store.verifications.findByValueHash(hashSecret(token));

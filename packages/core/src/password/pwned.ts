@@ -12,7 +12,8 @@ export interface PwnedPasswordsOptions {
   /** How long to wait for the range API. Default "3s". */
   timeout?: Duration;
   /**
-   * When the range API cannot be reached (timeout, network error, non-200): "allow" (default) accepts the
+   * When the range API cannot be reached (timeout, network error, non-200, or a 200 whose body is not a range
+   * list, such as a proxy's block page): "allow" (default) accepts the
    * password and logs a warning; "deny" refuses it with 503 `PASSWORD_CHECK_UNAVAILABLE`.
    */
   onUnavailable?: "allow" | "deny";
@@ -26,6 +27,14 @@ async function sha1Hex(text: string): Promise<string> {
     .map((b) => b.toString(16).padStart(2, "0"))
     .join("")
     .toUpperCase();
+}
+
+/** A range answer: lines `<35 hex characters>:<count>` (CRLF or LF), at least one. */
+const RANGE_LINE = /^[0-9A-Fa-f]{35}:\d+$/;
+function isRangeAnswer(body: string): boolean {
+  const lines = body.split("\n").map((line) => line.trim());
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines.length > 0 && lines.every((line) => RANGE_LINE.test(line));
 }
 
 /**
@@ -84,6 +93,8 @@ export function pwnedPasswords(options: PwnedPasswordsOptions = {}): PasswordChe
     } catch (error) {
       return unavailable(describeError(error), logger);
     }
+    // A 200 that is not a range list (a proxy's block page, a captive portal) checked nothing.
+    if (!isRangeAnswer(body)) return unavailable("the answer is not a range list");
     for (const line of body.split("\n")) {
       const [candidate, count] = line.trim().split(":");
       // Padding rows carry a count of 0.

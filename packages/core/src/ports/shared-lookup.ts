@@ -12,6 +12,15 @@ export function markSharedCopy(copy: object, entry: object): void {
   (copy as Marked)[SHARED_ENTRY] = entry;
 }
 
+/**
+ * A caller's own copy of a JSON value a shared entry holds (a user's `metadata` and `appMetadata`, a key's
+ * `permissions`): a top-level copy of a record or a view still shares these, and a caller that changed one in place
+ * would change what later requests read, permission checks included.
+ */
+export function ownData<T>(value: T): T {
+  return value !== null && typeof value === "object" ? structuredClone(value) : value;
+}
+
 /** The shared entry `copy` was made from (see `markSharedCopy`), or undefined for a lookup read from the store. */
 export function sharedOrigin(copy: object): object | undefined {
   return (copy as Marked)[SHARED_ENTRY];

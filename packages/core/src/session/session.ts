@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import { sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
+import { ownData, sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
 
@@ -131,6 +131,11 @@ export function toUserView(u: UserRecord): UserView {
   };
 }
 
+/** A caller's own copy of a shared user view: its `metadata` and `appMetadata` too (see `ownData`). */
+export function ownUserView(u: Readonly<UserView>): UserView {
+  return { ...u, metadata: ownData(u.metadata), appMetadata: ownData(u.appMetadata) };
+}
+
 export function toSessionView(s: SessionRecord): SessionView {
   return {
     id: s.id,
@@ -238,10 +243,10 @@ export class SessionService {
   /** The `ValidatedSession` of a cached one (`validateCached`): the caller's own copies, as `validate` gives them. */
   ownCopy(cached: CachedSession): ValidatedSession {
     const validated: WithAnswerJson = {
-      user: { ...cached.user },
+      user: ownUserView(cached.user),
       session: { ...cached.session },
-      userRecord: { ...cached.lookup.user },
-      sessionRecord: { ...cached.lookup.session },
+      userRecord: structuredClone(cached.lookup.user),
+      sessionRecord: structuredClone(cached.lookup.session),
       refreshedCookie: null,
       [ANSWER_JSON]: cached.json,
     };
@@ -278,7 +283,7 @@ export class SessionService {
       // From the cache and not slid: the records are the entry's, so are the views. Each caller gets its own copies.
       const views = viewsOf(entry as { session: SessionRecord; user: UserRecord });
       const validated: WithAnswerJson = {
-        user: { ...views.user },
+        user: ownUserView(views.user),
         session: { ...views.session },
         userRecord: found.user,
         sessionRecord: session,
@@ -306,10 +311,22 @@ export class SessionService {
       throw new AuthError("SESSION_NOT_FRESH", "Sign in again to do this: the session is too old");
   }
 
+  /**
+   * 401 `INVALID_CREDENTIALS` when `session` is gone (signed out, or revoked by a mailbox proof or a password change
+   * since the request was authenticated) or has expired. Called last inside a write's transaction (`tx.sessions`),
+   * it makes the write commit only if the session that asked for it still exists then.
+   */
+  async assertStillLive(session: SessionRecord): Promise<void> {
+    const found = await this.store.sessions.findByTokenHash(session.tokenHash);
+    if (!found || found.session.id !== session.id || found.session.expiresAt.getTime() <= this.clock.now())
+      throw new AuthError("INVALID_CREDENTIALS", "Sign in first");
+  }
+
   async revokeToken(token: string): Promise<SessionRecord | null> {
     const found = await this.store.sessions.findByTokenHash(hashSecret(token));
     if (!found) return null;
-    await this.store.sessions.delete(found.session.id);
+    // Only the request whose delete removed the row reports it: parallel sign-outs of one session revoke it once.
+    if (!(await this.store.sessions.delete(found.session.id))) return null;
     return found.session;
   }
 

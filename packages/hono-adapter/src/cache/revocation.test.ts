@@ -4,10 +4,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, hashSecret, type CacheCarrier, type CacheCarrierListener, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { redisCacheCarrier } from "@latchkey/redis-store";
-import { testPostgresUrl } from "@latchkey/test-support";
+import { apiKeyRecord, testPostgresUrl } from "@latchkey/test-support";
 import { startTestRedis, type TestRedisServer } from "../../../../test/redis-server.ts";
 import { BASE_URL, bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
+import { send, verify } from "../routes/email-verification/test-fixtures.ts";
 
 // The lookup cache over HTTP on the run's store (memory, libSQL, PostgreSQL): every revocation is refused at
 // once on the instance that made it, and on another instance over the same database as soon as its carrier
@@ -204,6 +205,30 @@ describe(`lookup cache on ${testStoreKind()}`, () => {
     expect(await session(b, last)).toBeNull();
   });
 
+  it("a mailbox proof that revokes 320 API keys reaches B (one NOTIFY could not carry it: 8,000 bytes)", async () => {
+    const { a, b } = await pair();
+    // The pre-registered attacker's session and 320 keys on the victim's address.
+    const { token, userId } = await a.signUp("victim@example.com", "attacker chose this one");
+    const now = new Date(a.clock.now());
+    for (let i = 0; i < 320; i++)
+      await a.store.apiKeys.create(
+        apiKeyRecord({
+          id: `key-${String(i).padStart(3, "0")}-${userId}`,
+          userId,
+          keyHash: hashSecret(`attacker-key-${i}-${userId}`),
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+    await cachedOn(b, token);
+    await send(a, "victim@example.com");
+    await onA(a, b, async () => {
+      expect((await verify(a, "victim@example.com", a.auth.getOtp("victim@example.com") as string)).status).toBe(200);
+    });
+    expect(a.auth.cache?.stats()).toMatchObject({ bypassed: false, carrierLosses: 0 });
+    expect(await session(b, token)).toBeNull();
+  });
+
   it("a user update on A shows on B's next read", async () => {
     const { a, b } = await pair();
     const { token, userId } = await a.signUp("ada@example.com");
@@ -318,6 +343,51 @@ describe(`API-key verifies (the key with its owner) with the cache on (${testSto
     expect((await inFlight).status).toBe(200); // read before the deletion: answered once
     expect(b.auth.cache?.stats().entries).toBe(0); // but not kept
     expect((await onB(key)).status).toBe(401);
+  });
+});
+
+describe(`what the cache hands out is the caller's own (${testStoreKind()})`, () => {
+  it("a handler that edits appMetadata or a key's permissions in place changes nothing later requests see", async () => {
+    const t = instance(storesForTestRun(1)?.[0] ?? memoryStore());
+    await listening(t);
+    const { token, userId } = await t.signUp("ada@example.com");
+    await t.auth.api.updateUser(userId, { appMetadata: { role: "reader", tags: ["a"] } });
+    const { key } = await (
+      t.auth.api as unknown as {
+        createApiKey(i: { userId: string; permissions: Record<string, string[]> }): Promise<{ key: string }>;
+      }
+    ).createApiKey({ userId, permissions: { files: ["read"] } });
+    const app = new Hono();
+    app.use("*", t.auth.middleware);
+    // A careless handler: it "upgrades" what it was given, in place, on every request.
+    app.get("/me", t.auth.requireUser, (c) => {
+      const meta = c.var.user.appMetadata as { role: string; tags: string[] };
+      const seen = { role: meta.role, tags: [...meta.tags] };
+      meta.role = "admin";
+      meta.tags.push("admin");
+      return c.json(seen);
+    });
+    app.get("/files", t.auth.requireApiKey({ permissions: { files: ["write"] } }), (c) => c.json({ ok: true }));
+    app.get("/key", t.auth.requireApiKey(), (c) => {
+      const permissions = c.var.apiKey.permissions as Record<string, string[]>;
+      permissions.files?.push("write");
+      return c.json({ ok: true });
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await app.request(`${BASE_URL}/me`, { headers: bearer(token) });
+      expect(await res.json()).toEqual({ role: "reader", tags: ["a"] });
+      const cookieRes = await t.request("GET", "/get-session", { headers: bearer(token) });
+      expect(((await cookieRes.json()) as { user: { appMetadata: unknown } }).user.appMetadata).toEqual({
+        role: "reader",
+        tags: ["a"],
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      expect((await app.request(`${BASE_URL}/key`, { headers: { "x-api-key": key } })).status).toBe(200);
+      // The permission was never granted: a later check must not see the handler's edit.
+      expect((await app.request(`${BASE_URL}/files`, { headers: { "x-api-key": key } })).status).toBe(403);
+    }
+    expect(t.auth.cache?.stats().hits).toBeGreaterThan(4); // the requests above were answered from the cache
   });
 });
 
@@ -440,7 +510,7 @@ describe(`Redis carrier on ${testStoreKind()}`, () => {
   async function redisPair(): Promise<{ a: TestAuth; b: TestAuth }> {
     const shared = memoryStore();
     const [first, second] = storesForTestRun(2) ?? [shared, shared];
-    const carrier = () => redisCacheCarrier({ url: redis.url, heartbeat: 0.2 });
+    const carrier = () => redisCacheCarrier({ url: redis.url, heartbeat: 0.2, commandTimeout: 0.5 });
     const a = instance(first as FullStore, carrier());
     const b = instance(second as FullStore, carrier());
     await listening(a);
@@ -487,6 +557,37 @@ describe(`Redis carrier on ${testStoreKind()}`, () => {
     await redis.resume();
     await listening(b);
     expect(b.auth.cache?.stats().entries).toBe(0);
+    // A's publication failed while Redis was down: A bypassed its cache too, until a drop-everything went out.
+    expect(a.auth.cache?.stats().carrierLosses).toBeGreaterThan(0);
+    await listening(a);
+    const other = await signIn(a, "ada@example.com");
+    await cachedOn(b, other);
+    await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(other) }));
+    expect(await session(b, other)).toBeNull();
+  });
+
+  it("Redis frozen: a sign-out is answered without waiting for Redis, and both instances bypass their caches", async () => {
+    const { a, b } = await redisPair();
+    const { token } = await a.signUp("ada@example.com");
+    await cachedOn(b, token);
+    redis.freeze();
+    try {
+      let status = 0;
+      const signOut = a.request("POST", "/sign-out", { headers: bearer(token) }).then((res) => {
+        status = res.status;
+      });
+      await until("the sign-out is answered while Redis is frozen", () => status !== 0);
+      await signOut;
+      expect(status).toBe(200);
+      // Its publication got no answer: A bypasses its cache; B's probes do not come back either.
+      expect(a.auth.cache?.stats().bypassed).toBe(true);
+      await until("B notices the frozen Redis", () => b.auth.cache?.stats().bypassed === true);
+      expect(await session(b, token)).toBeNull();
+    } finally {
+      redis.thaw();
+    }
+    await listening(a);
+    await listening(b);
     const other = await signIn(a, "ada@example.com");
     await cachedOn(b, other);
     await onA(a, b, () => a.request("POST", "/sign-out", { headers: bearer(other) }));

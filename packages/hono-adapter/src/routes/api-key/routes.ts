@@ -39,7 +39,7 @@ function registerCreateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       errors: [403, 409],
     },
     async (c, { body, session: s }) => {
-      return c.json(await service.createForCaller(s.user.id, body, tools.meta(c)));
+      return c.json(await service.createForCaller(s.user.id, body, tools.meta(c), s.sessionRecord));
     },
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashSecret, type AuthEvent } from "@latchkey/core";
+import { auditLog, hashSecret, type AuditLogApi, type AuthEvent } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { bearer, cookieHeaders, createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 import { storesForTestRun } from "../../../test/test-stores.ts";
@@ -264,5 +264,24 @@ describe("auth.api", () => {
       "admin-revoke-sessions",
       "revoke-sessions",
     ]);
+  });
+});
+
+describe("parallel sign-outs of one session (issue 48 item 21)", () => {
+  it("five at once: every one answers 200, one SessionRevoked event and one audit row, from the delete that removed it", async () => {
+    const t = createTestAuth({ plugins: [auditLog()] });
+    const events = recordEvents(t);
+    const { token, userId } = await t.signUp("ada@example.com", PASSWORD);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => t.request("POST", "/sign-out", { headers: bearer(token) })),
+    );
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await live(t, token)).toBe(false);
+    expect(events.filter((e) => e.type === "SessionRevoked")).toEqual([
+      expect.objectContaining({ userId, reason: "sign-out", count: 1 }),
+    ]);
+    const api = t.auth.api as unknown as AuditLogApi;
+    const rows = (await api.listAuditEvents({ userId, limit: 100, cursor: null })).events;
+    expect(rows.filter((r) => r.type === "SessionRevoked")).toHaveLength(1);
   });
 });
