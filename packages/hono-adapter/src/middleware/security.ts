@@ -6,6 +6,12 @@ import { readCookie } from "../http/cookies.ts";
 import { editHeaders } from "../http/host-response.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * The deepest a body may nest objects and arrays (`{}` is 1 level, `{"a":{}}` 2). Everything after the parser
+ * that walks a value (validation, the NUL check, metadata serialization, the stores) recurses, so a body is refused
+ * past this depth before any of it runs: JSON.parse alone takes 10,000 levels, the code after it does not.
+ */
+export const MAX_BODY_DEPTH = 32;
 
 // Responses that already carry the headers: the host's `auth.middleware` and the mounted sub-app both add them, and
 // the outer layer need not set the same six values again on the same response (each set is validated by Headers).
@@ -147,6 +153,35 @@ async function readCounted(
   return out;
 }
 
+/**
+ * Whether the JSON text in `bytes` nests objects and arrays deeper than `max`: one pass over the bytes, counting
+ * brackets outside strings (no recursion, no parse). UTF-8 never uses the bytes of `"`, `\\`, brackets and braces
+ * inside a multi-byte character, so the bytes can be scanned as they are. Text that is not JSON is counted the
+ * same way; the parser refuses it afterwards if it is shallow enough to get there.
+ */
+function nestedDeeperThan(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x7d || byte === 0x5d) depth--;
+  }
+  return false;
+}
+
+const tooDeep = () =>
+  errorResponse(
+    new AuthError("INVALID_REQUEST", `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`, {
+      details: [{ path: "body", message: `nested more than ${MAX_BODY_DEPTH} levels deep` }],
+    }),
+  );
+
 const tooLarge = () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
 
 function notJson(c: Context): Response | null {
@@ -196,7 +231,8 @@ function framedByNodeParser(c: Context, raw: Request): boolean {
 
 /**
  * A missing or empty body counts as no body (validated as `{}`), whatever its headers say; a present body
- * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it.
+ * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it, and
+ * nest at most `MAX_BODY_DEPTH` levels (400 `INVALID_REQUEST` naming the limit), before anything walks it.
  * The sub-app's routes read the body from `c.req` (see `keepBody`); host routes behind `auth.middleware` never pass
  * through this guard and read their own bodies.
  */
@@ -232,6 +268,7 @@ export function bodyGuard(): MiddlewareHandler {
         return next();
       }
     }
+    if (nestedDeeperThan(bytes, MAX_BODY_DEPTH)) return tooDeep();
     keepBody(c, bytes);
     return next();
   };
