@@ -182,6 +182,27 @@ const tooDeep = () =>
     }),
   );
 
+/**
+ * The answer when reading the body failed: the connection closed mid-upload (`@hono/node-server` and the Node bridge
+ * error the stream and abort the request's signal), or the stream a host handed over broke off. The client's doing,
+ * not the server's: a 400 recorded like any refused body, with nothing logged (nobody may be there to read it).
+ */
+const incomplete = () =>
+  errorResponse(
+    new AuthError("INVALID_REQUEST", "The request body ended before it was complete", {
+      details: [{ path: "body", message: "incomplete" }],
+    }),
+  );
+
+/** `read()`, or the incomplete-body answer when reading fails. */
+async function orIncomplete<T>(read: () => Promise<T>): Promise<T | Response> {
+  try {
+    return await read();
+  } catch {
+    return incomplete();
+  }
+}
+
 const tooLarge = () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
 
 function notJson(c: Context): Response | null {
@@ -249,19 +270,23 @@ export function bodyGuard(): MiddlewareHandler {
       if (refused !== null) return refused;
       if (framedByNodeParser(c, raw)) {
         // Node's HTTP/1 parser delivers exactly the declared bytes; the count is checked again all the same.
-        bytes = new Uint8Array(await raw.arrayBuffer());
+        const buffer = await orIncomplete(() => raw.arrayBuffer());
+        if (buffer instanceof Response) return buffer;
+        bytes = new Uint8Array(buffer);
         if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
       } else {
-        bytes = raw.body === null ? new Uint8Array(0) : await readCounted(raw.body, MAX_BODY_BYTES);
+        const body = raw.body;
+        bytes = body === null ? new Uint8Array(0) : await orIncomplete(() => readCounted(body, MAX_BODY_BYTES));
         if (bytes instanceof Response) return bytes;
       }
     } else {
       // No length (a chunked body, Node's stream for a bodiless POST) or a declared 0: the bytes say whether there
       // is a body, and its media type is checked once the first of them arrives.
+      const body = raw.body;
       bytes =
-        declared === 0 || raw.body === null
+        declared === 0 || body === null
           ? new Uint8Array(0)
-          : await readCounted(raw.body, MAX_BODY_BYTES, () => notJson(c));
+          : await orIncomplete(() => readCounted(body, MAX_BODY_BYTES, () => notJson(c)));
       if (bytes instanceof Response) return bytes;
       if (bytes.byteLength === 0) {
         if (raw.body !== null || BODY_HEADERS.some((name) => raw.headers.has(name))) c.req.raw = withoutBody(raw);
