@@ -662,16 +662,13 @@ function deepBodyRequests(
     .filter((op) => op.method !== "GET")
     .flatMap((op) =>
       [100, 1000, 10_000].flatMap((depth) =>
-        [
-          nest('{"a":', "}", depth),
-          nest("[", "]", depth),
-          `{"metadata":${nest('{"a":', "}", depth - 1)}}`,
-        ].flatMap((rawBody) =>
-          [{}, { authorization: `Bearer ${token}` }].map((credentials) => ({
-            method: op.method,
-            path: `/auth${op.path}`,
-            init: { rawBody, headers: { ...credentials, "content-type": "application/json" } },
-          })),
+        [nest('{"a":', "}", depth), nest("[", "]", depth), `{"metadata":${nest('{"a":', "}", depth - 1)}}`].flatMap(
+          (rawBody) =>
+            [{}, { authorization: `Bearer ${token}` }].map((credentials) => ({
+              method: op.method,
+              path: `/auth${op.path}`,
+              init: { rawBody, headers: { ...credentials, "content-type": "application/json" } },
+            })),
         ),
       ),
     );

@@ -280,9 +280,13 @@ describe("latchkey migrate", () => {
     );
     // The "unsupported database URL" error of migrate and sweep.
     const dsn = "host=127.0.0.1 user=app password=S3cret-dsn dbname=auth";
-    await expect(migrate(dsn)).rejects.toThrow("unsupported database URL host=127.0.0.1 user=app password=*** dbname=auth");
+    await expect(migrate(dsn)).rejects.toThrow(
+      "unsupported database URL host=127.0.0.1 user=app password=*** dbname=auth",
+    );
     await expect(migrate(dsn)).rejects.not.toThrow(/S3cret/);
-    await expect(migrate("mysql://root:S3c/ret@db/app")).rejects.toThrow("unsupported database URL mysql://root:***@db/app");
+    await expect(migrate("mysql://root:S3c/ret@db/app")).rejects.toThrow(
+      "unsupported database URL mysql://root:***@db/app",
+    );
     await expect(migrate("mysql://root:S3c/ret@db/app")).rejects.not.toThrow(/S3c|ret@/);
   });
 

@@ -177,9 +177,13 @@ function nestedDeeperThan(bytes: Uint8Array, max: number): boolean {
 
 const tooDeep = () =>
   errorResponse(
-    new AuthError("INVALID_REQUEST", `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`, {
-      details: [{ path: "body", message: `nested more than ${MAX_BODY_DEPTH} levels deep` }],
-    }),
+    new AuthError(
+      "INVALID_REQUEST",
+      `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`,
+      {
+        details: [{ path: "body", message: `nested more than ${MAX_BODY_DEPTH} levels deep` }],
+      },
+    ),
   );
 
 /**
