@@ -450,7 +450,7 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
     );
 
     itFull(
-      `${FUZZ_REQUESTS} fuzzed requests from the OpenAPI document: no 5xx, no stack or SQL in any body`,
+      `${FUZZ_REQUESTS} fuzzed requests from the OpenAPI document, and bodies nested 100, 1,000 and 10,000 deep on every route: no 5xx, no stack or SQL in any body`,
       async () => {
         const doc = json<{ paths: Record<string, Record<string, { requestBody?: unknown }>> }>(
           await call(a, "GET", "/auth/openapi.json"),
@@ -465,9 +465,10 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
         const session = await signUp(a, `fuzz-${name}@example.com`);
         // Every request is generated up front from the seed, so the same seed sends the same requests.
         const rand = seededRandom(FUZZ_SEED);
-        const requests = Array.from({ length: FUZZ_REQUESTS }, (_, i) =>
-          fuzzRequest(rand, ops, session.credentials.token, i),
-        );
+        const requests = [
+          ...Array.from({ length: FUZZ_REQUESTS }, (_, i) => fuzzRequest(rand, ops, session.credentials.token, i)),
+          ...deepBodyRequests(ops, session.credentials.token),
+        ];
         const failures: string[] = [];
         let sent = 0;
         await Promise.all(
@@ -476,14 +477,16 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
               const { method, path, init } = requests[i]!;
               const res = await call(pick(i), method, path, init);
               sent++;
-              if (res.status === 0 || res.status >= 500 || LEAK.test(res.text))
+              // A deep body (after the fuzzed ones) must be refused: a 4xx.
+              const deep = i >= FUZZ_REQUESTS;
+              if (res.status === 0 || res.status >= 500 || (deep && res.status < 400) || LEAK.test(res.text))
                 failures.push(
                   `${method} ${path} ${JSON.stringify(init.body ?? init.rawBody ?? null).slice(0, 200)}: ${res.status} ${res.text.slice(0, 200)}`,
                 );
             }
           }),
         );
-        expect(sent).toBe(FUZZ_REQUESTS);
+        expect(sent).toBe(requests.length);
         // The servers' own log lines of those failures (error names and first lines; no secrets are logged).
         const logged = [a, b].flatMap((i) =>
           i
@@ -643,6 +646,32 @@ function fuzzRequest(
       ? `?limit=${encodeQuery(String(fuzzValue(rand, 0)))}&cursor=${encodeQuery(randomString(rand))}`
       : "";
   return { method, path: `/auth${op.path}${query}`, init };
+}
+
+/**
+ * Every state-changing operation with bodies nested 100, 1,000 and 10,000 deep (objects, arrays, and objects under
+ * `metadata`), anonymous and with a session: each must be a 4xx (JSON.parse takes the depth; code after it that
+ * walks a value must never see it).
+ */
+function deepBodyRequests(
+  ops: Array<{ path: string; method: string }>,
+  token: string,
+): Array<{ method: string; path: string; init: FuzzInit }> {
+  const nest = (open: string, close: string, depth: number) => `${open.repeat(depth)}1${close.repeat(depth)}`;
+  return ops
+    .filter((op) => op.method !== "GET")
+    .flatMap((op) =>
+      [100, 1000, 10_000].flatMap((depth) =>
+        [nest('{"a":', "}", depth), nest("[", "]", depth), `{"metadata":${nest('{"a":', "}", depth - 1)}}`].flatMap(
+          (rawBody) =>
+            [{}, { authorization: `Bearer ${token}` }].map((credentials) => ({
+              method: op.method,
+              path: `/auth${op.path}`,
+              init: { rawBody, headers: { ...credentials, "content-type": "application/json" } },
+            })),
+        ),
+      ),
+    );
 }
 
 // The outage, kill -9 and fuzz scenarios run once (database counters); the Redis variant repeats the rest with a

@@ -1,5 +1,6 @@
 import { hashSecret } from "@latchkey/core";
 import { describe, expect, it } from "vitest";
+import { MiB, streamUpload } from "./upload.ts";
 
 /**
  * The parts of the mounted auth the journey reads (structural: test-support cannot depend on the adapter, whose
@@ -74,6 +75,18 @@ export function hostJourney(title: string, domain: string, host: HostUnderTest, 
       expect(missing.status).toBe(404);
       expect(await missing.json()).toMatchObject({ code: "NOT_FOUND" });
       expect(missing.headers.get("x-content-type-options")).toBe("nosniff");
+    });
+
+    // Issue 49: the Node bridge read a whole body before the 64 KiB limit applied (one 300 MiB POST took an Express
+    // app from 126 to 1,033 MiB). The answer now comes while the client is still sending.
+    it("a 300 MiB upload to /auth is refused with 413 before the client sent more than its connection buffers", async () => {
+      for (const declareLength of [true, false]) {
+        const answer = await streamUpload(url("/auth/sign-in/email"), 300 * MiB, { declareLength });
+        expect(answer.status, answer.body).toBe(413);
+        expect(JSON.parse(answer.body)).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+        expect(answer.sent, `declared length: ${declareLength}`).toBeLessThan(32 * MiB);
+      }
+      expect((await fetch(url("/"))).status).toBe(200);
     });
 
     it("a cookie request from an untrusted origin is refused (CSRF), the same one from the app's origin passes", async () => {

@@ -32,14 +32,34 @@ export function databaseKind(url: string): "postgres" | "sqlite" | "mongodb" | n
 const SECRET_PARAMETERS =
   /^(password|passwd|pass|pwd|sslpassword|authtoken|auth_token|token|access_token|secret|apikey|api_key)$/i;
 
-/** The user-info password and the credential parameters of a URL: what must never be printed. */
+/** `scheme://` and the rest of a URL, or null for text that is not a `scheme://` URL (a keyword DSN, `file:`). */
+function splitScheme(url: string): { scheme: string; rest: string } | null {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0];
+  return scheme === undefined ? null : { scheme, rest: url.slice(scheme.length) };
+}
+
+/**
+ * Where the user-info of `rest` (a URL after its `scheme://`) ends: its last `@`, or -1 without one. Not at the
+ * first `/`, `?` or `#` as a URL parser would have it: drivers take a password such as `S3c/ret` unencoded
+ * (`postgres://admin:S3c/ret@host/db`), and masking up to an `@` of a path or query only hides more.
+ */
+const userinfoEnd = (rest: string) => rest.lastIndexOf("@");
+
+// A keyword DSN's (`host=db user=app password=S3cret`, libpq's form) credential: the value, quoted or not.
+const KEYWORD_SECRET = /(^|\s)([a-z_]+)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s']*)/gi;
+
+/** The user-info password and the credential parameters of a URL or keyword DSN: what must never be printed. */
 function urlSecrets(url: string): { userinfoPassword: string | null; parameters: string[] } {
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";
-  const at = authority.lastIndexOf("@");
-  const userinfo = at >= 0 ? authority.slice(0, at) : "";
-  const colon = userinfo.indexOf(":");
+  const parts = splitScheme(url);
   const parameters: string[] = [];
-  const query = /\?([^#]*)/.exec(url)?.[1] ?? "";
+  if (parts === null) {
+    for (const [, , name, , value] of url.matchAll(KEYWORD_SECRET))
+      if (SECRET_PARAMETERS.test(name ?? "") && value) parameters.push(value.replace(/^'(.*)'$/s, "$1"), value);
+  }
+  const at = parts === null ? -1 : userinfoEnd(parts.rest);
+  const userinfo = parts !== null && at >= 0 ? parts.rest.slice(0, at) : "";
+  const colon = userinfo.indexOf(":");
+  const query = /\?([^#]*)/.exec(parts === null || at < 0 ? url : parts.rest.slice(at))?.[1] ?? "";
   for (const pair of query.split("&")) {
     const eq = pair.indexOf("=");
     if (eq > 0 && SECRET_PARAMETERS.test(safeDecode(pair.slice(0, eq))) && pair.length > eq + 1)
@@ -58,33 +78,47 @@ function safeDecode(text: string): string {
 
 /**
  * The URL with its user-info password and credential parameters (`password`, `authToken`, ...) masked, for
- * printing. A plain parser, not `new URL`: multi-host URLs (`mongodb://admin:pw@db1,db2/app`) and unusual forms
- * are masked too instead of printed unchanged.
+ * printing; a keyword DSN (`host=db password=S3cret`) with its `password=` (and the other credential keywords)
+ * masked. A plain parser, not `new URL`: multi-host URLs (`mongodb://admin:pw@db1,db2/app`), passwords holding `/`,
+ * `?`, `#` or `@` and unusual forms are masked too instead of printed unchanged.
  *
  * @example
  * redactUrl("mongodb://admin:S3cret@db1,db2/app?authSource=admin"); // "mongodb://admin:***@db1,db2/app?authSource=admin"
+ * redactUrl("postgres://admin:S3c/ret@host/db");                    // "postgres://admin:***@host/db"
  * redactUrl("postgres://db/auth?user=app&password=S3cret");         // "postgres://db/auth?user=app&password=***"
+ * redactUrl("host=db user=app password='S3 cret'");                 // "host=db user=app password=***"
  */
 export function redactUrl(url: string): string {
+  const parts = splitScheme(url);
+  if (parts === null && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    return url.replace(KEYWORD_SECRET, (pair, space: string, name: string, equals: string, value: string) =>
+      SECRET_PARAMETERS.test(name) && value !== "" ? `${space}${name}${equals}***` : pair,
+    );
+  }
   let out = url;
-  const authority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(url);
-  if (authority) {
-    const [whole, scheme, hosts] = authority as unknown as [string, string, string];
-    const at = hosts.lastIndexOf("@");
+  let tail = url;
+  if (parts !== null) {
+    const at = userinfoEnd(parts.rest);
     if (at >= 0) {
-      const userinfo = hosts.slice(0, at);
+      const userinfo = parts.rest.slice(0, at);
       const colon = userinfo.indexOf(":");
       const masked = colon >= 0 ? `${userinfo.slice(0, colon)}:***` : userinfo;
-      out = `${scheme}${masked}${hosts.slice(at)}${url.slice(whole.length)}`;
+      tail = parts.rest.slice(at);
+      out = `${parts.scheme}${masked}${tail}`;
     }
   }
-  return out.replace(/([?&])([^=&#]+)=([^&#]*)/g, (pair, separator: string, name: string, value: string) =>
-    SECRET_PARAMETERS.test(safeDecode(name)) && value !== "" ? `${separator}${name}=***` : pair,
+  // Credential parameters of the query: after the user-info, whose masked text may hold `?` or `&`.
+  const head = out.slice(0, out.length - tail.length);
+  return (
+    head +
+    tail.replace(/([?&])([^=&#]+)=([^&#]*)/g, (pair, separator: string, name: string, value: string) =>
+      SECRET_PARAMETERS.test(safeDecode(name)) && value !== "" ? `${separator}${name}=***` : pair,
+    )
   );
 }
 
 /** `text` (an error message) with every secret of `url` masked, in case a driver quoted the URL or a part of it. */
-function redactSecretsIn(text: string, url: string): string {
+export function redactSecretsIn(text: string, url: string): string {
   const { userinfoPassword, parameters } = urlSecrets(url);
   let out = text.split(url).join(redactUrl(url));
   for (const secret of [userinfoPassword, ...parameters]) {

@@ -224,6 +224,15 @@ describe("latchkey sweep", () => {
       expect(none.stderr).toContain("pass --database <url> or set LATCHKEY_DATABASE_URL");
       const mysql = await latchkey(["sweep", "--database", "mysql://localhost/db"]);
       expect(mysql.code).toBe(2);
+      // A keyword DSN is echoed with its password masked (issue 50, item 6).
+      const dsn = await latchkey(["sweep", "--database", "host=localhost password='hunter 4' dbname=app"]);
+      expect(dsn.code).toBe(2);
+      expect(dsn.stderr).toContain("unsupported database URL host=localhost password=*** dbname=app");
+      expect(dsn.stderr + dsn.stdout).not.toContain("hunter");
+      const slash = await latchkey(["sweep", "--database", "postgres://app:hunter/5@127.0.0.1:1/auth"]);
+      expect(slash.code).toBe(1);
+      expect(slash.stdout).toContain("Sweeping postgres://app:***@127.0.0.1:1/auth");
+      expect(slash.stderr + slash.stdout).not.toContain("hunter");
       const badBatch = await latchkey(["sweep", "--database", database.url, "--batch-size", "0"]);
       expect(badBatch).toMatchObject({ code: 1, stderr: expect.stringContaining("batchSize must be an integer") });
     } finally {

@@ -1,6 +1,6 @@
 import { sweepStore, type CacheCarrier, type Duration, type FullStore, type SweepReport } from "@latchkey/core";
 import { encodeInvalidations, parseDuration, sweepBatchSize } from "@latchkey/core/internal";
-import { databaseKind, importMongoStore, redactUrl } from "../migrate/migrate.ts";
+import { databaseKind, importMongoStore, redactSecretsIn, redactUrl } from "../migrate/migrate.ts";
 
 /**
  * Options of `sweep`.
@@ -166,7 +166,9 @@ export async function sweepCommand(
     for (const [table, removed] of Object.entries(report)) process.stdout.write(`${table}: ${removed} removed\n`);
     return 0;
   } catch (error) {
-    process.stderr.write(`latchkey sweep: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A driver's error may quote the URL or a part of it.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`latchkey sweep: ${redactSecretsIn(message, url)}\n`);
     return 1;
   }
 }

@@ -310,7 +310,9 @@ export const AUTH_SCHEMA = {
      */
     secure: defaulted<boolean>(true),
     /**
-     * with a `domain` the cookie is `__Secure-latchkey.session` (`__Host-` forbids `Domain`)
+     * with a `domain` the cookie is `__Secure-latchkey.session` (`__Host-` forbids `Domain`), which every subdomain
+     * of the domain can set as well: it trusts them all. Two session cookies in one request are no session (both
+     * cleared)
      * @defaultValue host-only
      */
     domain: optional<string>(),

@@ -7,7 +7,10 @@ import { originRefusal } from "../middleware/security.ts";
 export interface RequestSession {
   user: UserView | null;
   session: SessionView | null;
-  /** The refreshed session cookie when the session slid forward (cookie requests only): send it on your answer. */
+  /**
+   * The refreshed session cookie when the session slid forward (cookie requests only), or the cookies that clear
+   * two session cookies sent together (neither is trusted): send them on your answer.
+   */
   setCookie: string[];
 }
 

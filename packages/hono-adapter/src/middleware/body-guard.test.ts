@@ -95,6 +95,49 @@ describe("the body guard hands the counted bytes on without a second Request", (
   });
 });
 
+describe("a 300 MiB body handed over as a web stream (SvelteKit, Astro, Next.js, Bun, Deno, Workers)", () => {
+  it("is read no further than the limit: by its declared length nothing is read, chunked one chunk past 64 KiB; the stream is cancelled", async () => {
+    const t = createTestAuth();
+    const chunk = new Uint8Array(16 * 1024).fill(0x61);
+    /** A body made as it is pulled, counting what was pulled. */
+    const generated = () => {
+      const seen = { pulled: 0, cancelled: false };
+      const body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            if (seen.pulled >= 300 * 1024 * 1024) return controller.close();
+            seen.pulled += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+          cancel() {
+            seen.cancelled = true;
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { body, seen };
+    };
+    const send = (body: ReadableStream<Uint8Array>, headers: Record<string, string>) =>
+      t.auth.handler(
+        new Request(`${BASE_URL}/auth/sign-in/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body,
+          duplex: "half",
+        } as RequestInit),
+      );
+    const declared = generated();
+    const refused = await send(declared.body, { "content-length": String(300 * 1024 * 1024) });
+    expect(refused.status).toBe(413);
+    expect(declared.seen.pulled).toBe(0);
+    const chunked = generated();
+    const cut = await send(chunked.body, {});
+    expect(cut.status).toBe(413);
+    expect(chunked.seen.pulled).toBe(64 * 1024 + chunk.byteLength);
+    expect(chunked.seen.cancelled).toBe(true);
+  });
+});
+
 describe("over a real Node socket (@hono/node-server)", () => {
   async function send(port: number, request: string): Promise<string> {
     return new Promise<string>((resolve, reject) => {
@@ -162,6 +205,49 @@ describe("over a real Node socket (@hono/node-server)", () => {
       expect(big.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
     } finally {
       toWeb.mockRestore();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+  // Issue 49, item 8: `latchkey serve` logged an error-level "unexpected error" and counted a 500 for it.
+  it("a client that goes away mid-upload is a 400 for the metrics, with nothing logged, by its length or chunked", async () => {
+    const lines: string[] = [];
+    const at = (level: string) => (_fields: unknown, message: string) => void lines.push(`${level} ${message}`);
+    const t = createTestAuth({
+      logger: { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") },
+    });
+    const answered: number[] = [];
+    let entered = 0;
+    const server = serve({
+      fetch: async (request, env) => {
+        entered++;
+        const response = await t.auth.handler(request, env);
+        answered.push(response.status);
+        return response;
+      },
+      port: 0,
+      hostname: "127.0.0.1",
+    });
+    try {
+      await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+      const { port } = server.address() as AddressInfo;
+      const head = `POST /auth/sign-in/email HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`;
+      for (const [framing, part] of [
+        ["Content-Length: 1000\r\n", '{"email":"ada@example.com","password":"'],
+        ["Transfer-Encoding: chunked\r\n", '20\r\n{"email":"ada@example.com","pass\r\n'],
+      ] as const) {
+        const before = entered;
+        const socket = connect(port, "127.0.0.1");
+        socket.on("error", () => undefined);
+        await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+        socket.write(`${head}${framing}\r\n${part}`);
+        // Gone once the request is being served, its body half sent.
+        await expect.poll(() => entered).toBe(before + 1);
+        socket.destroy();
+      }
+      await expect.poll(() => answered).toEqual([400, 400]);
+      expect(lines).toEqual([]);
+    } finally {
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
   });

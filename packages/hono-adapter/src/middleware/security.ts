@@ -6,6 +6,12 @@ import { readCookie } from "../http/cookies.ts";
 import { editHeaders } from "../http/host-response.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * The deepest a body may nest objects and arrays (`{}` is 1 level, `{"a":{}}` 2). Everything after the parser
+ * that walks a value (validation, the NUL check, metadata serialization, the stores) recurses, so a body is refused
+ * past this depth before any of it runs: JSON.parse alone takes 10,000 levels, the code after it does not.
+ */
+export const MAX_BODY_DEPTH = 32;
 
 // Responses that already carry the headers: the host's `auth.middleware` and the mounted sub-app both add them, and
 // the outer layer need not set the same six values again on the same response (each set is validated by Headers).
@@ -147,6 +153,60 @@ async function readCounted(
   return out;
 }
 
+/**
+ * Whether the JSON text in `bytes` nests objects and arrays deeper than `max`: one pass over the bytes, counting
+ * brackets outside strings (no recursion, no parse). UTF-8 never uses the bytes of `"`, `\\`, brackets and braces
+ * inside a multi-byte character, so the bytes can be scanned as they are. Text that is not JSON is counted the
+ * same way; the parser refuses it afterwards if it is shallow enough to get there.
+ */
+function nestedDeeperThan(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > max) return true;
+    } else if (byte === 0x7d || byte === 0x5d) depth--;
+  }
+  return false;
+}
+
+const tooDeep = () =>
+  errorResponse(
+    new AuthError(
+      "INVALID_REQUEST",
+      `The request body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`,
+      {
+        details: [{ path: "body", message: `nested more than ${MAX_BODY_DEPTH} levels deep` }],
+      },
+    ),
+  );
+
+/**
+ * The answer when reading the body failed: the connection closed mid-upload (`@hono/node-server` and the Node bridge
+ * error the stream and abort the request's signal), or the stream a host handed over broke off. The client's doing,
+ * not the server's: a 400 recorded like any refused body, with nothing logged (nobody may be there to read it).
+ */
+const incomplete = () =>
+  errorResponse(
+    new AuthError("INVALID_REQUEST", "The request body ended before it was complete", {
+      details: [{ path: "body", message: "incomplete" }],
+    }),
+  );
+
+/** `read()`, or the incomplete-body answer when reading fails. */
+async function orIncomplete<T>(read: () => Promise<T>): Promise<T | Response> {
+  try {
+    return await read();
+  } catch {
+    return incomplete();
+  }
+}
+
 const tooLarge = () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
 
 function notJson(c: Context): Response | null {
@@ -196,7 +256,8 @@ function framedByNodeParser(c: Context, raw: Request): boolean {
 
 /**
  * A missing or empty body counts as no body (validated as `{}`), whatever its headers say; a present body
- * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it.
+ * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it, and
+ * nest at most `MAX_BODY_DEPTH` levels (400 `INVALID_REQUEST` naming the limit), before anything walks it.
  * The sub-app's routes read the body from `c.req` (see `keepBody`); host routes behind `auth.middleware` never pass
  * through this guard and read their own bodies.
  */
@@ -213,25 +274,30 @@ export function bodyGuard(): MiddlewareHandler {
       if (refused !== null) return refused;
       if (framedByNodeParser(c, raw)) {
         // Node's HTTP/1 parser delivers exactly the declared bytes; the count is checked again all the same.
-        bytes = new Uint8Array(await raw.arrayBuffer());
+        const buffer = await orIncomplete(() => raw.arrayBuffer());
+        if (buffer instanceof Response) return buffer;
+        bytes = new Uint8Array(buffer);
         if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
       } else {
-        bytes = raw.body === null ? new Uint8Array(0) : await readCounted(raw.body, MAX_BODY_BYTES);
+        const body = raw.body;
+        bytes = body === null ? new Uint8Array(0) : await orIncomplete(() => readCounted(body, MAX_BODY_BYTES));
         if (bytes instanceof Response) return bytes;
       }
     } else {
       // No length (a chunked body, Node's stream for a bodiless POST) or a declared 0: the bytes say whether there
       // is a body, and its media type is checked once the first of them arrives.
+      const body = raw.body;
       bytes =
-        declared === 0 || raw.body === null
+        declared === 0 || body === null
           ? new Uint8Array(0)
-          : await readCounted(raw.body, MAX_BODY_BYTES, () => notJson(c));
+          : await orIncomplete(() => readCounted(body, MAX_BODY_BYTES, () => notJson(c)));
       if (bytes instanceof Response) return bytes;
       if (bytes.byteLength === 0) {
         if (raw.body !== null || BODY_HEADERS.some((name) => raw.headers.has(name))) c.req.raw = withoutBody(raw);
         return next();
       }
     }
+    if (nestedDeeperThan(bytes, MAX_BODY_DEPTH)) return tooDeep();
     keepBody(c, bytes);
     return next();
   };

@@ -77,7 +77,7 @@ export type RouteInput<B, Q, A extends boolean = false> = {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: "Invalid input (`INVALID_REQUEST` with `details`, or a more specific code)",
+  400: "Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep)",
   401: "Not authenticated or wrong credentials",
   403: "Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons",
   404: "Not found",
