@@ -286,15 +286,36 @@ export class ApiKeyService {
     return { apiKey: await this.applyPatch(input.keyId, owner, patch) };
   }
 
-  /** Update by the signed-in owner (HTTP): name, enabled, metadata and grantable permissions only. */
+  /**
+   * Update by the signed-in owner (HTTP): name, enabled, metadata and grantable permissions only. An update that
+   * enables a disabled key or adds a permission the key lacks widens what the key can do: `assertFresh` (the
+   * route's freshness check of the caller's session, 403 SESSION_NOT_FRESH) must pass first. With a session that
+   * is not fresh, `enabled: true` on a key that is already enabled is dropped from the write, so a disable landing
+   * meanwhile still wins.
+   */
   async updateForCaller(
     userId: string,
     input: CallerUpdateApiKeyInput,
     _meta: RequestMeta,
+    assertFresh: () => void = () => {},
   ): Promise<{ apiKey: ApiKeyView }> {
     assertNoServerOnlyFields(input);
     const patch = this.basePatch(input);
     if (patch.permissions) this.assertGrantable(patch.permissions);
+    if (patch.enabled === true || patch.permissions !== undefined) {
+      let fresh = true;
+      try {
+        assertFresh();
+      } catch (error) {
+        fresh = false;
+        const current = await this.owned(input.keyId, userId);
+        const widens =
+          (patch.enabled === true && !current.enabled) ||
+          (patch.permissions !== undefined && !hasPermissions(current.permissions, patch.permissions));
+        if (widens) throw error;
+      }
+      if (!fresh && patch.enabled === true) delete patch.enabled;
+    }
     // The owner may disable their key, but not enable one an operator disabled (one conditional write, so a
     // lock that lands between a read and this write still wins).
     if (patch.enabled !== true) return { apiKey: await this.applyPatch(input.keyId, userId, patch) };

@@ -103,13 +103,15 @@ function registerUpdateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       authenticated: true,
       summary: "Change an API key's name, enabled flag, metadata or permissions",
       description:
-        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing.",
+        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing. Enabling a disabled key or adding a permission it lacks needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again); renaming, disabling, narrowing and metadata do not.",
       body: UpdateBody,
       response: { schema: ApiKeyResponse, description: "The updated key" },
       errors: [403, 404],
     },
     async (c, { body, session: s }) => {
-      return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c)));
+      // Enabling a disabled key or adding a permission widens it: that needs a fresh session, like create.
+      const assertFresh = () => tools.core.ctx.sessions.assertFresh(s.sessionRecord);
+      return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c), assertFresh));
     },
   );
 }
@@ -124,6 +126,8 @@ function registerRerollApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       operationId: "rerollApiKey",
       tag: TAG,
       authenticated: true,
+      // A new working value with every permission of the key: a stolen old cookie must not mint one.
+      fresh: true,
       summary: "Replace an API key's value, keeping the old one for a grace period",
       description:
         "A new plaintext `key`, shown once, for the same key (same id, name, prefix, metadata, permissions, quota, rate limit, refill and expiry). The previous value keeps verifying for `gracePeriod` (default 0: it stops at once; at most `apiKeys({ maxRerollGrace })`, default 7 days), answered with `deprecated: true`; a second reroll inside the grace ends the first old value at once (at most two values verify). Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRerolled`.",
