@@ -151,9 +151,11 @@ function registerGetApiKeyUsage(app: AuthApp, tools: RequestTools, service: ApiK
       operationId: "getApiKeyUsage",
       tag: TAG,
       authenticated: true,
+      // One counters read per request, but up to 366 days x 7 outcomes of rows: a GET worth a per-IP rule.
+      rateLimit: { window: "1m", max: 30 },
       summary: "Per-day usage of one of the caller's API keys",
       description:
-        "Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days). Another user's key is 404 `KEY_NOT_FOUND`.",
+        "Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days), and read in one round trip (`peekMany`). Another user's key is 404 `KEY_NOT_FOUND`.",
       query: UsageQuery,
       response: { schema: UsageResponse, description: "One entry per day" },
       errors: [404],
