@@ -14,6 +14,7 @@ import {
   type ApiKeyAuthentication,
 } from "./verify.ts";
 import {
+  assertKnownFields,
   assertNoServerOnlyFields,
   checkCount,
   checkCursor,
@@ -59,6 +60,7 @@ type NewKeyFields = Pick<
   | "serverMetadata"
   | "permissions"
   | "enabled"
+  | "locked"
   | "remaining"
   | "rateLimitMax"
   | "rateLimitWindowMs"
@@ -67,6 +69,10 @@ type NewKeyFields = Pick<
 > & { expiresInMs: number | null };
 
 const DAY_MS = 86_400_000;
+
+/** What an HTTP caller may send to create and to update a key; anything else is refused, never ignored. */
+const CALLER_CREATE_FIELDS = ["name", "prefix", "expiresIn", "metadata", "permissions", "enabled"] as const;
+const CALLER_UPDATE_FIELDS = ["keyId", "name", "enabled", "metadata", "permissions"] as const;
 
 /**
  * API keys: create, verify (the hot path), list, update, revoke and sweep. Installed by `apiKeys()`; the
@@ -109,6 +115,8 @@ export class ApiKeyService {
         serverMetadata: input.serverMetadata === undefined ? {} : checkMetadata(input.serverMetadata, "serverMetadata"),
         permissions: input.permissions === undefined ? {} : checkPermissions(input.permissions),
         enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
+        // Only trusted code creates a locked key: a disabled key is an operator's decision the owner cannot undo.
+        locked: input.enabled === false,
         remaining: this.initialRemaining(remaining, refill.amount),
         rateLimitMax: rateLimit.max,
         rateLimitWindowMs: rateLimit.windowMs,
@@ -137,6 +145,7 @@ export class ApiKeyService {
   ): Promise<CreateApiKeyResult> {
     const { options } = this;
     assertNoServerOnlyFields(input);
+    assertKnownFields(input, CALLER_CREATE_FIELDS);
     const permissions = input.permissions === undefined ? {} : checkPermissions(input.permissions);
     this.assertGrantable(permissions);
     // Omitted: the operator's default lifetime. Asked for: at most `maxExpiresIn` (and not "never") when capped.
@@ -156,7 +165,9 @@ export class ApiKeyService {
         metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
         serverMetadata: {},
         permissions,
-        enabled: true,
+        // The owner's own choice: a key created disabled is not locked, so the owner may enable it later.
+        enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
+        locked: false,
         remaining: this.initialRemaining(undefined, options.defaultRefillAmount),
         rateLimitMax: options.defaultRateLimitMax,
         rateLimitWindowMs: options.defaultRateLimitWindowMs,
@@ -179,8 +190,7 @@ export class ApiKeyService {
       start: key.slice(0, API_KEY_START_LENGTH),
       keyHash: hashSecret(key),
       enabled: f.enabled,
-      // Only trusted code creates a disabled key: that is an operator's decision, so the owner cannot undo it.
-      locked: !f.enabled,
+      locked: f.locked,
       metadata: f.metadata,
       serverMetadata: f.serverMetadata,
       permissions: f.permissions,
@@ -300,6 +310,7 @@ export class ApiKeyService {
     assertFresh: () => void = () => {},
   ): Promise<{ apiKey: ApiKeyView }> {
     assertNoServerOnlyFields(input);
+    assertKnownFields(input, CALLER_UPDATE_FIELDS);
     const patch = this.basePatch(input);
     if (patch.permissions) this.assertGrantable(patch.permissions);
     if (patch.enabled === true || patch.permissions !== undefined) {

@@ -53,6 +53,22 @@ export function assertNoServerOnlyFields(body: Record<string, unknown>): void {
   }
 }
 
+/**
+ * Refuses (400 INVALID_REQUEST, naming each) the fields of a caller body that the route does not apply, so a
+ * request is never answered 200 while part of it was ignored. Run after `assertNoServerOnlyFields`.
+ *
+ * @example
+ * assertKnownFields({ keyId: "k", expiresIn: "1d" }, ["keyId", "name"]); // throws, naming expiresIn
+ */
+export function assertKnownFields(body: Record<string, unknown>, known: readonly string[]): void {
+  const fields = Object.keys(body).filter((k) => !known.includes(k));
+  if (fields.length > 0) {
+    throw new AuthError("INVALID_REQUEST", `${fields.join(", ")}: not a field this request accepts`, {
+      details: fields.map((path) => ({ path, message: "unknown field: this request does not apply it" })),
+    });
+  }
+}
+
 export function checkName(value: unknown): string | null {
   if (value === null) return null;
   if (typeof value !== "string" || value.length > MAX_API_KEY_NAME)

@@ -33,7 +33,7 @@ function registerCreateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       fresh: true,
       summary: "Create an API key for the signed-in user",
       description:
-        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).",
+        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). Any other field is 400 `INVALID_REQUEST` naming it.",
       body: CreateBody,
       response: { schema: CreateResponse, description: "The key and its plaintext value" },
       errors: [403, 409],
@@ -103,7 +103,7 @@ function registerUpdateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       authenticated: true,
       summary: "Change an API key's name, enabled flag, metadata or permissions",
       description:
-        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing. Enabling a disabled key or adding a permission it lacks needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again); renaming, disabling, narrowing and metadata do not.",
+        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. Any other field (`expiresIn`, `expiresAt`, `prefix` ...: only trusted code changes them) is 400 `INVALID_REQUEST` naming it, and nothing changes. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing. Enabling a disabled key or adding a permission it lacks needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again); renaming, disabling, narrowing and metadata do not.",
       body: UpdateBody,
       response: { schema: ApiKeyResponse, description: "The updated key" },
       errors: [403, 404],
