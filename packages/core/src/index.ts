@@ -171,6 +171,7 @@ export type {
   ApiKeyVerifyResult,
   ApiKeyVerifyError,
   ApiKeyVerifyErrorCode,
+  CallerApiKeyVerifyResult,
   ApiKeyApi,
   ApiKeysInstalled,
   ApiKeysPlugin,

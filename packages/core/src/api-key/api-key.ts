@@ -6,7 +6,7 @@ import type { ApiKeyRecord, Permissions } from "../ports/records.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";
-import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
+import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView, type CallerApiKeyVerifyResult } from "./view.ts";
 import {
   API_KEY_RANDOM_LENGTH,
   API_KEY_START_LENGTH,
@@ -236,6 +236,17 @@ export class ApiKeyService {
   async verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
     const result = await authenticateApiKey(this.ctx, this.keys, this.options, input, meta);
     return result.valid ? { valid: true, apiKey: result.apiKey, deprecated: result.deprecated } : result;
+  }
+
+  /**
+   * `verify` for an untrusted caller (`POST /api-key/verify`): anyone holding a key may call it, so the answer
+   * leaves out `serverMetadata` (operator data; `auth.api.verifyApiKey` and `requireApiKey` keep it).
+   */
+  async verifyForCaller(input: VerifyApiKeyInput, meta: RequestMeta): Promise<CallerApiKeyVerifyResult> {
+    const result = await this.verify(input, meta);
+    if (!result.valid) return result;
+    const { serverMetadata: _operatorData, ...apiKey } = result.apiKey;
+    return { ...result, apiKey };
   }
 
   /** Verify plus the key's owner, for `requireApiKey` host routes. */

@@ -109,7 +109,9 @@ export const VerifyResponse = z
   .union([
     z.object({
       valid: z.literal(true),
-      apiKey: ApiKeySchema,
+      apiKey: ApiKeySchema.omit({ serverMetadata: true }).openapi("VerifiedApiKey", {
+        description: "The key, without `serverMetadata` (operator data, shown only to trusted code).",
+      }),
       deprecated: z.boolean().openapi({
         description:
           "True when the value verified is one a reroll replaced, still inside its grace period: the caller should switch to the new value.",
