@@ -144,6 +144,11 @@ export class ApiKeyService {
     meta: RequestMeta,
   ): Promise<CreateApiKeyResult> {
     const { options } = this;
+    if (!options.httpCreate)
+      throw new AuthError(
+        "KEY_CREATION_DISABLED",
+        "API keys are issued by the service, not created here (apiKeys({ httpCreate: false }))",
+      );
     assertNoServerOnlyFields(input);
     assertKnownFields(input, CALLER_CREATE_FIELDS);
     const permissions = input.permissions === undefined ? {} : checkPermissions(input.permissions);

@@ -37,3 +37,29 @@ describe("API-key owner requests are applied or refused, never half-ignored", ()
     expect((await t.store.apiKeys.listByUser(userId, { limit: 10, cursor: null })).items).toHaveLength(1);
   });
 });
+
+describe("apiKeys({ httpCreate: false })", () => {
+  it("refuses POST /api-key/create with 403 KEY_CREATION_DISABLED and writes nothing; auth.api still creates", async () => {
+    const { t, events } = setup({ httpCreate: false, defaultRemaining: 3 });
+    const { headers, userId } = await signedIn(t);
+    const res = await t.request("POST", "/api-key/create", { body: { name: "ci" }, headers });
+    expect(res.status).toBe(403);
+    expect((await res.json()).code).toBe("KEY_CREATION_DISABLED");
+    expect((await t.store.apiKeys.listByUser(userId, { limit: 10, cursor: null })).items).toEqual([]);
+    expect(events.filter((e) => e.type === "ApiKeyCreated")).toEqual([]);
+    const { apiKey } = await t.auth.api.createApiKey({ userId, name: "issued" });
+    expect(apiKey).toMatchObject({ userId, remaining: 3 });
+  });
+
+  it("without it, deleting a used-up key and creating another starts a new quota (the documented limit)", async () => {
+    const { t } = setup({ defaultRemaining: 1 });
+    const { headers } = await signedIn(t);
+    let verified = 0;
+    for (let round = 0; round < 3; round++) {
+      const { key, apiKey } = await createKey(t, headers);
+      while ((await (await t.request("POST", "/api-key/verify", { body: { key } })).json()).valid) verified++;
+      expect((await t.request("POST", "/api-key/delete", { body: { keyId: apiKey.id }, headers })).status).toBe(200);
+    }
+    expect(verified).toBe(3);
+  });
+});
