@@ -25,6 +25,12 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
     ...sweeps(c),
     async create(key, options = {}) {
       await c.apiKeys.insertOne(apiKeyToDoc(key));
+      // No foreign keys: written first, the owner checked second. A deletion removes the user first and sweeps its
+      // keys after, so either it sees this row or this check sees the owner gone (and takes the row back).
+      if ((await c.users.countDocuments({ _id: { $eq: key.userId } }, { limit: 1 })) === 0) {
+        await c.apiKeys.deleteOne({ _id: { $eq: key.id } });
+        return "owner-gone";
+      }
       const max = options.maxPerUser ?? null;
       if (max === null) return true;
       // Without a multi-document transaction the cap is checked after the insert: a create that finds the owner

@@ -124,6 +124,7 @@ export class ApiKeyService {
         refillIntervalMs: refill.intervalMs,
       },
       meta,
+      true,
     );
   }
 
@@ -180,10 +181,16 @@ export class ApiKeyService {
         refillIntervalMs: options.defaultRefillIntervalMs,
       },
       meta,
+      false,
     );
   }
 
-  private async insert(userId: string, f: NewKeyFields, meta: RequestMeta): Promise<CreateApiKeyResult> {
+  private async insert(
+    userId: string,
+    f: NewKeyFields,
+    meta: RequestMeta,
+    trusted: boolean,
+  ): Promise<CreateApiKeyResult> {
     const { ctx } = this;
     const key = f.prefix + randomString(ctx.random, API_KEY_RANDOM_LENGTH);
     const now = new Date(ctx.clock.now());
@@ -215,7 +222,14 @@ export class ApiKeyService {
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await this.keys.create(record, { maxPerUser: this.options.maxPerUser }))) {
+    const created = await this.keys.create(record, { maxPerUser: this.options.maxPerUser });
+    // The owner was deleted by a concurrent request (their account, and so the caller's session, is gone).
+    if (created === "owner-gone") {
+      throw trusted
+        ? new AuthError("NOT_FOUND", "No user with that id")
+        : new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
+    }
+    if (!created) {
       throw new AuthError(
         "TOO_MANY_KEYS",
         `A user may hold at most ${this.options.maxPerUser} API keys; delete one first (apiKeys({ maxPerUser }))`,
