@@ -176,6 +176,7 @@ export type {
   ApiKeyVerifyResult,
   ApiKeyVerifyError,
   ApiKeyVerifyErrorCode,
+  CallerApiKeyVerifyResult,
   ApiKeyApi,
   ApiKeysInstalled,
   ApiKeysPlugin,

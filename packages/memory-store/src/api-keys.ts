@@ -61,9 +61,11 @@ function lookups(
 }
 
 function changes(db: MemoryDatabase): Pick<ApiKeyStore, "create" | "update" | "reroll" | "touchLastUsed"> {
-  const { apiKeys, apiKeysByHash } = db;
+  const { apiKeys, apiKeysByHash, users } = db;
   return {
     async create(key, options = {}) {
+      // What a foreign key does in the SQL stores: no key for a user that is not there.
+      if (!users.has(key.userId)) return "owner-gone";
       const max = options.maxPerUser ?? null;
       if (max !== null && apiKeys.rowsBy("user", key.userId).length >= max) return false;
       apiKeys.set(key.id, copy(key));

@@ -35,7 +35,7 @@ describe("MongoDB apiKeys.findByHashWithOwner", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]?.method).toBe("apiKeys.aggregate");
     expect(calls[0]?.arg).toEqual([
-      { $match: { $or: [{ keyHash: { $eq: "kh_old" } }, { previousKeyHash: { $eq: "kh_old" } }] } },
+      { $match: { $or: [{ keyHash: { $eq: "kh_old" } }, { previousKeyHash: { $eq: "kh_old", $type: "string" } }] } },
       { $limit: 1 },
       { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
     ]);

@@ -2,7 +2,14 @@ import { apiKeyUseRefusal, type ApiKeyRecord, type ApiKeyStore, type ApiKeyUseRe
 import type { Filter } from "mongodb";
 import { COLLECTION_NAMES, type Collections } from "./database.ts";
 import { apiKeyFromDoc, apiKeyToDoc, patchToSet, userFromDoc, type ApiKeyDoc, type UserDoc } from "./documents.ts";
-import { apiKeyRerollUpdate, apiKeyUseFilter, apiKeyUseUpdate, encodeCursor, keysetFilter } from "./queries.ts";
+import {
+  apiKeyHashFilter,
+  apiKeyRerollUpdate,
+  apiKeyUseFilter,
+  apiKeyUseUpdate,
+  encodeCursor,
+  keysetFilter,
+} from "./queries.ts";
 
 // A refused use is explained by reading the key afterwards. If that read finds a key that could be used (it was
 // changed between the two steps), the use is tried again; after a few such rounds it is refused as rate-limited.
@@ -18,6 +25,12 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
     ...sweeps(c),
     async create(key, options = {}) {
       await c.apiKeys.insertOne(apiKeyToDoc(key));
+      // No foreign keys: written first, the owner checked second. A deletion removes the user first and sweeps its
+      // keys after, so either it sees this row or this check sees the owner gone (and takes the row back).
+      if ((await c.users.countDocuments({ _id: { $eq: key.userId } }, { limit: 1 })) === 0) {
+        await c.apiKeys.deleteOne({ _id: { $eq: key.id } });
+        return "owner-gone";
+      }
       const max = options.maxPerUser ?? null;
       if (max === null) return true;
       // Without a multi-document transaction the cap is checked after the insert: a create that finds the owner
@@ -102,11 +115,13 @@ function sweeps(c: Collections): Pick<ApiKeyStore, "deleteExpiredRerolls" | "del
       const found = c.apiKeys.find(expired, { projection: { _id: 1, userId: 1 } });
       const candidates = await (limit === undefined ? found : found.limit(limit)).toArray();
       if (candidates.length === 0) return [];
-      // One deleteMany per batch (the filter repeats the expiry, so a key extended meanwhile stays).
-      await c.apiKeys.deleteMany({ ...expired, _id: { $in: candidates.map((k) => k._id) } });
-      const left = await c.apiKeys
-        .find({ _id: { $in: candidates.map((k) => k._id) } }, { projection: { _id: 1 } })
-        .toArray();
+      // One deleteMany per batch (the filter repeats the expiry, so a key extended meanwhile stays). Only when it
+      // removed fewer than it was given (a key extended, or deleted by someone else, meanwhile) are the ids still
+      // present read, to leave them out of the answer.
+      const ids = candidates.map((k) => k._id);
+      const { deletedCount } = await c.apiKeys.deleteMany({ ...expired, _id: { $in: ids } });
+      if (deletedCount === candidates.length) return candidates.map((k) => ({ id: k._id, userId: k.userId }));
+      const left = await c.apiKeys.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray();
       const kept = new Set(left.map((k) => k._id));
       return candidates.filter((k) => !kept.has(k._id)).map((k) => ({ id: k._id, userId: k.userId }));
     },
@@ -117,9 +132,7 @@ function sweeps(c: Collections): Pick<ApiKeyStore, "deleteExpiredRerolls" | "del
 function lookups(c: Collections): Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser"> {
   return {
     async findByHash(keyHash) {
-      const doc = await c.apiKeys.findOne({
-        $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }],
-      });
+      const doc = await c.apiKeys.findOne(apiKeyHashFilter(keyHash));
       return doc ? apiKeyFromDoc(doc) : null;
     },
     async findByHashWithOwner(keyHash) {
@@ -127,7 +140,7 @@ function lookups(c: Collections): Pick<ApiKeyStore, "findByHash" | "findByHashWi
       // its owner (without a replica set the user and its keys are separate writes) joins nothing: not found.
       const [row] = await c.apiKeys
         .aggregate<ApiKeyDoc & { owner: UserDoc[] }>([
-          { $match: { $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash } }] } },
+          { $match: apiKeyHashFilter(keyHash) },
           { $limit: 1 },
           { $lookup: { from: COLLECTION_NAMES.users, localField: "userId", foreignField: "_id", as: "owner" } },
         ])

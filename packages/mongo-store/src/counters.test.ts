@@ -33,10 +33,11 @@ describe("MongoDB counters.hitGated", () => {
   const collections = (counts: Record<string, number>, calls: string[]) =>
     ({
       counters: {
-        findOneAndUpdate: async (filter: { _id: string }) => {
-          calls.push(filter._id);
-          counts[filter._id] = (counts[filter._id] ?? 0) + 1;
-          return { _id: filter._id, count: counts[filter._id], resetAt: new Date(120_000) };
+        findOneAndUpdate: async (filter: { _id: { $eq: string } }) => {
+          const id = filter._id.$eq;
+          calls.push(id);
+          counts[id] = (counts[id] ?? 0) + 1;
+          return { _id: id, count: counts[id], resetAt: new Date(120_000) };
         },
       },
     }) as unknown as Collections;

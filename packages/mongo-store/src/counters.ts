@@ -19,7 +19,7 @@ export function countersPort(c: Collections): CounterStore {
   const hit = async (key: string, windowMs: number, now: number) => {
     // One atomic read-modify-write on the server: the pipeline decides between counting up and restarting.
     const doc = await upsertWithRetry(() =>
-      c.counters.findOneAndUpdate({ _id: key }, counterHitUpdate(windowMs, now), {
+      c.counters.findOneAndUpdate({ _id: { $eq: key } }, counterHitUpdate(windowMs, now), {
         upsert: true,
         returnDocument: "after",
       }),
@@ -55,7 +55,7 @@ export function countersPort(c: Collections): CounterStore {
         return;
       }
       await upsertWithRetry(() =>
-        c.counters.replaceOne({ _id: to }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }),
+        c.counters.replaceOne({ _id: { $eq: to } }, { count: moved.count, resetAt: moved.resetAt }, { upsert: true }),
       );
     },
     async deleteExpired(now, limit) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { fixtures } from "@latchkey/store-conformance";
 import type { Collections } from "./database.ts";
+import { jwksPort } from "./jwks.ts";
 import type { Transactions } from "./connection.ts";
 import { auditPort } from "./audit.ts";
 import { accountsPort } from "./accounts.ts";
@@ -27,7 +29,8 @@ function recordingCollections(): { c: Collections; seen: Recorded[] } {
             seen.push({ collection: name, method, filter: (filter as Array<{ $match?: unknown }>)[0]?.$match });
             return cursor;
           }
-          seen.push({ collection: name, method, filter });
+          // An inserted document is not a filter: only methods that take one are recorded.
+          if (!method.startsWith("insert")) seen.push({ collection: name, method, filter });
           if (method === "find") return cursor;
           if (method.startsWith("delete")) return Promise.resolve({ deletedCount: 0 });
           if (method === "countDocuments") return Promise.resolve(0);
@@ -50,7 +53,18 @@ const noTransactions: Transactions = {
 };
 
 // Fields whose value comes from a caller (ids, identifiers, hashes of secrets).
-const CALLER_FIELDS = new Set(["_id", "userId", "email", "identifier", "tokenHash", "valueHash", "keyHash"]);
+const CALLER_FIELDS = new Set([
+  "_id",
+  "userId",
+  "email",
+  "username",
+  "identifier",
+  "tokenHash",
+  "valueHash",
+  "keyHash",
+  "previousKeyHash",
+  "rid",
+]);
 
 /** The caller-supplied fields of a filter that hold a bare value instead of an operator object. */
 function bareFields(filter: unknown): string[] {
@@ -112,6 +126,157 @@ describe("MongoDB filters take caller values through $eq", () => {
     expect(revoke?.filter).toEqual({ userId: { $eq: HOSTILE } });
     const audit = seen.find((r) => r.collection === "audit" && r.method === "find");
     expect(audit?.filter).toEqual({ userId: { $eq: HOSTILE } });
+  });
+
+  it("every method of every port: no caller value reaches a filter bare (a new method must join the table)", async () => {
+    const { c, seen } = recordingCollections();
+    const h = HOSTILE;
+    const date = new Date(0);
+    // One call per port method, each caller-supplied string (ids, hashes, identifiers, keys) replaced by the
+    // hostile object, records included. The table must name every method the port has, so a method added later
+    // fails here until its filters are checked too.
+    const calls: Record<string, [port: object, Record<string, () => Promise<unknown>>]> = {};
+    const users = usersPort(c, noTransactions);
+    calls.users = [
+      users,
+      {
+        create: () => users.create(fixtures.user({ id: h }), [fixtures.account(h, { id: h })]),
+        findById: () => users.findById(h),
+        findByEmail: () => users.findByEmail(h),
+        findByUsername: () => users.findByUsername(h),
+        update: () => users.update(h, { name: "x" }),
+        delete: () => users.delete(h),
+        listUnverifiedBefore: () => users.listUnverifiedBefore(date, 10),
+      },
+    ];
+    const sessions = sessionsPort(c);
+    calls.sessions = [
+      sessions,
+      {
+        create: () => sessions.create(fixtures.session(h, { id: h, tokenHash: h })),
+        findByTokenHash: () => sessions.findByTokenHash(h),
+        listByUser: () => sessions.listByUser(h),
+        touch: () => sessions.touch(h, date, date),
+        delete: () => sessions.delete(h),
+        deleteByUser: () => sessions.deleteByUser(h, h),
+        deleteExpired: () => sessions.deleteExpired(date, 10),
+      },
+    ];
+    const accounts = accountsPort(c);
+    calls.accounts = [
+      accounts,
+      {
+        listByUser: () => accounts.listByUser(h),
+        create: () => accounts.create(fixtures.account(h, { id: h })),
+        upsertPassword: () => accounts.upsertPassword(h, fixtures.account(h, { id: h })),
+        setPasswordIfAbsent: () => accounts.setPasswordIfAbsent(h, fixtures.account(h, { id: h })),
+        deleteAllExcept: () => accounts.deleteAllExcept(h, h),
+      },
+    ];
+    const verifications = verificationsPort(c);
+    calls.verifications = [
+      verifications,
+      {
+        issue: () => verifications.issue(fixtures.verification({ id: h, identifier: h, valueHash: h, userId: h })),
+        findByIdentifier: () => verifications.findByIdentifier(h),
+        findByValueHash: () => verifications.findByValueHash(h),
+        consume: () => verifications.consume(h),
+        recordFailedAttempt: () => verifications.recordFailedAttempt(h, 3),
+        deleteByIdentifier: () => verifications.deleteByIdentifier(h),
+        deleteExpired: () => verifications.deleteExpired(date, 10),
+      },
+    ];
+    const counters = countersPort(c);
+    calls.counters = [
+      counters,
+      {
+        hit: () => counters.hit(h, 1000, 0).catch(() => null),
+        hitGated: () =>
+          counters.hitGated!({ key: h, windowMs: 1000, max: 1 }, { key: h, windowMs: 1000 }, 0).catch(() => null),
+        peek: () => counters.peek(h, 0),
+        peekMany: () => counters.peekMany!([h], 0),
+        delete: () => counters.delete(h),
+        rename: () => counters.rename(h, h),
+        deleteExpired: () => counters.deleteExpired(0, 10),
+      },
+    ];
+    const keys = apiKeysPort(c);
+    calls.apiKeys = [
+      keys,
+      {
+        create: () => keys.create(fixtures.apiKey(h, { id: h, keyHash: h }), { maxPerUser: 1 }),
+        findByHash: () => keys.findByHash(h),
+        findByHashWithOwner: () => keys.findByHashWithOwner(h),
+        findById: () => keys.findById(h),
+        listByUser: () => keys.listByUser(h, { limit: 10, cursor: null }),
+        update: () => keys.update(h, h, { name: "x" }, { unlessLocked: true }),
+        reroll: () => keys.reroll(h, h, { keyHash: h, start: "lk_", graceUntil: date, at: date }),
+        deleteExpiredRerolls: () => keys.deleteExpiredRerolls(date, 10),
+        touchLastUsed: () => keys.touchLastUsed(h, date, 1000),
+        delete: () => keys.delete(h, h),
+        deleteExpired: () => keys.deleteExpired(date, h, 10),
+        consumeUse: () => keys.consumeUse(h, date),
+      },
+    ];
+    const jwks = jwksPort(c);
+    calls.jwks = [
+      jwks,
+      {
+        list: () => jwks.list(),
+        insert: () =>
+          jwks.insert({
+            id: h,
+            generation: 1,
+            alg: "EdDSA",
+            publicKey: "{}",
+            privateKey: "{}",
+            createdAt: date,
+            retiredAt: null,
+          }),
+        retireOthers: () => jwks.retireOthers(h, date),
+        deleteRetiredBefore: () => jwks.deleteRetiredBefore(date),
+      },
+    ];
+    const audit = auditPort(c);
+    calls.audit = [
+      audit,
+      {
+        append: () =>
+          audit.append({
+            id: h,
+            type: "SignIn",
+            userId: h,
+            identifier: h,
+            ip: null,
+            userAgent: null,
+            at: date,
+            data: {},
+          }),
+        list: () => audit.list({ userId: h, limit: 10, cursor: null }),
+        deleteBefore: () => audit.deleteBefore(date, 10),
+      },
+    ];
+    const missing: string[] = [];
+    const bare: string[] = [];
+    for (const [name, [port, table]] of Object.entries(calls)) {
+      const methods = Object.keys(port).filter((m) => typeof (port as Record<string, unknown>)[m] === "function");
+      missing.push(...methods.filter((m) => !(m in table)).map((m) => `${name}.${m}`));
+      for (const [method, call] of Object.entries(table)) {
+        const from = seen.length;
+        await call();
+        bare.push(
+          ...seen
+            .slice(from)
+            .flatMap((r) => bareFields(r.filter).map((f) => `${name}.${method}: ${r.collection}.${r.method} ${f}`)),
+        );
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(bare).toEqual([]);
+    // The paths of issue 50 item 7 are among those walked.
+    expect(seen.find((r) => r.collection === "sessions" && r.method === "find")?.filter).toEqual({
+      userId: { $eq: HOSTILE },
+    });
   });
 
   it("the check itself flags a bare value (it can fail)", () => {

@@ -21,7 +21,7 @@ export function jwksPort(c: Collections): JwkStore {
     },
     async retireOthers(exceptId, at) {
       // A key's generation never changes, so reading it first leaves no window.
-      const kept = await c.jwks.findOne({ _id: exceptId }, { projection: { generation: 1 } });
+      const kept = await c.jwks.findOne({ _id: { $eq: exceptId } }, { projection: { generation: 1 } });
       if (!kept) return;
       await c.jwks.updateMany({ generation: { $lt: kept.generation }, retiredAt: null }, { $set: { retiredAt: at } });
     },

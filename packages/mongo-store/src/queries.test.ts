@@ -259,7 +259,7 @@ describe("verifications.issue as one upsert", () => {
 
   it("a record id matches the row's rid, or the _id of a row written before rid existed, never a rotated row", () => {
     expect(verificationById("v_1")).toEqual({
-      $or: [{ rid: { $eq: "v_1" } }, { _id: { $eq: "v_1" }, rid: { $exists: false } }],
+      $or: [{ rid: { $eq: "v_1", $type: "string" } }, { _id: { $eq: "v_1" }, rid: { $exists: false } }],
     });
   });
 });

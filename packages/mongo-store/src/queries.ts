@@ -122,7 +122,17 @@ export function failedAttemptFilters(
 
 /** Matches the verification row whose record id is `id` (its `rid`, or `_id` for a row written before `rid`). */
 export function verificationById(id: string): Filter<VerificationDoc> {
-  return { $or: [{ rid: { $eq: id } }, { _id: { $eq: id }, rid: { $exists: false } }] };
+  // `$type` repeats the partial filter of `rid_unique`: without it the planner cannot prove an equality match
+  // lies inside the partial index and scans the collection.
+  return { $or: [{ rid: { $eq: id, $type: "string" } }, { _id: { $eq: id }, rid: { $exists: false } }] };
+}
+
+/**
+ * Matches the API key whose current or replaced value has this hash. The `previousKeyHash` branch repeats the
+ * partial filter of `previousKeyHash_unique` (`$type: "string"`), so both branches of the `$or` use an index.
+ */
+export function apiKeyHashFilter(keyHash: string): Filter<ApiKeyDoc> {
+  return { $or: [{ keyHash: { $eq: keyHash } }, { previousKeyHash: { $eq: keyHash, $type: "string" } }] };
 }
 
 /**

@@ -78,6 +78,23 @@ describe("MongoDB apiKeys.deleteExpired", () => {
       _id: { $in: expired.map((k) => k._id) },
     });
     expect(gone).toEqual(expired.map((k) => ({ id: k._id, userId: k.userId })));
+    // The candidates' read and one deleteMany: nothing is read back when every candidate went.
+    expect(calls.map((c) => c.method)).toEqual(["find", "deleteMany"]);
+  });
+
+  it("reads back which candidates stayed only when the deleteMany removed fewer (a key extended meanwhile)", async () => {
+    const expired = [
+      { _id: "k_0", userId: "u" },
+      { _id: "k_1", userId: "u" },
+    ];
+    let finds = 0;
+    const { calls, collection } = recording({
+      find: () => ({ toArray: async () => (++finds === 1 ? expired : [{ _id: "k_1" }]) }),
+      deleteMany: () => ({ deletedCount: 1 }),
+    });
+    const gone = await apiKeysPort(collections({ apiKeys: collection })).deleteExpired(fixtures.at(0), null);
+    expect(calls.map((c) => c.method)).toEqual(["find", "deleteMany", "find"]);
+    expect(gone).toEqual([{ id: "k_0", userId: "u" }]);
   });
 });
 

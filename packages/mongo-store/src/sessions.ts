@@ -10,8 +10,8 @@ export function sessionsPort(c: Collections): SessionStore {
       // No foreign keys: written first, the user checked second. A deletion removes the user first and its
       // sessions second, so either it sees this row or this check sees the user gone (and takes the row back).
       await c.sessions.insertOne(sessionToDoc(session));
-      if ((await c.users.countDocuments({ _id: session.userId }, { limit: 1 })) > 0) return true;
-      await c.sessions.deleteOne({ _id: session.id });
+      if ((await c.users.countDocuments({ _id: { $eq: session.userId } }, { limit: 1 })) > 0) return true;
+      await c.sessions.deleteOne({ _id: { $eq: session.id } });
       return false;
     },
     async findByTokenHash(tokenHash) {
@@ -27,7 +27,10 @@ export function sessionsPort(c: Collections): SessionStore {
       return row && owner ? { session: sessionFromDoc(row), user: userFromDoc(owner) } : null;
     },
     async listByUser(userId) {
-      const docs = await c.sessions.find({ userId }).sort({ createdAt: -1, _id: -1 }).toArray();
+      const docs = await c.sessions
+        .find({ userId: { $eq: userId } })
+        .sort({ createdAt: -1, _id: -1 })
+        .toArray();
       return docs.map(sessionFromDoc);
     },
     async touch(id, expiresAt, updatedAt) {

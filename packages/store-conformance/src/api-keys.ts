@@ -47,6 +47,21 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(await apiKeys.delete(k.id, null)).toBeNull();
     });
 
+    it("create for an owner that is gone answers owner-gone and writes nothing, with or without a cap", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      expect(await store.users.delete(u.id)).toBe(true);
+      for (const maxPerUser of [undefined, null, 5]) {
+        const k = apiKey(u.id);
+        expect(await apiKeys.create(k, maxPerUser === undefined ? undefined : { maxPerUser })).toBe("owner-gone");
+        expect(await apiKeys.findById(k.id)).toBeNull();
+      }
+      expect((await apiKeys.listByUser(u.id, { limit: 10, cursor: null })).items).toEqual([]);
+      // An owner that exists still gets the key.
+      const alive = await owner();
+      expect(await apiKeys.create(apiKey(alive.id), { maxPerUser: 5 })).toBe(true);
+    });
+
     it("lists newest first with keyset pagination", async (context) => {
       const apiKeys = portOf(store, "apiKeys", context);
       const u = await owner();

@@ -47,6 +47,12 @@ export function describeCounters(getStore: () => Store): void {
         { count: 2, resetAt: now + 60_000 },
       ]);
       expect(await counters.peekMany([], now)).toEqual([]);
+      // Several live keys among many: every live one is answered (a usage report reads hundreds at once).
+      const many = Array.from({ length: 30 }, () => uid("c"));
+      for (const [i, key] of many.entries()) if (i % 3 === 0) await counters.hit(key, 60_000, now);
+      expect(await counters.peekMany(many, now)).toEqual(
+        many.map((_, i) => (i % 3 === 0 ? { count: 1, resetAt: now + 60_000 } : null)),
+      );
     });
 
     it("hits a gate and, only when it admits, the next counter: a refused call leaves the next untouched", async () => {

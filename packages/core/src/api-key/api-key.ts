@@ -7,7 +7,7 @@ import { inTransaction } from "../kernel/transaction.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";
-import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView } from "./view.ts";
+import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView, type CallerApiKeyVerifyResult } from "./view.ts";
 import {
   API_KEY_RANDOM_LENGTH,
   API_KEY_START_LENGTH,
@@ -15,6 +15,7 @@ import {
   type ApiKeyAuthentication,
 } from "./verify.ts";
 import {
+  assertKnownFields,
   assertNoServerOnlyFields,
   checkCount,
   checkCursor,
@@ -60,6 +61,7 @@ type NewKeyFields = Pick<
   | "serverMetadata"
   | "permissions"
   | "enabled"
+  | "locked"
   | "remaining"
   | "rateLimitMax"
   | "rateLimitWindowMs"
@@ -68,6 +70,10 @@ type NewKeyFields = Pick<
 > & { expiresInMs: number | null };
 
 const DAY_MS = 86_400_000;
+
+/** What an HTTP caller may send to create and to update a key; anything else is refused, never ignored. */
+const CALLER_CREATE_FIELDS = ["name", "prefix", "expiresIn", "metadata", "permissions", "enabled"] as const;
+const CALLER_UPDATE_FIELDS = ["keyId", "name", "enabled", "metadata", "permissions"] as const;
 
 /**
  * API keys: create, verify (the hot path), list, update, revoke and sweep. Installed by `apiKeys()`; the
@@ -110,6 +116,8 @@ export class ApiKeyService {
         serverMetadata: input.serverMetadata === undefined ? {} : checkMetadata(input.serverMetadata, "serverMetadata"),
         permissions: input.permissions === undefined ? {} : checkPermissions(input.permissions),
         enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
+        // Only trusted code creates a locked key: a disabled key is an operator's decision the owner cannot undo.
+        locked: input.enabled === false,
         remaining: this.initialRemaining(remaining, refill.amount),
         rateLimitMax: rateLimit.max,
         rateLimitWindowMs: rateLimit.windowMs,
@@ -117,6 +125,7 @@ export class ApiKeyService {
         refillIntervalMs: refill.intervalMs,
       },
       meta,
+      true,
     );
   }
 
@@ -138,7 +147,13 @@ export class ApiKeyService {
     session?: SessionRecord,
   ): Promise<CreateApiKeyResult> {
     const { options } = this;
+    if (!options.httpCreate)
+      throw new AuthError(
+        "KEY_CREATION_DISABLED",
+        "API keys are issued by the service, not created here (apiKeys({ httpCreate: false }))",
+      );
     assertNoServerOnlyFields(input);
+    assertKnownFields(input, CALLER_CREATE_FIELDS);
     const permissions = input.permissions === undefined ? {} : checkPermissions(input.permissions);
     this.assertGrantable(permissions);
     // Omitted: the operator's default lifetime. Asked for: at most `maxExpiresIn` (and not "never") when capped.
@@ -158,7 +173,9 @@ export class ApiKeyService {
         metadata: input.metadata === undefined ? {} : checkMetadata(input.metadata),
         serverMetadata: {},
         permissions,
-        enabled: true,
+        // The owner's own choice: a key created disabled is not locked, so the owner may enable it later.
+        enabled: input.enabled === undefined ? true : checkEnabled(input.enabled),
+        locked: false,
         remaining: this.initialRemaining(undefined, options.defaultRefillAmount),
         rateLimitMax: options.defaultRateLimitMax,
         rateLimitWindowMs: options.defaultRateLimitWindowMs,
@@ -166,6 +183,7 @@ export class ApiKeyService {
         refillIntervalMs: options.defaultRefillIntervalMs,
       },
       meta,
+      false,
       session,
     );
   }
@@ -174,6 +192,7 @@ export class ApiKeyService {
     userId: string,
     f: NewKeyFields,
     meta: RequestMeta,
+    trusted: boolean,
     session?: SessionRecord,
   ): Promise<CreateApiKeyResult> {
     const { ctx } = this;
@@ -187,8 +206,7 @@ export class ApiKeyService {
       start: key.slice(0, API_KEY_START_LENGTH),
       keyHash: hashSecret(key),
       enabled: f.enabled,
-      // Only trusted code creates a disabled key: that is an operator's decision, so the owner cannot undo it.
-      locked: !f.enabled,
+      locked: f.locked,
       metadata: f.metadata,
       serverMetadata: f.serverMetadata,
       permissions: f.permissions,
@@ -215,9 +233,15 @@ export class ApiKeyService {
         ? await this.keys.create(record, limit)
         : await inTransaction(ctx, async (tx) => {
             const done = await (tx.store.apiKeys ?? this.keys).create(record, limit);
-            if (done) await tx.sessions.assertStillLive(session);
+            if (done === true) await tx.sessions.assertStillLive(session);
             return done;
           });
+    // The owner was deleted by a concurrent request (their account, and so the caller's session, is gone).
+    if (created === "owner-gone") {
+      throw trusted
+        ? new AuthError("NOT_FOUND", "No user with that id")
+        : new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
+    }
     if (!created) {
       throw new AuthError(
         "TOO_MANY_KEYS",
@@ -244,6 +268,17 @@ export class ApiKeyService {
   async verify(input: VerifyApiKeyInput, meta: RequestMeta): Promise<ApiKeyVerifyResult> {
     const result = await authenticateApiKey(this.ctx, this.keys, this.options, input, meta);
     return result.valid ? { valid: true, apiKey: result.apiKey, deprecated: result.deprecated } : result;
+  }
+
+  /**
+   * `verify` for an untrusted caller (`POST /api-key/verify`): anyone holding a key may call it, so the answer
+   * leaves out `serverMetadata` (operator data; `auth.api.verifyApiKey` and `requireApiKey` keep it).
+   */
+  async verifyForCaller(input: VerifyApiKeyInput, meta: RequestMeta): Promise<CallerApiKeyVerifyResult> {
+    const result = await this.verify(input, meta);
+    if (!result.valid) return result;
+    const { serverMetadata: _operatorData, ...apiKey } = result.apiKey;
+    return { ...result, apiKey };
   }
 
   /** Verify plus the key's owner, for `requireApiKey` host routes. */
@@ -304,15 +339,37 @@ export class ApiKeyService {
     return { apiKey: await this.applyPatch(input.keyId, owner, patch) };
   }
 
-  /** Update by the signed-in owner (HTTP): name, enabled, metadata and grantable permissions only. */
+  /**
+   * Update by the signed-in owner (HTTP): name, enabled, metadata and grantable permissions only. An update that
+   * enables a disabled key or adds a permission the key lacks widens what the key can do: `assertFresh` (the
+   * route's freshness check of the caller's session, 403 SESSION_NOT_FRESH) must pass first. With a session that
+   * is not fresh, `enabled: true` on a key that is already enabled is dropped from the write, so a disable landing
+   * meanwhile still wins.
+   */
   async updateForCaller(
     userId: string,
     input: CallerUpdateApiKeyInput,
     _meta: RequestMeta,
+    assertFresh: () => void = () => {},
   ): Promise<{ apiKey: ApiKeyView }> {
     assertNoServerOnlyFields(input);
+    assertKnownFields(input, CALLER_UPDATE_FIELDS);
     const patch = this.basePatch(input);
     if (patch.permissions) this.assertGrantable(patch.permissions);
+    if (patch.enabled === true || patch.permissions !== undefined) {
+      let fresh = true;
+      try {
+        assertFresh();
+      } catch (error) {
+        fresh = false;
+        const current = await this.owned(input.keyId, userId);
+        const widens =
+          (patch.enabled === true && !current.enabled) ||
+          (patch.permissions !== undefined && !hasPermissions(current.permissions, patch.permissions));
+        if (widens) throw error;
+      }
+      if (!fresh && patch.enabled === true) delete patch.enabled;
+    }
     // The owner may disable their key, but not enable one an operator disabled (one conditional write, so a
     // lock that lands between a read and this write still wins).
     if (patch.enabled !== true) return { apiKey: await this.applyPatch(input.keyId, userId, patch) };

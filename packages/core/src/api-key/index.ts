@@ -20,7 +20,13 @@ export { resolveApiKeysOptions, API_KEYS_SCHEMA, API_KEYS_OPTION_SHAPE } from ".
 export type { ResolvedApiKeysOptions } from "./options.ts";
 export { hasPermissions, normalizePermissions } from "./permissions.ts";
 export { toApiKeyView } from "./view.ts";
-export type { ApiKeyView, ApiKeyVerifyResult, ApiKeyVerifyError, ApiKeyVerifyErrorCode } from "./view.ts";
+export type {
+  ApiKeyView,
+  ApiKeyVerifyResult,
+  ApiKeyVerifyError,
+  ApiKeyVerifyErrorCode,
+  CallerApiKeyVerifyResult,
+} from "./view.ts";
 export type {
   ApiKeyPage,
   CreateApiKeyInput,

@@ -53,11 +53,81 @@ export function assertNoServerOnlyFields(body: Record<string, unknown>): void {
   }
 }
 
+/**
+ * Refuses (400 INVALID_REQUEST, naming each) the fields of a caller body that the route does not apply, so a
+ * request is never answered 200 while part of it was ignored. Run after `assertNoServerOnlyFields`.
+ *
+ * @example
+ * assertKnownFields({ keyId: "k", expiresIn: "1d" }, ["keyId", "name"]); // throws, naming expiresIn
+ */
+export function assertKnownFields(body: Record<string, unknown>, known: readonly string[]): void {
+  const fields = Object.keys(body).filter((k) => !known.includes(k));
+  if (fields.length > 0) {
+    throw new AuthError("INVALID_REQUEST", `${fields.join(", ")}: not a field this request accepts`, {
+      details: fields.map((path) => ({ path, message: "unknown field: this request does not apply it" })),
+    });
+  }
+}
+
 export function checkName(value: unknown): string | null {
   if (value === null) return null;
   if (typeof value !== "string" || value.length > MAX_API_KEY_NAME)
     throw invalid("name", `must be null or a string of at most ${MAX_API_KEY_NAME} characters`);
+  if (!isStorableText(value)) throw invalid("name", "must be valid Unicode text without NUL (U+0000)");
   return value;
+}
+
+// A lone surrogate (half of a UTF-16 pair) or NUL: PostgreSQL refuses NUL in text and jsonb, and stores turn a lone
+// surrogate into U+FFFD or keep it, so such text would read back differently per store.
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const isStorableText = (s: string) => !UNSTORABLE_TEXT.test(s);
+
+/** How deep metadata may nest (objects and arrays). */
+const MAX_METADATA_DEPTH = 32;
+
+/**
+ * A copy of `value` as JSON reads it back, or the path of the first part that is not JSON: a `Date`, `undefined`,
+ * `NaN` or an infinity, a function, a class instance, text with NUL or a lone surrogate. `-0` becomes `0`. What
+ * passes reads back the same from every store (JSON text on SQL, jsonb, BSON).
+ */
+function toJson(
+  value: unknown,
+  path: string,
+  depth: number,
+): { ok: true; value: unknown } | { ok: false; path: string; message: string } {
+  if (value === null || typeof value === "boolean") return { ok: true, value };
+  if (typeof value === "string")
+    return isStorableText(value)
+      ? { ok: true, value }
+      : { ok: false, path, message: "must be valid Unicode text without NUL (U+0000)" };
+  if (typeof value === "number")
+    return Number.isFinite(value)
+      ? { ok: true, value: value === 0 ? 0 : value }
+      : { ok: false, path, message: "must be a finite number (JSON has no NaN or Infinity)" };
+  if (typeof value !== "object") return { ok: false, path, message: `${typeof value} is not JSON` };
+  if (depth >= MAX_METADATA_DEPTH)
+    return { ok: false, path, message: `nests deeper than ${MAX_METADATA_DEPTH} levels` };
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item = toJson(value[i], `${path}.${i}`, depth + 1);
+      if (!item.ok) return item;
+      out.push(item.value);
+    }
+    return { ok: true, value: out };
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null)
+    return { ok: false, path, message: "must be a plain object (a Date or class instance is not JSON)" };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (!isStorableText(k))
+      return { ok: false, path: `${path}.${k}`, message: "key must be valid Unicode text without NUL" };
+    const item = toJson(v, `${path}.${k}`, depth + 1);
+    if (!item.ok) return item;
+    out[k] = item.value;
+  }
+  return { ok: true, value: out };
 }
 
 export function checkPrefix(value: unknown): string {
@@ -66,9 +136,18 @@ export function checkPrefix(value: unknown): string {
   return value;
 }
 
+/**
+ * An API key's `metadata` or `serverMetadata`: a JSON object (see `toJson`), returned as a copy (400 naming the
+ * first part that is not JSON).
+ */
 export function checkMetadata(value: unknown, path: "metadata" | "serverMetadata" = "metadata"): JsonObject {
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid(path, "must be an object");
-  return value as JsonObject;
+  const json = toJson(value, path, 0);
+  if (!json.ok)
+    throw new AuthError("INVALID_REQUEST", `${json.path} ${json.message}`, {
+      details: [{ path: json.path, message: json.message }],
+    });
+  return json.value as JsonObject;
 }
 
 export function checkPermissions(value: unknown): Permissions {

@@ -29,6 +29,8 @@ export interface ResolvedApiKeysOptions {
   usageRetentionMs: number;
   /** Most keys one user may hold; null = no cap. */
   maxPerUser: number | null;
+  /** `POST /api-key/create` is open to signed-in users (else 403 KEY_CREATION_DISABLED). */
+  httpCreate: boolean;
 }
 
 export const API_KEY_PREFIX_SHAPE = new RegExp(`^[A-Za-z0-9_]{1,${API_KEY_LIMITS.prefix}}$`);
@@ -153,8 +155,16 @@ export const API_KEYS_SCHEMA = {
         throw new AuthConfigError(field, "must be at least 1 day");
     },
   }),
-  /** most keys one user may hold (409 `TOO_MANY_KEYS`); `null` = no cap */
+  /**
+   * most keys one user may hold at once (409 `TOO_MANY_KEYS`); `null` = no cap. Not a lifetime quota: a deleted
+   * key frees its place, and a new key starts with a fresh quota
+   */
   maxPerUser: defaulted<number | null>(100, { nullable: true, check: positiveCount }),
+  /**
+   * lets signed-in users create their own keys over `POST /api-key/create`; `false` answers it 403
+   * `KEY_CREATION_DISABLED`, so only `auth.api.createApiKey` mints keys (where a per-user quota of your own applies)
+   */
+  httpCreate: flag(true),
 };
 
 /**
@@ -218,5 +228,6 @@ export function resolveApiKeysOptions(options: ApiKeysOptions = {}): ResolvedApi
     usage: o.usage,
     usageRetentionMs: parseDuration(o.usageRetention, "apiKeys.usageRetention"),
     maxPerUser: o.maxPerUser,
+    httpCreate: o.httpCreate,
   };
 }

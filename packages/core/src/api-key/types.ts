@@ -36,6 +36,8 @@ export interface CallerCreateApiKeyInput {
   expiresIn?: Duration | string | null;
   metadata?: JsonObject;
   permissions?: Permissions;
+  /** `false` creates the key disabled; the owner may enable it later (it is not `locked`). Default true. */
+  enabled?: boolean;
   [field: string]: unknown;
 }
 

@@ -46,6 +46,31 @@ export async function recordApiKeyUsage(
   await counters.hit(counterKey(keyId, dayOf(now), outcome), dayEnd + retentionMs - now, now);
 }
 
+/** Reads in flight at once for one usage request on a counters port without `peekMany`. */
+export const USAGE_PEEK_CONCURRENCY = 4;
+
+/**
+ * Every counter of a usage request in one read (`peekMany`: one statement, one Redis MGET) where the port has it;
+ * otherwise key by key, at most `USAGE_PEEK_CONCURRENCY` in flight, so one request cannot take a database pool.
+ */
+async function peekAll(
+  counters: CounterStore,
+  keys: readonly string[],
+  now: number,
+): Promise<Array<{ count: number } | null>> {
+  if (counters.peekMany) return counters.peekMany(keys, now);
+  const out: Array<{ count: number } | null> = new Array(keys.length).fill(null);
+  let next = 0;
+  const worker = async () => {
+    while (next < keys.length) {
+      const i = next++;
+      out[i] = await counters.peek(keys[i] as string, now);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(USAGE_PEEK_CONCURRENCY, keys.length) }, worker));
+  return out;
+}
+
 /**
  * The last `days` UTC days of a key's usage, oldest first, today included; days without a verify count zero.
  *
@@ -61,12 +86,8 @@ export async function readApiKeyUsage(
   const today = Math.floor(now / DAY_MS);
   const dates = Array.from({ length: days }, (_, i) => dayOf((today - days + 1 + i) * DAY_MS));
   const outcomes: ApiKeyUsageOutcome[] = ["valid", ...REFUSAL_CODES];
-  // Independent reads, issued together: a database-backed counters port pipelines them over its pool.
-  const counts = await Promise.all(
-    dates.flatMap((date) =>
-      outcomes.map(async (o) => (await counters.peek(counterKey(keyId, date, o), now))?.count ?? 0),
-    ),
-  );
+  const keys = dates.flatMap((date) => outcomes.map((o) => counterKey(keyId, date, o)));
+  const counts = (await peekAll(counters, keys, now)).map((state) => state?.count ?? 0);
   return dates.map((date, d) => {
     const row = counts.slice(d * outcomes.length, (d + 1) * outcomes.length);
     const refused: ApiKeyUsageDay["refused"] = {};

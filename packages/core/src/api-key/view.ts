@@ -117,6 +117,17 @@ export type ApiKeyVerifyResult =
     }
   | { valid: false; error: ApiKeyVerifyError };
 
+/**
+ * The answer of `POST /api-key/verify`: a valid key's view without `serverMetadata`, which only trusted code
+ * (`auth.api.verifyApiKey`, `requireApiKey`) sees.
+ *
+ * @example
+ * const result: CallerApiKeyVerifyResult = await service.verifyForCaller({ key }, meta);
+ */
+export type CallerApiKeyVerifyResult =
+  | { valid: true; apiKey: Omit<ApiKeyView, "serverMetadata">; deprecated: boolean }
+  | { valid: false; error: ApiKeyVerifyError };
+
 export const VERIFY_MESSAGES: Record<ApiKeyVerifyErrorCode, string> = {
   INVALID_API_KEY: "The API key is invalid",
   KEY_DISABLED: "The API key is disabled",

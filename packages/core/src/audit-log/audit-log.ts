@@ -45,6 +45,12 @@ function toJsonValue(value: unknown): unknown {
 export function toAuditRecord(event: AuthEvent, id: string): AuditRecord {
   const { type, at, ip, userAgent, ...rest } = event as AuthEvent & Record<string, unknown>;
   const { userId, identifier, ...data } = rest;
+  // A refused verify's `code` is an error code (KEY_DISABLED, RATE_LIMITED ...), not a secret: it is kept as
+  // `reason`, like SignInFailed's, so the blunt redaction of `code` fields stays without an exception list.
+  if (event.type === "ApiKeyVerifyFailed") {
+    delete data.code;
+    data.reason = event.code;
+  }
   return {
     id,
     type,
@@ -74,7 +80,8 @@ export interface AuditEventPage {
 }
 
 /**
- * Stores every event but `OtpGenerated` through the `audit` store port, and lists the rows.
+ * Stores every event but `OtpGenerated` and the `ApiKeyVerifyFailed` of an unknown or malformed key (no `keyId`)
+ * through the `audit` store port, and lists the rows.
  * Built by `auditLog()`; reach it with `auth.core.plugins.get(AUDIT_LOG_PLUGIN_ID)`.
  *
  * @example
@@ -93,6 +100,10 @@ export class AuditLogService {
   async record(event: AuthEvent): Promise<void> {
     // OtpGenerated carries the plaintext code or token: never persisted.
     if (event.type === "OtpGenerated") return;
+    // A verify refused for a malformed or unknown key (no key id) names no key and no user: anyone can send them,
+    // so storing one row each would let anonymous traffic fill the log. The `latchkey.api_key.verifies` metric
+    // counts them (result INVALID_API_KEY); listeners still receive the event.
+    if (event.type === "ApiKeyVerifyFailed" && event.keyId === undefined) return;
     await this.audit.append(toAuditRecord(event, randomId(this.ctx.random)));
   }
 

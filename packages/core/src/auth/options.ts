@@ -146,8 +146,8 @@ const SESSION_SCHEMA = {
   /**
    * a session created longer ago than this (sliding renewals do not count) is refused with 403 `SESSION_NOT_FRESH`
    * at `change-password`, `set-password`, `delete-account`, `delete-account/request`,
-   * `email-otp/request-email-change` and `api-key/create`; signing in again gives a fresh one; `null` turns the
-   * check off
+   * `email-otp/request-email-change`, `api-key/create`, `api-key/reroll` and an `api-key/update` that enables a
+   * disabled key or adds a permission; signing in again gives a fresh one; `null` turns the check off
    */
   freshAge: defaulted<Duration | null>("1d", {
     nullable: true,

@@ -203,8 +203,10 @@ export interface ApiKeyStore {
   /**
    * Inserts the key. With `maxPerUser`, only while the owner has fewer keys than that, decided atomically (N
    * concurrent creates at the cap minus one admit exactly one); false when the owner is at the cap.
+   * `"owner-gone"` when the owner does not exist (deleted by a concurrent request): nothing is written, as
+   * `SessionStore.create` answers false, never a foreign-key error nor a key without its owner.
    */
-  create(key: ApiKeyRecord, options?: { maxPerUser?: number | null }): Promise<boolean>;
+  create(key: ApiKeyRecord, options?: { maxPerUser?: number | null }): Promise<boolean | "owner-gone">;
   /**
    * The key whose current value (`keyHash`) or rerolled value (`previousKeyHash`) has this hash. The caller tells
    * which matched and checks `previousKeyExpiresAt`.

@@ -5,6 +5,7 @@ import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { PgDatabase } from "./database.ts";
+import { isForeignKeyViolation } from "./errors.ts";
 import { inBatch } from "./batch.ts";
 import { apiKeys, users } from "./schema.ts";
 
@@ -118,19 +119,26 @@ function changesPort(
   return {
     async create(key, options = {}) {
       const max = options.maxPerUser ?? null;
-      if (max === null) {
-        await db.insert(k).values(key);
-        return true;
+      try {
+        if (max === null) {
+          await db.insert(k).values(key);
+          return true;
+        }
+        // The owner's row is locked first, so concurrent creates for one user count one after the other (each
+        // statement of a read-committed transaction sees what committed before it started).
+        return await db.transaction(async (tx): Promise<boolean | "owner-gone"> => {
+          const owner = await tx.select({ id: users.id }).from(users).where(eq(users.id, key.userId)).for("update");
+          if (owner.length === 0) return "owner-gone";
+          const [row] = await tx.select({ n: count() }).from(k).where(eq(k.userId, key.userId));
+          if ((row?.n ?? 0) >= max) return false;
+          await tx.insert(k).values(key);
+          return true;
+        });
+      } catch (error) {
+        // The owner is gone (deleted by a concurrent request): the foreign key refused the row.
+        if (isForeignKeyViolation(error)) return "owner-gone";
+        throw error;
       }
-      // The owner's row is locked first, so concurrent creates for one user count one after the other (each
-      // statement of a read-committed transaction sees what committed before it started).
-      return db.transaction(async (tx) => {
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, key.userId)).for("update");
-        const [row] = await tx.select({ n: count() }).from(k).where(eq(k.userId, key.userId));
-        if ((row?.n ?? 0) >= max) return false;
-        await tx.insert(k).values(key);
-        return true;
-      });
     },
     async update(id, userId, patch, options = {}) {
       const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);

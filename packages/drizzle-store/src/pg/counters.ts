@@ -78,7 +78,9 @@ export function countersPort(db: PgDatabase): CounterStore {
       const ended = lte(counters.resetAt, now);
       if (limit === undefined) return changedRows(await db.delete(counters).where(ended));
       const batch = db.select({ key: counters.key }).from(counters).where(ended).limit(limit);
-      return changedRows(await db.delete(counters).where(inBatch(counters.key, batch)));
+      // The condition is repeated: the ids come from a snapshot, and a window restarted while this delete waited
+      // on the row's lock is re-checked against the new row (READ COMMITTED), so it stays.
+      return changedRows(await db.delete(counters).where(and(inBatch(counters.key, batch), ended)));
     },
   };
 }

@@ -62,7 +62,8 @@ export function sessionsPort(db: PgDatabase): SessionStore {
       const expired = lte(sessions.expiresAt, now);
       if (limit === undefined) return changedRows(await db.delete(sessions).where(expired));
       const batch = db.select({ id: sessions.id }).from(sessions).where(expired).limit(limit);
-      return changedRows(await db.delete(sessions).where(inBatch(sessions.id, batch)));
+      // The condition is repeated: a session that slid while this delete waited on its row lock stays.
+      return changedRows(await db.delete(sessions).where(and(inBatch(sessions.id, batch), expired)));
     },
   };
 }

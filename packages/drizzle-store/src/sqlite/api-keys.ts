@@ -1,10 +1,17 @@
-import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
+import {
+  apiKeyUseRefusal,
+  type ApiKeyPatch,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type ApiKeyUseResult,
+} from "@latchkey/core";
 import { and, inArray, desc, eq, getTableColumns, isNotNull, lt, lte, or, Param, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { SqliteDatabase } from "./database.ts";
+import { isForeignKeyViolation } from "./errors.ts";
 import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
 import { apiKeys, users } from "./schema.ts";
 
@@ -134,22 +141,30 @@ function changesPort(
   const owned = (id: string, userId: string | null): SQL | undefined =>
     and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
   const columns = Object.entries(getTableColumns(k));
+  const insertUnderCap = async (key: ApiKeyRecord, max: number | null): Promise<boolean> => {
+    if (max === null) {
+      await db.insert(k).values(key);
+      return true;
+    }
+    // Insert only while the owner has fewer than `max` keys: one statement, and SQLite runs one writer at a
+    // time, so the count and the insert cannot interleave with another create. Values go through each
+    // column's encoder, as drizzle's own inserts do.
+    const names = columns.map(([, column]) => sql.identifier(column.name));
+    const values = columns.map(([field, column]) => sql`${new Param(key[field as keyof typeof key], column)}`);
+    const inserted = await db.all<{ id: string }>(
+      sql`insert into ${k} (${sql.join(names, sql`, `)}) select ${sql.join(values, sql`, `)} where (select count(*) from ${k} where ${k.userId} = ${key.userId}) < ${max} returning ${k.id}`,
+    );
+    return inserted.length === 1;
+  };
   return {
     async create(key, options = {}) {
-      const max = options.maxPerUser ?? null;
-      if (max === null) {
-        await db.insert(k).values(key);
-        return true;
+      try {
+        return await insertUnderCap(key, options.maxPerUser ?? null);
+      } catch (error) {
+        // The owner is gone (deleted by a concurrent request): the foreign key refused the row.
+        if (isForeignKeyViolation(error)) return "owner-gone";
+        throw error;
       }
-      // Insert only while the owner has fewer than `max` keys: one statement, and SQLite runs one writer at a
-      // time, so the count and the insert cannot interleave with another create. Values go through each
-      // column's encoder, as drizzle's own inserts do.
-      const names = columns.map(([, column]) => sql.identifier(column.name));
-      const values = columns.map(([field, column]) => sql`${new Param(key[field as keyof typeof key], column)}`);
-      const inserted = await db.all<{ id: string }>(
-        sql`insert into ${k} (${sql.join(names, sql`, `)}) select ${sql.join(values, sql`, `)} where (select count(*) from ${k} where ${k.userId} = ${key.userId}) < ${max} returning ${k.id}`,
-      );
-      return inserted.length === 1;
     },
     async update(id, userId, patch, options = {}) {
       const where = and(owned(id, userId), options.unlessLocked ? eq(k.locked, false) : undefined);

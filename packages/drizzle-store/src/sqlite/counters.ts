@@ -3,7 +3,7 @@ import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { boundPlaceholder } from "../bound-placeholder.ts";
 import { gatedHitsOver } from "../gated-hits.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
-import { readThrough, writeRowsThrough, writeThrough, type FileReads } from "./read-through.ts";
+import { readRowsThrough, readThrough, writeRowsThrough, writeThrough, type FileReads } from "./read-through.ts";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { counters } from "./schema.ts";
 
@@ -59,7 +59,7 @@ export function countersPort(db: SqliteDatabase, reads: FileReads | null = null)
     (rdb) => rdb.select(state).from(counters).where(isLive).limit(1).prepare(),
     (values) => viaClient.peek.all(values),
   );
-  const peekMany = readThrough(
+  const peekMany = readRowsThrough(
     reads,
     (rdb) => rdb.select(keyed).from(counters).where(anyLive).prepare(),
     (values) => viaClient.peekMany.all(values),

@@ -61,7 +61,7 @@ export interface EngineTransactions {
 
 /** A prepared statement on an engine connection: drizzle's sync prepared query, bound per call. */
 // `get` is one native call that binds, steps once and resets; `all` iterates in JS over batches of native rows.
-// Every statement run here is a lookup of at most one row (unique key) or a write of one row by id.
+// `get` serves the lookups of at most one row (unique key) and the writes of one row by id; `all` the rest.
 type OneRowStatement<Values, Row> = { get(values: Values): Row | undefined };
 /** A prepared statement whose every row is read (`all` iterates over batches of native rows). */
 type RowsStatement<Values, Row> = { all(values: Values): Row[] };
@@ -99,9 +99,33 @@ export function readThrough<Values, Row>(
   build: (db: SqliteReadDatabase) => OneRowStatement<Values, Row>,
   fallback: (values: Values) => Promise<Row[]>,
 ): (values: Values) => Promise<Row[]> {
-  const onReader = throughConnection(reads && (() => reads.connection()), null, build, oneRow, fallback);
+  return readWith(reads, build, oneRow, fallback);
+}
+
+/**
+ * `readThrough` for a lookup of several rows (the counters of a lockout check, of a usage report): every row is
+ * read, where `readThrough` steps its statement once.
+ *
+ * @example
+ * const peekMany = readRowsThrough(reads, (rdb) => rdb.select().from(counters).where(anyLive).prepare(), (v) => viaClient.all(v));
+ */
+export function readRowsThrough<Values, Row>(
+  reads: FileReads | null,
+  build: (db: SqliteReadDatabase) => RowsStatement<Values, Row>,
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
+  return readWith(reads, build, (statement, values) => statement.all(values), fallback);
+}
+
+function readWith<Values, Row, Statement>(
+  reads: FileReads | null,
+  build: (db: SqliteReadDatabase) => Statement,
+  rowsOf: (statement: Statement, values: Values) => Row[],
+  fallback: (values: Values) => Promise<Row[]>,
+): (values: Values) => Promise<Row[]> {
+  const onReader = throughConnection(reads && (() => reads.connection()), null, build, rowsOf, fallback);
   if (reads === null) return onReader;
-  let onWriter: OneRowStatement<Values, Row> | null = null;
+  let onWriter: Statement | null = null;
   return async (values) => {
     const writer = reads.idleWriter();
     if (writer === null) return onReader(values);
@@ -110,7 +134,7 @@ export function readThrough<Values, Row>(
     } catch {
       return onReader(values);
     }
-    return oneRow(onWriter, values);
+    return rowsOf(onWriter, values);
   };
 }
 

@@ -33,7 +33,7 @@ function registerCreateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       fresh: true,
       summary: "Create an API key for the signed-in user",
       description:
-        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).",
+        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys at once (default 100; 409 `TOO_MANY_KEYS`). With `apiKeys({ httpCreate: false })` this route is 403 `KEY_CREATION_DISABLED` (keys come from `auth.api.createApiKey` only). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). Any other field is 400 `INVALID_REQUEST` naming it.",
       body: CreateBody,
       response: { schema: CreateResponse, description: "The key and its plaintext value" },
       errors: [403, 409],
@@ -103,13 +103,15 @@ function registerUpdateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       authenticated: true,
       summary: "Change an API key's name, enabled flag, metadata or permissions",
       description:
-        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing.",
+        "Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. Any other field (`expiresIn`, `expiresAt`, `prefix` ...: only trusted code changes them) is 400 `INVALID_REQUEST` naming it, and nothing changes. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing. Enabling a disabled key or adding a permission it lacks needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again); renaming, disabling, narrowing and metadata do not.",
       body: UpdateBody,
       response: { schema: ApiKeyResponse, description: "The updated key" },
       errors: [403, 404],
     },
     async (c, { body, session: s }) => {
-      return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c)));
+      // Enabling a disabled key or adding a permission widens it: that needs a fresh session, like create.
+      const assertFresh = () => tools.core.ctx.sessions.assertFresh(s.sessionRecord);
+      return c.json(await service.updateForCaller(s.user.id, body, tools.meta(c), assertFresh));
     },
   );
 }
@@ -124,6 +126,8 @@ function registerRerollApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       operationId: "rerollApiKey",
       tag: TAG,
       authenticated: true,
+      // A new working value with every permission of the key: a stolen old cookie must not mint one.
+      fresh: true,
       summary: "Replace an API key's value, keeping the old one for a grace period",
       description:
         "A new plaintext `key`, shown once, for the same key (same id, name, prefix, metadata, permissions, quota, rate limit, refill and expiry). The previous value keeps verifying for `gracePeriod` (default 0: it stops at once; at most `apiKeys({ maxRerollGrace })`, default 7 days), answered with `deprecated: true`; a second reroll inside the grace ends the first old value at once (at most two values verify). Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRerolled`.",
@@ -147,9 +151,11 @@ function registerGetApiKeyUsage(app: AuthApp, tools: RequestTools, service: ApiK
       operationId: "getApiKeyUsage",
       tag: TAG,
       authenticated: true,
+      // One counters read per request, but up to 366 days x 7 outcomes of rows: a GET worth a per-IP rule.
+      rateLimit: { window: "1m", max: 30 },
       summary: "Per-day usage of one of the caller's API keys",
       description:
-        "Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days). Another user's key is 404 `KEY_NOT_FOUND`.",
+        "Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days), and read in one round trip (`peekMany`). Another user's key is 404 `KEY_NOT_FOUND`.",
       query: UsageQuery,
       response: { schema: UsageResponse, description: "One entry per day" },
       errors: [404],

@@ -69,7 +69,8 @@ const ApiKeySchema = z
   })
   .openapi("ApiKey");
 
-// Loose objects: server-only fields must reach the handler so they can be refused (400) rather than dropped.
+// Loose objects: server-only fields must reach the handler so they can be refused (400 SERVER_ONLY_PROPERTY), and
+// any other field the route does not apply too (400 INVALID_REQUEST naming it), rather than dropped.
 export const CreateBody = z.looseObject({
   name: NameField.optional(),
   prefix: z
@@ -80,6 +81,10 @@ export const CreateBody = z.looseObject({
   expiresIn: DurationSchema.nullable().optional(),
   metadata: MetadataSchema.optional(),
   permissions: PermissionsSchema.optional(),
+  enabled: z
+    .boolean()
+    .optional()
+    .openapi({ description: "`false` creates the key disabled (the owner may enable it later). Default true." }),
 });
 
 export const CreateResponse = z
@@ -104,7 +109,9 @@ export const VerifyResponse = z
   .union([
     z.object({
       valid: z.literal(true),
-      apiKey: ApiKeySchema,
+      apiKey: ApiKeySchema.omit({ serverMetadata: true }).openapi("VerifiedApiKey", {
+        description: "The key, without `serverMetadata` (operator data, shown only to trusted code).",
+      }),
       deprecated: z.boolean().openapi({
         description:
           "True when the value verified is one a reroll replaced, still inside its grace period: the caller should switch to the new value.",

@@ -114,3 +114,49 @@ describe("apiKeys({ maxPerUser })", () => {
     expect((await free.t.auth.api.listApiKeys({ userId: owner.userId, limit: 100 })).nextCursor).not.toBeNull();
   });
 });
+
+describe("GET /api-key/usage costs one counters read and has a per-IP rule", () => {
+  it("a 90-day request is one peekMany, never a read per day and outcome", async () => {
+    const { t } = setup({ usage: true });
+    const { headers } = await signedIn(t);
+    const { key, apiKey } = await createKey(t, headers);
+    await verify(t, { key });
+    const calls = { peek: 0, peekMany: 0 };
+    const { counters } = t.auth.core.ctx.store;
+    const peek = counters.peek.bind(counters);
+    const peekMany = counters.peekMany!.bind(counters);
+    counters.peek = (k, now) => {
+      calls.peek++;
+      return peek(k, now);
+    };
+    counters.peekMany = (keys, now) => {
+      calls.peekMany++;
+      return peekMany(keys, now);
+    };
+    try {
+      const res = await t.request("GET", `/api-key/usage?keyId=${apiKey.id}&days=90`, { headers });
+      expect(res.status).toBe(200);
+      const { days } = await res.json();
+      expect(days).toHaveLength(90);
+      expect(days.at(-1)).toMatchObject({ valid: 1 });
+    } finally {
+      counters.peek = peek;
+      counters.peekMany = peekMany;
+    }
+    expect(calls).toEqual({ peek: 0, peekMany: 1 });
+  });
+
+  it("is limited per IP (30 a minute, then 429 with Retry-After)", async () => {
+    const { t } = setup({ usage: true });
+    const { headers } = await signedIn(t);
+    const { apiKey } = await createKey(t, headers);
+    const get = () => t.request("GET", `/api-key/usage?keyId=${apiKey.id}&days=1`, { headers, ip: "203.0.113.77" });
+    for (let i = 0; i < 30; i++) expect((await get()).status).toBe(200);
+    const limited = await get();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).not.toBeNull();
+    // Another address is not affected.
+    const other = await t.request("GET", `/api-key/usage?keyId=${apiKey.id}&days=1`, { headers, ip: "203.0.113.78" });
+    expect(other.status).toBe(200);
+  });
+});

@@ -127,6 +127,11 @@ describe("auditLog() over HTTP", () => {
     );
     const forged = await step(t.request("POST", "/api-key/verify", { body: { key: forge(apiKey) } }));
     expect((await forged.json()).valid).toBe(false);
+    // An unknown key writes no row (anyone can send one); a known key's refusal does.
+    const refused = await step(
+      t.request("POST", "/api-key/verify", { body: { key: apiKey, permissions: { files: ["write"] } } }),
+    );
+    expect((await refused.json()).valid).toBe(false);
 
     await step(t.request("POST", "/delete-account/request", { headers: bearer(adaSession), body: {} }));
     const deleteToken = keep(t.auth.getOtp("ada@example.com")!);
