@@ -46,6 +46,16 @@ const RATE_LIMIT_RULE_SCHEMA = {
   max: required<number>(),
 };
 
+/** A per-IP rule (`rateLimit.rules[path]`): a rule plus its enclosing network's budget. */
+const ROUTE_RULE_SCHEMA = {
+  ...RATE_LIMIT_RULE_SCHEMA,
+  /**
+   * what one enclosing network (IPv4 /24, IPv6 /48) may spend per `window`, all its addresses together
+   * @defaultValue 6 × `max`
+   */
+  networkMax: optional<number>(),
+};
+
 const isPath = (value: string, field: string) => {
   if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\"))
     throw new AuthConfigError(field, "must be a path starting with a single /");
@@ -193,13 +203,16 @@ const RATE_LIMIT_SCHEMA = {
   enabled: defaulted<boolean>(true),
   /** window of the global rule: per IP and path, for state-changing requests */
   window: defaulted<Duration>("10s", { check: isDuration }),
-  /** requests per `window` of the global rule */
+  /** requests per `window` of the global rule, per IP (IPv4 address, IPv6 /64) */
   max: defaulted<number>(100),
+  /** requests per `window` of the global rule from one enclosing network (IPv4 /24, IPv6 /48), all its addresses together */
+  networkMax: defaulted<number>(600),
   /**
-   * per IP and path (relative to the mount); `false` turns a rule off
+   * per IP and path (relative to the mount), each also counted per enclosing network (`networkMax`); `false` turns a
+   * rule off
    * @defaultValue see "Default per-IP rules" below
    */
-  rules: optional<Record<string, RateLimitRule | false>>({ each: RATE_LIMIT_RULE_SCHEMA }),
+  rules: optional<Record<string, RateLimitRule | false>>({ each: ROUTE_RULE_SCHEMA }),
   /**
    * requests whose client address `getClientIp` cannot find: `"shared"` counts them all in one budget per rule,
    * `"skip"` applies no per-IP rule to them (lockouts still do). Unset, production answers them 500 and logs how to
@@ -238,13 +251,24 @@ const PASSWORD_HASHING_SCHEMA = {
   /** hashes that may wait for a slot; the next answers 503 `BUSY` with `Retry-After: 1` */
   maxQueue: defaulted<number>(32, { check: integerIn(0, 100_000, "must be an integer from 0 to 100000") }),
   /**
-   * one budget shared by every caller (not per IP, and across instances: a counter) for `/sign-up/email` and
-   * `/sign-in/email`; past it they answer 503 `BUSY` with `Retry-After`; `false` for none
+   * opt-in last-resort circuit breaker: one budget shared by every caller (not per IP, and across instances: a
+   * counter) for `/sign-up/email` and `/sign-in/email`; past it they answer 503 `BUSY` with `Retry-After`. Anyone can
+   * spend it for everyone, so it is off by default; a sign-in with a valid device cookie never spends it nor meets it
+   * (see docs/security.md, "Limits under abuse")
+   * @defaultValue none
    */
-  unauthenticatedBudget: defaulted<RateLimitRule | false>(
-    { window: "1m", max: 1200 },
-    { fields: RATE_LIMIT_RULE_SCHEMA },
-  ),
+  unauthenticatedBudget: optional<RateLimitRule | false>({ fields: RATE_LIMIT_RULE_SCHEMA }),
+};
+
+const DEVICE_COOKIES_SCHEMA = {
+  /**
+   * a successful sign-in sets a signed, HttpOnly device cookie bound to the account (rotated on every use, revoked
+   * by a password change or reset); a password sign-in presenting it for the account it names skips the per-IP and
+   * per-network rules and has a lockout of its own. `false` turns device cookies off
+   */
+  enabled: defaulted<boolean>(true),
+  /** lifetime of a device cookie (each use rotates it and starts this lifetime again) */
+  expiresIn: defaulted<Duration>("30d", { check: isDuration }),
 };
 
 /**
@@ -331,6 +355,7 @@ export const AUTH_SCHEMA = {
   rateLimit: group(RATE_LIMIT_SCHEMA),
   lockout: group(LOCKOUT_SCHEMA),
   passwordHashing: group(PASSWORD_HASHING_SCHEMA),
+  deviceCookies: group(DEVICE_COOKIES_SCHEMA),
   hooks: group(HOOKS_SCHEMA),
   /** `emailOtp()`, `apiKeys()`, `jwt()`, `auditLog()` (see docs/account.md); their `api` methods type `auth.api` */
   plugins: defaulted<readonly AuthPlugin[]>([]),
@@ -506,7 +531,11 @@ function resolveLinks(o: Filled, baseOrigin: string) {
   };
 }
 
-function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" | "passwordHashing"> {
+function resolveLimits(
+  o: Filled,
+  secure: boolean,
+  domain: string | undefined,
+): Pick<ResolvedConfig, "rateLimit" | "lockout" | "passwordHashing" | "deviceCookies"> {
   // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
   // adapter registers the route (`RateLimiter.register`).
   const rules: Record<string, ResolvedRule | false> = {};
@@ -516,7 +545,10 @@ function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" 
   return {
     rateLimit: {
       enabled: o.rateLimit.enabled,
-      global: resolveRateLimitRule({ window: o.rateLimit.window, max: o.rateLimit.max }, "rateLimit"),
+      global: resolveRateLimitRule(
+        { window: o.rateLimit.window, max: o.rateLimit.max, networkMax: o.rateLimit.networkMax },
+        "rateLimit",
+      ),
       rules,
       ipless: o.rateLimit.ipless ?? null,
     },
@@ -530,7 +562,14 @@ function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" 
       concurrency,
       maxQueue,
       unauthenticatedBudget:
-        budget === false ? false : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
+        budget === undefined || budget === false
+          ? false
+          : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
+    },
+    deviceCookies: {
+      enabled: o.deviceCookies.enabled,
+      expiresInMs: parseDuration(o.deviceCookies.expiresIn, "deviceCookies.expiresIn"),
+      name: !secure ? "latchkey.device" : domain ? "__Secure-latchkey.device" : "__Host-latchkey.device",
     },
   };
 }
@@ -567,7 +606,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       passwordReset,
     },
     ...links,
-    ...resolveLimits(o),
+    ...resolveLimits(o, o.cookies.secure, o.cookies.domain),
     captureOtp: o.captureOtp,
   };
 }

@@ -5,33 +5,17 @@ import type { Store } from "../ports/store.ts";
 import type { AuthEvents } from "../kernel/events.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { emit } from "../kernel/emit.ts";
+import { ipBuckets } from "./ip.ts";
 
 /**
- * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64,
- * so per-address limits on IPv6 are trivially bypassed otherwise).
+ * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64, so
+ * per-address limits on IPv6 are trivially bypassed otherwise); "unknown" for text that is not an address.
  *
  * @example
  * ipBucket("2001:db8:1:2:3:4:5:6"); // "2001:db8:1:2::/64"
  */
 export function ipBucket(ip: string): string {
-  const v = ip
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "");
-  if (!v.includes(":")) return v;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v);
-  if (mapped) return mapped[1]!;
-  const zoneless = v.split("%")[0]!;
-  const [head = "", tail = ""] = zoneless.split("::");
-  const left = head ? head.split(":") : [];
-  const right = zoneless.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = zoneless.includes("::")
-    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => (g || "0").replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
+  return ipBuckets(ip)?.address ?? "unknown";
 }
 
 /**
@@ -99,37 +83,73 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request of `ip` to `path` against the path's rule and the global rule; throws RATE_LIMITED
-   * (with `retryAfter` seconds) when either is exceeded. `global` is false for cheap reads.
+   * Counts one request of `ip` to `path` against the path's rule and the global rule, each per address (IPv4, IPv6
+   * /64) and per enclosing network (IPv4 /24, IPv6 /48, with the rule's larger `networkMax`); throws RATE_LIMITED
+   * (with `retryAfter` seconds) when either is exceeded. A request its address already refuses is not counted
+   * against the network, so one address over its own limit cannot spend its neighbours' budget. `global` is false
+   * for cheap reads. Text that is not an address counts as an unknown client.
    */
   async check(ip: string | null, path: string, options: { global: boolean }): Promise<void> {
     const { rateLimit } = this.config;
     if (!rateLimit.enabled) return;
-    if (ip === null && !this.acceptsUnknownIp()) {
+    const buckets = ip === null ? null : ipBuckets(ip);
+    if (buckets === null && !this.acceptsUnknownIp()) {
       throw new AuthError(
         "INTERNAL_ERROR",
         "The server cannot tell clients apart: getClientIp found no client address. Configure getClientIp (clientIp.fromSocket with the runtime's env, clientIp.fromCfConnectingIp on Workers, clientIp.fromForwardedFor behind proxies) or set rateLimit.ipless",
       );
     }
-    if (ip === null && rateLimit.ipless === "skip") return;
-    const bucket = ip === null ? "unknown" : ipBucket(ip);
+    if (buckets === null && rateLimit.ipless === "skip") return;
     const now = this.clock.now();
     const specific = this.ruleFor(path);
     const checks: Array<[string, ResolvedRule]> = [];
-    if (specific) checks.push([`rl:${path}:${bucket}`, specific]);
-    if (options.global && specific !== false) checks.push([`rl:*${path}:${bucket}`, rateLimit.global]);
-    for (const [key, rule] of checks) {
-      const state = await this.store.counters.hit(key, rule.windowMs, now);
-      if (state.count > rule.max) {
-        const retryAfter = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
-        throw new AuthError(
-          "RATE_LIMITED",
-          `Too many requests from this address; try again in ${retryAfterText(retryAfter)}`,
-          { retryAfter },
-        );
+    if (specific) checks.push([`rl:${path}:`, specific]);
+    if (options.global && specific !== false) checks.push([`rl:*${path}:`, rateLimit.global]);
+    for (const [prefix, rule] of checks) {
+      const address = { key: `${prefix}${buckets?.address ?? "unknown"}`, windowMs: rule.windowMs, max: rule.max };
+      // Unknown clients share one budget: there is no network around it.
+      if (buckets === null) {
+        const state = await this.store.counters.hit(address.key, rule.windowMs, now);
+        if (state.count > rule.max) throw limited("address", state.resetAt, now);
+        continue;
       }
+      const network = { key: `${prefix}net:${buckets.network}`, windowMs: rule.windowMs };
+      const { counters } = this.store;
+      const { gate, next } = counters.hitGated
+        ? await counters.hitGated(address, network, now)
+        : await hitThenMaybe(counters, address, network, now);
+      if (gate.count > rule.max) throw limited("address", gate.resetAt, now);
+      if (next && next.count > networkMaxOf(rule)) throw limited("network", next.resetAt, now);
     }
   }
+}
+
+/** What one enclosing network may spend of a rule: its own `networkMax`, else six addresses' worth. */
+export function networkMaxOf(rule: ResolvedRule): number {
+  return rule.networkMax ?? rule.max * NETWORK_FACTOR;
+}
+
+/** A rule's network budget when it names none: `max` times this. */
+export const NETWORK_FACTOR = 6;
+
+function limited(scope: "address" | "network", resetAt: number, now: number): AuthError {
+  const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+  return new AuthError(
+    "RATE_LIMITED",
+    `Too many requests from this ${scope}; try again in ${retryAfterText(retryAfter)}`,
+    { retryAfter },
+  );
+}
+
+/** `hitGated` for a counter store without it: the gate, then `next` only when the gate admitted the hit. */
+async function hitThenMaybe(
+  counters: Store["counters"],
+  gate: { key: string; windowMs: number; max: number },
+  next: { key: string; windowMs: number },
+  now: number,
+) {
+  const state = await counters.hit(gate.key, gate.windowMs, now);
+  return { gate: state, next: state.count > gate.max ? null : await counters.hit(next.key, next.windowMs, now) };
 }
 
 /**
