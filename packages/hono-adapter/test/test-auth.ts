@@ -158,3 +158,10 @@ export const cookieHeaders = (token: string, origin: string | null = BASE_URL, s
  * async function rows(t: TestAuthWith<AuditLogApi>) { return t.auth.api.listAuditEvents(); }
  */
 export type TestAuthWith<Api> = TestAuth & { auth: { api: Api } };
+
+/** The device token an answer's `__Host-latchkey.device` cookie sets, or null. */
+export function deviceCookieOf(res: Response): string | null {
+  const name = "__Host-latchkey.device=";
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith(name));
+  return cookie ? cookie.slice(name.length, cookie.indexOf(";")) : null;
+}

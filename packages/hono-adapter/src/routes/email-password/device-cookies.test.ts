@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
+import { createTestAuth, deviceCookieOf, type TestAuth } from "../../../test/test-auth.ts";
 
 // Issue 42: device cookies (OWASP). Run on memory, libSQL and PostgreSQL (the hono-adapter store projects).
 
@@ -10,11 +10,6 @@ const DEVICE = "__Host-latchkey.device";
 /** Device cookies on (the default; the harness turns them off for suites that read the session cookie alone). */
 const deviceAuth = () => createTestAuth({ deviceCookies: { enabled: true } });
 
-/** The device cookie an answer sets, or null. */
-export function deviceCookieOf(res: Response): string | null {
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${DEVICE}=`));
-  return cookie ? cookie.slice(DEVICE.length + 1, cookie.indexOf(";")) : null;
-}
 
 async function signIn(t: TestAuth, email: string, ip: string, device?: string | null, password = PASSWORD) {
   const headers: Record<string, string> = device ? { cookie: `${DEVICE}=${device}` } : {};
