@@ -238,6 +238,15 @@ const LOCKOUT_SCHEMA = {
   window: defaulted<Duration>("15m", { check: isDuration }),
   /** how long a locked account stays locked */
   duration: defaulted<Duration>("15m", { check: isDuration }),
+  /**
+   * wrong emailed codes (sign-in, verification, reset, email change) one account may have per 24 hours, across lock
+   * cycles: at the ceiling codes are refused (429 `ACCOUNT_LOCKED`) until the day's window ends; the password, known
+   * devices and links still work. `false` for none. See docs/security.md, "Limits under abuse"
+   */
+  codeFailuresPerDay: defaulted<number | false>(20, {
+    check: (v, field) =>
+      v === false ? undefined : integerIn(1, 1_000_000, "must be a positive integer or false")(v, field),
+  }),
 };
 
 const PASSWORD_HASHING_SCHEMA = {
@@ -557,6 +566,7 @@ function resolveLimits(
       maxFailures: o.lockout.maxFailures,
       windowMs: parseDuration(o.lockout.window, "lockout.window"),
       durationMs: parseDuration(o.lockout.duration, "lockout.duration"),
+      codeFailuresPerDay: o.lockout.codeFailuresPerDay,
     },
     passwordHashing: {
       concurrency,

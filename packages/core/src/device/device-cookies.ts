@@ -1,6 +1,14 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { base64url, constantTimeEqual, hashSecret, hmacSha256With, randomId, randomToken, utf8 } from "../crypto/crypto.ts";
+import {
+  base64url,
+  constantTimeEqual,
+  hashSecret,
+  hmacSha256With,
+  randomId,
+  randomToken,
+  utf8,
+} from "../crypto/crypto.ts";
 import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
@@ -84,7 +92,11 @@ export class DeviceCookies {
    * A new device token for the account: for `device` (rotation: its row gets a new secret, the old value dies) or
    * for a new device id. Null with device cookies off.
    */
-  async issue(userId: string, passwordHash: string | null, device: KnownDevice | null): Promise<DeviceCredential | null> {
+  async issue(
+    userId: string,
+    passwordHash: string | null,
+    device: KnownDevice | null,
+  ): Promise<DeviceCredential | null> {
     if (!this.enabled) return null;
     const deviceId = device?.deviceId ?? randomToken(this.random, 16);
     const secret = randomToken(this.random, 32);

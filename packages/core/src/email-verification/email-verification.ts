@@ -1,6 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
-import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { AuthContext } from "../kernel/context.ts";
@@ -79,8 +78,9 @@ export class EmailVerificationService {
   }
 
   /**
-   * Consumes the token, marks the email verified and signs the user in with a fresh session.
-   * Failures feed the account's lockout counter, like a wrong password (the endpoint signs in). For a user not
+   * Consumes the token, marks the email verified and signs the user in with a fresh session. No lockout applies:
+   * the token (32 random bytes) cannot be guessed, and a lock, whether earned by wrong passwords or by junk
+   * tokens sent for the address, would only keep the owner's delivered link from working. For a user not
    * verified before, the link is the first proof of the mailbox: what was set up before it (a password, sessions,
    * API keys) goes, unless the request carries a session of this same user (see proveMailbox).
    */
@@ -91,16 +91,8 @@ export class EmailVerificationService {
   ): Promise<SignInResult> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
-    const lockId = accountLockKey(await ctx.store.users.findByEmail(email), lockoutIdentifier({ email }));
-    await ctx.lockout.assertNotLocked(lockId);
-    let userId: string | null;
-    try {
-      // Exact identifier: a token issued for another address is refused without being consumed.
-      userId = (await ctx.secrets.consumeTokenFor(input.token, verificationLinkIdentifier(email))).userId;
-    } catch (error) {
-      if (error instanceof AuthError && error.code === "INVALID_TOKEN") await ctx.lockout.recordFailure(lockId, meta);
-      throw error;
-    }
+    // Exact identifier: a token issued for another address is refused without being consumed.
+    const { userId } = await ctx.secrets.consumeTokenFor(input.token, verificationLinkIdentifier(email));
     const user = userId ? await ctx.store.users.findById(userId) : null;
     // The email may have changed since the link was sent: the link proves the old address only.
     if (!user || user.email !== email) throw invalidToken();
@@ -110,7 +102,6 @@ export class EmailVerificationService {
       const proven = user.emailVerified ? user : await proveMailbox(tx, user, null, meta, signedInAs);
       return tx.sessions.create(proven, meta);
     });
-    await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
     const verified = { identifier: email, purpose: "email-verification-link" as const, userId: user.id };
     await emit(ctx, "OtpVerified", verified, meta, at);

@@ -61,7 +61,14 @@ export interface ResolvedConfig {
     rules: Record<string, ResolvedRule | false>;
     ipless: "shared" | "skip" | null;
   };
-  lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
+  lockout: {
+    enabled: boolean;
+    maxFailures: number;
+    windowMs: number;
+    durationMs: number;
+    /** Wrong emailed codes per account per 24 hours, across lock cycles; false for no daily ceiling. */
+    codeFailuresPerDay: number | false;
+  };
   passwordHashing: { concurrency: number; maxQueue: number; unauthenticatedBudget: ResolvedRule | false };
   deviceCookies: { enabled: boolean; expiresInMs: number; name: string };
   captureOtp: boolean;

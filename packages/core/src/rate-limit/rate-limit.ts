@@ -203,6 +203,20 @@ export function accountLockKey(user: { id: string } | null, identifier: string):
   return user ? `user:${user.id}` : identifier;
 }
 
+/**
+ * The lockout key of emailed codes for an account (or identifier) key: codes are a proof of the mailbox, so their
+ * guesses are counted apart from passwords. Wrong passwords never lock a delivered code, and wrong codes never lock
+ * the password; a code's key also has a daily ceiling (`lockout.codeFailuresPerDay`).
+ *
+ * @example
+ * codeLockKey("user:u_1"); // "code:user:u_1"
+ */
+export function codeLockKey(key: string): string {
+  return `code:${key}`;
+}
+
+const DAY_MS = 86_400_000;
+
 /** A counted attempt (`Lockout.attempt`): hand it back to `failed` when the secret was wrong. */
 export interface LockoutAttempt {
   key: string;
@@ -240,17 +254,22 @@ export class Lockout {
    * the failures counted in the window (0 with the lockout off): a success that follows needs `reset` only when
    * there were some.
    */
-  async assertNotLocked(key: string): Promise<number> {
+  async assertNotLocked(key: string, options: { daily?: boolean } = {}): Promise<number> {
     const { lockout } = this.config;
     if (!lockout.enabled) return 0;
     const now = this.clock.now();
     const { counters } = this.store;
-    // One round trip where the store can peek both keys at once.
-    const [lock, fails] = counters.peekMany
-      ? await counters.peekMany([`lock:${key}`, `fail:${key}`], now)
-      : [await counters.peek(`lock:${key}`, now), await counters.peek(`fail:${key}`, now)];
+    const daily = options.daily === true && lockout.codeFailuresPerDay !== false;
+    const keys = [`lock:${key}`, `fail:${key}`, ...(daily ? [`faildaily:${key}`] : [])];
+    // One round trip where the store can peek every key at once.
+    const [lock, fails, day] = counters.peekMany
+      ? await counters.peekMany(keys, now)
+      : await Promise.all(keys.map((k) => counters.peek(k, now)));
     if (lock) throw this.locked(lock.resetAt, now);
     if (fails && fails.count >= lockout.maxFailures) throw this.locked(fails.resetAt, now);
+    // The long-run cap across lock cycles: the day's failures alone refuse until the day's window ends.
+    if (day && lockout.codeFailuresPerDay !== false && day.count >= lockout.codeFailuresPerDay)
+      throw this.locked(day.resetAt, now);
     return fails?.count ?? 0;
   }
 
@@ -292,10 +311,13 @@ export class Lockout {
    * Counts a failure after the fact (codes and links, whose rows carry their own attempt budget); every failure
    * at or past `maxFailures` (re)writes the lock, so one failed lock write does not leave the key open.
    */
-  async recordFailure(key: string, meta: RequestMeta): Promise<void> {
+  async recordFailure(key: string, meta: RequestMeta, options: { daily?: boolean } = {}): Promise<void> {
     const { lockout } = this.config;
     if (!lockout.enabled) return;
     const now = this.clock.now();
+    // The day's count first: it is never reset by a success or a lock, so it caps failures across lock cycles.
+    if (options.daily && lockout.codeFailuresPerDay !== false)
+      await this.store.counters.hit(`faildaily:${key}`, DAY_MS, now);
     const fails = await this.store.counters.hit(`fail:${key}`, lockout.windowMs, now);
     if (fails.count >= lockout.maxFailures) await this.lock(key, meta, now);
   }
@@ -321,6 +343,12 @@ export class Lockout {
   async forget(key: string): Promise<void> {
     await this.store.counters.delete(`fail:${key}`);
     await this.store.counters.delete(`lock:${key}`);
+  }
+
+  /** Drops every failure, lock and day count of an account's codes (the account is gone). */
+  async forgetCodes(key: string): Promise<void> {
+    await this.forget(codeLockKey(key));
+    await this.store.counters.delete(`faildaily:${codeLockKey(key)}`);
   }
 
   /** Moves lockout state when the identifier changes (username change). */

@@ -10,7 +10,6 @@ const DEVICE = "__Host-latchkey.device";
 /** Device cookies on (the default; the harness turns them off for suites that read the session cookie alone). */
 const deviceAuth = () => createTestAuth({ deviceCookies: { enabled: true } });
 
-
 async function signIn(t: TestAuth, email: string, ip: string, device?: string | null, password = PASSWORD) {
   const headers: Record<string, string> = device ? { cookie: `${DEVICE}=${device}` } : {};
   return t.request("POST", "/sign-in/email", { body: { email, password }, ip, headers });
@@ -71,7 +70,8 @@ describe("device cookies", () => {
   it("counts a known device's failures apart: the device locks, the account and the owner's other ways in do not", async () => {
     const t = deviceAuth();
     const device = await knownDevice(t);
-    for (let i = 0; i < 5; i++) expect((await signIn(t, "ada@example.com", "203.0.113.52", device, WRONG)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(t, "ada@example.com", "203.0.113.52", device, WRONG)).status).toBe(401);
     const locked = await signIn(t, "ada@example.com", "203.0.113.52", device);
     expect(locked.status).toBe(429);
     expect(((await locked.json()) as { code: string }).code).toBe("ACCOUNT_LOCKED");
@@ -109,7 +109,9 @@ describe("device cookies", () => {
     const before = await knownDevice(t2);
     await t2.request("POST", "/request-password-reset", { body: { email: "ada@example.com" } });
     const link = t2.auth.core.getOtp("ada@example.com")!;
-    const reset = await t2.request("POST", "/reset-password", { body: { token: link, newPassword: "reset password!" } });
+    const reset = await t2.request("POST", "/reset-password", {
+      body: { token: link, newPassword: "reset password!" },
+    });
     expect(reset.status).toBe(200);
     const ip = "203.0.113.53";
     for (let i = 0; i < 10; i++) await signIn(t2, "nobody@example.com", ip, null, WRONG);

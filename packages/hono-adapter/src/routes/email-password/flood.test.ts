@@ -67,7 +67,10 @@ async function afterFlood(t: TestAuth, device: string, attackerIp: string) {
 
 describe("floods confine the attacker, never the user base (issue 42)", () => {
   it("60 addresses of one IPv6 /48: the network spends its own budget; unrelated and known-device sign-ins go through", async () => {
-    const t = createTestAuth({ deviceCookies: { enabled: true }, passwordHashing: { unauthenticatedBudget: undefined } });
+    const t = createTestAuth({
+      deviceCookies: { enabled: true },
+      passwordHashing: { unauthenticatedBudget: undefined },
+    });
     const device = await victims(t);
     const addresses = Array.from({ length: 60 }, (_, i) => `2001:db8:77:${(i + 1).toString(16)}::1`);
     const answers = await flood(t, addresses);
@@ -80,7 +83,10 @@ describe("floods confine the attacker, never the user base (issue 42)", () => {
   });
 
   it("60 IPv4 addresses in 60 /24s, each within its own rules: unrelated and known-device sign-ins go through", async () => {
-    const t = createTestAuth({ deviceCookies: { enabled: true }, passwordHashing: { unauthenticatedBudget: undefined } });
+    const t = createTestAuth({
+      deviceCookies: { enabled: true },
+      passwordHashing: { unauthenticatedBudget: undefined },
+    });
     const device = await victims(t);
     const addresses = Array.from({ length: 60 }, (_, i) => `203.${i + 1}.113.7`);
     const answers = await flood(t, addresses);

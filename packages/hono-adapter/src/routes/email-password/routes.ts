@@ -98,7 +98,12 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
         .transform((b) =>
           b.email !== undefined
             ? { email: b.email, password: b.password, rememberMe: b.rememberMe, deviceToken: b.deviceToken }
-            : { username: b.username as string, password: b.password, rememberMe: b.rememberMe, deviceToken: b.deviceToken },
+            : {
+                username: b.username as string,
+                password: b.password,
+                rememberMe: b.rememberMe,
+                deviceToken: b.deviceToken,
+              },
         ),
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
