@@ -47,6 +47,15 @@ export function describeCounters(getStore: () => Store): void {
         { count: 2, resetAt: now + 60_000 },
       ]);
       expect(await counters.peekMany([], now)).toEqual([]);
+      // Several live keys at once: every one answered (a libSQL file store once stepped only the first row).
+      const [second, third] = [uid("c"), uid("c")];
+      await counters.hit(second, 60_000, now);
+      await counters.hit(third, 30_000, now);
+      expect(await counters.peekMany([third, live, second], now)).toEqual([
+        { count: 1, resetAt: now + 30_000 },
+        { count: 2, resetAt: now + 60_000 },
+        { count: 1, resetAt: now + 60_000 },
+      ]);
     });
 
     it("hits a gate and, only when it admits, the next counter: a refused call leaves the next untouched", async () => {

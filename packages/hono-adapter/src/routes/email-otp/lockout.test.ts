@@ -77,7 +77,8 @@ describe("lockout coupling", () => {
 // reset clears that lock. Item 5: wrong codes have a daily ceiling across lock cycles.
 describe("mailbox proofs and the password lockout", () => {
   async function lockedByPasswords(t: ReturnType<typeof createOtpTestAuth>) {
-    for (let i = 0; i < 6; i++) await t.post("/sign-in/email", { email: "ada@example.com", password: "a wrong password" });
+    for (let i = 0; i < 6; i++)
+      await t.post("/sign-in/email", { email: "ada@example.com", password: "a wrong password" });
     const locked = await t.post("/sign-in/email", { email: "ada@example.com", password: PASSWORD });
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
