@@ -48,7 +48,10 @@ const RATE_LIMIT_RULE_SCHEMA = {
 
 /** A per-IP rule (`rateLimit.rules[path]`): a rule plus its enclosing network's budget. */
 const ROUTE_RULE_SCHEMA = {
-  ...RATE_LIMIT_RULE_SCHEMA,
+  /** the rule's window: both `window` and `max` required */
+  window: required<Duration>(),
+  /** requests allowed per `window` from one address (IPv4 address, IPv6 /64) */
+  max: required<number>(),
   /**
    * what one enclosing network (IPv4 /24, IPv6 /48) may spend per `window`, all its addresses together
    * @defaultValue 6 × `max`
