@@ -22,6 +22,8 @@ export interface KnownDevice {
 
 /** What a sign-in hands back besides the session: the (rotated) device token and its cookie. */
 export interface DeviceCredential {
+  /** The device's id (stable across rotations): `revoke({ userId, deviceId })` ends it. */
+  deviceId: string;
   token: string;
   cookie: CookieDescriptor;
 }
@@ -113,7 +115,7 @@ export class DeviceCookies {
       payload: null,
     });
     const token = `${deviceId}.${secret}.${this.signature(userId, deviceId, secret, passwordHash)}`;
-    return { token, cookie: this.cookie(token, Math.floor(expiresInMs / 1000)) };
+    return { deviceId, token, cookie: this.cookie(token, Math.floor(expiresInMs / 1000)) };
   }
 
   /** Revokes one device of an account (its row goes; the token stops verifying on every instance at once). */

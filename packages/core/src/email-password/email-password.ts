@@ -202,17 +202,29 @@ export class EmailPasswordService {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
     await ctx.hooks.beforeSignIn(user, "sign-in-email", meta);
-    const result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+    // The device cookie is rotated on use (a known device's row gets a new secret) or issued for a new device,
+    // signed for the password checked above: a reset that lands later revokes it with the password. Written before
+    // the session, so an account deletion that lands after the session also takes the device row (deleted with
+    // the user); a sign-in that fails below takes it back.
+    const issued = await ctx.devices.issue(user.id, account.passwordHash, device);
+    const takeBack = async () => {
+      if (issued) await ctx.devices.revoke({ userId: user.id, deviceId: issued.deviceId });
+    };
+    let result: SignInResult;
+    try {
+      result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+    } catch (error) {
+      await takeBack();
+      throw error;
+    }
     // Written first, checked second: a reset writes the password first and revokes second (and sweeps again after
     // its commit), so either the reset's revocation sees this session or this read sees the new password.
     if ((await credentialOf(ctx, user.id))?.passwordHash !== account.passwordHash) {
       await ctx.store.sessions.delete(result.session.id);
+      await takeBack();
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
     await emit(ctx, "UserSignedIn", { userId: user.id, method: "password" }, meta);
-    // The device cookie is rotated on use (a known device's row gets a new secret) or issued for a new device,
-    // signed for the password checked above: a reset that lands later revokes it with the password.
-    const issued = await ctx.devices.issue(user.id, account.passwordHash, device);
     return issued ? { ...result, device: issued } : result;
   }
 
