@@ -24,11 +24,17 @@ import { bearer, deviceCookieOf, type TestAuth } from "../../test/test-auth.ts";
 const NEW = "a brand new password";
 const DEVICE = "__Host-latchkey.device";
 
-/** A smaller share of the pair budget: three pairs, each a dozen store calls a side. */
+/**
+ * A smaller share of the pair budget: three pairs whose worlds each sign up, sign in and guess before the pair runs
+ * (memory 150 + 50, a database 60 + 20).
+ */
 const deviceBudget = () => {
   const { exhaustiveLimit, samples } = budget();
-  return { exhaustiveLimit: Math.min(exhaustiveLimit, 150), samples: Math.min(samples, 50) };
+  return exhaustiveLimit >= 400 ? { exhaustiveLimit: 150, samples: 50 } : { exhaustiveLimit: 60, samples: 20 };
 };
+
+/** Each pair's own time limit: its worlds hash passwords (cheap parameters) and a database costs round trips. */
+const PAIR_TIMEOUT_MS = 120_000;
 
 /** A world with device cookies on; `lockout` on only where the pair is about it. */
 const deviceWorld = (store: Parameters<typeof seamAuth>[0], lockout = false) =>

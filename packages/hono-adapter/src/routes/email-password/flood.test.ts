@@ -7,16 +7,25 @@ import { createTestAuth, deviceCookieOf, type TestAuth } from "../../../test/tes
 const PASSWORD = "correct horse battery";
 const DEVICE = "__Host-latchkey.device";
 
-/** 10 wrong sign-ins at ada's account and 10 junk sign-ups from each address, all addresses at once. */
+/**
+ * 10 wrong sign-ins at ada's account and 10 junk sign-ups from each address: the addresses all at once, each one's
+ * requests one after another (as many clients as addresses, like the attackers; not more in flight than a database
+ * pool is sized for).
+ */
 async function flood(t: TestAuth, addresses: string[]): Promise<Response[]> {
-  return Promise.all(
-    addresses.flatMap((ip, a) =>
-      Array.from({ length: 10 }, (_, i) => [
-        t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: `guess ${a}-${i}` }, ip }),
-        t.request("POST", "/sign-up/email", { body: { email: `junk-${a}-${i}@example.net`, password: PASSWORD }, ip }),
-      ]).flat(),
-    ),
+  const perAddress = await Promise.all(
+    addresses.map(async (ip, a) => {
+      const answers: Response[] = [];
+      for (let i = 0; i < 10; i++) {
+        const body = { email: "ada@example.com", password: `guess ${a}-${i}` };
+        answers.push(await t.request("POST", "/sign-in/email", { body, ip }));
+        const junk = { email: `junk-${a}-${i}@example.net`, password: PASSWORD };
+        answers.push(await t.request("POST", "/sign-up/email", { body: junk, ip }));
+      }
+      return answers;
+    }),
   );
+  return perAddress.flat();
 }
 
 /** Ada (with her device token from a sign-in before the flood) and Bob, an unrelated user. */
