@@ -46,6 +46,7 @@ import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts
 import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
 import { summarizeProfile } from "./harness/profile.ts";
 import { markdownHashCap, measureHashCap, type HashCapResult } from "./hash-cap/measure.ts";
+import { markdownDeviceFlood, measureDeviceFlood, type DeviceFloodRow } from "./hash-cap/device-flood.ts";
 
 // `pnpm bench [--quick] [--repeat=N] [--baseline=<git rev>] [--plan] [--only=id,id] [--store=memory,libsql,postgres] [--warmup=ms] [--measure=ms] [--no-workers] [--no-pin]
 //             [--scale | --scale-only] [--scale-sizes=1000,1000000]
@@ -662,6 +663,15 @@ async function main(): Promise<void> {
     }
   }
 
+  // Issue 42: a returning user's sign-in with its device cookie under a junk flood, next to a quiet one.
+  let deviceFlood: DeviceFloodRow[] = [];
+  if (!scaleOnly && !baseline && (!only || only.includes("device-flood"))) {
+    log("\ndevice-cookie sign-in under a junk flood (memory store, default argon2id)");
+    deviceFlood = await measureDeviceFlood({ port: nextPort++, cpus: serverCpus });
+    for (const row of deviceFlood)
+      log(`  ${row.label}: p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms; ${JSON.stringify(row.statuses)}`);
+  }
+
   const scaled: Scaled = { scale: [], sweeps: [], plans: {} };
   let sizes: SizeResult[] = [];
   // The report is rewritten after every part, so a run stopped part-way still leaves what it measured.
@@ -691,6 +701,10 @@ async function main(): Promise<void> {
         ? `get-session (bearer, 4 at a time) while 200 password sign-ins for unknown emails are in flight, one server on the memory store with default argon2id; uncapped = \`passwordHashing: { concurrency: 1024, maxQueue: 100000, unauthenticatedBudget: false }\`:\n\n${markdownHashCap(hashCap)}`
         : "",
       "",
+      deviceFlood.length
+        ? `A returning user's password sign-in (one at a time) with its device cookie, quiet and while 200 junk sign-ins for unknown emails keep the hashing queue full, and without the cookie under the same flood; one server on the memory store with default argon2id and the default hash gate, per-IP limits off (a botnet of many networks):\n\n${markdownDeviceFlood(deviceFlood)}`
+        : "",
+      "",
       memory.length && !baseline
         ? `Resident memory (VmRSS of the server process; idle = seeded, after a collection; peak = highest sample, every 250 ms, in any measured window):\n\n${markdownMemory(memory)}`
         : "",
@@ -715,7 +729,7 @@ async function main(): Promise<void> {
     writeFileSync(`${benchDir}results/${file}.md`, `${markdown}\n`);
     writeFileSync(
       `${benchDir}results/${file}.json`,
-      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim(), ...(baseline ? { baseline: baseline.commit } : {}) }, info, floor, results, hashCap, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
+      `${JSON.stringify({ run: { final, repeat: REPEAT, quick, command: `pnpm bench ${process.argv.slice(2).join(" ")}`.trim(), ...(baseline ? { baseline: baseline.commit } : {}) }, info, floor, results, hashCap, deviceFlood, memory, ...scaled, sizes, totalSeconds: totalS, final }, null, 2)}\n`,
     );
     if (final) {
       log(`\n${markdown}`);

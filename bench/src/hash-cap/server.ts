@@ -19,6 +19,8 @@ const auth = createAuth({
 });
 const signedUp = await auth.api.signUp({ email: "reader@example.com", password: "bench password 1" });
 const token = "credentials" in signedUp ? signedUp.credentials.token : "";
+// The browser that signed up is a known device of the account (the device-flood scenario signs in with it).
+const device = "device" in signedUp ? (signedUp.device?.token ?? null) : null;
 serve({ fetch: auth.handler, port, hostname: "127.0.0.1" }, () => {
-  process.stdout.write(`${JSON.stringify({ ready: true, token, concurrency: auth.core.config.passwordHashing })}\n`);
+  process.stdout.write(`${JSON.stringify({ ready: true, token, device, concurrency: auth.core.config.passwordHashing })}\n`);
 });

@@ -106,6 +106,20 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Refetch the session when the window regains focus or becomes visible. Default true (browsers only). */
   refetchOnWindowFocus?: boolean;
+  /**
+   * A 503 answer with `Retry-After` (the server's hashing queue is full: `BUSY`; or the database is unreachable) is
+   * retried once by itself after that many seconds (at most 30; a longer wait is answered as the error). Default
+   * true; `false` answers every 503 at once.
+   */
+  retryOn503?: boolean;
+  /**
+   * Bearer mode: the device token to start with (`credentials.deviceToken` of an earlier sign-in, e.g. restored from
+   * secure storage). The client keeps the latest one and sends it with every sign-in (`latchkey-device`), so this
+   * device is known to the server: its sign-ins skip the per-address limits and have a lockout of their own.
+   */
+  deviceToken?: string | null;
+  /** Bearer mode: called whenever the device token changes (each sign-in rotates it), to persist it. */
+  onDeviceTokenChange?: (token: string | null) => void;
 }
 
 export type LatchkeyClient = OperationMethods & {
@@ -195,6 +209,30 @@ function buildRequest<K extends OperationId>(
   return { url, init };
 }
 
+/** The seconds a 503's `Retry-After` asks for (a number of seconds, at most 30), or null: then no retry. */
+function retryAfterSeconds(response: Response): number | null {
+  const value = response.headers.get("retry-after")?.trim();
+  if (!value || !/^\d+$/.test(value)) return null;
+  const seconds = Number(value);
+  return seconds <= 30 ? seconds : null;
+}
+
+/** Waits `ms`, or rejects as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
 /** The result of a fetch that threw (offline, DNS, CORS, aborted). */
 function networkError(error: unknown): { data: null; error: LatchkeyError; response: null } {
   return {
@@ -259,6 +297,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   const mode = options.auth ?? "cookie";
   const doFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   let token = options.token ?? null;
+  let deviceToken = options.deviceToken ?? null;
   let jwt: string | null = null;
   // Bumped when a session-changing call leaves and again when it is answered: a get-session answer (the store's or
   // the app's own `getSession()`) that left under an older generation may describe the session before the change,
@@ -276,12 +315,19 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     input?: Input<K>,
     callOptions: CallOptions = {},
   ): Promise<Result<Output<K>>> {
-    const { url, init } = buildRequest(
-      { base, mode, token, headers: options.headers },
-      operationId,
-      input,
-      callOptions,
-    );
+    // The credentials this call was made with: a sign-out forgets the token locally before its request leaves.
+    const callToken = token;
+    const send = () => {
+      const { url, init } = buildRequest(
+        { base, mode, token: callToken, headers: options.headers },
+        operationId,
+        input,
+        callOptions,
+      );
+      if (mode === "bearer" && deviceToken && operationId === "signInEmail")
+        (init.headers as Record<string, string>)["latchkey-device"] = deviceToken;
+      return doFetch(new Request(url, init));
+    };
     const changing = SESSION_CHANGING.has(operationId);
     if (changing) generation++;
     const leftAt = generation;
@@ -294,7 +340,14 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     }
     let response: Response;
     try {
-      response = await doFetch(new Request(url, init));
+      response = await send();
+      const wait = response.status === 503 && options.retryOn503 !== false ? retryAfterSeconds(response) : null;
+      if (wait !== null) {
+        // Honoured once: the answer to the retry is the answer.
+        await response.body?.cancel();
+        await sleep(wait * 1000, callOptions.signal);
+        response = await send();
+      }
     } catch (error) {
       if (changing) generation++;
       return networkError(error);
@@ -316,7 +369,11 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
     if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
     if (mode === "bearer") {
-      const credentials = (payload as { credentials?: { token?: unknown } } | null)?.credentials;
+      const credentials = (payload as { credentials?: { token?: unknown; deviceToken?: unknown } } | null)?.credentials;
+      if (credentials && typeof credentials.deviceToken === "string" && credentials.deviceToken !== deviceToken) {
+        deviceToken = credentials.deviceToken;
+        options.onDeviceTokenChange?.(deviceToken);
+      }
       if (credentials && typeof credentials.token === "string") setToken(credentials.token);
       else if (SESSION_ENDING.has(operationId)) setToken(null);
     }

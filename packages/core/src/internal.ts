@@ -12,7 +12,14 @@ export { DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export { renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
 export { SessionService, SessionManagementService, toSessionView, sessionAnswerJson } from "./session/index.ts";
 export { HookRunner } from "./hooks/index.ts";
-export { ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit/index.ts";
+export {
+  ipBucket,
+  retryAfterText,
+  lockoutIdentifier,
+  forwardedAddress,
+  parseIp,
+  ipBuckets,
+} from "./rate-limit/index.ts";
 export { EmailVerificationService, verificationLinkIdentifier } from "./email-verification/index.ts";
 export {
   orServerCall,

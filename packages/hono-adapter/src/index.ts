@@ -6,7 +6,7 @@
  */
 export { createAuth, ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
 export type { Auth, CreateAuthOptions, ExecutionContextLike } from "./create-auth.ts";
-export { clientIp, fromSocket, fromCfConnectingIp, fromForwardedFor } from "./http/client-ip.ts";
+export { clientIp, fromSocket, fromCfConnectingIp, fromForwardedFor, fromForwarded } from "./http/client-ip.ts";
 export type { CorsOptions } from "./middleware/cors.ts";
 export type { GetClientIp } from "./http/client-ip.ts";
 export { ERROR_STATUS } from "./http/error-status.ts";

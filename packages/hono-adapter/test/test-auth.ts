@@ -91,6 +91,9 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
     // Likewise the budget every caller shares for unauthenticated hashing: suites that sign up hundreds of users
     // within one frozen minute would meet it (routes/email-password/hash-cap tests run it).
     passwordHashing: { unauthenticatedBudget: false, ...overrides.passwordHashing },
+    // Device cookies add a second Set-Cookie to every sign-in answer: suites that read the session cookie alone
+    // run without them (routes/email-password/device-cookies and the flood tests run the default, on).
+    deviceCookies: { enabled: false, ...overrides.deviceCookies },
   });
   const request: TestAuth<P>["request"] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...(init.ip ? { "x-test-ip": init.ip } : {}), ...init.headers };
@@ -120,7 +123,8 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
     async signUp(email, password = "correct horse battery", extra = {}) {
       const res = await request("POST", "/sign-up/email", {
         body: { email, password, ...extra },
-        ip: `198.51.100.${Math.floor(Math.random() * 250)}`,
+        // A random address in a random network: suites sign up many users, and each network has its own budget.
+        ip: `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
       });
       if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
       const json = (await res.json()) as { credentials: { token: string }; user: { id: string } };
@@ -128,6 +132,15 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
     },
   };
 }
+
+/**
+ * The `i`-th of many client addresses, each in a network of its own (10.x.y.1, one per IPv4 /24): for tests that
+ * spread requests over addresses to stay under per-address rules without meeting the per-network ones.
+ *
+ * @example
+ * t.request("POST", "/sign-in/email", { body, ip: networkIp(i) });
+ */
+export const networkIp = (i: number) => `10.${(i >> 8) & 255}.${i & 255}.1`;
 
 /** `Authorization: Bearer` headers for a token. */
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -145,3 +158,10 @@ export const cookieHeaders = (token: string, origin: string | null = BASE_URL, s
  * async function rows(t: TestAuthWith<AuditLogApi>) { return t.auth.api.listAuditEvents(); }
  */
 export type TestAuthWith<Api> = TestAuth & { auth: { api: Api } };
+
+/** The device token an answer's `__Host-latchkey.device` cookie sets, or null. */
+export function deviceCookieOf(res: Response): string | null {
+  const name = "__Host-latchkey.device=";
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith(name));
+  return cookie ? cookie.slice(name.length, cookie.indexOf(";")) : null;
+}

@@ -69,8 +69,14 @@ export interface Answer {
 }
 
 let ipSeq = 0;
-/** A fresh client address per call, so per-IP limits do not interfere with load (tests that want one pass it). */
-export const freshIp = () => `10.${(ipSeq >> 16) & 255}.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}`;
+/**
+ * A fresh client address per call, each in an IPv4 /24 of its own, so neither the per-address nor the per-network
+ * limits interfere with load (tests that want one pass it).
+ */
+export const freshIp = () => {
+  const n = ipSeq++;
+  return `10.${(n >> 8) & 255}.${n & 255}.${((n >> 16) & 255) + 1}`;
+};
 
 export async function call(
   instance: Instance,

@@ -502,6 +502,68 @@ function variant(title: string, withRedis: boolean, full: boolean, loadMs: numbe
     );
 
     // Last of the variant: B stays dead (afterAll skips it).
+    itFull(
+      "a flood from one IPv6 /48 and 60 IPv4 /24s: no 503 but BUSY, none for a device-cookie sign-in (issue 42)",
+      async () => {
+        const email = `returning-${name}@example.com`;
+        const up = await call(a, "POST", "/auth/sign-up/email", { body: { email, password: PASSWORD } });
+        expect(up.status, up.text).toBe(200);
+        const deviceOf = (headers: Headers | null) =>
+          headers
+            ?.getSetCookie()
+            .find((c) => c.startsWith("latchkey.device="))
+            ?.split(";")[0]!
+            .slice("latchkey.device=".length) ?? null;
+        let device = deviceOf(up.headers);
+        expect(device).not.toBeNull();
+        const v6 = Array.from({ length: 60 }, (_, i) => `2001:db8:42:${(i + 1).toString(16)}::1`);
+        const v4 = Array.from({ length: 60 }, (_, i) => `203.${i + 1}.113.9`);
+        // Each address: 10 wrong sign-ins at the returning user's account and 10 junk sign-ups, over both instances.
+        const flood = Promise.all(
+          [...v6, ...v4].flatMap((ip, n) =>
+            Array.from({ length: 10 }, (_, i) => [
+              call(pick(n + i), "POST", "/auth/sign-in/email", { body: { email, password: `guess ${n} ${i}` }, ip }),
+              call(pick(n + i + 1), "POST", "/auth/sign-up/email", {
+                body: { email: `flood-${name}-${n}-${i}@example.net`, password: PASSWORD },
+                ip,
+              }),
+            ]).flat(),
+          ),
+        );
+        // Meanwhile the returning user signs in again and again from inside the /48, each time with the rotated cookie.
+        const known: Answer[] = [];
+        for (let i = 0; i < 8; i++) {
+          const res = await call(pick(i), "POST", "/auth/sign-in/email", {
+            body: { email, password: PASSWORD },
+            headers: { cookie: `latchkey.device=${device}` },
+            ip: "2001:db8:42:ffff::1",
+          });
+          known.push(res);
+          device = deviceOf(res.headers) ?? device;
+        }
+        const answers = await flood;
+        expect(known.map((r) => `${r.status} ${r.text.slice(0, 80)}`)).toEqual(
+          known.map(() => expect.stringMatching(/^200 /)),
+        );
+        const unexpected = answers.filter(
+          (r) => r.status === 0 || (r.status >= 500 && !(r.status === 503 && r.text.includes('"BUSY"'))),
+        );
+        expect(unexpected.map((r) => `${r.status} ${r.text.slice(0, 100)}`)).toEqual([]);
+        for (const r of answers.filter((x) => x.status === 503)) expect(r.headers?.get("retry-after")).toMatch(/^\d+$/);
+        // The account is locked for anonymous sign-ins, and still open to the known device.
+        const stranger = await call(a, "POST", "/auth/sign-in/email", { body: { email, password: PASSWORD } });
+        expect(stranger.status).toBe(429);
+        const owner = await call(b, "POST", "/auth/sign-in/email", {
+          body: { email, password: PASSWORD },
+          headers: { cookie: `latchkey.device=${device}` },
+        });
+        expect(owner.status, owner.text).toBe(200);
+        console.log(
+          `[flood] ${answers.length} requests: ${answers.filter((r) => r.status === 429).length} x 429, ${answers.filter((r) => r.status === 503).length} x 503 BUSY, ${answers.filter((r) => r.status === 401).length} x 401, ${answers.filter((r) => r.status === 200).length} x 200; known device: ${known.map((r) => r.ms).join("/")} ms`,
+        );
+      },
+    );
+
     itFull("kill -9 of one instance mid-load leaves the other unaffected", async () => {
       const fromA: Answer[] = [];
       let killed = false;

@@ -17,10 +17,7 @@ export default (env) => ({
   /** @param {Request} request */
   getClientIp: (request) => request.headers.get("x-test-ip") ?? "127.0.0.1",
   lockout: { maxFailures: 5, window: "15m", duration: "15m" },
-  // The load generator plays thousands of clients signing up and in within a minute, far past the default shared
-  // budget for unauthenticated hashing (1200 a minute, which would answer 503 BUSY by design: hash-cap.test.ts).
-  // The budget stays on, counted across the instances, with room for the load.
-  passwordHashing: { unauthenticatedBudget: { window: "1m", max: 1_000_000 } },
+  // The defaults otherwise: no shared hashing budget (opt-in since issue 42), device cookies on, network buckets.
   // Every key created over HTTP gets a quota of 40 uses (the quota scenario).
   plugins: [apiKeys({ defaultRemaining: 40 })],
 });

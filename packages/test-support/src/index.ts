@@ -28,6 +28,7 @@ export {
   describeViolations,
   emailIndexConsistent,
   lockoutBound,
+  noDeviceOutlivesPasswordChange,
   noSessionFromReplacedPassword,
   nothingOfDeletedUsers,
   oneActiveJwk,
@@ -38,5 +39,12 @@ export {
   takeSnapshot,
   usersHaveAccounts,
 } from "./seams/invariants.ts";
-export type { PasswordSession, Refusal, Snapshot, SnapshotScope, Violation } from "./seams/invariants.ts";
+export type {
+  PasswordSession,
+  RecogniseDevice,
+  Refusal,
+  Snapshot,
+  SnapshotScope,
+  Violation,
+} from "./seams/invariants.ts";
 export { apiKeyRecord } from "./records.ts";

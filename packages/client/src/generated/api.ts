@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email (or username) and password
-         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).
+         * @description A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure). A successful sign-in sets the device cookie (`__Host-latchkey.device`, HttpOnly, rotated on every use, revoked by a password change or reset); clients that take their tokens get it as `credentials.deviceToken` and send it back in the `latchkey-device` header or the `deviceToken` field. A sign-in presenting a valid device token for the account it names is not subject to the per-IP and per-network rules, and its failures lock that device only (429 `ACCOUNT_LOCKED`): an account locked by strangers' wrong passwords still signs in from its owner's known devices.
          *
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email"]`).
          */
@@ -3868,6 +3868,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The device token of an earlier sign-in (`credentials.deviceToken`), for clients without cookies; the `latchkey-device` header or the device cookie work too */
+                    deviceToken?: string;
                     /**
                      * Format: email
                      * @example ada@example.com

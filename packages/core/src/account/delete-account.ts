@@ -97,6 +97,7 @@ export class AccountDeletionService {
     // Counters live outside the user's rows (possibly in another engine), so the store cascade cannot reach them:
     // the account's own lockout and those of its identifiers go here.
     await ctx.lockout.forget(accountLockKey(user, ""));
+    await ctx.lockout.forgetCodes(accountLockKey(user, ""));
     await ctx.lockout.forget(lockoutIdentifier({ email: user.email }));
     if (user.username !== null) await ctx.lockout.forget(lockoutIdentifier({ username: user.username }));
     await emit(ctx, "AccountDeleted", { userId: user.id, email: user.email }, meta);

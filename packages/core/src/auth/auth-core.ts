@@ -5,6 +5,7 @@ import type { OptionShape } from "../config/closed-options.ts";
 import { systemClock, webCryptoRandom, type Random } from "../ports/clock.ts";
 import { argon2idHasher, type PasswordHasher } from "../password/argon2.ts";
 import { HashGate } from "../password/hash-gate.ts";
+import { DeviceCookies } from "../device/device-cookies.ts";
 import { AuthEvents } from "../kernel/events.ts";
 import { SessionService } from "../session/session.ts";
 import { SessionManagementService } from "../session/session-management.ts";
@@ -74,7 +75,8 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
   const random = options.random ?? webCryptoRandom;
   // Every hash (the application's own hasher too) passes through one gate: bounded concurrency and queue.
   const hashGate = new HashGate(config.passwordHashing);
-  const hasher = hashGate.wrap(options.passwordHasher ?? argon2idHasher({ random }));
+  const engine = options.passwordHasher ?? argon2idHasher({ random });
+  const hasher = hashGate.wrap(engine);
   const logger = resolveLogger(options.logger);
   // With `cache`, every service reads through it and every write invalidates it (see cache/cached-store.ts).
   const { store, cache, start: startCache } = cacheOver(options.cache, withCounters, clock, logger);
@@ -94,7 +96,9 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     clock,
     random,
     hasher,
+    knownDeviceHasher: hashGate.wrap(engine, "known"),
     hashGate,
+    devices: new DeviceCookies(config, store, clock, random),
     events,
     sessions: new SessionService(config, store, clock, random),
     lockout: new Lockout(config, store, clock, events),

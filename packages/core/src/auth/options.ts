@@ -46,6 +46,19 @@ const RATE_LIMIT_RULE_SCHEMA = {
   max: required<number>(),
 };
 
+/** A per-IP rule (`rateLimit.rules[path]`): a rule plus its enclosing network's budget. */
+const ROUTE_RULE_SCHEMA = {
+  /** the rule's window: both `window` and `max` required */
+  window: required<Duration>(),
+  /** requests allowed per `window` from one address (IPv4 address, IPv6 /64) */
+  max: required<number>(),
+  /**
+   * what one enclosing network (IPv4 /24, IPv6 /48) may spend per `window`, all its addresses together
+   * @defaultValue 6 × `max`
+   */
+  networkMax: optional<number>(),
+};
+
 const isPath = (value: string, field: string) => {
   if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\"))
     throw new AuthConfigError(field, "must be a path starting with a single /");
@@ -193,13 +206,16 @@ const RATE_LIMIT_SCHEMA = {
   enabled: defaulted<boolean>(true),
   /** window of the global rule: per IP and path, for state-changing requests */
   window: defaulted<Duration>("10s", { check: isDuration }),
-  /** requests per `window` of the global rule */
+  /** requests per `window` of the global rule, per IP (IPv4 address, IPv6 /64) */
   max: defaulted<number>(100),
+  /** requests per `window` of the global rule from one enclosing network (IPv4 /24, IPv6 /48), all its addresses together */
+  networkMax: defaulted<number>(600),
   /**
-   * per IP and path (relative to the mount); `false` turns a rule off
+   * per IP and path (relative to the mount), each also counted per enclosing network (`networkMax`); `false` turns a
+   * rule off
    * @defaultValue see "Default per-IP rules" below
    */
-  rules: optional<Record<string, RateLimitRule | false>>({ each: RATE_LIMIT_RULE_SCHEMA }),
+  rules: optional<Record<string, RateLimitRule | false>>({ each: ROUTE_RULE_SCHEMA }),
   /**
    * requests whose client address `getClientIp` cannot find: `"shared"` counts them all in one budget per rule,
    * `"skip"` applies no per-IP rule to them (lockouts still do). Unset, production answers them 500 and logs how to
@@ -225,6 +241,15 @@ const LOCKOUT_SCHEMA = {
   window: defaulted<Duration>("15m", { check: isDuration }),
   /** how long a locked account stays locked */
   duration: defaulted<Duration>("15m", { check: isDuration }),
+  /**
+   * wrong emailed codes (sign-in, verification, reset, email change) one account may have per 24 hours, across lock
+   * cycles: at the ceiling codes are refused (429 `ACCOUNT_LOCKED`) until the day's window ends; the password, known
+   * devices and links still work. `false` for none. See docs/security.md, "Limits under abuse"
+   */
+  codeFailuresPerDay: defaulted<number | false>(20, {
+    check: (v, field) =>
+      v === false ? undefined : integerIn(1, 1_000_000, "must be a positive integer or false")(v, field),
+  }),
 };
 
 const PASSWORD_HASHING_SCHEMA = {
@@ -238,13 +263,24 @@ const PASSWORD_HASHING_SCHEMA = {
   /** hashes that may wait for a slot; the next answers 503 `BUSY` with `Retry-After: 1` */
   maxQueue: defaulted<number>(32, { check: integerIn(0, 100_000, "must be an integer from 0 to 100000") }),
   /**
-   * one budget shared by every caller (not per IP, and across instances: a counter) for `/sign-up/email` and
-   * `/sign-in/email`; past it they answer 503 `BUSY` with `Retry-After`; `false` for none
+   * opt-in last-resort circuit breaker: one budget shared by every caller (not per IP, and across instances: a
+   * counter) for `/sign-up/email` and `/sign-in/email`; past it they answer 503 `BUSY` with `Retry-After`. Anyone can
+   * spend it for everyone, so it is off by default; a sign-in with a valid device cookie never spends it nor meets it
+   * (see docs/security.md, "Limits under abuse")
+   * @defaultValue none
    */
-  unauthenticatedBudget: defaulted<RateLimitRule | false>(
-    { window: "1m", max: 1200 },
-    { fields: RATE_LIMIT_RULE_SCHEMA },
-  ),
+  unauthenticatedBudget: optional<RateLimitRule | false>({ fields: RATE_LIMIT_RULE_SCHEMA }),
+};
+
+const DEVICE_COOKIES_SCHEMA = {
+  /**
+   * a successful sign-in sets a signed, HttpOnly device cookie bound to the account (rotated on every use, revoked
+   * by a password change or reset); a password sign-in presenting it for the account it names skips the per-IP and
+   * per-network rules and has a lockout of its own. `false` turns device cookies off
+   */
+  enabled: defaulted<boolean>(true),
+  /** lifetime of a device cookie (each use rotates it and starts this lifetime again) */
+  expiresIn: defaulted<Duration>("30d", { check: isDuration }),
 };
 
 /**
@@ -333,6 +369,7 @@ export const AUTH_SCHEMA = {
   rateLimit: group(RATE_LIMIT_SCHEMA),
   lockout: group(LOCKOUT_SCHEMA),
   passwordHashing: group(PASSWORD_HASHING_SCHEMA),
+  deviceCookies: group(DEVICE_COOKIES_SCHEMA),
   hooks: group(HOOKS_SCHEMA),
   /** `emailOtp()`, `apiKeys()`, `jwt()`, `auditLog()` (see docs/account.md); their `api` methods type `auth.api` */
   plugins: defaulted<readonly AuthPlugin[]>([]),
@@ -509,7 +546,11 @@ function resolveLinks(o: Filled, baseOrigin: string) {
   };
 }
 
-function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" | "passwordHashing"> {
+function resolveLimits(
+  o: Filled,
+  secure: boolean,
+  domain: string | undefined,
+): Pick<ResolvedConfig, "rateLimit" | "lockout" | "passwordHashing" | "deviceCookies"> {
   // Only the overrides: each route declares its own default rule, and the limiter merges the two when the
   // adapter registers the route (`RateLimiter.register`).
   const rules: Record<string, ResolvedRule | false> = {};
@@ -519,7 +560,10 @@ function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" 
   return {
     rateLimit: {
       enabled: o.rateLimit.enabled,
-      global: resolveRateLimitRule({ window: o.rateLimit.window, max: o.rateLimit.max }, "rateLimit"),
+      global: resolveRateLimitRule(
+        { window: o.rateLimit.window, max: o.rateLimit.max, networkMax: o.rateLimit.networkMax },
+        "rateLimit",
+      ),
       rules,
       ipless: o.rateLimit.ipless ?? null,
     },
@@ -528,12 +572,20 @@ function resolveLimits(o: Filled): Pick<ResolvedConfig, "rateLimit" | "lockout" 
       maxFailures: o.lockout.maxFailures,
       windowMs: parseDuration(o.lockout.window, "lockout.window"),
       durationMs: parseDuration(o.lockout.duration, "lockout.duration"),
+      codeFailuresPerDay: o.lockout.codeFailuresPerDay,
     },
     passwordHashing: {
       concurrency,
       maxQueue,
       unauthenticatedBudget:
-        budget === false ? false : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
+        budget === undefined || budget === false
+          ? false
+          : resolveRateLimitRule(budget, "passwordHashing.unauthenticatedBudget"),
+    },
+    deviceCookies: {
+      enabled: o.deviceCookies.enabled,
+      expiresInMs: parseDuration(o.deviceCookies.expiresIn, "deviceCookies.expiresIn"),
+      name: !secure ? "latchkey.device" : domain ? "__Secure-latchkey.device" : "__Host-latchkey.device",
     },
   };
 }
@@ -571,7 +623,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       passwordReset,
     },
     ...links,
-    ...resolveLimits(o),
+    ...resolveLimits(o, o.cookies.secure, o.cookies.domain),
     captureOtp: o.captureOtp,
   };
 }

@@ -2,7 +2,7 @@ import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
-import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { accountLockKey, codeLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { AuthContext } from "../kernel/context.ts";
@@ -120,8 +120,8 @@ export class EmailOtpService {
     const lockoutKey = accountLockKey(found, lockoutIdentifier({ email }));
     const known = this.options.allowSignUp ? undefined : found;
     if (known === null) {
-      await ctx.lockout.assertNotLocked(lockoutKey);
-      await ctx.lockout.recordFailure(lockoutKey, meta);
+      await ctx.lockout.assertNotLocked(codeLockKey(lockoutKey), { daily: true });
+      await ctx.lockout.recordFailure(codeLockKey(lockoutKey), meta, { daily: true });
       await emit(ctx, "SignInFailed", { identifier: lockoutKey, reason: "unknown-email" }, meta);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
     }

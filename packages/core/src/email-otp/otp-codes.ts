@@ -9,6 +9,7 @@ import type { VerificationRecord } from "../ports/records.ts";
 import type { ResolvedEmailOtpOptions } from "./options.ts";
 import { OTP_ACTIONS } from "./options.ts";
 import { emit } from "../kernel/emit.ts";
+import { codeLockKey } from "../rate-limit/rate-limit.ts";
 
 /**
  * One OTP slot: the row it lives in and the email events and mail are about.
@@ -49,7 +50,10 @@ export interface VerifyOptions {
    * in the transaction of the writes the code pays for, so a failed write leaves the code usable.
    */
   mode: "check" | "consume" | "claim";
-  /** Identifier-lockout key fed by wrong codes (`email:<email>`), or null (check endpoint). */
+  /**
+   * The account's lockout key (`user:<id>`, or `email:<email>` for an unknown address), or null (check endpoint):
+   * wrong codes feed its code lockout (`code:<key>`, with the daily ceiling), never the password's.
+   */
   lockoutKey: string | null;
   /** Extra binding a row must satisfy (owner, payload); a mismatch counts like a wrong code. */
   matches?: (row: VerificationRecord) => boolean;
@@ -153,7 +157,9 @@ export class OtpCodes {
     this.assertFormat(otp);
     // The failures the key had before this attempt: a right code clears them, and with none there is nothing to
     // clear (a failure another request records meanwhile stays counted, the side a lockout should err on).
-    const failures = opts.lockoutKey ? await ctx.lockout.assertNotLocked(opts.lockoutKey) : 0;
+    // Codes have a lockout of their own (`code:<account>`): wrong passwords never block a delivered code.
+    const lockKey = opts.lockoutKey === null ? null : codeLockKey(opts.lockoutKey);
+    const failures = lockKey ? await ctx.lockout.assertNotLocked(lockKey, { daily: true }) : 0;
     const row = await ctx.store.verifications.findByIdentifier(target.identifier);
     if (!row) {
       // Nothing to guess against (never sent, destroyed, or consumed by a parallel request with the same code):
@@ -170,7 +176,7 @@ export class OtpCodes {
     const sameCode = this.matchesCode(row, otp);
     if (!sameCode || (opts.matches && !opts.matches(row))) {
       const attempt = await ctx.store.verifications.recordFailedAttempt(row.id, this.options.maxAttempts);
-      await this.failed(target, attempt?.attemptCount ?? row.attemptCount, opts.lockoutKey, meta);
+      await this.failed(target, attempt?.attemptCount ?? row.attemptCount, lockKey, meta);
       if (attempt?.destroyed) throw new AuthError("TOO_MANY_ATTEMPTS", "Too many wrong codes; request a new one");
       throw invalidOtp();
     }
@@ -186,7 +192,7 @@ export class OtpCodes {
       return live;
     }
     if (opts.mode === "claim") {
-      if (opts.lockoutKey && failures > 0) await ctx.lockout.reset(opts.lockoutKey);
+      if (lockKey && failures > 0) await ctx.lockout.reset(lockKey);
       return row;
     }
     const consumed = await ctx.store.verifications.consume(row.id);
@@ -195,7 +201,7 @@ export class OtpCodes {
       await this.failed(target, row.attemptCount, null, meta);
       throw invalidOtp();
     }
-    if (opts.lockoutKey && failures > 0) await ctx.lockout.reset(opts.lockoutKey);
+    if (lockKey && failures > 0) await ctx.lockout.reset(lockKey);
     return consumed;
   }
 
@@ -220,7 +226,7 @@ export class OtpCodes {
   ): Promise<void> {
     const { ctx } = this;
     await emit(ctx, "OtpVerifyFailed", { identifier: target.email, purpose: target.purpose, attemptCount }, meta);
-    if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta);
+    if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta, { daily: true });
   }
 }
 

@@ -12,6 +12,7 @@ import type { AuthContext } from "../kernel/context.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
+import { deviceLockKey, type KnownDevice } from "../device/device-cookies.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
 import type { AccountRecord, UserRecord } from "../ports/records.ts";
@@ -40,6 +41,17 @@ export type SignInInput = ({ email: string; password: string } | { username: str
   rememberMe?: boolean;
 };
 
+/** How the transport hands a password sign-in its device token and the limits that apply without one. */
+export interface SignInOptions {
+  /** The device token the request carried (cookie, header or body), if any. */
+  deviceToken?: string | null;
+  /**
+   * The anonymous limits (per-address and per-network rules, the opt-in hashing budget): run only when the request
+   * is not a known device of the account it names. Trusted `auth.api` calls pass none.
+   */
+  anonymousLimits?: () => Promise<void>;
+}
+
 /** Email and password accounts: sign-up, sign-in, sign-out, password change and token reset. */
 export class EmailPasswordService {
   constructor(
@@ -57,7 +69,7 @@ export class EmailPasswordService {
     emailVerified: boolean,
     withSession: S,
     meta: RequestMeta,
-  ): Promise<{ user: UserRecord; signIn: S extends true ? SignInResult : null } | null> {
+  ): Promise<{ user: UserRecord; signIn: S extends true ? SignInResult : null; passwordHash: string } | null> {
     const { config, clock } = this.ctx;
     const email = normalizeEmail(input.email);
     checkPasswordLength(config, input.password);
@@ -105,7 +117,7 @@ export class EmailPasswordService {
     if (created.ok) {
       const { user: stored } = created;
       await emit(this.ctx, "UserSignedUp", { userId: stored.id, email: stored.email }, meta, stored.createdAt);
-      return { user: stored, signIn: created.signIn as S extends true ? SignInResult : null };
+      return { user: stored, signIn: created.signIn as S extends true ? SignInResult : null, passwordHash };
     }
     // A store names the first unique index the insert tripped, which differs between databases when both the
     // email and the username are taken. The email wins everywhere, so the answer does not depend on the store.
@@ -129,7 +141,11 @@ export class EmailPasswordService {
       return { success: true };
     }
     const { user, signIn } = created;
-    if (signIn) return signIn;
+    if (signIn) {
+      // This browser signed in: it is a known device of the new account from now on.
+      const device = await this.ctx.devices.issue(user.id, created.passwordHash, null);
+      return device ? { ...signIn, device } : signIn;
+    }
     await this.verification.sendFor(user, undefined, meta);
     return { success: true };
   }
@@ -152,16 +168,29 @@ export class EmailPasswordService {
    * when the password checked is still the account's once the session exists (a reset that overlapped the check
    * wins), and only when the user still exists (a deletion that overlapped answers 401).
    */
-  async signIn(input: SignInInput, meta: RequestMeta): Promise<SignInResult> {
+  async signIn(input: SignInInput, meta: RequestMeta, options: SignInOptions = {}): Promise<SignInResult> {
     const { ctx } = this;
     const byEmail = "email" in input;
     const value = byEmail ? normalizeEmail(input.email) : input.username.trim().toLowerCase();
     const identifier = lockoutIdentifier(byEmail ? { email: value } : { username: value });
     const user = byEmail ? await ctx.store.users.findByEmail(value) : await ctx.store.users.findByUsername(value);
-    const attempt = await ctx.lockout.attempt(accountLockKey(user, identifier), meta);
-    const account = user ? await credentialOf(ctx, user.id) : undefined;
+    // A device cookie of this very account (signed for its id and current password, its row live) makes the
+    // attempt a known device's: no anonymous limits, a lockout counted for this device alone, the hashing queue's
+    // known lane. Anything else is an anonymous attempt (a junk or foreign token costs one HMAC, no store call).
+    let account: AccountRecord | undefined;
+    let accountRead = false;
+    let device: KnownDevice | null = null;
+    if (options.deviceToken && user && ctx.devices.enabled) {
+      account = await credentialOf(ctx, user.id);
+      accountRead = true;
+      device = await ctx.devices.recognise(options.deviceToken, user.id, account?.passwordHash ?? null);
+    }
+    if (!device) await options.anonymousLimits?.();
+    const attempt = await ctx.lockout.attempt(device ? deviceLockKey(device) : accountLockKey(user, identifier), meta);
+    if (!accountRead) account = user ? await credentialOf(ctx, user.id) : undefined;
+    const hasher = device ? ctx.knownDeviceHasher : ctx.hasher;
     let valid = false;
-    if (account?.passwordHash) valid = await ctx.hasher.verify(account.passwordHash, input.password);
+    if (account?.passwordHash) valid = await hasher.verify(account.passwordHash, input.password);
     else await ctx.burnPasswordHash(input.password);
     if (!user || !account?.passwordHash || !valid) {
       await ctx.lockout.failed(attempt, meta);
@@ -173,15 +202,30 @@ export class EmailPasswordService {
       throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
     }
     await ctx.hooks.beforeSignIn(user, "sign-in-email", meta);
-    const result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+    // The device cookie is rotated on use (a known device's row gets a new secret) or issued for a new device,
+    // signed for the password checked above: a reset that lands later revokes it with the password. Written before
+    // the session, so an account deletion that lands after the session also takes the device row (deleted with
+    // the user); a sign-in that fails below takes it back.
+    const issued = await ctx.devices.issue(user.id, account.passwordHash, device);
+    const takeBack = async () => {
+      if (issued) await ctx.devices.revoke({ userId: user.id, deviceId: issued.deviceId });
+    };
+    let result: SignInResult;
+    try {
+      result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+    } catch (error) {
+      await takeBack();
+      throw error;
+    }
     // Written first, checked second: a reset writes the password first and revokes second (and sweeps again after
     // its commit), so either the reset's revocation sees this session or this read sees the new password.
     if ((await credentialOf(ctx, user.id))?.passwordHash !== account.passwordHash) {
       await ctx.store.sessions.delete(result.session.id);
+      await takeBack();
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or password");
     }
     await emit(ctx, "UserSignedIn", { userId: user.id, method: "password" }, meta);
-    return result;
+    return issued ? { ...result, device: issued } : result;
   }
 
   async signOut(token: string, meta: RequestMeta): Promise<void> {

@@ -1,11 +1,10 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
-import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import type { UserRecord, VerificationRecord } from "../ports/records.ts";
+import type { UserRecord } from "../ports/records.ts";
 import { isHookRefusal } from "../hooks/index.ts";
 import type { SignInResult } from "../session/session.ts";
 import { emit } from "../kernel/emit.ts";
@@ -80,8 +79,9 @@ export class EmailVerificationService {
   }
 
   /**
-   * Consumes the token, marks the email verified and signs the user in with a fresh session.
-   * Failures feed the account's lockout counter, like a wrong password (the endpoint signs in). For a user not
+   * Consumes the token, marks the email verified and signs the user in with a fresh session. No lockout applies:
+   * the token (32 random bytes) cannot be guessed, and a lock, whether earned by wrong passwords or by junk
+   * tokens sent for the address, would only keep the owner's delivered link from working. For a user not
    * verified before, the link is the first proof of the mailbox: what was set up before it (a password, sessions,
    * API keys) goes, unless the request carries a session of this same user (see proveMailbox).
    */
@@ -92,17 +92,9 @@ export class EmailVerificationService {
   ): Promise<SignInResult> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
-    const lockId = accountLockKey(await ctx.store.users.findByEmail(email), lockoutIdentifier({ email }));
-    await ctx.lockout.assertNotLocked(lockId);
-    let row: VerificationRecord;
-    try {
-      // Exact identifier: a token issued for another address is refused without being consumed. Found, not yet
-      // spent: it is consumed in the transaction of the writes it pays for (below).
-      row = await ctx.secrets.findTokenFor(input.token, verificationLinkIdentifier(email));
-    } catch (error) {
-      if (error instanceof AuthError && error.code === "INVALID_TOKEN") await ctx.lockout.recordFailure(lockId, meta);
-      throw error;
-    }
+    // Exact identifier: a token issued for another address is refused without being consumed. Found, not yet
+    // spent: it is consumed in the transaction of the writes it pays for (below).
+    const row = await ctx.secrets.findTokenFor(input.token, verificationLinkIdentifier(email));
     const user = row.userId ? await ctx.store.users.findById(row.userId) : null;
     // The email may have changed since the link was sent: the link proves the old address only.
     if (!user || user.email !== email) {
@@ -124,7 +116,6 @@ export class EmailVerificationService {
       const proven = user.emailVerified ? user : await proveMailbox(tx, user, null, meta, signedInAs);
       return tx.sessions.create(proven, meta);
     });
-    await ctx.lockout.reset(lockId);
     const at = new Date(ctx.clock.now());
     const verified = { identifier: email, purpose: "email-verification-link" as const, userId: user.id };
     await emit(ctx, "OtpVerified", verified, meta, at);

@@ -1,3 +1,4 @@
+import { accountLockKey } from "../rate-limit/rate-limit.ts";
 import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
@@ -15,12 +16,17 @@ export function newAccount(
   return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
 }
 
-/** The events of a finished password reset (emailed link or code): `PasswordChanged`, then `SessionRevoked`. */
+/**
+ * What follows a finished password reset (emailed link or code): the account's password lockout is cleared (the
+ * reset proved the mailbox and replaced the password the strangers were guessing, so the new one works at once),
+ * then the events `PasswordChanged` and `SessionRevoked`.
+ */
 export async function emitPasswordReset(
   ctx: AuthContext,
   reset: { userId: string; method: "reset-token" | "reset-otp"; count: number; at: Date; meta: RequestMeta },
 ): Promise<void> {
   const { userId, method, count, at, meta } = reset;
+  await ctx.lockout.forget(accountLockKey({ id: userId }, ""));
   await emit(ctx, "PasswordChanged", { userId, method }, meta, at);
   await emit(ctx, "SessionRevoked", { userId, sessionId: null, reason: "password-reset", count }, meta, at);
 }

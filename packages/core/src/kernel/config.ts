@@ -7,11 +7,18 @@ import type { EmailTemplates } from "../email/email.ts";
 export interface RateLimitRule {
   window: Duration;
   max: number;
+  /**
+   * Per-IP rules only: what one enclosing network (IPv4 /24, IPv6 /48) may spend per `window`, all its addresses
+   * together. Default: 6 × `max`.
+   */
+  networkMax?: number;
 }
 
 export interface ResolvedRule {
   windowMs: number;
   max: number;
+  /** Per-IP rules: the enclosing network's budget (absent: 6 × `max`). */
+  networkMax?: number;
 }
 
 /** The validated options every service reads (`createAuthCore` resolves them once from `AuthOptions`). */
@@ -54,13 +61,25 @@ export interface ResolvedConfig {
     rules: Record<string, ResolvedRule | false>;
     ipless: "shared" | "skip" | null;
   };
-  lockout: { enabled: boolean; maxFailures: number; windowMs: number; durationMs: number };
+  lockout: {
+    enabled: boolean;
+    maxFailures: number;
+    windowMs: number;
+    durationMs: number;
+    /** Wrong emailed codes per account per 24 hours, across lock cycles; false for no daily ceiling. */
+    codeFailuresPerDay: number | false;
+  };
   passwordHashing: { concurrency: number; maxQueue: number; unauthenticatedBudget: ResolvedRule | false };
+  deviceCookies: { enabled: boolean; expiresInMs: number; name: string };
   captureOtp: boolean;
 }
 
 /** Checks one rate-limit rule; `field` names it in the error (`rateLimit.rules["/sign-in/email"]`). */
 export function resolveRateLimitRule(r: RateLimitRule, field: string): ResolvedRule {
   if (!Number.isInteger(r.max) || r.max < 1) throw new AuthConfigError(`${field}.max`, "must be a positive integer");
-  return { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
+  const resolved: ResolvedRule = { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
+  if (r.networkMax === undefined) return resolved;
+  if (!Number.isInteger(r.networkMax) || r.networkMax < r.max)
+    throw new AuthConfigError(`${field}.networkMax`, "must be an integer at least `max`");
+  return { ...resolved, networkMax: r.networkMax };
 }

@@ -3,6 +3,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { HashGate } from "../password/hash-gate.ts";
+import type { DeviceCookies } from "../device/device-cookies.ts";
 import type { AuthEvents } from "./events.ts";
 import type { SessionService } from "../session/session.ts";
 import type { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
@@ -20,7 +21,11 @@ export interface AuthContext {
   random: Random;
   /** The configured hasher behind `hashGate` (every hash and verify waits for a slot there). */
   hasher: PasswordHasher;
+  /** The same hasher in the gate's known-device lane: sign-ins that presented a valid device cookie. */
+  knownDeviceHasher: PasswordHasher;
   hashGate: HashGate;
+  /** Device cookies: issued on sign-in, recognised before the anonymous limits, rotated on use. */
+  devices: DeviceCookies;
   events: AuthEvents;
   sessions: SessionService;
   lockout: Lockout;

@@ -12,10 +12,18 @@ export interface HashGateLimits {
 /** What a gate has done, for tests and health pages: hashes running, waiting, started and refused so far. */
 export interface HashGateStats {
   running: number;
+  /** Waiting, both lanes. */
   queued: number;
   started: number;
   refused: number;
 }
+
+/**
+ * Which queue a hash waits in: `"anonymous"` (the default: sign-up, sign-in without a device cookie, resets) or
+ * `"known"` (a sign-in that presented a valid device cookie). A free slot goes to the known lane first, and each
+ * lane has its own `maxQueue`, so a flood of anonymous hashes fills only its own queue.
+ */
+export type HashLane = "anonymous" | "known";
 
 /**
  * A semaphore in front of the password hasher: at most `concurrency` hashes run, at most `maxQueue` wait, and the
@@ -31,22 +39,25 @@ export class HashGate {
   private started = 0;
   private refused = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly knownWaiting: Array<() => void> = [];
 
   constructor(readonly limits: HashGateLimits) {}
 
   stats(): HashGateStats {
-    return { running: this.running, queued: this.waiting.length, started: this.started, refused: this.refused };
+    const queued = this.waiting.length + this.knownWaiting.length;
+    return { running: this.running, queued, started: this.started, refused: this.refused };
   }
 
-  /** Runs `task` when a slot is free; throws `BUSY` without running it when the queue is full. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /** Runs `task` when a slot is free; throws `BUSY` without running it when its lane's queue is full. */
+  async run<T>(task: () => Promise<T>, lane: HashLane = "anonymous"): Promise<T> {
     if (this.running >= this.limits.concurrency) {
-      if (this.waiting.length >= this.limits.maxQueue) {
+      const queue = lane === "known" ? this.knownWaiting : this.waiting;
+      if (queue.length >= this.limits.maxQueue) {
         this.refused++;
         throw new AuthError("BUSY", "The server is busy; try again in a second", { retryAfter: 1 });
       }
       // The slot is handed over by `release`, so `running` never drops while someone waits.
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await new Promise<void>((resolve) => queue.push(resolve));
     } else {
       this.running++;
     }
@@ -59,16 +70,16 @@ export class HashGate {
   }
 
   private release(): void {
-    const next = this.waiting.shift();
+    const next = this.knownWaiting.shift() ?? this.waiting.shift();
     if (next) next();
     else this.running--;
   }
 
-  /** The hasher with every `hash` and `verify` passing through this gate. */
-  wrap(hasher: PasswordHasher): PasswordHasher {
+  /** The hasher with every `hash` and `verify` passing through this gate, in `lane`. */
+  wrap(hasher: PasswordHasher, lane: HashLane = "anonymous"): PasswordHasher {
     return {
-      hash: (password) => this.run(() => hasher.hash(password)),
-      verify: (hash, password) => this.run(() => hasher.verify(hash, password)),
+      hash: (password) => this.run(() => hasher.hash(password), lane),
+      verify: (hash, password) => this.run(() => hasher.verify(hash, password), lane),
     };
   }
 }

@@ -1,2 +1,12 @@
-export { RateLimiter, HashBudget, Lockout, ipBucket, retryAfterText, lockoutIdentifier } from "./rate-limit.ts";
+export {
+  RateLimiter,
+  HashBudget,
+  Lockout,
+  ipBucket,
+  retryAfterText,
+  lockoutIdentifier,
+  codeLockKey,
+} from "./rate-limit.ts";
 export { counterBinding, keyedCounters, storedCounterKey } from "./counter-binding.ts";
+export { forwardedAddress, parseIp, ipBuckets } from "./ip.ts";
+export type { ParsedIp } from "./ip.ts";

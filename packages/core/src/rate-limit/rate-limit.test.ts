@@ -105,3 +105,50 @@ describe("Lockout.assertNotLocked", () => {
     }
   });
 });
+
+describe("network-aware buckets (issue 42)", () => {
+  function limiter(ipless?: "shared") {
+    const database = memoryStore();
+    const config = resolveConfig({
+      secret: "s".repeat(32),
+      database,
+      baseUrl: "https://app.example",
+      rateLimit: ipless ? { ipless } : {},
+    });
+    const rl = new RateLimiter(config, database, createTestClock());
+    rl.register("/sign-in/email", { window: "1m", max: 10 });
+    return rl;
+  }
+  const outcome = (rl: RateLimiter, ip: string) =>
+    rl.check(ip, "/sign-in/email", { global: false }).then(
+      () => "ok",
+      (e: AuthError) => e.message,
+    );
+
+  it("one IPv6 /48 spends 6 x the rule whatever its /64s; another /48 is untouched", async () => {
+    const rl = limiter();
+    const results: string[] = [];
+    for (let a = 0; a < 60; a++)
+      for (let i = 0; i < 10; i++) results.push(await outcome(rl, `2001:db8:77:${(a + 1).toString(16)}::1`));
+    expect(results.filter((r) => r === "ok")).toHaveLength(60);
+    expect(results.filter((r) => r.startsWith("Too many requests from this network"))).toHaveLength(540);
+    expect(await outcome(rl, "2001:db8:78:1::1")).toBe("ok");
+  });
+
+  it("an address over its own rule spends none of its network's budget; a /24 counts like a /48", async () => {
+    const rl = limiter();
+    for (let i = 0; i < 100; i++) await outcome(rl, "203.0.113.1");
+    // 10 of the 100 were admitted and counted against 203.0.113.0/24: 50 remain for the neighbours.
+    const neighbours: string[] = [];
+    for (let a = 2; a < 12; a++) for (let i = 0; i < 6; i++) neighbours.push(await outcome(rl, `203.0.113.${a}`));
+    expect(neighbours.filter((r) => r === "ok")).toHaveLength(50);
+    expect(await outcome(rl, "203.0.114.1")).toBe("ok");
+  });
+
+  it("text that is not an address is an unknown client", async () => {
+    expect(await outcome(limiter(), "junk")).toMatch(/^The server cannot tell clients apart/);
+    const rl = limiter("shared");
+    for (let i = 0; i < 10; i++) expect(await outcome(rl, `junk-${i}`)).toBe("ok");
+    expect(await outcome(rl, "another junk")).toMatch(/^Too many requests from this address/);
+  });
+});

@@ -6,33 +6,17 @@ import type { Store } from "../ports/store.ts";
 import type { AuthEvents } from "../kernel/events.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { emit } from "../kernel/emit.ts";
+import { ipBuckets } from "./ip.ts";
 
 /**
- * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64,
- * so per-address limits on IPv6 are trivially bypassed otherwise).
+ * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64, so
+ * per-address limits on IPv6 are trivially bypassed otherwise); "unknown" for text that is not an address.
  *
  * @example
  * ipBucket("2001:db8:1:2:3:4:5:6"); // "2001:db8:1:2::/64"
  */
 export function ipBucket(ip: string): string {
-  const v = ip
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "");
-  if (!v.includes(":")) return v;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v);
-  if (mapped) return mapped[1]!;
-  const zoneless = v.split("%")[0]!;
-  const [head = "", tail = ""] = zoneless.split("::");
-  const left = head ? head.split(":") : [];
-  const right = zoneless.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = zoneless.includes("::")
-    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => (g || "0").replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
+  return ipBuckets(ip)?.address ?? "unknown";
 }
 
 /**
@@ -102,37 +86,73 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request of `ip` to `path` against the path's rule and the global rule; throws RATE_LIMITED
-   * (with `retryAfter` seconds) when either is exceeded. `global` is false for cheap reads.
+   * Counts one request of `ip` to `path` against the path's rule and the global rule, each per address (IPv4, IPv6
+   * /64) and per enclosing network (IPv4 /24, IPv6 /48, with the rule's larger `networkMax`); throws RATE_LIMITED
+   * (with `retryAfter` seconds) when either is exceeded. A request its address already refuses is not counted
+   * against the network, so one address over its own limit cannot spend its neighbours' budget. `global` is false
+   * for cheap reads. Text that is not an address counts as an unknown client.
    */
   async check(ip: string | null, path: string, options: { global: boolean }): Promise<void> {
     const { rateLimit } = this.config;
     if (!rateLimit.enabled) return;
-    if (ip === null && !this.acceptsUnknownIp()) {
+    const buckets = ip === null ? null : ipBuckets(ip);
+    if (buckets === null && !this.acceptsUnknownIp()) {
       throw new AuthError(
         "INTERNAL_ERROR",
         "The server cannot tell clients apart: getClientIp found no client address. Configure getClientIp (clientIp.fromSocket with the runtime's env, clientIp.fromCfConnectingIp on Workers, clientIp.fromForwardedFor behind proxies) or set rateLimit.ipless",
       );
     }
-    if (ip === null && rateLimit.ipless === "skip") return;
-    const bucket = ip === null ? "unknown" : ipBucket(ip);
+    if (buckets === null && rateLimit.ipless === "skip") return;
     const now = this.clock.now();
     const specific = this.ruleFor(path);
     const checks: Array<[string, ResolvedRule]> = [];
-    if (specific) checks.push([`rl:${path}:${bucket}`, specific]);
-    if (options.global && specific !== false) checks.push([`rl:*${path}:${bucket}`, rateLimit.global]);
-    for (const [key, rule] of checks) {
-      const state = await this.store.counters.hit(key, rule.windowMs, now);
-      if (state.count > rule.max) {
-        const retryAfter = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
-        throw new AuthError(
-          "RATE_LIMITED",
-          `Too many requests from this address; try again in ${retryAfterText(retryAfter)}`,
-          { retryAfter },
-        );
+    if (specific) checks.push([`rl:${path}:`, specific]);
+    if (options.global && specific !== false) checks.push([`rl:*${path}:`, rateLimit.global]);
+    for (const [prefix, rule] of checks) {
+      const address = { key: `${prefix}${buckets?.address ?? "unknown"}`, windowMs: rule.windowMs, max: rule.max };
+      // Unknown clients share one budget: there is no network around it.
+      if (buckets === null) {
+        const state = await this.store.counters.hit(address.key, rule.windowMs, now);
+        if (state.count > rule.max) throw limited("address", state.resetAt, now);
+        continue;
       }
+      const network = { key: `${prefix}net:${buckets.network}`, windowMs: rule.windowMs };
+      const { counters } = this.store;
+      const { gate, next } = counters.hitGated
+        ? await counters.hitGated(address, network, now)
+        : await hitThenMaybe(counters, address, network, now);
+      if (gate.count > rule.max) throw limited("address", gate.resetAt, now);
+      if (next && next.count > networkMaxOf(rule)) throw limited("network", next.resetAt, now);
     }
   }
+}
+
+/** What one enclosing network may spend of a rule: its own `networkMax`, else six addresses' worth. */
+export function networkMaxOf(rule: ResolvedRule): number {
+  return rule.networkMax ?? rule.max * NETWORK_FACTOR;
+}
+
+/** A rule's network budget when it names none: `max` times this. */
+export const NETWORK_FACTOR = 6;
+
+function limited(scope: "address" | "network", resetAt: number, now: number): AuthError {
+  const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+  return new AuthError(
+    "RATE_LIMITED",
+    `Too many requests from this ${scope}; try again in ${retryAfterText(retryAfter)}`,
+    { retryAfter },
+  );
+}
+
+/** `hitGated` for a counter store without it: the gate, then `next` only when the gate admitted the hit. */
+async function hitThenMaybe(
+  counters: Store["counters"],
+  gate: { key: string; windowMs: number; max: number },
+  next: { key: string; windowMs: number },
+  now: number,
+) {
+  const state = await counters.hit(gate.key, gate.windowMs, now);
+  return { gate: state, next: state.count > gate.max ? null : await counters.hit(next.key, next.windowMs, now) };
 }
 
 /**
@@ -186,6 +206,20 @@ export function accountLockKey(user: { id: string } | null, identifier: string):
   return user ? `user:${user.id}` : identifier;
 }
 
+/**
+ * The lockout key of emailed codes for an account (or identifier) key: codes are a proof of the mailbox, so their
+ * guesses are counted apart from passwords. Wrong passwords never lock a delivered code, and wrong codes never lock
+ * the password; a code's key also has a daily ceiling (`lockout.codeFailuresPerDay`).
+ *
+ * @example
+ * codeLockKey("user:u_1"); // "code:user:u_1"
+ */
+export function codeLockKey(key: string): string {
+  return `code:${key}`;
+}
+
+const DAY_MS = 86_400_000;
+
 /** A counted attempt (`Lockout.attempt`): hand it back to `failed` when the secret was wrong. */
 export interface LockoutAttempt {
   key: string;
@@ -223,17 +257,22 @@ export class Lockout {
    * the failures counted in the window (0 with the lockout off): a success that follows needs `reset` only when
    * there were some.
    */
-  async assertNotLocked(key: string): Promise<number> {
+  async assertNotLocked(key: string, options: { daily?: boolean } = {}): Promise<number> {
     const { lockout } = this.config;
     if (!lockout.enabled) return 0;
     const now = this.clock.now();
     const { counters } = this.store;
-    // One round trip where the store can peek both keys at once.
-    const [lock, fails] = counters.peekMany
-      ? await counters.peekMany([`lock:${key}`, `fail:${key}`], now)
-      : [await counters.peek(`lock:${key}`, now), await counters.peek(`fail:${key}`, now)];
+    const daily = options.daily === true && lockout.codeFailuresPerDay !== false;
+    const keys = [`lock:${key}`, `fail:${key}`, ...(daily ? [`faildaily:${key}`] : [])];
+    // One round trip where the store can peek every key at once.
+    const [lock, fails, day] = counters.peekMany
+      ? await counters.peekMany(keys, now)
+      : await Promise.all(keys.map((k) => counters.peek(k, now)));
     if (lock) throw this.locked(lock.resetAt, now);
     if (fails && fails.count >= lockout.maxFailures) throw this.locked(fails.resetAt, now);
+    // The long-run cap across lock cycles: the day's failures alone refuse until the day's window ends.
+    if (day && lockout.codeFailuresPerDay !== false && day.count >= lockout.codeFailuresPerDay)
+      throw this.locked(day.resetAt, now);
     return fails?.count ?? 0;
   }
 
@@ -275,10 +314,13 @@ export class Lockout {
    * Counts a failure after the fact (codes and links, whose rows carry their own attempt budget); every failure
    * at or past `maxFailures` (re)writes the lock, so one failed lock write does not leave the key open.
    */
-  async recordFailure(key: string, meta: RequestMeta): Promise<void> {
+  async recordFailure(key: string, meta: RequestMeta, options: { daily?: boolean } = {}): Promise<void> {
     const { lockout } = this.config;
     if (!lockout.enabled) return;
     const now = this.clock.now();
+    // The day's count first: it is never reset by a success or a lock, so it caps failures across lock cycles.
+    if (options.daily && lockout.codeFailuresPerDay !== false)
+      await this.store.counters.hit(`faildaily:${key}`, DAY_MS, now);
     const fails = await this.store.counters.hit(`fail:${key}`, lockout.windowMs, now);
     if (fails.count >= lockout.maxFailures) await this.lock(key, meta, now);
   }
@@ -304,6 +346,12 @@ export class Lockout {
   async forget(key: string): Promise<void> {
     await this.store.counters.delete(`fail:${key}`);
     await this.store.counters.delete(`lock:${key}`);
+  }
+
+  /** Drops every failure, lock and day count of an account's codes (the account is gone). */
+  async forgetCodes(key: string): Promise<void> {
+    await this.forget(codeLockKey(key));
+    await this.store.counters.delete(`faildaily:${codeLockKey(key)}`);
   }
 
   /** Moves lockout state when the identifier changes (username change). */

@@ -7,6 +7,7 @@ import type { Store } from "../ports/store.ts";
 import { ownData, sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
+import type { DeviceCredential } from "../device/device-cookies.ts";
 
 /** The user as returned to callers. */
 export interface UserView {
@@ -60,6 +61,12 @@ export interface SignInResult {
   session: SessionView;
   credentials: Credentials;
   cookie: CookieDescriptor;
+  /**
+   * The device cookie of this browser for this account (issued, or rotated when the sign-in presented one); absent
+   * with `deviceCookies.enabled: false` and on sign-ins that do not issue one. Bearer clients get its `token` as
+   * `credentials.deviceToken`.
+   */
+  device?: DeviceCredential;
 }
 
 export interface ValidatedSession {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ResolvedConfig, SignInResult } from "@latchkey/core";
-import { serializeCookie } from "./cookies.ts";
+import { serializeCookie, setCookie } from "./cookies.ts";
 import { jsonAnswer } from "../middleware/security.ts";
 
 /** The request header a Bearer client sends to receive the session token in sign-in answers. */
@@ -26,8 +26,12 @@ function returnsToken(c: Context): boolean {
  * async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)), core.config);
  */
 export function signInResponse(c: Context, result: SignInResult, config: ResolvedConfig): Response {
-  const { user, session, credentials } = result;
-  const json = JSON.stringify(returnsToken(c) ? { user, session, credentials } : { user, session });
+  const { user, session, credentials, device } = result;
+  // The device cookie travels beside the session cookie; a client that takes its tokens itself gets it as
+  // `credentials.deviceToken`, to send back as `latchkey-device` (or `deviceToken` in the sign-in body).
+  if (device) setCookie(c, device.cookie);
+  const withDevice = device ? { ...credentials, deviceToken: device.token } : credentials;
+  const json = JSON.stringify(returnsToken(c) ? { user, session, credentials: withDevice } : { user, session });
   // The security headers and the cookie in one record when nothing else was set for the answer (see jsonAnswer).
   return jsonAnswer(c, json, config, serializeCookie(result.cookie));
 }

@@ -11,6 +11,7 @@ import {
   type ValidatedSession,
 } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
+import { readCookie } from "../http/cookies.ts";
 import { ErrorSchema } from "./schemas.ts";
 
 export type AuthApp = OpenAPIHono<AuthEnv>;
@@ -65,6 +66,12 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * callers share, `passwordHashing.unauthenticatedBudget` (503 `BUSY` past it).
    */
   hashesPassword?: boolean;
+  /**
+   * Password sign-in: a request carrying a device token (cookie, `latchkey-device` header or body `deviceToken`)
+   * is handed the anonymous limits (per-address and per-network rules, the opt-in hashing budget) to run only when
+   * the token is not a known device of the account it names (`input.device`); requests without one meet them here.
+   */
+  deviceAware?: boolean;
   /** Emails someone: the description states the per-recipient limits in force (`email.perRecipient`, `resendCooldown`). */
   sendsEmail?: boolean;
 }
@@ -74,7 +81,24 @@ export type RouteInput<B, Q, A extends boolean = false> = {
   query: Q extends z.ZodType ? z.infer<Q> : undefined;
   /** The request's session, checked before the handler runs (only on `authenticated` routes). */
   session: A extends true ? ValidatedSession : undefined;
+  /**
+   * `deviceAware` routes, for a request that carries a device token: the token and the anonymous limits the
+   * service runs unless the token is a known device of the named account. Null otherwise (the limits ran).
+   */
+  device: { token: string; anonymousLimits: () => Promise<void> } | null;
 };
+
+/** The request header a Bearer client sends its device token in (`credentials.deviceToken` of a sign-in answer). */
+export const DEVICE_HEADER = "latchkey-device";
+
+/** The device token a request carries: the `latchkey-device` header, a body `deviceToken`, or the device cookie. */
+function deviceTokenOf(c: Context<AuthEnv>, body: unknown, cookieName: string): string | null {
+  const header = c.req.header(DEVICE_HEADER)?.trim();
+  if (header) return header;
+  const field = body && typeof body === "object" ? (body as { deviceToken?: unknown }).deviceToken : undefined;
+  if (typeof field === "string" && field !== "") return field;
+  return readCookie(c.req.header("cookie"), cookieName);
+}
 
 const ERROR_TEXT: Record<number, string> = {
   400: "Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep)",
@@ -191,6 +215,7 @@ function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | u
       body: spec.body ? req.valid("json") : undefined,
       query: spec.query ? req.valid("query") : undefined,
       session: undefined,
+      device: null,
     } as RouteInput<B, Q, A>;
   };
   /** The 400 of an input holding NUL, or null. */
@@ -203,12 +228,20 @@ function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | u
       }),
     );
   };
+  const { ctx } = tools.core;
+  const deviceCookie = tools.core.config.deviceCookies.name;
+  const deviceAware = spec.deviceAware === true && tools.core.config.deviceCookies.enabled;
   const guarded = async (c: Context<AuthEnv>) => {
-    // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
-    if (limited) await tools.core.ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
-    // After the per-IP rules, so an address already over its own limit spends none of the shared budget.
-    if (spec.hashesPassword) await tools.core.ctx.hashBudget.spend();
     const input = inputOf(c);
+    const anonymousLimits = async () => {
+      // Counted after validation: a malformed request (400/413/415) changes nothing, so it spends no budget.
+      if (limited) await ctx.rateLimiter.check(tools.meta(c).ip, spec.path, { global });
+      // After the per-IP rules, so an address already over its own limit spends none of the shared budget.
+      if (spec.hashesPassword) await ctx.hashBudget.spend();
+    };
+    const token = deviceAware ? deviceTokenOf(c, input.body, deviceCookie) : null;
+    if (token === null) await anonymousLimits();
+    else (input as { device: RouteInput<B, Q, A>["device"] }).device = { token, anonymousLimits };
     const refused = nulRefusal(input);
     if (refused) return refused;
     // After the rate limit: a client without a session spends the same budget as one with (see docs/decisions.md).
@@ -223,7 +256,7 @@ function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | u
     const input = inputOf(c);
     return nulRefusal(input) ?? handler(c, input);
   };
-  return limited || spec.hashesPassword || spec.authenticated ? guarded : direct;
+  return limited || spec.hashesPassword || spec.authenticated || spec.deviceAware ? guarded : direct;
 }
 
 const UNITS: Array<[ms: number, name: string]> = [

@@ -302,3 +302,24 @@ export function structuralViolations(s: Snapshot): Violation[] {
 /** Formats violations for an assertion message. */
 export const describeViolations = (violations: readonly Violation[]) =>
   violations.map((x) => `I${x.invariant}: ${x.detail}`).join("\n");
+
+/** What I12 asks of the auth under test: `auth.core.ctx.devices.recognise`. */
+export type RecogniseDevice = (token: string, userId: string, passwordHash: string | null) => Promise<unknown>;
+
+/**
+ * I12. No device cookie outlives its account's password change: none of `tokens` (each issued while the account had
+ * a password that has been replaced since) is a known device of the account now, whatever the interleaving.
+ */
+export async function noDeviceOutlivesPasswordChange(
+  s: Snapshot,
+  userId: string,
+  tokens: readonly string[],
+  recognise: RecogniseDevice,
+): Promise<Violation[]> {
+  const current = (s.accounts.get(userId) ?? []).find((a) => a.providerId === "credential")?.passwordHash ?? null;
+  const out: Violation[] = [];
+  for (const token of tokens)
+    if ((await recognise(token, userId, current)) !== null)
+      out.push(v(12, `a device token ${token.slice(0, 6)}… issued before the password change still verifies`));
+  return out;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { bearer, createTestAuth, networkIp } from "../../../test/test-auth.ts";
 import { countingHasher } from "../../../test/counting-hasher.ts";
 import { passwordlessUser } from "../../../test/routes/account/test-fixtures.ts";
 
@@ -16,7 +16,7 @@ describe("POST /set-password under load", () => {
         t.request("POST", "/set-password", {
           headers: bearer(token),
           body: { newPassword: `password number ${i}` },
-          ip: `198.51.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+          ip: networkIp(i),
         }),
       ),
     );

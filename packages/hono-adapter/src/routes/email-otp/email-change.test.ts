@@ -140,7 +140,7 @@ describe("email change: the flow", () => {
     expect(t.emails.sent).toEqual([]);
   });
 
-  it("wrong codes count: TOO_MANY_ATTEMPTS destroys the row, and 5 failures lock the signed-in account", async () => {
+  it("wrong codes count: TOO_MANY_ATTEMPTS destroys the row, and 5 failures lock the signed-in account's codes", async () => {
     const t = createOtpTestAuth(enabled);
     const ada = await t.signUp("ada@example.com");
     await t.post(REQUEST, { newEmail: "ada@new.example" }, { headers: bearer(ada.token) });
@@ -173,9 +173,10 @@ describe("email change: the flow", () => {
     );
     expect(locked.status).toBe(429);
     expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
+    // Codes have a lockout of their own (issue 50 item 1): the password is not locked by wrong codes.
     expect(
       (await t.post("/sign-in/email", { email: "ada@example.com", password: "correct horse battery" })).status,
-    ).toBe(429);
+    ).toBe(200);
   });
 
   it("an expired code is OTP_EXPIRED", async () => {

@@ -11,14 +11,15 @@ import { createTestAuth, TEST_SECRET, type TestAuth } from "../../../test/test-a
 let nextIp = 0;
 
 /**
- * A fresh client address, so per-IP limits do not interfere unless a test means them to.
+ * A fresh client address in a network of its own (one IPv4 /24 each), so per-IP and per-network limits do not
+ * interfere unless a test means them to.
  *
  * @example
  * await t.post("/email-otp/send-verification-otp", body, { ip: freshIp() });
  */
 export function freshIp(): string {
   nextIp++;
-  return `10.${(nextIp >> 16) & 255}.${(nextIp >> 8) & 255}.${nextIp & 255}`;
+  return `10.${(nextIp >> 8) & 255}.${nextIp & 255}.${((nextIp >> 16) & 255) + 1}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { createTestAuth } from "../../../test/test-auth.ts";
+import { createTestAuth, networkIp } from "../../../test/test-auth.ts";
 
 // Issue 33 item 5: the emails one address receives are bounded per recipient, whoever asks and from how many
 // addresses, by counts of emails sent. The test harness turns these limits off; here they run with the
@@ -40,7 +40,7 @@ describe("per-recipient email limits", () => {
     const statuses = new Set<string>();
     for (let i = 0; i < 100; i++) {
       for (const [path, body] of SENDS) {
-        const res = await t.request("POST", path, { body, ip: `198.51.${Math.floor(i / 200)}.${(i % 200) + 1}` });
+        const res = await t.request("POST", path, { body, ip: networkIp(i) });
         statuses.add(`${res.status} ${JSON.stringify(await res.json())}`);
       }
       if (i % 10 === 9) t.clock.advance(61_000);
@@ -87,7 +87,7 @@ describe("per-recipient email limits", () => {
     const send = (i: number) =>
       t.request("POST", "/email-otp/send-verification-otp", {
         body: { email: VICTIM, purpose: "sign-in" },
-        ip: `198.51.100.${(i % 200) + 1}`,
+        ip: networkIp(i % 200),
       });
     // 20 at once: one passes the cooldown (and spends one of the 5), the others are refused by it.
     const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i).then((r) => r.status)));
@@ -109,7 +109,7 @@ describe("per-recipient email limits", () => {
     const send = (i: number) =>
       t.request("POST", "/email-otp/send-verification-otp", {
         body: { email: VICTIM, purpose: "sign-in" },
-        ip: `198.51.100.${i + 1}`,
+        ip: networkIp(i + 1),
       });
     for (let i = 0; i < 5; i++) {
       await send(i);

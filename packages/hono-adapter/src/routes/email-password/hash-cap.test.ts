@@ -49,13 +49,13 @@ describe("the hash gate (passwordHashing.concurrency / maxQueue)", () => {
     expect(t.auth.core.ctx.hashGate.stats()).toEqual({ running: 0, queued: 0, started: before + 5, refused: 5 });
   });
 
-  it("the default concurrency follows the engine (native: the thread pool, at most the CPUs) and the queue holds 32", () => {
-    // The harness turns the shared budget off; unset here, so the documented default is resolved.
+  it("the default concurrency follows the engine (native: the thread pool, at most the CPUs), the queue holds 32, and no shared budget", () => {
+    // The harness turns the shared budget off; unset here, so the documented default (none) is resolved.
     const t = createTestAuth({ passwordHashing: { unauthenticatedBudget: undefined } });
     expect(t.auth.core.config.passwordHashing).toEqual({
       concurrency: Math.min(Number(process.env.UV_THREADPOOL_SIZE ?? 4), availableParallelism()),
       maxQueue: 32,
-      unauthenticatedBudget: { windowMs: 60_000, max: 1200 },
+      unauthenticatedBudget: false,
     });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { createTestAuth } from "../../../test/test-auth.ts";
+import { createTestAuth, networkIp } from "../../../test/test-auth.ts";
 
 // Issue 33 item 10: many sends racing for one address each write the same verification row (one live secret per
 // identifier). Every store does it as one atomic upsert, so no racer fails on the identifier's unique index (a 500)
@@ -15,7 +15,7 @@ describe("parallel sends for one address", () => {
     t.emails.sent.length = 0;
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        t.request("POST", "/request-password-reset", { body: { email: ADA }, ip: `198.51.100.${i + 1}` }),
+        t.request("POST", "/request-password-reset", { body: { email: ADA }, ip: networkIp(i + 1) }),
       ),
     );
     expect(answers.map((res) => res.status)).toEqual(Array(30).fill(200));
@@ -32,7 +32,7 @@ describe("parallel sends for one address", () => {
     for (const [i, token] of tokens.entries()) {
       const res = await t.request("POST", "/reset-password", {
         body: { token, newPassword: `a new password ${i}` },
-        ip: `203.0.113.${i + 1}`,
+        ip: networkIp(i + 301),
       });
       resets.push(res.status);
     }
@@ -47,7 +47,7 @@ describe("parallel sends for one address", () => {
       Array.from({ length: 30 }, (_, i) =>
         t.request("POST", "/email-otp/send-verification-otp", {
           body: { email: ADA, purpose: "sign-in" },
-          ip: `198.51.100.${i + 1}`,
+          ip: networkIp(i + 1),
         }),
       ),
     );

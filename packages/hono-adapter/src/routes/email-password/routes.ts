@@ -69,12 +69,13 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
       path: "/sign-in/email",
       rateLimit: { window: "1m", max: 10 },
       hashesPassword: true,
+      deviceAware: true,
       operationId: "signInEmail",
       tag: TAG,
       rejectNavigation: true,
       summary: "Sign in with email (or username) and password",
       description:
-        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure).",
+        "A new session token on every sign-in (no fixation). Wrong password and unknown email answer identically (401 `INVALID_CREDENTIALS`). Attempts count towards the account lockout before the password is checked (the email and the username of one account share it; 429 `ACCOUNT_LOCKED`). `rememberMe: false` gives a session of at most `session.shortExpiresIn` with a cookie that ends with the browser. After the right password, the `beforeSignIn` hook may refuse (403 `SIGN_IN_REJECTED`, not counted as a failure). A successful sign-in sets the device cookie (`__Host-latchkey.device`, HttpOnly, rotated on every use, revoked by a password change or reset); clients that take their tokens get it as `credentials.deviceToken` and send it back in the `latchkey-device` header or the `deviceToken` field. A sign-in presenting a valid device token for the account it names is not subject to the per-IP and per-network rules, and its failures lock that device only (429 `ACCOUNT_LOCKED`): an account locked by strangers' wrong passwords still signs in from its owner's known devices.",
       // One object rather than a union, so a missing field is reported by name (`email`, `password`).
       body: z
         .object({
@@ -82,6 +83,10 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
           username: z.string().min(1).max(64).optional().openapi({ description: "Instead of `email`" }),
           password: PasswordField,
           rememberMe: RememberMeField,
+          deviceToken: z.string().max(200).optional().openapi({
+            description:
+              "The device token of an earlier sign-in (`credentials.deviceToken`), for clients without cookies; the `latchkey-device` header or the device cookie work too",
+          }),
         })
         // `when`: also runs when other fields failed, so `{}` names `email` next to `password`.
         .refine((b) => b.email !== undefined || b.username !== undefined, {
@@ -92,13 +97,21 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
         })
         .transform((b) =>
           b.email !== undefined
-            ? { email: b.email, password: b.password, rememberMe: b.rememberMe }
-            : { username: b.username as string, password: b.password, rememberMe: b.rememberMe },
+            ? { email: b.email, password: b.password, rememberMe: b.rememberMe, deviceToken: b.deviceToken }
+            : {
+                username: b.username as string,
+                password: b.password,
+                rememberMe: b.rememberMe,
+                deviceToken: b.deviceToken,
+              },
         ),
       response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
       errors: [401, 403],
     },
-    async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)), core.config),
+    async (c, { body, device }) => {
+      const options = device ? { deviceToken: device.token, anonymousLimits: device.anonymousLimits } : {};
+      return signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c), options), core.config);
+    },
   );
 }
 

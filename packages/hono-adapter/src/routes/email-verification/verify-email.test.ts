@@ -65,19 +65,15 @@ describe("POST /verify-email", () => {
     expect((await t.store.users.findById(userId))!.emailVerified).toBe(false);
   });
 
-  it("wrong tokens feed the email's lockout like wrong passwords", async () => {
+  it("junk tokens lock nothing: the delivered link still verifies, and the password is not locked (issue 50)", async () => {
     const t = createTestAuth({ lockout: { maxFailures: 3 } });
     await t.signUp("ada@example.com");
     await send(t, "ada@example.com");
     const token = t.auth.getOtp("ada@example.com")!;
-    for (let i = 0; i < 3; i++) expect((await verify(t, "ada@example.com", `${"A".repeat(42)}${i}`)).status).toBe(400);
-    const locked = await verify(t, "ada@example.com", token);
-    expect(locked.status).toBe(429);
-    expect((await locked.json()).code).toBe("ACCOUNT_LOCKED");
+    for (let i = 0; i < 5; i++) expect((await verify(t, "ada@example.com", `${"A".repeat(42)}${i}`)).status).toBe(400);
     expect(
       (await t.request("POST", "/sign-in/email", { body: { email: "ada@example.com", password: PASSWORD } })).status,
-    ).toBe(429);
-    t.clock.advance(15 * 60_000);
+    ).toBe(200);
     expect((await verify(t, "ada@example.com", token)).status).toBe(200);
   });
 
