@@ -135,19 +135,19 @@ export class EmailPasswordService {
     if (signIn) return signIn;
     // The store work of a taken address's branch, step for step (issue 48 item 15): the event above is
     // `UserSignedUp`; then the notice counter, the send limits, one verification write and `OtpRequested`.
-    await this.signUpNoticeHit(user.email);
+    await this.signUpNoticeHit(`${user.email}|signed-up`);
     await this.verification.sendFor(user, meta);
     return { success: true };
   }
 
   /**
-   * Counts one sign-up email to `email` in the notice window. Both sign-up branches hit it (the same store work):
-   * a new account's verification email counts as the address's notice, so an attempt within the hour after it adds
-   * no "someone tried to sign up" email.
+   * Counts one sign-up of `email` in the notice window. Both sign-up branches hit a notice counter (the same store
+   * work): a taken address its own (`email`), which allows one notice an hour; a new account a twin of it that
+   * nothing reads (`<email>|signed-up`), so the owner of a fresh account still hears of the next attempt.
    */
-  private async signUpNoticeHit(email: string): Promise<number> {
+  private async signUpNoticeHit(key: string): Promise<number> {
     const { ctx } = this;
-    return (await ctx.store.counters.hit(`sign-up-notice:${email}`, NOTICE_WINDOW_MS, ctx.clock.now())).count;
+    return (await ctx.store.counters.hit(`sign-up-notice:${key}`, NOTICE_WINDOW_MS, ctx.clock.now())).count;
   }
 
   /**
