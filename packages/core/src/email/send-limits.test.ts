@@ -49,14 +49,20 @@ describe("SendLimits.admit", () => {
       const answers: Array<string | null> = [];
       for (let i = 0; i < 4; i++) {
         // Two addresses of one /24: one requester.
-        answers.push((await sendLimits.admit("otp-sign-in", "ada@example.com", from(`198.51.100.${i}`), null))?.limit ?? null);
-        answers.push((await sendLimits.admit("otp-sign-in", "ada@example.com", from("198.51.100.200"), null))?.limit ?? null);
+        answers.push(
+          (await sendLimits.admit("otp-sign-in", "ada@example.com", from(`198.51.100.${i}`), null))?.limit ?? null,
+        );
+        answers.push(
+          (await sendLimits.admit("otp-sign-in", "ada@example.com", from("198.51.100.200"), null))?.limit ?? null,
+        );
         clock.advance(61_000);
       }
       expect(answers).toEqual([null, "cooldown", null, "cooldown", null, "cooldown", "per-network", "cooldown"]);
       // The budget counted the three sends that passed the cooldown and the one it refused, never a refused resend;
       // the cap counted only the three that went.
-      expect(await raw.peek("mail-budget:net:198.51.100.0/24|ada@example.com", clock.now())).toMatchObject({ count: 4 });
+      expect(await raw.peek("mail-budget:net:198.51.100.0/24|ada@example.com", clock.now())).toMatchObject({
+        count: 4,
+      });
       expect(await raw.peek("mail-cap:ada@example.com", clock.now())).toMatchObject({ count: 3 });
       expect(calls[0]).toBe(
         gated
@@ -98,7 +104,9 @@ describe("SendLimits.admit", () => {
     // Its own cooldown and budget still hold.
     expect(await sendLimits.admit("otp-sign-in", "ada@example.com", owner, "u1")).toMatchObject({ limit: "cooldown" });
     // A session of another account is a stranger to this address.
-    expect(await sendLimits.admit("password-reset-link", "ada@example.com", from("10.0.9.1", "u2"), "u1")).toMatchObject({
+    expect(
+      await sendLimits.admit("password-reset-link", "ada@example.com", from("10.0.9.1", "u2"), "u1"),
+    ).toMatchObject({
       limit: "per-address",
     });
   });

@@ -123,9 +123,13 @@ export class SendLimits {
   async enforce(purpose: string, email: string, meta: RequestMeta, ownerId: string | null): Promise<void> {
     const refused = await this.admit(purpose, email, meta, ownerId);
     if (!refused) return;
-    throw new AuthError("RATE_LIMITED", `${REFUSAL_TEXT[refused.limit]}; try again in ${retryAfterText(refused.retryAfter)}`, {
-      retryAfter: refused.retryAfter,
-    });
+    throw new AuthError(
+      "RATE_LIMITED",
+      `${REFUSAL_TEXT[refused.limit]}; try again in ${retryAfterText(refused.retryAfter)}`,
+      {
+        retryAfter: refused.retryAfter,
+      },
+    );
   }
 }
 

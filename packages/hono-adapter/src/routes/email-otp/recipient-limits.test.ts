@@ -57,8 +57,7 @@ describe("email send limits", () => {
     const statuses: number[] = [];
     for (const ip of ["203.0.113.5", "198.51.100.5"])
       for (let round = 0; round < 2; round++) {
-        for (const [path, body] of KINDS(VICTIM))
-          statuses.push((await t.request("POST", path, { body, ip })).status);
+        for (const [path, body] of KINDS(VICTIM)) statuses.push((await t.request("POST", path, { body, ip })).status);
         t.clock.advance(61_000);
       }
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
