@@ -31,7 +31,7 @@ function countingStore() {
       },
     });
   const withCounted = <S extends object>(ports: S): S => {
-    const out: Record<string, unknown> = { ...ports };
+    const out: Record<string, unknown> = { ...(ports as Record<string, unknown>) };
     for (const port of PORTS) {
       const inner = (ports as Record<string, unknown>)[port];
       if (inner) out[port] = counted(port, inner as object);
