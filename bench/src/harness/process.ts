@@ -19,7 +19,7 @@ export interface ServerSpec {
   /** Latchkey with `createAuth({ cache: {} })` (the lookup cache; docs/cache.md). */
   latchkeyCache?: boolean;
   /**
-   * Latchkey with its email send limits on (`email.resendCooldown`, `email.perRecipient`: its defaults). Off unless
+   * Latchkey with its email send limits on (`email.resendCooldown`, `email.perRecipient`, `email.recipientCap`: its defaults). Off unless
    * set, as Better Auth's rate limiter (its own limit on OTP sends) is off in every configuration.
    */
   latchkeySendLimits?: boolean;

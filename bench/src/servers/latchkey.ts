@@ -48,7 +48,9 @@ const auth = createAuth({
     sender: { send: async () => undefined },
     // The per-recipient cooldown and budget are throttling too: off, unless the configuration measures them
     // (BENCH_LK_SEND_LIMITS, the `send-limits` rows: Latchkey's defaults against Better Auth's).
-    ...(process.env.BENCH_LK_SEND_LIMITS === "1" ? {} : { resendCooldown: false, perRecipient: false }),
+    ...(process.env.BENCH_LK_SEND_LIMITS === "1"
+      ? {}
+      : { resendCooldown: false, perRecipient: false, recipientCap: false }),
   },
   rateLimit: { enabled: false },
   // Throttling off includes the budget all callers share for password sign-ins (1200 a minute by default): the

@@ -247,7 +247,7 @@ export interface paths {
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
          */
@@ -313,11 +313,11 @@ export interface paths {
         put?: never;
         /**
          * Email a code to a new address
-         * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). Always `{success: true}`: an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
+         * @description Sends an `email-change` code to `newEmail` (one pending change per user; a new request replaces it). `{success: true}` (or the email limits' 429, alike): an address that belongs to another account gets nothing, and `change-email` then fails. `otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout).
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-email-change"]`).
          */
@@ -339,9 +339,9 @@ export interface paths {
         put?: never;
         /**
          * Email a password-reset code
-         * @description Always `{success: true}`; only registered emails receive a `password-reset` code.
+         * @description `{success: true}` whether or not the email is registered (the email limits below, too, answer alike); only registered emails receive a `password-reset` code.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-password-reset"]`).
          */
@@ -385,9 +385,9 @@ export interface paths {
         put?: never;
         /**
          * Email a one-time code
-         * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
+         * @description `{success: true}`, with the same status and body whether or not the email is registered (the email limits below, too, answer alike). Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/send-verification-otp"]`).
          */
@@ -513,9 +513,9 @@ export interface paths {
         put?: never;
         /**
          * Email a password-reset link
-         * @description Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
+         * @description `{success: true}` whether or not the email is registered (the email limits below, too, answer alike). `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/request-password-reset"]`).
          */
@@ -619,9 +619,9 @@ export interface paths {
         put?: never;
         /**
          * Email a verification link
-         * @description Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
+         * @description `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart (the email limits below, too, answer alike). A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/send-verification-email"]`).
          */

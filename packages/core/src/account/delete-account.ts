@@ -50,8 +50,8 @@ export class AccountDeletionService {
   async request(user: UserRecord, meta: RequestMeta): Promise<{ success: true }> {
     const { ctx } = this;
     const { deleteAccount, baseUrl } = ctx.config;
-    // Past the recipient's budget or inside the cooldown: the link already sent stays the live one.
-    if (!(await ctx.sendLimits.admit("delete-account", user.email))) return { success: true };
+    // Past the send limits (429): the link already sent stays the live one.
+    await ctx.sendLimits.enforce("delete-account", user.email, meta, user.id);
     const token = await ctx.secrets.issueToken(deleteAccountIdentifier(user.id), user.id, deleteAccount.expiresInMs);
     const base = { identifier: user.email, purpose: "delete-account" as const };
     const at = new Date(ctx.clock.now());

@@ -188,13 +188,20 @@ const EMAIL_SCHEMA = {
   templates: defaulted<EmailTemplates>({}, { names: EMAIL_TEMPLATE_NAMES }),
   /**
    * emails one address may receive across every sending flow (codes, reset and verification links, email change,
-   * account deletion), whoever asks; past it a send answers as usual but issues and sends nothing (the code
-   * already sent stays valid); `false` for none. See docs/security.md, "Limits under abuse"
+   * account deletion) at the request of one network (IPv4 /24, IPv6 /48), or of the account's own known devices
+   * and sessions (an allowance of their own); past it a send is 429 `RATE_LIMITED` and issues and sends nothing
+   * (the code already sent stays valid); `false` for none. See docs/email.md, "Send limits"
    */
   perRecipient: defaulted<RateLimitRule | false>({ window: "15m", max: 5 }, { fields: RATE_LIMIT_RULE_SCHEMA }),
   /**
-   * least time between two sends of the same purpose to one address (a send inside it answers as usual and sends
-   * nothing); `false` for none
+   * emails one address may receive from every network together (the account's known devices and sessions are not
+   * counted and never refused); past it a send is 429 `RATE_LIMITED`; `false` for none. See docs/email.md, "Send
+   * limits"
+   */
+  recipientCap: defaulted<RateLimitRule | false>({ window: "1h", max: 30 }, { fields: RATE_LIMIT_RULE_SCHEMA }),
+  /**
+   * least time between two sends of the same purpose to one address at the request of one network (or of the
+   * account's known devices); a send inside it is 429 `RATE_LIMITED` and sends nothing; `false` for none
    */
   resendCooldown: defaulted<Duration | false>("60s", {
     check: (v, field) => (v === false ? undefined : isDuration(v, field)),
@@ -599,7 +606,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
   const o = applySchema(AUTH_SCHEMA, options, "", adapterOptions);
   const { url, ...site } = resolveSite(o);
   const { passwordReset, ...links } = resolveLinks(o, url.origin);
-  const { perRecipient, resendCooldown } = o.email;
+  const { perRecipient, recipientCap, resendCooldown } = o.email;
   return {
     secret: o.secret,
     ...site,
@@ -610,6 +617,7 @@ export function resolveConfig(options: AuthOptions, adapterOptions: OptionShape 
       from: o.email.from ?? `no-reply@${url.hostname}`,
       templates: o.email.templates,
       perRecipient: perRecipient === false ? false : resolveRateLimitRule(perRecipient, "email.perRecipient"),
+      recipientCap: recipientCap === false ? false : resolveRateLimitRule(recipientCap, "email.recipientCap"),
       resendCooldownMs: resendCooldown === false ? null : parseDuration(resendCooldown, "email.resendCooldown"),
     },
     trustedOrigins: resolveTrustedOrigins(o.trustedOrigins, url.origin),

@@ -88,7 +88,8 @@ export class EmailChangeService {
       await this.codes.verified(current, user.id, meta);
     }
     const owner = await ctx.store.users.findByEmail(newEmail);
-    await this.codes.issueTo(this.target(user, newEmail), owner ? null : { userId: user.id, payload: newEmail }, meta);
+    const recipient = owner ? null : { userId: user.id, payload: newEmail };
+    await this.codes.issueTo(this.target(user, newEmail), recipient, meta, owner?.id ?? null);
     return { success: true };
   }
 

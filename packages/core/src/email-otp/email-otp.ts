@@ -96,6 +96,7 @@ export class EmailOtpService {
       target(input.purpose, email),
       eligible ? { userId: user?.id ?? null, payload: null } : null,
       meta,
+      user?.id ?? null,
     );
     return { success: true };
   }

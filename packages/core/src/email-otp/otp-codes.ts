@@ -78,7 +78,7 @@ export function otpIdentifier(purpose: OtpPurpose, key: string): string {
  *
  * @example
  * const codes = new OtpCodes(ctx, resolveEmailOtpOptions({}), templates);
- * await codes.issueTo({ purpose: "sign-in", identifier: otpIdentifier("sign-in", email), email }, { userId: null, payload: null }, meta);
+ * await codes.issueTo({ purpose: "sign-in", identifier: otpIdentifier("sign-in", email), email }, { userId: null, payload: null }, meta, null);
  * const row = await codes.verify(target, "123456", meta, { mode: "consume", lockoutKey: `email:${email}` });
  */
 export class OtpCodes {
@@ -109,9 +109,20 @@ export class OtpCodes {
   /**
    * Issues and mails a fresh code when `recipient` is set (earlier codes of the target die). For an ineligible
    * recipient (null) it does the same work shape without a row, event or email, so both answers look alike.
+   * `ownerId`: the account `target.email` belongs to, or null (the send limits give that account's known devices
+   * their own allowance). Past the send limits: 429 `RATE_LIMITED`, eligible or not.
    */
-  async issueTo(target: OtpTarget, recipient: OtpRecipient | null, meta: RequestMeta): Promise<void> {
+  async issueTo(
+    target: OtpTarget,
+    recipient: OtpRecipient | null,
+    meta: RequestMeta,
+    ownerId: string | null,
+  ): Promise<void> {
     const { ctx, options } = this;
+    // Before eligibility is looked at, for every address (issue 50 item 4): the same counters move and the same
+    // answer comes back for an address that gets a code and one that does not. A refused send issues nothing,
+    // so the code already sent stays live.
+    await ctx.sendLimits.enforce(`otp-${target.purpose}`, target.email, meta, ownerId);
     const plain = randomDigits(ctx.random, options.codeLength);
     const valueHash = this.valueHash(target.identifier, plain);
     const at = new Date(ctx.clock.now());
@@ -123,8 +134,6 @@ export class OtpCodes {
       await emit(ctx, "OtpRequested", requested, meta, at);
       return;
     }
-    // Past the recipient's budget or inside the cooldown: nothing is issued, so the code already sent stays live.
-    if (!(await ctx.sendLimits.admit(`otp-${target.purpose}`, target.email))) return;
     await ctx.secrets.issue(target.identifier, valueHash, recipient.userId, options.expiresInMs, recipient.payload);
     await emit(ctx, "OtpRequested", requested, meta, at);
     await emit(ctx, "OtpGenerated", { identifier: target.email, purpose: target.purpose, plain }, meta, at);

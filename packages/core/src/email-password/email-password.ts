@@ -132,12 +132,15 @@ export class EmailPasswordService {
       throw new AuthError("SERVER_ONLY_PROPERTY", "appMetadata can only be set by the server", {
         details: [{ path: "appMetadata", message: "server-only property" }],
       });
-    const requireVerified = this.ctx.config.emailVerification.requireVerifiedForSignIn;
+    const { ctx } = this;
+    const requireVerified = ctx.config.emailVerification.requireVerifiedForSignIn;
     const created = await this.insertUser(input, true, false, !requireVerified, meta);
     if (!created) {
+      const email = normalizeEmail(input.email);
+      await emit(ctx, "SignUpFailed", { identifier: email, reason: "email-taken" }, meta);
       if (!requireVerified) throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
       // The same answer as a new sign-up (the password was hashed either way); the owner hears about it.
-      await this.noticeExistingAccount(normalizeEmail(input.email), meta);
+      await this.noticeExistingAccount(email, meta);
       return { success: true };
     }
     const { user, signIn } = created;
@@ -146,19 +149,37 @@ export class EmailPasswordService {
       const device = await this.ctx.devices.issue(user.id, created.passwordHash, null);
       return device ? { ...signIn, device } : signIn;
     }
-    await this.verification.sendFor(user, undefined, meta);
+    // The store work of a taken address's branch, step for step (issue 48 item 15): the event above is
+    // `UserSignedUp`; then the notice counter, the send limits, one verification write and `OtpRequested`.
+    await this.signUpNoticeHit(`${user.email}|signed-up`);
+    await this.verification.sendFor(user, meta);
     return { success: true };
   }
 
   /**
+   * Counts one sign-up of `email` in the notice window. Both sign-up branches hit a notice counter (the same store
+   * work): a taken address its own (`email`), which allows one notice an hour; a new account a twin of it that
+   * nothing reads (`<email>|signed-up`), so the owner of a fresh account still hears of the next attempt.
+   */
+  private async signUpNoticeHit(key: string): Promise<number> {
+    const { ctx } = this;
+    return (await ctx.store.counters.hit(`sign-up-notice:${key}`, NOTICE_WINDOW_MS, ctx.clock.now())).count;
+  }
+
+  /**
    * Tells the owner of an address that someone tried to sign up with it (template `existing-account`), at most
-   * once per address per hour so repeated attempts cannot flood a mailbox. Sent in the background, like the
-   * verification email of a new sign-up, so neither timing nor a delivery failure tells the two apart.
+   * once per address per hour, and within the email send limits, so repeated attempts cannot flood a mailbox.
+   * Sent in the background, like the verification email of a new sign-up, and after the same store work (the
+   * notice counter, the send limits, a verification write, `OtpRequested`), so neither timing nor a delivery failure
+   * tells the two apart. The verification write deletes a row that never exists: a pending owner's live link stays.
    */
   private async noticeExistingAccount(email: string, meta: RequestMeta): Promise<void> {
     const { ctx } = this;
-    const hit = await ctx.store.counters.hit(`sign-up-notice:${email}`, NOTICE_WINDOW_MS, ctx.clock.now());
-    if (hit.count > 1) return;
+    const notices = await this.signUpNoticeHit(email);
+    const refused = await ctx.sendLimits.admit("verification-link", email, meta, null);
+    await ctx.store.verifications.deleteByIdentifier(TAKEN_SIGN_UP_IDENTIFIER);
+    await emit(ctx, "OtpRequested", { identifier: email, purpose: "email-verification-link" }, meta);
+    if (refused || notices > 1) return;
     ctx.mailer.sendInBackground(meta, email, "existing-account", { email, signInUrl: ctx.config.baseUrl });
   }
 
@@ -187,7 +208,8 @@ export class EmailPasswordService {
     }
     if (!device) await options.anonymousLimits?.();
     const attempt = await ctx.lockout.attempt(device ? deviceLockKey(device) : accountLockKey(user, identifier), meta);
-    if (!accountRead) account = user ? await credentialOf(ctx, user.id) : undefined;
+    // Read for unknown identifiers too (issue 50 item 4): the same store reads whether or not the user exists.
+    if (!accountRead) account = await credentialOf(ctx, user?.id ?? NO_USER_ID);
     const hasher = device ? ctx.knownDeviceHasher : ctx.hasher;
     let valid = false;
     if (account?.passwordHash) valid = await hasher.verify(account.passwordHash, input.password);
@@ -308,9 +330,9 @@ export class EmailPasswordService {
     const at = new Date(ctx.clock.now());
     // The same store work either way (review fix 8): one verification write and the `OtpRequested` event (an
     // audit row with auditLog()), so the answer's timing does not tell a registered address from an unknown one.
-    // Past the address's budget or inside its cooldown (counted for unknown addresses too, so the work is the same):
-    // the same answer, and a link already sent stays live.
-    if (!(await ctx.sendLimits.admit("password-reset-link", email))) return { success: true };
+    // Past the send limits (counted for unknown addresses too, so the work and the 429 are the same): a link
+    // already sent stays live.
+    await ctx.sendLimits.enforce("password-reset-link", email, meta, user?.id ?? null);
     if (!user) {
       await ctx.store.verifications.deleteByIdentifier(UNKNOWN_RESET_IDENTIFIER);
       await emit(ctx, "OtpRequested", { identifier: email, purpose: "password-reset-link" }, meta, at);
@@ -379,6 +401,12 @@ export class EmailPasswordService {
 
 /** Never issued: the verification write an unknown address's reset request makes instead of issuing a token. */
 const UNKNOWN_RESET_IDENTIFIER = "password-reset:unknown-address";
+
+/** Never issued: the verification write a sign-up of a taken address makes instead of issuing a link. */
+const TAKEN_SIGN_UP_IDENTIFIER = "email-verification-link:taken-address";
+
+/** No user has it: the id whose credential an unknown identifier's sign-in reads (the same read as a known one). */
+const NO_USER_ID = "~no-user";
 
 /** The user's credential account (the one holding a password), if any. */
 async function credentialOf(ctx: AuthContext, userId: string): Promise<AccountRecord | undefined> {

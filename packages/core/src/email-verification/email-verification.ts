@@ -40,13 +40,34 @@ export class EmailVerificationService {
     return resolveCallbackUrl(config, callbackUrl, fallback);
   }
 
+  /**
+   * Sign-up's verification email (`requireVerifiedForSignIn`): within the send limits, issues a token to the new
+   * user and emails the link; past them sends nothing (the account exists either way, and
+   * `/send-verification-email` answers 429 with the wait). Sign-up of a taken address does the same store work
+   * (`sendNothing`), so the two cannot be told apart.
+   */
+  async sendFor(user: UserRecord, meta: RequestMeta): Promise<void> {
+    // A brand-new account has no known device: asked as for the taken address (null), the same work either way.
+    const refused = await this.ctx.sendLimits.admit("verification-link", user.email, meta, null);
+    if (refused) await this.sendNothing(user.email, meta);
+    else await this.issueLink(user, undefined, meta);
+  }
+
+  /**
+   * The store work of a link send without a link: the verification write and the `OtpRequested` event (an audit
+   * row with auditLog()) that `issueLink` makes, so timing does not tell a send from none (review fix 8).
+   */
+  async sendNothing(email: string, meta: RequestMeta): Promise<void> {
+    const { ctx } = this;
+    await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
+    await emit(ctx, "OtpRequested", { identifier: email, purpose: "email-verification-link" }, meta);
+  }
+
   /** Issues a token to a known user (earlier tokens die) and emails the link in the background. */
-  async sendFor(user: UserRecord, callbackUrl: string | null | undefined, meta: RequestMeta): Promise<void> {
+  private async issueLink(user: UserRecord, callbackUrl: string | null | undefined, meta: RequestMeta): Promise<void> {
     const { ctx } = this;
     const { expiresInMs } = ctx.config.emailVerification;
     const target = this.linkTarget(callbackUrl);
-    // Past the recipient's budget or inside the cooldown: the link already sent stays the live one.
-    if (!(await ctx.sendLimits.admit("verification-link", user.email))) return;
     const token = await ctx.secrets.issueToken(verificationLinkIdentifier(user.email), user.id, expiresInMs);
     const at = new Date(ctx.clock.now());
     const base = { identifier: user.email, purpose: "email-verification-link" as const };
@@ -67,14 +88,12 @@ export class EmailVerificationService {
     // Validate the callback before the lookup so its error cannot depend on the email.
     this.linkTarget(input.callbackUrl);
     const user = await this.ctx.store.users.findByEmail(email);
-    if (user && !user.emailVerified) await this.sendFor(user, input.callbackUrl, meta);
-    else {
-      // The same store work as a send (review fix 8): one verification write and the `OtpRequested` event (an
-      // audit row with auditLog()), so timing does not tell unknown or verified addresses from pending ones.
-      const { ctx } = this;
-      await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
-      await emit(ctx, "OtpRequested", { identifier: email, purpose: "email-verification-link" }, meta);
-    }
+    // For every address, before eligibility (issue 50 item 4): the same counters and the same 429 whether the
+    // address is pending, verified or unknown. A refused send leaves the link already sent live.
+    await this.ctx.sendLimits.enforce("verification-link", email, meta, user?.id ?? null);
+    // The same store work as a send (review fix 8) for unknown and verified addresses.
+    if (user && !user.emailVerified) await this.issueLink(user, input.callbackUrl, meta);
+    else await this.sendNothing(email, meta);
     return { success: true };
   }
 

@@ -34,6 +34,7 @@ export interface ResolvedConfig {
     from: string;
     templates: EmailTemplates;
     perRecipient: ResolvedRule | false;
+    recipientCap: ResolvedRule | false;
     resendCooldownMs: number | null;
   };
   trustedOrigins: string[];

@@ -13,6 +13,8 @@ export interface AuthEventMap {
   UserSignedUp: EventBase & { userId: string; email: string };
   UserSignedIn: EventBase & { userId: string; method: "password" | "email-otp" | "email-verification" };
   SignInFailed: EventBase & { identifier: string; reason: string };
+  /** An interactive sign-up of an address that already has an account (`identifier`: the email). */
+  SignUpFailed: EventBase & { identifier: string; reason: "email-taken" };
   SessionRevoked: EventBase & { userId: string; sessionId: string | null; reason: string; count: number };
   PasswordChanged: EventBase & {
     userId: string;

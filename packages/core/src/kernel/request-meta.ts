@@ -4,6 +4,14 @@ export interface RequestMeta {
   userAgent: string | null;
   /** Keeps background work (email delivery) alive after the response on runtimes that need it. */
   waitUntil?: (task: Promise<unknown>) => void;
+  /**
+   * Whether the request comes from a known device of the account `userId`: it carries a session of that user (what
+   * the HTTP adapter answers), or another proof of a browser the account signed in from (a device cookie). The
+   * email send limits give such a request the account's own allowance, which strangers cannot spend. Asked with
+   * the owner of the address being emailed, and with null for an address without an account: it must do the same
+   * work either way (its timing must not tell the two apart) and answer false for null. Absent: never known.
+   */
+  knownDevice?: (userId: string | null) => boolean | Promise<boolean>;
 }
 
 /** Meta for trusted server calls (`auth.api`) that did not come from a request. */

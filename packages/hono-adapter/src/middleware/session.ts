@@ -90,6 +90,13 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
           }
           execution.waitUntil(task);
         },
+        // A request carrying a session of the account is one of its known devices (the email send limits give it
+        // the account's own allowance). The session is looked up whatever `userId` is (null: an address without an
+        // account), so the work does not depend on the address. Device cookies plug in here too.
+        knownDevice: async (userId) => {
+          const session = await tools.session(c);
+          return userId !== null && session !== null && session.userRecord.id === userId;
+        },
       };
     },
     async session(c) {

@@ -72,7 +72,10 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * the token is not a known device of the account it names (`input.device`); requests without one meet them here.
    */
   deviceAware?: boolean;
-  /** Emails someone: the description states the per-recipient limits in force (`email.perRecipient`, `resendCooldown`). */
+  /**
+   * Emails someone: the description states the send limits in force (`email.perRecipient`, `email.recipientCap`,
+   * `email.resendCooldown`) and documents their 429.
+   */
   sendsEmail?: boolean;
 }
 
@@ -284,19 +287,31 @@ function withRuleText(description: string, path: string, rule: ResolvedRule): st
   return `${description}\n\nRate limit: ${ruleText(rule)} per IP (\`rateLimit.rules["${path}"]\`).`;
 }
 
-/** The description with the per-recipient email limits in force appended (routes that email someone). */
+/** "5 emails per 15 minutes": a send rule in words. */
+function emailsText(rule: ResolvedRule): string {
+  return ruleText(rule).replace("requests", "emails").replace("request", "email");
+}
+
+/** The description with the email send limits in force appended (routes that email someone). */
 function withEmailLimitsText(description: string, email: ResolvedConfig["email"] | null): string {
   if (!email) return description;
   const budget = email.perRecipient
-    ? `at most ${ruleText(email.perRecipient).replace("requests", "emails").replace("request", "email")} (\`email.perRecipient\`) across every route that emails`
+    ? `at most ${emailsText(email.perRecipient)} (\`email.perRecipient\`) across every route that emails`
     : null;
   const cooldown =
     email.resendCooldownMs === null
       ? null
       : `one per purpose every ${ruleText({ windowMs: email.resendCooldownMs, max: 1 }).replace(/^1 request per /, "")} (\`email.resendCooldown\`)`;
-  const limits = [budget, cooldown].filter((part) => part !== null);
-  if (limits.length === 0) return description;
-  return `${description}\n\nEmail limits: each address receives ${limits.join(" and ")}; past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.`;
+  const perRequester = [budget, cooldown].filter((part) => part !== null);
+  const cap = email.recipientCap
+    ? ` Every network together: at most ${emailsText(email.recipientCap)} to one address (\`email.recipientCap\`); requests from the account's own session are not counted in it.`
+    : "";
+  if (perRequester.length === 0 && cap === "") return description;
+  const first =
+    perRequester.length === 0
+      ? ""
+      : ` per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives ${perRequester.join(" and ")}.`;
+  return `${description}\n\nEmail limits:${first}${cap} Past them: 429 \`RATE_LIMITED\` with \`Retry-After\`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.`;
 }
 
 /** The description with the freshness rule appended on routes that need a recent sign-in. */

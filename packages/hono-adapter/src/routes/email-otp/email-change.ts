@@ -38,7 +38,7 @@ export function registerEmailChangeRoutes(
       fresh: true,
       rejectNavigation: true,
       summary: "Email a code to a new address",
-      description: `Sends an \`email-change\` code to \`newEmail\` (one pending change per user; a new request replaces it). Always \`{success: true}\`: an address that belongs to another account gets nothing, and \`change-email\` then fails. ${current ? "`otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout)." : "`otpForCurrent` is ignored (`emailChange.verifyCurrentEmail` is off)."}`,
+      description: `Sends an \`email-change\` code to \`newEmail\` (one pending change per user; a new request replaces it). \`{success: true}\` (or the email limits' 429, alike): an address that belongs to another account gets nothing, and \`change-email\` then fails. ${current ? "`otpForCurrent` is required: an `email-verification` code sent to the current email (it is used up; wrong codes count towards the lockout)." : "`otpForCurrent` is ignored (`emailChange.verifyCurrentEmail` is off)."}`,
       body: z.object({ newEmail: EmailField, otpForCurrent: otp.nullish() }),
       response: { schema: SuccessSchema, description: "Accepted" },
       errors: current ? [403] : [],

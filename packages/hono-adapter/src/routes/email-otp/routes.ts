@@ -52,7 +52,7 @@ function registerSendVerificationOtp(
       tag: TAG,
       rejectNavigation: true,
       summary: "Email a one-time code",
-      description: `Always \`{success: true}\`, with the same status and body whether or not the email is registered. Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get \`email-verification\` and \`password-reset\` codes; \`sign-in\` codes go to anyone${options.allowSignUp ? "" : " registered (sign-up is off)"}.`,
+      description: `\`{success: true}\`, with the same status and body whether or not the email is registered (the email limits below, too, answer alike). Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get \`email-verification\` and \`password-reset\` codes; \`sign-in\` codes go to anyone${options.allowSignUp ? "" : " registered (sign-up is off)"}.`,
       body: z.object({ email: EmailField, purpose: PurposeField }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },
@@ -158,7 +158,8 @@ function registerRequestPasswordResetOtp(app: AuthApp, tools: RequestTools, serv
       tag: TAG,
       rejectNavigation: true,
       summary: "Email a password-reset code",
-      description: "Always `{success: true}`; only registered emails receive a `password-reset` code.",
+      description:
+        "`{success: true}` whether or not the email is registered (the email limits below, too, answer alike); only registered emails receive a `password-reset` code.",
       body: z.object({ email: EmailField }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },

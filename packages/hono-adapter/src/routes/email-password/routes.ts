@@ -230,7 +230,7 @@ function registerRequestPasswordReset(app: AuthApp, tools: RequestTools): void {
       rejectNavigation: true,
       summary: "Email a password-reset link",
       description:
-        "Always `{success: true}`, whether or not the email is registered. `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.",
+        "`{success: true}` whether or not the email is registered (the email limits below, too, answer alike). `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.",
       body: z.object({ email: EmailField, redirectTo: z.string().max(2048).nullish() }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },

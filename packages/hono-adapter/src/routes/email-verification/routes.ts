@@ -23,7 +23,7 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
       rejectNavigation: true,
       summary: "Email a verification link",
       description:
-        "Always `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart. A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.",
+        "`{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart (the email limits below, too, answer alike). A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.",
       body: z.object({ email: EmailField, callbackUrl: z.string().max(2048).nullish() }),
       response: { schema: SuccessSchema, description: "Accepted" },
     },
