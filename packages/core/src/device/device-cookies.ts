@@ -38,6 +38,9 @@ export function deviceLockKey(device: KnownDevice): string {
   return `device:${device.userId}:${device.deviceId}`;
 }
 
+/** No user has it: the id whose accounts `knows` reads for an address without an account. */
+const NO_USER_ID = "~no-user";
+
 const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
@@ -88,6 +91,18 @@ export class DeviceCookies {
     if (!row || row.identifier !== deviceIdentifier(userId, deviceId) || row.userId !== userId) return null;
     if (row.expiresAt.getTime() <= this.clock.now()) return null;
     return { userId, deviceId };
+  }
+
+  /**
+   * Whether `token` is a live device token of the account `userId` (null: an address without an account, always
+   * false). The account's credential is read for null too, so the work does not tell the two apart (the email send
+   * limits ask this for every address, registered or not).
+   */
+  async knows(token: string, userId: string | null): Promise<boolean> {
+    const accounts = await this.store.accounts.listByUser(userId ?? NO_USER_ID);
+    if (userId === null) return false;
+    const credential = accounts.find((a) => a.providerId === "credential" && a.passwordHash);
+    return (await this.recognise(token, userId, credential?.passwordHash ?? null)) !== null;
   }
 
   /**

@@ -94,7 +94,7 @@ export function pwnedPasswords(options: PwnedPasswordsOptions = {}): PasswordChe
       return unavailable(describeError(error), logger);
     }
     // A 200 that is not a range list (a proxy's block page, a captive portal) checked nothing.
-    if (!isRangeAnswer(body)) return unavailable("the answer is not a range list");
+    if (!isRangeAnswer(body)) return unavailable("the answer is not a range list", logger);
     for (const line of body.split("\n")) {
       const [candidate, count] = line.trim().split(":");
       // Padding rows carry a count of 0.

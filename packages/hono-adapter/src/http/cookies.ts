@@ -19,6 +19,9 @@ export function setCookie(c: Context, cookie: CookieDescriptor): string {
 }
 
 /** What `readSoleCookie` answers when the request carries the cookie more than once. */
+/** The request header a Bearer client sends its device token in (`credentials.deviceToken` of a sign-in answer). */
+export const DEVICE_HEADER = "latchkey-device";
+
 export const AMBIGUOUS = Symbol("cookie sent more than once");
 
 /** Reads one cookie value from the request without parsing the rest: the first of its name. */

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AuthError, type AuthCore, type RequestMeta, type ValidatedSession } from "@latchkey/core";
 import { sessionAnswerJson } from "@latchkey/core/internal";
-import { AMBIGUOUS, readSoleCookie, serializeCookie, setCookie } from "../http/cookies.ts";
+import { AMBIGUOUS, DEVICE_HEADER, readCookie, readSoleCookie, serializeCookie, setCookie } from "../http/cookies.ts";
 import { errorResponse } from "../http/errors.ts";
 import { keepRefreshedCookie, rememberRefreshedCookie } from "../http/host-response.ts";
 import type { GetClientIp } from "../http/client-ip.ts";
@@ -66,6 +66,7 @@ export interface RequestTools {
 
 export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): RequestTools {
   const cookieName = core.config.cookies.name;
+  const deviceCookieName = core.config.deviceCookies.name;
   const { sessions } = core.ctx;
   const tools: RequestTools = {
     core,
@@ -90,12 +91,15 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
           }
           execution.waitUntil(task);
         },
-        // A request carrying a session of the account is one of its known devices (the email send limits give it
-        // the account's own allowance). The session is looked up whatever `userId` is (null: an address without an
-        // account), so the work does not depend on the address. Device cookies plug in here too.
+        // A request carrying a session of the account, or a device token of it (the device cookie or the
+        // `latchkey-device` header), is one of its known devices (the email send limits give it the account's own
+        // allowance). Looked up whatever `userId` is (null: an address without an account), so the work does not
+        // depend on the address.
         knownDevice: async (userId) => {
           const session = await tools.session(c);
-          return userId !== null && session !== null && session.userRecord.id === userId;
+          if (userId !== null && session !== null && session.userRecord.id === userId) return true;
+          const device = c.req.header(DEVICE_HEADER)?.trim() || readCookie(c.req.header("cookie"), deviceCookieName);
+          return device ? core.ctx.devices.knows(device, userId) : false;
         },
       };
     },

@@ -11,7 +11,7 @@ import {
   type ValidatedSession,
 } from "@latchkey/core";
 import { errorResponse } from "../http/errors.ts";
-import { readCookie } from "../http/cookies.ts";
+import { DEVICE_HEADER, readCookie } from "../http/cookies.ts";
 import { ErrorSchema } from "./schemas.ts";
 
 export type AuthApp = OpenAPIHono<AuthEnv>;
@@ -90,9 +90,6 @@ export type RouteInput<B, Q, A extends boolean = false> = {
    */
   device: { token: string; anonymousLimits: () => Promise<void> } | null;
 };
-
-/** The request header a Bearer client sends its device token in (`credentials.deviceToken` of a sign-in answer). */
-export const DEVICE_HEADER = "latchkey-device";
 
 /** The device token a request carries: the `latchkey-device` header, a body `deviceToken`, or the device cookie. */
 function deviceTokenOf(c: Context<AuthEnv>, body: unknown, cookieName: string): string | null {
