@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emailOtp } from "@latchkey/core";
-import { cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
+import { cookieHeaders, createTestAuth, deviceCookieOf } from "../../../test/test-auth.ts";
 
 // The emails one address receives (docs/email.md, "Send limits"): per requesting network (IPv4 /24, IPv6 /48) a
 // cooldown of 60 s per purpose and 5 per 15 minutes; every network together at most 30 an hour; a request carrying
@@ -11,8 +11,9 @@ import { cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
 const VICTIM = "victim@example.com";
 const RATE_LIMITED = { code: "RATE_LIMITED" };
 
-function setup() {
+function setup(deviceCookies = false) {
   const t = createTestAuth({
+    deviceCookies: { enabled: deviceCookies },
     plugins: [emailOtp()],
     email: { perRecipient: undefined, resendCooldown: undefined, recipientCap: undefined },
     rateLimit: { enabled: false },
@@ -118,6 +119,25 @@ describe("email send limits", () => {
     const owner = await signInCode("192.0.2.44", cookieHeaders(token));
     expect([owner.status, await owner.json()]).toEqual([200, { success: true }]);
     expect(await sentTo(VICTIM)).toBe(61);
+  });
+
+  it("while strangers hold the cap spent, a request carrying only the owner's device cookie (no session) still gets a code", async () => {
+    const { t, sentTo, signInCode } = setup(true);
+    const up = await t.request("POST", "/sign-up/email", { body: { email: VICTIM, password: "correct horse battery" } });
+    const device = deviceCookieOf(up);
+    expect(device).not.toBeNull();
+    await sentTo(VICTIM);
+    t.emails.sent.length = 0;
+    const networks = Array.from({ length: 10 }, (_, n) => `10.${n}.0.7`);
+    for (const ip of networks) for (const [path, body] of KINDS(VICTIM)) await t.request("POST", path, { body, ip });
+    expect(await sentTo(VICTIM)).toBe(30);
+    expect((await signInCode("192.0.2.44")).status).toBe(429);
+    // A device cookie of another account, or a forged one, is a stranger's request.
+    const forged = `${device!.slice(0, -3)}AAA`;
+    expect((await signInCode("192.0.2.44", { cookie: `__Host-latchkey.device=${forged}` })).status).toBe(429);
+    const owner = await signInCode("192.0.2.44", { cookie: `__Host-latchkey.device=${device}` });
+    expect([owner.status, await owner.json()]).toEqual([200, { success: true }]);
+    expect(await sentTo(VICTIM)).toBe(31);
   });
 
   it("registered and unknown addresses get the same answers in the same order (refusals included)", async () => {
