@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditLog, emailOtp, type FullStore } from "@latchkey/core";
+import { auditLog, emailOtp, magicLink, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { storeForTestRun } from "../../test/test-stores.ts";
 import { createTestAuth } from "../../test/test-auth.ts";
@@ -47,11 +47,13 @@ describe("always-success endpoints do the same store work for registered and unk
     ["/send-verification-email", (email: string) => ({ email })],
     ["/email-otp/send-verification-otp", (email: string) => ({ email, purpose: "password-reset" })],
     ["/email-otp/send-verification-otp", (email: string) => ({ email, purpose: "email-verification" })],
+    // With sign-up off only registered addresses get a link (with it on, every address does).
+    ["/sign-in/magic-link", (email: string) => ({ email })],
   ] as const;
   for (const [path, body] of cases) {
     it(`${path} ${JSON.stringify(body("x"))}: a registered address costs no extra writes over an unknown one`, async () => {
       const { store, take } = countingStore();
-      const t = createTestAuth({ store, plugins: [emailOtp(), auditLog()] });
+      const t = createTestAuth({ store, plugins: [emailOtp(), magicLink({ allowSignUp: false }), auditLog()] });
       await t.signUp("ada@example.com");
       take();
       const registered = await t.request("POST", path, { body: body("ada@example.com"), ip: "198.51.100.7" });

@@ -20,14 +20,20 @@ function returnsToken(c: Context): boolean {
 
 /**
  * Answers a sign-in of any kind (password, emailed code, verification link): the session cookie plus
- * `{user, session}`, and `credentials` for a client that takes the token itself (see `returnsToken`).
+ * `{user, session}`, and `credentials` for a client that takes the token itself (see `returnsToken`); `extra` fields
+ * join the body (the magic link's `callbackURL`).
  *
  * @example
  * async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)), core.config);
  */
-export function signInResponse(c: Context, result: SignInResult, config: ResolvedConfig): Response {
+export function signInResponse(
+  c: Context,
+  result: SignInResult,
+  config: ResolvedConfig,
+  extra: Record<string, unknown> = {},
+): Response {
   const { user, session, credentials } = result;
-  const json = JSON.stringify(returnsToken(c) ? { user, session, credentials } : { user, session });
+  const json = JSON.stringify(returnsToken(c) ? { user, session, credentials, ...extra } : { user, session, ...extra });
   // The security headers and the cookie in one record when nothing else was set for the answer (see jsonAnswer).
   return jsonAnswer(c, json, config, serializeCookie(result.cookie));
 }
