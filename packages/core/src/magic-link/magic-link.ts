@@ -1,4 +1,4 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthError, invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { inTransaction } from "../kernel/transaction.ts";
@@ -69,6 +69,9 @@ export class MagicLinkService {
   /** The trusted absolute form of `callbackURL` (default `baseUrl`); 400 `INVALID_CALLBACK_URL` otherwise. */
   callbackTarget(callbackURL: string | null | undefined): string {
     const { config } = this.ctx;
+    // Server callers skip the route's schema: anything but a string (or nothing) is refused here.
+    if (callbackURL !== null && callbackURL !== undefined && typeof callbackURL !== "string")
+      throw invalidField("callbackURL", "callbackURL must be a string");
     return resolveCallbackUrl(config, callbackURL, `${config.baseUrl}/`);
   }
 
@@ -88,6 +91,9 @@ export class MagicLinkService {
     const email = normalizeEmail(input.email);
     // Checked before the lookup, so the error cannot depend on the email.
     const callbackURL = this.callbackTarget(input.callbackURL);
+    const given = input.name ?? null;
+    if (given !== null && (typeof given !== "string" || given.length > 256))
+      throw invalidField("name", "name must be a string of at most 256 characters");
     const identifier = magicLinkIdentifier(email);
     const user = await ctx.store.users.findByEmail(email);
     const requested = { identifier: email, purpose: "magic-link" as const };
@@ -99,7 +105,7 @@ export class MagicLinkService {
     }
     // Past the recipient's budget or inside the cooldown: the link already sent stays the live one.
     if (!(await ctx.sendLimits.admit("magic-link", email))) return { success: true };
-    const name = user ? null : (input.name ?? null);
+    const name = user ? null : given;
     const token = await ctx.secrets.issueToken(identifier, user?.id ?? null, options.expiresInMs, name);
     const at = new Date(ctx.clock.now());
     await emit(ctx, "OtpRequested", requested, meta, at);
