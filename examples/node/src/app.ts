@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import { apiKeys, emailOtp, jwt } from "@latchkey/core";
+import { apiKeys, emailOtp, jwt, magicLink } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
- * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change),
- * JWTs (/auth/token, /auth/jwks) and an API-key-protected /api/data route. src/server.ts adds the web pages.
+ * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change), magic
+ * links, JWTs (/auth/token, /auth/jwks) and an API-key-protected /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(
@@ -16,6 +16,8 @@ export function createDemoApp(
     emailPassword: { allowUsernameChange: true },
     plugins: [
       emailOtp({ emailChange: { enabled: true } }),
+      // POST /auth/sign-in/magic-link emails (prints) a link to the one-button page GET /auth/magic-link/verify.
+      magicLink(),
       // Signed-in users may create keys carrying `demo: ["read"]` (POST /auth/api-key/create); each key's verifies
       // are counted per day for the usage chart (GET /auth/api-key/usage).
       apiKeys({ grantablePermissions: { demo: ["read"] }, usage: true }),

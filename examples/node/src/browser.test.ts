@@ -251,6 +251,34 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("signs in with a magic link from the console: opening it spends nothing, the page's button signs in", async () => {
+    const email = "link@example.com";
+    const mail = await nextEmail(email, async () => {
+      const res = await fetch(`${api}/auth/sign-in/magic-link`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, callbackURL: "/" }),
+      });
+      expect(res.status).toBe(200);
+    });
+    const link = linkIn(mail);
+    expect(link.startsWith(`${api}/auth/magic-link/verify?token=`)).toBe(true);
+    await page.goto(link);
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    // The page alone (what a mail scanner fetches) created nothing.
+    expect(await store.users.findByEmail(email)).toBeNull();
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${api}/`);
+    await poll(() => who().textContent()).toBe(`Signed in as ${email}`);
+    const user = (await store.users.findByEmail(email))!;
+    expect(user.emailVerified).toBe(true);
+    expect((await store.accounts.listByUser(user.id)).map((a) => a.providerId)).toEqual(["MAGIC_LINK"]);
+    // Spent: the same link again says so on the page.
+    await page.goto(link);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("This link is invalid, used or expired. Ask for a new one.").waitFor();
+  });
+
   it("signs out and in with the password; a wrong password reads as words, not a code", async () => {
     await signedInUser("bob@example.com");
     await signOut();

@@ -2,7 +2,7 @@
 // never carries a hand-written copy of a request or response shape. `pnpm --filter @latchkey/client generate`
 // rewrites src/generated/api.ts; a test fails when the committed file is stale.
 import openapiTS, { astToString } from "openapi-typescript";
-import { apiKeys, auditLog, emailOtp, jwt } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt, magicLink } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 
@@ -16,7 +16,13 @@ async function everyFeatureDocument(): Promise<
     secret: "generate-0123456789abcdefghijklmnopqrstuvwxyz",
     baseUrl: "https://app.example",
     database: memoryStore(),
-    plugins: [emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }), jwt(), apiKeys(), auditLog()],
+    plugins: [
+      emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }),
+      magicLink(),
+      jwt(),
+      apiKeys(),
+      auditLog(),
+    ],
     reference: { enabled: true },
   });
   const res = await auth.handler(new Request("https://app.example/auth/openapi.json"));

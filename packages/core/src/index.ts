@@ -140,6 +140,23 @@ export type {
   RequestEmailChangeInput,
   ChangeEmailInput,
 } from "./email-otp/index.ts";
+export {
+  magicLink,
+  MAGIC_LINK_PLUGIN_ID,
+  MAGIC_LINK_SCHEMA,
+  MAGIC_LINK_OPTION_SHAPE,
+  MagicLinkService,
+} from "./magic-link/index.ts";
+export type {
+  MagicLinkApi,
+  MagicLinkInstalled,
+  MagicLinkPlugin,
+  MagicLinkOptions,
+  ResolvedMagicLinkOptions,
+  MagicLinkSignIn,
+  SendMagicLinkInput,
+  VerifyMagicLinkInput,
+} from "./magic-link/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

@@ -69,3 +69,14 @@ export { SERVER_CALL } from "./kernel/index.ts";
 export { normalizePermissions } from "./api-key/index.ts";
 export { inProcessCacheBus, encodeInvalidations } from "./cache/index.ts";
 export { sweepBatchSize } from "./sweep/index.ts";
+export {
+  hotp,
+  totp,
+  totpStep,
+  matchTotp,
+  totpURI,
+  base32Encode,
+  base32Decode,
+  TotpSecretBox,
+} from "./two-factor/index.ts";
+export type { TotpAlgorithm, TotpParams } from "./two-factor/index.ts";

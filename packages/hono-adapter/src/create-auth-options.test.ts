@@ -15,6 +15,8 @@ import {
   emailOtp,
   jwt,
   JWT_OPTION_SHAPE,
+  MAGIC_LINK_OPTION_SHAPE,
+  magicLink,
   webCryptoRandom,
   type AuthPlugin,
   type OptionShape,
@@ -29,7 +31,13 @@ import { clientIp } from "./http/client-ip.ts";
 
 const SECRET = "a-test-secret-that-is-long-enough-0123456789";
 const base = () => ({ secret: SECRET, database: memoryStore(), baseUrl: "https://app.example" });
-const PLUGINS: Record<string, (options: never) => AuthPlugin> = { emailOtp, apiKeys, jwt, auditLog } as never;
+const PLUGINS: Record<string, (options: never) => AuthPlugin> = {
+  emailOtp,
+  magicLink,
+  apiKeys,
+  jwt,
+  auditLog,
+} as never;
 // Concrete keys for the free-keyed maps of the tables.
 const PLACEHOLDERS: Record<string, string> = { "<path>": "/sign-in/email", "<name>": "" };
 
@@ -162,6 +170,10 @@ const VALID: Record<string, unknown> = {
   "emailOtp.emailChange.enabled": true,
   "emailOtp.emailChange.verifyCurrentEmail": true,
   'emailOtp.templates["<name>"]': "Your code: {{otp}}",
+  "magicLink.expiresIn": "10m",
+  "magicLink.allowSignUp": false,
+  "magicLink.confirmURL": "/confirm-sign-in",
+  'magicLink.templates["<name>"]': "Sign in: {{url}}",
   "jwt.alg": "ES256",
   "jwt.expiresIn": "5m",
   "jwt.issuer": "https://issuer.example",
@@ -246,13 +258,18 @@ function expectConfigError(run: () => void, field: string, message: unknown): vo
 const misspell = (name: string) => name.slice(0, -1);
 
 const documented = documentedOptions();
-const templateNames = { email: "verification.subject", emailOtp: "otp-sign-in.subject" };
+const templateNames = {
+  email: "verification.subject",
+  emailOtp: "otp-sign-in.subject",
+  magicLink: "magic-link.subject",
+};
 
 describe("options are closed (docs/options.md is the table)", () => {
   it("the tables list exactly the options the schemas accept, and the test has a valid value for each", () => {
     const accepted = [
       ...shapePaths({ ...AUTH_OPTION_SHAPE, ...ADAPTER_OPTION_SHAPE }, ""),
       ...shapePaths(EMAIL_OTP_OPTION_SHAPE, "emailOtp"),
+      ...shapePaths(MAGIC_LINK_OPTION_SHAPE, "magicLink"),
       ...shapePaths(API_KEYS_OPTION_SHAPE, "apiKeys"),
       ...shapePaths(JWT_OPTION_SHAPE, "jwt"),
       ...shapePaths(AUDIT_LOG_OPTION_SHAPE, "auditLog"),
@@ -337,10 +354,11 @@ describe("options are closed (docs/options.md is the table)", () => {
     );
   });
 
-  it("every template name of docs/email.md is accepted in email.templates and (otp ones) in emailOtp.templates", () => {
+  it("every template name of docs/email.md is accepted in email.templates and (otp, magic-link ones) in the plugin", () => {
     for (const name of EMAIL_TEMPLATE_NAMES) {
       expect(() => createAuth({ ...base(), email: { templates: { [name]: "x" } } })).not.toThrow();
       if (name.startsWith("otp")) expect(() => emailOtp({ templates: { [name]: "x" } })).not.toThrow();
+      if (name.startsWith("magic-link")) expect(() => magicLink({ templates: { [name]: "x" } })).not.toThrow();
     }
   });
 });

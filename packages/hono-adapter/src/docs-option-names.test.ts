@@ -10,6 +10,7 @@ import {
   EACH,
   EMAIL_OTP_OPTION_SHAPE,
   JWT_OPTION_SHAPE,
+  MAGIC_LINK_OPTION_SHAPE,
   type OptionShape,
 } from "@latchkey/core";
 import { ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
@@ -23,6 +24,7 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const SHAPES: Record<string, OptionShape> = {
   createAuth: { ...AUTH_OPTION_SHAPE, ...ADAPTER_OPTION_SHAPE },
   emailOtp: EMAIL_OTP_OPTION_SHAPE,
+  magicLink: MAGIC_LINK_OPTION_SHAPE,
   apiKeys: API_KEYS_OPTION_SHAPE,
   jwt: JWT_OPTION_SHAPE,
   auditLog: AUDIT_LOG_OPTION_SHAPE,

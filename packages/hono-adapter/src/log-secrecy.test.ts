@@ -5,6 +5,7 @@ import {
   auditLog,
   emailOtp,
   jwt,
+  magicLink,
   webCryptoRandom,
   type AuthEvent,
   type FullStore,
@@ -54,6 +55,7 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
       rateLimit: { enabled: false },
       plugins: [
         emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
+        magicLink(),
         apiKeys({ grantablePermissions: { files: ["read"] }, usage: true }),
         jwt(),
         auditLog(),
@@ -145,6 +147,7 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
       "email-change",
       "email-verification",
       "email-verification-link",
+      "magic-link",
       "password-reset",
       "password-reset-link",
       "sign-in",

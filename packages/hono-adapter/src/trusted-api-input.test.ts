@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiKeys, auditLog, emailOtp } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, magicLink } from "@latchkey/core";
 import { createTestAuth } from "../test/test-auth.ts";
 
 // Issue 33 item 9: ids and identifiers are checked at the auth.api boundary. An object such as `{ $ne: null }`
@@ -9,7 +9,7 @@ const HOSTILE = { $ne: null } as unknown as string;
 
 describe("auth.api input", () => {
   it("refuses non-string ids and identifiers with INVALID_REQUEST and changes nothing", async () => {
-    const t = createTestAuth({ plugins: [emailOtp(), apiKeys(), auditLog()] });
+    const t = createTestAuth({ plugins: [emailOtp(), magicLink(), apiKeys(), auditLog()] });
     const a = await t.signUp("ada@example.com");
     const b = await t.signUp("bob@example.com");
     const refused = async (call: () => Promise<unknown>, field: string) =>
@@ -29,6 +29,10 @@ describe("auth.api input", () => {
     await refused(() => t.auth.api.requestPasswordReset({ email: HOSTILE }), "email");
     await refused(() => t.auth.api.resetPassword({ token: HOSTILE, newPassword: "a new password" }), "token");
     await refused(() => t.auth.api.sendVerificationOtp({ email: HOSTILE, purpose: "sign-in" }), "email");
+    await refused(() => t.auth.api.signInMagicLink({ email: HOSTILE }), "email");
+    await refused(() => t.auth.api.signInMagicLink({ email: "new@example.com", callbackURL: HOSTILE }), "callbackURL");
+    await refused(() => t.auth.api.signInMagicLink({ email: "new@example.com", name: HOSTILE }), "name");
+    await refused(() => t.auth.api.verifyMagicLink({ token: HOSTILE }), "token");
     await refused(() => t.auth.api.revokeSessions({ userId: "x".repeat(256) }), "userId");
     await refused(() => t.auth.api.deleteUser("has space"), "userId");
 

@@ -23,9 +23,9 @@ export interface FlowHarness {
  * Drives every flow of every feature over HTTP, keeping each secret it sees: sign-up to account deletion,
  * password sign-in (wrong and right), get-session with `set-auth-jwt`, JWTs, profile, verify/change/set
  * password, link verification, password reset by token and by OTP, email OTP of every purpose (wrong, right,
- * replayed), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
+ * replayed), magic link (forged, right, replayed), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
  * sign-out, deletion by password and by emailed token. Needs `emailOtp({ codeLength: 10, emailChange:
- * { enabled: true } })`, `apiKeys({ grantablePermissions: { files: ["read"] }, usage: true })`, `jwt()` and `auditLog()`.
+ * { enabled: true } })`, `magicLink()`, `apiKeys({ grantablePermissions: { files: ["read"] }, usage: true })`, `jwt()` and `auditLog()`.
  *
  * @example
  * await runEveryFlow(harness);
@@ -223,6 +223,15 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   keep("API key", second.key);
   await h.json("POST", "/api-key/delete", { token: t, body: { keyId: second.apiKey.id } });
   await h.json("POST", "/api-key/delete-all-expired", { token: t });
+
+  // A magic-link user: a forged link, the right one (a new user), its replay.
+  await h.json("POST", "/sign-in/magic-link", { body: { email: "cleo@example.com", callbackURL: "/home" } });
+  await h.settle();
+  const magic = h.latest("cleo@example.com", "magic-link");
+  const forgedMagic = keep("forged magic link token", `${magic.slice(0, -2)}zz`);
+  await h.json("POST", "/magic-link/verify", { body: { token: forgedMagic } }, 400);
+  session(await h.json("POST", "/magic-link/verify", { body: { token: magic, callbackURL: "/home" } }));
+  await h.json("POST", "/magic-link/verify", { body: { token: magic } }, 400);
 
   // An OTP-only user: sign-up by code, set-password, delete-account by emailed token.
   await otp({ email: "bob@example.com", purpose: "sign-in" });

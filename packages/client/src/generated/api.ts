@@ -502,6 +502,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/magic-link/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spend a sign-in link and sign in
+         * @description Spends the link's single-use token and signs in: a fresh session and cookie, and `callbackURL` (trusted, absolute) to send the browser to. An unknown email becomes a new, verified user (the `beforeUserCreated` and `beforeSignIn` hooks apply); an existing unverified user loses every account, session and API key made before this proof of the mailbox. Unknown, used, expired or superseded links: 400 `INVALID_TOKEN`. Of two requests with the same link exactly one signs in. `GET /magic-link/verify` (the emailed link) is the one-button page that sends this request.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/magic-link/verify"]`).
+         */
+        post: operations["verifyMagicLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/request-password-reset": {
         parameters: {
             query?: never;
@@ -694,6 +716,30 @@ export interface paths {
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/sign-in/email-otp"]`).
          */
         post: operations["signInEmailOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sign-in/magic-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a sign-in link
+         * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Any address gets a single-use link (earlier links to it die; only the token's SHA-256 is stored) that lives 5 minutes and opens the confirm page `GET /magic-link/verify` with `?token=&callbackURL=`. Opening it spends nothing (mail scanners fetch links): the page's button POSTs to `/magic-link/verify`. `name` is used only when the link creates the user.
+         *
+         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *
+         *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/sign-in/magic-link"]`).
+         */
+        post: operations["signInMagicLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -976,6 +1022,10 @@ export interface components {
              * @example eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIuLi4ifQ.c2ln
              */
             token: string;
+        };
+        MagicLinkSignIn: components["schemas"]["SignInResponse"] & {
+            /** @description The trusted `callbackURL`, absolute: where to send the browser. */
+            callbackURL: string;
         };
         /** @description This endpoint takes no fields: send no body, an empty body or `{}`. */
         NoFields: Record<string, never>;
@@ -3164,6 +3214,100 @@ export interface operations {
             };
         };
     };
+    verifyMagicLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the browser goes once signed in: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`). Default: `baseUrl`.
+                     * @example /dashboard
+                     */
+                    callbackURL?: string | null;
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; sets the session cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MagicLinkSignIn"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestPasswordReset: {
         parameters: {
             query?: never;
@@ -4081,6 +4225,105 @@ export interface operations {
             };
         };
     };
+    signInMagicLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the browser goes once signed in: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`). Default: `baseUrl`.
+                     * @example /dashboard
+                     */
+                    callbackURL?: string | null;
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    name?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     signOut: {
         parameters: {
             query?: never;
@@ -4804,6 +5047,7 @@ export const OPERATIONS = {
   setPassword: { method: "POST", path: "/set-password", input: "body" },
   signInEmail: { method: "POST", path: "/sign-in/email", input: "body" },
   signInEmailOtp: { method: "POST", path: "/sign-in/email-otp", input: "body" },
+  signInMagicLink: { method: "POST", path: "/sign-in/magic-link", input: "body" },
   signOut: { method: "POST", path: "/sign-out", input: "body" },
   signUpEmail: { method: "POST", path: "/sign-up/email", input: "body" },
   updateApiKey: { method: "POST", path: "/api-key/update", input: "body" },
@@ -4811,5 +5055,6 @@ export const OPERATIONS = {
   verifyApiKey: { method: "POST", path: "/api-key/verify", input: "body" },
   verifyEmail: { method: "POST", path: "/verify-email", input: "body" },
   verifyEmailOtp: { method: "POST", path: "/email-otp/verify-email", input: "body" },
+  verifyMagicLink: { method: "POST", path: "/magic-link/verify", input: "body" },
   verifyPassword: { method: "POST", path: "/verify-password", input: "body" },
 } as const;

@@ -25,6 +25,7 @@ const TEMPLATE_FAMILIES = [
   "otp-password-reset",
   "otp-email-change",
   "email-changed",
+  "magic-link",
 ];
 /** Names `email.templates` accepts (the deletion subject is the option `deleteAccount.subject`). */
 export const EMAIL_TEMPLATE_NAMES: readonly string[] = [

@@ -6,10 +6,15 @@ import { toUserView, type UserView } from "../session/session.ts";
 import { applySchema, optional, type InputOf } from "../config/schema.ts";
 
 /** Every path that inserts a user; the `path` of `beforeUserCreated`'s context. */
-export type UserCreationPath = "sign-up-email" | "sign-in-email-otp" | "create-user";
+export type UserCreationPath = "sign-up-email" | "sign-in-email-otp" | "sign-in-magic-link" | "create-user";
 
 /** Every path that creates a session; the `path` of `beforeSignIn`'s context. */
-export type SignInPath = "sign-up-email" | "sign-in-email" | "sign-in-email-otp" | "verify-email";
+export type SignInPath =
+  | "sign-up-email"
+  | "sign-in-email"
+  | "sign-in-email-otp"
+  | "sign-in-magic-link"
+  | "verify-email";
 
 /** What a hook learns about the request besides the user. */
 export interface HookContext<Path extends string> {
@@ -57,14 +62,14 @@ const isFunction = (value: unknown, field: string) => {
 /** The one definition of `createAuth({ hooks })`: type, check, docs rows (docs/options.md). */
 export const HOOKS_SCHEMA = {
   /**
-   * `async (user, context)` before every user insert (password sign-up, OTP sign-in of a new email,
+   * `async (user, context)` before every user insert (password sign-up, OTP or magic-link sign-in of a new email,
    * `auth.api.createUser`): `false` refuses with 403 `SIGN_UP_REJECTED`, `{ name, image, username, metadata }`
    * amends the user; see [hooks.md](hooks.md)
    */
   beforeUserCreated: optional<BeforeUserCreated>({ check: isFunction }),
   /**
-   * `async (user, context)` before every session is created (password, OTP, verification link, a sign-up that signs
-   * in): `false` refuses with 403 `SIGN_IN_REJECTED`; see [hooks.md](hooks.md)
+   * `async (user, context)` before every session is created (password, OTP, magic link, verification link, a sign-up that
+   * signs in): `false` refuses with 403 `SIGN_IN_REJECTED`; see [hooks.md](hooks.md)
    */
   beforeSignIn: optional<BeforeSignIn>({ check: isFunction }),
 };

@@ -2,12 +2,26 @@ import { base64url, fromBase64url, fromUtf8, utf8 } from "../crypto/crypto.ts";
 import type { Random } from "../ports/clock.ts";
 
 const VERSION = "v1";
-const HKDF_SALT = utf8("latchkey/jwt-private-key");
-const HKDF_INFO = utf8("aes-256-gcm v1");
 
 /**
- * Encrypts JWT private keys at rest: AES-256-GCM under a key derived with HKDF-SHA-256 from the auth secret,
- * a fresh 96-bit IV per key, and the key's id as associated data (an envelope cannot be moved to another row).
+ * What the envelope's key is derived for: HKDF salt and info. Each kind of sealed secret has its own, so a key
+ * derived for one never opens another's envelopes.
+ *
+ * @example
+ * const purpose: EnvelopePurpose = { salt: "latchkey/totp-secret", info: "aes-256-gcm v1" };
+ */
+export interface EnvelopePurpose {
+  salt: string;
+  info: string;
+}
+
+/** The JWT private keys' derivation (the default, unchanged since the first sealed key). */
+const JWT_PRIVATE_KEY: EnvelopePurpose = { salt: "latchkey/jwt-private-key", info: "aes-256-gcm v1" };
+
+/**
+ * Encrypts JWT private keys (and, with its own `purpose`, TOTP secrets) at rest: AES-256-GCM under a key derived
+ * with HKDF-SHA-256 from the auth secret, a fresh 96-bit IV per value, and the row's id as associated data (an
+ * envelope cannot be moved to another row).
  * Stored form: `v1.<iv>.<ciphertext+tag>`, both base64url.
  *
  * @example
@@ -21,6 +35,7 @@ export class KeyEnvelope {
   constructor(
     private readonly secret: string,
     private readonly random: Random,
+    private readonly purpose: EnvelopePurpose = JWT_PRIVATE_KEY,
   ) {}
 
   /** True when `stored` is an envelope (rather than plain JWK JSON written with encryption disabled). */
@@ -32,7 +47,12 @@ export class KeyEnvelope {
     this.kek ??= (async () => {
       const ikm = await crypto.subtle.importKey("raw", utf8(this.secret) as BufferSource, "HKDF", false, ["deriveKey"]);
       return crypto.subtle.deriveKey(
-        { name: "HKDF", hash: "SHA-256", salt: HKDF_SALT as BufferSource, info: HKDF_INFO as BufferSource },
+        {
+          name: "HKDF",
+          hash: "SHA-256",
+          salt: utf8(this.purpose.salt) as BufferSource,
+          info: utf8(this.purpose.info) as BufferSource,
+        },
         ikm,
         { name: "AES-GCM", length: 256 },
         false,

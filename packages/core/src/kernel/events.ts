@@ -11,7 +11,7 @@ export type OtpPurpose = "sign-in" | "email-verification" | "password-reset" | "
 /** Event name -> payload. Secrets appear only in `OtpGenerated`. */
 export interface AuthEventMap {
   UserSignedUp: EventBase & { userId: string; email: string };
-  UserSignedIn: EventBase & { userId: string; method: "password" | "email-otp" | "email-verification" };
+  UserSignedIn: EventBase & { userId: string; method: "password" | "email-otp" | "email-verification" | "magic-link" };
   SignInFailed: EventBase & { identifier: string; reason: string };
   /** An interactive sign-up of an address that already has an account (`identifier`: the email). */
   SignUpFailed: EventBase & { identifier: string; reason: "email-taken" };
@@ -32,18 +32,18 @@ export interface AuthEventMap {
   ApiKeyVerifyFailed: EventBase & { keyId?: string; code: string };
   OtpRequested: EventBase & {
     identifier: string;
-    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account";
+    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account" | "magic-link";
   };
   OtpVerified: EventBase & {
     identifier: string;
-    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account";
+    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account" | "magic-link";
     userId: string | null;
   };
   OtpVerifyFailed: EventBase & { identifier: string; purpose: OtpPurpose; attemptCount: number };
   /** Carries the plaintext code or token. Never audited; meant for custom delivery and `captureOtp` in tests. */
   OtpGenerated: EventBase & {
     identifier: string;
-    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account";
+    purpose: OtpPurpose | "email-verification-link" | "password-reset-link" | "delete-account" | "magic-link";
     plain: string;
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditLog, emailOtp, type AuthPlugin, type FullStore } from "@latchkey/core";
+import { auditLog, emailOtp, magicLink, type AuthPlugin, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { storeForTestRun } from "../../test/test-stores.ts";
 import { cookieHeaders, createTestAuth } from "../../test/test-auth.ts";
@@ -114,6 +114,15 @@ const cases: Case[] = [
     prepare: async (t) => (await t.signUp("ada@example.com"), {}),
     path: "/email-otp/send-verification-otp",
     body: (email) => ({ email, purpose: "sign-in" }),
+    status: 200,
+  },
+  {
+    // With sign-up off only registered addresses get a link (with it on, every address does).
+    name: "/sign-in/magic-link with allowSignUp: false",
+    plugins: [emailOtp(), magicLink({ allowSignUp: false }), auditLog()],
+    prepare: async (t) => (await t.signUp("ada@example.com"), {}),
+    path: "/sign-in/magic-link",
+    body: (email) => ({ email }),
     status: 200,
   },
   {

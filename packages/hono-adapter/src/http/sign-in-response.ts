@@ -20,18 +20,26 @@ function returnsToken(c: Context): boolean {
 
 /**
  * Answers a sign-in of any kind (password, emailed code, verification link): the session cookie plus
- * `{user, session}`, and `credentials` for a client that takes the token itself (see `returnsToken`).
+ * `{user, session}`, and `credentials` for a client that takes the token itself (see `returnsToken`); `extra` fields
+ * join the body (the magic link's `callbackURL`).
  *
  * @example
  * async (c, { body }) => signInResponse(c, await core.emailPassword.signIn(body, tools.meta(c)), core.config);
  */
-export function signInResponse(c: Context, result: SignInResult, config: ResolvedConfig): Response {
+export function signInResponse(
+  c: Context,
+  result: SignInResult,
+  config: ResolvedConfig,
+  extra: Record<string, unknown> = {},
+): Response {
   const { user, session, credentials, device } = result;
   // The device cookie travels beside the session cookie; a client that takes its tokens itself gets it as
   // `credentials.deviceToken`, to send back as `latchkey-device` (or `deviceToken` in the sign-in body).
   if (device) setCookie(c, device.cookie);
   const withDevice = device ? { ...credentials, deviceToken: device.token } : credentials;
-  const json = JSON.stringify(returnsToken(c) ? { user, session, credentials: withDevice } : { user, session });
+  const json = JSON.stringify(
+    returnsToken(c) ? { user, session, credentials: withDevice, ...extra } : { user, session, ...extra },
+  );
   // The security headers and the cookie in one record when nothing else was set for the answer (see jsonAnswer).
   return jsonAnswer(c, json, config, serializeCookie(result.cookie));
 }

@@ -5,6 +5,7 @@ import { registerAccountRoutes } from "./account/index.ts";
 import { registerSessionRoutes } from "./session/index.ts";
 import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
 import { registerEmailOtpRoutes } from "./email-otp/index.ts";
+import { registerMagicLinkRoutes } from "./magic-link/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
 import { registerHealthRoutes } from "./health/index.ts";
@@ -16,6 +17,7 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerSessionRoutes,
   registerEmailVerificationRoutes,
   registerEmailOtpRoutes,
+  registerMagicLinkRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
   registerHealthRoutes,

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { apiKeys, argon2idHasher, auditLog, emailOtp, jwt, webCryptoRandom, type FullStore } from "@latchkey/core";
+import {
+  apiKeys,
+  argon2idHasher,
+  auditLog,
+  emailOtp,
+  jwt,
+  magicLink,
+  webCryptoRandom,
+  type FullStore,
+} from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuth } from "../create-auth.ts";
 import { bearer, createTestAuth } from "../../test/test-auth.ts";
@@ -265,6 +274,7 @@ describe(`no secret or personal data in any exported span or metric (${testStore
       getClientIp: () => "203.0.113.77",
       plugins: [
         emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
+        magicLink(),
         apiKeys({ grantablePermissions: { files: ["read"] }, usage: true }),
         jwt(),
         auditLog(),
@@ -274,10 +284,12 @@ describe(`no secret or personal data in any exported span or metric (${testStore
     const secrets: KnownSecret[] = [
       { label: "the secret option", value: SECRET },
       { label: "client IP", value: "203.0.113.77" },
-      ...["ada@example.com", "ada@new.example", "bob@example.com", "nobody@example.com"].map((value) => ({
-        label: "email address",
-        value,
-      })),
+      ...["ada@example.com", "ada@new.example", "bob@example.com", "cleo@example.com", "nobody@example.com"].map(
+        (value) => ({
+          label: "email address",
+          value,
+        }),
+      ),
     ];
     const keep = (label: string, value: string | null | undefined) => {
       if (!value) throw new Error(`no ${label} to keep`);

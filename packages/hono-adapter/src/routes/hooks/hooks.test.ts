@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   AuthError,
   emailOtp,
+  magicLink,
   type AuthHooks,
   type FullStore,
   type SignInPath,
@@ -42,6 +43,15 @@ function recordingHooks(store: () => FullStore, calls: Calls, answer: { signUp?:
   return { hooks, sessionsBefore };
 }
 
+/** Sends a magic link to `email` and answers the call that spends it. */
+async function magicLinkFlow(t: TestAuth, email: string) {
+  const res = await t.request("POST", "/sign-in/magic-link", { body: { email }, ip: ip() });
+  expect(res.status).toBe(200);
+  await flush();
+  const token = t.auth.getOtp(email)!;
+  return () => t.request("POST", "/magic-link/verify", { body: { token }, ip: ip() });
+}
+
 async function sendOtp(t: TestAuth, email: string) {
   const res = await t.request("POST", "/email-otp/send-verification-otp", {
     body: { email, purpose: "sign-in" },
@@ -74,6 +84,11 @@ const USER_CREATION: Record<UserCreationPath, Flow> = {
       return () => t.request("POST", "/sign-in/email-otp", { body: { email, otp }, ip: ip() });
     },
   },
+  "sign-in-magic-link": {
+    existing: false,
+    options: { plugins: [magicLink()] },
+    setup: magicLinkFlow,
+  },
   "create-user": {
     existing: false,
     setup: async (t, email) => async () => {
@@ -104,6 +119,11 @@ const SIGN_IN: Record<SignInPath, Flow> = {
       const otp = await sendOtp(t, email);
       return () => t.request("POST", "/sign-in/email-otp", { body: { email, otp }, ip: ip() });
     },
+  },
+  "sign-in-magic-link": {
+    existing: true,
+    options: { plugins: [magicLink()] },
+    setup: magicLinkFlow,
   },
   "verify-email": {
     existing: true,
@@ -220,9 +240,18 @@ describe("the tables list every path", () => {
 
   it("user inserts: one per path of USER_CREATION, each in a file that runs beforeUserCreated", () => {
     const found = sites(/\.users\.create\(/g);
-    // insertUser (sign-up-email and create-user) and the OTP sign-in's createUser.
-    expect(found).toEqual({ "email-password/email-password.ts": 1, "email-otp/email-otp.ts": 1 });
-    expect(Object.keys(USER_CREATION).sort()).toEqual(["create-user", "sign-in-email-otp", "sign-up-email"]);
+    // insertUser (sign-up-email and create-user), the OTP sign-in's and the magic link's createUser.
+    expect(found).toEqual({
+      "email-password/email-password.ts": 1,
+      "email-otp/email-otp.ts": 1,
+      "magic-link/magic-link.ts": 1,
+    });
+    expect(Object.keys(USER_CREATION).sort()).toEqual([
+      "create-user",
+      "sign-in-email-otp",
+      "sign-in-magic-link",
+      "sign-up-email",
+    ]);
     for (const file of Object.keys(found))
       expect(readFileSync(join(root, file), "utf8"), file).toMatch(/hooks\.beforeUserCreated\(/);
   });
@@ -233,10 +262,12 @@ describe("the tables list every path", () => {
       "email-password/email-password.ts": 2,
       "email-otp/email-otp.ts": 1,
       "email-verification/email-verification.ts": 1,
+      "magic-link/magic-link.ts": 1,
     });
     expect(Object.keys(SIGN_IN).sort()).toEqual([
       "sign-in-email",
       "sign-in-email-otp",
+      "sign-in-magic-link",
       "sign-up-email",
       "verify-email",
     ]);

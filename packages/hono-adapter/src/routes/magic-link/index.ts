@@ -1,0 +1,1 @@
+export { registerMagicLinkRoutes } from "./routes.ts";
