@@ -98,6 +98,9 @@ const VALID: Record<string, unknown> = {
   "email.perRecipient": false,
   "email.perRecipient.window": "1h",
   "email.perRecipient.max": 10,
+  "email.recipientCap": false,
+  "email.recipientCap.window": "1h",
+  "email.recipientCap.max": 20,
   "email.resendCooldown": "2m",
   trustedOrigins: ["https://admin.app.example"],
   "session.expiresIn": "30d",
@@ -213,6 +216,8 @@ const PARTNERS: Record<string, Record<string, unknown>> = {
   'rateLimit.rules["<path>"].max': { window: "5m" },
   "email.perRecipient.window": { max: 10 },
   "email.perRecipient.max": { window: "1h" },
+  "email.recipientCap.window": { max: 20 },
+  "email.recipientCap.max": { window: "1h" },
   "passwordHashing.unauthenticatedBudget.window": { max: 300 },
   "passwordHashing.unauthenticatedBudget.max": { window: "10s" },
 };

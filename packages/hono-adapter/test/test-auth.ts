@@ -87,7 +87,7 @@ export function createTestAuth<const P extends readonly AuthPlugin[] = []>(
     database: store,
     // Tests send to one address many times in a row: the per-recipient limits are off unless a test turns them on
     // (routes/email-limits tests run them with the documented defaults).
-    email: { sender: emails, perRecipient: false, resendCooldown: false, ...overrides.email },
+    email: { sender: emails, perRecipient: false, resendCooldown: false, recipientCap: false, ...overrides.email },
     // Likewise the budget every caller shares for unauthenticated hashing: suites that sign up hundreds of users
     // within one frozen minute would meet it (routes/email-password/hash-cap tests run it).
     passwordHashing: { unauthenticatedBudget: false, ...overrides.passwordHashing },

@@ -40,7 +40,7 @@ function setup(
       params: { memoryCost: 256, timeCost: 1, parallelism: 1 },
     }),
     // These tests issue many codes to one address in a row; the per-recipient limits are tested over HTTP.
-    email: { sender: { send: async () => {} }, perRecipient: false, resendCooldown: false },
+    email: { sender: { send: async () => {} }, perRecipient: false, resendCooldown: false, recipientCap: false },
     plugins: [emailOtp(options)],
     captureOtp: true,
     ...(hooks ? { hooks } : {}),
@@ -105,6 +105,7 @@ describe("OTP codes", () => {
         { purpose: "sign-in", identifier: "otp:sign-in:x@example.com", email: "x@example.com" },
         { userId: null, payload: null },
         SERVER_CALL,
+        null,
       );
       const code = core.getOtp("x@example.com")!;
       expect(code).toMatch(/^[0-9]{4}$/);

@@ -44,7 +44,7 @@ export class EmailVerificationService {
    * Sign-up's verification email (`requireVerifiedForSignIn`): within the send limits, issues a token to the new
    * user and emails the link; past them sends nothing (the account exists either way, and
    * `/send-verification-email` answers 429 with the wait). Sign-up of a taken address does the same store work
-   * (`sendNothing`), so the two cannot be told apart.
+   * (`EmailPasswordService`'s notice), so the two cannot be told apart.
    */
   async sendFor(user: UserRecord, meta: RequestMeta): Promise<void> {
     // A brand-new account has no known device: asked as for the taken address (null), the same work either way.
@@ -57,7 +57,7 @@ export class EmailVerificationService {
    * The store work of a link send without a link: the verification write and the `OtpRequested` event (an audit
    * row with auditLog()) that `issueLink` makes, so timing does not tell a send from none (review fix 8).
    */
-  async sendNothing(email: string, meta: RequestMeta): Promise<void> {
+  private async sendNothing(email: string, meta: RequestMeta): Promise<void> {
     const { ctx } = this;
     await ctx.store.verifications.deleteByIdentifier(verificationLinkIdentifier(email));
     await emit(ctx, "OtpRequested", { identifier: email, purpose: "email-verification-link" }, meta);

@@ -48,7 +48,7 @@ async function fill(store: FullStore): Promise<void> {
   const t = createTestAuth({
     store,
     plugins: [emailOtp()],
-    email: { perRecipient: { window: "15m", max: 5 }, resendCooldown: "60s" },
+    email: { perRecipient: { window: "15m", max: 5 }, resendCooldown: "60s", recipientCap: { window: "1h", max: 30 } },
     // Sign-up answers alike for new and taken addresses, and tells the owner of a taken one (a notice counter).
     emailVerification: { requireVerifiedForSignIn: true },
   });
