@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -247,7 +248,7 @@ describe("over a real Node socket (@hono/node-server)", () => {
       await expect.poll(() => answered).toEqual([400, 400]);
       expect(lines).toEqual([]);
     } finally {
-      server.closeAllConnections();
+      (server as Server).closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
   });
