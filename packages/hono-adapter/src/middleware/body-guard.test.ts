@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import { connect } from "node:net";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
