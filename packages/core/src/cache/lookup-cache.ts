@@ -44,7 +44,7 @@ const LETTER_KIND: Record<string, Invalidation["kind"]> = { s: "session", u: "us
  * The largest payload one publication carries, in UTF-8 bytes. PostgreSQL refuses a `NOTIFY` payload of 8,000
  * bytes or more; below that every carrier takes it.
  */
-export const MAX_PAYLOAD_BYTES = 7900;
+const MAX_PAYLOAD_BYTES = 7900;
 /** More payloads than this for one change (a sweep of thousands of keys): one "drop everything" message instead. */
 const MAX_PAYLOADS = 16;
 /** The message that tells every instance to drop everything: it always fits. */
