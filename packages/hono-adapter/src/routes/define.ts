@@ -89,7 +89,7 @@ export type RouteInput<B, Q, A extends boolean = false> = {
 };
 
 /** The request header a Bearer client sends its device token in (`credentials.deviceToken` of a sign-in answer). */
-export const DEVICE_HEADER = "latchkey-device";
+const DEVICE_HEADER = "latchkey-device";
 
 /** The device token a request carries: the `latchkey-device` header, a body `deviceToken`, or the device cookie. */
 function deviceTokenOf(c: Context<AuthEnv>, body: unknown, cookieName: string): string | null {
