@@ -669,7 +669,9 @@ async function main(): Promise<void> {
     log("\ndevice-cookie sign-in under a junk flood (memory store, default argon2id)");
     deviceFlood = await measureDeviceFlood({ port: nextPort++, cpus: serverCpus });
     for (const row of deviceFlood)
-      log(`  ${row.label}: p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms; ${JSON.stringify(row.statuses)}`);
+      log(
+        `  ${row.label}: p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms; ${JSON.stringify(row.statuses)}`,
+      );
   }
 
   const scaled: Scaled = { scale: [], sweeps: [], plans: {} };

@@ -22,5 +22,7 @@ const token = "credentials" in signedUp ? signedUp.credentials.token : "";
 // The browser that signed up is a known device of the account (the device-flood scenario signs in with it).
 const device = "device" in signedUp ? (signedUp.device?.token ?? null) : null;
 serve({ fetch: auth.handler, port, hostname: "127.0.0.1" }, () => {
-  process.stdout.write(`${JSON.stringify({ ready: true, token, device, concurrency: auth.core.config.passwordHashing })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ready: true, token, device, concurrency: auth.core.config.passwordHashing })}\n`,
+  );
 });

@@ -209,6 +209,20 @@ function buildRequest<K extends OperationId>(
   return { url, init };
 }
 
+/** Sends; a 503 with `Retry-After` (when `retry`) is sent once more after that wait, and the second answer stands. */
+async function sendHonouringRetryAfter(
+  send: () => Promise<Response>,
+  retry: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  const response = await send();
+  const wait = response.status === 503 && retry ? retryAfterSeconds(response) : null;
+  if (wait === null) return response;
+  await response.body?.cancel();
+  await sleep(wait * 1000, signal);
+  return send();
+}
+
 /** The seconds a 503's `Retry-After` asks for (a number of seconds, at most 30), or null: then no retry. */
 function retryAfterSeconds(response: Response): number | null {
   const value = response.headers.get("retry-after")?.trim();
@@ -340,14 +354,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     }
     let response: Response;
     try {
-      response = await send();
-      const wait = response.status === 503 && options.retryOn503 !== false ? retryAfterSeconds(response) : null;
-      if (wait !== null) {
-        // Honoured once: the answer to the retry is the answer.
-        await response.body?.cancel();
-        await sleep(wait * 1000, callOptions.signal);
-        response = await send();
-      }
+      response = await sendHonouringRetryAfter(send, options.retryOn503 !== false, callOptions.signal);
     } catch (error) {
       if (changing) generation++;
       return networkError(error);

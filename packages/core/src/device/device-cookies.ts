@@ -29,7 +29,7 @@ export interface DeviceCredential {
 }
 
 /** The verification-row identifier of one device of one account (one row per account and browser). */
-export function deviceIdentifier(userId: string, deviceId: string): string {
+function deviceIdentifier(userId: string, deviceId: string): string {
   return `device:${userId}:${deviceId}`;
 }
 

@@ -5,8 +5,6 @@ export {
   ipBucket,
   retryAfterText,
   lockoutIdentifier,
-  codeLockKey,
 } from "./rate-limit.ts";
 export { counterBinding, keyedCounters, storedCounterKey } from "./counter-binding.ts";
 export { forwardedAddress, parseIp, ipBuckets } from "./ip.ts";
-export type { ParsedIp } from "./ip.ts";

@@ -5,7 +5,7 @@
  */
 
 /** A parsed address: four octets, or eight 16-bit groups. */
-export type ParsedIp = { version: 4; octets: number[] } | { version: 6; groups: number[] };
+type ParsedIp = { version: 4; octets: number[] } | { version: 6; groups: number[] };
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 

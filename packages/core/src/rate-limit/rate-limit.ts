@@ -128,12 +128,12 @@ export class RateLimiter {
 }
 
 /** What one enclosing network may spend of a rule: its own `networkMax`, else six addresses' worth. */
-export function networkMaxOf(rule: ResolvedRule): number {
+function networkMaxOf(rule: ResolvedRule): number {
   return rule.networkMax ?? rule.max * NETWORK_FACTOR;
 }
 
 /** A rule's network budget when it names none: `max` times this. */
-export const NETWORK_FACTOR = 6;
+const NETWORK_FACTOR = 6;
 
 function limited(scope: "address" | "network", resetAt: number, now: number): AuthError {
   const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));

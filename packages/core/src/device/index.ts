@@ -1,2 +1,0 @@
-export { DeviceCookies, deviceIdentifier, deviceLockKey } from "./device-cookies.ts";
-export type { KnownDevice, DeviceCredential } from "./device-cookies.ts";
