@@ -15,7 +15,7 @@ import {
 import { defaulted, group, optional, shapeOf } from "@latchkey/core/internal";
 import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
-import { hostErrorResponse, keepRefreshedCookie, withKeptCookies } from "./http/host-response.ts";
+import { hostErrorResponse, keepRefreshedCookie } from "./http/host-response.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
 import {
   applySecurityHeaders,
@@ -215,7 +215,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   // Registered for the state-changing methods only: a GET passes two layers fewer (each one a wrapped handler,
   // since the sub-app renders its own errors), and neither guard has anything to check on it.
   app.on([...MUTATING_METHODS], "*", bodyGuard(), csrfProtection(config));
-  app.onError((error, c) => withKeptCookies(c, errorResponse(error, core.logger)));
+  app.onError((error) => errorResponse(error, core.logger));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
     registerDocsRoutes(app, {

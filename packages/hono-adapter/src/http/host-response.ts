@@ -22,38 +22,19 @@ export function editHeaders(c: Context, edit: (headers: Headers) => void): void 
 
 const REFRESHED_COOKIE = "latchkeyRefreshedCookie";
 
-/**
- * Remembers a `Set-Cookie` value the session lookup set (a slid session's cookie, or the cookies that clear an
- * ambiguous one), so it reaches the final response (see `keepRefreshedCookie`).
- */
+/** Remembers the `Set-Cookie` value of a slid session, so it reaches the final response (see `keepRefreshedCookie`). */
 export function rememberRefreshedCookie(c: Context, value: string): void {
-  const kept = c.get(REFRESHED_COOKIE) as string[] | undefined;
-  if (kept) kept.push(value);
-  else c.set(REFRESHED_COOKIE, [value]);
+  c.set(REFRESHED_COOKIE, value);
 }
 
 /**
- * After the host's handler: the cookies the session lookup set are on the final response. A handler that returns
- * its own `Response` drops the headers Hono had prepared, while the server-side expiry has already moved; append
- * them again.
+ * After the host's handler: the refreshed session cookie is on the final response. A handler that returns its own
+ * `Response` drops the headers Hono had prepared, while the server-side expiry has already moved; append it again.
  */
 export function keepRefreshedCookie(c: Context): void {
-  const values = c.get(REFRESHED_COOKIE) as string[] | undefined;
-  if (values === undefined) return;
-  const present = c.res.headers.getSetCookie();
-  const missing = values.filter((value) => !present.includes(value));
-  if (missing.length > 0) editHeaders(c, (headers) => missing.forEach((value) => headers.append("set-cookie", value)));
-}
-
-/**
- * An error answer the sub-app built (a new `Response`, without the headers set for the answer before the error)
- * with the cookies the session lookup set: a slid session's expiry moved, and ambiguous cookies are to be cleared
- * whatever the route then answers (401 included).
- */
-export function withKeptCookies(c: Context, response: Response): Response {
-  const values = c.get(REFRESHED_COOKIE) as string[] | undefined;
-  for (const value of values ?? []) response.headers.append("set-cookie", value);
-  return response;
+  const value = c.get(REFRESHED_COOKIE) as string | undefined;
+  if (value === undefined || c.res.headers.getSetCookie().includes(value)) return;
+  editHeaders(c, (headers) => headers.append("set-cookie", value));
 }
 
 /**

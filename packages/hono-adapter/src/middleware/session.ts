@@ -1,46 +1,18 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AuthError, type AuthCore, type RequestMeta, type ValidatedSession } from "@latchkey/core";
 import { sessionAnswerJson } from "@latchkey/core/internal";
-import { AMBIGUOUS, readSoleCookie, serializeCookie, setCookie } from "../http/cookies.ts";
+import { readCookie, setCookie } from "../http/cookies.ts";
 import { errorResponse } from "../http/errors.ts";
 import { keepRefreshedCookie, rememberRefreshedCookie } from "../http/host-response.ts";
 import type { GetClientIp } from "../http/client-ip.ts";
 import type { AuthVariables, OptionalAuthVariables } from "../env.ts";
 
-/**
- * Where the session token came from: Bearer wins over the cookie when both are sent. Two session cookies are no
- * token (see `ambiguousSessionCookie`).
- */
+/** Where the session token came from: Bearer wins over the cookie when both are sent. */
 export function sessionToken(c: Context, cookieName: string): { token: string; from: "bearer" | "cookie" } | null {
   const auth = c.req.header("authorization");
   if (auth && /^bearer /i.test(auth)) return { token: auth.slice(7).trim(), from: "bearer" };
-  const cookie = readSoleCookie(c.req.header("cookie"), cookieName);
-  return typeof cookie === "string" && cookie !== "" ? { token: cookie, from: "cookie" } : null;
-}
-
-/**
- * Whether the request, without a Bearer token, carries the session cookie more than once. Which one is this site's
- * cannot be told: with `cookies.domain` every subdomain can set a cookie of that name for the parent domain (a
- * longer `Path` makes browsers send it first), so neither is a session (no fixation onto a planted one).
- */
-export function ambiguousSessionCookie(c: Context, cookieName: string): boolean {
-  const auth = c.req.header("authorization");
-  if (auth && /^bearer /i.test(auth)) return false;
-  return readSoleCookie(c.req.header("cookie"), cookieName) === AMBIGUOUS;
-}
-
-/**
- * The `Set-Cookie` values that expire every session cookie of this name the request can have carried that this
- * answer can reach: at `/` and at each path above the request's (a cookie is sent only under its `Path`), for the
- * configured domain and host-only. A `__Host-` cookie exists only host-only at `/`.
- */
-export function clearingCookies(c: Context, core: AuthCore): string[] {
-  const cleared = core.ctx.sessions.clearCookie();
-  if (cleared.name.startsWith("__Host-")) return [serializeCookie(cleared)];
-  const segments = new URL(c.req.url).pathname.split("/").filter((segment) => segment !== "");
-  const paths = ["/", ...segments.map((_, i) => `/${segments.slice(0, i + 1).join("/")}`)];
-  const domains = cleared.domain === null ? [null] : [cleared.domain, null];
-  return domains.flatMap((domain) => paths.map((path) => serializeCookie({ ...cleared, domain, path })));
+  const cookie = readCookie(c.req.header("cookie"), cookieName);
+  return cookie ? { token: cookie, from: "cookie" } : null;
 }
 
 /** Request-scoped helpers shared by routes and dependencies. */
@@ -104,11 +76,6 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
       }
       if (validated?.refreshedCookie && found?.from === "cookie")
         rememberRefreshedCookie(c, setCookie(c, validated.refreshedCookie));
-      else if (found === null && ambiguousSessionCookie(c, cookieName))
-        for (const value of clearingCookies(c, core)) {
-          c.header("set-cookie", value, { append: true });
-          rememberRefreshedCookie(c, value);
-        }
       c.set("latchkeySession", validated);
       return validated;
     },
@@ -124,8 +91,7 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
           ? "null"
           : (sessionAnswerJson(looked) ?? JSON.stringify({ user: looked.user, session: looked.session }));
       const found = sessionToken(c, cookieName);
-      // Two session cookies: `session` answers null and clears them.
-      if (!found) return ambiguousSessionCookie(c, cookieName) ? undefined : "null";
+      if (!found) return "null";
       // The shared views are not kept on the context: a later `session(c)` in this request makes its own copies.
       const known = sessions.validateCached(found.token);
       return known === undefined ? undefined : known === null ? "null" : known.json;

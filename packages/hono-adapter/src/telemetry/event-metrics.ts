@@ -25,8 +25,6 @@ function countInto(core: AuthCore, telemetry: Telemetry): void {
   events.on("AccountLocked", () => telemetry.lockouts.add(1));
   events.on("SessionRevoked", (e) => telemetry.sessionsRevoked.add(e.count, { "latchkey.revoke.reason": e.reason }));
   countApiKeyVerifies(core, telemetry);
-  const { cache } = core;
-  if (cache) telemetry.observeCache(() => cache.stats());
 }
 
 /**

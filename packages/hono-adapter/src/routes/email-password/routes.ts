@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
-import { ambiguousSessionCookie, clearingCookies, sessionToken, type RequestTools } from "../../middleware/session.ts";
+import { sessionToken, type RequestTools } from "../../middleware/session.ts";
 import { jsonAnswer } from "../../middleware/security.ts";
 import { sessionAnswerJson } from "@latchkey/core/internal";
 import {
@@ -119,10 +119,7 @@ function registerSignOut(app: AuthApp, tools: RequestTools): void {
     async (c) => {
       const found = sessionToken(c, core.config.cookies.name);
       if (found) await core.emailPassword.signOut(found.token, tools.meta(c));
-      // Two session cookies (neither is trusted, neither is signed out): every one this answer can reach is cleared.
-      if (found === null && ambiguousSessionCookie(c, core.config.cookies.name))
-        for (const value of clearingCookies(c, core)) c.header("set-cookie", value, { append: true });
-      else setCookie(c, core.ctx.sessions.clearCookie());
+      setCookie(c, core.ctx.sessions.clearCookie());
       return c.json({ success: true as const });
     },
   );
