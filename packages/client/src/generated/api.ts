@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for the signed-in user
-         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys (default 100; 409 `TOO_MANY_KEYS`). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set).
+         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys at once (default 100; 409 `TOO_MANY_KEYS`). With `apiKeys({ httpCreate: false })` this route is 403 `KEY_CREATION_DISABLED` (keys come from `auth.api.createApiKey` only). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). Any other field is 400 `INVALID_REQUEST` naming it.
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          */
@@ -94,6 +94,8 @@ export interface paths {
         /**
          * Replace an API key's value, keeping the old one for a grace period
          * @description A new plaintext `key`, shown once, for the same key (same id, name, prefix, metadata, permissions, quota, rate limit, refill and expiry). The previous value keeps verifying for `gracePeriod` (default 0: it stops at once; at most `apiKeys({ maxRerollGrace })`, default 7 days), answered with `deprecated: true`; a second reroll inside the grace ends the first old value at once (at most two values verify). Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Emits `ApiKeyRerolled`.
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          */
         post: operations["rerollApiKey"];
         delete?: never;
@@ -113,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Change an API key's name, enabled flag, metadata or permissions
-         * @description Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing.
+         * @description Only the owner's keys (another user's key is 404 `KEY_NOT_FOUND`). Quota, rate-limit, refill and `serverMetadata` fields are server-only (400 `SERVER_ONLY_PROPERTY`); permissions must be grantable (403 `INSUFFICIENT_PERMISSIONS`). `metadata` replaces the stored object. Any other field (`expiresIn`, `expiresAt`, `prefix` ...: only trusted code changes them) is 400 `INVALID_REQUEST` naming it, and nothing changes. The owner may disable a key, but `enabled: true` on a key the operator disabled (`locked`) is 403 `KEY_LOCKED` and changes nothing. Enabling a disabled key or adding a permission it lacks needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again); renaming, disabling, narrowing and metadata do not.
          */
         post: operations["updateApiKey"];
         delete?: never;
@@ -131,7 +133,9 @@ export interface paths {
         };
         /**
          * Per-day usage of one of the caller's API keys
-         * @description Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days). Another user's key is 404 `KEY_NOT_FOUND`.
+         * @description Valid verifies and refusals by code per UTC day, oldest first, today last (`days`, default 30, at most the retention). Recorded only with `apiKeys({ usage: true })` (else 404 `NOT_FOUND`), in the counters store (Redis when configured), kept for `usageRetention` (default 90 days), and read in one round trip (`peekMany`). Another user's key is 404 `KEY_NOT_FOUND`.
+         *
+         *     Rate limit: 30 requests per minute per IP (`rateLimit.rules["/api-key/usage"]`).
          */
         get: operations["getApiKeyUsage"];
         put?: never;
@@ -153,7 +157,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an API key
-         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true`.
+         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true` (and `start` of that value, never of its replacement). The answer never carries `serverMetadata` (operator data: `auth.api.verifyApiKey` and `requireApiKey` see it).
          */
         post: operations["verifyApiKey"];
         delete?: never;
@@ -1004,7 +1008,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -1120,8 +1124,58 @@ export interface components {
         UserResponse: {
             user: components["schemas"]["User"];
         };
+        /** @description The key, without `serverMetadata` (operator data, shown only to trusted code). */
+        VerifiedApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            enabled: boolean;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            /**
+             * Format: date-time
+             * @description Last refill (creation until the first); null without a refill.
+             */
+            lastRefillAt: string | null;
+            /**
+             * Format: date-time
+             * @description Last successful use. Keys without a quota or rate limit record it at most once per `apiKeys({ lastUsedResolution })` (default one minute).
+             */
+            lastUsedAt: string | null;
+            /** @description Disabled by the service operator (`auth.api.updateApiKey({ enabled: false })`): the owner cannot enable it (403 `KEY_LOCKED`). */
+            locked: boolean;
+            /** @description The owner's data (writable by the owner). */
+            metadata: {
+                [key: string]: unknown;
+            };
+            name: string | null;
+            permissions: components["schemas"]["ApiKeyPermissions"];
+            /** @example lk_ */
+            prefix: string;
+            rateLimitMax: number | null;
+            rateLimitWindowMs: number | null;
+            /** @description `remaining` is set back to this every `refillInterval`; null = no refill. */
+            refillAmount: number | null;
+            /** @description Milliseconds between refills; null = no refill. */
+            refillInterval: number | null;
+            /** @description Uses left; null = unlimited. */
+            remaining: number | null;
+            /**
+             * Format: date-time
+             * @description When the key's value was last replaced; null when never.
+             */
+            rerolledAt: string | null;
+            /**
+             * @description First 8 characters of the key, for display.
+             * @example lk_8Fq2x
+             */
+            start: string;
+            /** Format: date-time */
+            updatedAt: string;
+            userId: string;
+        };
         VerifyApiKeyResponse: {
-            apiKey: components["schemas"]["ApiKey"];
+            apiKey: components["schemas"]["VerifiedApiKey"];
             /** @description True when the value verified is one a reroll replaced, still inside its grace period: the caller should switch to the new value. */
             deprecated: boolean;
             /** @enum {boolean} */
@@ -1156,6 +1210,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description `false` creates the key disabled (the owner may enable it later). Default true. */
+                    enabled?: boolean;
                     /**
                      * @description Seconds, or a compact duration such as "30d", "12h".
                      * @example 30d
@@ -1825,6 +1881,15 @@ export interface operations {
             };
             /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

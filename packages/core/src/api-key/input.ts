@@ -79,8 +79,8 @@ export function checkName(value: unknown): string | null {
 
 // A lone surrogate (half of a UTF-16 pair) or NUL: PostgreSQL refuses NUL in text and jsonb, and stores turn a lone
 // surrogate into U+FFFD or keep it, so such text would read back differently per store.
-const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const isStorableText = (s: string) => !UNSTORABLE_TEXT.test(s);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const isStorableText = (s: string) => !s.includes("\u0000") && !LONE_SURROGATE.test(s);
 
 /** How deep metadata may nest (objects and arrays). */
 const MAX_METADATA_DEPTH = 32;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CounterState, CounterStore } from "../ports/store.ts";
+import type { CounterState } from "../ports/records.ts";
+import type { CounterStore } from "../ports/store.ts";
 import { readApiKeyUsage, USAGE_PEEK_CONCURRENCY } from "./usage.ts";
 
 const DAY = 86_400_000;

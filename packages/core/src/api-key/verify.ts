@@ -156,6 +156,8 @@ export async function authenticateApiKey(
   if (!isMetered(row)) {
     const resolution = settings.lastUsedResolutionMs;
     let { apiKey: view, user: userView } = viewsOf(found);
+    // The replaced value's own first characters: never those of the value that replaced it.
+    if (deprecated) view = { ...view, start: key.slice(0, API_KEY_START_LENGTH) };
     // At most one write per key per resolution: the common verify stays a single read.
     if (row.lastUsedAt === null || row.lastUsedAt.getTime() + resolution <= now) {
       await keys.touchLastUsed(row.id, new Date(now), resolution);
@@ -167,7 +169,9 @@ export async function authenticateApiKey(
   const used = await keys.consumeUse(row.id, new Date(now));
   if (used.ok) {
     await countUsage(ctx, settings, row.id, "valid");
-    return { valid: true, apiKey: toApiKeyView(used.key), user: toUserView(user), deprecated };
+    const view = toApiKeyView(used.key);
+    if (deprecated) view.start = key.slice(0, API_KEY_START_LENGTH);
+    return { valid: true, apiKey: view, user: toUserView(user), deprecated };
   }
   switch (used.reason) {
     case "NOT_FOUND":

@@ -58,13 +58,13 @@ function registerVerifyApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       // One indexed read (plus one atomic write for metered keys): a per-IP counter would add a write to every call.
       globalRateLimit: false,
       summary: "Verify an API key",
-      description: `The key comes from the body (\`key\`) or, when absent, the \`${header}\` header. Always 200: \`{valid: true, apiKey}\` or \`{valid: false, error: {code, message}}\` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (\`tryAgainIn\`: ms until the next refill, or null without one) or RATE_LIMITED (\`tryAgainIn\` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record \`lastUsedAt\` at most once per \`lastUsedResolution\`. A value replaced by a reroll verifies until its grace ends, answered with \`deprecated: true\`.`,
+      description: `The key comes from the body (\`key\`) or, when absent, the \`${header}\` header. Always 200: \`{valid: true, apiKey}\` or \`{valid: false, error: {code, message}}\` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (\`tryAgainIn\`: ms until the next refill, or null without one) or RATE_LIMITED (\`tryAgainIn\` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record \`lastUsedAt\` at most once per \`lastUsedResolution\`. A value replaced by a reroll verifies until its grace ends, answered with \`deprecated: true\` (and \`start\` of that value, never of its replacement). The answer never carries \`serverMetadata\` (operator data: \`auth.api.verifyApiKey\` and \`requireApiKey\` see it).`,
       body: VerifyBody,
       response: { schema: VerifyResponse, description: "The verdict" },
     },
     async (c, { body }) => {
       const key = body.key ?? c.req.header(header) ?? null;
-      return c.json(await service.verify({ key, permissions: body.permissions ?? null }, tools.meta(c)));
+      return c.json(await service.verifyForCaller({ key, permissions: body.permissions ?? null }, tools.meta(c)));
     },
   );
 }
