@@ -170,6 +170,8 @@ interface RequestContext {
   base: string;
   mode: "cookie" | "bearer";
   token: string | null;
+  /** Bearer mode: the device token a password sign-in sends (`latchkey-device`). */
+  deviceToken: string | null;
   headers: ClientOptions["headers"];
 }
 
@@ -202,6 +204,8 @@ function buildRequest<K extends OperationId>(
     // Asks sign-in answers for the session token (a cookie-mode page never receives it).
     headers["latchkey-credentials"] = "bearer";
     if (ctx.token) headers.authorization = `Bearer ${ctx.token}`;
+    // A password sign-in from a known device is not held by the anonymous limits (docs/security.md).
+    if (ctx.deviceToken && operationId === "signInEmail") headers["latchkey-device"] = ctx.deviceToken;
   }
   const init: RequestInit = { method: op.method, headers, credentials: ctx.mode === "cookie" ? "include" : "omit" };
   if (body !== undefined) init.body = body;
@@ -298,6 +302,24 @@ async function readAnswer(
   return { payload };
 }
 
+/** One operation's `Request` (see buildRequest). */
+function buildFetchRequest<K extends OperationId>(
+  ctx: RequestContext,
+  operationId: K,
+  input: Input<K> | undefined,
+  callOptions: CallOptions,
+): Request {
+  const { url, init } = buildRequest(ctx, operationId, input, callOptions);
+  return new Request(url, init);
+}
+
+/** The tokens a sign-in answer carries for a Bearer client (`credentials.token`, `credentials.deviceToken`). */
+function credentialsOf(payload: unknown): { token: string | null; deviceToken: string | null } {
+  const credentials = (payload as { credentials?: { token?: unknown; deviceToken?: unknown } } | null)?.credentials;
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  return { token: text(credentials?.token), deviceToken: text(credentials?.deviceToken) };
+}
+
 /**
  * Creates a client. Every method resolves to `{ data, error }`; `error.code` is a union of Latchkey's codes.
  *
@@ -313,15 +335,25 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   let token = options.token ?? null;
   let deviceToken = options.deviceToken ?? null;
   let jwt: string | null = null;
-  // Bumped when a session-changing call leaves and again when it is answered: a get-session answer (the store's or
-  // the app's own `getSession()`) that left under an older generation may describe the session before the change,
-  // so it is returned to its caller but never put into the session store (nor its JWT kept).
+  // Bumped when a session-changing call leaves and when it is answered: a get-session answer that left under an
+  // older generation is returned to its caller but never put into the session store (nor its JWT kept).
   let generation = 0;
 
   const setToken = (next: string | null) => {
     if (next === token) return;
     token = next;
     options.onTokenChange?.(next);
+  };
+
+  /** Bearer mode: the session and device tokens a sign-in answered; a session-ending call drops the token. */
+  const keepCredentials = (operationId: OperationId, payload: unknown) => {
+    const { token: next, deviceToken: device } = credentialsOf(payload);
+    if (device !== null && device !== deviceToken) {
+      deviceToken = device;
+      options.onDeviceTokenChange?.(device);
+    }
+    if (next !== null) setToken(next);
+    else if (SESSION_ENDING.has(operationId)) setToken(null);
   };
 
   async function call<K extends OperationId>(
@@ -331,17 +363,8 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   ): Promise<Result<Output<K>>> {
     // The credentials this call was made with: a sign-out forgets the token locally before its request leaves.
     const callToken = token;
-    const send = () => {
-      const { url, init } = buildRequest(
-        { base, mode, token: callToken, headers: options.headers },
-        operationId,
-        input,
-        callOptions,
-      );
-      if (mode === "bearer" && deviceToken && operationId === "signInEmail")
-        (init.headers as Record<string, string>)["latchkey-device"] = deviceToken;
-      return doFetch(new Request(url, init));
-    };
+    const context = { base, mode, token: callToken, deviceToken, headers: options.headers };
+    const send = () => doFetch(buildFetchRequest(context, operationId, input, callOptions));
     const changing = SESSION_CHANGING.has(operationId);
     if (changing) generation++;
     const leftAt = generation;
@@ -375,15 +398,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     if (stale) return { data: payload as Output<K>, error: null, response };
     // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
     if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
-    if (mode === "bearer") {
-      const credentials = (payload as { credentials?: { token?: unknown; deviceToken?: unknown } } | null)?.credentials;
-      if (credentials && typeof credentials.deviceToken === "string" && credentials.deviceToken !== deviceToken) {
-        deviceToken = credentials.deviceToken;
-        options.onDeviceTokenChange?.(deviceToken);
-      }
-      if (credentials && typeof credentials.token === "string") setToken(credentials.token);
-      else if (SESSION_ENDING.has(operationId)) setToken(null);
-    }
+    if (mode === "bearer") keepCredentials(operationId, payload);
     if (operationId === "getSession") store.accept(payload as SessionState["data"]);
     else if (SESSION_CHANGING.has(operationId)) void store.refetch();
     return { data: payload as Output<K>, error: null, response };

@@ -42,7 +42,10 @@ export function keepRefreshedCookie(c: Context): void {
   if (values === undefined) return;
   const present = c.res.headers.getSetCookie();
   const missing = values.filter((value) => !present.includes(value));
-  if (missing.length > 0) editHeaders(c, (headers) => missing.forEach((value) => headers.append("set-cookie", value)));
+  if (missing.length === 0) return;
+  editHeaders(c, (headers) => {
+    for (const value of missing) headers.append("set-cookie", value);
+  });
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Server } from "node:http";
 import { connect } from "node:net";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";

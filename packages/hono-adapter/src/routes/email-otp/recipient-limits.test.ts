@@ -123,7 +123,9 @@ describe("email send limits", () => {
 
   it("while strangers hold the cap spent, a request carrying only the owner's device cookie (no session) still gets a code", async () => {
     const { t, sentTo, signInCode } = setup(true);
-    const up = await t.request("POST", "/sign-up/email", { body: { email: VICTIM, password: "correct horse battery" } });
+    const up = await t.request("POST", "/sign-up/email", {
+      body: { email: VICTIM, password: "correct horse battery" },
+    });
     const device = deviceCookieOf(up);
     expect(device).not.toBeNull();
     await sentTo(VICTIM);
