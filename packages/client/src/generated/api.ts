@@ -251,7 +251,7 @@ export interface paths {
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
-         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/delete-account/request"]`).
          */
@@ -321,7 +321,7 @@ export interface paths {
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          *
-         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-email-change"]`).
          */
@@ -345,7 +345,7 @@ export interface paths {
          * Email a password-reset code
          * @description `{success: true}` whether or not the email is registered (the email limits below, too, answer alike); only registered emails receive a `password-reset` code.
          *
-         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/request-password-reset"]`).
          */
@@ -391,7 +391,7 @@ export interface paths {
          * Email a one-time code
          * @description `{success: true}`, with the same status and body whether or not the email is registered (the email limits below, too, answer alike). Issues a new code (earlier codes for the same email and purpose stop working) and emails it. Only users get `email-verification` and `password-reset` codes; `sign-in` codes go to anyone.
          *
-         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/email-otp/send-verification-otp"]`).
          */
@@ -541,7 +541,7 @@ export interface paths {
          * Email a password-reset link
          * @description `{success: true}` whether or not the email is registered (the email limits below, too, answer alike). `redirectTo` must be a path or a trusted origin (400 `INVALID_CALLBACK_URL`); the token is appended as `?token=`.
          *
-         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/request-password-reset"]`).
          */
@@ -647,7 +647,7 @@ export interface paths {
          * Email a verification link
          * @description `{success: true}`: unknown and already verified addresses get no email, and nothing in the answer tells them apart (the email limits below, too, answer alike). A registered, unverified user gets a single-use token (earlier ones die) rendered into the `verification.html` and `verification.txt` templates as a link to `callbackUrl` (a path on `baseUrl` or a URL on a trusted origin, else 400 `INVALID_CALLBACK_URL`), or by default `emailVerification.callbackUrlOverride` / `baseUrl` + `emailVerification.callbackPath`, with `?token=&email=`.
          *
-         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/send-verification-email"]`).
          */
@@ -739,7 +739,7 @@ export interface paths {
          * Email a sign-in link
          * @description Always `{success: true}`, with the same status and body whether or not the email is registered. Any address gets a single-use link (earlier links to it die; only the token's SHA-256 is stored) that lives 5 minutes and opens the confirm page `GET /magic-link/verify` with `?token=&callbackURL=`. Opening it spends nothing (mail scanners fetch links): the page's button POSTs to `/magic-link/verify`. `name` is used only when the link creates the user.
          *
-         *     Email limits: each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`); past them the answer is the same and nothing is issued or sent, so the code or link already sent stays valid.
+         *     Email limits: per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives at most 5 emails per 15 minutes (`email.perRecipient`) across every route that emails and one per purpose every minute (`email.resendCooldown`). Every network together: at most 30 emails per hour to one address (`email.recipientCap`); requests from the account's own session or device cookie are not counted in it. Past them: 429 `RATE_LIMITED` with `Retry-After`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.
          *
          *     Rate limit: 3 requests per minute per IP (`rateLimit.rules["/sign-in/magic-link"]`).
          */
@@ -1245,7 +1245,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateApiKeyResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1353,7 +1353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1459,7 +1459,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedCount"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1556,7 +1556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1624,7 +1624,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateApiKeyResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1746,7 +1746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,7 +1852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyUsage"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1934,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyApiKeyResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2033,7 +2033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2135,7 +2135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2233,7 +2233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2321,7 +2321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2428,7 +2428,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2549,7 +2549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2647,7 +2647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2749,7 +2749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2852,7 +2852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,7 +2950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3048,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,7 +3308,7 @@ export interface operations {
                     "application/json": components["schemas"]["MagicLinkSignIn"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3402,7 +3402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3496,7 +3496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3584,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedSessions"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3682,7 +3682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedSessions"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3891,7 +3891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3984,7 +3984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4106,7 +4106,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignInResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4216,7 +4216,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignInResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4324,7 +4324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4412,7 +4412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4515,7 +4515,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignInResponse"] | components["schemas"]["Success"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4677,7 +4677,7 @@ export interface operations {
                     "application/json": components["schemas"]["JwtToken"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4798,7 +4798,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4910,7 +4910,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignInResponse"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5003,7 +5003,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordValid"];
                 };
             };
-            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code) */
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
             400: {
                 headers: {
                     [name: string]: unknown;

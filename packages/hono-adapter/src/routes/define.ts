@@ -301,13 +301,13 @@ function withEmailLimitsText(description: string, email: ResolvedConfig["email"]
       : `one per purpose every ${ruleText({ windowMs: email.resendCooldownMs, max: 1 }).replace(/^1 request per /, "")} (\`email.resendCooldown\`)`;
   const perRequester = [budget, cooldown].filter((part) => part !== null);
   const cap = email.recipientCap
-    ? ` Every network together: at most ${emailsText(email.recipientCap)} to one address (\`email.recipientCap\`); requests from the account's own session are not counted in it.`
+    ? ` Every network together: at most ${emailsText(email.recipientCap)} to one address (\`email.recipientCap\`); requests from the account's own session or device cookie are not counted in it.`
     : "";
   if (perRequester.length === 0 && cap === "") return description;
   const first =
     perRequester.length === 0
       ? ""
-      : ` per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session, each address receives ${perRequester.join(" and ")}.`;
+      : ` per requesting network (IPv4 /24, IPv6 /48), or for requests carrying the account's own session or device cookie, each address receives ${perRequester.join(" and ")}.`;
   return `${description}\n\nEmail limits:${first}${cap} Past them: 429 \`RATE_LIMITED\` with \`Retry-After\`, for registered and unknown addresses alike; nothing is issued or sent, so the code or link already sent stays valid.`;
 }
 
