@@ -721,6 +721,9 @@ function fuzzRequest(
   return { method, path: `/auth${op.path}${query}`, init };
 }
 
+/** Anonymous, and with a session. */
+const CREDENTIALS = (token: string): Array<Record<string, string>> => [{}, { authorization: `Bearer ${token}` }];
+
 /**
  * Every state-changing operation with bodies nested 100, 1,000 and 10,000 deep (objects, arrays, and objects under
  * `metadata`), anonymous and with a session: each must be a 4xx (JSON.parse takes the depth; code after it that
@@ -737,7 +740,7 @@ function deepBodyRequests(
       [100, 1000, 10_000].flatMap((depth) =>
         [nest('{"a":', "}", depth), nest("[", "]", depth), `{"metadata":${nest('{"a":', "}", depth - 1)}}`].flatMap(
           (rawBody) =>
-            [{}, { authorization: `Bearer ${token}` }].map((credentials) => ({
+            CREDENTIALS(token).map((credentials) => ({
               method: op.method,
               path: `/auth${op.path}`,
               init: { rawBody, headers: { ...credentials, "content-type": "application/json" } },
