@@ -12,20 +12,14 @@ import {
 import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
-import type { CookieDescriptor } from "../session/session.ts";
+import type { CookieDescriptor, DeviceCredential } from "../session/session.ts";
+
+export type { DeviceCredential };
 
 /** A device cookie that checked out for an account: the browser (or Bearer client) it names. */
 export interface KnownDevice {
   userId: string;
   deviceId: string;
-}
-
-/** What a sign-in hands back besides the session: the (rotated) device token and its cookie. */
-export interface DeviceCredential {
-  /** The device's id (stable across rotations): `revoke({ userId, deviceId })` ends it. */
-  deviceId: string;
-  token: string;
-  cookie: CookieDescriptor;
 }
 
 /** The verification-row identifier of one device of one account (one row per account and browser). */

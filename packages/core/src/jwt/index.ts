@@ -16,3 +16,4 @@ export type {
   JwtSigner,
   JwtSignerFactory,
 } from "./options.ts";
+export { KeyEnvelope } from "./key-envelope.ts";

@@ -7,7 +7,6 @@ import type { Store } from "../ports/store.ts";
 import { ownData, sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
 import { isoTime } from "./iso-time.ts";
-import type { DeviceCredential } from "../device/device-cookies.ts";
 
 /** The user as returned to callers. */
 export interface UserView {
@@ -53,6 +52,14 @@ export interface CookieDescriptor {
   sameSite: "Lax" | "Strict" | "None";
   path: "/";
   domain: string | null;
+}
+
+/** What a sign-in hands back besides the session: the (rotated) device token and its cookie. */
+export interface DeviceCredential {
+  /** The device's id (stable across rotations): `revoke({ userId, deviceId })` ends it. */
+  deviceId: string;
+  token: string;
+  cookie: CookieDescriptor;
 }
 
 /** What a sign-in of any kind returns. */

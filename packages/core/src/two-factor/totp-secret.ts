@@ -1,4 +1,4 @@
-import { KeyEnvelope } from "../jwt/key-envelope.ts";
+import { KeyEnvelope } from "../jwt/index.ts";
 import type { Random } from "../ports/clock.ts";
 import { base32Decode, base32Encode, type TotpAlgorithm } from "./totp.ts";
 
