@@ -117,12 +117,14 @@ export function expectError(res: E2eResponse, status: number, code: string, what
 }
 
 /**
- * The `name=value` of the first cookie a response sets ("" when none).
+ * The `name=value` of the first cookie a response sets other than the device cookie ("" when none): a sign-in
+ * also sets `__Host-latchkey.device` (docs/security.md, device cookies), which no journey sends back as a session.
  *
  * @example
  * import { cookieFrom } from "@latchkey/e2e";
  * const cookie = cookieFrom(res); // "__Host-latchkey.session=..."
  */
 export function cookieFrom(res: E2eResponse): string {
-  return res.headers.get("set-cookie")?.split(";")[0]?.trim() ?? "";
+  const cookies = res.headers.getSetCookie().map((line) => line.split(";")[0]?.trim() ?? "");
+  return cookies.find((cookie) => !/^[^=]*\.device=/.test(cookie)) ?? "";
 }
