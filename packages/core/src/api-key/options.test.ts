@@ -34,6 +34,7 @@ describe("apiKeys options", () => {
       usage: false,
       usageRetentionMs: 90 * 86_400_000,
       maxPerUser: 100,
+      httpCreate: true,
     });
     expect(resolveApiKeysOptions({ maxExpiresIn: null, defaultExpiresIn: "2000d" })).toMatchObject({
       maxExpiresInMs: null,
