@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ResolvedConfig, SignInResult } from "@latchkey/core";
-import { serializeCookie, setCookie } from "./cookies.ts";
+import { serializeCookie } from "./cookies.ts";
 import { jsonAnswer } from "../middleware/security.ts";
 
 /** The request header a Bearer client sends to receive the session token in sign-in answers. */
@@ -33,13 +33,15 @@ export function signInResponse(
   extra: Record<string, unknown> = {},
 ): Response {
   const { user, session, credentials, device } = result;
-  // The device cookie travels beside the session cookie; a client that takes its tokens itself gets it as
-  // `credentials.deviceToken`, to send back as `latchkey-device` (or `deviceToken` in the sign-in body).
-  if (device) setCookie(c, device.cookie);
+  // The device cookie travels after the session cookie (the session's is the first `Set-Cookie`, as before device
+  // cookies); a client that takes its tokens itself gets it as `credentials.deviceToken`, to send back as
+  // `latchkey-device` (or `deviceToken` in the sign-in body).
   const withDevice = device ? { ...credentials, deviceToken: device.token } : credentials;
   const json = JSON.stringify(
     returnsToken(c) ? { user, session, credentials: withDevice, ...extra } : { user, session, ...extra },
   );
   // The security headers and the cookie in one record when nothing else was set for the answer (see jsonAnswer).
-  return jsonAnswer(c, json, config, serializeCookie(result.cookie));
+  const answer = jsonAnswer(c, json, config, serializeCookie(result.cookie));
+  if (device) answer.headers.append("set-cookie", serializeCookie(device.cookie));
+  return answer;
 }
