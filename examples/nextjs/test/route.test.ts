@@ -56,7 +56,8 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
           new Request(`${BASE_URL}/api/auth/request-password-reset`, {
             method: "POST",
             headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.${i}` },
-            body: JSON.stringify({ email: "victim@next.example" }),
+            // A new address each time: the email send limits (one per minute per address) stay out of the count.
+            body: JSON.stringify({ email: `victim${i}@next.example` }),
           }),
         );
         statuses.push(res.status);
@@ -87,7 +88,7 @@ describe("Next.js route handler app/api/auth/[...all]/route.ts", () => {
           new Request(`${BASE_URL}/api/auth/request-password-reset`, {
             method: "POST",
             headers: { "content-type": "application/json", "x-forwarded-for": `spoofed-${i}, 192.0.2.${i}, 10.0.0.1` },
-            body: JSON.stringify({ email: "hops@next.example" }),
+            body: JSON.stringify({ email: `hops${i}@next.example` }),
           }),
         );
         statuses.push(res.status);
