@@ -210,6 +210,7 @@ const VALID: Record<string, unknown> = {
   "apiKeys.usage": true,
   "apiKeys.usageRetention": "30d",
   "apiKeys.maxPerUser": 20,
+  "apiKeys.httpCreate": false,
 };
 // Options that only make sense with a partner (validation requires both).
 const PARTNERS: Record<string, Record<string, unknown>> = {

@@ -135,8 +135,11 @@ export class EmailOtpService {
     // of the same email that commits meanwhile is met as a conflict in the transaction.
     let existing = known ?? found;
     let result: SignInResult;
+    // The code is spent once, by the first transaction that reaches it; `spent` says this request spent it.
+    let spent = false;
     // At most twice: when a sign-up of the same email commits between the hooks and the insert, the record signed in
-    // is that one, which the hooks have not seen: they run again on it (the code is not spent in between).
+    // is that one, which the hooks have not seen: the first transaction commits the spent code (every store can: a
+    // compensating one keeps a consume anyway), and the hooks run again on that record before the second signs in.
     for (let attempt = 1; ; attempt++) {
       let signingIn: UserRecord;
       try {
@@ -146,39 +149,25 @@ export class EmailOtpService {
         await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
       } catch (error) {
         // A code a hook refused is spent: it cannot be replayed against the hook. A hook that failed (any other
-        // throw) wrote nothing: the code stays usable for a retry.
-        if (isHookRefusal(error)) await ctx.store.verifications.consume(row.id);
+        // throw) wrote nothing: the code stays usable for a retry (unless the race above spent it already).
+        if (isHookRefusal(error) && !spent) await ctx.store.verifications.consume(row.id);
         throw error;
       }
-      const seen = existing;
-      // The spent code, a new user, its EMAIL_OTP account and the session (or, for a known user, the mailbox proof
-      // and the session) commit together.
+      let outcome: SignInResult | { createdMeanwhile: UserRecord };
       try {
-        result = await inTransaction(ctx, async (tx) => {
-          // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
-          if (!(await tx.store.verifications.consume(row.id))) throw new SpentMeanwhile();
-          let user: UserRecord;
-          if (!seen) {
-            // The user the hooks saw. A concurrent sign-up of the same email that committed meanwhile is met as the
-            // insert's conflict (every store answers it inside the transaction): that record goes back to the hooks.
-            const created = await this.createUser(tx, signingIn, meta);
-            if (!created.isNew) throw new CreatedMeanwhile(created.user);
-            user = created.user;
-          } else {
-            user = await this.proveForOtp(tx, seen, meta);
-          }
-          return tx.sessions.create(user, meta, { rememberMe: input.rememberMe });
-        });
-        break;
+        outcome = await this.spendAndSignIn(existing, signingIn, row.id, spent, input.rememberMe, meta);
       } catch (error) {
-        if (error instanceof CreatedMeanwhile && attempt === 1) {
-          existing = error.user;
-          continue;
-        }
         if (!(error instanceof SpentMeanwhile)) throw error;
         await this.codes.spentMeanwhile(t, row, meta);
         throw invalidOtp();
       }
+      if (!("createdMeanwhile" in outcome)) {
+        result = outcome;
+        break;
+      }
+      if (attempt > 1) throw new AuthError("INTERNAL_ERROR", "The user could not be signed in");
+      spent = true;
+      existing = outcome.createdMeanwhile;
     }
     const user = result.user;
     await this.codes.verified(t, user.id, meta);
@@ -268,6 +257,36 @@ export class EmailOtpService {
     return proven;
   }
 
+  /**
+   * One transaction: the code (unless `spent` already), then a new user with its EMAIL_OTP account (or, for a known
+   * user, the mailbox proof) and the session, together. A new email that a concurrent sign-up took meanwhile
+   * commits only the spent code and answers that user, for the hooks to see first.
+   */
+  private spendAndSignIn(
+    seen: UserRecord | null,
+    signingIn: UserRecord,
+    rowId: string,
+    spent: boolean,
+    rememberMe: boolean | undefined,
+    meta: RequestMeta,
+  ): Promise<SignInResult | { createdMeanwhile: UserRecord }> {
+    return inTransaction(this.ctx, async (tx) => {
+      // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
+      if (!spent && !(await tx.store.verifications.consume(rowId))) throw new SpentMeanwhile();
+      let user: UserRecord;
+      if (!seen) {
+        // The user the hooks saw. A concurrent sign-up of the same email that committed meanwhile is met as the
+        // insert's conflict (every store answers it inside the transaction): that record goes back to the hooks.
+        const created = await this.createUser(tx, signingIn, meta);
+        if (!created.isNew) return { createdMeanwhile: created.user };
+        user = created.user;
+      } else {
+        user = await this.proveForOtp(tx, seen, meta);
+      }
+      return tx.sessions.create(user, meta, { rememberMe });
+    });
+  }
+
   /** A verified user with an `EMAIL_OTP` account; when a concurrent sign-up took the email, that user. */
   private async createUser(
     ctx: AuthContext,
@@ -283,16 +302,6 @@ export class EmailOtpService {
     const existing = await ctx.store.users.findByEmail(email);
     if (!existing) throw new AuthError("INTERNAL_ERROR", "The user could not be created", { cause: created });
     return { user: existing, isNew: false };
-  }
-}
-
-/**
- * Thrown inside a new email's sign-in transaction (rolling it back, the code unspent) when a sign-up of the same
- * email committed first: that user is signed in only once the hooks saw it.
- */
-class CreatedMeanwhile extends Error {
-  constructor(readonly user: UserRecord) {
-    super("a user with this email was created by a parallel request");
   }
 }
 

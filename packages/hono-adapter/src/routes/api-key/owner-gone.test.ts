@@ -3,15 +3,29 @@ import { createKey, setup, signedIn } from "../../../test/routes/api-key/fixture
 
 // The owner is deleted between the session check (or the trusted call's user lookup) and the key's insert, by
 // running the deletion inside the store's create, just before the insert: what a concurrent account deletion does.
+// A signed-in caller's key is inserted inside a transaction (it commits only while the session lives), through the
+// transaction's own ports: those are patched too.
 function deleteOwnerBeforeInsert(t: ReturnType<typeof setup>["t"], userId: string): () => void {
-  const keys = t.auth.core.ctx.store.apiKeys!;
-  const create = keys.create;
-  keys.create = async (key, options) => {
-    await t.store.users.delete(userId);
-    return create.call(keys, key, options);
+  const store = t.auth.core.ctx.store;
+  const keys = store.apiKeys!;
+  const patch = (port: NonNullable<typeof store.apiKeys>): void => {
+    const create = port.create;
+    port.create = async (key, options) => {
+      await t.store.users.delete(userId);
+      return create.call(port, key, options);
+    };
   };
+  const create = keys.create;
+  const transaction = store.transaction;
+  patch(keys);
+  store.transaction = (body) =>
+    transaction.call(store, (ports) => {
+      if (ports.apiKeys && ports.apiKeys !== keys) patch(ports.apiKeys);
+      return body(ports);
+    });
   return () => {
     keys.create = create;
+    store.transaction = transaction;
   };
 }
 
