@@ -348,9 +348,10 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
     // ORIGIN at build time is the app's public origin (paths.origin): adapter-node would assume https otherwise.
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
+    // NODE_ENV=production as a deploy builds (Vite makes `dev` true for any other NODE_ENV, such as Vitest's "test").
     const build = await run(node24, [join(app, "node_modules/vite/bin/vite.js"), "build"], {
       cwd: app,
-      env: { ORIGIN: base },
+      env: { ORIGIN: base, NODE_ENV: "production" },
     });
     expect(build.code, printed(build)).toBe(0);
     // Strict TypeScript over the example's .ts files, against the route types the build generated.
@@ -359,7 +360,7 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
     // The `init` hook builds the auth at start: without LATCHKEY_SECRET the server stops before listening.
     const refused = await run(node24, ["build/index.js"], {
       cwd: app,
-      env: { HOST: "127.0.0.1", PORT: String(await freePort()) },
+      env: { NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(await freePort()) },
       timeoutMs: 60_000,
     });
     expect(refused.code, printed(refused)).not.toBe(0);
@@ -370,6 +371,7 @@ describe("examples/sveltekit as a real SvelteKit app (adapter-node)", () => {
     const server = start(node24, ["build/index.js"], {
       cwd: app,
       env: {
+        NODE_ENV: "production",
         HOST: "127.0.0.1",
         PORT: String(port),
         LATCHKEY_SECRET: "k".repeat(64),
@@ -412,7 +414,9 @@ describe("examples/astro as a real Astro app (@astrojs/node standalone)", () => 
     const app = join(work, "astro");
     await exampleProject(root, "astro", app, ["src", "astro.config.mjs", "tsconfig.json"], packs);
     const node24 = join(tools, "node_modules/node24/bin/node");
-    const quiet = { ASTRO_TELEMETRY_DISABLED: "1" };
+    // NODE_ENV=production as a deploy builds (Vite makes import.meta.env.DEV true for any other NODE_ENV, such as
+    // Vitest's "test").
+    const quiet = { ASTRO_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
     const build = await run(node24, [join(app, "node_modules/astro/bin/astro.mjs"), "build"], { cwd: app, env: quiet });
     expect(build.code, printed(build)).toBe(0);
     // Strict TypeScript over the example's .ts files, against the types the build generated (.astro/).

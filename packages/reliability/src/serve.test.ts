@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "@latchkey/drizzle-store";
 import { createTestPostgresDatabase, type TestDatabase } from "@latchkey/test-support";
 import { startTestRedis, type TestRedisServer } from "../../../test/redis-server.ts";
-import { query } from "./harness.ts";
+import { freshIp, query } from "./harness.ts";
 
 const CLI = fileURLToPath(new URL("../node_modules/@latchkey/cli/dist/bin.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("./serve.config.mjs", import.meta.url));
@@ -51,9 +51,6 @@ interface Answer {
   /** Set when no answer came: ECONNREFUSED (nothing listening) or a cut connection. */
   error?: string;
 }
-
-let ipSeq = 0;
-const freshIp = () => `10.77.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}`;
 
 /**
  * One request on its own connection (no keep-alive), as a load balancer's health-checked pool would send it: an

@@ -17,10 +17,14 @@ export interface RunResult {
  * The environment a consumer's process gets: ours without NODE_PATH, which pnpm's shims point at the workspace's
  * store (require() would find workspace packages through it).
  */
-function consumerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  delete env.NODE_PATH;
-  return env;
+/**
+ * The environment a consumer's command gets: this process's, without what Vitest adds to it (NODE_ENV=test and
+ * its copy of import.meta.env: DEV=1 makes an Astro build development), then the test's own variables.
+ */
+export function consumerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ["NODE_PATH", "NODE_ENV", "DEV", "PROD", "SSR", "MODE", "BASE_URL"]) delete env[name];
+  return { ...env, ...extra };
 }
 
 /** Runs a command to completion (never throws on a non-zero exit; the caller asserts). */

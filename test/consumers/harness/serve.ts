@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { consumerEnv } from "./projects.ts";
 
 /** A `latchkey serve` started from a consumer project's node_modules/.bin, with what it printed. */
 export interface ServeProcess {
@@ -9,8 +10,7 @@ export interface ServeProcess {
 
 /** Runs the installed bin (`node_modules/.bin/latchkey serve ...`) without the workspace's NODE_PATH. */
 export function startServe(cwd: string, args: string[], env: NodeJS.ProcessEnv): ServeProcess {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  delete childEnv.NODE_PATH;
+  const childEnv = consumerEnv(env);
   const child = spawn(`${cwd}/node_modules/.bin/latchkey`, ["serve", ...args], {
     cwd,
     env: childEnv,

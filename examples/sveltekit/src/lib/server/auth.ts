@@ -1,4 +1,4 @@
-import { dev } from "$app/environment";
+import { dev } from "$app/env";
 import { EMAIL_WEBHOOK_URL, LATCHKEY_BASE_URL, LATCHKEY_SECRET } from "$app/env/private";
 import { apiKeys, consoleEmailSender, emailOtp, jwt, type EmailSender } from "@latchkey/core";
 import { createAuth, requestSession } from "@latchkey/hono-adapter";

@@ -1,28 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { createKey, setup, signedIn } from "../../../test/routes/api-key/fixtures.ts";
 
-// The owner is deleted between the session check (or the trusted call's user lookup) and the key's insert, by
-// running the deletion inside the store's create, just before the insert: what a concurrent account deletion does.
-// A signed-in caller's key is inserted inside a transaction (it commits only while the session lives), through the
-// transaction's own ports: those are patched too.
+// The owner is deleted between the session check (or the trusted call's user lookup) and the key's insert: what a
+// concurrent account deletion does. A trusted call inserts through the store's create (the deletion runs inside
+// it, just before the insert); a signed-in caller's key is inserted in a transaction (it commits only while the
+// session lives), so the deletion runs just before that transaction begins (from outside it: SQLite's writer lock
+// would make a deletion from outside wait for a transaction already open).
 function deleteOwnerBeforeInsert(t: ReturnType<typeof setup>["t"], userId: string): () => void {
   const store = t.auth.core.ctx.store;
   const keys = store.apiKeys!;
-  const patch = (port: NonNullable<typeof store.apiKeys>): void => {
-    const create = port.create;
-    port.create = async (key, options) => {
-      await t.store.users.delete(userId);
-      return create.call(port, key, options);
-    };
-  };
   const create = keys.create;
   const transaction = store.transaction;
-  patch(keys);
-  store.transaction = (body) =>
-    transaction.call(store, (ports) => {
-      if (ports.apiKeys && ports.apiKeys !== keys) patch(ports.apiKeys);
-      return body(ports);
-    });
+  keys.create = async (key, options) => {
+    await t.store.users.delete(userId);
+    return create.call(keys, key, options);
+  };
+  store.transaction = async <T>(body: Parameters<typeof transaction<T>>[0]): Promise<T> => {
+    await t.store.users.delete(userId);
+    return transaction.call<typeof store, [typeof body], Promise<T>>(store, body);
+  };
   return () => {
     keys.create = create;
     store.transaction = transaction;
