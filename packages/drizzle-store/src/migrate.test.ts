@@ -4,7 +4,17 @@ import { openPostgres } from "./pg/postgres-js.ts";
 import { openSqlite } from "./sqlite/connection.ts";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 
-const TABLES = ["accounts", "api_keys", "audit_events", "counters", "jwks", "sessions", "users", "verifications"];
+const TABLES = [
+  "accounts",
+  "api_keys",
+  "audit_events",
+  "counters",
+  "jwks",
+  "sessions",
+  "two_factor",
+  "users",
+  "verifications",
+];
 const MIGRATIONS = [
   "0000_initial",
   "0001_api_key_lifecycle",
@@ -12,6 +22,7 @@ const MIGRATIONS = [
   "0003_app_metadata",
   "0004_counters_reset_at_index",
   "0005_partial_nullable_indexes",
+  "0006_two_factor",
 ];
 
 describe("migrateDatabase", () => {

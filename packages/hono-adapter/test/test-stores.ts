@@ -103,6 +103,7 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
     apiKeys: port("apiKeys") as FullStore["apiKeys"],
     jwks: port("jwks") as FullStore["jwks"],
     audit: port("audit") as FullStore["audit"],
+    twoFactor: port("twoFactor") as FullStore["twoFactor"],
     transaction: async (body) => (await ready).transaction(body),
     ping: async () => (await ready).ping(),
     close: async () => (await ready).close(),

@@ -4,6 +4,7 @@ import type {
   AuditRecord,
   CounterState,
   JwkRecord,
+  TwoFactorRecord,
   SessionRecord,
   UserRecord,
   VerificationRecord,
@@ -32,6 +33,7 @@ export interface MemoryDatabase {
   apiKeysByHash: Map<string, string>;
   jwks: Map<string, JwkRecord>;
   audit: AuditRecord[];
+  twoFactor: Map<string, TwoFactorRecord>;
 }
 
 export function memoryDatabase(): MemoryDatabase {
@@ -51,6 +53,7 @@ export function memoryDatabase(): MemoryDatabase {
     apiKeysByHash: new Map(),
     jwks: new Map(),
     audit: [],
+    twoFactor: new Map(),
   };
 }
 

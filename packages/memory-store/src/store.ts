@@ -6,6 +6,7 @@ import { auditPort } from "./audit.ts";
 import { countersPort } from "./counters.ts";
 import { memoryDatabase, type MemoryDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
+import { twoFactorPort } from "./two-factor.ts";
 import { trackedDatabase, UndoLog } from "./undo-log.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
@@ -40,6 +41,7 @@ export function memoryStoreOver(db: MemoryDatabase): FullStore {
     apiKeys: apiKeysPort(data),
     jwks: jwksPort(data),
     audit: auditPort(data),
+    twoFactor: twoFactorPort(data),
   });
 
   const store: FullStore = {

@@ -86,5 +86,6 @@ export function trackedDatabase(db: MemoryDatabase, log: UndoLog): MemoryDatabas
     apiKeys: log.track(db.apiKeys),
     apiKeysByHash: log.track(db.apiKeysByHash),
     jwks: log.track(db.jwks),
+    twoFactor: log.track(db.twoFactor),
   };
 }

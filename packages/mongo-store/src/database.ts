@@ -5,6 +5,7 @@ import type {
   AuditDoc,
   CounterDoc,
   JwkDoc,
+  TwoFactorDoc,
   SessionDoc,
   UserDoc,
   VerificationDoc,
@@ -20,6 +21,7 @@ export const COLLECTION_NAMES = {
   apiKeys: "api_keys",
   jwks: "jwks",
   audit: "audit_events",
+  twoFactor: "two_factor",
 } as const;
 
 export type CollectionName = (typeof COLLECTION_NAMES)[keyof typeof COLLECTION_NAMES];
@@ -34,6 +36,7 @@ export interface Collections {
   apiKeys: Collection<ApiKeyDoc>;
   jwks: Collection<JwkDoc>;
   audit: Collection<AuditDoc>;
+  twoFactor: Collection<TwoFactorDoc>;
 }
 
 export function collectionsOf(db: Db): Collections {
@@ -46,5 +49,6 @@ export function collectionsOf(db: Db): Collections {
     apiKeys: db.collection<ApiKeyDoc>(COLLECTION_NAMES.apiKeys),
     jwks: db.collection<JwkDoc>(COLLECTION_NAMES.jwks),
     audit: db.collection<AuditDoc>(COLLECTION_NAMES.audit),
+    twoFactor: db.collection<TwoFactorDoc>(COLLECTION_NAMES.twoFactor),
   };
 }

@@ -5,6 +5,7 @@ import type {
   CounterState,
   JwkRecord,
   SessionRecord,
+  TwoFactorRecord,
   UserRecord,
   VerificationRecord,
 } from "@latchkey/core";
@@ -24,6 +25,8 @@ export type VerificationDoc = Doc<VerificationRecord> & { rid?: string };
 export type ApiKeyDoc = Doc<ApiKeyRecord>;
 export type JwkDoc = Doc<JwkRecord>;
 export type AuditDoc = Doc<AuditRecord>;
+/** A user's two-factor record: one per user, so the user's id is the `_id`. */
+export type TwoFactorDoc = Omit<TwoFactorRecord, "userId"> & { _id: string };
 
 /** A fixed-window counter; `resetAt` is a BSON date so a TTL index can clean ended windows up. */
 export interface CounterDoc {
@@ -110,6 +113,15 @@ const jwkFields: FieldSet<JwkRecord> = {
   createdAt: true,
   retiredAt: true,
 };
+const twoFactorFields: Record<Exclude<keyof TwoFactorRecord, "userId">, true> = {
+  secret: true,
+  enabled: true,
+  lastStep: true,
+  recoveryCodes: true,
+  trustedAfter: true,
+  createdAt: true,
+  updatedAt: true,
+};
 const auditFields: FieldSet<AuditRecord> = {
   type: true,
   userId: true,
@@ -192,3 +204,7 @@ export function patchToSet<P extends object>(patch: P): Partial<P> | null {
   if ("id" in set || "_id" in set) throw new TypeError("A patch cannot change a record id");
   return Object.keys(set).length > 0 ? (set as Partial<P>) : null;
 }
+export const twoFactorToDoc = (r: TwoFactorRecord): TwoFactorDoc =>
+  ({ _id: r.userId, ...pick(r, twoFactorFields) }) as TwoFactorDoc;
+export const twoFactorFromDoc = (d: TwoFactorDoc): TwoFactorRecord =>
+  ({ userId: d._id, ...pick(d, twoFactorFields) }) as TwoFactorRecord;

@@ -10,6 +10,7 @@ import { countersPort } from "./counters.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
+import { twoFactorPort } from "./two-factor.ts";
 
 // The second wall behind auth.api's input checks: every filter value a caller supplies reaches MongoDB as
 // `{ $eq: value }`, so even an object that slipped through would be compared, not run as a query operator.
@@ -39,7 +40,7 @@ function recordingCollections(): { c: Collections; seen: Recorded[] } {
       },
     );
   const c = Object.fromEntries(
-    ["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"].map((n) => [
+    ["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit", "twoFactor"].map((n) => [
       n,
       collection(n),
     ]),
@@ -64,6 +65,8 @@ const CALLER_FIELDS = new Set([
   "keyHash",
   "previousKeyHash",
   "rid",
+  "secret",
+  "recoveryCodes",
 ]);
 
 /** The caller-supplied fields of a filter that hold a bare value instead of an operator object. */
@@ -254,6 +257,31 @@ describe("MongoDB filters take caller values through $eq", () => {
           }),
         list: () => audit.list({ userId: h, limit: 10, cursor: null }),
         deleteBefore: () => audit.deleteBefore(date, 10),
+      },
+    ];
+    const twoFactor = twoFactorPort(c);
+    const record = {
+      userId: h,
+      secret: h,
+      enabled: false,
+      lastStep: null,
+      recoveryCodes: [h],
+      trustedAfter: null,
+      createdAt: date,
+      updatedAt: date,
+    };
+    // The fake collections answer null where MongoDB answers a result: a port reading the result may throw,
+    // after its filter was recorded.
+    calls.twoFactor = [
+      twoFactor,
+      {
+        find: () => twoFactor.find(h),
+        savePending: () => twoFactor.savePending(record).catch(() => null),
+        acceptStep: () => twoFactor.acceptStep(h, h, 1, date, { enable: true }).catch(() => null),
+        useRecoveryCode: () => twoFactor.useRecoveryCode(h, h, date).catch(() => null),
+        replaceRecoveryCodes: () => twoFactor.replaceRecoveryCodes(h, [h], date).catch(() => null),
+        distrustDevices: () => twoFactor.distrustDevices(h, date).catch(() => null),
+        delete: () => twoFactor.delete(h),
       },
     ];
     const missing: string[] = [];

@@ -8,6 +8,7 @@ import { collectionsOf } from "./database.ts";
 import { resolveDatabaseName, transactionsFor } from "./connection.ts";
 import { countersPort } from "./counters.ts";
 import { jwksPort } from "./jwks.ts";
+import { twoFactorPort } from "./two-factor.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
@@ -60,6 +61,7 @@ export function mongoStore(options: MongoStoreOptions): FullStore {
     apiKeys: apiKeysPort(c),
     jwks: jwksPort(c),
     audit: auditPort(c),
+    twoFactor: twoFactorPort(c),
   });
   const ports = portsFor(collections, transactions);
   return guardStore(

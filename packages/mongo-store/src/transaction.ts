@@ -51,6 +51,7 @@ function collectionsIn(c: Collections, session: ClientSession): Collections {
     apiKeys: boundTo(c.apiKeys, session),
     jwks: boundTo(c.jwks, session),
     audit: boundTo(c.audit, session),
+    twoFactor: boundTo(c.twoFactor, session),
   };
 }
 

@@ -27,6 +27,7 @@ async function deleteDependents(c: Collections, userId: string): Promise<void> {
     c.accounts.deleteMany({ userId: { $eq: userId } }),
     c.apiKeys.deleteMany({ userId: { $eq: userId } }),
     c.verifications.deleteMany({ userId: { $eq: userId } }),
+    c.twoFactor.deleteOne({ _id: { $eq: userId } }),
   ]);
 }
 
@@ -91,6 +92,7 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
           await c.accounts.deleteMany({ userId: { $eq: id } }, { session });
           await c.apiKeys.deleteMany({ userId: { $eq: id } }, { session });
           await c.verifications.deleteMany({ userId: { $eq: id } }, { session });
+          await c.twoFactor.deleteOne({ _id: { $eq: id } }, { session });
           return true;
         });
       }

@@ -7,6 +7,7 @@ import { describeVerifications } from "./verifications.ts";
 import { describeCounterSweep, describeCounters } from "./counters.ts";
 import { describeApiKeys } from "./api-keys.ts";
 import { describeJwks } from "./jwks.ts";
+import { describeTwoFactor } from "./two-factor.ts";
 import { describeAudit } from "./audit.ts";
 import { describeRoundTrips } from "./round-trip.ts";
 import { describeTransactions } from "./transactions.ts";
@@ -55,6 +56,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeApiKeys(() => store);
 
     describeJwks(() => store);
+
+    describeTwoFactor(() => store);
 
     describeRoundTrips(() => store);
 

@@ -127,6 +127,25 @@ export interface JwkRecord {
   retiredAt: Date | null;
 }
 
+/**
+ * A user's two-factor (TOTP) record: one per user. `enabled` is false from `POST /two-factor/enable` until
+ * `POST /two-factor/verify-setup` proves the authenticator app.
+ */
+export interface TwoFactorRecord {
+  userId: string;
+  /** The TOTP key, sealed (AES-256-GCM, bound to the user's id): never the plain key. */
+  secret: string;
+  enabled: boolean;
+  /** The time step of the last accepted code: no code of this step or an earlier one is accepted again. */
+  lastStep: number | null;
+  /** SHA-256 hashes (hex) of the unused single-use recovery codes. */
+  recoveryCodes: string[];
+  /** Trusted-device cookies issued before this instant are void (sign out everywhere, password reset). */
+  trustedAfter: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 export interface AuditRecord {
   id: string;
   type: string;

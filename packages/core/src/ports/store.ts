@@ -8,6 +8,7 @@ import type {
   Page,
   Permissions,
   SessionRecord,
+  TwoFactorRecord,
   UserRecord,
   VerificationRecord,
 } from "./records.ts";
@@ -286,6 +287,34 @@ export interface AuditStore {
   deleteBefore(before: Date, limit?: number): Promise<number>;
 }
 
+/**
+ * Users' two-factor records (`twoFactor()`). Every write that guards a secret is a compare-and-set: of two racing
+ * callers exactly one wins.
+ */
+export interface TwoFactorStore {
+  find(userId: string): Promise<TwoFactorRecord | null>;
+  /**
+   * Saves a not-yet-enabled record (a setup): inserts it, or replaces the user's earlier unfinished setup. False
+   * when the user's two-factor is enabled (nothing changes) or the user is gone.
+   */
+  savePending(record: TwoFactorRecord): Promise<boolean>;
+  /**
+   * Records `step` as the last accepted time step when the stored secret is still `secret` and the stored
+   * `lastStep` is null or lower, and (with `enable`) switches two-factor on; with `enable` the record must still be
+   * off, without it it must be on. False otherwise: a code of that step (or an earlier one) was accepted meanwhile,
+   * or the record changed.
+   */
+  acceptStep(userId: string, secret: string, step: number, at: Date, options?: { enable?: boolean }): Promise<boolean>;
+  /** Removes one recovery code hash of an enabled record; false when it is not there (used, replaced or never). */
+  useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<boolean>;
+  /** Replaces every recovery code of an enabled record at once; false when there is none. */
+  replaceRecoveryCodes(userId: string, codeHashes: string[], at: Date): Promise<boolean>;
+  /** Voids trusted-device cookies issued before `at`; false when the user has no record. */
+  distrustDevices(userId: string, at: Date): Promise<boolean>;
+  /** Deletes the user's record; false when there was none. */
+  delete(userId: string): Promise<boolean>;
+}
+
 /** The ports every store has: Latchkey's own flows (sign-up, sessions, codes, rate limits) need all of them. */
 export interface CorePorts {
   users: UserStore;
@@ -297,16 +326,17 @@ export interface CorePorts {
 
 /**
  * The ports only a plugin needs: `apiKeys()` needs `apiKeys`, `jwt()` needs `jwks` (unless it has a
- * `signerFactory`), `auditLog()` needs `audit`. A store may leave out those of features it does not support;
+ * `signerFactory`), `auditLog()` needs `audit`, `twoFactor()` needs `twoFactor`. A store may leave out those of features it does not support;
  * `createAuth` then refuses to install the plugin, naming the missing port.
  */
 export interface PluginPorts {
   apiKeys: ApiKeyStore;
   jwks: JwkStore;
   audit: AuditStore;
+  twoFactor: TwoFactorStore;
 }
 
-/** `"apiKeys" | "jwks" | "audit"`: what a plugin lists in its `requires`. */
+/** `"apiKeys" | "jwks" | "audit" | "twoFactor"`: what a plugin lists in its `requires`. */
 export type PluginPortName = keyof PluginPorts;
 
 /** The ports of a store: what a transaction body sees. Plugin-owned ports are optional. */
@@ -362,6 +392,7 @@ export interface FullStore extends Store {
   apiKeys: ApiKeyStore;
   jwks: JwkStore;
   audit: AuditStore;
+  twoFactor: TwoFactorStore;
   transaction<T>(body: (tx: FullStorePorts) => Promise<T>): Promise<T>;
 }
 

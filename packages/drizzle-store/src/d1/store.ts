@@ -7,6 +7,7 @@ import { auditPort } from "../sqlite/audit.ts";
 import { countersPort } from "../sqlite/counters.ts";
 import type { SqliteDatabase } from "../sqlite/database.ts";
 import { jwksPort } from "../sqlite/jwks.ts";
+import { twoFactorPort } from "../sqlite/two-factor.ts";
 import { sessionsPort } from "../sqlite/sessions.ts";
 import { usersPort } from "../sqlite/users.ts";
 import { verificationsPort } from "../sqlite/verifications.ts";
@@ -30,6 +31,7 @@ export function d1Store(binding: D1DatabaseBinding): FullStore {
     apiKeys: apiKeysPort(db),
     jwks: jwksPort(db),
     audit: auditPort(db),
+    twoFactor: twoFactorPort(db),
   };
   return {
     kind: "d1",

@@ -1,6 +1,17 @@
 import type { JsonObject, Permissions, ProviderId } from "@latchkey/core";
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, json, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  json,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 // Property names equal the record fields of `@latchkey/core`, so a selected row is already a record.
 // Instants are timestamptz(3): JavaScript dates carry milliseconds, and nothing finer is ever written.
@@ -166,6 +177,23 @@ export const jwks = pgTable(
   },
   (t) => [uniqueIndex("jwks_generation_unique").on(t.generation)],
 );
+
+/**
+ * PostgreSQL table of two-factor records, one per user. `recovery_codes` is `jsonb` so that one code's use is a
+ * single conditional UPDATE (`jsonb_exists`, `-`): of two racing uses exactly one matches.
+ */
+export const twoFactor = pgTable("two_factor", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  enabled: boolean("enabled").notNull(),
+  lastStep: bigint("last_step", { mode: "number" }),
+  recoveryCodes: jsonb("recovery_codes").$type<string[]>().notNull(),
+  trustedAfter: instant("trusted_after"),
+  createdAt: instant("created_at").notNull(),
+  updatedAt: instant("updated_at").notNull(),
+});
 
 /** PostgreSQL table of audit events; no foreign key, so rows outlive their user. */
 export const auditEvents = pgTable(

@@ -10,6 +10,7 @@ import { isPgUnavailable } from "./errors.ts";
 import { countersPort } from "./counters.ts";
 import type { PgDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
+import { twoFactorPort } from "./two-factor.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
@@ -29,6 +30,7 @@ export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
     apiKeys: apiKeysPort(db),
     jwks: jwksPort(db),
     audit: auditPort(db),
+    twoFactor: twoFactorPort(db),
   };
 }
 

@@ -167,6 +167,23 @@ export const jwks = sqliteTable(
   (t) => [uniqueIndex("jwks_generation_unique").on(t.generation)],
 );
 
+/**
+ * SQLite table of two-factor records, one per user. `recovery_codes` is a JSON array in text, changed only by
+ * single conditional UPDATEs (`json_each`), each atomic under SQLite's writer lock.
+ */
+export const twoFactor = sqliteTable("two_factor", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  enabled: flag("enabled").notNull(),
+  lastStep: integer("last_step"),
+  recoveryCodes: text("recovery_codes", { mode: "json" }).$type<string[]>().notNull(),
+  trustedAfter: instant("trusted_after"),
+  createdAt: instant("created_at").notNull(),
+  updatedAt: instant("updated_at").notNull(),
+});
+
 /** SQLite table of audit events; no foreign key, so rows outlive their user. */
 export const auditEvents = sqliteTable(
   "audit_events",

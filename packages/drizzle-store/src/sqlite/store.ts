@@ -13,6 +13,7 @@ import { fileReads, type FileReads } from "./file-reads.ts";
 import type { EngineTransactions, SqliteReadDatabase } from "./read-through.ts";
 import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
+import { twoFactorPort } from "./two-factor.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
@@ -28,6 +29,7 @@ function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = fa
     apiKeys: apiKeysPort(db, reads),
     jwks: jwksPort(db),
     audit: auditPort(db),
+    twoFactor: twoFactorPort(db),
   };
 }
 

@@ -1,0 +1,77 @@
+import type { TwoFactorStore } from "@latchkey/core";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { changedRows, type PgDatabase } from "./database.ts";
+import { isForeignKeyViolation } from "./errors.ts";
+import { twoFactor as t } from "./schema.ts";
+
+/**
+ * `TwoFactorStore` over PostgreSQL. Every guarded write is one conditional UPDATE: under read committed a racing
+ * second UPDATE of the row waits for the first and re-checks its WHERE on the row the first left, so exactly one
+ * of two callers with the same step or recovery code changes it.
+ */
+export function twoFactorPort(db: PgDatabase): TwoFactorStore {
+  return {
+    async find(userId) {
+      const [row] = await db.select().from(t).where(eq(t.userId, userId));
+      return row ?? null;
+    },
+    async savePending(record) {
+      const { userId: _userId, ...rest } = record;
+      try {
+        const saved = await db
+          .insert(t)
+          .values({ ...record, enabled: false })
+          .onConflictDoUpdate({
+            target: t.userId,
+            set: { ...rest, enabled: false },
+            // An enabled record is never overwritten by a setup.
+            setWhere: eq(t.enabled, false),
+          })
+          .returning({ userId: t.userId });
+        return saved.length > 0;
+      } catch (error) {
+        // The user is gone (deleted by a concurrent request): the foreign key refused the row.
+        if (isForeignKeyViolation(error)) return false;
+        throw error;
+      }
+    },
+    async acceptStep(userId, secret, step, at, options = {}) {
+      const enable = options.enable === true;
+      const result = await db
+        .update(t)
+        .set({ lastStep: step, enabled: true, updatedAt: at })
+        .where(
+          and(
+            eq(t.userId, userId),
+            eq(t.secret, secret),
+            eq(t.enabled, !enable),
+            or(isNull(t.lastStep), lt(t.lastStep, step)),
+          ),
+        );
+      return changedRows(result) === 1;
+    },
+    async useRecoveryCode(userId, codeHash, at) {
+      const result = await db
+        .update(t)
+        .set({ recoveryCodes: sql`${t.recoveryCodes} - ${codeHash}::text`, updatedAt: at })
+        .where(
+          and(eq(t.userId, userId), eq(t.enabled, true), sql`jsonb_exists(${t.recoveryCodes}, ${codeHash}::text)`),
+        );
+      return changedRows(result) === 1;
+    },
+    async replaceRecoveryCodes(userId, codeHashes, at) {
+      const result = await db
+        .update(t)
+        .set({ recoveryCodes: codeHashes, updatedAt: at })
+        .where(and(eq(t.userId, userId), eq(t.enabled, true)));
+      return changedRows(result) === 1;
+    },
+    async distrustDevices(userId, at) {
+      const result = await db.update(t).set({ trustedAfter: at, updatedAt: at }).where(eq(t.userId, userId));
+      return changedRows(result) === 1;
+    },
+    async delete(userId) {
+      return changedRows(await db.delete(t).where(eq(t.userId, userId))) === 1;
+    },
+  };
+}
