@@ -2,7 +2,7 @@
 // never carries a hand-written copy of a request or response shape. `pnpm --filter @latchkey/client generate`
 // rewrites src/generated/api.ts; a test fails when the committed file is stale.
 import openapiTS, { astToString } from "openapi-typescript";
-import { apiKeys, auditLog, emailOtp, jwt, magicLink } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt, magicLink, twoFactor } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 
@@ -19,6 +19,7 @@ async function everyFeatureDocument(): Promise<
     plugins: [
       emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }),
       magicLink(),
+      twoFactor(),
       jwt(),
       apiKeys(),
       auditLog(),

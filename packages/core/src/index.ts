@@ -157,6 +157,22 @@ export type {
   SendMagicLinkInput,
   VerifyMagicLinkInput,
 } from "./magic-link/index.ts";
+export {
+  twoFactor,
+  TWO_FACTOR_PLUGIN_ID,
+  TWO_FACTOR_SCHEMA,
+  TWO_FACTOR_OPTION_SHAPE,
+  TwoFactorService,
+} from "./two-factor/index.ts";
+export type {
+  TwoFactorApi,
+  TwoFactorInstalled,
+  TwoFactorPlugin,
+  TwoFactorOptions,
+  ResolvedTwoFactorOptions,
+  TwoFactorSetup,
+  TotpAlgorithm,
+} from "./two-factor/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

@@ -820,6 +820,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch two-factor off
+         * @description Needs the password (`password`) or a fresh session (created less than `session.freshAge` ago, else 403 `SESSION_NOT_FRESH`). And `code`: a current authenticator code or an unused recovery code (400 `INVALID_TWO_FACTOR_CODE` otherwise, counted by the second-factor lockout). The key, the recovery codes and every trusted device go. Emits `TwoFactorDisabled` (and `RecoveryCodeUsed` for a recovery code). 400 `TWO_FACTOR_NOT_ENABLED` when off.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/disable"]`).
+         */
+        post: operations["disableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the authenticator-app setup
+         * @description A new TOTP key (SHA1, 6 digits, 30 s) as `totpURI` and `secret`, and 10 recovery codes, all shown this once. Nothing changes for sign-in until `POST /two-factor/verify-setup` proves the app with a first code; a setup not yet proven is replaced by a new one. Needs the password (`password`) or a fresh session (created less than `session.freshAge` ago, else 403 `SESSION_NOT_FRESH`). 409 `TWO_FACTOR_ALREADY_ENABLED` while two-factor is on (disable it first).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/enable"]`).
+         */
+        post: operations["enableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the recovery codes
+         * @description 10 new recovery codes, shown this once; every earlier one stops working at once. Needs the password (`password`) or a fresh session (created less than `session.freshAge` ago, else 403 `SESSION_NOT_FRESH`). 400 `TWO_FACTOR_NOT_ENABLED` when off.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/recovery-codes"]`).
+         */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/verify-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the authenticator app and switch two-factor on
+         * @description Switches two-factor on with a current code of the app set up by `/two-factor/enable` (codes of 1 step either side of now are accepted; no code of an accepted step or an earlier one is ever accepted again). Emits `TwoFactorEnabled`. 400 `TWO_FACTOR_NOT_SET_UP` without a setup, 409 `TWO_FACTOR_ALREADY_ENABLED` when on, 400 `INVALID_TWO_FACTOR_CODE` for a wrong or replayed code (counted by the second-factor lockout: 429 `ACCOUNT_LOCKED` past `lockout.maxFailures`).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/verify-setup"]`).
+         */
+        post: operations["verifyTwoFactorSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user": {
         parameters: {
             query?: never;
@@ -1008,7 +1096,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -1050,6 +1138,10 @@ export interface components {
             use: "sig";
             x?: string;
             y?: string;
+        };
+        RecoveryCodes: {
+            /** @description Single-use recovery codes (`xxxxx-xxxxx`), shown this once: only their hashes are stored. */
+            recoveryCodes: string[];
         };
         RevokedSessions: {
             /** @description How many sessions were revoked */
@@ -1094,6 +1186,14 @@ export interface components {
         Success: {
             /** @enum {boolean} */
             success: true;
+        };
+        TwoFactorSetup: {
+            /** @description Single-use recovery codes (`xxxxx-xxxxx`), shown this once: only their hashes are stored. */
+            recoveryCodes: string[];
+            /** @description The key in base32, for typing it in by hand. */
+            secret: string;
+            /** @description The `otpauth://totp/` URI for the authenticator app (render it as a QR code on the page). */
+            totpURI: string;
         };
         User: {
             /**
@@ -4760,6 +4860,437 @@ export interface operations {
             };
         };
     };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A current authenticator code or a recovery code. */
+                    code: string;
+                    /**
+                     * Format: password
+                     * @description The account's password (checked and counted by the password lockout, 401 `INVALID_PASSWORD`). Without it the session must be fresh (younger than `session.freshAge`, else 403 `SESSION_NOT_FRESH`).
+                     * @example correct horse battery staple
+                     */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Two-factor is off */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: password
+                     * @description The account's password (checked and counted by the password lockout, 401 `INVALID_PASSWORD`). Without it the session must be fresh (younger than `session.freshAge`, else 403 `SESSION_NOT_FRESH`).
+                     * @example correct horse battery staple
+                     */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The setup, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorSetup"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: password
+                     * @description The account's password (checked and counted by the password lockout, 401 `INVALID_PASSWORD`). Without it the session must be fresh (younger than `session.freshAge`, else 403 `SESSION_NOT_FRESH`).
+                     * @example correct horse battery staple
+                     */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new codes, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyTwoFactorSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A current code of the authenticator app (spaces ignored).
+                     * @example 287082
+                     */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Two-factor is on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     updateUser: {
         parameters: {
             query?: never;
@@ -5090,6 +5621,8 @@ export const OPERATIONS = {
   deleteAccount: { method: "POST", path: "/delete-account", input: "body" },
   deleteApiKey: { method: "POST", path: "/api-key/delete", input: "body" },
   deleteExpiredApiKeys: { method: "POST", path: "/api-key/delete-all-expired", input: "body" },
+  disableTwoFactor: { method: "POST", path: "/two-factor/disable", input: "body" },
+  enableTwoFactor: { method: "POST", path: "/two-factor/enable", input: "body" },
   getApiKeyUsage: { method: "GET", path: "/api-key/usage", input: "query" },
   getHealth: { method: "GET", path: "/health", input: "none" },
   getJwks: { method: "GET", path: "/jwks", input: "none" },
@@ -5097,6 +5630,7 @@ export const OPERATIONS = {
   getToken: { method: "GET", path: "/token", input: "none" },
   listApiKeys: { method: "GET", path: "/api-key/list", input: "query" },
   listSessions: { method: "GET", path: "/list-sessions", input: "none" },
+  regenerateRecoveryCodes: { method: "POST", path: "/two-factor/recovery-codes", input: "body" },
   requestAccountDeletion: { method: "POST", path: "/delete-account/request", input: "body" },
   requestEmailChange: { method: "POST", path: "/email-otp/request-email-change", input: "body" },
   requestPasswordReset: { method: "POST", path: "/request-password-reset", input: "body" },
@@ -5122,4 +5656,5 @@ export const OPERATIONS = {
   verifyEmailOtp: { method: "POST", path: "/email-otp/verify-email", input: "body" },
   verifyMagicLink: { method: "POST", path: "/magic-link/verify", input: "body" },
   verifyPassword: { method: "POST", path: "/verify-password", input: "body" },
+  verifyTwoFactorSetup: { method: "POST", path: "/two-factor/verify-setup", input: "body" },
 } as const;

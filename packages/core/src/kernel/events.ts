@@ -40,6 +40,18 @@ export interface AuthEventMap {
     userId: string | null;
   };
   OtpVerifyFailed: EventBase & { identifier: string; purpose: OtpPurpose; attemptCount: number };
+  /** A user's two-factor setup was proven by a first code: the second step is on from now. */
+  TwoFactorEnabled: EventBase & { userId: string };
+  /** Two-factor was switched off (with a current code or a recovery code). */
+  TwoFactorDisabled: EventBase & { userId: string; method: "totp" | "recovery-code" };
+  /** A single-use recovery code was spent; `remaining` is how many are left. */
+  RecoveryCodeUsed: EventBase & { userId: string; remaining: number };
+  /** A wrong (or replayed) authenticator or recovery code; counted by the second-factor lockout. */
+  TwoFactorFailed: EventBase & {
+    userId: string;
+    reason: "invalid-code" | "invalid-recovery-code";
+    action: "verify-setup" | "disable";
+  };
   /** Carries the plaintext code or token. Never audited; meant for custom delivery and `captureOtp` in tests. */
   OtpGenerated: EventBase & {
     identifier: string;

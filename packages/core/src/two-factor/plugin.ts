@@ -1,0 +1,65 @@
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { UserRecord } from "../ports/records.ts";
+import { resolveTwoFactorOptions, type ResolvedTwoFactorOptions, type TwoFactorOptions } from "./options.ts";
+import { TwoFactorService, type TwoFactorSetup } from "./two-factor.ts";
+
+/**
+ * `auth.api` operations of the two-factor feature (trusted server calls: no password or fresh-session check, no
+ * rate limit; codes are still checked and counted).
+ *
+ * @example
+ * const { totpURI, recoveryCodes } = await auth.api.enableTwoFactor({ user });
+ */
+export interface TwoFactorApi {
+  enableTwoFactor(input: { user: UserRecord }, meta?: RequestMeta): Promise<TwoFactorSetup>;
+  verifyTwoFactorSetup(input: { user: UserRecord; code: string }, meta?: RequestMeta): Promise<{ success: true }>;
+  disableTwoFactor(input: { user: UserRecord; code: string }, meta?: RequestMeta): Promise<{ success: true }>;
+  regenerateRecoveryCodes(input: { user: UserRecord }, meta?: RequestMeta): Promise<{ recoveryCodes: string[] }>;
+}
+
+/** What `twoFactor()` installs: `core.plugins.get(TWO_FACTOR_PLUGIN_ID)`. */
+export type TwoFactorInstalled = InstalledPlugin<TwoFactorService, TwoFactorApi, ResolvedTwoFactorOptions>;
+
+/**
+ * The id `twoFactor()` installs under, typed with what it installs.
+ *
+ * @example
+ * const feature = auth.core.plugins.get(TWO_FACTOR_PLUGIN_ID);
+ */
+export const TWO_FACTOR_PLUGIN_ID = "two-factor" as PluginId<"two-factor", TwoFactorInstalled>;
+
+/**
+ * `twoFactor()` needs a store with the `twoFactor` port.
+ *
+ * @example
+ * const plugin: TwoFactorPlugin = twoFactor();
+ */
+export type TwoFactorPlugin = AuthPlugin<"two-factor", TwoFactorInstalled, "twoFactor">;
+
+/**
+ * Authenticator-app (TOTP) second factor: `POST /two-factor/enable`, `/two-factor/verify-setup`,
+ * `/two-factor/disable` and `/two-factor/recovery-codes`. Options are validated here (AuthConfigError
+ * `twoFactor.<field>`).
+ *
+ * @example
+ * import { twoFactor } from "@latchkey/core";
+ * createAuth({ secret, database, baseUrl, plugins: [twoFactor({ issuer: "Acme", trustDeviceFor: "30d" })] });
+ */
+export function twoFactor(options: TwoFactorOptions = {}): TwoFactorPlugin {
+  const resolved = resolveTwoFactorOptions(options);
+  return {
+    id: TWO_FACTOR_PLUGIN_ID,
+    requires: ["twoFactor"],
+    init(ctx, ports) {
+      const service = new TwoFactorService(ctx, resolved, ports.twoFactor);
+      const api: TwoFactorApi = {
+        enableTwoFactor: (input, meta) => service.enable(input.user, orServerCall(meta)),
+        verifyTwoFactorSetup: (input, meta) => service.verifySetup(input.user, input.code, orServerCall(meta)),
+        disableTwoFactor: (input, meta) => service.disable(input.user, input.code, orServerCall(meta)),
+        regenerateRecoveryCodes: (input, meta) => service.regenerateRecoveryCodes(input.user, orServerCall(meta)),
+      };
+      return { service, api, options: resolved };
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { registerTwoFactorRoutes } from "./routes.ts";
