@@ -6,6 +6,7 @@ import {
   emailOtp,
   jwt,
   magicLink,
+  twoFactor,
   webCryptoRandom,
   type AuthEvent,
   type FullStore,
@@ -56,6 +57,7 @@ describe(`no secret reaches a log, an event, an audit row or an error body (${te
       plugins: [
         emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
         magicLink(),
+        twoFactor(),
         apiKeys({ grantablePermissions: { files: ["read"] }, usage: true }),
         jwt(),
         auditLog(),

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import type { Store } from "@latchkey/core";
+import { base32Decode, totp } from "@latchkey/core/internal";
 
 /** What the flows need from the test: an HTTP caller that records error bodies, and a secret keeper. */
 export interface FlowHarness {
@@ -23,9 +24,9 @@ export interface FlowHarness {
  * Drives every flow of every feature over HTTP, keeping each secret it sees: sign-up to account deletion,
  * password sign-in (wrong and right), get-session with `set-auth-jwt`, JWTs, profile, verify/change/set
  * password, link verification, password reset by token and by OTP, email OTP of every purpose (wrong, right,
- * replayed), magic link (forged, right, replayed), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
+ * replayed), magic link (forged, right, replayed), two-factor (setup, wrong and right code, recovery codes, disable), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
  * sign-out, deletion by password and by emailed token. Needs `emailOtp({ codeLength: 10, emailChange:
- * { enabled: true } })`, `magicLink()`, `apiKeys({ grantablePermissions: { files: ["read"] }, usage: true })`, `jwt()` and `auditLog()`.
+ * { enabled: true } })`, `magicLink()`, `twoFactor()`, `apiKeys({ grantablePermissions: { files: ["read"] }, usage: true })`, `jwt()` and `auditLog()`.
  *
  * @example
  * await runEveryFlow(harness);
@@ -230,8 +231,31 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
   const magic = h.latest("cleo@example.com", "magic-link");
   const forgedMagic = keep("forged magic link token", `${magic.slice(0, -2)}zz`);
   await h.json("POST", "/magic-link/verify", { body: { token: forgedMagic } }, 400);
-  session(await h.json("POST", "/magic-link/verify", { body: { token: magic, callbackURL: "/home" } }));
+  const cleoToken = session(
+    await h.json("POST", "/magic-link/verify", { body: { token: magic, callbackURL: "/home" } }),
+  );
   await h.json("POST", "/magic-link/verify", { body: { token: magic } }, 400);
+
+  // Two-factor for the magic-link user (a fresh session): setup, a wrong and a right code, new recovery codes, an
+  // old recovery code refused, disable with a new one.
+  const tf = await h.json<{ totpURI: string; secret: string; recoveryCodes: string[] }>("POST", "/two-factor/enable", {
+    token: cleoToken,
+    body: {},
+  });
+  keep("TOTP URI", tf.totpURI);
+  const totpSecret = keep("TOTP secret", tf.secret);
+  for (const code of tf.recoveryCodes) keep("recovery code", code);
+  const current = totp(base32Decode(totpSecret)!, Date.now(), { digits: 6, period: 30, algorithm: "SHA1" });
+  const wrongTotp = keep("wrong TOTP code", String((Number(current) + 500_000) % 1_000_000).padStart(6, "0"));
+  await h.json("POST", "/two-factor/verify-setup", { token: cleoToken, body: { code: wrongTotp } }, 400);
+  await h.json("POST", "/two-factor/verify-setup", { token: cleoToken, body: { code: keep("TOTP code", current) } });
+  const fresh = await h.json<{ recoveryCodes: string[] }>("POST", "/two-factor/recovery-codes", {
+    token: cleoToken,
+    body: {},
+  });
+  for (const code of fresh.recoveryCodes) keep("recovery code", code);
+  await h.json("POST", "/two-factor/disable", { token: cleoToken, body: { code: tf.recoveryCodes[0] } }, 400);
+  await h.json("POST", "/two-factor/disable", { token: cleoToken, body: { code: fresh.recoveryCodes[0] } });
 
   // An OTP-only user: sign-up by code, set-password, delete-account by emailed token.
   await otp({ email: "bob@example.com", purpose: "sign-in" });

@@ -6,6 +6,7 @@ import {
   emailOtp,
   jwt,
   magicLink,
+  twoFactor,
   webCryptoRandom,
   type FullStore,
 } from "@latchkey/core";
@@ -275,6 +276,7 @@ describe(`no secret or personal data in any exported span or metric (${testStore
       plugins: [
         emailOtp({ codeLength: 10, emailChange: { enabled: true } }),
         magicLink(),
+        twoFactor(),
         apiKeys({ grantablePermissions: { files: ["read"] }, usage: true }),
         jwt(),
         auditLog(),

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { AuthConfigError, hashSecret, twoFactor, type AuthEvent, type TwoFactorOptions } from "@latchkey/core";
 import { base32Decode, totp, totpStep } from "@latchkey/core/internal";
@@ -306,5 +307,32 @@ describe("second-factor lockout", () => {
     const text = JSON.stringify(events);
     expect(text).not.toContain(setup.secret);
     for (const code of setup.recoveryCodes) expect(text).not.toContain(code);
+  });
+});
+
+/** oath-toolkit's code for `secret` at `timeMs` (null when oathtool is not installed). */
+function oathtool(secret: string, timeMs: number, extra: string[] = []): string | null {
+  const args = ["--totp", "-b", ...extra, "--now", `@${Math.floor(timeMs / 1000)}`, secret];
+  const run = spawnSync("oathtool", args, { encoding: "utf8" });
+  if (run.error && (run.error as NodeJS.ErrnoException).code === "ENOENT") return null;
+  if (run.status !== 0) throw new Error(`oathtool failed: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+describe("an independent authenticator: oath-toolkit's oathtool", () => {
+  it("the code oathtool computes from the secret of totpURI is accepted by /two-factor/verify-setup", async (ctx) => {
+    const { t, post, record } = await signedIn();
+    const setup = (await (await post("/two-factor/enable", { password: PASSWORD })).json()) as Setup;
+    // The secret as an app reads it: out of the URI, not the answer's `secret` field.
+    const secret = new URL(setup.totpURI).searchParams.get("secret")!;
+    const code = oathtool(secret, t.clock.now());
+    if (code === null) return ctx.skip("oathtool is not installed (apt-get install oathtool; pnpm test does)");
+    expect(code).toMatch(/^[0-9]{6}$/);
+    const wrong = await post("/two-factor/verify-setup", { code: oathtool(secret, t.clock.now() + 120_000) });
+    expect(wrong.status).toBe(400);
+    expect((await record())!.enabled).toBe(false);
+    const res = await post("/two-factor/verify-setup", { code });
+    expect(res.status).toBe(200);
+    expect(await record()).toMatchObject({ enabled: true, lastStep: totpStep(t.clock.now(), 30) });
   });
 });
