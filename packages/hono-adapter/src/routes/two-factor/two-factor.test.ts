@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AuthConfigError, hashSecret, twoFactor, type AuthEvent, type TwoFactorOptions } from "@latchkey/core";
 import { base32Decode, totp, totpStep } from "@latchkey/core/internal";
 import { memoryStore } from "@latchkey/memory-store";
-import type { FullStore, TwoFactorRecord } from "@latchkey/core";
+import type { FullStore, TwoFactorRecord, TwoFactorStore } from "@latchkey/core";
 import { bearer, createTestAuth } from "../../../test/test-auth.ts";
 import { storesForTestRun } from "../../../test/test-stores.ts";
 
@@ -172,8 +172,9 @@ describe("no code is accepted twice", () => {
 
   it("two instances on one store, one fresh code at once (both read the record before either writes): exactly one succeeds", async () => {
     // Two auth instances over one database (separate connections on sqlite and postgres). Each reads the record
-    // through a barrier that opens once both requests have read it, so both check the code against the same last
-    // step: only the store's compare-and-set can refuse the second.
+    // through a barrier that opens once both requests have read it, so both match the code against the same last
+    // step: only the store's conditional writes (the step's compare-and-set, then the record's delete) can refuse
+    // the second, and the service must take their answer.
     const [first, second] = storesForTestRun(2) ?? [memoryStore(), null];
     const shared = first!;
     let armed = false;
@@ -192,7 +193,17 @@ describe("no code is accepted twice", () => {
           });
         return found;
       };
-      return { ...store, twoFactor: { ...port, find } };
+      // Every method named: the test stores of sqlite and postgres hand out proxies, which a spread would not copy.
+      const twoFactor: TwoFactorStore = {
+        find,
+        savePending: (record) => port.savePending(record),
+        acceptStep: (userId, secret, step, at, options) => port.acceptStep(userId, secret, step, at, options),
+        useRecoveryCode: (userId, codeHash, at) => port.useRecoveryCode(userId, codeHash, at),
+        replaceRecoveryCodes: (userId, codeHashes, at) => port.replaceRecoveryCodes(userId, codeHashes, at),
+        distrustDevices: (userId, at) => port.distrustDevices(userId, at),
+        delete: (userId) => port.delete(userId),
+      };
+      return { ...store, twoFactor };
     };
     const options = { session: { expiresIn: "30d" as const, freshAge: "1d" as const }, plugins: [twoFactor()] };
     const a = createTestAuth({ ...options, store: barrier(shared) });
