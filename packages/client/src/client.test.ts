@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { apiKeys, argon2idHasher, emailOtp, jwt, webCryptoRandom } from "@latchkey/core";
+import { apiKeys, argon2idHasher, emailOtp, jwt, webCryptoRandom, type Clock } from "@latchkey/core";
+import { createTestClock } from "@latchkey/core/internal";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import { generatedSource } from "../scripts/source.ts";
@@ -8,9 +9,10 @@ import { createLatchkeyClient, type SessionState } from "./index.ts";
 
 const BASE = "https://app.example";
 
-function server() {
+function server(clock?: Clock) {
   const store = memoryStore();
   const auth = createAuth({
+    ...(clock ? { clock } : {}),
     secret: "client-test-0123456789abcdefghijklmnopqrstuvwxyz",
     baseUrl: BASE,
     database: store,
@@ -112,7 +114,8 @@ describe("@latchkey/client", () => {
   });
 
   it("the session store: the first subscriber fetches, sign-in and sign-out refetch, listeners see each change", async () => {
-    const { auth } = server();
+    // A clock that stands still: a JWT minted in the next second would differ, and the snapshot with it.
+    const { auth } = server(createTestClock(Date.UTC(2026, 5, 1, 12, 0, 0)));
     const client = createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
     const seen: SessionState[] = [];
     const next = () =>

@@ -1,4 +1,10 @@
-import type { ApiKeyRecord, ApiKeyStore, ApiKeyUseResult, RevokedApiKey } from "@latchkey/core";
+import {
+  boundByStoreClock,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type ApiKeyUseResult,
+  type RevokedApiKey,
+} from "@latchkey/core";
 import { applyUse, jsApiKeyUseRule, refusalOf } from "@latchkey/core/internal";
 import { copy, dropApiKey, type MemoryDatabase } from "./database.ts";
 import { orderKey, page } from "./keyset.ts";
@@ -49,8 +55,9 @@ function lookups(
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       const k = apiKeys.get(id);
       if (!k) return { ok: false, reason: "NOT_FOUND", key: null };
-      // Core's rule decides and computes the write; memory is one thread, so both are one atomic step.
-      const rule = jsApiKeyUseRule(now);
+      // Core's rule decides and computes the write; memory is one thread, so both are one atomic step. The store's
+      // clock is this process's: a caller's instant never runs more than a second ahead of it (boundByStoreClock).
+      const rule = jsApiKeyUseRule(boundByStoreClock(now, Date.now()));
       const reason = refusalOf(rule, k);
       if (reason !== null) return { ok: false, reason, key: copy(k) };
       const next = applyUse(rule, k);

@@ -1,4 +1,4 @@
-import { apiKeyUseRefusal, type ApiKeyRecord, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
+import { apiKeyUseRefusalAt, type ApiKeyRecord, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
 import type { Filter } from "mongodb";
 import { COLLECTION_NAMES, type Collections } from "./database.ts";
 import { apiKeyFromDoc, apiKeyToDoc, patchToSet, userFromDoc, type ApiKeyDoc, type UserDoc } from "./documents.ts";
@@ -79,7 +79,13 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
         if (used) return { ok: true, key: apiKeyFromDoc(used) };
         const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
         key = doc ? apiKeyFromDoc(doc) : null;
-        const reason = apiKeyUseRefusal(key, now);
+        const reason = await apiKeyUseRefusalAt(key, now, async () => {
+          // The server's clock, read only to name a refusal the bounded instant decided.
+          const [clock] = await c.apiKeys
+            .aggregate<{ now: Date }>([{ $match: { _id: { $eq: id } } }, { $limit: 1 }, { $project: { now: "$$NOW" } }])
+            .toArray();
+          return clock ? clock.now.getTime() : Date.now();
+        });
         if (reason !== null) return { ok: false, reason, key };
       }
       return { ok: false, reason: "RATE_LIMITED", key };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord } from "@latchkey/core";
+import { STORE_CLOCK_LEAD_MS, type ApiKeyRecord } from "@latchkey/core";
 import { applyUse, jsApiKeyUseRule, refusalOf } from "@latchkey/core/internal";
 import { fixtures } from "@latchkey/store-conformance";
 import {
@@ -18,6 +18,8 @@ import {
 import { verificationToDoc } from "./documents.ts";
 
 const now = fixtures.at(0);
+// The rule's instant: the caller's, bounded by the server's clock ($$NOW plus the lead; see boundByStoreClock).
+const bounded = { $min: [now, { $add: ["$$NOW", STORE_CLOCK_LEAD_MS] }] };
 
 describe("counterHitUpdate", () => {
   it("is one $set stage, so count and resetAt both read the document from before the update", () => {
@@ -44,7 +46,9 @@ const cmp = (x: unknown, y: unknown) => {
   if (rank(x) < 2) return 0;
   return Number(x instanceof Date ? x.getTime() : x) - Number(y instanceof Date ? y.getTime() : y);
 };
+// $$NOW is the server's clock (here this process's); $min of instants is the earlier one.
 function run(expr: unknown, doc: Doc): unknown {
+  if (expr === "$$NOW") return new Date();
   if (typeof expr === "string") return expr.startsWith("$") ? doc[expr.slice(1)] : expr;
   if (expr === null || typeof expr !== "object" || expr instanceof Date) return expr;
   const [op, raw] = Object.entries(expr as Doc)[0]!;
@@ -68,6 +72,8 @@ function run(expr: unknown, doc: Doc): unknown {
       return !at(0);
     case "$cond":
       return at(0) ? at(1) : at(2);
+    case "$min":
+      return cmp(at(0), at(1)) <= 0 ? at(0) : at(1);
     case "$add":
     case "$subtract": {
       const [x, y] = [at(0), at(1)];
@@ -103,20 +109,20 @@ describe("apiKeyUseFilter / apiKeyUseUpdate (core's use rule as aggregation expr
       "windowStart",
       "lastUsedAt",
     ]);
-    expect(stage!.$set.lastUsedAt).toBe(now);
+    expect(stage!.$set.lastUsedAt).toEqual(bounded);
   });
 
   it("spells each operator as MongoDB does: nulls through $ifNull, dates plus milliseconds, constants as $literal", () => {
     const rule = mongoApiKeyUseRule(now);
     expect(rule.refusals[0]![1]).toEqual({ $not: [{ $eq: ["$enabled", true] }] });
     expect(rule.refusals[1]![1]).toEqual({
-      $and: [{ $not: [{ $eq: [{ $ifNull: ["$expiresAt", null] }, null] }] }, { $lte: ["$expiresAt", now] }],
+      $and: [{ $not: [{ $eq: [{ $ifNull: ["$expiresAt", null] }, null] }] }, { $lte: ["$expiresAt", bounded] }],
     });
     expect(rule.refillDue).toEqual({
       $and: [
         { $not: [{ $eq: [{ $ifNull: ["$refillAmount", null] }, null] }] },
         { $not: [{ $eq: [{ $ifNull: ["$refillIntervalMs", null] }, null] }] },
-        { $lte: [{ $add: [{ $ifNull: ["$lastRefillAt", "$createdAt"] }, "$refillIntervalMs"] }, now] },
+        { $lte: [{ $add: [{ $ifNull: ["$lastRefillAt", "$createdAt"] }, "$refillIntervalMs"] }, bounded] },
       ],
     });
     expect(rule.set.remaining).toEqual({
@@ -207,6 +213,7 @@ describe("apiKeyUseFilter / apiKeyUseUpdate (core's use rule as aggregation expr
     const paths = strings.filter((s) => s.startsWith("$"));
     expect(new Set(paths)).toEqual(
       new Set([
+        "$$NOW",
         "$enabled",
         "$expiresAt",
         "$windowStart",

@@ -1,5 +1,6 @@
 import type { Collection, Document, Filter } from "mongodb";
 import { apiKeyUseRule, type ApiKeyUseRule } from "@latchkey/core/internal";
+import { STORE_CLOCK_LEAD_MS } from "@latchkey/core";
 import type { ApiKeyDoc, VerificationDoc } from "./documents.ts";
 
 // Pure builders for the filters and update pipelines whose shape carries the atomicity. Values are only numbers
@@ -42,11 +43,13 @@ const sameKind = <T extends Operand>(expression: Document): T => expression as u
  * const rule = mongoApiKeyUseRule(new Date()); // { _id, $expr: rule.allowed } and [{ $set: rule.set }]
  */
 export function mongoApiKeyUseRule(now: Date): ApiKeyUseRule<MongoRepr> {
+  // The caller's instant, bounded by the server's clock (`$$NOW`; see boundByStoreClock in @latchkey/core).
+  const bounded = { $min: [now, { $add: ["$$NOW", STORE_CLOCK_LEAD_MS] }] };
   return apiKeyUseRule<MongoRepr>({
     num: (name) => `$${name}`,
     time: (name) => `$${name}`,
     enabled: () => ({ $eq: ["$enabled", true] }),
-    now: () => now,
+    now: () => bounded,
     int: (value) => ({ $literal: value }),
     isNull: (value) => ({ $eq: [{ $ifNull: [value, null] }, null] }),
     and: (...terms) => ({ $and: terms }),

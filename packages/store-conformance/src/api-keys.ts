@@ -178,6 +178,31 @@ export function describeApiKeys(getStore: () => Store): void {
       expect(await apiKeys.consumeUse(usedLimited.id, T0)).toMatchObject({ ok: false, reason: "USAGE_EXCEEDED" });
     });
 
+    it("a caller whose clock runs an hour ahead stamps the store's time (window, refill, last use), not its own", async (context) => {
+      const apiKeys = portOf(store, "apiKeys", context);
+      const u = await owner();
+      // Real time (the store's clock is real), not the fixtures' T0: the bound is the store's own clock.
+      const ahead = new Date(Date.now() + 3_600_000);
+      const k = apiKey(u.id, {
+        createdAt: new Date(Date.now() - 86_400_000),
+        remaining: 0,
+        refillAmount: 5,
+        refillIntervalMs: 3_600_000,
+        lastRefillAt: new Date(Date.now() - 7_200_000),
+        rateLimitMax: 1,
+        rateLimitWindowMs: 60_000,
+      });
+      await apiKeys.create(k);
+      const used = await apiKeys.consumeUse(k.id, ahead);
+      expect(used.ok).toBe(true);
+      const stamped = await apiKeys.findById(k.id);
+      // Every stamp is within the store's lead (1 s) of its clock, not an hour ahead.
+      const latest = Date.now() + 1_000 + 5_000;
+      for (const field of ["windowStart", "lastRefillAt", "lastUsedAt"] as const)
+        expect(stamped![field]!.getTime(), field).toBeLessThanOrEqual(latest);
+      expect(stamped).toMatchObject({ remaining: 4, requestCount: 1 });
+    });
+
     it("a refused use changes nothing, and RATE_LIMITED carries the window so the caller can say when to retry", async (context) => {
       const apiKeys = portOf(store, "apiKeys", context);
       const u = await owner();

@@ -3,7 +3,13 @@ export type { ApiKeyApi, ApiKeysInstalled, ApiKeysPlugin } from "./plugin.ts";
 export type { ApiKeysOptions } from "./options.ts";
 export { ApiKeyService } from "./api-key.ts";
 export { isWellFormedApiKey } from "./verify.ts";
-export { apiKeyUseRefusal, isRefillDue } from "./use-rules.ts";
+export {
+  apiKeyUseRefusal,
+  apiKeyUseRefusalAt,
+  boundByStoreClock,
+  isRefillDue,
+  STORE_CLOCK_LEAD_MS,
+} from "./use-rules.ts";
 export { apiKeyUseRule } from "./use-rule.ts";
 export type {
   ApiKeyUseRule,

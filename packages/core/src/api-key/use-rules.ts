@@ -25,3 +25,40 @@ export function apiKeyUseRefusal(key: ApiKeyRecord | null, now: Date): ApiKeyUse
   if (key === null) return "NOT_FOUND";
   return refusalOf(jsApiKeyUseRule(now), key);
 }
+
+/** How far a use's instant may run ahead of the store's own clock (see `boundByStoreClock`). */
+export const STORE_CLOCK_LEAD_MS = 1000;
+
+/**
+ * The instant a store applies the use rule at: the caller's, but never more than `STORE_CLOCK_LEAD_MS` ahead of
+ * the store's own clock (PostgreSQL's `now()`, SQLite's `julianday('now')`, MongoDB's `$$NOW`). An instance whose
+ * clock runs ahead would otherwise stamp a key's rate-limit window and refill into the future of every other
+ * instance, which would then refuse the key until their clocks caught up. An instance whose clock runs behind
+ * only delays itself.
+ *
+ * @example
+ * boundByStoreClock(new Date(Date.now() + 3_600_000), Date.now()); // about Date.now() + 1 s
+ */
+export function boundByStoreClock(now: Date, storeNowMs: number): Date {
+  const bound = storeNowMs + STORE_CLOCK_LEAD_MS;
+  return now.getTime() > bound ? new Date(bound) : now;
+}
+
+/**
+ * `apiKeyUseRefusal` for a store whose write applied the rule at `boundByStoreClock(now, <its clock>)`: the
+ * caller's instant first (no extra read), and only when nothing refuses there, the bounded instant, with the
+ * store's clock read then (`storeNowMs`).
+ *
+ * @example
+ * const reason = await apiKeyUseRefusalAt(key, now, async () => (await db.query("select now()")).getTime());
+ */
+export async function apiKeyUseRefusalAt(
+  key: ApiKeyRecord | null,
+  now: Date,
+  storeNowMs: () => Promise<number>,
+): Promise<ApiKeyUseRefusal | null> {
+  const reason = apiKeyUseRefusal(key, now);
+  if (reason !== null || key === null) return reason;
+  const bounded = boundByStoreClock(now, await storeNowMs());
+  return bounded === now ? null : apiKeyUseRefusal(key, bounded);
+}

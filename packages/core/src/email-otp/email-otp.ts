@@ -1,5 +1,4 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
-import { randomId } from "../crypto/crypto.ts";
 import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
 import { accountLockKey, codeLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
@@ -13,7 +12,7 @@ import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from ".
 import { invalidOtp } from "../errors/errors.ts";
 import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
-import { emitPasswordReset, newAccount } from "../identity/accounts.ts";
+import { emitPasswordReset, newAccount, newVerifiedUser } from "../identity/accounts.ts";
 import { emit } from "../kernel/emit.ts";
 import { isHookRefusal } from "../hooks/index.ts";
 
@@ -145,7 +144,11 @@ export class EmailOtpService {
       try {
         signingIn =
           existing ??
-          (await ctx.hooks.beforeUserCreated(newOtpUser(ctx, email, input.name ?? null), "sign-in-email-otp", meta));
+          (await ctx.hooks.beforeUserCreated(
+            newVerifiedUser(ctx, email, input.name ?? null),
+            "sign-in-email-otp",
+            meta,
+          ));
         await ctx.hooks.beforeSignIn(signingIn, "sign-in-email-otp", meta);
       } catch (error) {
         // A code a hook refused is spent: it cannot be replayed against the hook. A hook that failed (any other
@@ -310,21 +313,4 @@ class SpentMeanwhile extends Error {
   constructor() {
     super("the code was spent by a parallel request");
   }
-}
-
-/** The verified user an OTP sign-in of a new email inserts (before `beforeUserCreated` may amend it). */
-function newOtpUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
-  const now = new Date(ctx.clock.now());
-  return {
-    id: randomId(ctx.random),
-    email,
-    emailVerified: true,
-    name,
-    image: null,
-    username: null,
-    metadata: {},
-    appMetadata: {},
-    createdAt: now,
-    updatedAt: now,
-  };
 }

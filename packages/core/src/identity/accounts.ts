@@ -3,7 +3,7 @@ import { randomId } from "../crypto/crypto.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { emit } from "../kernel/emit.ts";
-import type { AccountRecord, ProviderId } from "../ports/records.ts";
+import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 
 /** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
 export function newAccount(
@@ -14,6 +14,26 @@ export function newAccount(
 ): AccountRecord {
   const now = new Date(ctx.clock.now());
   return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
+}
+
+/**
+ * The verified user a passwordless sign-in of a new email inserts (email code or magic link: the sign-in proved the
+ * mailbox), stamped now, before `beforeUserCreated` may amend it.
+ */
+export function newVerifiedUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
+  const now = new Date(ctx.clock.now());
+  return {
+    id: randomId(ctx.random),
+    email,
+    emailVerified: true,
+    name,
+    image: null,
+    username: null,
+    metadata: {},
+    appMetadata: {},
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /**

@@ -1,9 +1,8 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
-import { randomId } from "../crypto/crypto.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
-import { newAccount } from "../identity/accounts.ts";
+import { newAccount, newVerifiedUser } from "../identity/accounts.ts";
 import { emit } from "../kernel/emit.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
@@ -138,7 +137,8 @@ export class MagicLinkService {
     let signingIn: UserRecord;
     try {
       signingIn =
-        found ?? (await ctx.hooks.beforeUserCreated(newLinkUser(ctx, email, row.payload), "sign-in-magic-link", meta));
+        found ??
+        (await ctx.hooks.beforeUserCreated(newVerifiedUser(ctx, email, row.payload), "sign-in-magic-link", meta));
       await ctx.hooks.beforeSignIn(signingIn, "sign-in-magic-link", meta);
     } catch (error) {
       // A link a hook refused is spent: it cannot be replayed against the hook.
@@ -191,21 +191,4 @@ class SpentMeanwhile extends Error {
   constructor() {
     super("the link was spent by a parallel request");
   }
-}
-
-/** The verified user a magic link of a new email inserts (before `beforeUserCreated` may amend it). */
-function newLinkUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
-  const now = new Date(ctx.clock.now());
-  return {
-    id: randomId(ctx.random),
-    email,
-    emailVerified: true,
-    name,
-    image: null,
-    username: null,
-    metadata: {},
-    appMetadata: {},
-    createdAt: now,
-    updatedAt: now,
-  };
 }

@@ -1,4 +1,10 @@
-import { apiKeyUseRefusal, type ApiKeyPatch, type ApiKeyStore, type ApiKeyUseResult } from "@latchkey/core";
+import {
+  apiKeyUseRefusalAt,
+  STORE_CLOCK_LEAD_MS,
+  type ApiKeyPatch,
+  type ApiKeyStore,
+  type ApiKeyUseResult,
+} from "@latchkey/core";
 import { and, count, desc, eq, isNotNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { CONSUME_ATTEMPTS, unstableKeyError } from "../api-key-refusal.ts";
 import { sqlApiKeyUseRule } from "../sql-use-rule.ts";
@@ -70,8 +76,10 @@ function usesPort(db: PgDatabase, findById: Lookups["findById"]): Pick<ApiKeySto
   // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Row locks
   // serialise concurrent uses of the same key, and a second use re-evaluates the WHERE on the row the first one
   // wrote (so a refill due at `now` happens once). `now` is bound as an ISO string cast to timestamptz.
+  // The use's instant is the caller's, bounded by the database's clock (boundByStoreClock): an instance whose
+  // clock runs ahead cannot stamp a window or a refill into the future of the others.
   const rule = sqlApiKeyUseRule(k, {
-    now: sql`${sql.placeholder("at")}::timestamptz`,
+    now: sql`least(${sql.placeholder("at")}::timestamptz, now() + interval '${sql.raw(String(STORE_CLOCK_LEAD_MS))} milliseconds')`,
     addMs: (instant, ms) => sql`(${instant} + ${ms} * interval '1 millisecond')`,
   });
   const use = db
@@ -81,6 +89,13 @@ function usesPort(db: PgDatabase, findById: Lookups["findById"]): Pick<ApiKeySto
     .returning()
     .prepare("api_keys_consume_use");
   const useOnce = async (id: string, now: Date) => (await use.execute({ id, at: now.toISOString() }))[0] ?? null;
+  const clock = db
+    .select({ ms: sql<string>`(extract(epoch from now()) * 1000)::bigint::text` })
+    .from(k)
+    .limit(1)
+    .prepare("api_keys_database_now");
+  // Read only to name a refusal the bounded instant decided (see apiKeyUseRefusalAt).
+  const databaseNow = async () => Number((await clock.execute())[0]?.ms ?? Date.now());
   const touch = db
     .update(k)
     .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
@@ -103,7 +118,7 @@ function usesPort(db: PgDatabase, findById: Lookups["findById"]): Pick<ApiKeySto
         // Only now, to name the reason: the decision above was already made in SQL.
         const key = await findById(id);
         if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyUseRefusal(key, now);
+        const reason = await apiKeyUseRefusalAt(key, now, databaseNow);
         if (reason) return { ok: false, reason, key };
       }
       throw unstableKeyError(id);

@@ -1,5 +1,6 @@
 import {
-  apiKeyUseRefusal,
+  apiKeyUseRefusalAt,
+  STORE_CLOCK_LEAD_MS,
   type ApiKeyPatch,
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -83,6 +84,9 @@ function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
   };
 }
 
+/** The database's clock in epoch milliseconds (`julianday`, which every SQLite, libSQL and D1 has). */
+const DATABASE_NOW_MS = sql`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+
 /** A use (core's rule in one conditional UPDATE ... RETURNING) and the throttled last-used stamp. */
 function usesPort(
   db: SqliteDatabase,
@@ -92,8 +96,10 @@ function usesPort(
   // One statement decides and records the use: core's rule (sql-use-rule.ts) is its WHERE and its SET. Writes are
   // serialised, so a second use sees the first one's row (a refill due at `now` happens once). Instants are epoch
   // milliseconds: `now` is bound as one and instant arithmetic is plain addition.
+  // The use's instant is the caller's, bounded by the database's clock (boundByStoreClock): an instance whose clock
+  // runs ahead cannot stamp a window or a refill into the future of the others (libSQL may be a remote server).
   const rule = sqlApiKeyUseRule(k, {
-    now: sql`${sql.placeholder("at")}`,
+    now: sql`min(${sql.placeholder("at")}, ${DATABASE_NOW_MS} + ${sql.raw(String(STORE_CLOCK_LEAD_MS))})`,
     addMs: (instant, ms) => sql`(${instant} + ${ms})`,
   });
   const usage = rule.set;
@@ -106,6 +112,13 @@ function usesPort(
     (values) => viaClient.all(values),
   );
   const useOnce = async (id: string, now: Date) => (await use({ id, at: now.getTime() }))[0] ?? null;
+  const clock = db
+    .select({ ms: sql<number>`${DATABASE_NOW_MS}` })
+    .from(k)
+    .limit(1)
+    .prepare();
+  // Read only to name a refusal the bounded instant decided (see apiKeyUseRefusalAt).
+  const databaseNow = async () => Number((await clock.all())[0]?.ms ?? Date.now());
   const touch = db
     .update(k)
     .set({ lastUsedAt: boundPlaceholder("now", k.lastUsedAt) })
@@ -127,7 +140,7 @@ function usesPort(
         // Only now, to name the reason: the decision above was already made in SQL.
         const key = await findById(id);
         if (!key) return { ok: false, reason: "NOT_FOUND", key: null };
-        const reason = apiKeyUseRefusal(key, now);
+        const reason = await apiKeyUseRefusalAt(key, now, databaseNow);
         if (reason) return { ok: false, reason, key };
       }
       throw unstableKeyError(id);

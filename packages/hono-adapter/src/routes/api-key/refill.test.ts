@@ -136,6 +136,30 @@ async function twoStoresOverOneDatabase(): Promise<{ stores: [FullStore, FullSto
   };
 }
 
+describe("an instance whose clock runs an hour ahead (issue 48 item 7)", () => {
+  it("its use stamps the store's time: an instance on time uses the key once the window ends, not an hour later", async () => {
+    const { stores, dispose } = await twoStoresOverOneDatabase();
+    try {
+      // Real clocks (the bound is the store's own clock): A an hour ahead, B on time.
+      const a = createTestAuth({ store: stores[0], clock: { now: () => Date.now() + HOUR }, plugins: [apiKeys()] });
+      const b = createTestAuth({ store: stores[1], clock: { now: () => Date.now() }, plugins: [apiKeys()] });
+      const { userId } = await b.signUp("ada@example.com");
+      const { key, apiKey } = await b.auth.api.createApiKey({ userId, rateLimitMax: 1, rateLimitWindow: "1s" });
+      expect((await verify(a, key)).valid).toBe(true);
+      const stamped = await b.store.apiKeys.findById(apiKey.id);
+      expect(stamped!.windowStart!.getTime()).toBeLessThan(Date.now() + 60_000);
+      expect((await verify(b, key)).error.code).toBe("RATE_LIMITED");
+      // A is refused too, and told why: by its own clock the window ended, by the store's it has not.
+      expect((await verify(a, key)).error.code).toBe("RATE_LIMITED");
+      // The window A started ends within about two seconds of real time (1 s of lead, 1 s of window).
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      expect(await verify(b, key)).toMatchObject({ valid: true });
+    } finally {
+      await dispose();
+    }
+  });
+});
+
 describe("refills across instances", () => {
   it("two createAuth instances verifying concurrently at the refill instant refill once and admit exactly refillAmount", async () => {
     const { stores, dispose } = await twoStoresOverOneDatabase();
