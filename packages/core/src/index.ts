@@ -48,7 +48,7 @@ export type {
 } from "./kernel/index.ts";
 export { consoleEmailSender } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
-export { toUserView } from "./session/index.ts";
+export { toUserView, isChallenge, signedIn } from "./session/index.ts";
 export type { SessionService, SessionManagementService, CachedSession } from "./session/index.ts";
 export type {
   SessionListItem,
@@ -59,6 +59,11 @@ export type {
   CookieDescriptor,
   SignInResult,
   ValidatedSession,
+  SecondFactorChallenge,
+  SignInAttempt,
+  SignInGate,
+  SignInMethod,
+  SignInOutcome,
 } from "./session/index.ts";
 export type { HookRunner } from "./hooks/index.ts";
 export { HOOKS_SCHEMA } from "./hooks/index.ts";
@@ -163,6 +168,7 @@ export {
   TWO_FACTOR_SCHEMA,
   TWO_FACTOR_OPTION_SHAPE,
   TwoFactorService,
+  TwoFactorSignIn,
 } from "./two-factor/index.ts";
 export type {
   TwoFactorApi,
@@ -172,6 +178,9 @@ export type {
   ResolvedTwoFactorOptions,
   TwoFactorSetup,
   TotpAlgorithm,
+  FinishSignInInput,
+  TrustedDeviceCredential,
+  TwoFactorSignInResult,
 } from "./two-factor/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {

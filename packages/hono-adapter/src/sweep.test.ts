@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiKeys, auditLog, emailOtp, hashSecret } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, hashSecret, signedIn } from "@latchkey/core";
 import { createTestAuth } from "../test/test-auth.ts";
 
 // Issue 33 item 6: every row has a way out. Anonymous traffic leaves counters, codes, sessions and audit rows;
@@ -35,7 +35,7 @@ describe("auth.api.sweep()", () => {
       });
     const pending = [];
     for (let i = 0; i < 3; i++) pending.push(await t.signUp(`pending-${i}@example.com`));
-    const oldSession = await t.auth.api.signIn({ email: "kept@example.com", password: PASSWORD });
+    const oldSession = signedIn(await t.auth.api.signIn({ email: "kept@example.com", password: PASSWORD }));
     await t.auth.api.createApiKey({ userId: kept.id, expiresIn: "1d" });
     // A key rerolled with a day of grace: its old value must stop verifying and leave the table.
     const rerolled = await t.auth.api.createApiKey({ userId: kept.id });

@@ -1,3 +1,4 @@
+import { signedIn } from "../session/sign-in-gate.ts";
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { createAuthCore } from "../auth/auth-core.ts";
@@ -55,10 +56,10 @@ describe("auth.api.deleteUser", () => {
   it("removes the user and its sessions once; a second call answers false", async () => {
     const { core, store } = setup();
     const user = await core.api.createUser({ email: "ada@example.com", password: "correct horse battery" });
-    const signedIn = await core.api.signIn({ email: "ada@example.com", password: "correct horse battery" });
+    const session = signedIn(await core.api.signIn({ email: "ada@example.com", password: "correct horse battery" }));
     expect(await core.api.deleteUser(user.id)).toBe(true);
     expect(await store.users.findById(user.id)).toBeNull();
-    expect(await store.sessions.findByTokenHash(hashSecret(signedIn.credentials.token))).toBeNull();
+    expect(await store.sessions.findByTokenHash(hashSecret(session.credentials.token))).toBeNull();
     expect(await core.api.deleteUser(user.id)).toBe(false);
   });
 });

@@ -8,7 +8,8 @@ import { API_KEY_PLUGIN_ID } from "../api-key/index.ts";
 import type { EmailPasswordService, SignInInput, SignUpInput, SignUpResult } from "../email-password/index.ts";
 import type { EmailVerificationService } from "../email-verification/index.ts";
 import type { AuthContext } from "../kernel/context.ts";
-import type { SignInResult, UserView, ValidatedSession } from "../session/session.ts";
+import type { UserView, ValidatedSession } from "../session/session.ts";
+import type { SignInOutcome } from "../session/sign-in-gate.ts";
 import type { SessionListItem, SessionManagementService } from "../session/session-management.ts";
 import type { AccountDeletionService, AccountService, UpdateUserInput } from "../account/index.ts";
 import type { EmailOtpApi } from "../email-otp/index.ts";
@@ -16,10 +17,13 @@ import type { ApiKeyApi } from "../api-key/index.ts";
 import type { JwtApi } from "../jwt/index.ts";
 import type { AuditLogApi } from "../audit-log/index.ts";
 
-/** Server-side operations every installation has (no HTTP, trusted caller). */
+/**
+ * Server-side operations every installation has (no HTTP, trusted caller). A sign-in answers a `SignInOutcome`: the
+ * session, or with `twoFactor()` the second step it needs first (`isChallenge` tells them apart).
+ */
 export interface BaseApi {
   signUp(input: SignUpInput, meta?: RequestMeta): Promise<SignUpResult>;
-  signIn(input: SignInInput, meta?: RequestMeta): Promise<SignInResult>;
+  signIn(input: SignInInput, meta?: RequestMeta): Promise<SignInOutcome>;
   signOut(token: string, meta?: RequestMeta): Promise<void>;
   /** The session of a token (cookie value or Bearer token), or null. */
   getSession(token: string): Promise<ValidatedSession | null>;
@@ -34,7 +38,7 @@ export interface BaseApi {
     input: { email: string; callbackUrl?: string | null },
     meta?: RequestMeta,
   ): Promise<{ success: true }>;
-  verifyEmail(input: { email: string; token: string }, meta?: RequestMeta): Promise<SignInResult>;
+  verifyEmail(input: { email: string; token: string }, meta?: RequestMeta): Promise<SignInOutcome>;
   /**
    * The live sessions of the session behind `token` (its own marked `current`), or, for an admin acting on another
    * user, of `userId` (none marked current). Newest first; never a token or its hash.

@@ -101,6 +101,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     devices: new DeviceCookies(config, store, clock, random),
     events,
     sessions: new SessionService(config, store, clock, random),
+    signInGate: null,
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock, logger),
     hashBudget: new HashBudget(config, store, clock),
@@ -184,6 +185,15 @@ function installPlugins(
       throw new AuthConfigError(`plugins[${i}]`, "is not a Latchkey plugin");
     if (installed.has(plugin.id)) throw new AuthConfigError(`plugins[${i}]`, `installs "${plugin.id}" twice`);
     const result = plugin.init(ctx, requiredPorts(store, plugin, i));
+    if (result.signInGate) {
+      if (ctx.signInGate)
+        throw new AuthConfigError(
+          `plugins[${i}]`,
+          `("${plugin.id}") adds a second sign-in step, as an earlier plugin does`,
+        );
+      // Set on the context every service already holds: each sign-in asks it from now on.
+      ctx.signInGate = result.signInGate;
+    }
     installed.set(plugin.id, result);
     Object.assign(pluginApis, result.api);
   }

@@ -1,3 +1,4 @@
+import { signedIn } from "../session/sign-in-gate.ts";
 import { createHmac, hkdfSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
@@ -175,7 +176,7 @@ describe("OTP sign-in with sign-up off", () => {
       looked.push(email);
       return findByEmail(email);
     };
-    const result = await feature.service.signIn({ email: "ada@example.com", otp }, SERVER_CALL);
+    const result = signedIn(await feature.service.signIn({ email: "ada@example.com", otp }, SERVER_CALL));
     expect(result.user.email).toBe("ada@example.com");
     expect(looked).toEqual(["ada@example.com"]);
     looked.length = 0;
@@ -212,7 +213,7 @@ describe("OTP sign-in of a new user: the store work", () => {
       calls.push("transaction");
       return transaction(body);
     };
-    const result = await feature.service.signIn({ email: "new@example.com", otp }, SERVER_CALL);
+    const result = signedIn(await feature.service.signIn({ email: "new@example.com", otp }, SERVER_CALL));
     expect(result.user.email).toBe("new@example.com");
     // Outside the transaction: one lookup, no consume, no counter write (the lockout had nothing to clear).
     expect(calls.slice(0, calls.indexOf("transaction"))).toEqual(["users.findByEmail"]);

@@ -2,7 +2,8 @@ import { AuthError, invalidField } from "../errors/errors.ts";
 import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
 import { accountLockKey, codeLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { toUserView, type SignInResult, type UserView } from "../session/session.ts";
+import { toUserView, type UserView } from "../session/session.ts";
+import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import { EmailChangeService } from "./email-change.ts";
@@ -110,7 +111,7 @@ export class EmailOtpService {
   }
 
   /** Signs in (creating the user when unknown and `allowSignUp`) and issues a fresh session. */
-  async signIn(input: SignInOtpInput, meta: RequestMeta): Promise<SignInResult> {
+  async signIn(input: SignInOtpInput, meta: RequestMeta): Promise<SignInOutcome> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
     // The user is looked up before the code is touched: its lockout is the account's. With sign-up off an unknown
@@ -133,7 +134,7 @@ export class EmailOtpService {
     // to be created (and then signed in), a known one a sign-in. The user found above decides which; a sign-up
     // of the same email that commits meanwhile is met as a conflict in the transaction.
     let existing = known ?? found;
-    let result: SignInResult;
+    let result: SignInOutcome;
     // The code is spent once, by the first transaction that reaches it; `spent` says this request spent it.
     let spent = false;
     // At most twice: when a sign-up of the same email commits between the hooks and the insert, the record signed in
@@ -156,7 +157,7 @@ export class EmailOtpService {
         if (isHookRefusal(error) && !spent) await ctx.store.verifications.consume(row.id);
         throw error;
       }
-      let outcome: SignInResult | { createdMeanwhile: UserRecord };
+      let outcome: SignInOutcome | { createdMeanwhile: UserRecord };
       try {
         outcome = await this.spendAndSignIn(existing, signingIn, row.id, spent, input.rememberMe, meta);
       } catch (error) {
@@ -172,9 +173,10 @@ export class EmailOtpService {
       spent = true;
       existing = outcome.createdMeanwhile;
     }
-    const user = result.user;
-    await this.codes.verified(t, user.id, meta);
-    await emit(ctx, "UserSignedIn", { userId: user.id, method: "email-otp" }, meta);
+    const userId = isChallenge(result) ? result.userId : result.user.id;
+    await this.codes.verified(t, userId, meta);
+    // With a second step pending (`twoFactor()`), the sign-in is announced when that step finishes.
+    if (!isChallenge(result)) await emit(ctx, "UserSignedIn", { userId, method: "email-otp" }, meta);
     return result;
   }
 
@@ -272,7 +274,7 @@ export class EmailOtpService {
     spent: boolean,
     rememberMe: boolean | undefined,
     meta: RequestMeta,
-  ): Promise<SignInResult | { createdMeanwhile: UserRecord }> {
+  ): Promise<SignInOutcome | { createdMeanwhile: UserRecord }> {
     return inTransaction(this.ctx, async (tx) => {
       // First: of two requests with the same code exactly one gets the row, and the other writes nothing.
       if (!spent && !(await tx.store.verifications.consume(rowId))) throw new SpentMeanwhile();
@@ -286,7 +288,7 @@ export class EmailOtpService {
       } else {
         user = await this.proveForOtp(tx, seen, meta);
       }
-      return tx.sessions.create(user, meta, { rememberMe });
+      return signInOrChallenge(tx, user, meta, { method: "email-otp", rememberMe: rememberMe ?? true });
     });
   }
 

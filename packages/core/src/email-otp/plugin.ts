@@ -2,7 +2,8 @@ import { AuthError } from "../errors/errors.ts";
 import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
-import type { SignInResult, UserView } from "../session/session.ts";
+import type { UserView } from "../session/session.ts";
+import type { SignInOutcome } from "../session/sign-in-gate.ts";
 import {
   otpTemplateSources,
   resolveEmailOtpOptions,
@@ -29,7 +30,7 @@ import type { ChangeEmailInput, RequestEmailChangeInput } from "./email-change.t
 export interface EmailOtpApi {
   sendVerificationOtp(input: SendOtpInput, meta?: RequestMeta): Promise<{ success: true }>;
   checkVerificationOtp(input: CheckOtpInput, meta?: RequestMeta): Promise<{ success: true }>;
-  signInEmailOtp(input: SignInOtpInput, meta?: RequestMeta): Promise<SignInResult>;
+  signInEmailOtp(input: SignInOtpInput, meta?: RequestMeta): Promise<SignInOutcome>;
   verifyEmailOtp(input: { email: string; otp: string }, meta?: RequestMeta): Promise<{ user: UserView }>;
   requestPasswordResetEmailOtp(input: { email: string }, meta?: RequestMeta): Promise<{ success: true }>;
   resetPasswordEmailOtp(input: ResetPasswordOtpInput, meta?: RequestMeta): Promise<{ success: true }>;

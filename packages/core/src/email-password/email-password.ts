@@ -8,6 +8,7 @@ import {
   withQuery,
 } from "../kernel/validation.ts";
 import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
+import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
@@ -189,7 +190,7 @@ export class EmailPasswordService {
    * when the password checked is still the account's once the session exists (a reset that overlapped the check
    * wins), and only when the user still exists (a deletion that overlapped answers 401).
    */
-  async signIn(input: SignInInput, meta: RequestMeta, options: SignInOptions = {}): Promise<SignInResult> {
+  async signIn(input: SignInInput, meta: RequestMeta, options: SignInOptions = {}): Promise<SignInOutcome> {
     const { ctx } = this;
     const byEmail = "email" in input;
     const value = byEmail ? normalizeEmail(input.email) : input.username.trim().toLowerCase();
@@ -232,13 +233,20 @@ export class EmailPasswordService {
     const takeBack = async () => {
       if (issued) await ctx.devices.revoke({ userId: user.id, deviceId: issued.deviceId });
     };
-    let result: SignInResult;
+    let result: SignInOutcome;
     try {
-      result = await ctx.sessions.create(user, meta, { rememberMe: input.rememberMe });
+      const attempt = {
+        method: "password",
+        rememberMe: input.rememberMe ?? true,
+        passwordHash: account.passwordHash,
+      } as const;
+      result = await signInOrChallenge(ctx, user, meta, attempt);
     } catch (error) {
       await takeBack();
       throw error;
     }
+    // A second step first (`twoFactor()`): no session exists yet; the step refuses to finish if the password changes.
+    if (isChallenge(result)) return issued ? { ...result, device: issued } : result;
     // Written first, checked second: a reset writes the password first and revokes second (and sweeps again after
     // its commit), so either the reset's revocation sees this session or this read sees the new password.
     if ((await credentialOf(ctx, user.id))?.passwordHash !== account.passwordHash) {

@@ -6,7 +6,7 @@ import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { isHookRefusal } from "../hooks/index.ts";
-import type { SignInResult } from "../session/session.ts";
+import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import { emit } from "../kernel/emit.ts";
 
 /**
@@ -108,7 +108,7 @@ export class EmailVerificationService {
     input: { email: string; token: string },
     meta: RequestMeta,
     signedInAs: { userId: string; sessionId: string } | null = null,
-  ): Promise<SignInResult> {
+  ): Promise<SignInOutcome> {
     const { ctx } = this;
     const email = normalizeEmail(input.email);
     // Exact identifier: a token issued for another address is refused without being consumed. Found, not yet
@@ -133,12 +133,14 @@ export class EmailVerificationService {
       // Of two requests with the same link exactly one gets the row; the other writes nothing.
       if (!(await tx.store.verifications.consume(row.id))) throw invalidToken();
       const proven = user.emailVerified ? user : await proveMailbox(tx, user, null, meta, signedInAs);
-      return tx.sessions.create(proven, meta);
+      return signInOrChallenge(tx, proven, meta, { method: "email-verification", rememberMe: true });
     });
     const at = new Date(ctx.clock.now());
     const verified = { identifier: email, purpose: "email-verification-link" as const, userId: user.id };
     await emit(ctx, "OtpVerified", verified, meta, at);
-    await emit(ctx, "UserSignedIn", { userId: user.id, method: "email-verification" }, meta, at);
+    // With a second step pending (`twoFactor()`), the sign-in is announced when that step finishes.
+    if (!isChallenge(result))
+      await emit(ctx, "UserSignedIn", { userId: user.id, method: "email-verification" }, meta, at);
     return result;
   }
 }

@@ -53,6 +53,7 @@ export type AuthErrorCode =
   | "TWO_FACTOR_NOT_ENABLED"
   | "TWO_FACTOR_NOT_SET_UP"
   | "TWO_FACTOR_ALREADY_ENABLED"
+  | "INVALID_TWO_FACTOR_SIGN_IN"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {

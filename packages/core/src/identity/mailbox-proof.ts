@@ -8,7 +8,8 @@ import { emit } from "../kernel/emit.ts";
  * Marks a user's email verified because a code sent to it was just used. When the user was NOT verified yet,
  * nothing done before this proof can be trusted: whoever registered the address never showed they own it
  * (pre-account hijacking, Better Auth GHSA-qq9h-g4jm-xgf3). So every account except `keepProvider` is deleted
- * (e.g. an attacker-set password), every session is revoked and every API key of the user is revoked.
+ * (e.g. an attacker-set password), every session is revoked, every API key of the user is revoked and a second
+ * factor (`twoFactor()`) set up before the proof is removed.
  * Already verified users are returned unchanged.
  *
  * `signedInAs` is the session the proof arrived with, when it belongs to this same user: then the person holding
@@ -36,6 +37,10 @@ export async function proveMailbox(
     await store.accounts.deleteAllExcept(user.id, keepProvider ?? "");
     sessions = await ctx.sessions.revokeAll(user.id);
     await revokeApiKeys(ctx, user.id, meta);
+    // A second factor set up before the proof is the registrant's, not the mailbox owner's: left in place it would
+    // lock the owner out of the account the proof just gave them.
+    if (store.twoFactor && (await store.twoFactor.delete(user.id)))
+      await emit(ctx, "TwoFactorDisabled", { userId: user.id, method: "email-proven" }, meta);
   }
   const at = new Date(ctx.clock.now());
   const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });

@@ -6,6 +6,7 @@ import type { HashGate } from "../password/hash-gate.ts";
 import type { DeviceCookies } from "../device/device-cookies.ts";
 import type { AuthEvents } from "./events.ts";
 import type { SessionService } from "../session/session.ts";
+import type { SignInGate } from "../session/sign-in-gate.ts";
 import type { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import type { Mailer } from "../email/mailer.ts";
 import type { SendLimits } from "../email/send-limits.ts";
@@ -28,6 +29,11 @@ export interface AuthContext {
   devices: DeviceCookies;
   events: AuthEvents;
   sessions: SessionService;
+  /**
+   * Whether a sign-in that passed its first factor needs a second step (`twoFactor()` installs one; null: never).
+   * Every sign-in ends through it (`signInOrChallenge`).
+   */
+  signInGate: SignInGate | null;
   lockout: Lockout;
   rateLimiter: RateLimiter;
   /** The shared budget of unauthenticated hashing routes (the transport spends it; trusted calls do not). */

@@ -42,15 +42,18 @@ export interface AuthEventMap {
   OtpVerifyFailed: EventBase & { identifier: string; purpose: OtpPurpose; attemptCount: number };
   /** A user's two-factor setup was proven by a first code: the second step is on from now. */
   TwoFactorEnabled: EventBase & { userId: string };
-  /** Two-factor was switched off (with a current code or a recovery code). */
-  TwoFactorDisabled: EventBase & { userId: string; method: "totp" | "recovery-code" };
+  /**
+   * Two-factor was switched off: with a current code or a recovery code, or (`email-proven`) by the first proof of
+   * the mailbox, which removes a second factor set up before it (pre-account hijacking).
+   */
+  TwoFactorDisabled: EventBase & { userId: string; method: "totp" | "recovery-code" | "email-proven" };
   /** A single-use recovery code was spent; `remaining` is how many are left. */
   RecoveryCodeUsed: EventBase & { userId: string; remaining: number };
   /** A wrong (or replayed) authenticator or recovery code; counted by the second-factor lockout. */
   TwoFactorFailed: EventBase & {
     userId: string;
     reason: "invalid-code" | "invalid-recovery-code";
-    action: "verify-setup" | "disable";
+    action: "verify-setup" | "disable" | "sign-in";
   };
   /** Carries the plaintext code or token. Never audited; meant for custom delivery and `captureOtp` in tests. */
   OtpGenerated: EventBase & {

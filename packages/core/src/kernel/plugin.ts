@@ -1,5 +1,6 @@
 import type { AuthContext } from "./context.ts";
 import type { PluginPortName, PluginPorts } from "../ports/store.ts";
+import type { SignInGate } from "../session/sign-in-gate.ts";
 
 declare const installedType: unique symbol;
 
@@ -14,6 +15,8 @@ export interface InstalledPlugin<Service = unknown, Api extends object = object,
   service: Service;
   api: Api;
   options: Options;
+  /** A plugin that adds a second sign-in step (`twoFactor()`) hands its gate here; at most one plugin may. */
+  signInGate?: SignInGate;
 }
 
 /**

@@ -12,6 +12,11 @@ export interface RequestMeta {
    * work either way (its timing must not tell the two apart) and answer false for null. Absent: never known.
    */
   knownDevice?: (userId: string | null) => boolean | Promise<boolean>;
+  /**
+   * The trusted-device token of `twoFactor()` the request carries (its cookie, or the `latchkey-trusted-device`
+   * header): a sign-in of that account from this device skips the second step while the token is live.
+   */
+  trustedDevice?: string | null;
 }
 
 /** Meta for trusted server calls (`auth.api`) that did not come from a request. */

@@ -7,7 +7,7 @@ import { emit } from "../kernel/emit.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
-import type { SignInResult } from "../session/session.ts";
+import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import type { ResolvedMagicLinkOptions } from "./options.ts";
 
 /** The verification-row identifier prefix of magic links (`magic-link:<email>`, one live link per address). */
@@ -42,11 +42,14 @@ export interface VerifyMagicLinkInput {
   callbackURL?: string | null;
 }
 
-/** A magic-link sign-in: the session and where to send the browser. */
-export interface MagicLinkSignIn extends SignInResult {
+/**
+ * A magic-link sign-in: the session (or, with `twoFactor()`, the second step it needs first) and where to send the
+ * browser.
+ */
+export type MagicLinkSignIn = SignInOutcome & {
   /** The resolved, trusted `callbackURL` (absolute). */
   callbackURL: string;
-}
+};
 
 const invalidToken = () => new AuthError("INVALID_TOKEN", "The link is invalid or has expired");
 
@@ -145,22 +148,23 @@ export class MagicLinkService {
       await ctx.store.verifications.consume(row.id);
       throw error;
     }
-    let result: SignInResult;
+    let result: SignInOutcome;
     try {
       result = await inTransaction(ctx, async (tx) => {
         // First: of two requests with the same link exactly one gets the row, and the other writes nothing.
         if (!(await tx.store.verifications.consume(row.id))) throw new SpentMeanwhile();
         const user = found ? await this.proveForLink(tx, found, meta) : await this.createUser(tx, signingIn, meta);
-        return tx.sessions.create(user, meta);
+        return signInOrChallenge(tx, user, meta, { method: "magic-link", rememberMe: true });
       });
     } catch (error) {
       if (error instanceof SpentMeanwhile) throw invalidToken();
       throw error;
     }
     const at = new Date(ctx.clock.now());
-    const userId = result.user.id;
+    const userId = isChallenge(result) ? result.userId : result.user.id;
     await emit(ctx, "OtpVerified", { identifier: email, purpose: "magic-link", userId }, meta, at);
-    await emit(ctx, "UserSignedIn", { userId, method: "magic-link" }, meta, at);
+    // With a second step pending, the sign-in happens (and is announced) when that step finishes.
+    if (!isChallenge(result)) await emit(ctx, "UserSignedIn", { userId, method: "magic-link" }, meta, at);
     return { ...result, callbackURL };
   }
 

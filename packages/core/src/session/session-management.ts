@@ -83,6 +83,8 @@ export class SessionManagementService {
       revoked++;
       await this.emit(s, reason, meta);
     }
+    // Signing out everywhere (or everywhere else) also ends every trusted device's skip of the second step.
+    await this.ctx.signInGate?.forgetDevices(userId, new Date(now));
     return { revoked };
   }
 

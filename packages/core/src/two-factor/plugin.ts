@@ -3,6 +3,7 @@ import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts"
 import type { UserRecord } from "../ports/records.ts";
 import { resolveTwoFactorOptions, type ResolvedTwoFactorOptions, type TwoFactorOptions } from "./options.ts";
 import { TwoFactorService, type TwoFactorSetup } from "./two-factor.ts";
+import type { FinishSignInInput, TwoFactorSignInResult } from "./sign-in-step.ts";
 
 /**
  * `auth.api` operations of the two-factor feature (trusted server calls: no password or fresh-session check, no
@@ -16,6 +17,13 @@ export interface TwoFactorApi {
   verifyTwoFactorSetup(input: { user: UserRecord; code: string }, meta?: RequestMeta): Promise<{ success: true }>;
   disableTwoFactor(input: { user: UserRecord; code: string }, meta?: RequestMeta): Promise<{ success: true }>;
   regenerateRecoveryCodes(input: { user: UserRecord }, meta?: RequestMeta): Promise<{ recoveryCodes: string[] }>;
+  /** Finishes a pending sign-in with an authenticator code (`trustDevice`: this device skips the step from now). */
+  verifyTwoFactor(input: FinishSignInInput, meta?: RequestMeta): Promise<TwoFactorSignInResult>;
+  /** Finishes a pending sign-in with a single-use recovery code. */
+  verifyTwoFactorRecoveryCode(
+    input: Omit<FinishSignInInput, "trustDevice">,
+    meta?: RequestMeta,
+  ): Promise<TwoFactorSignInResult>;
 }
 
 /** What `twoFactor()` installs: `core.plugins.get(TWO_FACTOR_PLUGIN_ID)`. */
@@ -39,7 +47,9 @@ export type TwoFactorPlugin = AuthPlugin<"two-factor", TwoFactorInstalled, "twoF
 
 /**
  * Authenticator-app (TOTP) second factor: `POST /two-factor/enable`, `/two-factor/verify-setup`,
- * `/two-factor/disable` and `/two-factor/recovery-codes`. Options are validated here (AuthConfigError
+ * `/two-factor/disable` and `/two-factor/recovery-codes`; every sign-in of a user with it on (password, emailed
+ * code, magic link, verification link) answers `{ twoFactorRequired: true }` and a pending sign-in, finished by
+ * `POST /two-factor/verify` or `/two-factor/verify-recovery-code`. Options are validated here (AuthConfigError
  * `twoFactor.<field>`).
  *
  * @example
@@ -58,8 +68,12 @@ export function twoFactor(options: TwoFactorOptions = {}): TwoFactorPlugin {
         verifyTwoFactorSetup: (input, meta) => service.verifySetup(input.user, input.code, orServerCall(meta)),
         disableTwoFactor: (input, meta) => service.disable(input.user, input.code, orServerCall(meta)),
         regenerateRecoveryCodes: (input, meta) => service.regenerateRecoveryCodes(input.user, orServerCall(meta)),
+        verifyTwoFactor: (input, meta) => service.signIn.finish(input, "totp", orServerCall(meta)),
+        verifyTwoFactorRecoveryCode: (input, meta) =>
+          service.signIn.finish({ token: input.token, code: input.code }, "recovery-code", orServerCall(meta)),
       };
-      return { service, api, options: resolved };
+      // Every sign-in of a user with two-factor on stops at the gate for its second step.
+      return { service, api, options: resolved, signInGate: service.signIn };
     },
   };
 }

@@ -6,8 +6,9 @@ import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { TwoFactorRecord, UserRecord } from "../ports/records.ts";
 import type { TwoFactorStore } from "../ports/store.ts";
 import type { ResolvedTwoFactorOptions } from "./options.ts";
-import { matchTotp, totpURI, type TotpParams } from "./totp.ts";
-import { TotpSecretBox } from "./totp-secret.ts";
+import { totpURI } from "./totp.ts";
+import { isTotpShaped, normalizeCode, SecondFactorCodes, twoFactorLockKey } from "./codes.ts";
+import { TwoFactorSignIn } from "./sign-in-step.ts";
 
 /** Recovery codes: 10 characters of an alphabet without look-alikes (about 50 bits), shown as `xxxxx-xxxxx`. */
 const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
@@ -28,18 +29,6 @@ export interface TwoFactorSetup {
   recoveryCodes: string[];
 }
 
-/** The lockout key of an account's second factor: counted apart from passwords and emailed codes. */
-function twoFactorLockKey(userId: string): string {
-  return `two-factor:user:${userId}`;
-}
-
-/** A code as typed: spaces (and a recovery code's dash) dropped, lower case. */
-function normalize(code: string): string {
-  return code.replace(/[\s-]/g, "").toLowerCase();
-}
-
-const invalidCode = () =>
-  new AuthError("INVALID_TWO_FACTOR_CODE", "The code is wrong or was already used; check the authenticator app");
 const notEnabled = () => new AuthError("TWO_FACTOR_NOT_ENABLED", "Two-factor authentication is not on");
 
 /**
@@ -53,16 +42,17 @@ const notEnabled = () => new AuthError("TWO_FACTOR_NOT_ENABLED", "Two-factor aut
  * await service.verifySetup(user, "287082", meta);
  */
 export class TwoFactorService {
-  private readonly box: TotpSecretBox;
-  private readonly params: TotpParams;
+  private readonly codes: SecondFactorCodes;
+  /** The second sign-in step: the gate every sign-in passes, and the routes that finish a pending sign-in. */
+  readonly signIn: TwoFactorSignIn;
 
   constructor(
     private readonly ctx: AuthContext,
     readonly options: ResolvedTwoFactorOptions,
     private readonly port: TwoFactorStore,
   ) {
-    this.box = new TotpSecretBox(ctx.config.secret, ctx.random);
-    this.params = { digits: options.digits, period: options.period, algorithm: options.algorithm };
+    this.codes = new SecondFactorCodes(ctx, options, port);
+    this.signIn = new TwoFactorSignIn(ctx, options, port, this.codes);
   }
 
   /** The `issuer` of the URI: the option, else the app's name. */
@@ -82,22 +72,22 @@ export class TwoFactorService {
   async enable(user: UserRecord, _meta: RequestMeta): Promise<TwoFactorSetup> {
     const { ctx, options } = this;
     if (await this.isEnabled(user.id)) throw alreadyEnabled();
-    const { key, base32 } = this.box.generate(options.algorithm);
+    const { key, base32 } = this.codes.box.generate(options.algorithm);
     const recoveryCodes = this.newRecoveryCodes();
     const now = new Date(ctx.clock.now());
     const record: TwoFactorRecord = {
       userId: user.id,
-      secret: await this.box.seal(user.id, key),
+      secret: await this.codes.box.seal(user.id, key),
       enabled: false,
       lastStep: null,
-      recoveryCodes: recoveryCodes.map((code) => hashSecret(normalize(code))),
+      recoveryCodes: recoveryCodes.map((code) => hashSecret(normalizeCode(code))),
       trustedAfter: null,
       createdAt: now,
       updatedAt: now,
     };
     // False: a parallel setup was proven meanwhile (or the user is gone).
     if (!(await this.port.savePending(record))) throw alreadyEnabled();
-    const uri = totpURI({ ...this.params, issuer: this.issuer, account: user.email, secret: base32 });
+    const uri = totpURI({ ...this.codes.params, issuer: this.issuer, account: user.email, secret: base32 });
     return { totpURI: uri, secret: base32, recoveryCodes };
   }
 
@@ -111,7 +101,8 @@ export class TwoFactorService {
     if (!record) throw new AuthError("TWO_FACTOR_NOT_SET_UP", "Start the setup with /two-factor/enable first");
     if (record.enabled) throw alreadyEnabled();
     await this.ctx.lockout.assertNotLocked(twoFactorLockKey(user.id));
-    if (!(await this.acceptTotp(record, code, true))) await this.failed(user.id, "invalid-code", "verify-setup", meta);
+    if (!(await this.codes.acceptTotp(record, code, true)))
+      await this.codes.failed(user.id, "invalid-code", "verify-setup", meta);
     await this.ctx.lockout.reset(twoFactorLockKey(user.id));
     await emit(this.ctx, "TwoFactorEnabled", { userId: user.id }, meta);
     return { success: true };
@@ -128,8 +119,8 @@ export class TwoFactorService {
     await this.ctx.lockout.assertNotLocked(twoFactorLockKey(user.id));
     const method = await this.acceptEither(record, code);
     if (method === null) {
-      const reason = /^[0-9]+$/.test(normalize(code)) ? "invalid-code" : "invalid-recovery-code";
-      await this.failed(user.id, reason, "disable", meta);
+      const reason = isTotpShaped(code) ? "invalid-code" : "invalid-recovery-code";
+      await this.codes.failed(user.id, reason, "disable", meta);
     }
     await this.ctx.lockout.reset(twoFactorLockKey(user.id));
     await this.port.delete(user.id);
@@ -149,39 +140,15 @@ export class TwoFactorService {
   /** New recovery codes, shown once; the old ones stop working at once. 400 `TWO_FACTOR_NOT_ENABLED` when off. */
   async regenerateRecoveryCodes(user: UserRecord, _meta: RequestMeta): Promise<{ recoveryCodes: string[] }> {
     const recoveryCodes = this.newRecoveryCodes();
-    const hashes = recoveryCodes.map((code) => hashSecret(normalize(code)));
+    const hashes = recoveryCodes.map((code) => hashSecret(normalizeCode(code)));
     if (!(await this.port.replaceRecoveryCodes(user.id, hashes, new Date(this.ctx.clock.now())))) throw notEnabled();
     return { recoveryCodes };
   }
 
-  /** Whether `code` is a current authenticator code of a step after the last accepted one; that step is stored. */
-  private async acceptTotp(record: TwoFactorRecord, code: string, enable: boolean): Promise<boolean> {
-    const key = await this.box.open(record.userId, record.secret);
-    const now = this.ctx.clock.now();
-    const step = matchTotp(key, normalize(code), now, this.params, this.options.window, record.lastStep);
-    if (step === null) return false;
-    // The compare-and-set: of two requests with codes of one step (or one with an earlier step) exactly one wins.
-    return this.port.acceptStep(record.userId, record.secret, step, new Date(now), { enable });
-  }
-
   /** An authenticator code (digits only) or a recovery code: which one was accepted, or null. */
   private async acceptEither(record: TwoFactorRecord, code: string): Promise<"totp" | "recovery-code" | null> {
-    const typed = normalize(code);
-    if (/^[0-9]+$/.test(typed)) return (await this.acceptTotp(record, typed, false)) ? "totp" : null;
-    const used = await this.port.useRecoveryCode(record.userId, hashSecret(typed), new Date(this.ctx.clock.now()));
-    return used ? "recovery-code" : null;
-  }
-
-  /** Counts a wrong code toward the second-factor lockout, emits `TwoFactorFailed`, and refuses. */
-  private async failed(
-    userId: string,
-    reason: "invalid-code" | "invalid-recovery-code",
-    action: "verify-setup" | "disable",
-    meta: RequestMeta,
-  ): Promise<never> {
-    await this.ctx.lockout.recordFailure(twoFactorLockKey(userId), meta);
-    await emit(this.ctx, "TwoFactorFailed", { userId, reason, action }, meta);
-    throw invalidCode();
+    if (isTotpShaped(code)) return (await this.codes.acceptTotp(record, code, false)) ? "totp" : null;
+    return (await this.codes.useRecoveryCode(record.userId, code)) ? "recovery-code" : null;
   }
 
   private newRecoveryCodes(): string[] {

@@ -21,6 +21,10 @@ export function setCookie(c: Context, cookie: CookieDescriptor): string {
 /** What `readSoleCookie` answers when the request carries the cookie more than once. */
 /** The request header a Bearer client sends its device token in (`credentials.deviceToken` of a sign-in answer). */
 export const DEVICE_HEADER = "latchkey-device";
+/** The request header a Bearer client sends its trusted-device token in (`twoFactor()`, `credentials.trustedDeviceToken`). */
+export const TRUSTED_DEVICE_HEADER = "latchkey-trusted-device";
+/** The request header a Bearer client sends a pending two-factor sign-in's token in (`twoFactorToken`). */
+export const TWO_FACTOR_HEADER = "latchkey-two-factor";
 
 export const AMBIGUOUS = Symbol("cookie sent more than once");
 

@@ -1,7 +1,21 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { AuthError, type AuthCore, type RequestMeta, type ValidatedSession } from "@latchkey/core";
+import {
+  AuthError,
+  TWO_FACTOR_PLUGIN_ID,
+  type AuthCore,
+  type RequestMeta,
+  type ValidatedSession,
+} from "@latchkey/core";
 import { sessionAnswerJson } from "@latchkey/core/internal";
-import { AMBIGUOUS, DEVICE_HEADER, readCookie, readSoleCookie, serializeCookie, setCookie } from "../http/cookies.ts";
+import {
+  AMBIGUOUS,
+  DEVICE_HEADER,
+  TRUSTED_DEVICE_HEADER,
+  readCookie,
+  readSoleCookie,
+  serializeCookie,
+  setCookie,
+} from "../http/cookies.ts";
 import { errorResponse } from "../http/errors.ts";
 import { keepRefreshedCookie, rememberRefreshedCookie } from "../http/host-response.ts";
 import type { GetClientIp } from "../http/client-ip.ts";
@@ -68,6 +82,8 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
   const cookieName = core.config.cookies.name;
   const deviceCookieName = core.config.deviceCookies.name;
   const { sessions } = core.ctx;
+  // With `twoFactor()`: the trusted-device cookie that lets a sign-in skip the second step.
+  const trustCookieName = core.plugins.get(TWO_FACTOR_PLUGIN_ID)?.service.signIn.trustCookieName ?? null;
   const tools: RequestTools = {
     core,
     afterGetSession: [],
@@ -100,6 +116,11 @@ export function createRequestTools(core: AuthCore, getClientIp: GetClientIp): Re
           if (userId !== null && session !== null && session.userRecord.id === userId) return true;
           const device = c.req.header(DEVICE_HEADER)?.trim() || readCookie(c.req.header("cookie"), deviceCookieName);
           return device ? core.ctx.devices.knows(device, userId) : false;
+        },
+        // Read only by a sign-in's second-step gate, and only with `twoFactor()` installed.
+        get trustedDevice() {
+          if (trustCookieName === null) return null;
+          return c.req.header(TRUSTED_DEVICE_HEADER)?.trim() || readCookie(c.req.header("cookie"), trustCookieName);
         },
       };
     },

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { AuthErrorCode } from "@latchkey/core";
+import { TWO_FACTOR_PLUGIN_ID, type AuthCore, type AuthErrorCode } from "@latchkey/core";
 import { ERROR_STATUS } from "../http/error-status.ts";
 
 /** Every code an error body may carry (typed clients get them as a union). */
@@ -58,6 +58,28 @@ const CredentialsSchema = z
 export const SignInResponseSchema = z
   .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema.optional() })
   .openapi("SignInResponse");
+/** The answer of a sign-in that needs its second step first (`twoFactor()`): no session yet. */
+export const TwoFactorRequiredSchema = z
+  .object({
+    twoFactorRequired: z.literal(true),
+    expiresAt: z.string().openapi({ format: "date-time", description: "When the pending sign-in dies." }),
+    twoFactorToken: z.string().optional().openapi({
+      description:
+        "The pending sign-in's token, for clients that keep tokens themselves (browsers get an HttpOnly cookie): send it to `POST /two-factor/verify`.",
+    }),
+    deviceToken: z.string().optional(),
+  })
+  .openapi("TwoFactorRequired");
+
+/**
+ * A sign-in route's answer schema: with `twoFactor()` installed it may also be `TwoFactorRequired`.
+ *
+ * @example
+ * response: { schema: signInAnswer(tools.core, SignInResponseSchema), description: "Signed in" },
+ */
+export function signInAnswer(core: Pick<AuthCore, "plugins">, schema: z.ZodType): z.ZodType {
+  return core.plugins.has(TWO_FACTOR_PLUGIN_ID) ? z.union([schema, TwoFactorRequiredSchema]) : schema;
+}
 export const SuccessSchema = z.object({ success: z.literal(true) }).openapi("Success");
 export const UserResponseSchema = z.object({ user: UserSchema }).openapi("UserResponse");
 

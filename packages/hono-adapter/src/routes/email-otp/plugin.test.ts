@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AuthConfigError, emailOtp } from "@latchkey/core";
+import { AuthConfigError, emailOtp, signedIn } from "@latchkey/core";
 import { createTestAuth } from "../../../test/test-auth.ts";
 import { createOtpTestAuth, wrongCode } from "./fixtures.ts";
 
@@ -68,13 +68,13 @@ describe("auth.api", () => {
     expect(await t.auth.api.checkVerificationOtp({ email: "ada@example.com", purpose: "sign-in", otp: code })).toEqual({
       success: true,
     });
-    const signedIn = await t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: code, name: "Ada" });
-    expect(signedIn.user).toMatchObject({ email: "ada@example.com", emailVerified: true, name: "Ada" });
-    expect(signedIn.cookie.value).toBe(signedIn.credentials.token);
+    const signedInAs = signedIn(await t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: code, name: "Ada" }));
+    expect(signedInAs.user).toMatchObject({ email: "ada@example.com", emailVerified: true, name: "Ada" });
+    expect(signedInAs.cookie.value).toBe(signedInAs.credentials.token);
     await t.auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "email-verification" });
     expect(
       (await t.auth.api.verifyEmailOtp({ email: "ada@example.com", otp: t.auth.getOtp("ada@example.com")! })).user.id,
-    ).toBe(signedIn.user.id);
+    ).toBe(signedInAs.user.id);
     await t.auth.api.requestPasswordResetEmailOtp({ email: "ada@example.com" });
     expect(
       await t.auth.api.resetPasswordEmailOtp({
@@ -83,7 +83,7 @@ describe("auth.api", () => {
         password: "a fresh password",
       }),
     ).toEqual({ success: true });
-    expect(await t.auth.api.getSession(signedIn.credentials.token)).toBeNull();
+    expect(await t.auth.api.getSession(signedInAs.credentials.token)).toBeNull();
     await expect(t.auth.api.signInEmailOtp({ email: "ada@example.com", otp: "12345" })).rejects.toMatchObject({
       code: "INVALID_REQUEST",
     });

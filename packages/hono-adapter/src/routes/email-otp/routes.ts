@@ -9,6 +9,7 @@ import {
   PasswordField,
   RememberMeField,
   SignInResponseSchema,
+  signInAnswer,
   SuccessSchema,
   UserResponseSchema,
 } from "../schemas.ts";
@@ -107,7 +108,10 @@ function registerSignInEmailOtp(
       summary: "Sign in with an emailed code",
       description: `Uses a \`sign-in\` code and sets a fresh session cookie. ${options.allowSignUp ? "An unknown email becomes a new user (email verified, `name` from the body)." : "Unknown emails are 401 `INVALID_CREDENTIALS` (sign-up is off)."} An existing unverified user loses every account and session made before this proof of the mailbox. Wrong codes count towards the account lockout (429 \`ACCOUNT_LOCKED\`). ${rules}`,
       body: z.object({ email: EmailField, otp, name: z.string().max(256).nullish(), rememberMe: RememberMeField }),
-      response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
+      response: {
+        schema: signInAnswer(tools.core, SignInResponseSchema),
+        description: "Signed in; sets the session cookie",
+      },
       errors: [401, 403],
     },
     async (c, { body }) => signInResponse(c, await service.signIn(body, tools.meta(c)), tools.core.config),

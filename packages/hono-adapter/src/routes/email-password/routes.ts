@@ -12,6 +12,7 @@ import {
   RememberMeField,
   SessionSchema,
   SignInResponseSchema,
+  signInAnswer,
   SuccessSchema,
   UserSchema,
 } from "../schemas.ts";
@@ -105,7 +106,7 @@ function registerSignInEmail(app: AuthApp, tools: RequestTools): void {
                 deviceToken: b.deviceToken,
               },
         ),
-      response: { schema: SignInResponseSchema, description: "Signed in; sets the session cookie" },
+      response: { schema: signInAnswer(core, SignInResponseSchema), description: "Signed in; sets the session cookie" },
       errors: [401, 403],
     },
     async (c, { body, device }) => {

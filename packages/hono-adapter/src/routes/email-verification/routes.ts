@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
-import { EmailField, SignInResponseSchema, SuccessSchema } from "../schemas.ts";
+import { EmailField, SignInResponseSchema, signInAnswer, SuccessSchema } from "../schemas.ts";
 
 const TAG = "Email verification";
 
@@ -44,7 +44,10 @@ export function registerEmailVerificationRoutes(app: AuthApp, tools: RequestTool
       description:
         "Consumes the single-use token (400 `INVALID_TOKEN` when unknown, used, expired or issued for another address), sets `emailVerified` and signs in: a fresh session and cookie, like a sign-in. For a user not verified before, the link is the first proof of the mailbox: accounts (a password), sessions and API keys made before it are removed, unless the request carries a session of that same user (cookie or Bearer; then only the user's other sessions are revoked). Failures count towards the account's lockout (429 `ACCOUNT_LOCKED`).",
       body: z.object({ email: EmailField, token: z.string().max(256) }),
-      response: { schema: SignInResponseSchema, description: "Verified and signed in; sets the session cookie" },
+      response: {
+        schema: signInAnswer(core, SignInResponseSchema),
+        description: "Verified and signed in; sets the session cookie",
+      },
     },
     async (c, { body }) => {
       const s = await tools.session(c);

@@ -3,7 +3,7 @@ import { base64url, MAGIC_LINK_PLUGIN_ID, webCryptoRandom, type MagicLinkService
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
-import { EmailField, SignInResponseSchema, SuccessSchema } from "../schemas.ts";
+import { EmailField, SignInResponseSchema, signInAnswer, SuccessSchema } from "../schemas.ts";
 
 const TAG = "Magic link";
 
@@ -88,7 +88,10 @@ function registerVerify(app: AuthApp, tools: RequestTools, service: MagicLinkSer
       summary: "Spend a sign-in link and sign in",
       description: `Spends the link's single-use token and signs in: a fresh session and cookie, and \`callbackURL\` (trusted, absolute) to send the browser to. An unknown email becomes a new, verified user${service.options.allowSignUp ? "" : " only while sign-up is on (it is off)"} (the \`beforeUserCreated\` and \`beforeSignIn\` hooks apply); an existing unverified user loses every account, session and API key made before this proof of the mailbox. Unknown, used, expired or superseded links: 400 \`INVALID_TOKEN\`. Of two requests with the same link exactly one signs in. \`GET /magic-link/verify\` (the emailed link) is the one-button page that sends this request.`,
       body: z.object({ token: z.string().max(256), callbackURL: CallbackField }),
-      response: { schema: MagicLinkSignInSchema, description: "Signed in; sets the session cookie" },
+      response: {
+        schema: signInAnswer(tools.core, MagicLinkSignInSchema),
+        description: "Signed in; sets the session cookie",
+      },
       errors: [403],
     },
     async (c, { body }) => {

@@ -3,6 +3,7 @@ import { TWO_FACTOR_PLUGIN_ID, type TwoFactorService, type UserRecord, type Sess
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { PasswordField, SuccessSchema } from "../schemas.ts";
+import { registerTwoFactorSignInRoutes } from "./sign-in.ts";
 
 const TAG = "Two-factor";
 
@@ -159,4 +160,5 @@ export function registerTwoFactorRoutes(app: AuthApp, tools: RequestTools): void
   registerVerifySetup(app, tools, feature.service);
   registerDisable(app, tools, feature.service);
   registerRecoveryCodes(app, tools, feature.service);
+  registerTwoFactorSignInRoutes(app, tools, feature.service);
 }

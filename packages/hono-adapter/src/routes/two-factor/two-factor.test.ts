@@ -1,49 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { AuthConfigError, hashSecret, twoFactor, type AuthEvent, type TwoFactorOptions } from "@latchkey/core";
+import { AuthConfigError, hashSecret, twoFactor } from "@latchkey/core";
 import { base32Decode, totp, totpStep } from "@latchkey/core/internal";
 import { memoryStore } from "@latchkey/memory-store";
 import type { FullStore, TwoFactorRecord, TwoFactorStore } from "@latchkey/core";
 import { bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { codeAt, codeOf, DAY, enabledUser, ip, PASSWORD, signedIn, type Setup } from "./fixtures.ts";
 import { storesForTestRun } from "../../../test/test-stores.ts";
-
-const PASSWORD = "correct horse battery";
-const DAY = 86_400_000;
-let ipSeq = 0;
-const ip = () => `198.19.${Math.floor(ipSeq / 250)}.${(ipSeq++ % 250) + 1}`;
-
-type Setup = { totpURI: string; secret: string; recoveryCodes: string[] };
-
-async function signedIn(options: TwoFactorOptions = {}) {
-  const t = createTestAuth({ session: { expiresIn: "30d", freshAge: "1d" }, plugins: [twoFactor(options)] });
-  const { token, userId } = await t.signUp("ada@example.com", PASSWORD);
-  const headers = bearer(token);
-  const post = (path: string, body: unknown) => t.request("POST", path, { body, headers, ip: ip() });
-  const events: AuthEvent[] = [];
-  t.auth.events.onAny((e) => void events.push(e));
-  const record = () => t.store.twoFactor.find(userId);
-  return { t, userId, headers, post, events, record };
-}
-
-/** The code of the authenticator app for `secret` at the clock's time, `steps` steps away. */
-function codeAt(secret: string, timeMs: number, steps = 0, options: { digits?: number; algorithm?: "SHA1" } = {}) {
-  const key = base32Decode(secret)!;
-  return totp(key, timeMs + steps * 30_000, { digits: options.digits ?? 6, period: 30, algorithm: "SHA1" });
-}
-
-async function enabledUser(options: TwoFactorOptions = {}) {
-  const s = await signedIn(options);
-  const res = await s.post("/two-factor/enable", { password: PASSWORD });
-  expect(res.status).toBe(200);
-  const setup = (await res.json()) as Setup;
-  const verified = await s.post("/two-factor/verify-setup", { code: codeAt(setup.secret, s.t.clock.now()) });
-  expect(verified.status).toBe(200);
-  return { ...s, setup };
-}
-
-async function codeOf(res: Response): Promise<string> {
-  return ((await res.json()) as { code: string }).code;
-}
 
 describe("two-factor setup", () => {
   it("enable answers the URI, key and recovery codes; nothing is on until verify-setup, and the store holds only sealed and hashed forms", async () => {
