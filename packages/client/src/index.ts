@@ -120,6 +120,14 @@ export interface ClientOptions {
   deviceToken?: string | null;
   /** Bearer mode: called whenever the device token changes (each sign-in rotates it), to persist it. */
   onDeviceTokenChange?: (token: string | null) => void;
+  /**
+   * Bearer mode, with `twoFactor()` on the server: the trusted-device token to start with
+   * (`credentials.trustedDeviceToken` of a `verifyTwoFactor({ trustDevice: true })`). The client keeps the latest one
+   * and sends it with every sign-in (`latchkey-trusted-device`), so this device skips the second step while it lasts.
+   */
+  trustedDeviceToken?: string | null;
+  /** Bearer mode: called whenever the trusted-device token changes, to persist it. */
+  onTrustedDeviceTokenChange?: (token: string | null) => void;
 }
 
 export type LatchkeyClient = OperationMethods & {
@@ -152,7 +160,14 @@ const SESSION_CHANGING = new Set<OperationId>([
   "confirmAccountDeletion",
   "revokeSession",
   "revokeSessions",
+  "verifyMagicLink",
+  "verifyTwoFactor",
+  "verifyTwoFactorRecoveryCode",
 ]);
+// Sign-ins a trusted device of `twoFactor()` may skip the second step of (bearer mode sends its token with them).
+const SIGN_INS = new Set<OperationId>(["signInEmail", "signInEmailOtp", "verifyMagicLink", "verifyEmail"]);
+// Calls that finish a pending two-factor sign-in (bearer mode sends the pending token with them).
+const SECOND_STEPS = new Set<OperationId>(["verifyTwoFactor", "verifyTwoFactorRecoveryCode"]);
 // Calls that end the current session: bearer mode forgets its token.
 const SESSION_ENDING = new Set<OperationId>(["signOut", "deleteAccount", "confirmAccountDeletion", "revokeSessions"]);
 
@@ -172,6 +187,10 @@ interface RequestContext {
   token: string | null;
   /** Bearer mode: the device token a password sign-in sends (`latchkey-device`). */
   deviceToken: string | null;
+  /** Bearer mode: the trusted-device token sign-ins send (`latchkey-trusted-device`). */
+  trustedDeviceToken: string | null;
+  /** Bearer mode: the pending two-factor sign-in the second step finishes (`latchkey-two-factor`). */
+  twoFactorToken: string | null;
   headers: ClientOptions["headers"];
 }
 
@@ -206,6 +225,9 @@ function buildRequest<K extends OperationId>(
     if (ctx.token) headers.authorization = `Bearer ${ctx.token}`;
     // A password sign-in from a known device is not held by the anonymous limits (docs/security.md).
     if (ctx.deviceToken && operationId === "signInEmail") headers["latchkey-device"] = ctx.deviceToken;
+    if (ctx.trustedDeviceToken && SIGN_INS.has(operationId))
+      headers["latchkey-trusted-device"] = ctx.trustedDeviceToken;
+    if (ctx.twoFactorToken && SECOND_STEPS.has(operationId)) headers["latchkey-two-factor"] = ctx.twoFactorToken;
   }
   const init: RequestInit = { method: op.method, headers, credentials: ctx.mode === "cookie" ? "include" : "omit" };
   if (body !== undefined) init.body = body;
@@ -313,11 +335,64 @@ function buildFetchRequest<K extends OperationId>(
   return new Request(url, init);
 }
 
-/** The tokens a sign-in answer carries for a Bearer client (`credentials.token`, `credentials.deviceToken`). */
-function credentialsOf(payload: unknown): { token: string | null; deviceToken: string | null } {
-  const credentials = (payload as { credentials?: { token?: unknown; deviceToken?: unknown } } | null)?.credentials;
+/** The tokens a sign-in answer carries for a Bearer client (`credentials.*`, and a second step's `twoFactorToken`). */
+function credentialsOf(payload: unknown): {
+  token: string | null;
+  deviceToken: string | null;
+  trustedDeviceToken: string | null;
+  twoFactorToken: string | null;
+} {
+  const answer = payload as {
+    credentials?: { token?: unknown; deviceToken?: unknown; trustedDeviceToken?: unknown };
+    twoFactorToken?: unknown;
+    deviceToken?: unknown;
+  } | null;
+  const credentials = answer?.credentials;
   const text = (value: unknown) => (typeof value === "string" ? value : null);
-  return { token: text(credentials?.token), deviceToken: text(credentials?.deviceToken) };
+  return {
+    token: text(credentials?.token),
+    deviceToken: text(credentials?.deviceToken) ?? text(answer?.deviceToken),
+    trustedDeviceToken: text(credentials?.trustedDeviceToken),
+    twoFactorToken: text(answer?.twoFactorToken),
+  };
+}
+
+/** Bearer mode's tokens: the session's, the device's, the trusted device's and a pending two-factor sign-in's. */
+function bearerTokens(options: ClientOptions) {
+  let token = options.token ?? null;
+  let deviceToken = options.deviceToken ?? null;
+  let trustedDeviceToken = options.trustedDeviceToken ?? null;
+  // The pending two-factor sign-in of the last sign-in that answered `twoFactorRequired`.
+  let twoFactorToken: string | null = null;
+  const setToken = (next: string | null) => {
+    if (next === token) return;
+    token = next;
+    options.onTokenChange?.(next);
+  };
+  return {
+    /** The tokens a call leaves with (a sign-out forgets the session token before its request leaves). */
+    current: () => ({ token, deviceToken, trustedDeviceToken, twoFactorToken }),
+    get token() {
+      return token;
+    },
+    setToken,
+    /** The tokens an answer carries; a session-ending call drops the session token. */
+    keep(operationId: OperationId, payload: unknown) {
+      const found = credentialsOf(payload);
+      if (found.deviceToken !== null && found.deviceToken !== deviceToken) {
+        deviceToken = found.deviceToken;
+        options.onDeviceTokenChange?.(deviceToken);
+      }
+      if (found.trustedDeviceToken !== null && found.trustedDeviceToken !== trustedDeviceToken) {
+        trustedDeviceToken = found.trustedDeviceToken;
+        options.onTrustedDeviceTokenChange?.(trustedDeviceToken);
+      }
+      if (found.twoFactorToken !== null) twoFactorToken = found.twoFactorToken;
+      else if (SECOND_STEPS.has(operationId)) twoFactorToken = null;
+      if (found.token !== null) setToken(found.token);
+      else if (SESSION_ENDING.has(operationId)) setToken(null);
+    },
+  };
 }
 
 /**
@@ -332,29 +407,11 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   const base = options.baseURL.replace(/\/+$/, "");
   const mode = options.auth ?? "cookie";
   const doFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  let token = options.token ?? null;
-  let deviceToken = options.deviceToken ?? null;
+  const tokens = bearerTokens(options);
   let jwt: string | null = null;
   // Bumped when a session-changing call leaves and when it is answered: a get-session answer that left under an
   // older generation is returned to its caller but never put into the session store (nor its JWT kept).
   let generation = 0;
-
-  const setToken = (next: string | null) => {
-    if (next === token) return;
-    token = next;
-    options.onTokenChange?.(next);
-  };
-
-  /** Bearer mode: the session and device tokens a sign-in answered; a session-ending call drops the token. */
-  const keepCredentials = (operationId: OperationId, payload: unknown) => {
-    const { token: next, deviceToken: device } = credentialsOf(payload);
-    if (device !== null && device !== deviceToken) {
-      deviceToken = device;
-      options.onDeviceTokenChange?.(device);
-    }
-    if (next !== null) setToken(next);
-    else if (SESSION_ENDING.has(operationId)) setToken(null);
-  };
 
   async function call<K extends OperationId>(
     operationId: K,
@@ -362,8 +419,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     callOptions: CallOptions = {},
   ): Promise<Result<Output<K>>> {
     // The credentials this call was made with: a sign-out forgets the token locally before its request leaves.
-    const callToken = token;
-    const context = { base, mode, token: callToken, deviceToken, headers: options.headers };
+    const context = { base, mode, ...tokens.current(), headers: options.headers };
     const send = () => doFetch(buildFetchRequest(context, operationId, input, callOptions));
     const changing = SESSION_CHANGING.has(operationId);
     if (changing) generation++;
@@ -372,7 +428,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
       // Forget locally first, then tell the server: a sign-out whose request fails (offline) or whose follow-up
       // get-session fails must not leave the previous user on screen or their Bearer token and JWT in memory.
       jwt = null;
-      if (mode === "bearer") setToken(null);
+      if (mode === "bearer") tokens.setToken(null);
       store.clear();
     }
     let response: Response;
@@ -398,7 +454,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
     if (stale) return { data: payload as Output<K>, error: null, response };
     // Signed out, deleted, or no session: the previous user's JWT must not outlive it (getJwt, session.jwt).
     if (SESSION_ENDING.has(operationId) || (operationId === "getSession" && payload === null)) jwt = null;
-    if (mode === "bearer") keepCredentials(operationId, payload);
+    if (mode === "bearer") tokens.keep(operationId, payload);
     if (operationId === "getSession") store.accept(payload as SessionState["data"]);
     else if (SESSION_CHANGING.has(operationId)) void store.refetch();
     return { data: payload as Output<K>, error: null, response };
@@ -413,8 +469,8 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   return {
     ...operationMethods(call),
     session: store,
-    getBearerToken: () => token,
-    setBearerToken: setToken,
+    getBearerToken: () => tokens.token,
+    setBearerToken: tokens.setToken,
     getJwt: () => jwt,
     call,
   };

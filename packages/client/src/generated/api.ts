@@ -886,6 +886,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/two-factor/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a sign-in with an authenticator code
+         * @description Finishes a sign-in that answered `{twoFactorRequired: true}`: the pending sign-in (its cookie, `twoFactorToken` or the `latchkey-two-factor` header) lives 5 minutes, is spent by the first right code (of two requests exactly one gets a session) and dies after its wrong guesses. A wrong code is 400 `INVALID_TWO_FACTOR_CODE`, counted by the account's second-factor lockout (429 `ACCOUNT_LOCKED` past `lockout.maxFailures`, for every pending sign-in of the account). An unknown, spent, expired or exhausted pending sign-in, or one whose account changed its password or switched two-factor off meanwhile: 401 `INVALID_TWO_FACTOR_SIGN_IN` (sign in again). No code of an accepted time step (or an earlier one) is accepted again. `trustDevice: true` sets a trusted-device cookie (`credentials.trustedDeviceToken` for clients that keep tokens, sent back as the `latchkey-trusted-device` header): sign-ins of this account from this device skip the second step for 30 days, until the user signs out everywhere, changes or resets the password, or switches two-factor off.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/verify"]`).
+         */
+        post: operations["verifyTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/two-factor/verify-recovery-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a sign-in with a recovery code
+         * @description Finishes a sign-in that answered `{twoFactorRequired: true}`: the pending sign-in (its cookie, `twoFactorToken` or the `latchkey-two-factor` header) lives 5 minutes, is spent by the first right code (of two requests exactly one gets a session) and dies after its wrong guesses. A wrong code is 400 `INVALID_TWO_FACTOR_CODE`, counted by the account's second-factor lockout (429 `ACCOUNT_LOCKED` past `lockout.maxFailures`, for every pending sign-in of the account). An unknown, spent, expired or exhausted pending sign-in, or one whose account changed its password or switched two-factor off meanwhile: 401 `INVALID_TWO_FACTOR_SIGN_IN` (sign in again). The recovery code is single-use (of two requests with it exactly one succeeds); emits `RecoveryCodeUsed` with how many are left. A recovery code never makes the device trusted.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/verify-recovery-code"]`).
+         */
+        post: operations["verifyTwoFactorRecoveryCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/two-factor/verify-setup": {
         parameters: {
             query?: never;
@@ -1096,7 +1140,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -1186,6 +1230,18 @@ export interface components {
         Success: {
             /** @enum {boolean} */
             success: true;
+        };
+        TwoFactorRequired: {
+            deviceToken?: string;
+            /**
+             * Format: date-time
+             * @description When the pending sign-in dies.
+             */
+            expiresAt: string;
+            /** @enum {boolean} */
+            twoFactorRequired: true;
+            /** @description The pending sign-in's token, for clients that keep tokens themselves (browsers get an HttpOnly cookie): send it to `POST /two-factor/verify`. */
+            twoFactorToken?: string;
         };
         TwoFactorSetup: {
             /** @description Single-use recovery codes (`xxxxx-xxxxx`), shown this once: only their hashes are stored. */
@@ -3405,7 +3461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MagicLinkSignIn"];
+                    "application/json": components["schemas"]["MagicLinkSignIn"] | components["schemas"]["TwoFactorRequired"];
                 };
             };
             /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
@@ -4203,7 +4259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignInResponse"];
+                    "application/json": components["schemas"]["SignInResponse"] | components["schemas"]["TwoFactorRequired"];
                 };
             };
             /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
@@ -4313,7 +4369,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignInResponse"];
+                    "application/json": components["schemas"]["SignInResponse"] | components["schemas"]["TwoFactorRequired"];
                 };
             };
             /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
@@ -5180,6 +5236,215 @@ export interface operations {
             };
         };
     };
+    verifyTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A current code of the authenticator app.
+                     * @example 287082
+                     */
+                    code: string;
+                    trustDevice?: boolean;
+                    /** @description The pending sign-in's token (`twoFactorToken` of the first step's answer) for clients that keep tokens themselves; browsers send the HttpOnly pending sign-in cookie instead (the `latchkey-two-factor` header works too). */
+                    twoFactorToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; sets the session cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyTwoFactorRecoveryCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description An unused recovery code (`xxxxx-xxxxx`).
+                     * @example k7m2p-9qrst
+                     */
+                    code: string;
+                    /** @description The pending sign-in's token (`twoFactorToken` of the first step's answer) for clients that keep tokens themselves; browsers send the HttpOnly pending sign-in cookie instead (the `latchkey-two-factor` header works too). */
+                    twoFactorToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; sets the session cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     verifyTwoFactorSetup: {
         parameters: {
             query?: never;
@@ -5438,7 +5703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignInResponse"];
+                    "application/json": components["schemas"]["SignInResponse"] | components["schemas"]["TwoFactorRequired"];
                 };
             };
             /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
@@ -5656,5 +5921,7 @@ export const OPERATIONS = {
   verifyEmailOtp: { method: "POST", path: "/email-otp/verify-email", input: "body" },
   verifyMagicLink: { method: "POST", path: "/magic-link/verify", input: "body" },
   verifyPassword: { method: "POST", path: "/verify-password", input: "body" },
+  verifyTwoFactor: { method: "POST", path: "/two-factor/verify", input: "body" },
+  verifyTwoFactorRecoveryCode: { method: "POST", path: "/two-factor/verify-recovery-code", input: "body" },
   verifyTwoFactorSetup: { method: "POST", path: "/two-factor/verify-setup", input: "body" },
 } as const;

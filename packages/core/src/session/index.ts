@@ -10,5 +10,5 @@ export type {
   ValidatedSession,
   CachedSession,
 } from "./session.ts";
-export { isChallenge, signedIn, signInOrChallenge } from "./sign-in-gate.ts";
+export { isChallenge, signedIn } from "./sign-in-gate.ts";
 export type { SecondFactorChallenge, SignInAttempt, SignInGate, SignInMethod, SignInOutcome } from "./sign-in-gate.ts";

@@ -24,7 +24,7 @@ export function isTotpShaped(code: string): boolean {
   return /^[0-9]+$/.test(normalizeCode(code));
 }
 
-export const invalidCode = () =>
+const invalidCode = () =>
   new AuthError("INVALID_TWO_FACTOR_CODE", "The code is wrong or was already used; check the authenticator app");
 
 /** Where a wrong code was typed: the `action` of `TwoFactorFailed`. */

@@ -7,5 +7,5 @@ export { TWO_FACTOR_SCHEMA, TWO_FACTOR_OPTION_SHAPE } from "./options.ts";
 export type { TwoFactorOptions, ResolvedTwoFactorOptions } from "./options.ts";
 export { TwoFactorService } from "./two-factor.ts";
 export type { TwoFactorSetup } from "./two-factor.ts";
-export { TwoFactorSignIn, PENDING_SIGN_IN_PREFIX } from "./sign-in-step.ts";
+export { TwoFactorSignIn } from "./sign-in-step.ts";
 export type { FinishSignInInput, TrustedDeviceCredential, TwoFactorSignInResult } from "./sign-in-step.ts";

@@ -13,7 +13,7 @@ import type { ResolvedTwoFactorOptions } from "./options.ts";
 import { TrustedDevices } from "./trusted-devices.ts";
 
 /** The verification-row identifiers of pending sign-ins: `two-factor-sign-in:<random id>` (one row each). */
-export const PENDING_SIGN_IN_PREFIX = "two-factor-sign-in:";
+const PENDING_SIGN_IN_PREFIX = "two-factor-sign-in:";
 
 /** What a pending sign-in row carries (its `payload`): how the first factor went, and the password it saw. */
 interface PendingSignIn {

@@ -59,7 +59,7 @@ export const SignInResponseSchema = z
   .object({ user: UserSchema, session: SessionSchema, credentials: CredentialsSchema.optional() })
   .openapi("SignInResponse");
 /** The answer of a sign-in that needs its second step first (`twoFactor()`): no session yet. */
-export const TwoFactorRequiredSchema = z
+const TwoFactorRequiredSchema = z
   .object({
     twoFactorRequired: z.literal(true),
     expiresAt: z.string().openapi({ format: "date-time", description: "When the pending sign-in dies." }),

@@ -25,18 +25,26 @@ function escapeHtml(text: string): string {
 }
 
 // The confirm page's script: reads the token and callbackURL from its own address, POSTs them to the same path and
-// follows the answer's `callbackURL`. No value of the query is written into the page by the server.
+// follows the answer's `callbackURL`. With `twoFactor()` the answer may ask for the second step first: the page then
+// shows a code field and POSTs it to `/two-factor/verify` beside this path (the pending sign-in travels as its
+// HttpOnly cookie). No value of the query is written into the page by the server.
 const CONFIRM_SCRIPT = `const q=new URLSearchParams(location.search);const b=document.getElementById("go");const m=document.getElementById("msg");
+const f=document.getElementById("tf");const c=document.getElementById("code");let next=null;
 b.addEventListener("click",async()=>{b.disabled=true;m.textContent="Signing in...";
 try{const r=await fetch(location.pathname,{method:"POST",credentials:"same-origin",headers:{"content-type":"application/json"},body:JSON.stringify({token:q.get("token")??"",callbackURL:q.get("callbackURL")})});
-const j=await r.json();if(r.ok){location.replace(j.callbackURL);return;}
+const j=await r.json();if(r.ok&&j.twoFactorRequired){next=j.callbackURL;b.hidden=true;f.hidden=false;m.textContent="Enter the code from your authenticator app.";c.focus();return;}
+if(r.ok){location.replace(j.callbackURL);return;}
 m.textContent=j.code==="INVALID_TOKEN"?"This link is invalid, used or expired. Ask for a new one.":(j.message??"Sign-in failed.");}
-catch{m.textContent="Sign-in failed. Try again.";}b.disabled=false;});`;
+catch{m.textContent="Sign-in failed. Try again.";}b.disabled=false;});
+f.addEventListener("submit",async(e)=>{e.preventDefault();m.textContent="Checking...";
+try{const r=await fetch(location.pathname.replace(/magic-link\\/verify$/,"two-factor/verify"),{method:"POST",credentials:"same-origin",headers:{"content-type":"application/json"},body:JSON.stringify({code:c.value})});
+const j=await r.json();if(r.ok){location.replace(next);return;}m.textContent=j.message??"Sign-in failed.";}
+catch{m.textContent="Sign-in failed. Try again.";}});`;
 
 /** The one-button page a mail scanner may fetch without spending the link (only the button's POST spends it). */
 function confirmPage(appName: string, nonce: string): string {
   const name = escapeHtml(appName);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>Sign in to ${name}</title><style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}button{font-size:1.1rem;padding:.6rem 1.4rem}</style></head><body><h1>Sign in to ${name}</h1><p>Press the button to finish signing in on this device.</p><button id="go" type="button">Sign in</button><p id="msg" role="status"></p><script nonce="${nonce}">${CONFIRM_SCRIPT}</script></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>Sign in to ${name}</title><style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}button{font-size:1.1rem;padding:.6rem 1.4rem}</style></head><body><h1>Sign in to ${name}</h1><p>Press the button to finish signing in on this device.</p><button id="go" type="button">Sign in</button><form id="tf" hidden><label for="code">Authenticator code</label> <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="10" required> <button type="submit">Verify</button></form><p id="msg" role="status"></p><script nonce="${nonce}">${CONFIRM_SCRIPT}</script></body></html>`;
 }
 
 function registerConfirmPage(app: AuthApp, tools: RequestTools): void {
