@@ -24,7 +24,7 @@ export interface FlowHarness {
  * Drives every flow of every feature over HTTP, keeping each secret it sees: sign-up to account deletion,
  * password sign-in (wrong and right), get-session with `set-auth-jwt`, JWTs, profile, verify/change/set
  * password, link verification, password reset by token and by OTP, email OTP of every purpose (wrong, right,
- * replayed), magic link (forged, right, replayed), two-factor (setup, wrong and right code, recovery codes, disable), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
+ * replayed), magic link (forged, right, replayed), two-factor (setup, wrong and right code, recovery codes, the second sign-in step with a recovery code and a trusted device, disable), email change, API keys (create, verify right/wrong/by header, list, update, delete, sweep),
  * sign-out, deletion by password and by emailed token. Needs `emailOtp({ codeLength: 10, emailChange:
  * { enabled: true } })`, `magicLink()`, `twoFactor()`, `apiKeys({ grantablePermissions: { files: ["read"] }, usage: true })`, `jwt()` and `auditLog()`.
  *
@@ -254,6 +254,40 @@ export async function runEveryFlow(h: FlowHarness): Promise<void> {
     body: {},
   });
   for (const code of fresh.recoveryCodes) keep("recovery code", code);
+  // Signing in with two-factor on: a pending sign-in, a wrong code, a recovery code; again with the next step's code
+  // and a trusted device (window 1 accepts the next step now).
+  // The first by emailed code, the second by a password set meanwhile (the magic link's resend cooldown is running).
+  const secondStep = async (by: "password" | "sign-in") => {
+    let pending: { twoFactorToken: string };
+    if (by === "sign-in") {
+      await otp({ email: "cleo@example.com", purpose: "sign-in" });
+      await h.settle();
+      const code = h.latest("cleo@example.com", "sign-in");
+      pending = await h.json("POST", "/sign-in/email-otp", { body: { email: "cleo@example.com", otp: code } });
+    } else {
+      await h.json("POST", "/set-password", {
+        token: cleoToken,
+        body: { newPassword: keep("password", "cleo's own password") },
+      });
+      const body = { email: "cleo@example.com", password: "cleo's own password" };
+      pending = await h.json("POST", "/sign-in/email", { body });
+    }
+    return keep("pending two-factor token", pending.twoFactorToken);
+  };
+  const firstPending = await secondStep("sign-in");
+  const wrongStep = { code: wrongTotp, twoFactorToken: firstPending };
+  await h.json("POST", "/two-factor/verify", { body: wrongStep }, 400);
+  const recovery = { code: fresh.recoveryCodes[1], twoFactorToken: firstPending };
+  session(await h.json("POST", "/two-factor/verify-recovery-code", { body: recovery }));
+  const next = keep(
+    "TOTP code",
+    totp(base32Decode(totpSecret)!, Date.now() + 30_000, { digits: 6, period: 30, algorithm: "SHA1" }),
+  );
+  const trusted = await h.json<{ credentials: { trustedDeviceToken: string } }>("POST", "/two-factor/verify", {
+    body: { code: next, trustDevice: true, twoFactorToken: await secondStep("password") },
+  });
+  session(trusted);
+  keep("trusted-device token", trusted.credentials.trustedDeviceToken);
   await h.json("POST", "/two-factor/disable", { token: cleoToken, body: { code: tf.recoveryCodes[0] } }, 400);
   await h.json("POST", "/two-factor/disable", { token: cleoToken, body: { code: fresh.recoveryCodes[0] } });
 
