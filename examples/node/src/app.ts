@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import { apiKeys, emailOtp, jwt, magicLink } from "@latchkey/core";
+import { apiKeys, emailOtp, jwt, magicLink, twoFactor } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /**
  * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change), magic
- * links, JWTs (/auth/token, /auth/jwks) and an API-key-protected /api/data route. src/server.ts adds the web pages.
+ * links, JWTs (/auth/token, /auth/jwks), two-factor (TOTP) and an API-key-protected /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(
@@ -22,6 +22,8 @@ export function createDemoApp(
       // are counted per day for the usage chart (GET /auth/api-key/usage).
       apiKeys({ grantablePermissions: { demo: ["read"] }, usage: true }),
       jwt(),
+      // Authenticator-app second factor: /two-factor in the web app (a QR code made on the page).
+      twoFactor({ issuer: "Latchkey demo" }),
     ],
     ...options,
   });

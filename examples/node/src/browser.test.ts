@@ -14,6 +14,7 @@ import { Hono } from "hono";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
+import { base32Decode, totp } from "@latchkey/core/internal";
 import { openDemoDatabase } from "./database.ts";
 import { WEB_ROOT, webPages } from "./static.ts";
 
@@ -408,6 +409,45 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     const { token } = (await fresh.json()) as { token: string };
     await poll(() => page.getByTestId("jwt").textContent()).toBe(token);
     await poll(() => page.getByTestId("jwt-verified").textContent()).toContain(`subject ${ada.id}`);
+  });
+
+  it("two-factor: set up from the page's QR key, sign in with the second step, trust the device, then skip it", async () => {
+    await signedInUser("tf@example.com");
+    await go("/two-factor");
+    await submit("set up two-factor", { Password: PASSWORD });
+    const shown = page.getByTestId("totp-secret");
+    await poll(() => shown.textContent()).toMatch(/^[A-Z2-7]{32}$/);
+    const secret = (await shown.textContent())!;
+    await poll(() => page.getByRole("img", { name: "QR code for the authenticator app" }).locator("svg").count()).toBe(
+      1,
+    );
+    expect(await page.getByTestId("recovery-codes").locator("li").count()).toBe(10);
+    // What an authenticator app computes from the key the page shows.
+    const code = (ahead: number) =>
+      totp(base32Decode(secret)!, Date.now() + ahead, { digits: 6, period: 30, algorithm: "SHA1" });
+    await submit("confirm two-factor", { "Code from the app": code(0) });
+    await poll(() => page.getByText("Two-factor is on").count()).toBe(1);
+    const user = (await store.users.findByEmail("tf@example.com"))!;
+    expect((await store.twoFactor.find(user.id))?.enabled).toBe(true);
+
+    await signOut();
+    await go("/sign-in");
+    await submit("sign in with password", { "Email or username": "tf@example.com", Password: PASSWORD });
+    const step = form("sign in with an authenticator code");
+    await poll(() => step.count()).toBe(1);
+    expect(await who().textContent()).toBe("Signed out");
+    expect(await store.sessions.listByUser(user.id)).toHaveLength(0);
+    await step.getByLabel("Trust this device for 30 days").check();
+    // The code of the next time step: the one that switched two-factor on is spent (window 1 accepts the next).
+    await submit("sign in with an authenticator code", { "Code from the authenticator app": code(30_000) });
+    await poll(() => who().textContent()).toBe("Signed in as tf@example.com");
+    expect((await context.cookies(api)).map((c) => c.name)).toContain("latchkey.trusted-device");
+
+    await signOut();
+    await go("/sign-in");
+    await submit("sign in with password", { "Email or username": "tf@example.com", Password: PASSWORD });
+    await poll(() => who().textContent()).toBe("Signed in as tf@example.com");
+    expect(await form("sign in with an authenticator code").count()).toBe(0);
   });
 
   it("signs in with an emailed code", async () => {

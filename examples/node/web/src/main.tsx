@@ -2,17 +2,11 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import {
-  createLatchkeyClient,
-  type ApiKey,
-  type ApiKeyUsage,
-  type LatchkeyError,
-  type SessionListItem,
-} from "@latchkey/client";
+import type { ApiKey, ApiKeyUsage, LatchkeyError, SessionListItem } from "@latchkey/client";
 import { useSession } from "@latchkey/client/react";
 import { ActionForm, ErrorText, Field, Notice } from "./shared.tsx";
-
-const auth = createLatchkeyClient({ baseURL: "/auth" });
+import { auth } from "./client.ts";
+import { SecondStep, TwoFactorSettings } from "./two-factor.tsx";
 
 function usePath(): [string, (to: string) => void] {
   const [path, setPath] = useState(location.pathname);
@@ -75,6 +69,9 @@ function App() {
     case "/devices":
       page = <Devices />;
       break;
+    case "/two-factor":
+      page = <TwoFactorSettings />;
+      break;
     case "/jwt":
       page = <Jwt />;
       break;
@@ -98,6 +95,7 @@ function App() {
               {link("/verify", "Verify email")}
               {link("/api-keys", "API keys")}
               {link("/devices", "Devices")}
+              {link("/two-factor", "Two-factor")}
               {link("/jwt", "JWT")}
               {link("/delete-account", "Delete account")}
               <button
@@ -176,8 +174,17 @@ function SignUp({ go }: { go: (to: string) => void }) {
   );
 }
 
+/** Where a sign-in goes next: home, or the second step when the account has two-factor on. */
+function afterSignIn(data: object, go: (to: string) => void, second: () => void) {
+  if ("twoFactorRequired" in data) second();
+  else go("/");
+}
+
 function SignIn({ go }: { go: (to: string) => void }) {
   const [codeFor, setCodeFor] = useState<string | null>(null);
+  const [secondStep, setSecondStep] = useState(false);
+  if (secondStep) return <SecondStep onDone={() => go("/")} />;
+  const next = (data: object) => afterSignIn(data, go, () => setSecondStep(true));
   return (
     <>
       <section>
@@ -192,7 +199,7 @@ function SignIn({ go }: { go: (to: string) => void }) {
               ? auth.signInEmail({ email: f.login!, password: f.password!, rememberMe })
               : auth.signInEmail({ username: f.login!, password: f.password!, rememberMe });
           }}
-          onDone={() => go("/")}
+          onDone={next}
         >
           <Field label="Email or username" name="login" autoComplete="username" />
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
@@ -220,7 +227,7 @@ function SignIn({ go }: { go: (to: string) => void }) {
             name="sign in with code"
             submit="Sign in with code"
             run={(f) => auth.signInEmailOtp({ email: codeFor, otp: f.otp! })}
-            onDone={() => go("/")}
+            onDone={next}
           >
             <Notice>We sent a code to {codeFor}.</Notice>
             <Field label="Code" name="otp" autoComplete="one-time-code" />

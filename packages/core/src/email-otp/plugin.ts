@@ -25,7 +25,7 @@ import type { ChangeEmailInput, RequestEmailChangeInput } from "./email-change.t
  *
  * @example
  * await auth.api.sendVerificationOtp({ email: "ada@example.com", purpose: "sign-in" });
- * const { user, session } = await auth.api.signInEmailOtp({ email: "ada@example.com", otp: "042917" });
+ * const { user, session } = signedIn(await auth.api.signInEmailOtp({ email: "ada@example.com", otp: "042917" }));
  */
 export interface EmailOtpApi {
   sendVerificationOtp(input: SendOtpInput, meta?: RequestMeta): Promise<{ success: true }>;
