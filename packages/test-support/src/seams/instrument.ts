@@ -2,7 +2,16 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { FullStore, FullStorePorts } from "@latchkey/core";
 
 /** The ports a store call can go to. */
-export type PortName = "users" | "sessions" | "accounts" | "verifications" | "counters" | "apiKeys" | "jwks" | "audit";
+export type PortName =
+  | "users"
+  | "sessions"
+  | "accounts"
+  | "verifications"
+  | "counters"
+  | "apiKeys"
+  | "jwks"
+  | "audit"
+  | "twoFactor";
 
 const PORTS: readonly PortName[] = [
   "users",
@@ -13,6 +22,7 @@ const PORTS: readonly PortName[] = [
   "apiKeys",
   "jwks",
   "audit",
+  "twoFactor",
 ];
 
 /** Every port method that changes the store; everything else (find*, list*, peek) only reads. */
@@ -34,6 +44,7 @@ export const WRITE_METHODS: Readonly<Record<PortName, readonly string[]>> = {
   ],
   jwks: ["insert", "retireOthers", "deleteRetiredBefore"],
   audit: ["append"],
+  twoFactor: ["savePending", "acceptStep", "useRecoveryCode", "replaceRecoveryCodes", "distrustDevices", "delete"],
 };
 
 /** One port call as the wrappers see it. */
