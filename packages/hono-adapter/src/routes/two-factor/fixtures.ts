@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import { twoFactor, type AuthEvent, type AuthPlugin, type TwoFactorOptions } from "@latchkey/core";
 import { base32Decode, totp } from "@latchkey/core/internal";
 import { bearer, createTestAuth } from "../../../test/test-auth.ts";
@@ -45,10 +44,10 @@ export function codeAt(
 export async function enabledUser(options: TwoFactorOptions = {}, extra: ExtraAuthOptions = {}) {
   const s = await signedIn(options, extra);
   const res = await s.post("/two-factor/enable", { password: PASSWORD });
-  expect(res.status).toBe(200);
+  if (res.status !== 200) throw new Error(`enable answered ${res.status}`);
   const setup = (await res.json()) as Setup;
   const verified = await s.post("/two-factor/verify-setup", { code: codeAt(setup.secret, s.t.clock.now()) });
-  expect(verified.status).toBe(200);
+  if (verified.status !== 200) throw new Error(`verify-setup answered ${verified.status}`);
   return { ...s, setup };
 }
 
