@@ -39,7 +39,7 @@ export async function proveMailbox(
     await revokeApiKeys(ctx, user.id, meta);
     // A second factor set up before the proof is the registrant's, not the mailbox owner's: left in place it would
     // lock the owner out of the account the proof just gave them.
-    if (store.twoFactor && (await store.twoFactor.delete(user.id)))
+    if (ctx.signInGate && (await ctx.signInGate.removeSecondFactor(store, user.id)))
       await emit(ctx, "TwoFactorDisabled", { userId: user.id, method: "email-proven" }, meta);
   }
   const at = new Date(ctx.clock.now());

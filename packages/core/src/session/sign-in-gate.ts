@@ -50,6 +50,11 @@ export interface SignInGate {
   ): Promise<SecondFactorChallenge | null>;
   /** The user signed out everywhere: every trusted-device cookie of the account stops skipping the second step. */
   forgetDevices(userId: string, at: Date): Promise<void>;
+  /**
+   * The first proof of the mailbox of a user never verified: a second factor set up before it (by whoever registered
+   * the address) goes, through `store` (the proof's transaction). True when there was one.
+   */
+  removeSecondFactor(store: Store, userId: string): Promise<boolean>;
 }
 
 /** Whether an outcome is a second step rather than a session. */

@@ -147,6 +147,10 @@ export class TwoFactorSignIn implements SignInGate {
     };
   }
 
+  removeSecondFactor(store: Store, userId: string): Promise<boolean> {
+    return (store.twoFactor ?? this.port).delete(userId);
+  }
+
   async forgetDevices(userId: string, at: Date): Promise<void> {
     await this.port.distrustDevices(userId, at);
   }
