@@ -4,6 +4,7 @@ import {
   auditLog,
   emailOtp,
   jwt,
+  twoFactor,
   webCryptoRandom,
   type AuthPlugin,
   type EmailSender,
@@ -44,7 +45,7 @@ export interface E2eAuth {
 export function createE2eAuth(options: E2eAuthOptions = {}): E2eAuth {
   const store = (options.createStore ?? memoryStore)();
   // Every optional feature; a new one goes here and its journey in src/journeys/.
-  const plugins: AuthPlugin[] = [emailOtp(), apiKeys(), jwt(), auditLog()];
+  const plugins: AuthPlugin[] = [emailOtp(), apiKeys(), jwt(), auditLog(), twoFactor()];
   // Codes reach the suite only through the event, as `auth.getOtp` does; nothing is printed.
   const quiet: EmailSender = { async send() {} };
   const auth = createAuth({

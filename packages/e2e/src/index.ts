@@ -26,6 +26,7 @@ export {
   openApiJourney,
   passwordJourney,
   signOutJourney,
+  twoFactorJourney,
 } from "./journeys/index.ts";
 export { createE2eAuth, E2E_BASE_URL } from "./app.ts";
 export type { E2eAuth, E2eAuthOptions } from "./app.ts";

@@ -9,6 +9,7 @@ import { notFoundJourney } from "./not-found.ts";
 import { openApiJourney } from "./openapi.ts";
 import { passwordJourney } from "./password.ts";
 import { signOutJourney } from "./sign-out.ts";
+import { twoFactorJourney } from "./two-factor.ts";
 
 /** Every journey, in run order. A feature's journey runs only where its paths are in `/openapi.json`. */
 export const JOURNEYS: readonly Journey[] = [
@@ -21,6 +22,7 @@ export const JOURNEYS: readonly Journey[] = [
   emailOtpJourney,
   apiKeysJourney,
   jwtJourney,
+  twoFactorJourney,
   deleteAccountJourney,
 ];
 
@@ -35,4 +37,5 @@ export {
   openApiJourney,
   passwordJourney,
   signOutJourney,
+  twoFactorJourney,
 };
