@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { emailOtp, hashSecret, magicLink } from "@latchkey/core";
-import { BASE_URL } from "../../../test/test-auth.ts";
+import { emailOtp, hashSecret, magicLink, twoFactor } from "@latchkey/core";
+import { memoryStore } from "@latchkey/memory-store";
+import { BASE_URL, bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { storesForTestRun } from "../../../test/test-stores.ts";
 import { codeAt, codeOf, DAY, enabledUser, ip, PASSWORD } from "./fixtures.ts";
 
 const EMAIL = "ada@example.com";
@@ -114,6 +116,46 @@ describe("a sign-in of a user with two-factor on stops before the session", () =
     expect(right.status).toBe(429);
     expect(await codeOf(right)).toBe("ACCOUNT_LOCKED");
     expect(await sessionCount(s)).toBe(1);
+  });
+
+  it("two instances on one store share the lockout: wrong codes sent to either lock the second factor on both", async () => {
+    const [first, second] = storesForTestRun(2) ?? [memoryStore(), null];
+    const options = { session: { freshAge: "1d" as const }, plugins: [twoFactor()] };
+    const a = createTestAuth({ ...options, store: first! });
+    const b = createTestAuth({ ...options, store: second ?? first! });
+    const { token, userId } = await a.signUp(EMAIL, PASSWORD);
+    const headers = bearer(token);
+    const setup = (await (await a.request("POST", "/two-factor/enable", { body: {}, headers })).json()) as {
+      secret: string;
+    };
+    expect(
+      (
+        await a.request("POST", "/two-factor/verify-setup", {
+          body: { code: codeAt(setup.secret, a.clock.now()) },
+          headers,
+        })
+      ).status,
+    ).toBe(200);
+    const pendingOn = async (t: typeof a) => {
+      const res = await t.request("POST", "/sign-in/email", { body: { email: EMAIL, password: PASSWORD }, ip: ip() });
+      return ((await res.json()) as Challenge).twoFactorToken;
+    };
+    for (let i = 0; i < 5; i++) {
+      const t = i % 2 === 0 ? a : b;
+      const res = await t.request("POST", "/two-factor/verify", {
+        body: { code: "000000", twoFactorToken: await pendingOn(t) },
+        ip: ip(),
+      });
+      expect(res.status).toBe(400);
+    }
+    for (const t of [a, b]) t.clock.advance(30_000);
+    const right = await b.request("POST", "/two-factor/verify", {
+      body: { code: codeAt(setup.secret, b.clock.now()), twoFactorToken: await pendingOn(b) },
+      ip: ip(),
+    });
+    expect(right.status).toBe(429);
+    expect(await codeOf(right)).toBe("ACCOUNT_LOCKED");
+    expect(await a.store.sessions.listByUser(userId)).toHaveLength(1);
   });
 
   it("a pending sign-in expires after 5 minutes", async () => {
