@@ -12,7 +12,7 @@ import {
 import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
-import type { CookieDescriptor, DeviceCredential } from "../session/session.ts";
+import { companionCookie, type CookieDescriptor, type DeviceCredential } from "../session/session.ts";
 
 export type { DeviceCredential };
 
@@ -134,16 +134,6 @@ export class DeviceCookies {
 
   /** The device cookie: HttpOnly, Secure (`__Host-` unless `cookies.domain`), SameSite as the session cookie. */
   cookie(value: string, maxAge: number): CookieDescriptor {
-    const { cookies, deviceCookies } = this.config;
-    return {
-      name: deviceCookies.name,
-      value,
-      maxAge,
-      httpOnly: true,
-      secure: cookies.secure,
-      sameSite: cookies.sameSite,
-      path: "/",
-      domain: cookies.domain,
-    };
+    return companionCookie(this.config, this.config.deviceCookies.name, value, maxAge);
   }
 }

@@ -54,6 +54,32 @@ export interface CookieDescriptor {
   domain: string | null;
 }
 
+/**
+ * A cookie that travels beside the session cookie (device, pending two-factor sign-in, trusted device): HttpOnly,
+ * `Path=/`, and Secure, SameSite and Domain as the session cookie.
+ *
+ * @example
+ * companionCookie(config, config.deviceCookies.name, token, 400 * 86_400);
+ */
+export function companionCookie(
+  config: Pick<ResolvedConfig, "cookies">,
+  name: string,
+  value: string,
+  maxAge: number,
+): CookieDescriptor {
+  const { cookies } = config;
+  return {
+    name,
+    value,
+    maxAge,
+    httpOnly: true,
+    secure: cookies.secure,
+    sameSite: cookies.sameSite,
+    path: "/",
+    domain: cookies.domain,
+  };
+}
+
 /** What a sign-in hands back besides the session: the (rotated) device token and its cookie. */
 export interface DeviceCredential {
   /** The device's id (stable across rotations): `revoke({ userId, deviceId })` ends it. */

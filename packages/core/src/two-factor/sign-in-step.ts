@@ -6,7 +6,7 @@ import type { RequestMeta } from "../kernel/request-meta.ts";
 import { inTransaction } from "../kernel/transaction.ts";
 import type { UserRecord, VerificationRecord } from "../ports/records.ts";
 import type { Store, TwoFactorStore } from "../ports/store.ts";
-import type { CookieDescriptor, SignInResult } from "../session/session.ts";
+import { companionCookie, type CookieDescriptor, type SignInResult } from "../session/session.ts";
 import type { SecondFactorChallenge, SignInAttempt, SignInGate, SignInMethod } from "../session/sign-in-gate.ts";
 import { isTotpShaped, type SecondFactorCodes, twoFactorLockKey } from "./codes.ts";
 import type { ResolvedTwoFactorOptions } from "./options.ts";
@@ -221,18 +221,7 @@ export class TwoFactorSignIn implements SignInGate {
     }
   }
 
-  /** HttpOnly, Secure and SameSite as the session cookie. */
   private cookie(name: string, value: string, maxAge: number): CookieDescriptor {
-    const { cookies } = this.ctx.config;
-    return {
-      name,
-      value,
-      maxAge,
-      httpOnly: true,
-      secure: cookies.secure,
-      sameSite: cookies.sameSite,
-      path: "/",
-      domain: cookies.domain,
-    };
+    return companionCookie(this.ctx.config, name, value, maxAge);
   }
 }
