@@ -178,6 +178,7 @@ export type {
   ResolvedTwoFactorOptions,
   TwoFactorSetup,
   TotpAlgorithm,
+  TotpDigits,
   FinishSignInInput,
   TrustedDeviceCredential,
   TwoFactorSignInResult,

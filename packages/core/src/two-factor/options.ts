@@ -10,6 +10,9 @@ const integerIn = (min: number, max: number) => (value: number, field: string) =
     throw new AuthConfigError(field, `must be an integer from ${min} to ${max}`);
 };
 
+/** Digits per code: 6 (what every authenticator app shows) or 8. */
+export type TotpDigits = 6 | 8;
+
 /**
  * Options with defaults filled and durations in milliseconds.
  *
@@ -19,7 +22,7 @@ const integerIn = (min: number, max: number) => (value: number, field: string) =
 export interface ResolvedTwoFactorOptions {
   /** The `issuer` of the `otpauth://` URI; null: the app's `appName`. */
   issuer: string | null;
-  digits: 6 | 8;
+  digits: TotpDigits;
   period: number;
   window: number;
   algorithm: TotpAlgorithm;
@@ -45,7 +48,7 @@ export const TWO_FACTOR_SCHEMA = {
     },
   }),
   /** digits per code: 6 (every authenticator app) or 8 */
-  digits: defaulted<6 | 8>(6, {
+  digits: defaulted<TotpDigits>(6, {
     check: (value, field) => {
       if (value !== 6 && value !== 8) throw new AuthConfigError(field, "must be 6 or 8");
     },
