@@ -84,6 +84,7 @@ describe("migrating a database made with the previous schema", () => {
         "0003_app_metadata",
         "0004_counters_reset_at_index",
         "0005_partial_nullable_indexes",
+        "0007_social_accounts",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -112,6 +113,7 @@ describe("migrating a database made with the previous schema", () => {
         "0003_app_metadata",
         "0004_counters_reset_at_index",
         "0005_partial_nullable_indexes",
+        "0007_social_accounts",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

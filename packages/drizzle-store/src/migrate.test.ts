@@ -12,6 +12,7 @@ const MIGRATIONS = [
   "0003_app_metadata",
   "0004_counters_reset_at_index",
   "0005_partial_nullable_indexes",
+  "0007_social_accounts",
 ];
 
 describe("migrateDatabase", () => {

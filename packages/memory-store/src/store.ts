@@ -8,6 +8,7 @@ import { memoryDatabase, type MemoryDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
 import { trackedDatabase, UndoLog } from "./undo-log.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 
@@ -40,6 +41,7 @@ export function memoryStoreOver(db: MemoryDatabase): FullStore {
     apiKeys: apiKeysPort(data),
     jwks: jwksPort(data),
     audit: auditPort(data),
+    socialAccounts: socialAccountsPort(data),
   });
 
   const store: FullStore = {

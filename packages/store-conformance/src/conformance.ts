@@ -8,6 +8,7 @@ import { describeCounterSweep, describeCounters } from "./counters.ts";
 import { describeApiKeys } from "./api-keys.ts";
 import { describeJwks } from "./jwks.ts";
 import { describeAudit } from "./audit.ts";
+import { describeSocialAccounts } from "./social-accounts.ts";
 import { describeRoundTrips } from "./round-trip.ts";
 import { describeTransactions } from "./transactions.ts";
 import type { CounterStore } from "@latchkey/core";
@@ -59,6 +60,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeRoundTrips(() => store);
 
     describeAudit(() => store);
+
+    describeSocialAccounts(() => store);
 
     describeTransactions(() => store);
   });

@@ -23,7 +23,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 type AnyFn = (...args: unknown[]) => unknown;
-const PORT_NAMES = ["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"] as const;
+const PORT_NAMES = [
+  "users",
+  "sessions",
+  "accounts",
+  "verifications",
+  "counters",
+  "apiKeys",
+  "jwks",
+  "audit",
+  "socialAccounts",
+] as const;
 
 /**
  * `fn` whose failures (thrown or rejected) an unavailable database turns into `databaseUnavailable`; always a

@@ -8,6 +8,7 @@ import { countersPort } from "../sqlite/counters.ts";
 import type { SqliteDatabase } from "../sqlite/database.ts";
 import { jwksPort } from "../sqlite/jwks.ts";
 import { sessionsPort } from "../sqlite/sessions.ts";
+import { socialAccountsPort } from "../sqlite/social-accounts.ts";
 import { usersPort } from "../sqlite/users.ts";
 import { verificationsPort } from "../sqlite/verifications.ts";
 import type { D1DatabaseBinding } from "./binding.ts";
@@ -30,6 +31,7 @@ export function d1Store(binding: D1DatabaseBinding): FullStore {
     apiKeys: apiKeysPort(db),
     jwks: jwksPort(db),
     audit: auditPort(db),
+    socialAccounts: socialAccountsPort(db),
   };
   return {
     kind: "d1",

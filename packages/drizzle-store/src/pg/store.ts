@@ -11,6 +11,7 @@ import { countersPort } from "./counters.ts";
 import type { PgDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { pgCacheCarrier } from "./cache-carrier.ts";
@@ -29,6 +30,7 @@ export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
     apiKeys: apiKeysPort(db),
     jwks: jwksPort(db),
     audit: auditPort(db),
+    socialAccounts: socialAccountsPort(db),
   };
 }
 

@@ -14,6 +14,7 @@ import type { EngineTransactions, SqliteReadDatabase } from "./read-through.ts";
 import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { transactionPorts } from "../transaction-ports.ts";
@@ -28,6 +29,7 @@ function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = fa
     apiKeys: apiKeysPort(db, reads),
     jwks: jwksPort(db),
     audit: auditPort(db),
+    socialAccounts: socialAccountsPort(db),
   };
 }
 

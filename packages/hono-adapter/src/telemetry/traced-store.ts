@@ -2,7 +2,17 @@ import type { Store, StorePorts } from "@latchkey/core";
 import { untracedHere, withSpan, type Telemetry, type TelemetryHandle } from "./otel.ts";
 
 /** The ports a store call can go through, as named in span names (`latchkey.store users.findByEmail`). */
-const PORTS = new Set(["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit"]);
+const PORTS = new Set([
+  "users",
+  "sessions",
+  "accounts",
+  "verifications",
+  "counters",
+  "apiKeys",
+  "jwks",
+  "audit",
+  "socialAccounts",
+]);
 
 /** `db.system.name` per store kind (OpenTelemetry's values where one exists). */
 const DB_SYSTEM: Record<string, string> = {
