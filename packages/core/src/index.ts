@@ -157,6 +157,43 @@ export type {
   SendMagicLinkInput,
   VerifyMagicLinkInput,
 } from "./magic-link/index.ts";
+export {
+  oauth,
+  OAUTH_PLUGIN_ID,
+  OAUTH_SCHEMA,
+  OAUTH_OPTION_SHAPE,
+  OAuthService,
+  OAuthCallbackError,
+  OAUTH_STATE_TTL_MS,
+  oidc,
+  oauth2,
+  apple,
+  discord,
+  github,
+  gitlab,
+  google,
+  microsoft,
+  ID_TOKEN_ALGORITHMS,
+} from "./oauth/index.ts";
+export type {
+  OAuthApi,
+  OAuthInstalled,
+  OAuthPlugin,
+  OAuthOptions,
+  ResolvedOAuthOptions,
+  LinkedAccountView,
+  ProviderAccessToken,
+  SocialCallback,
+  SocialStart,
+  StartSocialInput,
+  ClientCredentials,
+  OAuth2Provider,
+  OAuthProfile,
+  OAuthProvider,
+  OidcProvider,
+  ProfileContext,
+  OAuth2Endpoints,
+} from "./oauth/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

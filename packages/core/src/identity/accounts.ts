@@ -40,13 +40,25 @@ export function newAccount(
  * mailbox), stamped now, before `beforeUserCreated` may amend it.
  */
 export function newVerifiedUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
+  return newUser(ctx, email, { emailVerified: true, name, image: null });
+}
+
+/**
+ * A new user stamped now, before `beforeUserCreated` may amend it: `emailVerified` only when the sign-in proved the
+ * mailbox (a code or link, or a provider that asserts the email verified).
+ */
+export function newUser(
+  ctx: AuthContext,
+  email: string,
+  fields: { emailVerified: boolean; name: string | null; image: string | null },
+): UserRecord {
   const now = new Date(ctx.clock.now());
   return {
     id: randomId(ctx.random),
     email,
-    emailVerified: true,
-    name,
-    image: null,
+    emailVerified: fields.emailVerified,
+    name: fields.name,
+    image: fields.image,
     username: null,
     metadata: {},
     appMetadata: {},

@@ -6,6 +6,7 @@ import { registerSessionRoutes } from "./session/index.ts";
 import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
 import { registerEmailOtpRoutes } from "./email-otp/index.ts";
 import { registerMagicLinkRoutes } from "./magic-link/index.ts";
+import { registerOAuthRoutes } from "./oauth/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
 import { registerHealthRoutes } from "./health/index.ts";
@@ -18,6 +19,7 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerEmailVerificationRoutes,
   registerEmailOtpRoutes,
   registerMagicLinkRoutes,
+  registerOAuthRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
   registerHealthRoutes,
