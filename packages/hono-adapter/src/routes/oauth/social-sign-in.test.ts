@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyEnvelope } from "@latchkey/core/internal";
-import { webCryptoRandom } from "@latchkey/core";
+import { auditLog, webCryptoRandom } from "@latchkey/core";
 import { startTestOidcProvider, type TestOidcProvider } from "../../../test/oidc-test-provider.ts";
 import { TEST_SECRET } from "../../../test/test-auth.ts";
 import {
@@ -115,5 +115,30 @@ describe("social sign-in against a real OpenID provider (oidc-provider)", () => 
     expect(await t.store.socialAccounts.findByProviderAccount(PROVIDER, who.sub)).not.toBeNull();
     const unknown = await t.request("POST", "/unlink-account", { body: { provider: "nope" }, headers });
     expect(unknown.status).toBe(404);
+  });
+
+  it("events and audit rows: UserSignedUp, AccountLinked, UserSignedIn (method social), AccountUnlinked; no token in them", async () => {
+    const t = socialAuth(idp, {}, { plugins: [auditLog()] });
+    const seen: Array<{ type: string }> = [];
+    t.auth.events.onAny((event) => void seen.push(event));
+    const who = person();
+    const res = await signInWithProvider(t, idp, who);
+    const user = (await t.store.users.findByEmail(who.email))!;
+    const headers = { cookie: cookieOf(res, t.auth.core.config.cookies.name), origin: "https://app.example" };
+    // A second way in (a password), so the provider may be unlinked.
+    const set = await t.request("POST", "/set-password", { body: { newPassword: "another password 123" }, headers });
+    expect(set.status).toBe(200);
+    expect((await t.request("POST", "/unlink-account", { body: { provider: PROVIDER }, headers })).status).toBe(200);
+    const types = seen.map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(["UserSignedUp", "AccountLinked", "UserSignedIn", "AccountUnlinked"]));
+    expect(seen.find((e) => e.type === "UserSignedIn")).toMatchObject({ userId: user.id, method: "social", providerId: PROVIDER });
+    expect(seen.find((e) => e.type === "AccountUnlinked")).toMatchObject({ userId: user.id, providerId: PROVIDER });
+    const { events } = await t.auth.api.listAuditEvents({ userId: user.id, limit: 50 });
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["UserSignedUp", "AccountLinked", "UserSignedIn", "AccountUnlinked"]),
+    );
+    const account = await t.store.accounts.listByUser(user.id);
+    expect(JSON.stringify(events)).not.toContain("v1.");
+    expect(account.every((a) => a.providerId === "credential")).toBe(true);
   });
 });
