@@ -11,6 +11,7 @@ import {
   EMAIL_OTP_OPTION_SHAPE,
   JWT_OPTION_SHAPE,
   MAGIC_LINK_OPTION_SHAPE,
+  OAUTH_OPTION_SHAPE,
   type OptionShape,
 } from "@latchkey/core";
 import { ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
@@ -25,6 +26,7 @@ const SHAPES: Record<string, OptionShape> = {
   createAuth: { ...AUTH_OPTION_SHAPE, ...ADAPTER_OPTION_SHAPE },
   emailOtp: EMAIL_OTP_OPTION_SHAPE,
   magicLink: MAGIC_LINK_OPTION_SHAPE,
+  oauth: OAUTH_OPTION_SHAPE,
   apiKeys: API_KEYS_OPTION_SHAPE,
   jwt: JWT_OPTION_SHAPE,
   auditLog: AUDIT_LOG_OPTION_SHAPE,

@@ -131,7 +131,11 @@ describe("social sign-in against a real OpenID provider (oidc-provider)", () => 
     expect((await t.request("POST", "/unlink-account", { body: { provider: PROVIDER }, headers })).status).toBe(200);
     const types = seen.map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(["UserSignedUp", "AccountLinked", "UserSignedIn", "AccountUnlinked"]));
-    expect(seen.find((e) => e.type === "UserSignedIn")).toMatchObject({ userId: user.id, method: "social", providerId: PROVIDER });
+    expect(seen.find((e) => e.type === "UserSignedIn")).toMatchObject({
+      userId: user.id,
+      method: "social",
+      providerId: PROVIDER,
+    });
     expect(seen.find((e) => e.type === "AccountUnlinked")).toMatchObject({ userId: user.id, providerId: PROVIDER });
     const { events } = await t.auth.api.listAuditEvents({ userId: user.id, limit: 50 });
     expect(events.map((e) => e.type)).toEqual(
