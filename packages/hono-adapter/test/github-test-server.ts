@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** A GitHub user as the test server serves it. */
-export interface GitHubTestUser {
+interface GitHubTestUser {
   id: number;
   login: string;
   name: string | null;

@@ -10,7 +10,7 @@ import Provider from "oidc-provider";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from "jose";
 
 /** A person the test provider signs in. */
-export interface TestIdentity {
+interface TestIdentity {
   sub: string;
   email?: string;
   email_verified?: boolean;
@@ -18,7 +18,7 @@ export interface TestIdentity {
 }
 
 /** What a tamper function may do to the ID token of the next token response. */
-export type IdTokenTamper = (
+type IdTokenTamper = (
   claims: JWTPayload,
   sign: { rs256(claims: JWTPayload, header?: Record<string, unknown>): Promise<string> },
 ) => Promise<string>;

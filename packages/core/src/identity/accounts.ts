@@ -6,7 +6,7 @@ import { emit } from "../kernel/emit.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 
 /** The social fields of an account that is not a linked provider identity (a password, an email code). */
-export const NO_SOCIAL_FIELDS = {
+const NO_SOCIAL_FIELDS = {
   accountId: null,
   accessToken: null,
   refreshToken: null,

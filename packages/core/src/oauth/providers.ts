@@ -107,7 +107,7 @@ function checkBase(
 const merged = (base: string[], extra: string[] | undefined) => [...new Set([...base, ...(extra ?? [])])];
 
 /** `email_verified` as OpenID Connect defines it; some providers (Apple) send the string `"true"`. */
-export const emailVerifiedClaim = (claims: Record<string, unknown>): boolean =>
+const emailVerifiedClaim = (claims: Record<string, unknown>): boolean =>
   claims.email_verified === true || claims.email_verified === "true";
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyEnvelope } from "@latchkey/core/internal";
-import { auditLog, webCryptoRandom } from "@latchkey/core";
+import { AUDIT_LOG_PLUGIN_ID, auditLog, webCryptoRandom } from "@latchkey/core";
 import { startTestOidcProvider, type TestOidcProvider } from "../../../test/oidc-test-provider.ts";
 import { TEST_SECRET } from "../../../test/test-auth.ts";
 import {
@@ -137,7 +137,8 @@ describe("social sign-in against a real OpenID provider (oidc-provider)", () => 
       providerId: PROVIDER,
     });
     expect(seen.find((e) => e.type === "AccountUnlinked")).toMatchObject({ userId: user.id, providerId: PROVIDER });
-    const { events } = await t.auth.api.listAuditEvents({ userId: user.id, limit: 50 });
+    const audit = t.auth.core.plugins.get(AUDIT_LOG_PLUGIN_ID)!;
+    const { events } = await audit.api.listAuditEvents({ userId: user.id, limit: 50 });
     expect(events.map((e) => e.type)).toEqual(
       expect.arrayContaining(["UserSignedUp", "AccountLinked", "UserSignedIn", "AccountUnlinked"]),
     );
