@@ -5,7 +5,7 @@
 const CORE = "^packages/core/src/";
 const FOUNDATION = `${CORE}(errors|ports|crypto|logger|password|config|sweep)/`;
 const KERNEL = `${CORE}(kernel|session|rate-limit|email|one-time|hooks|identity)/`;
-const FEATURES = `${CORE}(email-password|email-verification|account|email-otp|api-key|jwt|audit-log)/`;
+const FEATURES = `${CORE}(email-password|email-verification|account|email-otp|api-key|jwt|audit-log|oauth)/`;
 const ROOT = `${CORE}auth/`;
 // The private packages (test harnesses, never published).
 const PRIVATE = "(e2e|reliability|test-support)/";

@@ -21,6 +21,7 @@ const TABLES = [
   { id: "emailOtp", prefix: "emailOtp", schemas: ["EMAIL_OTP_SCHEMA"] },
   { id: "magicLink", prefix: "magicLink", schemas: ["MAGIC_LINK_SCHEMA"] },
   { id: "twoFactor", prefix: "twoFactor", schemas: ["TWO_FACTOR_SCHEMA"] },
+  { id: "oauth", prefix: "oauth", schemas: ["OAUTH_SCHEMA"] },
   { id: "jwt", prefix: "jwt", schemas: ["JWT_SCHEMA"] },
   { id: "apiKeys", prefix: "apiKeys", schemas: ["API_KEYS_SCHEMA"] },
   { id: "auditLog", prefix: "auditLog", schemas: ["AUDIT_LOG_SCHEMA"] },

@@ -40,7 +40,7 @@ export {
   EmailChangeService,
 } from "./email-otp/index.ts";
 export { proveMailbox } from "./identity/index.ts";
-export { RESERVED_CLAIMS, resolveJwtOptions } from "./jwt/index.ts";
+export { RESERVED_CLAIMS, resolveJwtOptions, KeyEnvelope } from "./jwt/index.ts";
 export { isWellFormedApiKey, resolveApiKeysOptions, hasPermissions, toApiKeyView } from "./api-key/index.ts";
 export { emit } from "./kernel/emit.ts";
 export { API_KEY_LIMITS } from "./api-key/index.ts";

@@ -55,6 +55,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       "0004_counters_reset_at_index",
       "0005_partial_nullable_indexes",
       "0006_two_factor",
+      "0007_social_accounts",
     ]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
@@ -92,6 +93,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       { name: "0004_counters_reset_at_index.sql" },
       { name: "0005_partial_nullable_indexes.sql" },
       { name: "0006_two_factor.sql" },
+      { name: "0007_social_accounts.sql" },
     ]);
   });
 

@@ -85,6 +85,7 @@ describe("migrating a database made with the previous schema", () => {
         "0004_counters_reset_at_index",
         "0005_partial_nullable_indexes",
         "0006_two_factor",
+        "0007_social_accounts",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -114,6 +115,7 @@ describe("migrating a database made with the previous schema", () => {
         "0004_counters_reset_at_index",
         "0005_partial_nullable_indexes",
         "0006_two_factor",
+        "0007_social_accounts",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

@@ -23,6 +23,7 @@ const MIGRATIONS = [
   "0004_counters_reset_at_index",
   "0005_partial_nullable_indexes",
   "0006_two_factor",
+  "0007_social_accounts",
 ];
 
 describe("migrateDatabase", () => {

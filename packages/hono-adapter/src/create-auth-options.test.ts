@@ -19,8 +19,13 @@ import {
   magicLink,
   TWO_FACTOR_OPTION_SHAPE,
   twoFactor,
+  github,
+  google,
+  oauth,
+  OAUTH_OPTION_SHAPE,
   webCryptoRandom,
   type AuthPlugin,
+  type OAuthOptions,
   type OptionShape,
 } from "@latchkey/core";
 import { consoleLogger, inProcessCacheBus, systemClock } from "@latchkey/core/internal";
@@ -33,10 +38,13 @@ import { clientIp } from "./http/client-ip.ts";
 
 const SECRET = "a-test-secret-that-is-long-enough-0123456789";
 const base = () => ({ secret: SECRET, database: memoryStore(), baseUrl: "https://app.example" });
+const CREDENTIALS = { clientId: "client-id", clientSecret: "client-secret" };
 const PLUGINS: Record<string, (options: never) => AuthPlugin> = {
   emailOtp,
   magicLink,
   twoFactor,
+  // `providers` is required: every other option of the table is tried beside one provider.
+  oauth: (options: Partial<OAuthOptions>) => oauth({ providers: [google(CREDENTIALS)], ...options }),
   apiKeys,
   jwt,
   auditLog,
@@ -192,6 +200,11 @@ const VALID: Record<string, unknown> = {
   "twoFactor.algorithm": "SHA256",
   "twoFactor.trustDeviceFor": false,
   "twoFactor.recoveryCodes": 12,
+  "oauth.providers": [github(CREDENTIALS)],
+  "oauth.accountLinking": {},
+  "oauth.accountLinking.trustedProviders": ["google"],
+  "oauth.allowSignUp": false,
+  "oauth.errorCallbackURL": "/sign-in",
   "jwt.alg": "ES256",
   "jwt.expiresIn": "5m",
   "jwt.issuer": "https://issuer.example",
@@ -293,6 +306,7 @@ describe("options are closed (docs/options.md is the table)", () => {
       ...shapePaths(EMAIL_OTP_OPTION_SHAPE, "emailOtp"),
       ...shapePaths(MAGIC_LINK_OPTION_SHAPE, "magicLink"),
       ...shapePaths(TWO_FACTOR_OPTION_SHAPE, "twoFactor"),
+      ...shapePaths(OAUTH_OPTION_SHAPE, "oauth"),
       ...shapePaths(API_KEYS_OPTION_SHAPE, "apiKeys"),
       ...shapePaths(JWT_OPTION_SHAPE, "jwt"),
       ...shapePaths(AUDIT_LOG_OPTION_SHAPE, "auditLog"),

@@ -98,6 +98,7 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
     users: port("users") as FullStore["users"],
     sessions: port("sessions") as FullStore["sessions"],
     accounts: port("accounts") as FullStore["accounts"],
+    socialAccounts: port("socialAccounts") as FullStore["socialAccounts"],
     verifications: port("verifications") as FullStore["verifications"],
     counters: port("counters") as FullStore["counters"],
     apiKeys: port("apiKeys") as FullStore["apiKeys"],

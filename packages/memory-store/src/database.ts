@@ -26,7 +26,8 @@ export interface MemoryDatabase {
   usernames: Map<string, string>;
   sessions: Table<SessionRecord, "user">;
   sessionsByHash: Map<string, string>;
-  accounts: Table<AccountRecord, "user">;
+  /** By user, and by provider identity (`providerId` NUL `accountId`, unique; rows without a subject are left out). */
+  accounts: Table<AccountRecord, "user" | "identity">;
   verifications: Table<VerificationRecord, "identifier" | "valueHash" | "user">;
   counters: Map<string, CounterState>;
   apiKeys: Table<ApiKeyRecord, "user">;
@@ -43,7 +44,9 @@ export function memoryDatabase(): MemoryDatabase {
     usernames: new Map(),
     sessions: new Table({ user: (s) => s.userId }),
     sessionsByHash: new Map(),
-    accounts: new Table({ user: (a) => a.userId }),
+    accounts: new Table<AccountRecord, "user" | "identity">({ user: (a) => a.userId, identity: identityKey }, [
+      "identity",
+    ]),
     verifications: new Table(
       { identifier: (v) => v.identifier, valueHash: (v) => v.valueHash, user: (v) => v.userId },
       ["identifier"],
@@ -55,6 +58,11 @@ export function memoryDatabase(): MemoryDatabase {
     audit: [],
     twoFactor: new Map(),
   };
+}
+
+/** The key of a linked provider identity in the accounts' `identity` index; null for accounts without a subject. */
+export function identityKey(account: Pick<AccountRecord, "providerId" | "accountId">): string | null {
+  return account.accountId === null ? null : `${account.providerId}\u0000${account.accountId}`;
 }
 
 /**

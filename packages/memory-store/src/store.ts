@@ -9,6 +9,7 @@ import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { trackedDatabase, UndoLog } from "./undo-log.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 
@@ -42,6 +43,7 @@ export function memoryStoreOver(db: MemoryDatabase): FullStore {
     jwks: jwksPort(data),
     audit: auditPort(data),
     twoFactor: twoFactorPort(data),
+    socialAccounts: socialAccountsPort(data),
   });
 
   const store: FullStore = {

@@ -1,5 +1,5 @@
 import type { UniqueResult, UserRecord, UserStore } from "@latchkey/core";
-import { copy, dropApiKey, dropSession, type MemoryDatabase } from "./database.ts";
+import { copy, dropApiKey, dropSession, identityKey, type MemoryDatabase } from "./database.ts";
 
 /** `UserStore` in memory: the email and username indexes decide uniqueness; delete takes every auth-owned row with it. */
 export function usersPort(db: MemoryDatabase): UserStore {
@@ -8,6 +8,12 @@ export function usersPort(db: MemoryDatabase): UserStore {
     async create(user, userAccounts): Promise<UniqueResult<UserRecord>> {
       if (emails.has(user.email)) return { ok: false, conflict: "email" };
       if (user.username !== null && usernames.has(user.username)) return { ok: false, conflict: "username" };
+      // What the SQL stores' unique index on (provider_id, account_id) does: the insert fails, nothing is written.
+      for (const a of userAccounts) {
+        const key = identityKey(a);
+        if (key !== null && accounts.firstBy("identity", key))
+          throw new Error("the provider identity is linked already");
+      }
       users.set(user.id, copy(user));
       emails.set(user.email, user.id);
       if (user.username !== null) usernames.set(user.username, user.id);

@@ -106,6 +106,15 @@ describe("documents", () => {
     expect(userFromDoc(throughBson(old as typeof old & { appMetadata: never }))).toEqual({ ...user, appMetadata: {} });
   });
 
+  it("round-trips a linked social account, and reads an account written before them with the social fields null", () => {
+    const linked = fixtures.socialAccount("u_1", { refreshTokenExpiresAt: new Date(1_767_225_600_123) });
+    expect(accountFromDoc(throughBson(accountToDoc(linked)))).toEqual(linked);
+    const password = fixtures.account("u_1");
+    const { accountId: _a, accessToken: _b, refreshToken: _c, idToken: _d, scope: _e, ...old } = accountToDoc(password);
+    const { accessTokenExpiresAt: _f, refreshTokenExpiresAt: _g, ...older } = old;
+    expect(accountFromDoc(throughBson(older as never))).toEqual(password);
+  });
+
   it("maps a counter's BSON date back to milliseconds", () => {
     expect(counterFromDoc(throughBson({ _id: "c", count: 3, resetAt: new Date(1_767_225_600_123) }))).toEqual({
       count: 3,

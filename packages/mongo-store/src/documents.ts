@@ -66,6 +66,13 @@ const accountFields: FieldSet<AccountRecord> = {
   userId: true,
   providerId: true,
   passwordHash: true,
+  accountId: true,
+  accessToken: true,
+  refreshToken: true,
+  idToken: true,
+  accessTokenExpiresAt: true,
+  refreshTokenExpiresAt: true,
+  scope: true,
   createdAt: true,
   updatedAt: true,
 };
@@ -159,7 +166,22 @@ export const sessionFromDoc = (d: SessionDoc): SessionRecord => ({
   rememberMe: d.rememberMe !== false,
 });
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
-export const accountFromDoc = (d: AccountDoc): AccountRecord => fromDoc(d, accountFields);
+// An account written before linked identities existed has none of their fields: they read as null.
+export const accountFromDoc = (d: AccountDoc): AccountRecord => {
+  const record = fromDoc(d, accountFields);
+  for (const field of SOCIAL_FIELDS)
+    if (record[field] === undefined) (record as unknown as Record<string, unknown>)[field] = null;
+  return record;
+};
+const SOCIAL_FIELDS = [
+  "accountId",
+  "accessToken",
+  "refreshToken",
+  "idToken",
+  "accessTokenExpiresAt",
+  "refreshTokenExpiresAt",
+  "scope",
+] as const satisfies ReadonlyArray<keyof AccountRecord>;
 export const verificationToDoc = (r: VerificationRecord): VerificationDoc => ({
   ...toDoc(r, verificationFields),
   rid: r.id,

@@ -8,6 +8,7 @@ import { accountsPort } from "./accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";
 import { countersPort } from "./counters.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { twoFactorPort } from "./two-factor.ts";
@@ -67,6 +68,8 @@ const CALLER_FIELDS = new Set([
   "rid",
   "secret",
   "recoveryCodes",
+  // A provider subject (the provider id of a linked identity too, but the credential filters name theirs as a constant).
+  "accountId",
 ]);
 
 /** The caller-supplied fields of a filter that hold a bare value instead of an operator object. */
@@ -174,6 +177,25 @@ describe("MongoDB filters take caller values through $eq", () => {
         upsertPassword: () => accounts.upsertPassword(h, fixtures.account(h, { id: h })),
         setPasswordIfAbsent: () => accounts.setPasswordIfAbsent(h, fixtures.account(h, { id: h })),
         deleteAllExcept: () => accounts.deleteAllExcept(h, h),
+      },
+    ];
+    const social = socialAccountsPort(c);
+    calls.socialAccounts = [
+      social,
+      {
+        findByProviderAccount: () => social.findByProviderAccount(h, h),
+        link: () => social.link(fixtures.socialAccount(h, { id: h, accountId: h })),
+        updateTokens: () =>
+          social.updateTokens(h, {
+            accessToken: null,
+            refreshToken: null,
+            idToken: null,
+            accessTokenExpiresAt: null,
+            refreshTokenExpiresAt: null,
+            scope: null,
+            updatedAt: date,
+          }),
+        unlink: () => social.unlink(h, h),
       },
     ];
     const verifications = verificationsPort(c);

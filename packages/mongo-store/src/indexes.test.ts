@@ -22,6 +22,11 @@ describe("index specs", () => {
       unique: true,
       partialFilterExpression: { providerId: "credential" },
     });
+    expect(find("accounts", "provider_account_unique")).toMatchObject({
+      key: { providerId: 1, accountId: 1 },
+      unique: true,
+      partialFilterExpression: { accountId: { $type: "string" } },
+    });
   });
 
   it("index usernames only when set, so many users may have none", () => {

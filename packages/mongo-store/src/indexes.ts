@@ -39,6 +39,14 @@ export const INDEX_SPECS: readonly IndexSpec[] = [
     unique: true,
     partialFilterExpression: { providerId: "credential" },
   },
+  // One user per provider identity; accounts without a subject (passwords, email codes) store `accountId: null`.
+  {
+    collection: C.accounts,
+    name: "provider_account_unique",
+    key: { providerId: 1, accountId: 1 },
+    unique: true,
+    partialFilterExpression: { accountId: { $type: "string" } },
+  },
   { collection: C.verifications, name: "identifier_unique", key: { identifier: 1 }, unique: true },
   {
     collection: C.verifications,

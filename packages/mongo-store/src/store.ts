@@ -2,6 +2,7 @@ import type { FullStore, FullStorePorts } from "@latchkey/core";
 import { guardStore } from "@latchkey/core/internal";
 import { MongoClient } from "mongodb";
 import { accountsPort } from "./accounts.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { apiKeysPort } from "./api-keys.ts";
 import { auditPort } from "./audit.ts";
 import { collectionsOf } from "./database.ts";
@@ -62,6 +63,7 @@ export function mongoStore(options: MongoStoreOptions): FullStore {
     jwks: jwksPort(c),
     audit: auditPort(c),
     twoFactor: twoFactorPort(c),
+    socialAccounts: socialAccountsPort(c),
   });
   const ports = portsFor(collections, transactions);
   return guardStore(

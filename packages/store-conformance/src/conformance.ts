@@ -9,6 +9,7 @@ import { describeApiKeys } from "./api-keys.ts";
 import { describeJwks } from "./jwks.ts";
 import { describeTwoFactor } from "./two-factor.ts";
 import { describeAudit } from "./audit.ts";
+import { describeSocialAccounts } from "./social-accounts.ts";
 import { describeRoundTrips } from "./round-trip.ts";
 import { describeTransactions } from "./transactions.ts";
 import type { CounterStore } from "@latchkey/core";
@@ -62,6 +63,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeRoundTrips(() => store);
 
     describeAudit(() => store);
+
+    describeSocialAccounts(() => store);
 
     describeTransactions(() => store);
   });

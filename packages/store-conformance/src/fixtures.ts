@@ -32,10 +32,33 @@ export function account(userId: string, over: Partial<AccountRecord> = {}): Acco
     userId,
     providerId: "credential",
     passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNo",
+    accountId: null,
+    accessToken: null,
+    refreshToken: null,
+    idToken: null,
+    accessTokenExpiresAt: null,
+    refreshTokenExpiresAt: null,
+    scope: null,
     createdAt: T0,
     updatedAt: T0,
     ...over,
   };
+}
+
+/** A linked social account: a provider subject and (sealed, here opaque) tokens. */
+export function socialAccount(userId: string, over: Partial<AccountRecord> = {}): AccountRecord {
+  return account(userId, {
+    providerId: "example-id",
+    passwordHash: null,
+    accountId: uid("sub"),
+    accessToken: "v1.aXY.YWNjZXNz",
+    refreshToken: "v1.aXY.cmVmcmVzaA",
+    idToken: "v1.aXY.aWQ",
+    accessTokenExpiresAt: at(3_600_000),
+    refreshTokenExpiresAt: null,
+    scope: "openid email profile",
+    ...over,
+  });
 }
 
 export function session(userId: string, over: Partial<SessionRecord> = {}): SessionRecord {

@@ -424,6 +424,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/get-access-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A valid provider access token of the signed-in user
+         * @description The stored access token of the user's linked account at `provider`, or, when it has expired, a new one from the stored refresh token (stored again, sealed). 409 `OAUTH_TOKEN_UNAVAILABLE` when it expired and cannot be refreshed (sign in with the provider again); 404 `ACCOUNT_NOT_FOUND` without such an account.
+         *
+         *     Rate limit: 30 requests per minute per IP (`rateLimit.rules["/get-access-token"]`).
+         */
+        post: operations["getAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/get-session": {
         parameters: {
             query?: never;
@@ -478,6 +500,50 @@ export interface paths {
          *     **JWTs are stateless: signing out, resetting the password or revoking sessions does not invalidate a JWT already issued; it stays valid until its `exp`.** Keep `expiresIn` short (default 15 minutes).
          */
         get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/link-social": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link another provider to the signed-in user
+         * @description Starts the same flow as `POST /sign-in/social`, for linking: the callback links the provider identity to this user instead of signing in (409 `ACCOUNT_ALREADY_LINKED` on the error callback when it belongs to another user) and redirects to `callbackURL`.
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/link-social"]`).
+         */
+        post: operations["linkSocial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/list-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's accounts
+         * @description Every way the user signs in: a password (`credential`), email codes or links, and each linked provider identity with its granted scopes. Provider tokens are never part of it.
+         */
+        get: operations["listAccounts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -750,6 +816,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sign-in/social": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a sign-in with a provider
+         * @description Starts the authorization code flow with PKCE (S256) with a configured provider (`example-id`, `github`) and answers its authorization URL; send the browser there. The flow's state is random, single-use, stored (10 minutes) and bound to this browser by an HttpOnly state cookie set here. The provider comes back to `GET /callback/{provider}`, which signs in and redirects to `callbackURL` (`newUserCallbackURL` when it created the user), or to `errorCallbackURL` with `?error=<code>` when the flow fails. Unknown provider: 404 `PROVIDER_NOT_FOUND`.
+         *
+         *     Rate limit: 20 requests per minute per IP (`rateLimit.rules["/sign-in/social"]`).
+         */
+        post: operations["signInSocial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sign-out": {
         parameters: {
             query?: never;
@@ -821,6 +909,7 @@ export interface paths {
         trace?: never;
     };
     "/two-factor/disable": {
+    "/unlink-account": {
         parameters: {
             query?: never;
             header?: never;
@@ -946,6 +1035,14 @@ export interface paths {
          *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/two-factor/verify-setup"]`).
          */
         post: operations["verifyTwoFactorSetup"];
+         * Unlink a provider from the signed-in user
+         * @description Removes a linked provider identity. Never the user's last way to sign in: 409 `LAST_ACCOUNT` (decided atomically, so two unlinks at once cannot remove both of the last two). Unknown: 404 `ACCOUNT_NOT_FOUND`.
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/unlink-account"]`).
+         */
+        post: operations["unlinkAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1141,6 +1238,7 @@ export interface components {
              * @enum {string}
              */
             code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "PROVIDER_NOT_FOUND" | "OAUTH_STATE_MISMATCH" | "OAUTH_ACCESS_DENIED" | "OAUTH_PROVIDER_ERROR" | "OAUTH_INVALID_RESPONSE" | "OAUTH_EMAIL_MISSING" | "OAUTH_SIGN_UP_DISABLED" | "OAUTH_TOKEN_UNAVAILABLE" | "ACCOUNT_EXISTS" | "ACCOUNT_ALREADY_LINKED" | "ACCOUNT_NOT_FOUND" | "LAST_ACCOUNT" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -1159,6 +1257,18 @@ export interface components {
              */
             token: string;
         };
+        LinkedAccount: {
+            /** @description The provider's subject; null for a password or an email code */
+            accountId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /** @description `credential` (a password), `EMAIL_OTP`, `MAGIC_LINK` or a provider id */
+            providerId: string;
+            scopes: string[];
+            /** Format: date-time */
+            updatedAt: string;
+        };
         MagicLinkSignIn: components["schemas"]["SignInResponse"] & {
             /** @description The trusted `callbackURL`, absolute: where to send the browser. */
             callbackURL: string;
@@ -1168,6 +1278,13 @@ export interface components {
         PasswordValid: {
             /** @enum {boolean} */
             valid: true;
+        };
+        ProviderAccessToken: {
+            accessToken: string;
+            /** Format: date-time */
+            accessTokenExpiresAt: string | null;
+            idToken: string | null;
+            scopes: string[];
         };
         PublicJwk: {
             /** @example EdDSA */
@@ -1226,6 +1343,10 @@ export interface components {
             credentials?: components["schemas"]["Credentials"];
             session: components["schemas"]["Session"];
             user: components["schemas"]["User"];
+        };
+        SocialRedirect: {
+            /** @description The provider's authorization URL: send the browser there. */
+            url: string;
         };
         Success: {
             /** @enum {boolean} */
@@ -3269,6 +3390,128 @@ export interface operations {
             };
         };
     };
+    getAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's subject, when several accounts of this provider are linked */
+                    accountId?: string | null;
+                    /**
+                     * @description A configured provider's id
+                     * @example github
+                     */
+                    provider: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider access token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderAccessToken"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSession: {
         parameters: {
             query?: never;
@@ -3366,6 +3609,176 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkSocial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the browser goes once linked. Default: `baseUrl`: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`).
+                     * @example /dashboard
+                     */
+                    callbackURL?: string | null;
+                    /**
+                     * @description Where a failed or cancelled flow ends, with `?error=<code>`: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`).
+                     * @example /dashboard
+                     */
+                    errorCallbackURL?: string | null;
+                    /**
+                     * @description A configured provider's id
+                     * @example github
+                     */
+                    provider: string;
+                    /** @description Scopes to ask for besides the provider's own */
+                    scopes?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider's URL; sets the state cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialRedirect"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accounts, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedAccount"][];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
@@ -4545,6 +4958,125 @@ export interface operations {
             };
         };
     };
+    signInSocial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the browser goes once signed in. Default: `baseUrl`: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`).
+                     * @example /dashboard
+                     */
+                    callbackURL?: string | null;
+                    /**
+                     * @description Where a failed or cancelled flow ends, with `?error=<code>`: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`).
+                     * @example /dashboard
+                     */
+                    errorCallbackURL?: string | null;
+                    /**
+                     * @description Where a sign-in that created the user goes instead of `callbackURL`: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`).
+                     * @example /dashboard
+                     */
+                    newUserCallbackURL?: string | null;
+                    /**
+                     * @description A configured provider's id
+                     * @example github
+                     */
+                    provider: string;
+                    /** @description Scopes to ask for besides the provider's own */
+                    scopes?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider's URL; sets the state cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialRedirect"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     signOut: {
         parameters: {
             query?: never;
@@ -4917,6 +5449,7 @@ export interface operations {
         };
     };
     disableTwoFactor: {
+    unlinkAccount: {
         parameters: {
             query?: never;
             header?: never;
@@ -4934,11 +5467,19 @@ export interface operations {
                      * @example correct horse battery staple
                      */
                     password?: string;
+                    /** @description The provider's subject, when several accounts of this provider are linked */
+                    accountId?: string | null;
+                    /**
+                     * @description A configured provider's id
+                     * @example github
+                     */
+                    provider: string;
                 };
             };
         };
         responses: {
             /** @description Two-factor is off */
+            /** @description Unlinked */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5493,6 +6034,8 @@ export interface operations {
             };
             /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
             403: {
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5888,11 +6431,14 @@ export const OPERATIONS = {
   deleteExpiredApiKeys: { method: "POST", path: "/api-key/delete-all-expired", input: "body" },
   disableTwoFactor: { method: "POST", path: "/two-factor/disable", input: "body" },
   enableTwoFactor: { method: "POST", path: "/two-factor/enable", input: "body" },
+  getAccessToken: { method: "POST", path: "/get-access-token", input: "body" },
   getApiKeyUsage: { method: "GET", path: "/api-key/usage", input: "query" },
   getHealth: { method: "GET", path: "/health", input: "none" },
   getJwks: { method: "GET", path: "/jwks", input: "none" },
   getSession: { method: "GET", path: "/get-session", input: "none" },
   getToken: { method: "GET", path: "/token", input: "none" },
+  linkSocial: { method: "POST", path: "/link-social", input: "body" },
+  listAccounts: { method: "GET", path: "/list-accounts", input: "none" },
   listApiKeys: { method: "GET", path: "/api-key/list", input: "query" },
   listSessions: { method: "GET", path: "/list-sessions", input: "none" },
   regenerateRecoveryCodes: { method: "POST", path: "/two-factor/recovery-codes", input: "body" },
@@ -5912,8 +6458,10 @@ export const OPERATIONS = {
   signInEmail: { method: "POST", path: "/sign-in/email", input: "body" },
   signInEmailOtp: { method: "POST", path: "/sign-in/email-otp", input: "body" },
   signInMagicLink: { method: "POST", path: "/sign-in/magic-link", input: "body" },
+  signInSocial: { method: "POST", path: "/sign-in/social", input: "body" },
   signOut: { method: "POST", path: "/sign-out", input: "body" },
   signUpEmail: { method: "POST", path: "/sign-up/email", input: "body" },
+  unlinkAccount: { method: "POST", path: "/unlink-account", input: "body" },
   updateApiKey: { method: "POST", path: "/api-key/update", input: "body" },
   updateUser: { method: "PATCH", path: "/user", input: "body" },
   verifyApiKey: { method: "POST", path: "/api-key/verify", input: "body" },

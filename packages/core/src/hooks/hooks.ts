@@ -6,7 +6,12 @@ import { toUserView, type UserView } from "../session/session.ts";
 import { applySchema, optional, type InputOf } from "../config/schema.ts";
 
 /** Every path that inserts a user; the `path` of `beforeUserCreated`'s context. */
-export type UserCreationPath = "sign-up-email" | "sign-in-email-otp" | "sign-in-magic-link" | "create-user";
+export type UserCreationPath =
+  | "sign-up-email"
+  | "sign-in-email-otp"
+  | "sign-in-magic-link"
+  | "sign-in-social"
+  | "create-user";
 
 /** Every path that creates a session; the `path` of `beforeSignIn`'s context. */
 export type SignInPath =
@@ -14,6 +19,7 @@ export type SignInPath =
   | "sign-in-email"
   | "sign-in-email-otp"
   | "sign-in-magic-link"
+  | "sign-in-social"
   | "verify-email";
 
 /** What a hook learns about the request besides the user. */

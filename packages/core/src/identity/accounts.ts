@@ -5,6 +5,17 @@ import type { RequestMeta } from "../kernel/request-meta.ts";
 import { emit } from "../kernel/emit.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";
 
+/** The social fields of an account that is not a linked provider identity (a password, an email code). */
+const NO_SOCIAL_FIELDS = {
+  accountId: null,
+  accessToken: null,
+  refreshToken: null,
+  idToken: null,
+  accessTokenExpiresAt: null,
+  refreshTokenExpiresAt: null,
+  scope: null,
+} as const satisfies Partial<AccountRecord>;
+
 /** A new account of `providerId` for the user, stamped now (`passwordHash` null for passwordless providers). */
 export function newAccount(
   ctx: AuthContext,
@@ -13,7 +24,15 @@ export function newAccount(
   passwordHash: string | null,
 ): AccountRecord {
   const now = new Date(ctx.clock.now());
-  return { id: randomId(ctx.random), userId, providerId, passwordHash, createdAt: now, updatedAt: now };
+  return {
+    id: randomId(ctx.random),
+    userId,
+    providerId,
+    passwordHash,
+    ...NO_SOCIAL_FIELDS,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /**
@@ -21,13 +40,25 @@ export function newAccount(
  * mailbox), stamped now, before `beforeUserCreated` may amend it.
  */
 export function newVerifiedUser(ctx: AuthContext, email: string, name: string | null): UserRecord {
+  return newUser(ctx, email, { emailVerified: true, name, image: null });
+}
+
+/**
+ * A new user stamped now, before `beforeUserCreated` may amend it: `emailVerified` only when the sign-in proved the
+ * mailbox (a code or link, or a provider that asserts the email verified).
+ */
+export function newUser(
+  ctx: AuthContext,
+  email: string,
+  fields: { emailVerified: boolean; name: string | null; image: string | null },
+): UserRecord {
   const now = new Date(ctx.clock.now());
   return {
     id: randomId(ctx.random),
     email,
-    emailVerified: true,
-    name,
-    image: null,
+    emailVerified: fields.emailVerified,
+    name: fields.name,
+    image: fields.image,
     username: null,
     metadata: {},
     appMetadata: {},

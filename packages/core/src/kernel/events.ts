@@ -11,7 +11,16 @@ export type OtpPurpose = "sign-in" | "email-verification" | "password-reset" | "
 /** Event name -> payload. Secrets appear only in `OtpGenerated`. */
 export interface AuthEventMap {
   UserSignedUp: EventBase & { userId: string; email: string };
-  UserSignedIn: EventBase & { userId: string; method: "password" | "email-otp" | "email-verification" | "magic-link" };
+  UserSignedIn: EventBase & {
+    userId: string;
+    method: "password" | "email-otp" | "email-verification" | "magic-link" | "social";
+    /** The provider of a social sign-in (`method: "social"`). */
+    providerId?: string;
+  };
+  /** A provider identity was linked to the user (a social sign-up, a trusted email match, `POST /link-social`). */
+  AccountLinked: EventBase & { userId: string; providerId: string };
+  /** A provider identity was unlinked (`POST /unlink-account`). */
+  AccountUnlinked: EventBase & { userId: string; providerId: string };
   SignInFailed: EventBase & { identifier: string; reason: string };
   /** An interactive sign-up of an address that already has an account (`identifier`: the email). */
   SignUpFailed: EventBase & { identifier: string; reason: "email-taken" };

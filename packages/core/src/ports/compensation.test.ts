@@ -38,6 +38,13 @@ const account = (userId: string): AccountRecord => ({
   userId,
   providerId: "credential",
   passwordHash: null,
+  accountId: null,
+  accessToken: null,
+  refreshToken: null,
+  idToken: null,
+  accessTokenExpiresAt: null,
+  refreshTokenExpiresAt: null,
+  scope: null,
   createdAt: T0,
   updatedAt: T0,
 });

@@ -31,7 +31,7 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
 /**
  * `Store.transaction` by compensation, for a store whose database cannot hold a transaction open across awaits
  * (Cloudflare D1, a standalone MongoDB server). Every port write must be atomic on its own (a user with its
- * accounts included). The body's creations are recorded (a user, a session, an account) and, when the body throws,
+ * accounts included). The body's creations are recorded (a user, a session, an account, a linked provider identity) and, when the body throws,
  * deleted again newest first before the error is rethrown. Only the body's own rows are undone: a created user's
  * accounts and sessions by their ids, then the user itself only if nothing another request attached meanwhile
  * refers to it (`CreationUndo.user`).
@@ -79,6 +79,19 @@ export function compensatingTransaction<P extends StorePorts>(
           undos.push(() => undo.account(account.id));
         },
       },
+      // A linked provider identity is an account row too.
+      ...(ports.socialAccounts
+        ? {
+            socialAccounts: {
+              ...ports.socialAccounts,
+              async link(account) {
+                const result = await ports.socialAccounts!.link(account);
+                if (result === "linked") undos.push(() => undo.account(account.id));
+                return result;
+              },
+            },
+          }
+        : {}),
     };
     try {
       return await body(tracked);

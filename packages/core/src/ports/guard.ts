@@ -33,6 +33,7 @@ const PORT_NAMES = [
   "jwks",
   "audit",
   "twoFactor",
+  "socialAccounts",
 ] as const;
 
 /**

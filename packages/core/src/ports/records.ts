@@ -47,6 +47,21 @@ export interface AccountRecord {
   providerId: ProviderId;
   /** PHC string (argon2id) for `credential` accounts, else null. */
   passwordHash: string | null;
+  /**
+   * The provider's subject for a linked social account (OpenID Connect `sub`, GitHub's numeric user id), else null.
+   * Unique with `providerId`: one provider identity belongs to one user.
+   */
+  accountId: string | null;
+  /** The provider's access token, sealed (AES-256-GCM under a key derived from the auth secret); null when none. */
+  accessToken: string | null;
+  /** The provider's refresh token, sealed as `accessToken`; null when none. */
+  refreshToken: string | null;
+  /** The provider's ID token, sealed as `accessToken`; null when none. */
+  idToken: string | null;
+  accessTokenExpiresAt: Date | null;
+  refreshTokenExpiresAt: Date | null;
+  /** The scopes the provider granted, space-separated; null when it did not say. */
+  scope: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

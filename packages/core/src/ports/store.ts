@@ -266,6 +266,46 @@ export interface ApiKeyStore {
   consumeUse(id: string, now: Date): Promise<ApiKeyUseResult>;
 }
 
+/** What `SocialAccountStore.updateTokens` writes: the sealed provider tokens, their expiries and scopes. */
+export type AccountTokens = Pick<
+  AccountRecord,
+  "accessToken" | "refreshToken" | "idToken" | "accessTokenExpiresAt" | "refreshTokenExpiresAt" | "scope" | "updatedAt"
+>;
+
+/** What `SocialAccountStore.link` answers: written, the provider identity already linked (to anyone), or no such user. */
+export type LinkResult = "linked" | "taken" | "owner-gone";
+
+/** What `SocialAccountStore.unlink` answers: deleted, refused because it is the user's last account, or not found. */
+export type UnlinkResult = "unlinked" | "last" | "not-found";
+
+/**
+ * Linked social accounts (OAuth 2.0 / OpenID Connect): rows of the accounts table with a provider subject
+ * (`accountId`), one user per `(providerId, accountId)`. What `oauth()` needs beyond `AccountStore`.
+ */
+export interface SocialAccountStore {
+  /**
+   * The account of this provider identity and its user, in one read (a join; one lookup); null when none. Found
+   * by the provider's subject, never by email.
+   */
+  findByProviderAccount(
+    providerId: string,
+    accountId: string,
+  ): Promise<{ account: AccountRecord; user: UserRecord } | null>;
+  /**
+   * Inserts the account (its `accountId` set). `"taken"` when the provider identity is linked already, to this or
+   * another user (the unique `(providerId, accountId)` decides, so of N concurrent links exactly one wins);
+   * `"owner-gone"` when the user does not exist: nothing is written.
+   */
+  link(account: AccountRecord): Promise<LinkResult>;
+  /** Replaces the account's tokens; null when the account is gone. */
+  updateTokens(id: string, tokens: AccountTokens): Promise<AccountRecord | null>;
+  /**
+   * Deletes account `id` of `userId` unless it is the user's last account (of any provider): `"last"` then, and
+   * nothing changes. Atomic: of two concurrent unlinks of a user's only two accounts, one answers `"last"`.
+   */
+  unlink(userId: string, id: string): Promise<UnlinkResult>;
+}
+
 export interface JwkStore {
   list(): Promise<JwkRecord[]>;
   /** Inserts the key unless one with the same `generation` exists (then false: another instance won). */
@@ -326,7 +366,8 @@ export interface CorePorts {
 
 /**
  * The ports only a plugin needs: `apiKeys()` needs `apiKeys`, `jwt()` needs `jwks` (unless it has a
- * `signerFactory`), `auditLog()` needs `audit`, `twoFactor()` needs `twoFactor`. A store may leave out those of features it does not support;
+ * `signerFactory`), `auditLog()` needs `audit`, `twoFactor()` needs `twoFactor`, `oauth()` needs `socialAccounts`. A
+ * store may leave out those of features it does not support;
  * `createAuth` then refuses to install the plugin, naming the missing port.
  */
 export interface PluginPorts {
@@ -334,9 +375,10 @@ export interface PluginPorts {
   jwks: JwkStore;
   audit: AuditStore;
   twoFactor: TwoFactorStore;
+  socialAccounts: SocialAccountStore;
 }
 
-/** `"apiKeys" | "jwks" | "audit" | "twoFactor"`: what a plugin lists in its `requires`. */
+/** `"apiKeys" | "jwks" | "audit" | "twoFactor" | "socialAccounts"`: what a plugin lists in its `requires`. */
 export type PluginPortName = keyof PluginPorts;
 
 /** The ports of a store: what a transaction body sees. Plugin-owned ports are optional. */
@@ -393,6 +435,7 @@ export interface FullStore extends Store {
   jwks: JwkStore;
   audit: AuditStore;
   twoFactor: TwoFactorStore;
+  socialAccounts: SocialAccountStore;
   transaction<T>(body: (tx: FullStorePorts) => Promise<T>): Promise<T>;
 }
 

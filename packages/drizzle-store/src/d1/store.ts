@@ -9,6 +9,7 @@ import type { SqliteDatabase } from "../sqlite/database.ts";
 import { jwksPort } from "../sqlite/jwks.ts";
 import { twoFactorPort } from "../sqlite/two-factor.ts";
 import { sessionsPort } from "../sqlite/sessions.ts";
+import { socialAccountsPort } from "../sqlite/social-accounts.ts";
 import { usersPort } from "../sqlite/users.ts";
 import { verificationsPort } from "../sqlite/verifications.ts";
 import type { D1DatabaseBinding } from "./binding.ts";
@@ -32,6 +33,7 @@ export function d1Store(binding: D1DatabaseBinding): FullStore {
     jwks: jwksPort(db),
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
+    socialAccounts: socialAccountsPort(db),
   };
   return {
     kind: "d1",

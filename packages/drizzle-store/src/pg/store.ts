@@ -12,6 +12,7 @@ import type { PgDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { pgCacheCarrier } from "./cache-carrier.ts";
@@ -31,6 +32,7 @@ export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
     jwks: jwksPort(db),
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
+    socialAccounts: socialAccountsPort(db),
   };
 }
 

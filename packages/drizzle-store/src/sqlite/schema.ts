@@ -64,6 +64,14 @@ export const accounts = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     providerId: text("provider_id").$type<ProviderId>().notNull(),
     passwordHash: text("password_hash"),
+    // A linked social account: the provider's subject, and its tokens sealed (AES-256-GCM) by core.
+    accountId: text("account_id"),
+    accessToken: text("access_token"),
+    refreshToken: text("refresh_token"),
+    idToken: text("id_token"),
+    accessTokenExpiresAt: instant("access_token_expires_at"),
+    refreshTokenExpiresAt: instant("refresh_token_expires_at"),
+    scope: text("scope"),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
   },
@@ -71,6 +79,10 @@ export const accounts = sqliteTable(
     index("accounts_user_id_idx").on(t.userId),
     // The conflict target of the password upserts: setting a password is one INSERT ... ON CONFLICT.
     uniqueIndex("accounts_credential_unique").on(t.userId).where(sql`provider_id = 'credential'`),
+    // One user per provider identity; passwords and email codes have no subject and stay out of the index.
+    uniqueIndex("accounts_provider_account_unique")
+      .on(t.providerId, t.accountId)
+      .where(sql`${t.accountId} is not null`),
   ],
 );
 

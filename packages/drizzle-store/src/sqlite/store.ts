@@ -15,6 +15,7 @@ import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { sessionsPort } from "./sessions.ts";
+import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { transactionPorts } from "../transaction-ports.ts";
@@ -30,6 +31,7 @@ function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = fa
     jwks: jwksPort(db),
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
+    socialAccounts: socialAccountsPort(db),
   };
 }
 

@@ -29,6 +29,13 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
   description: string;
   body?: B;
   query?: Q;
+  /** Path parameters (`/callback/{provider}`), documented; the handler reads them with `c.req.param()`. */
+  params?: z.ZodObject;
+  /**
+   * The success answer is a 302 (a browser navigation, e.g. the OAuth callback): documented with this description
+   * and its `Location` header instead of the 200.
+   */
+  redirect?: string;
   /** Schema and description of the 200 answer. */
   response: {
     schema: z.ZodType;
@@ -154,13 +161,20 @@ export function defineRoute<
     // The body rules and the CSRF check run before any route on every state-changing request.
     for (const status of [403, 413, 415, 429]) errors.add(status);
   }
-  const responses: Record<string, unknown> = {
-    200: {
-      description: spec.response.description,
-      content: { "application/json": { schema: spec.response.schema } },
-      headers: spec.response.headers,
-    },
-  };
+  const responses: Record<string, unknown> = spec.redirect
+    ? {
+        302: {
+          description: spec.redirect,
+          headers: { location: { description: "Where the browser goes next", schema: { type: "string" } } },
+        },
+      }
+    : {
+        200: {
+          description: spec.response.description,
+          content: { "application/json": { schema: spec.response.schema } },
+          headers: spec.response.headers,
+        },
+      };
   for (const status of [...errors].sort((a, b) => a - b))
     responses[status] = {
       description: ERROR_TEXT[status] ?? "Error",
@@ -191,6 +205,7 @@ export function defineRoute<
           }
         : {}),
       ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.params ? { params: spec.params } : {}),
     },
     responses: responses as never,
   });

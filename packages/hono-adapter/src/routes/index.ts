@@ -7,6 +7,7 @@ import { registerEmailVerificationRoutes } from "./email-verification/index.ts";
 import { registerEmailOtpRoutes } from "./email-otp/index.ts";
 import { registerMagicLinkRoutes } from "./magic-link/index.ts";
 import { registerTwoFactorRoutes } from "./two-factor/index.ts";
+import { registerOAuthRoutes } from "./oauth/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
 import { registerHealthRoutes } from "./health/index.ts";
@@ -20,6 +21,7 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerEmailOtpRoutes,
   registerMagicLinkRoutes,
   registerTwoFactorRoutes,
+  registerOAuthRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
   registerHealthRoutes,

@@ -12,6 +12,7 @@ const PORTS = new Set([
   "jwks",
   "audit",
   "twoFactor",
+  "socialAccounts",
 ]);
 
 /** `db.system.name` per store kind (OpenTelemetry's values where one exists). */

@@ -23,6 +23,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Account: "Profile updates, adding or checking a password, and account deletion.",
   "Email verification": "Verification links sent by email.",
   "Email OTP": "One-time codes sent by email: sign-in, verification, password reset and email change.",
+  "Social sign-in":
+    "Sign-in with OAuth 2.0 and OpenID Connect providers, and the identities linked to the signed-in user.",
   JWT: "JSON Web Tokens for the current session and the public keys that verify them.",
   "API keys": "Keys for scripts and services, owned by a user.",
   Health: "Readiness of the service and its database, for load balancers.",

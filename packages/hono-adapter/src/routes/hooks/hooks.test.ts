@@ -1,16 +1,27 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   AuthError,
   emailOtp,
   magicLink,
+  oauth,
   type AuthHooks,
   type FullStore,
   type SignInPath,
   type UserCreationPath,
 } from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
+import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "../../../test/oidc-test-provider.ts";
+import { deliver, exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../../../test/routes/oauth/social-test-kit.ts";
+
+let idp: TestOidcProvider;
+beforeAll(async () => {
+  idp = await startTestOidcProvider([REDIRECT_URI]);
+});
+afterAll(async () => {
+  await idp.close();
+});
 
 const PASSWORD = "correct horse battery";
 let ipSeq = 0;
@@ -61,6 +72,32 @@ async function sendOtp(t: TestAuth, email: string) {
   return t.auth.getOtp(email)!;
 }
 
+/**
+ * A social sign-in at the test provider (its verified email, a trusted provider): the callback's redirect as an
+ * answer of the tables' shape: 200 with the session on success, the error code (and 403 for the hooks' refusals).
+ */
+const socialFlow = (existing: boolean): Flow => ({
+  existing,
+  get options() {
+    return { plugins: [oauth({ providers: [exampleId(idp)], accountLinking: { trustedProviders: [PROVIDER] } })] };
+  },
+  setup: async (t, email) => {
+    t.clock.set(Date.now());
+    const { url, stateCookie } = await startFlow(t);
+    idp.login({ sub: `sub-${email}`, email, email_verified: true });
+    const callback = await authorizeAt(url);
+    return async () => {
+      const res = await deliver(t, callback, stateCookie);
+      const code = new URL(res.headers.get("location")!).searchParams.get("error");
+      const session = res.headers.getSetCookie().find((l) => l.startsWith(t.auth.core.config.cookies.name));
+      if (code !== null)
+        return new Response(JSON.stringify({ code }), { status: code.endsWith("_REJECTED") ? 403 : 500 });
+      const me = await t.request("GET", "/get-session", { headers: { cookie: session!.split(";")[0]! } });
+      return new Response(await me.text(), { status: 200, headers: { "set-cookie": session! } });
+    };
+  },
+});
+
 interface Flow {
   /** Prepares what the path needs (an existing user, a code, a link) and returns the call of the path itself. */
   setup(t: TestAuth, email: string): Promise<() => Promise<Response | { status: number; code?: string }>>;
@@ -89,6 +126,7 @@ const USER_CREATION: Record<UserCreationPath, Flow> = {
     options: { plugins: [magicLink()] },
     setup: magicLinkFlow,
   },
+  "sign-in-social": socialFlow(false),
   "create-user": {
     existing: false,
     setup: async (t, email) => async () => {
@@ -125,6 +163,7 @@ const SIGN_IN: Record<SignInPath, Flow> = {
     options: { plugins: [magicLink()] },
     setup: magicLinkFlow,
   },
+  "sign-in-social": socialFlow(true),
   "verify-email": {
     existing: true,
     setup: async (t, email) => {
@@ -240,16 +279,18 @@ describe("the tables list every path", () => {
 
   it("user inserts: one per path of USER_CREATION, each in a file that runs beforeUserCreated", () => {
     const found = sites(/\.users\.create\(/g);
-    // insertUser (sign-up-email and create-user), the OTP sign-in's and the magic link's createUser.
+    // insertUser (sign-up-email and create-user), the OTP sign-in's and the magic link's createUser, the social sign-up.
     expect(found).toEqual({
       "email-password/email-password.ts": 1,
       "email-otp/email-otp.ts": 1,
       "magic-link/magic-link.ts": 1,
+      "oauth/oauth.ts": 1,
     });
     expect(Object.keys(USER_CREATION).sort()).toEqual([
       "create-user",
       "sign-in-email-otp",
       "sign-in-magic-link",
+      "sign-in-social",
       "sign-up-email",
     ]);
     for (const file of Object.keys(found))
@@ -267,6 +308,7 @@ describe("the tables list every path", () => {
       "email-verification/email-verification.ts": 1,
       "magic-link/magic-link.ts": 1,
       "two-factor/sign-in-step.ts": 1,
+      "oauth/oauth.ts": 3,
     });
     expect(readFileSync(join(root, "two-factor/sign-in-step.ts"), "utf8")).toMatch(/PENDING_SIGN_IN_PREFIX/);
     delete found["two-factor/sign-in-step.ts"];
@@ -274,6 +316,7 @@ describe("the tables list every path", () => {
       "sign-in-email",
       "sign-in-email-otp",
       "sign-in-magic-link",
+      "sign-in-social",
       "sign-up-email",
       "verify-email",
     ]);

@@ -17,6 +17,13 @@ export async function passwordlessUser(t: TestAuth, email: string) {
     userId,
     providerId: "EMAIL_OTP",
     passwordHash: null,
+    accountId: null,
+    accessToken: null,
+    refreshToken: null,
+    idToken: null,
+    accessTokenExpiresAt: null,
+    refreshTokenExpiresAt: null,
+    scope: null,
     createdAt: now,
     updatedAt: now,
   });

@@ -1,0 +1,1 @@
+export { registerOAuthRoutes } from "./routes.ts";
