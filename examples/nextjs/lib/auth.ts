@@ -1,4 +1,4 @@
-import { apiKeys, emailOtp, jwt } from "@latchkey/core";
+import { apiKeys, emailOtp, jwt, twoFactor } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type GetClientIp } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import { emailSender } from "./email";
@@ -45,7 +45,7 @@ function buildAuth(): Auth {
     getClientIp,
     ...(ipless ? { rateLimit: { ipless } } : {}),
     email: { sender: emailSender() },
-    plugins: [emailOtp(), apiKeys(), jwt()],
+    plugins: [emailOtp(), apiKeys(), jwt(), twoFactor()],
   });
 }
 
