@@ -183,6 +183,7 @@ export type {
   TrustedDeviceCredential,
   TwoFactorSignInResult,
 } from "./two-factor/index.ts";
+export {
   oauth,
   OAUTH_PLUGIN_ID,
   OAUTH_SCHEMA,
