@@ -11,7 +11,7 @@ import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { AccountRecord, UserRecord } from "../ports/records.ts";
 import type { SocialAccountStore } from "../ports/store.ts";
-import type { SignInResult } from "../session/session.ts";
+import { isChallenge, signInOrChallenge, type SignInAttempt, type SignInOutcome } from "../session/sign-in-gate.ts";
 import type { ResolvedOAuthOptions } from "./options.ts";
 import { ProtocolError, ProviderClient, type GrantedTokens } from "./protocol.ts";
 import type { OAuthProfile, OAuthProvider } from "./providers.ts";
@@ -45,10 +45,13 @@ export interface SocialStart {
   state: string;
 }
 
-/** A finished flow: where to send the browser, and the session (null when the flow linked an account). */
+/**
+ * A finished flow: where to send the browser, and the session (null when the flow linked an account), or the
+ * second step a two-factor user's sign-in needs first (`twoFactor()`).
+ */
 export interface SocialCallback {
   redirect: string;
-  signIn: SignInResult | null;
+  signIn: SignInOutcome | null;
   newUser: boolean;
 }
 
@@ -96,6 +99,11 @@ interface FlowRecord {
   newUserCallbackURL: string | null;
   /** The user a `POST /link-social` flow links to; null for a sign-in. */
   linkUserId: string | null;
+}
+
+/** What a social sign-in tells the sign-in gate: the provider proved the first factor. */
+function socialAttempt(provider: OAuthProvider): SignInAttempt {
+  return { method: "social", rememberMe: true, providerId: provider.id };
 }
 
 /** Thrown inside a sign-in transaction when a racing request took the email or the identity first: start over. */
@@ -287,7 +295,10 @@ export class OAuthService {
         return { redirect: flow.callbackURL, signIn: null, newUser: false };
       }
       const { signIn, newUser } = await this.signInWith(client.provider, profile, tokens, meta);
-      return { redirect: newUser ? (flow.newUserCallbackURL ?? flow.callbackURL) : flow.callbackURL, signIn, newUser };
+      const target = newUser ? (flow.newUserCallbackURL ?? flow.callbackURL) : flow.callbackURL;
+      // A two-factor user: the app's page finishes the sign-in with `POST /two-factor/verify` (pending cookie set).
+      const redirect = isChallenge(signIn) ? withQuery(target, { twoFactorRequired: "true" }) : target;
+      return { redirect, signIn, newUser };
     } catch (error) {
       if (error instanceof AuthError) throw fail(errorTarget, error.code, error.message, error);
       throw error;
@@ -345,7 +356,7 @@ export class OAuthService {
     profile: OAuthProfile,
     tokens: GrantedTokens,
     meta: RequestMeta,
-  ): Promise<{ signIn: SignInResult; newUser: boolean }> {
+  ): Promise<{ signIn: SignInOutcome; newUser: boolean }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.signInOnce(provider, profile, tokens, meta);
@@ -368,7 +379,7 @@ export class OAuthService {
     profile: OAuthProfile,
     tokens: GrantedTokens,
     meta: RequestMeta,
-  ): Promise<{ signIn: SignInResult; newUser: boolean }> {
+  ): Promise<{ signIn: SignInOutcome; newUser: boolean }> {
     const { ctx } = this;
     const found = await this.social.findByProviderAccount(provider.id, profile.id);
     if (found) {
@@ -376,8 +387,8 @@ export class OAuthService {
       await ctx.hooks.beforeSignIn(found.user, "sign-in-social", meta);
       const sealed = await this.sealedTokens(found.account.id, tokens, found.account.refreshToken);
       await this.social.updateTokens(found.account.id, sealed);
-      const signIn = await ctx.sessions.create(found.user, meta);
-      await this.signedIn(signIn.user.id, provider.id, meta);
+      const signIn = await signInOrChallenge(ctx, found.user, meta, socialAttempt(provider));
+      await this.signedIn(signIn, found.user.id, provider.id, meta);
       return { signIn, newUser: false };
     }
     if (profile.email === null)
@@ -404,9 +415,9 @@ export class OAuthService {
       if (!created.ok) throw new RaceLost(`${created.conflict} taken`);
       await emit(tx, "UserSignedUp", { userId: user.id, email: user.email }, meta, user.createdAt);
       await emit(tx, "AccountLinked", { userId: user.id, providerId: provider.id }, meta, user.createdAt);
-      return tx.sessions.create(created.value, meta);
+      return signInOrChallenge(tx, created.value, meta, socialAttempt(provider));
     });
-    await this.signedIn(signIn.user.id, provider.id, meta);
+    await this.signedIn(signIn, user.id, provider.id, meta);
     return { signIn, newUser: true };
   }
 
@@ -417,7 +428,7 @@ export class OAuthService {
     profile: OAuthProfile,
     tokens: GrantedTokens,
     meta: RequestMeta,
-  ): Promise<SignInResult> {
+  ): Promise<SignInOutcome> {
     const { ctx } = this;
     if (!profile.emailVerified || !this.options.trustedProviders.has(provider.id))
       throw new AuthError(
@@ -434,9 +445,9 @@ export class OAuthService {
       const linked = await this.socialIn(tx).link(account);
       if (linked !== "linked") throw new RaceLost(`link ${linked}`);
       await emit(tx, "AccountLinked", { userId: user.id, providerId: provider.id }, meta);
-      return tx.sessions.create(user, meta);
+      return signInOrChallenge(tx, user, meta, socialAttempt(provider));
     });
-    await this.signedIn(signIn.user.id, provider.id, meta);
+    await this.signedIn(signIn, existing.id, provider.id, meta);
     return signIn;
   }
 
@@ -445,7 +456,9 @@ export class OAuthService {
     return tx.store.socialAccounts ?? this.social;
   }
 
-  private async signedIn(userId: string, providerId: string, meta: RequestMeta): Promise<void> {
+  /** `UserSignedIn` for a sign-in that got its session (a second step emits it once it is finished). */
+  private async signedIn(outcome: SignInOutcome, userId: string, providerId: string, meta: RequestMeta): Promise<void> {
+    if (isChallenge(outcome)) return;
     await emit(this.ctx, "UserSignedIn", { userId, method: "social", providerId }, meta);
   }
 

@@ -4,7 +4,7 @@ import type { Store } from "../ports/store.ts";
 import type { CookieDescriptor, DeviceCredential, SessionService, SignInResult } from "./session.ts";
 
 /** How the first factor was proven: the `method` of the `UserSignedIn` the finished sign-in emits. */
-export type SignInMethod = "password" | "email-otp" | "email-verification" | "magic-link";
+export type SignInMethod = "password" | "email-otp" | "email-verification" | "magic-link" | "social";
 
 /** What a sign-in that passed its first factor tells the gate. */
 export interface SignInAttempt {
@@ -12,6 +12,8 @@ export interface SignInAttempt {
   rememberMe: boolean;
   /** The password hash checked by a password sign-in: the second step refuses to finish once it changed. */
   passwordHash?: string | null;
+  /** The provider of a social sign-in: the finished sign-in's `UserSignedIn` names it. */
+  providerId?: string;
 }
 
 /**

@@ -21,6 +21,8 @@ interface PendingSignIn {
   rememberMe: boolean;
   /** A fingerprint of the account's password hash at the first step: a change in between ends the sign-in. */
   password: string;
+  /** The provider of a social sign-in. */
+  providerId?: string;
 }
 
 /** A trusted-device credential: the token (for clients that keep it themselves) and its cookie. */
@@ -128,6 +130,7 @@ export class TwoFactorSignIn implements SignInGate {
       method: attempt.method,
       rememberMe: attempt.rememberMe,
       password: fingerprint(passwordHash),
+      ...(attempt.providerId === undefined ? {} : { providerId: attempt.providerId }),
     };
     await store.verifications.issue({
       id: randomId(ctx.random),
@@ -199,7 +202,14 @@ export class TwoFactorSignIn implements SignInGate {
     const at = new Date(ctx.clock.now());
     if (kind === "recovery-code")
       await emit(ctx, "RecoveryCodeUsed", { userId, remaining: record.recoveryCodes.length - 1 }, meta, at);
-    await emit(ctx, "UserSignedIn", { userId, method: pending.method }, meta, at);
+    const signedIn = { userId, method: pending.method };
+    await emit(
+      ctx,
+      "UserSignedIn",
+      typeof pending.providerId === "string" ? { ...signedIn, providerId: pending.providerId } : signedIn,
+      meta,
+      at,
+    );
     const pendingCookie = this.cookie(this.pendingCookieName, "", 0);
     const forMs = this.options.trustDeviceForMs;
     if (!input.trustDevice || forMs === null || kind !== "totp") return { ...result, pendingCookie };

@@ -311,6 +311,12 @@ describe("the tables list every path", () => {
       "oauth/oauth.ts": 3,
     });
     expect(readFileSync(join(root, "two-factor/sign-in-step.ts"), "utf8")).toMatch(/PENDING_SIGN_IN_PREFIX/);
+    // Only two make a session without asking the sign-in gate: the sign-up (a new user has no second factor) and
+    // the second step itself. Every sign-in, social included, goes through the gate.
+    expect(sites(/\.sessions\.create\(/g)).toEqual({
+      "email-password/email-password.ts": 1,
+      "two-factor/sign-in-step.ts": 1,
+    });
     delete found["two-factor/sign-in-step.ts"];
     expect(Object.keys(SIGN_IN).sort()).toEqual([
       "sign-in-email",

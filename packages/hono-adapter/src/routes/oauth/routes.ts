@@ -148,7 +148,7 @@ function registerCallback(app: AuthApp, tools: RequestTools, service: OAuthServi
       tag: TAG,
       summary: "The provider's redirect back (authorization response)",
       description:
-        "Where the provider sends the browser back. The state must be the one this browser's state cookie names, known, unexpired and unspent (it is spent here, once); the code is redeemed with the flow's PKCE verifier; an OpenID Connect ID token is verified (signature against the issuer's JWKS with an asymmetric algorithm, issuer, audience, expiry, issued-at, nonce), and an RFC 9207 `iss` is checked when the provider sends it. The identity is found by (provider, subject), never by email; a first sign-in whose email is an existing user's links only when the provider asserts the email verified and is in `accountLinking.trustedProviders` (else `ACCOUNT_EXISTS`). Success: the session cookie and a redirect to the flow's `callbackURL`. Failure: a redirect to its `errorCallbackURL` with `?error=<code>` (`OAUTH_STATE_MISMATCH`, `OAUTH_ACCESS_DENIED`, `OAUTH_PROVIDER_ERROR`, `OAUTH_INVALID_RESPONSE`, `OAUTH_EMAIL_MISSING`, `ACCOUNT_EXISTS`, `ACCOUNT_ALREADY_LINKED`, `EMAIL_NOT_VERIFIED`, ...), nothing created.",
+        "Where the provider sends the browser back. The state must be the one this browser's state cookie names, known, unexpired and unspent (it is spent here, once); the code is redeemed with the flow's PKCE verifier; an OpenID Connect ID token is verified (signature against the issuer's JWKS with an asymmetric algorithm, issuer, audience, expiry, issued-at, nonce), and an RFC 9207 `iss` is checked when the provider sends it. The identity is found by (provider, subject), never by email; a first sign-in whose email is an existing user's links only when the provider asserts the email verified and is in `accountLinking.trustedProviders` (else `ACCOUNT_EXISTS`). Success: the session cookie and a redirect to the flow's `callbackURL`. A user with two-factor on (`twoFactor()`) gets no session yet: the pending sign-in cookie and a redirect to `callbackURL` with `?twoFactorRequired=true`, where the app's page finishes the sign-in with `POST /two-factor/verify` (a trusted device skips this step). Failure: a redirect to its `errorCallbackURL` with `?error=<code>` (`OAUTH_STATE_MISMATCH`, `OAUTH_ACCESS_DENIED`, `OAUTH_PROVIDER_ERROR`, `OAUTH_INVALID_RESPONSE`, `OAUTH_EMAIL_MISSING`, `ACCOUNT_EXISTS`, `ACCOUNT_ALREADY_LINKED`, `EMAIL_NOT_VERIFIED`, ...), nothing created.",
       params: z.object({ provider: ProviderField }),
       query: z.object({
         code: z.string().max(4096).optional(),
@@ -157,7 +157,8 @@ function registerCallback(app: AuthApp, tools: RequestTools, service: OAuthServi
         error: z.string().max(256).optional(),
         error_description: z.string().max(2048).optional(),
       }),
-      redirect: "Signed in (session cookie set) or failed: the browser goes to the callback or error callback URL",
+      redirect:
+        "Signed in (session cookie set), stopped for the second step (pending sign-in cookie set, `?twoFactorRequired=true`) or failed: the browser goes to the callback or error callback URL",
       response: { schema: SuccessSchema, description: "Never: the answer is a redirect" },
     },
     async (c) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyEnvelope } from "@latchkey/core/internal";
-import { AUDIT_LOG_PLUGIN_ID, auditLog, webCryptoRandom } from "@latchkey/core";
+import { AUDIT_LOG_PLUGIN_ID, auditLog, twoFactor, webCryptoRandom, type AuthEvent } from "@latchkey/core";
 import { startTestOidcProvider, type TestOidcProvider } from "../../../test/oidc-test-provider.ts";
 import { TEST_SECRET } from "../../../test/test-auth.ts";
 import {
@@ -11,6 +11,7 @@ import {
   signInWithProvider,
   socialAuth,
 } from "../../../test/routes/oauth/social-test-kit.ts";
+import { codeAt, type Setup } from "../two-factor/fixtures.ts";
 
 let idp: TestOidcProvider;
 beforeAll(async () => {
@@ -145,5 +146,54 @@ describe("social sign-in against a real OpenID provider (oidc-provider)", () => 
     const account = await t.store.accounts.listByUser(user.id);
     expect(JSON.stringify(events)).not.toContain("v1.");
     expect(account.every((a) => a.providerId === "credential")).toBe(true);
+  });
+
+  it("a two-factor user's social sign-in stops at the second step: pending cookie, no session, until /two-factor/verify", async () => {
+    const t = socialAuth(idp, {}, { plugins: [twoFactor()] });
+    const events: AuthEvent[] = [];
+    t.auth.events.onAny((e) => void events.push(e));
+    const who = person();
+    const first = await signInWithProvider(t, idp, who);
+    const headers = { cookie: cookieOf(first, t.auth.core.config.cookies.name), origin: "https://app.example" };
+    // No password: the fresh session enables it.
+    const enable = await t.request("POST", "/two-factor/enable", { body: {}, headers });
+    expect(enable.status, await enable.clone().text()).toBe(200);
+    const { secret } = (await enable.json()) as Setup;
+    const setup = await t.request("POST", "/two-factor/verify-setup", {
+      body: { code: codeAt(secret, t.clock.now()) },
+      headers,
+    });
+    expect(setup.status).toBe(200);
+    const user = (await t.store.users.findByEmail(who.email))!;
+    const sessionsBefore = (await t.store.sessions.listByUser(user.id)).length;
+    events.length = 0;
+
+    const res = await signInWithProvider(t, idp, who, { callbackURL: "/home" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("https://app.example/home?twoFactorRequired=true");
+    const cookieNames = res.headers.getSetCookie().map((l) => l.split("=")[0]);
+    expect(cookieNames).not.toContain(t.auth.core.config.cookies.name);
+    const pending = cookieOf(res, "two-factor");
+    expect((await t.store.sessions.listByUser(user.id)).length).toBe(sessionsBefore);
+    expect(events.map((e) => e.type)).not.toContain("UserSignedIn");
+
+    t.clock.advance(30_000);
+    const verify = await t.request("POST", "/two-factor/verify", {
+      body: { code: codeAt(secret, t.clock.now()), trustDevice: true },
+      headers: { cookie: pending, origin: "https://app.example" },
+    });
+    expect(verify.status, await verify.clone().text()).toBe(200);
+    expect((await t.store.sessions.listByUser(user.id)).length).toBe(sessionsBefore + 1);
+    expect(events.find((e) => e.type === "UserSignedIn")).toMatchObject({
+      userId: user.id,
+      method: "social",
+      providerId: PROVIDER,
+    });
+
+    // The device is trusted now: the next social sign-in from it gets its session at once.
+    const trusted = cookieOf(verify, "trusted-device");
+    const again = await signInWithProvider(t, idp, who, { callbackURL: "/home" }, [trusted]);
+    expect(again.headers.get("location")).toBe("https://app.example/home");
+    expect(cookieOf(again, t.auth.core.config.cookies.name)).toBeTruthy();
   });
 });

@@ -63,10 +63,12 @@ export async function signInWithProvider(
   idp: TestOidcProvider,
   identity: Parameters<TestOidcProvider["login"]>[0],
   body: Record<string, unknown> = {},
+  /** Other cookies the browser holds (`name=value`), sent with the callback. */
+  cookies: string[] = [],
 ): Promise<Response> {
   const { url, stateCookie } = await startFlow(t, body);
   idp.login(identity);
-  return deliver(t, await authorizeAt(url), stateCookie);
+  return deliver(t, await authorizeAt(url), [stateCookie, ...cookies].join("; "));
 }
 
 /** The error code a failed flow's redirect carries (`?error=`), or null. */
