@@ -296,11 +296,13 @@ async function fillPool(server: ServerProcess, kind: string, count: number): Pro
       throw new Error(`${server.spec.impl}: seeding ${batch} ${kind} answered ${response.status}: ${text}`);
     items.push(...(JSON.parse(text) as PoolItem[]));
   }
-  log(`    (seeded ${count.toLocaleString("en-US")} ${kind} credentials in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  log(
+    `    (seeded ${count.toLocaleString("en-US")} ${kind} credentials in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return newPool(items);
 }
 
-/** How many credentials each server spent in its last window of a pooled scenario, by scenario, server and store. */
+/** The most credentials a server spent in one window of a pooled scenario, by scenario, server and store. */
 const poolUse = new Map<string, number>();
 
 /**
@@ -319,14 +321,21 @@ async function measurePooled(
   const key = `${scenario.id}|${impl}|${store}`;
   for (let attempt = 0; ; attempt += 1) {
     const pool = scenario.pool
-      ? await fillPool(server, scenario.pool.kind, nextPoolSize(poolUse.get(key) ?? null, scenario.pool.firstGuess[store]))
+      ? await fillPool(
+          server,
+          scenario.pool.kind,
+          nextPoolSize(poolUse.get(key) ?? null, scenario.pool.firstGuess[store]),
+        )
       : undefined;
     await settle(server, all);
     const m = await run(pool);
     if (!pool) return m;
-    poolUse.set(key, exhausted(pool) ? pool.items.length * 2 : pool.taken);
+    // The most any window of this scenario and server used (an exhausted one: at least twice its pool).
+    poolUse.set(key, Math.max(poolUse.get(key) ?? 0, exhausted(pool) ? pool.items.length * 2 : pool.taken));
     if (!exhausted(pool) || attempt === 2) return m;
-    log(`    ${impl} ran out of its ${pool.items.length.toLocaleString("en-US")} credentials: again with twice as many`);
+    log(
+      `    ${impl} ran out of its ${pool.items.length.toLocaleString("en-US")} credentials: again with twice as many`,
+    );
   }
 }
 
@@ -831,7 +840,9 @@ async function main(): Promise<void> {
     if (pooled.length && store === "memory" && !baseline) {
       // Better Auth's memory adapter snapshots every table for each transaction (and both verifies consume their rows
       // in one), so its cost per request grows with the pool of users seeded for the run: no ratio worth printing.
-      log("  second-factor scenarios skipped on memory: Better Auth's memory adapter copies every table per transaction");
+      log(
+        "  second-factor scenarios skipped on memory: Better Auth's memory adapter copies every table per transaction",
+      );
       for (const s of pooled)
         results.push({
           id: s.id,

@@ -35,11 +35,12 @@ export function take(pool: Pool): PoolItem {
 export const exhausted = (pool: Pool): boolean => pool.taken > pool.items.length;
 
 /**
- * How many items the next window needs: the last window's use (warm-up and window, at the same load) with a quarter
- * more, or the first guess; at least `floor`.
+ * How many items the next window needs: the most any earlier window of the same scenario and server used (warm-up
+ * and window) with half as much again (a busy machine's windows differ by more than a quarter), or the first guess;
+ * at least `floor`.
  */
-export function nextPoolSize(lastTaken: number | null, firstGuess: number, floor = 500): number {
-  return Math.max(floor, lastTaken === null ? firstGuess : Math.ceil(lastTaken * 1.25));
+export function nextPoolSize(mostTaken: number | null, firstGuess: number, floor = 500): number {
+  return Math.max(floor, mostTaken === null ? firstGuess : Math.ceil(mostTaken * 1.5));
 }
 
 /** RFC 4226 HOTP / RFC 6238 TOTP with node:crypto (SHA-1, 6 digits, 30 s): the authenticator app of the bench. */

@@ -232,7 +232,7 @@ const twoFactorVerify: Scenario = {
   work: "5 reads (pending sign-in by token hash, user, two-factor record, accounts, lockout counters) + 4 writes (the code's time step by compare-and-set, lockout reset, pending row consumed and session inserted in one transaction) vs 5 reads (pending row, user, two-factor row, then each of the two rows it consumes) + 4 writes (attempts row and pending row deleted, lockout reset, session insert); both decrypt the secret (AES-256-GCM vs XChaCha20) and compute up to 3 HMAC-SHA-1 codes",
   target: { memory: null, libsql: null },
   unit: "req",
-  pool: { kind: "two-factor", firstGuess: { memory: 12_000, libsql: 6_000, postgres: 4_000 } },
+  pool: { kind: "two-factor", firstGuess: { memory: 12_000, libsql: 3_000, postgres: 3_000 } },
   plan(impl, server, _seed, pool) {
     if (!pool) throw new Error("two-factor-verify needs a seeded pool");
     // Latchkey's route and Better Auth's (its TOTP verify); the pending sign-in as each sets it: a cookie.
@@ -264,7 +264,7 @@ const magicLinkVerify: Scenario = {
   work: "3 reads (link by token hash, user by email, the user's accounts) + the second-factor gate's read + 2 writes (link consumed and session inserted in one transaction) vs 2 reads (link, user by email) + 2 writes (link consumed, session insert)",
   target: { memory: null, libsql: null },
   unit: "req",
-  pool: { kind: "magic-link", firstGuess: { memory: 12_000, libsql: 6_000, postgres: 4_000 } },
+  pool: { kind: "magic-link", firstGuess: { memory: 12_000, libsql: 3_000, postgres: 3_000 } },
   plan(impl, server, _seed, pool) {
     if (!pool) throw new Error("magic-link-verify needs a seeded pool");
     // Latchkey: the confirm page's POST (its GET only shows the page); Better Auth: the emailed link's GET, without

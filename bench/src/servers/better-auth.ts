@@ -1,9 +1,6 @@
 import { argon2idHasher, webCryptoRandom } from "@latchkey/core";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
-import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
-import { serializeSignedCookie } from "better-call";
-import type { PoolItem, PoolKind } from "../harness/pool.ts";
-import { SEED_PASSWORD } from "../harness/seed.ts";
+import { betterAuthPoolSeeder } from "./pool-seed.ts";
 import { betterAuthDatabase, betterAuthPlugins } from "./better-auth-db.ts";
 import { readServerEnv, runServer } from "./shell.ts";
 
@@ -70,84 +67,6 @@ const store =
 const db = await betterAuthDatabase(store, baseOptions as BetterAuthOptions);
 const auth = betterAuth({ ...baseOptions, database: db.database });
 
-/**
- * Two-factor users, each with one pending sign-in, written through its own adapter calls as its flows write them:
- * the user (`twoFactorEnabled: true`, verified email) and a credential account holding one scrypt hash computed once
- * for the whole pool (no hashing per user); the `twoFactor` row as `/two-factor/enable` + `/two-factor/verify-totp`
- * leave it (secret and backup codes encrypted with its `symmetricEncrypt`, `verified: true`); then what its sign-in
- * hook writes for the second step: the `2fa-<random>` verification row (value: the user id), its `2fa-attempts-`
- * row, and the signed `two_factor` cookie (better-call's own signing). The measured request is only
- * `POST /two-factor/verify-totp`.
- */
-let poolPasswordHash: string | null = null;
-let pooled = 0;
-async function seedTwoFactor(count: number): Promise<PoolItem[]> {
-  const ctx = await auth.$context;
-  poolPasswordHash ??= await ctx.password.hash(SEED_PASSWORD);
-  const cookieName = ctx.createAuthCookie("two_factor", { maxAge: 600 }).name;
-  const items: PoolItem[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const user = await ctx.internalAdapter.createUser(
-      {
-        email: `tf-${process.pid}-${(pooled += 1)}@bench.test`,
-        name: "Bench User",
-        emailVerified: true,
-        twoFactorEnabled: true,
-      },
-      { method: "email-password" },
-    );
-    await ctx.internalAdapter.linkAccount({
-      userId: user.id,
-      providerId: "credential",
-      accountId: user.id,
-      password: poolPasswordHash,
-    });
-    const secret = generateRandomString(32);
-    const backupCodes = Array.from({ length: 10 }, () => generateRandomString(10, "a-z", "0-9"));
-    await ctx.adapter.create({
-      model: "twoFactor",
-      data: {
-        secret: await symmetricEncrypt({ key: ctx.secretConfig, data: secret }),
-        backupCodes: await symmetricEncrypt({ key: ctx.secretConfig, data: JSON.stringify(backupCodes) }),
-        userId: user.id,
-        verified: true,
-      },
-    });
-    const identifier = `2fa-${generateRandomString(20)}`;
-    const expiresAt = new Date(Date.now() + 600_000);
-    await ctx.internalAdapter.createVerificationValue({ value: user.id, identifier, expiresAt });
-    await ctx.internalAdapter.createVerificationValue({
-      value: "0",
-      identifier: `2fa-attempts-${identifier}`,
-      expiresAt,
-    });
-    const cookie = (await serializeSignedCookie(cookieName, identifier, ctx.secret)).split(";")[0] ?? "";
-    items.push({ credential: cookie, key: Buffer.from(secret, "utf8").toString("hex") });
-  }
-  return items;
-}
-
-/**
- * Magic links of returning users: per address one link spent through `auth.api` (the user is created, verified),
- * then a second link, whose token (captured in `sendMagicLink`) the measured request spends:
- * `GET /magic-link/verify?token=...` (no callbackURL: it answers the session as JSON rather than a redirect).
- */
-async function seedMagicLinks(count: number): Promise<PoolItem[]> {
-  const items: PoolItem[] = [];
-  const headers = new Headers();
-  for (let i = 0; i < count; i += 1) {
-    const email = `ml-${process.pid}-${(pooled += 1)}@bench.test`;
-    await auth.api.signInMagicLink({ body: { email }, headers });
-    await auth.api.magicLinkVerify({ query: { token: links.get(email) ?? "" }, headers });
-    await auth.api.signInMagicLink({ body: { email }, headers });
-    const token = links.get(email);
-    if (!token) throw new Error(`no magic link captured for ${email}`);
-    links.delete(email);
-    items.push({ credential: token });
-  }
-  return items;
-}
-
 runServer(
   env,
   (app) => {
@@ -192,11 +111,6 @@ runServer(
       },
       sessions: null,
     },
-    ...(secondFactor
-      ? {
-          seedPool: (kind: PoolKind, count: number) =>
-            kind === "two-factor" ? seedTwoFactor(count) : seedMagicLinks(count),
-        }
-      : {}),
+    ...(secondFactor ? { seedPool: betterAuthPoolSeeder(auth, links) } : {}),
   },
 );

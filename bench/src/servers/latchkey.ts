@@ -1,14 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { createClient } from "@libsql/client";
-import * as core from "@latchkey/core";
-import type { AuthPlugin, Store, UserRecord } from "@latchkey/core";
+import type { AuthPlugin, Store } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 import { useWal } from "./sqlite.ts";
 import { latchkeyPlugins, loadDrizzleStore } from "./latchkey-features.ts";
 import { readServerEnv, runServer } from "./shell.ts";
-import { base32ToHex, type PoolItem, type PoolKind, totpCode } from "../harness/pool.ts";
-import { SEED_PASSWORD } from "../harness/seed.ts";
+import { latchkeyPoolSeeder } from "./pool-seed.ts";
 
 // Latchkey with the same features as the Better Auth server, each plugin enabled when this checkout exports it.
 // Defaults everywhere (argon2id m=19456 KiB t=2 p=1 via @node-rs/argon2, Ed25519 JWTs with an encrypted
@@ -74,82 +71,6 @@ auth.events.on("OtpGenerated", (event) => {
   codes.set(event.identifier, event.plain);
 });
 
-/**
- * Two-factor users, each with one pending sign-in: the user (verified email, a credential account holding one
- * argon2id hash computed once for the whole pool: no hashing per user) through the store, then the library's own
- * calls: `auth.api.enableTwoFactor`, `auth.api.verifyTwoFactorSetup` with the code of the previous time step (so the
- * measured request's code, of the current step or later, is not refused as a replay), and the second step's gate
- * (`challenge`, what a password sign-in of the user runs after the password check). The measured request is only
- * `POST /two-factor/verify`.
- */
-/** The plugins' part of `auth.api` (typed loosely here: `plugins` is a plain array). */
-const secondFactorApi = () => auth.api as unknown as core.TwoFactorApi & core.MagicLinkApi;
-let poolPasswordHash: string | null = null;
-let pooled = 0;
-async function seedTwoFactor(count: number): Promise<PoolItem[]> {
-  const feature = auth.core.plugins.get(core.TWO_FACTOR_PLUGIN_ID);
-  if (!feature) throw new Error("twoFactor() is not installed");
-  poolPasswordHash ??= await core.argon2idHasher({ random: core.webCryptoRandom }).hash(SEED_PASSWORD);
-  const items: PoolItem[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const now = new Date();
-    const user: UserRecord = {
-      id: randomUUID(),
-      email: `tf-${process.pid}-${(pooled += 1)}@bench.test`,
-      emailVerified: true,
-      name: "Bench User",
-      image: null,
-      username: null,
-      metadata: {},
-      appMetadata: {},
-      createdAt: now,
-      updatedAt: now,
-    };
-    const account = {
-      id: randomUUID(),
-      userId: user.id,
-      providerId: "credential",
-      passwordHash: poolPasswordHash,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const created = await store.users.create(user, [account]);
-    if (!created.ok) throw new Error(`seeding ${user.email} failed`);
-    const { secret } = await secondFactorApi().enableTwoFactor({ user });
-    const key = base32ToHex(secret);
-    await secondFactorApi().verifyTwoFactorSetup({ user, code: totpCode(key, Date.now() - 30_000) });
-    const challenge = await feature.service.signIn.challenge(
-      store,
-      user,
-      { ip: null, userAgent: null },
-      { method: "password", rememberMe: true, passwordHash: poolPasswordHash },
-    );
-    if (!challenge) throw new Error("no second step for a two-factor user");
-    items.push({ credential: `${challenge.cookie.name}=${challenge.cookie.value}`, key });
-  }
-  return items;
-}
-
-/**
- * Magic links of returning users: per address one link spent through `auth.api` (the user is created, verified, with
- * its magic-link account), then a second link, whose token (captured from `OtpGenerated`, as the OTP codes) the
- * measured request spends: `POST /magic-link/verify`, the confirm page's POST.
- */
-async function seedMagicLinks(count: number): Promise<PoolItem[]> {
-  const items: PoolItem[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const email = `ml-${process.pid}-${(pooled += 1)}@bench.test`;
-    await secondFactorApi().signInMagicLink({ email });
-    await secondFactorApi().verifyMagicLink({ token: codes.get(email) ?? "" });
-    await secondFactorApi().signInMagicLink({ email });
-    const token = codes.get(email);
-    if (!token) throw new Error(`no magic link captured for ${email}`);
-    codes.delete(email);
-    items.push({ credential: token });
-  }
-  return items;
-}
-
 const STORE_DESCRIPTIONS = {
   memory: "@latchkey/memory-store",
   libsql: "@latchkey/drizzle-store opening the file itself (WAL, synchronous=NORMAL, prepared reads)",
@@ -208,11 +129,6 @@ runServer(
       // two); the expired sessions it removed.
       sessions: async () => (await auth.api.sweep()).sessions,
     },
-    ...(secondFactor
-      ? {
-          seedPool: (kind: PoolKind, count: number) =>
-            kind === "two-factor" ? seedTwoFactor(count) : seedMagicLinks(count),
-        }
-      : {}),
+    ...(secondFactor ? { seedPool: latchkeyPoolSeeder(auth, store, codes) } : {}),
   },
 );

@@ -140,7 +140,12 @@ export function runServer(env: ServerEnv, mount: (app: Hono) => void, hooks: Ben
       const kind = c.req.query("kind") === "magic-link" ? "magic-link" : "two-factor";
       const count = Number(c.req.query("count"));
       if (!hooks.seedPool || !Number.isInteger(count) || count < 1) return c.json({ error: "no pool" }, 404);
-      return c.json(await hooks.seedPool(kind, count));
+      try {
+        return c.json(await hooks.seedPool(kind, count));
+      } catch (error) {
+        // The harness stops the run with this message: say what failed (no credential is in it).
+        return c.json({ error: String((error as Error).stack ?? error) }, 500);
+      }
     });
     app.get("/__bench/otp", (c) => {
       const otp = hooks.otpFor(c.req.query("email") ?? "");
