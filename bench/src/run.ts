@@ -41,7 +41,7 @@ import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./scale
 import { betterAuthPlugins, betterAuthTables } from "./servers/better-auth-db.ts";
 import { SCENARIOS, type Feature, type Scenario } from "./harness/scenarios.ts";
 import { collectGarbage, seed, type Seed } from "./harness/seed.ts";
-import { exhausted, newPool, nextPoolSize, type Pool, type PoolItem } from "./harness/pool.ts";
+import { exhausted, newPool, nextPoolSize, poolNeed, type Pool, type PoolItem } from "./harness/pool.ts";
 import { measureWorkers } from "./harness/workers.ts";
 import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts";
 import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
@@ -302,7 +302,7 @@ async function fillPool(server: ServerProcess, kind: string, count: number): Pro
   return newPool(items);
 }
 
-/** The most credentials a server spent in one window of a pooled scenario, by scenario, server and store. */
+/** The most credentials a window of a pooled scenario needed (`poolNeed`), by scenario, server and store. */
 const poolUse = new Map<string, number>();
 
 /**
@@ -316,6 +316,7 @@ async function measurePooled(
   store: StoreKind,
   impl: string,
   all: ServerProcess[],
+  loadMs: number,
   run: (pool: Pool | undefined) => Promise<Measurement>,
 ): Promise<Measurement> {
   const key = `${scenario.id}|${impl}|${store}`;
@@ -330,8 +331,9 @@ async function measurePooled(
     await settle(server, all);
     const m = await run(pool);
     if (!pool) return m;
-    // The most any window of this scenario and server used (an exhausted one: at least twice its pool).
-    poolUse.set(key, Math.max(poolUse.get(key) ?? 0, exhausted(pool) ? pool.items.length * 2 : pool.taken));
+    // The most any window of this scenario and server needed (an exhausted one: at least twice its pool).
+    const need = exhausted(pool) ? pool.items.length * 2 : poolNeed(pool.taken, m.cpuMsPerOp, loadMs, CONNECTIONS);
+    poolUse.set(key, Math.max(poolUse.get(key) ?? 0, need));
     if (!exhausted(pool) || attempt === 2) return m;
     log(
       `    ${impl} ran out of its ${pool.items.length.toLocaleString("en-US")} credentials: again with twice as many`,
@@ -450,7 +452,8 @@ async function runConfiguration(
             if (repeat === 0) log(`    latchkey     skipped: ${result.skipped}`);
             continue;
           }
-          const m = await measurePooled(scenario, server, store, impl, both, (pool) =>
+          const loadMs = (WARMUP_MS + MEASURE_MS) * (scenario.windowScale ?? 1);
+          const m = await measurePooled(scenario, server, store, impl, both, loadMs, (pool) =>
             measure(
               server,
               plan(
@@ -646,7 +649,8 @@ async function profile(): Promise<void> {
   const f = await features(server);
   const s = await seed(server, USERS, profileImpl === "better-auth" || f.apiKeys);
   const profileMs = Math.max(MEASURE_MS, 8_000);
-  const m = await measurePooled(scenario, server, store, profileImpl, [server], (pool) =>
+  const loadMs = (WARMUP_MS + profileMs) * (scenario.windowScale ?? 1);
+  const m = await measurePooled(scenario, server, store, profileImpl, [server], loadMs, (pool) =>
     measure(server, plan(scenario.plan(profileImpl, server, s, pool), scenario.windowScale, profileMs)),
   );
   log(progressLine(profileImpl, m));

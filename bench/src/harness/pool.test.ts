@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base32ToHex, exhausted, newPool, nextPoolSize, take, totpCode } from "./pool.ts";
+import { base32ToHex, exhausted, newPool, nextPoolSize, poolNeed, take, totpCode } from "./pool.ts";
 
 describe("the bench's authenticator app", () => {
   // RFC 6238, appendix B: the SHA-1 key "12345678901234567890"; its 8-digit codes cut to the last 6 digits.
@@ -31,9 +31,14 @@ describe("credential pools", () => {
     expect(exhausted(pool)).toBe(true);
   });
 
-  it("sizes the next pool from the most an earlier window used with half as much again, never under the floor", () => {
-    expect(nextPoolSize(null, 6000)).toBe(6000);
-    expect(nextPoolSize(4000, 6000)).toBe(6000);
-    expect(nextPoolSize(10, 6000)).toBe(500);
+  it("sizes a pool for the most a pinned core can do at the CPU per request seen, or what was taken with half more", () => {
+    // 4 s of load at 2 ms of CPU a request: at most 2,000 requests on one core, a fifth more, plus 32 in flight.
+    expect(poolNeed(300, 2, 4000, 32)).toBe(2432);
+    // A window that took more than its CPU suggests (the first requests of a window): half as much again.
+    expect(poolNeed(3000, 2, 4000, 32)).toBe(4532);
+    expect(poolNeed(100, Number.NaN, 4000, 32)).toBe(182);
+    expect(nextPoolSize(null, 3000)).toBe(3000);
+    expect(nextPoolSize(2432, 3000)).toBe(2432);
+    expect(nextPoolSize(10, 3000)).toBe(500);
   });
 });

@@ -35,12 +35,19 @@ export function take(pool: Pool): PoolItem {
 export const exhausted = (pool: Pool): boolean => pool.taken > pool.items.length;
 
 /**
- * How many items the next window needs: the most any earlier window of the same scenario and server used (warm-up
- * and window) with half as much again (a busy machine's windows differ by more than a quarter), or the first guess;
- * at least `floor`.
+ * How many items a window of `loadMs` (warm-up and window) needs at most, from an earlier window at the same load:
+ * the server runs on one pinned core, so it completes at most `loadMs / cpuMsPerOp` requests however much of the
+ * core it gets (a busy machine's windows differ by far more than their CPU per request does), with a fifth more, and
+ * never fewer than that window took with half as much again; one per connection more for the requests in flight.
  */
-export function nextPoolSize(mostTaken: number | null, firstGuess: number, floor = 500): number {
-  return Math.max(floor, mostTaken === null ? firstGuess : Math.ceil(mostTaken * 1.5));
+export function poolNeed(taken: number, cpuMsPerOp: number, loadMs: number, connections: number): number {
+  const ceiling = Number.isFinite(cpuMsPerOp) && cpuMsPerOp > 0 ? (loadMs / cpuMsPerOp) * 1.2 : 0;
+  return Math.ceil(Math.max(ceiling, taken * 1.5)) + connections;
+}
+
+/** The next pool: the most any earlier window of the same scenario and server needed, or the first guess. */
+export function nextPoolSize(mostNeeded: number | null, firstGuess: number, floor = 500): number {
+  return Math.max(floor, mostNeeded ?? firstGuess);
 }
 
 /** RFC 4226 HOTP / RFC 6238 TOTP with node:crypto (SHA-1, 6 digits, 30 s): the authenticator app of the bench. */
