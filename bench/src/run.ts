@@ -41,6 +41,7 @@ import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./scale
 import { betterAuthPlugins, betterAuthTables } from "./servers/better-auth-db.ts";
 import { SCENARIOS, type Feature, type Scenario } from "./harness/scenarios.ts";
 import { collectGarbage, seed, type Seed } from "./harness/seed.ts";
+import { exhausted, newPool, nextPoolSize, poolNeed, type Pool, type PoolItem } from "./harness/pool.ts";
 import { measureWorkers } from "./harness/workers.ts";
 import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts";
 import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
@@ -216,7 +217,7 @@ async function start(
   jwtHeader: boolean,
   profileDir?: string,
   variant?: BetterAuthVariant,
-  latchkey: { cache?: boolean; sendLimits?: boolean } = {},
+  latchkey: { cache?: boolean; sendLimits?: boolean; secondFactor?: boolean } = {},
   baseline?: Baseline,
 ): Promise<ServerProcess> {
   const port = nextPort++;
@@ -239,6 +240,8 @@ async function start(
     ...(variant && impl === "better-auth" ? { variant } : {}),
     ...(latchkey.cache && impl === "latchkey" ? { latchkeyCache: true } : {}),
     ...(latchkey.sendLimits && impl === "latchkey" ? { latchkeySendLimits: true } : {}),
+    // Not Latchkey's alone: both servers of the second-factor configuration install the plugins.
+    ...(latchkey.secondFactor ? { secondFactor: true } : {}),
     ...(baseline ? { baseline: { benchDir: baseline.benchDir, entry: baseline.entry } } : {}),
   });
 }
@@ -280,6 +283,64 @@ async function settle(target: ServerProcess, all: ServerProcess[]): Promise<void
   for (const server of all) await waitForIdle(server);
 }
 
+/** Seeds `count` single-use credentials in the server (not timed); its answer is the pool the load generator spends. */
+async function fillPool(server: ServerProcess, kind: string, count: number): Promise<Pool> {
+  const started = Date.now();
+  const items: PoolItem[] = [];
+  // In batches of at most 1,000: no single request long enough to meet fetch's header timeout on a slow store.
+  while (items.length < count) {
+    const batch = Math.min(1_000, count - items.length);
+    const response = await fetch(`${server.baseUrl}/__bench/pool?kind=${kind}&count=${batch}`, { method: "POST" });
+    const text = await response.text();
+    if (!response.ok)
+      throw new Error(`${server.spec.impl}: seeding ${batch} ${kind} answered ${response.status}: ${text}`);
+    items.push(...(JSON.parse(text) as PoolItem[]));
+  }
+  log(
+    `    (seeded ${count.toLocaleString("en-US")} ${kind} credentials in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
+  return newPool(items);
+}
+
+/** The most credentials a window of a pooled scenario needed (`poolNeed`), by scenario, server and store. */
+const poolUse = new Map<string, number>();
+
+/**
+ * One measured window; for a pooled scenario a fresh pool first, seeded before the server settles (its garbage is
+ * collected before the window). A window that ran out of credentials (its last requests failed for want of one) is
+ * measured again with twice the pool, at most twice.
+ */
+async function measurePooled(
+  scenario: Scenario,
+  server: ServerProcess,
+  store: StoreKind,
+  impl: string,
+  all: ServerProcess[],
+  loadMs: number,
+  run: (pool: Pool | undefined) => Promise<Measurement>,
+): Promise<Measurement> {
+  const key = `${scenario.id}|${impl}|${store}`;
+  for (let attempt = 0; ; attempt += 1) {
+    const pool = scenario.pool
+      ? await fillPool(
+          server,
+          scenario.pool.kind,
+          nextPoolSize(poolUse.get(key) ?? null, scenario.pool.firstGuess[store]),
+        )
+      : undefined;
+    await settle(server, all);
+    const m = await run(pool);
+    if (!pool) return m;
+    // The most any window of this scenario and server needed (an exhausted one: at least twice its pool).
+    const need = exhausted(pool) ? pool.items.length * 2 : poolNeed(pool.taken, m.cpuMsPerOp, loadMs, CONNECTIONS);
+    poolUse.set(key, Math.max(poolUse.get(key) ?? 0, need));
+    if (!exhausted(pool) || attempt === 2) return m;
+    log(
+      `    ${impl} ran out of its ${pool.items.length.toLocaleString("en-US")} credentials: again with twice as many`,
+    );
+  }
+}
+
 async function runFloor(): Promise<Measurement> {
   const server = await start("floor", "memory", false);
   try {
@@ -306,6 +367,8 @@ interface ConfigurationExtras {
   variant?: Variant;
   /** Another revision's Latchkey in place of Better Auth (`--baseline`). */
   baseline?: Baseline;
+  /** Both servers with their two-factor and magic-link plugins (the scenarios with a pool of single-use credentials). */
+  secondFactor?: boolean;
   /** Runs after the HTTP seed (the scale mode's bulk load), before the first scenario. */
   before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
   /** Runs after the last scenario, both servers still up (sweeps, query plans). */
@@ -323,14 +386,16 @@ async function runConfiguration(
   memory: MemoryResult[],
   extras: ConfigurationExtras,
 ) {
+  const secondFactor = extras.secondFactor ?? false;
   const lk = await start("latchkey", store, jwtHeader, undefined, undefined, {
     cache: extras.variant?.latchkeyCache ?? false,
     sendLimits: extras.variant?.latchkeySendLimits ?? false,
+    secondFactor,
   });
   // The other side: Better Auth, or in a `--baseline` run another revision's Latchkey (the same server file).
   const ba = extras.baseline
-    ? await start("latchkey", store, jwtHeader, undefined, undefined, {}, extras.baseline)
-    : await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant);
+    ? await start("latchkey", store, jwtHeader, undefined, undefined, { secondFactor }, extras.baseline)
+    : await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant, { secondFactor });
   const otherName = extras.baseline ? "baseline" : "better-auth";
   const both = [lk, ba];
   try {
@@ -387,14 +452,16 @@ async function runConfiguration(
             if (repeat === 0) log(`    latchkey     skipped: ${result.skipped}`);
             continue;
           }
-          await settle(server, both);
-          const m = await measure(
-            server,
-            plan(
-              scenario.plan(extras.baseline ? "latchkey" : impl, server, seeds.get(server) as Seed),
-              scenario.windowScale,
+          const loadMs = (WARMUP_MS + MEASURE_MS) * (scenario.windowScale ?? 1);
+          const m = await measurePooled(scenario, server, store, impl, both, loadMs, (pool) =>
+            measure(
+              server,
+              plan(
+                scenario.plan(extras.baseline ? "latchkey" : impl, server, seeds.get(server) as Seed, pool),
+                scenario.windowScale,
+              ),
+              databaseCpu,
             ),
-            databaseCpu,
           );
           const label = impl === "latchkey" ? (extras.baseline ? "current" : impl) : otherName;
           log(progressLine(REPEAT === 1 ? label : `${label} ${repeat + 1}`, m));
@@ -561,6 +628,7 @@ async function profile(): Promise<void> {
   const server = await start(profileImpl, store, scenario.jwtHeader, dir, undefined, {
     cache: args.has("profile-cache"),
     sendLimits: args.has("profile-send-limits"),
+    secondFactor: scenario.pool !== undefined,
   });
   const scaleUsers = Number(args.get("scale-users") ?? 0);
   if (scaleUsers > 0) {
@@ -580,10 +648,10 @@ async function profile(): Promise<void> {
   }
   const f = await features(server);
   const s = await seed(server, USERS, profileImpl === "better-auth" || f.apiKeys);
-  await settle(server, [server]);
-  const m = await measure(
-    server,
-    plan(scenario.plan(profileImpl, server, s), scenario.windowScale, Math.max(MEASURE_MS, 8_000)),
+  const profileMs = Math.max(MEASURE_MS, 8_000);
+  const loadMs = (WARMUP_MS + profileMs) * (scenario.windowScale ?? 1);
+  const m = await measurePooled(scenario, server, store, profileImpl, [server], loadMs, (pool) =>
+    measure(server, plan(scenario.plan(profileImpl, server, s, pool), scenario.windowScale, profileMs)),
   );
   log(progressLine(profileImpl, m));
   await server.stop();
@@ -609,8 +677,13 @@ async function main(): Promise<void> {
     ...[true, false].map((jwtHeader) => ({
       part: "standard scenarios",
       label: `defaults, JWT header ${jwtHeader ? "on" : "off"}`,
-      scenarios: selected.filter((s) => s.jwtHeader === jwtHeader),
+      scenarios: selected.filter((s) => s.jwtHeader === jwtHeader && !s.pool),
     })),
+    {
+      part: "second-factor scenarios",
+      label: "defaults plus the two-factor and magic-link plugins, JWT header off",
+      scenarios: selected.filter((s) => s.pool),
+    },
     ...(variantsOn ? VARIANTS : []).flatMap((v) =>
       [true, false].map((jwtHeader) => ({
         part: `variant ${v.latchkeyCache ? "Latchkey cache on" : v.latchkeySendLimits ? "Latchkey send limits on" : v.id}`,
@@ -758,13 +831,41 @@ async function main(): Promise<void> {
       continue;
     }
     for (const jwtHeader of [true, false]) {
-      const group = selected.filter((s) => s.jwtHeader === jwtHeader);
+      const group = selected.filter((s) => s.jwtHeader === jwtHeader && !s.pool);
       if (group.length)
         await runConfiguration(store, jwtHeader, group, floor, results, info, memory, {
           label: `${USERS} users, JWT header ${jwtHeader ? "on" : "off"}`,
           ...(baseline ? { baseline } : {}),
         });
     }
+    // The scenarios that spend a single-use credential per request: their own pair of servers, with the two-factor
+    // and magic-link plugins installed on both (the other scenarios run without them, as before).
+    const pooled = selected.filter((s) => s.pool);
+    if (pooled.length && store === "memory" && !baseline) {
+      // Better Auth's memory adapter snapshots every table for each transaction (and both verifies consume their rows
+      // in one), so its cost per request grows with the pool of users seeded for the run: no ratio worth printing.
+      log(
+        "  second-factor scenarios skipped on memory: Better Auth's memory adapter copies every table per transaction",
+      );
+      for (const s of pooled)
+        results.push({
+          id: s.id,
+          title: s.title,
+          store,
+          unit: s.unit,
+          latchkey: null,
+          betterAuth: null,
+          target: s.target.memory,
+          floorTarget: null,
+          skipped:
+            "not run on memory: Better Auth's memory adapter copies every table per transaction, so its cost grows with the seeded pool",
+        });
+    } else if (pooled.length)
+      await runConfiguration(store, false, pooled, floor, results, info, memory, {
+        label: `${USERS} users, JWT header off, two-factor and magic-link plugins on`,
+        secondFactor: true,
+        ...(baseline ? { baseline } : {}),
+      });
     for (const v of variantsOn ? VARIANTS : []) {
       for (const jwtHeader of [true, false]) {
         const group = selected.filter((s) => s.jwtHeader === jwtHeader && v.ids.includes(s.id));

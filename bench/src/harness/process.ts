@@ -23,6 +23,8 @@ export interface ServerSpec {
    * set, as Better Auth's rate limiter (its own limit on OTP sends) is off in every configuration.
    */
   latchkeySendLimits?: boolean;
+  /** Both libraries with their two-factor and magic-link plugins installed (the second-factor configuration). */
+  secondFactor?: boolean;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
   /**
@@ -138,6 +140,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_BA_VARIANT: spec.variant ?? "",
       BENCH_LK_CACHE: spec.latchkeyCache ? "1" : "",
       BENCH_LK_SEND_LIMITS: spec.latchkeySendLimits ? "1" : "",
+      BENCH_SECOND_FACTOR: spec.secondFactor ? "1" : "",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

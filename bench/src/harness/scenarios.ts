@@ -1,9 +1,10 @@
 import type { SequenceStep } from "autocannon";
 import type { LoadPlan } from "./load.ts";
+import { type Pool, type PoolKind, take, totpCode } from "./pool.ts";
 import type { Impl, ServerProcess } from "./process.ts";
 import { SEED_PASSWORD, type Seed } from "./seed.ts";
 
-export type Feature = "jwt" | "apiKeys" | "emailOtp";
+export type Feature = "jwt" | "apiKeys" | "emailOtp" | "secondFactor";
 
 /** A load scenario run against both servers in the same server configuration. */
 export interface Scenario {
@@ -26,10 +27,17 @@ export interface Scenario {
    * ahead of it, so the windows must be long against that queue for the count to mean anything.
    */
   windowScale?: number;
+  /**
+   * The measured request spends a single-use credential: a pool of them is seeded in bulk before every window
+   * (`POST /__bench/pool`, in the server, not timed), sized from the previous window's use (the first window from
+   * `firstGuess`, per store); a window that runs out is measured again with a larger pool.
+   */
+  pool?: { kind: PoolKind; firstGuess: { memory: number; libsql: number; postgres: number } };
   plan(
     impl: Exclude<Impl, "floor">,
     server: ServerProcess,
     seed: Seed,
+    pool?: Pool,
   ): Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">;
 }
 
@@ -216,6 +224,73 @@ const otpRoundTrip: Scenario = {
   },
 };
 
+const twoFactorVerify: Scenario = {
+  id: "two-factor-verify",
+  title: "second step: TOTP code for a pending sign-in",
+  jwtHeader: false,
+  needs: ["secondFactor"],
+  work: "5 reads (pending sign-in by token hash, user, two-factor record, accounts, lockout counters) + 4 writes (the code's time step by compare-and-set, lockout reset, pending row consumed and session inserted in one transaction) vs 5 reads (pending row, user, two-factor row, then each of the two rows it consumes) + 4 writes (attempts row and pending row deleted, lockout reset, session insert); both decrypt the secret (AES-256-GCM vs XChaCha20) and compute up to 3 HMAC-SHA-1 codes",
+  target: { memory: null, libsql: null },
+  unit: "req",
+  pool: { kind: "two-factor", firstGuess: { memory: 12_000, libsql: 3_000, postgres: 3_000 } },
+  plan(impl, server, _seed, pool) {
+    if (!pool) throw new Error("two-factor-verify needs a seeded pool");
+    // Latchkey's route and Better Auth's (its TOTP verify); the pending sign-in as each sets it: a cookie.
+    const path = impl === "latchkey" ? "/auth/two-factor/verify" : "/auth/two-factor/verify-totp";
+    return {
+      steps: [
+        {
+          method: "POST",
+          path,
+          setupRequest: (req) => {
+            const item = take(pool);
+            // The authenticator app: the code of the current time step, computed here (not in the server).
+            const code = totpCode(item.key ?? "", Date.now());
+            return { ...req, headers: { ...json(server), cookie: item.credential }, body: JSON.stringify({ code }) };
+          },
+        },
+      ],
+      completesOn: 0,
+      check: (_s, _status, body) => body.includes('"user"'),
+    };
+  },
+};
+
+const magicLinkVerify: Scenario = {
+  id: "magic-link-verify",
+  title: "magic-link verify (returning user)",
+  jwtHeader: false,
+  needs: ["secondFactor"],
+  work: "3 reads (link by token hash, user by email, the user's accounts) + the second-factor gate's read + 2 writes (link consumed and session inserted in one transaction) vs 2 reads (link, user by email) + 2 writes (link consumed, session insert)",
+  target: { memory: null, libsql: null },
+  unit: "req",
+  pool: { kind: "magic-link", firstGuess: { memory: 12_000, libsql: 3_000, postgres: 3_000 } },
+  plan(impl, server, _seed, pool) {
+    if (!pool) throw new Error("magic-link-verify needs a seeded pool");
+    // Latchkey: the confirm page's POST (its GET only shows the page); Better Auth: the emailed link's GET, without
+    // a callbackURL so it answers the session as JSON rather than a redirect.
+    const step: SequenceStep =
+      impl === "latchkey"
+        ? {
+            method: "POST",
+            path: "/auth/magic-link/verify",
+            setupRequest: (req) => ({
+              ...req,
+              headers: json(server),
+              body: JSON.stringify({ token: take(pool).credential }),
+            }),
+          }
+        : {
+            method: "GET",
+            setupRequest: (req) => ({
+              ...req,
+              path: `/auth/magic-link/verify?token=${encodeURIComponent(take(pool).credential)}`,
+            }),
+          };
+    return { steps: [step], completesOn: 0, check: (_s, _status, body) => body.includes('"session"') };
+  },
+};
+
 /**
  * Order matters for fairness only through what a scenario leaves in the store: the read-only scenarios run
  * first, then the ones that add sessions (sign-in) and users (OTP), on both servers alike.
@@ -229,4 +304,6 @@ export const SCENARIOS: Scenario[] = [
   jwks,
   signIn,
   otpRoundTrip,
+  twoFactorVerify,
+  magicLinkVerify,
 ];

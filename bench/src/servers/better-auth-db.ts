@@ -3,15 +3,32 @@ import { memoryAdapter } from "@better-auth/memory-adapter";
 import type { BetterAuthOptions } from "better-auth";
 import { getSchema } from "better-auth/db";
 import { getMigrations } from "better-auth/db/migration";
-import { emailOTP, jwt } from "better-auth/plugins";
+import { emailOTP, jwt, magicLink, twoFactor } from "better-auth/plugins";
 import { SqliteDialect, type SqliteDatabase } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "./better-auth-sqlite.ts";
 
 /** Better Auth's plugins as the bench runs them: the same features as the Latchkey server, throttling off. */
-export function betterAuthPlugins(jwtHeader: boolean, onOtp: (email: string, otp: string) => void) {
+export function betterAuthPlugins(
+  jwtHeader: boolean,
+  onOtp: (email: string, otp: string) => void,
+  secondFactor: { onMagicLink: (email: string, token: string) => void } | null = null,
+) {
+  // The second-factor configuration (`BENCH_SECOND_FACTOR=1`, its own pair of servers): twoFactor() and magicLink()
+  // with their defaults (TOTP 6 digits, 30 s, window 1; links stored in plain, 5 minutes).
+  const extra = secondFactor
+    ? [
+        twoFactor(),
+        magicLink({
+          async sendMagicLink({ email, token }) {
+            secondFactor.onMagicLink(email, token);
+          },
+        }),
+      ]
+    : [];
   return [
+    ...extra,
     emailOTP({
       // Captured in-process for the harness; no email leaves the machine (the same on the Latchkey side).
       async sendVerificationOTP({ email, otp }) {
@@ -47,7 +64,15 @@ export async function betterAuthDatabase(
 ): Promise<{ database: BetterAuthOptions["database"]; description: string; close(): Promise<void> }> {
   if (store.kind === "memory") {
     return {
-      database: memoryAdapter({ user: [], session: [], account: [], verification: [], apikey: [], jwks: [] }),
+      database: memoryAdapter({
+        user: [],
+        session: [],
+        account: [],
+        verification: [],
+        apikey: [],
+        jwks: [],
+        twoFactor: [],
+      }),
       description: "@better-auth/memory-adapter",
       close: async () => undefined,
     };

@@ -1,5 +1,6 @@
 import { argon2idHasher, webCryptoRandom } from "@latchkey/core";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
+import { betterAuthPoolSeeder } from "./pool-seed.ts";
 import { betterAuthDatabase, betterAuthPlugins } from "./better-auth-db.ts";
 import { readServerEnv, runServer } from "./shell.ts";
 
@@ -8,6 +9,8 @@ import { readServerEnv, runServer } from "./shell.ts";
 // encrypted private key, database-backed sessions without cookie cache), throttling off.
 const env = readServerEnv();
 const codes = new Map<string, string>();
+const links = new Map<string, string>();
+const secondFactor = process.env.BENCH_SECOND_FACTOR === "1";
 
 // A tuned Better Auth (`BENCH_BA_VARIANT`), each measured as its own rows next to the defaults:
 // - joins: `advanced.database.joins: true` (session and user in one query where its adapter supports joins);
@@ -48,7 +51,11 @@ const baseOptions = {
   rateLimit: { enabled: false },
   telemetry: { enabled: false },
   logger: { level: "error" as const },
-  plugins: betterAuthPlugins(env.jwtHeader, (email, otp) => codes.set(email, otp)),
+  plugins: betterAuthPlugins(
+    env.jwtHeader,
+    (email, otp) => codes.set(email, otp),
+    secondFactor ? { onMagicLink: (email, token) => links.set(email, token) } : null,
+  ),
 } satisfies BetterAuthOptions;
 
 const store =
@@ -72,6 +79,7 @@ runServer(
       jwt: true,
       apiKeys: true,
       emailOtp: true,
+      secondFactor,
       store: db.description,
       passwordHash,
     },
@@ -103,5 +111,6 @@ runServer(
       },
       sessions: null,
     },
+    ...(secondFactor ? { seedPool: betterAuthPoolSeeder(auth, links) } : {}),
   },
 );

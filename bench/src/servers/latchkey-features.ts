@@ -13,6 +13,8 @@ export interface LatchkeyPlugins {
   jwt: PluginFactory | null;
   apiKeys: PluginFactory | null;
   emailOtp: PluginFactory | null;
+  twoFactor: PluginFactory | null;
+  magicLink: PluginFactory | null;
 }
 
 function factory(name: string): PluginFactory | null {
@@ -21,7 +23,13 @@ function factory(name: string): PluginFactory | null {
 }
 
 export function latchkeyPlugins(): LatchkeyPlugins {
-  return { jwt: factory("jwt"), apiKeys: factory("apiKeys"), emailOtp: factory("emailOtp") };
+  return {
+    jwt: factory("jwt"),
+    apiKeys: factory("apiKeys"),
+    emailOtp: factory("emailOtp"),
+    twoFactor: factory("twoFactor"),
+    magicLink: factory("magicLink"),
+  };
 }
 
 /** What the bench needs from `@latchkey/drizzle-store/sqlite`. */

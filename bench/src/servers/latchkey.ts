@@ -5,6 +5,7 @@ import { memoryStore } from "@latchkey/memory-store";
 import { useWal } from "./sqlite.ts";
 import { latchkeyPlugins, loadDrizzleStore } from "./latchkey-features.ts";
 import { readServerEnv, runServer } from "./shell.ts";
+import { latchkeyPoolSeeder } from "./pool-seed.ts";
 
 // Latchkey with the same features as the Better Auth server, each plugin enabled when this checkout exports it.
 // Defaults everywhere (argon2id m=19456 KiB t=2 p=1 via @node-rs/argon2, Ed25519 JWTs with an encrypted
@@ -18,6 +19,12 @@ const plugins: AuthPlugin[] = [];
 if (available.emailOtp) plugins.push(available.emailOtp());
 if (available.apiKeys) plugins.push(available.apiKeys());
 if (available.jwt) plugins.push(available.jwt({ disableSettingJwtHeader: !env.jwtHeader }));
+// The second-factor configuration (`BENCH_SECOND_FACTOR=1`, its own pair of servers so the other scenarios keep
+// their plugins): twoFactor() and magicLink() with their defaults (TOTP SHA-1, 6 digits, 30 s, window 1).
+const secondFactor =
+  process.env.BENCH_SECOND_FACTOR === "1" && available.twoFactor !== null && available.magicLink !== null;
+if (secondFactor && available.twoFactor && available.magicLink)
+  plugins.push(available.twoFactor(), available.magicLink());
 
 async function database(): Promise<Store> {
   if (env.store === "memory") return memoryStore();
@@ -97,6 +104,7 @@ runServer(
       jwt: available.jwt !== null,
       apiKeys: available.apiKeys !== null,
       emailOtp: available.emailOtp !== null,
+      secondFactor,
       store: STORE_DESCRIPTIONS[env.store],
       passwordHash: "argon2id m=19456 KiB t=2 p=1 (@node-rs/argon2, default)",
     },
@@ -121,5 +129,6 @@ runServer(
       // two); the expired sessions it removed.
       sessions: async () => (await auth.api.sweep()).sessions,
     },
+    ...(secondFactor ? { seedPool: latchkeyPoolSeeder(auth, store, codes) } : {}),
   },
 );

@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import type { PoolItem, PoolKind } from "../harness/pool.ts";
 
 export type StoreKind = "memory" | "libsql" | "postgres";
 
@@ -41,6 +42,8 @@ export interface ServerFeatures {
   jwt: boolean;
   apiKeys: boolean;
   emailOtp: boolean;
+  /** The two-factor and magic-link plugins are installed (`BENCH_SECOND_FACTOR=1`: their own configuration). */
+  secondFactor: boolean;
   store: string;
   passwordHash: string;
 }
@@ -62,6 +65,12 @@ export interface BenchHooks {
    * where the library has none. Each answers how many rows it deleted, when the library says.
    */
   sweeps: { apiKeys: (() => Promise<number | null>) | null; sessions: (() => Promise<number | null>) | null };
+  /**
+   * Seeds `count` single-use credentials of one kind in bulk, in-process, through the library's own calls where they
+   * cost no password hash (bench/src/harness/pool.ts): what the measured request then spends. Absent: the plugins
+   * are not installed.
+   */
+  seedPool?: (kind: PoolKind, count: number) => Promise<PoolItem[]>;
 }
 
 /** One sweep as `/__bench/sweep` answers it: wall time, the server process's CPU time, the worst event-loop delay. */
@@ -126,6 +135,17 @@ export function runServer(env: ServerEnv, mount: (app: Hono) => void, hooks: Ben
       const { key } = await c.req.json<{ key: string }>();
       const result = await hooks.verifyApiKey(key);
       return c.json(result, result.valid ? 200 : 401);
+    });
+    app.post("/__bench/pool", async (c) => {
+      const kind = c.req.query("kind") === "magic-link" ? "magic-link" : "two-factor";
+      const count = Number(c.req.query("count"));
+      if (!hooks.seedPool || !Number.isInteger(count) || count < 1) return c.json({ error: "no pool" }, 404);
+      try {
+        return c.json(await hooks.seedPool(kind, count));
+      } catch (error) {
+        // The harness stops the run with this message: say what failed (no credential is in it).
+        return c.json({ error: String((error as Error).stack ?? error) }, 500);
+      }
     });
     app.get("/__bench/otp", (c) => {
       const otp = hooks.otpFor(c.req.query("email") ?? "");
