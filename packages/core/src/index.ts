@@ -209,6 +209,7 @@ export type {
   ResolvedOAuthOptions,
   LinkedAccountView,
   ProviderAccessToken,
+  IdTokenSignInInput,
   SocialCallback,
   SocialStart,
   StartSocialInput,

@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Start a sign-in with a provider
-         * @description Starts the authorization code flow with PKCE (S256) with a configured provider (`example-id`, `github`) and answers its authorization URL; send the browser there. The flow's state is random, single-use, stored (10 minutes) and bound to this browser by an HttpOnly state cookie set here. The provider comes back to `GET /callback/{provider}`, which signs in and redirects to `callbackURL` (`newUserCallbackURL` when it created the user), or to `errorCallbackURL` with `?error=<code>` when the flow fails. Unknown provider: 404 `PROVIDER_NOT_FOUND`.
+         * @description Starts the authorization code flow with PKCE (S256) with a configured provider (`example-id`, `github`) and answers its authorization URL; send the browser there. The flow's state is random, single-use, stored (10 minutes) and bound to this browser by an HttpOnly state cookie set here. The provider comes back to `GET /callback/{provider}`, which signs in and redirects to `callbackURL` (`newUserCallbackURL` when it created the user), or to `errorCallbackURL` with `?error=<code>` when the flow fails. Unknown provider: 404 `PROVIDER_NOT_FOUND`. With `idToken` (native apps, OpenID Connect providers): the ID token is verified against the provider's JWKS (signature with an asymmetric algorithm, issuer, audience `clientId` or one of the provider's `nativeClientIds`, expiry, issued-at) and its `nonce` claim must equal `idToken.nonce`; the account rules are the callback's, and the answer is a sign-in answer (session cookie, `{user, session}`, `credentials` for token clients, or `twoFactorRequired`). A token that fails a check: 400 `OAUTH_INVALID_RESPONSE`; 409 `ACCOUNT_EXISTS` as in the callback.
          *
          *     Rate limit: 20 requests per minute per IP (`rateLimit.rules["/sign-in/social"]`).
          */
@@ -4992,6 +4992,15 @@ export interface operations {
                      * @example /dashboard
                      */
                     errorCallbackURL?: string | null;
+                    /** @description A native app's sign-in (Sign in with Apple, Google Sign-In): no redirect; the answer is a sign-in answer (session, or `twoFactorRequired`). */
+                    idToken?: {
+                        /** @description The access token that came with it, kept sealed for `POST /get-access-token` */
+                        accessToken?: string | null;
+                        /** @description The nonce the app gave the provider's SDK: the token's `nonce` claim must be exactly this */
+                        nonce: string;
+                        /** @description The ID token the provider's SDK gave the app */
+                        token: string;
+                    };
                     /**
                      * @description Where a sign-in that created the user goes instead of `callbackURL`: a path on `baseUrl` or a URL on a trusted origin (else 400 `INVALID_CALLBACK_URL`).
                      * @example /dashboard
@@ -5008,13 +5017,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The provider's URL; sets the state cookie */
+            /** @description The provider's URL (sets the state cookie); with `idToken`, signed in (sets the session cookie) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SocialRedirect"];
+                    "application/json": components["schemas"]["SocialRedirect"] | components["schemas"]["SignInResponse"] | components["schemas"]["TwoFactorRequired"];
                 };
             };
             /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
@@ -5046,6 +5055,15 @@ export interface operations {
             };
             /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

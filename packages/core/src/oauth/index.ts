@@ -3,7 +3,14 @@ export type { OAuthApi, OAuthInstalled, OAuthPlugin } from "./plugin.ts";
 export { OAUTH_SCHEMA, OAUTH_OPTION_SHAPE } from "./options.ts";
 export type { OAuthOptions, ResolvedOAuthOptions } from "./options.ts";
 export { OAuthService, OAuthCallbackError, OAUTH_STATE_TTL_MS } from "./oauth.ts";
-export type { LinkedAccountView, ProviderAccessToken, SocialCallback, SocialStart, StartSocialInput } from "./oauth.ts";
+export type {
+  IdTokenSignInInput,
+  LinkedAccountView,
+  ProviderAccessToken,
+  SocialCallback,
+  SocialStart,
+  StartSocialInput,
+} from "./oauth.ts";
 export { oidc, oauth2 } from "./providers.ts";
 export type {
   ClientCredentials,

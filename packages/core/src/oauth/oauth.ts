@@ -38,6 +38,24 @@ export interface StartSocialInput {
   scopes?: string[] | null;
 }
 
+/**
+ * A native app's sign-in with the ID token its provider SDK gave it (Sign in with Apple, Google Sign-In).
+ *
+ * @example
+ * const input: IdTokenSignInInput = { provider: "google", idToken: { token: credential, nonce: rawNonce } };
+ */
+export interface IdTokenSignInInput {
+  provider: string;
+  idToken: {
+    /** The ID token (a JWT signed by the provider). */
+    token: string;
+    /** The nonce the app gave the provider's SDK: the token's `nonce` claim must be exactly this. */
+    nonce: string;
+    /** The access token the SDK gave with it, kept (sealed) for `POST /get-access-token`. */
+    accessToken?: string | null;
+  };
+}
+
 /** A started flow: the provider URL to send the browser to, and the state the browser's cookie binds. */
 export interface SocialStart {
   url: string;
@@ -305,6 +323,33 @@ export class OAuthService {
     }
   }
 
+  /**
+   * Signs in with a native app's ID token: verified against the provider's JWKS (issuer, audience `clientId` or a
+   * `nativeClientIds` entry, expiry, issued-at, an asymmetric algorithm) with the app's nonce, then the same account
+   * rules as the code flow. OpenID Connect providers only. Failures are AuthErrors with the flow's codes
+   * (`OAUTH_INVALID_RESPONSE` for a token that fails a check, `OAUTH_PROVIDER_ERROR` when the JWKS cannot be read).
+   */
+  async signInWithIdToken(
+    input: IdTokenSignInInput,
+    meta: RequestMeta,
+  ): Promise<{ signIn: SignInOutcome; newUser: boolean }> {
+    const client = this.client(input?.provider);
+    const { token, nonce, accessToken } = input.idToken ?? {};
+    if (typeof token !== "string" || token === "") throw invalidField("idToken.token", "idToken.token is required");
+    if (typeof nonce !== "string" || nonce === "")
+      throw invalidField("idToken.nonce", "idToken.nonce is required: the nonce the app gave the provider");
+    let tokens: GrantedTokens;
+    let profile: OAuthProfile;
+    try {
+      tokens = await client.nativeSignIn(token, nonce, typeof accessToken === "string" ? accessToken : null);
+      profile = await client.profile(tokens);
+    } catch (error) {
+      if (error instanceof ProtocolError) throw new AuthError(error.code, error.message, { cause: error });
+      throw new AuthError("OAUTH_PROVIDER_ERROR", "The provider could not be reached", { cause: error });
+    }
+    return this.signInWith(client.provider, profile, tokens, meta);
+  }
+
   /** Seals a token for one column of one account row (the row id and the column are the associated data). */
   private seal(accountId: string, field: (typeof TOKEN_FIELDS)[number], value: string | null): Promise<string | null> {
     return value === null ? Promise.resolve(null) : this.tokenBox.seal(`${accountId}:${field}`, value);
@@ -313,7 +358,8 @@ export class OAuthService {
   private async sealedTokens(accountId: string, tokens: GrantedTokens, keepRefresh: string | null) {
     const at = new Date(this.ctx.clock.now());
     return {
-      accessToken: await this.seal(accountId, "accessToken", tokens.accessToken),
+      // A native sign-in may come with no access token: none is stored.
+      accessToken: await this.seal(accountId, "accessToken", tokens.accessToken === "" ? null : tokens.accessToken),
       // A provider that does not rotate refresh tokens sends none on a refresh: the stored one stays.
       refreshToken:
         tokens.refreshToken === null ? keepRefresh : await this.seal(accountId, "refreshToken", tokens.refreshToken),

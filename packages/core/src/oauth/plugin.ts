@@ -3,8 +3,10 @@ import type { AuthContext } from "../kernel/context.ts";
 import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
 import type { PluginPorts } from "../ports/store.ts";
 import { resolveOAuthOptions, type OAuthOptions, type ResolvedOAuthOptions } from "./options.ts";
+import type { SignInOutcome } from "../session/sign-in-gate.ts";
 import {
   OAuthService,
+  type IdTokenSignInInput,
   type LinkedAccountView,
   type ProviderAccessToken,
   type SocialStart,
@@ -21,6 +23,8 @@ import {
 export interface OAuthApi {
   /** Starts a sign-in; the answer's `state` must reach the callback in the browser's state cookie. */
   signInSocial(input: StartSocialInput, meta?: RequestMeta): Promise<SocialStart>;
+  /** Signs in with a native app's ID token: a session, or the second step a two-factor user needs first. */
+  signInWithIdToken(input: IdTokenSignInInput, meta?: RequestMeta): Promise<SignInOutcome>;
   listAccounts(input: { userId: string }): Promise<LinkedAccountView[]>;
   unlinkAccount(
     input: { userId: string; providerId: string; accountId?: string | null },
@@ -79,6 +83,7 @@ export function oauth(options: OAuthOptions): OAuthPlugin {
       const service = new OAuthService(ctx, resolved, ports.socialAccounts);
       const api: OAuthApi = {
         signInSocial: (input, meta) => service.start(input, orServerCall(meta), null),
+        signInWithIdToken: async (input, meta) => (await service.signInWithIdToken(input, orServerCall(meta))).signIn,
         listAccounts: ({ userId }) => service.listAccounts(userId),
         unlinkAccount: ({ userId, ...input }, meta) => service.unlink(userId, input, orServerCall(meta)),
         getAccessToken: ({ userId, ...input }) => service.accessToken(userId, input),

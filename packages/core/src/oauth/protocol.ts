@@ -193,7 +193,10 @@ export class ProviderClient {
     } catch (error) {
       throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The provider's token response is not valid", { cause: error });
     }
-    const claims = oidc && result.id_token ? await this.verifyIdToken(server, result.id_token, flow.nonce) : null;
+    const claims =
+      oidc && result.id_token
+        ? await this.verifyIdToken(server, result.id_token, flow.nonce, [this.provider.clientId])
+        : null;
     return this.granted(result, claims);
   }
 
@@ -230,10 +233,25 @@ export class ProviderClient {
     };
   }
 
+  /**
+   * A native app's ID token (`POST /sign-in/social` `{ provider, idToken }`): the same checks as the code flow's
+   * (signature against the issuer's JWKS, an asymmetric algorithm, issuer, expiry, issued-at, nonce), with the
+   * audience `clientId` or one of the provider's `nativeClientIds`. OpenID Connect providers only.
+   */
+  async nativeSignIn(idToken: string, nonce: string, accessToken: string | null): Promise<GrantedTokens> {
+    const { provider } = this;
+    if (provider.kind !== "oidc")
+      throw new ProtocolError("OAUTH_INVALID_RESPONSE", "This provider does not sign in with an ID token");
+    const server = await this.authorizationServer();
+    const claims = await this.verifyIdToken(server, idToken, nonce, [provider.clientId, ...provider.nativeClientIds]);
+    return { accessToken: accessToken ?? "", refreshToken: null, idToken, expiresAt: null, scope: null, claims };
+  }
+
   private async verifyIdToken(
     server: oauth.AuthorizationServer,
     idToken: string,
     nonce: string,
+    audiences: string[],
   ): Promise<Record<string, unknown>> {
     if (!server.jwks_uri) throw new ProtocolError("OAUTH_PROVIDER_ERROR", "The provider publishes no JWKS");
     this.jwks ??= createRemoteJWKSet(new URL(server.jwks_uri), { timeoutDuration: 10_000 });
@@ -241,7 +259,7 @@ export class ProviderClient {
     try {
       const { payload } = await jwtVerify(idToken, this.jwks, {
         issuer: server.issuer,
-        audience: this.provider.clientId,
+        audience: audiences,
         algorithms: ID_TOKEN_ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_S,
         currentDate: new Date(now),
@@ -250,7 +268,11 @@ export class ProviderClient {
       if (typeof payload.iat !== "number" || payload.iat * 1000 > now + CLOCK_TOLERANCE_S * 1000)
         throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The ID token was issued in the future");
       if (payload.nonce !== nonce) throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The ID token's nonce differs");
-      if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== this.provider.clientId)
+      if (
+        Array.isArray(payload.aud) &&
+        payload.aud.length > 1 &&
+        !(typeof payload.azp === "string" && audiences.includes(payload.azp))
+      )
         throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The ID token was issued to another party");
       return payload as Record<string, unknown>;
     } catch (error) {

@@ -42,6 +42,11 @@ export interface OidcProvider extends ProviderBase {
   issuer: string;
   /** Reads whether the ID token's email is verified (default: the `email_verified` claim is `true` or `"true"`). */
   emailVerified: (claims: Record<string, unknown>) => boolean;
+  /**
+   * Client ids of native apps whose ID tokens `POST /sign-in/social` `{ provider, idToken }` also accepts (an iOS
+   * app's bundle id for Apple, an iOS client id for Google): the token's audience must be `clientId` or one of these.
+   */
+  nativeClientIds: string[];
 }
 
 /** A plain OAuth 2.0 provider (no OpenID Connect): endpoints given, the profile read from its user API. */
@@ -64,6 +69,8 @@ export interface ClientCredentials {
   clientSecret: string;
   /** Scopes to ask for besides the preset's. */
   scopes?: string[];
+  /** OpenID Connect presets: native apps' client ids whose ID tokens sign in too (see `OidcProvider.nativeClientIds`). */
+  nativeClientIds?: string[];
 }
 
 const ID_SHAPE = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -104,6 +111,13 @@ function checkBase(
     throw new AuthConfigError(`${field}.scopes`, "must be an array of scope tokens");
 }
 
+function checkClientIds(value: unknown, field: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((id) => typeof id !== "string" || id === "" || id.length > 255))
+    throw new AuthConfigError(field, "must be an array of non-empty client ids");
+  return [...new Set(value as string[])];
+}
+
 const merged = (base: string[], extra: string[] | undefined) => [...new Set([...base, ...(extra ?? [])])];
 
 /** `email_verified` as OpenID Connect defines it; some providers (Apple) send the string `"true"`. */
@@ -124,6 +138,7 @@ export function oidc(options: {
   scopes?: string[];
   name?: string;
   responseMode?: "query" | "form_post";
+  nativeClientIds?: string[];
 }): OidcProvider {
   const field = `oidc(${typeof options?.id === "string" ? options.id : "?"})`;
   if (options === null || typeof options !== "object") throw new AuthConfigError("oidc", "needs an options object");
@@ -138,6 +153,7 @@ export function oidc(options: {
     scopes: merged(["openid", "email", "profile"], options.scopes),
     responseMode: options.responseMode ?? "query",
     emailVerified: emailVerifiedClaim,
+    nativeClientIds: checkClientIds(options.nativeClientIds, `${field}.nativeClientIds`),
   };
 }
 

@@ -11,7 +11,8 @@ import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import type { AuthEnv } from "../../env.ts";
 import { readSoleCookie, serializeCookie } from "../../http/cookies.ts";
-import { SuccessSchema } from "../schemas.ts";
+import { signInResponse } from "../../http/sign-in-response.ts";
+import { SignInResponseSchema, signInAnswer, SuccessSchema } from "../schemas.ts";
 
 const TAG = "Social sign-in";
 
@@ -36,6 +37,24 @@ const ScopesField = z
   .max(32)
   .nullish()
   .openapi({ description: "Scopes to ask for besides the provider's own" });
+
+const IdTokenField = z
+  .object({
+    token: z.string().min(1).max(16_384).openapi({ description: "The ID token the provider's SDK gave the app" }),
+    nonce: z.string().min(1).max(512).openapi({
+      description: "The nonce the app gave the provider's SDK: the token's `nonce` claim must be exactly this",
+    }),
+    accessToken: z
+      .string()
+      .max(16_384)
+      .nullish()
+      .openapi({ description: "The access token that came with it, kept sealed for `POST /get-access-token`" }),
+  })
+  .optional()
+  .openapi({
+    description:
+      "A native app's sign-in (Sign in with Apple, Google Sign-In): no redirect; the answer is a sign-in answer (session, or `twoFactorRequired`).",
+  });
 
 const UrlSchema = z
   .object({ url: z.string().openapi({ description: "The provider's authorization URL: send the browser there." }) })
@@ -103,18 +122,27 @@ function registerSignIn(app: AuthApp, tools: RequestTools, service: OAuthService
       tag: TAG,
       rejectNavigation: true,
       summary: "Start a sign-in with a provider",
-      description: `Starts the authorization code flow with PKCE (S256) with a configured provider (${ids}) and answers its authorization URL; send the browser there. The flow's state is random, single-use, stored (10 minutes) and bound to this browser by an HttpOnly state cookie set here. The provider comes back to \`GET /callback/{provider}\`, which signs in and redirects to \`callbackURL\` (\`newUserCallbackURL\` when it created the user), or to \`errorCallbackURL\` with \`?error=<code>\` when the flow fails. Unknown provider: 404 \`PROVIDER_NOT_FOUND\`.`,
+      description: `Starts the authorization code flow with PKCE (S256) with a configured provider (${ids}) and answers its authorization URL; send the browser there. The flow's state is random, single-use, stored (10 minutes) and bound to this browser by an HttpOnly state cookie set here. The provider comes back to \`GET /callback/{provider}\`, which signs in and redirects to \`callbackURL\` (\`newUserCallbackURL\` when it created the user), or to \`errorCallbackURL\` with \`?error=<code>\` when the flow fails. Unknown provider: 404 \`PROVIDER_NOT_FOUND\`. With \`idToken\` (native apps, OpenID Connect providers): the ID token is verified against the provider's JWKS (signature with an asymmetric algorithm, issuer, audience \`clientId\` or one of the provider's \`nativeClientIds\`, expiry, issued-at) and its \`nonce\` claim must equal \`idToken.nonce\`; the account rules are the callback's, and the answer is a sign-in answer (session cookie, \`{user, session}\`, \`credentials\` for token clients, or \`twoFactorRequired\`). A token that fails a check: 400 \`OAUTH_INVALID_RESPONSE\`; 409 \`ACCOUNT_EXISTS\` as in the callback.`,
       body: z.object({
         provider: ProviderField,
         callbackURL: UrlField("Where the browser goes once signed in. Default: `baseUrl`"),
         errorCallbackURL: UrlField("Where a failed or cancelled flow ends, with `?error=<code>`"),
         newUserCallbackURL: UrlField("Where a sign-in that created the user goes instead of `callbackURL`"),
         scopes: ScopesField,
+        idToken: IdTokenField,
       }),
-      response: { schema: UrlSchema, description: "The provider's URL; sets the state cookie" },
-      errors: [404],
+      response: {
+        schema: z.union([UrlSchema, signInAnswer(tools.core, SignInResponseSchema)]),
+        description: "The provider's URL (sets the state cookie); with `idToken`, signed in (sets the session cookie)",
+      },
+      errors: [400, 404, 409, 503],
     },
-    async (c, { body }) => start(c, service, config, body, tools, null),
+    async (c, { body }) => {
+      const { idToken, ...flow } = body;
+      if (!idToken) return start(c, service, config, flow, tools, null);
+      const { signIn } = await service.signInWithIdToken({ provider: body.provider, idToken }, tools.meta(c));
+      return signInResponse(c, signIn, config);
+    },
   );
 }
 
