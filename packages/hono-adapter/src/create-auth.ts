@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import {
   AuthError,
   createAuthCore,
+  OAUTH_PLUGIN_ID,
   type AuthApi,
   type AuthCache,
   type AuthCore,
@@ -29,6 +30,7 @@ import { CORS_SCHEMA, corsMiddleware, type CorsOptions } from "./middleware/cors
 import { createDependencies, createRequestTools, type RequestTools } from "./middleware/session.ts";
 import { watchForProxy } from "./http/proxy-hint.ts";
 import { FEATURE_ROUTES } from "./routes/index.ts";
+import { SOCIAL_CALLBACK_PATH, SOCIAL_FORM_PATHS } from "./routes/oauth/index.ts";
 import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
 import { ADAPTER_VERSION } from "./version.ts";
@@ -222,7 +224,14 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   registerFront(app, telemetry.middleware(mountPrefix), cors, securityHeaders(config));
   // Registered for the state-changing methods only: a GET passes two layers fewer (each one a wrapped handler,
   // since the sub-app renders its own errors), and neither guard has anything to check on it.
-  app.on([...MUTATING_METHODS], "*", bodyGuard(), csrfProtection(config));
+  // Social sign-in takes HTML forms on two paths: a plain form's start and a provider's `form_post` callback.
+  const social = core.plugins.has(OAUTH_PLUGIN_ID);
+  app.on(
+    [...MUTATING_METHODS],
+    "*",
+    bodyGuard(social ? SOCIAL_FORM_PATHS : null),
+    csrfProtection(config, social ? SOCIAL_CALLBACK_PATH : null),
+  );
   app.onError((error, c) => withKeptCookies(c, errorResponse(error, core.logger)));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {

@@ -178,6 +178,40 @@ export async function startTestOidcProvider(redirectUris: string[]): Promise<Tes
  * (`redirect_uri?code=&state=&iss=`), which the caller delivers to Latchkey.
  */
 export async function authorizeAt(authorizationUrl: string): Promise<URL> {
+  const answer = await walkProvider(authorizationUrl);
+  if (answer instanceof URL) return answer;
+  throw new Error("the provider answered a form (response_mode=form_post): use formPostAt");
+}
+
+/**
+ * As `authorizeAt`, for a `response_mode=form_post` flow: the provider answers an auto-submitting HTML form, whose
+ * action (the client's callback) and fields are returned for the caller to POST as the browser would.
+ */
+export async function formPostAt(authorizationUrl: string): Promise<{ action: string; fields: URLSearchParams }> {
+  const answer = await walkProvider(authorizationUrl);
+  if (answer instanceof URL) throw new Error(`the provider redirected instead of posting a form: ${answer.search}`);
+  const action = /<form[^>]*action="([^"]+)"/.exec(answer)?.[1];
+  if (!action) throw new Error("the provider's page has no form");
+  const fields = new URLSearchParams();
+  for (const input of answer.matchAll(/<input[^>]*>/g)) {
+    const name = /name="([^"]+)"/.exec(input[0])?.[1];
+    const value = /value="([^"]*)"/.exec(input[0])?.[1];
+    if (name !== undefined && value !== undefined) fields.set(name, unescapeHtml(value));
+  }
+  return { action: unescapeHtml(action), fields };
+}
+
+function unescapeHtml(text: string): string {
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+}
+
+/** Follows the provider's pages: the redirect that leaves the provider, or the HTML of a page it answers 200 with. */
+async function walkProvider(authorizationUrl: string): Promise<URL | string> {
   const jar = new Map<string, string>();
   let next = new URL(authorizationUrl);
   const origin = next.origin;
@@ -189,8 +223,9 @@ export async function authorizeAt(authorizationUrl: string): Promise<URL> {
       const eq = (pair as string).indexOf("=");
       jar.set((pair as string).slice(0, eq), (pair as string).slice(eq + 1));
     }
-    await response.arrayBuffer();
     const location = response.headers.get("location");
+    if (!location && response.status === 200) return response.text();
+    await response.arrayBuffer();
     if (!location) throw new Error(`the provider answered ${response.status} without a redirect`);
     next = new URL(location, next);
     if (next.origin !== origin) return next;

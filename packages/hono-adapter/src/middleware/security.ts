@@ -209,11 +209,41 @@ async function orIncomplete<T>(read: () => Promise<T>): Promise<T | Response> {
 
 const tooLarge = () => errorResponse(new AuthError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB"));
 
-function notJson(c: Context): Response | null {
-  const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
-  return type === "application/json"
-    ? null
-    : errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
+const FORM_TYPE = "application/x-www-form-urlencoded";
+
+function mediaType(c: Context): string | undefined {
+  return c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
+}
+
+function notJson(c: Context, formPath: RegExp | null): Response | null {
+  const type = mediaType(c);
+  if (type === "application/json") return null;
+  if (type === FORM_TYPE && formPath?.test(c.req.path)) return null;
+  return errorResponse(new AuthError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"));
+}
+
+/** The requests whose body came as an HTML form (see `bodyGuard`'s `formPath`). */
+const formPosted = new WeakSet<Request>();
+
+/** Whether the request's body came as an HTML form (`application/x-www-form-urlencoded`), now read as JSON. */
+export function isFormPost(c: Context): boolean {
+  return formPosted.has(c.req.raw);
+}
+
+/**
+ * A form body as the JSON every validator reads: each field a string (a repeated field keeps its last value),
+ * `scopes` split on spaces into a list. The request then says `application/json`; `isFormPost` remembers it.
+ */
+function formAsJson(c: Context, bytes: Uint8Array): Uint8Array {
+  const fields: Record<string, unknown> = Object.fromEntries(new URLSearchParams(utf8.decode(bytes)));
+  if (typeof fields.scopes === "string") fields.scopes = fields.scopes.split(/\s+/).filter(Boolean);
+  const raw = c.req.raw;
+  const headers = new Headers(raw.headers);
+  for (const name of BODY_HEADERS) headers.delete(name);
+  headers.set("content-type", "application/json");
+  c.req.raw = copiedFrom(new Request(raw.url, { method: raw.method, headers, signal: raw.signal }), raw);
+  formPosted.add(c.req.raw);
+  return new TextEncoder().encode(JSON.stringify(fields));
 }
 
 // `Request.text()` decodes the same way: UTF-8, a leading BOM dropped, invalid sequences replaced.
@@ -259,9 +289,11 @@ function framedByNodeParser(c: Context, raw: Request): boolean {
  * must be JSON (415 otherwise) and at most 64 KiB (413), counted as it is read, before anything parses it, and
  * nest at most `MAX_BODY_DEPTH` levels (400 `INVALID_REQUEST` naming the limit), before anything walks it.
  * The sub-app's routes read the body from `c.req` (see `keepBody`); host routes behind `auth.middleware` never pass
- * through this guard and read their own bodies.
+ * through this guard and read their own bodies. `formPath`: the paths that also take an HTML form
+ * (`application/x-www-form-urlencoded`: a plain form's `POST /sign-in/social`, Apple's `form_post` callback); the
+ * form is handed on as JSON (see `formAsJson`), under the same limits.
  */
-export function bodyGuard(): MiddlewareHandler {
+export function bodyGuard(formPath: RegExp | null = null): MiddlewareHandler {
   return async (c, next) => {
     if (!MUTATING.has(c.req.method)) return next();
     const raw = c.req.raw;
@@ -270,7 +302,7 @@ export function bodyGuard(): MiddlewareHandler {
     if (declared !== null && declared > 0) {
       // A declared length over the limit is refused before reading; a smaller one is not believed: the bytes are
       // counted as they arrive, and the parsers then see exactly the bytes that were counted.
-      const refused = notJson(c) ?? (declared > MAX_BODY_BYTES ? tooLarge() : null);
+      const refused = notJson(c, formPath) ?? (declared > MAX_BODY_BYTES ? tooLarge() : null);
       if (refused !== null) return refused;
       if (framedByNodeParser(c, raw)) {
         // Node's HTTP/1 parser delivers exactly the declared bytes; the count is checked again all the same.
@@ -290,13 +322,14 @@ export function bodyGuard(): MiddlewareHandler {
       bytes =
         declared === 0 || body === null
           ? new Uint8Array(0)
-          : await orIncomplete(() => readCounted(body, MAX_BODY_BYTES, () => notJson(c)));
+          : await orIncomplete(() => readCounted(body, MAX_BODY_BYTES, () => notJson(c, formPath)));
       if (bytes instanceof Response) return bytes;
       if (bytes.byteLength === 0) {
         if (raw.body !== null || BODY_HEADERS.some((name) => raw.headers.has(name))) c.req.raw = withoutBody(raw);
         return next();
       }
     }
+    if (mediaType(c) === FORM_TYPE) bytes = formAsJson(c, bytes);
     if (nestedDeeperThan(bytes, MAX_BODY_DEPTH)) return tooDeep();
     keepBody(c, bytes);
     return next();
@@ -306,10 +339,12 @@ export function bodyGuard(): MiddlewareHandler {
 /**
  * CSRF: a state-changing request that carries the session cookie must come from a trusted origin
  * (`Origin`, else `Referer`): neither is 403 `MISSING_ORIGIN`, an untrusted or opaque (`null`) one 403
- * `INVALID_ORIGIN`. Bearer- or API-key-only requests carry no ambient credential and skip it.
+ * `INVALID_ORIGIN`. Bearer- or API-key-only requests carry no ambient credential and skip it. `exempt`: paths that
+ * a provider POSTs to cross-site (Apple's `form_post` callback), whose own defence is the flow's state: bound to the
+ * browser's state cookie, single-use, and nothing there acts on the session cookie.
  */
-export function csrfProtection(config: ResolvedConfig): MiddlewareHandler {
-  return async (c, next) => csrfRefusal(c, config) ?? next();
+export function csrfProtection(config: ResolvedConfig, exempt: RegExp | null = null): MiddlewareHandler {
+  return async (c, next) => (exempt?.test(c.req.path) ? next() : (csrfRefusal(c, config) ?? next()));
 }
 
 /** The CSRF check of `csrfProtection` as a function: the 403 answer for this request, or null to go on. */

@@ -1,1 +1,1 @@
-export { registerOAuthRoutes } from "./routes.ts";
+export { registerOAuthRoutes, SOCIAL_CALLBACK_PATH, SOCIAL_FORM_PATHS } from "./routes.ts";

@@ -11,10 +11,16 @@ import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import type { AuthEnv } from "../../env.ts";
 import { readSoleCookie, serializeCookie } from "../../http/cookies.ts";
+import { isFormPost } from "../../middleware/security.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
 import { SignInResponseSchema, signInAnswer, SuccessSchema } from "../schemas.ts";
 
 const TAG = "Social sign-in";
+
+/** The provider's `form_post` callback (`POST /callback/{provider}`): a cross-site POST, its state its defence. */
+export const SOCIAL_CALLBACK_PATH = /\/callback\/[a-z0-9][a-z0-9-]{0,31}$/;
+/** The paths that take an HTML form besides JSON: a plain form's `POST /sign-in/social`, and the callback. */
+export const SOCIAL_FORM_PATHS = /\/(?:sign-in\/social|callback\/[a-z0-9][a-z0-9-]{0,31})$/;
 
 const UrlField = (what: string) =>
   z
@@ -160,6 +166,8 @@ async function start(
     append: true,
   });
   c.header("cache-control", "no-store");
+  // A plain HTML form (no script to read `{ url }`): the browser goes straight to the provider.
+  if (isFormPost(c)) return c.redirect(url, 302);
   return c.json({ url });
 }
 
@@ -191,6 +199,36 @@ function registerCallback(app: AuthApp, tools: RequestTools, service: OAuthServi
     },
     async (c) => {
       const params = new URL(c.req.url).searchParams;
+      return finish(c, service, config, tools, c.req.param("provider") ?? "", params);
+    },
+  );
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/callback/{provider}",
+      rateLimit: { window: "1m", max: 30 },
+      operationId: "socialCallbackFormPost",
+      tag: TAG,
+      summary: "The provider's POST back (`form_post` authorization response, Apple)",
+      description:
+        "The same as `GET /callback/{provider}` for a provider that POSTs its answer as an HTML form (`response_mode=form_post`: Apple when it is asked for the name or email). The body is the provider's form (`application/x-www-form-urlencoded`; JSON is read the same way). It comes cross-site, so the CSRF origin check does not apply here: the flow's state is the defence (bound to this browser's state cookie, which is `SameSite=None` for such a provider so that it comes along, single-use, 10 minutes). Only `code`, `state`, `iss`, `error` and `error_description` are read; an `id_token` or `user` field of the form is ignored (the ID token comes from the token endpoint, checked as in the GET).",
+      params: z.object({ provider: ProviderField }),
+      body: z.object({
+        code: z.string().max(4096).optional(),
+        state: z.string().max(512).optional(),
+        iss: z.string().max(2048).optional(),
+        error: z.string().max(256).optional(),
+        error_description: z.string().max(2048).optional(),
+      }),
+      redirect:
+        "Signed in (session cookie set), stopped for the second step or failed: the browser goes to the callback or error callback URL",
+      response: { schema: SuccessSchema, description: "Never: the answer is a redirect" },
+    },
+    async (c, { body }) => {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries(body)) if (typeof value === "string") params.set(key, value);
       return finish(c, service, config, tools, c.req.param("provider") ?? "", params);
     },
   );
