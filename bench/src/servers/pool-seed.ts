@@ -57,6 +57,13 @@ export function latchkeyPoolSeeder(
       userId: user.id,
       providerId: "credential",
       passwordHash,
+      accountId: null,
+      accessToken: null,
+      refreshToken: null,
+      idToken: null,
+      accessTokenExpiresAt: null,
+      refreshTokenExpiresAt: null,
+      scope: null,
       createdAt: now,
       updatedAt: now,
     };

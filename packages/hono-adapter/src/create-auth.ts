@@ -176,6 +176,18 @@ function registerFront(
 }
 
 /** Where the sub-app is mounted, from the catch-all's own pattern (`/auth/*` -> `/auth`). */
+/**
+ * The body guard and the CSRF check of every state-changing request. Social sign-in takes HTML forms on two paths
+ * (a plain form's start, a provider's `form_post` callback), and that callback comes cross-site by design.
+ */
+function requestGuards(core: AuthCore): [MiddlewareHandler, MiddlewareHandler] {
+  const social = core.plugins.has(OAUTH_PLUGIN_ID);
+  return [
+    bodyGuard(social ? SOCIAL_FORM_PATHS : null),
+    csrfProtection(core.config, social ? SOCIAL_CALLBACK_PATH : null),
+  ];
+}
+
 function mountPrefix(routePath: string): string {
   return routePath.replace(/\/?\*$/, "");
 }
@@ -224,14 +236,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
   registerFront(app, telemetry.middleware(mountPrefix), cors, securityHeaders(config));
   // Registered for the state-changing methods only: a GET passes two layers fewer (each one a wrapped handler,
   // since the sub-app renders its own errors), and neither guard has anything to check on it.
-  // Social sign-in takes HTML forms on two paths: a plain form's start and a provider's `form_post` callback.
-  const social = core.plugins.has(OAUTH_PLUGIN_ID);
-  app.on(
-    [...MUTATING_METHODS],
-    "*",
-    bodyGuard(social ? SOCIAL_FORM_PATHS : null),
-    csrfProtection(config, social ? SOCIAL_CALLBACK_PATH : null),
-  );
+  app.on([...MUTATING_METHODS], "*", ...requestGuards(core));
   app.onError((error, c) => withKeptCookies(c, errorResponse(error, core.logger)));
   for (const register of FEATURE_ROUTES) register(app, tools);
   if (options.reference?.enabled !== false) {
