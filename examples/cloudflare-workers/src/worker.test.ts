@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOURNEYS, apiKeysJourney, deleteAccountJourney, jwtJourney, planSuite, runSuite } from "@latchkey/e2e";
+import {
+  JOURNEYS,
+  apiKeysJourney,
+  deleteAccountJourney,
+  jwtJourney,
+  planSuite,
+  runSuite,
+  twoFactorJourney,
+} from "@latchkey/e2e";
+import { base32Decode, totp } from "@latchkey/core/internal";
 import { bundleWorker, startWorker, type RunningWorker, type WorkerBundle } from "@latchkey/e2e/workerd";
 import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
 import { migrateD1Database } from "@latchkey/drizzle-store/d1";
@@ -146,7 +155,7 @@ describe("Cloudflare Workers example (bundled with esbuild, run in workerd via M
     expect(result.passed.length).toBeGreaterThanOrEqual(6);
     // The worker installs apiKeys() and jwt(): keys verify, and tokens signed in workerd verify with jose in Node.
     expect(result.passed).toEqual(
-      expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name]),
+      expect.arrayContaining([apiKeysJourney.name, jwtJourney.name, deleteAccountJourney.name, twoFactorJourney.name]),
     );
   });
 });
@@ -196,6 +205,76 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
     }
     throw new Error(`no code reached the webhook for ${email}`);
   }
+
+  it("two-factor on D1: one code sent to both instances at once finishes one sign-in; a recovery code spent twice at once, once", async () => {
+    const email = "second-factor@workers.example";
+    const cookie = await signUp(email, "192.0.2.50");
+    const withCookie = (body: unknown) => {
+      const init = json(body);
+      return { ...init, headers: { ...init.headers, cookie } };
+    };
+    const enabled = await viaA(
+      new Request(`${BASE_URL}/auth/two-factor/enable`, withCookie({ password: "correct horse battery" })),
+      "192.0.2.50",
+    );
+    expect(enabled.status).toBe(200);
+    const { secret, recoveryCodes } = (await enabled.json()) as { secret: string; recoveryCodes: string[] };
+    const key = base32Decode(secret)!;
+    const code = (aheadMs: number) => totp(key, Date.now() + aheadMs, { digits: 6, period: 30, algorithm: "SHA1" });
+    const setup = await viaB(
+      new Request(`${BASE_URL}/auth/two-factor/verify-setup`, withCookie({ code: code(0) })),
+      "192.0.2.50",
+    );
+    expect(setup.status).toBe(200);
+    // Two pending sign-ins (token clients get the pending token in the answer), one made on each instance.
+    const pending = async (via: typeof viaA, ip: string) => {
+      const res = await via(
+        new Request(`${BASE_URL}/auth/sign-in/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "latchkey-credentials": "bearer" },
+          body: JSON.stringify({ email, password: "correct horse battery" }),
+        }),
+        ip,
+      );
+      const body = (await res.json()) as { twoFactorRequired?: boolean; twoFactorToken?: string };
+      expect(body.twoFactorRequired).toBe(true);
+      return body.twoFactorToken!;
+    };
+    // Two workerd processes over one local SQLite file can meet its write lock (Cloudflare's D1 has one writer):
+    // that is a 503 DATABASE_UNAVAILABLE, which a client retries, as here. The retry of the loser must be refused.
+    const finish = async (via: typeof viaA, path: string, token: string, body: Record<string, unknown>, ip: string) => {
+      for (let attempt = 0; ; attempt++) {
+        const res = await via(
+          new Request(`${BASE_URL}/auth/two-factor/${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ ...body, twoFactorToken: token }),
+          }),
+          ip,
+        );
+        if (res.status !== 503 || attempt === 5) return res;
+        expect(((await res.json()) as { code: string }).code).toBe("DATABASE_UNAVAILABLE");
+        await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+      }
+    };
+    // The next step's code (never used), to both instances at once: the step is stored by compare-and-set in D1.
+    const [p1, p2] = [await pending(viaA, "192.0.2.51"), await pending(viaB, "192.0.2.52")];
+    const next = code(30_000);
+    const both = await Promise.all([
+      finish(viaA, "verify", p1, { code: next }, "192.0.2.51"),
+      finish(viaB, "verify", p2, { code: next }, "192.0.2.52"),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 400]);
+    const refused = both.find((r) => r.status === 400)!;
+    expect(((await refused.json()) as { code: string }).code).toBe("INVALID_TWO_FACTOR_CODE");
+    // One recovery code, two pending sign-ins, both instances at once: exactly one session.
+    const [p3, p4] = [await pending(viaA, "192.0.2.53"), await pending(viaB, "192.0.2.54")];
+    const recovery = await Promise.all([
+      finish(viaA, "verify-recovery-code", p3, { code: recoveryCodes[0] }, "192.0.2.53"),
+      finish(viaB, "verify-recovery-code", p4, { code: recoveryCodes[0] }, "192.0.2.54"),
+    ]);
+    expect(recovery.map((r) => r.status).sort()).toEqual([200, 400]);
+  });
 
   it("a session made on one instance is read, and revoked, on the other", async () => {
     const cookie = await signUp("grace@workers.example", "192.0.2.10");

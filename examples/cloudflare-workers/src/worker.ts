@@ -1,4 +1,4 @@
-import { apiKeys, auditLog, emailOtp, jwt } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt, magicLink, twoFactor } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
 import { emailSender } from "./email.ts";
@@ -38,7 +38,7 @@ function authFor(env: Env): Auth {
     // Every optional feature, so the bundle report measures the full library. Email is sent in the background
     // through ctx.waitUntil, to the webhook when EMAIL_WEBHOOK_URL is bound, else to the Workers log.
     email: { sender: emailSender(env.EMAIL_WEBHOOK_URL) },
-    plugins: [emailOtp(), apiKeys(), jwt(), auditLog()],
+    plugins: [emailOtp(), magicLink(), twoFactor({ issuer: "Latchkey on Workers" }), apiKeys(), jwt(), auditLog()],
   });
   return auth;
 }

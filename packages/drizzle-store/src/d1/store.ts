@@ -1,4 +1,5 @@
 import type { FullStore, FullStorePorts } from "@latchkey/core";
+import { guardStore } from "@latchkey/core/internal";
 import { sql } from "drizzle-orm";
 import { drizzle, type AnyD1Database } from "drizzle-orm/d1";
 import { accountsPort } from "../sqlite/accounts.ts";
@@ -13,6 +14,7 @@ import { socialAccountsPort } from "../sqlite/social-accounts.ts";
 import { usersPort } from "../sqlite/users.ts";
 import { verificationsPort } from "../sqlite/verifications.ts";
 import type { D1DatabaseBinding } from "./binding.ts";
+import { isD1Unavailable } from "../sqlite/errors.ts";
 import { d1Transaction } from "./transaction.ts";
 
 /**
@@ -35,15 +37,19 @@ export function d1Store(binding: D1DatabaseBinding): FullStore {
     twoFactor: twoFactorPort(db),
     socialAccounts: socialAccountsPort(db),
   };
-  return {
-    kind: "d1",
-    ...ports,
-    // Multi-row flows (sign-up: user + accounts + session) undo their creations when a later step fails.
-    transaction: d1Transaction(db, ports),
-    async ping() {
-      await db.run(sql`select 1`);
+  // A busy, overloaded or unreachable database is 503 `DATABASE_UNAVAILABLE` (retry later), never a 500.
+  return guardStore<FullStore>(
+    {
+      kind: "d1",
+      ...ports,
+      // Multi-row flows (sign-up: user + accounts + session) undo their creations when a later step fails.
+      transaction: d1Transaction(db, ports),
+      async ping() {
+        await db.run(sql`select 1`);
+      },
+      // The binding belongs to the Workers runtime: nothing to release.
+      async close() {},
     },
-    // The binding belongs to the Workers runtime: nothing to release.
-    async close() {},
-  };
+    isD1Unavailable,
+  );
 }

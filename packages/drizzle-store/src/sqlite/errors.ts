@@ -49,3 +49,16 @@ export function isSqliteUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+// D1 reports through messages, not codes: busy or locked storage, and the failures Cloudflare documents as
+// retryable (a lost connection, an overloaded or reset database object).
+const D1_UNAVAILABLE =
+  /SQLITE_BUSY|SQLITE_LOCKED|database is locked|Network connection lost|overloaded|exceeded timeout|object to be reset/i;
+
+/** True when a D1 error means the database cannot answer now (busy, overloaded, reset, unreachable). */
+export function isD1Unavailable(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    if (D1_UNAVAILABLE.test(stringField(e, "message") ?? "")) return true;
+  }
+  return false;
+}
