@@ -112,6 +112,18 @@ const resultOf = <R>(run: ScheduleRun<unknown>, flow: string): R => {
 const sessionHashes = async (t: TestAuth, userId: string) =>
   (await t.store.sessions.listByUser(userId)).map((s) => s.tokenHash).sort();
 
+/**
+ * The outcomes a race ended in, across its interleavings: the test asserts that each one it expects was reached
+ * (a race whose flows never overlapped would pass every check and prove nothing).
+ */
+function outcomes() {
+  const seen = new Set<string>();
+  return {
+    add: (o: string) => seen.add(o),
+    expect: (...all: string[]) => expect([...seen].sort()).toEqual([...all].sort()),
+  };
+}
+
 async function structural(t: TestAuth, scope: Parameters<typeof takeSnapshot>[1]) {
   const snap = await takeSnapshot(t.store, scope);
   const violations = structuralViolations(snap);
@@ -123,6 +135,7 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
   const store = base();
 
   it("two callbacks of one flow: exactly one goes on (one user, one account, one session), the other is refused by the spent state", async () => {
+    const seen = outcomes();
     const r = await exploreInterleavings({
       ...budget(),
       async setup(wrap) {
@@ -140,6 +153,7 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         for (const a of answers) expect(a.status).toBe(302);
         const won = answers.filter((a) => a.error === null);
         expect(won).toHaveLength(1);
+        seen.add(answers[0]!.error === null ? "a won" : "b won");
         // The loser stopped at the state: the code went to the provider once.
         expect(answers.filter((a) => a.error !== null).map((a) => a.error)).toEqual(["OAUTH_STATE_MISMATCH"]);
         expect(idp.tokenRequests() - redeemed).toBe(1);
@@ -151,10 +165,12 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         await structural(t, { userIds: [userId], emails: [who.email], providerSubjects: [[PROVIDER, who.sub]] });
       },
     });
+    seen.expect("a won", "b won");
     report(`two callbacks of one social flow${name}`, r);
   });
 
   it("callback x account deletion: nothing of the deleted user is left, and the sign-in failed cleanly or came first", async () => {
+    const seen = outcomes();
     const r = await exploreInterleavings({
       ...budget(),
       async setup(wrap) {
@@ -175,6 +191,7 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         const signIn = resultOf<CallbackAnswer>(run, "callback");
         expect(signIn.status).toBe(302);
         if (signIn.error !== null) {
+          seen.add("sign-in refused");
           expect(signIn.token).toBeNull();
           // The deletion won between the sign-in's lookup and its session: a clean error, never a 500.
           expect(signIn.error).not.toBe("INTERNAL_ERROR");
@@ -182,6 +199,7 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         expect(await t.store.users.findById(userId)).toBeNull();
         // A sign-in that ran after the deletion made a new user of the identity: then it is whole and only it.
         const found = await t.store.socialAccounts.findByProviderAccount(PROVIDER, who.sub);
+        if (signIn.error === null) seen.add(found ? "a new user after the deletion" : "signed in before the deletion");
         if (found) {
           expect(found.user.id).not.toBe(userId);
           expect(signIn.error).toBeNull();
@@ -197,11 +215,13 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         if (snap.sessionCounts.size > 0) expect(snap.sessionCounts.get(userId)).toBe(0);
       },
     });
+    seen.expect("sign-in refused", "a new user after the deletion", "signed in before the deletion");
     report(`social callback x account deletion${name}`, r);
   });
 
   for (const other of [true, false])
     it(`unlink x sign-in with the same identity (${other ? "another account left" : "the last account"}): the user keeps a way to sign in, no half state`, async () => {
+      const seen = outcomes();
       const r = await exploreInterleavings({
         ...budget(),
         async setup(wrap) {
@@ -231,7 +251,15 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         async check({ t, who, userId, second, session }, run) {
           const unlink = answerOf(run, "unlink");
           const signIn = resultOf<CallbackAnswer>(run, "signIn");
+          // The invariants first (I14: the user keeps a way to sign in), then what each request answered.
+          await structural(t, {
+            userIds: [userId],
+            emails: [who.email],
+            sessionTokens: [session, ...(signIn.token ? [signIn.token] : [])],
+            providerSubjects: [[PROVIDER, who.sub], ...(second ? [[PROVIDER, second] as const] : [])],
+          });
           const accounts = (await t.store.accounts.listByUser(userId)).map((a) => a.accountId).sort();
+          seen.add(signIn.error ?? "signed in");
           if (second) {
             expect(unlink.status, JSON.stringify(unlink.body)).toBe(200);
             // Gone for good: the provider is not trusted to link by email, so a sign-in after the unlink is refused.
@@ -244,21 +272,16 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
             expect(signIn.error).toBeNull();
           }
           const sessions = await sessionHashes(t, userId);
-          expect(sessions).toEqual(
-            [hashSecret(session), ...(signIn.token ? [hashSecret(signIn.token)] : [])].sort(),
-          );
-          await structural(t, {
-            userIds: [userId],
-            emails: [who.email],
-            sessionTokens: [session, ...(signIn.token ? [signIn.token] : [])],
-            providerSubjects: [[PROVIDER, who.sub], ...(second ? [[PROVIDER, second] as const] : [])],
-          });
+          expect(sessions).toEqual([hashSecret(session), ...(signIn.token ? [hashSecret(signIn.token)] : [])].sort());
         },
       });
+      if (other) seen.expect("signed in", "ACCOUNT_EXISTS");
+      else seen.expect("signed in");
       report(`social unlink x sign-in (${other ? "another account" : "last account"})${name}`, r);
     });
 
   it("link by email (trusted, verified) x sign-up of the same email: one user per email and per subject", async () => {
+    const seen = outcomes();
     const r = await exploreInterleavings({
       ...budget(),
       async setup(wrap) {
@@ -284,6 +307,7 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         const accounts = await t.store.accounts.listByUser(user!.id);
         expect(accounts.filter((a) => a.accountId === who.sub)).toHaveLength(1);
         const signedUp = tokenOf(signUp);
+        seen.add(signedUp ? "signed up, then linked" : `sign-up ${signUp.status}`);
         const sessions = await sessionHashes(t, user!.id);
         expect(sessions).toContain(hashSecret(social.token!));
         if (signedUp) {
@@ -300,6 +324,7 @@ describe.each(storeVariants())("social sign-in at the seams, every interleaving$
         });
       },
     });
+    seen.expect("signed up, then linked", "sign-up 422");
     report(`social link by email x sign-up of the same email${name}`, r);
   });
 });

@@ -154,7 +154,10 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     snap.accounts.set(id, accounts);
     for (const a of social ? accounts : [])
       if (a.accountId !== null && !snap.bySubject.has(subjectKey(a.providerId, a.accountId)))
-        snap.bySubject.set(subjectKey(a.providerId, a.accountId), await social!.findByProviderAccount(a.providerId, a.accountId));
+        snap.bySubject.set(
+          subjectKey(a.providerId, a.accountId),
+          await social!.findByProviderAccount(a.providerId, a.accountId),
+        );
     const count = await countSessions(store, id);
     if (count !== null) snap.sessionCounts.set(id, count);
   }
@@ -348,11 +351,17 @@ export function oneUserPerProviderSubject(s: Snapshot): Violation[] {
       owners.set(key, [...(owners.get(key) ?? []), `${id}/${a.id}`]);
       const found = s.bySubject.get(key);
       if (s.bySubject.has(key) && (found?.account.id !== a.id || found.user.id !== id))
-        out.push(v(15, `${a.providerId} subject ${a.accountId} of user ${id} is found as ${found ? found.user.id : "nobody's"}`));
+        out.push(
+          v(
+            15,
+            `${a.providerId} subject ${a.accountId} of user ${id} is found as ${found ? found.user.id : "nobody's"}`,
+          ),
+        );
     }
   }
   for (const [key, held] of owners)
-    if (held.length > 1) out.push(v(15, `${key.replace("\u0000", " subject ")} is linked ${held.length} times: ${held.join(", ")}`));
+    if (held.length > 1)
+      out.push(v(15, `${key.replace("\u0000", " subject ")} is linked ${held.length} times: ${held.join(", ")}`));
   for (const [key, found] of s.bySubject)
     if (found && s.users.has(found.user.id) && !s.users.get(found.user.id))
       out.push(v(15, `${key.replace("\u0000", " subject ")} points at deleted user ${found.user.id}`));
