@@ -32,11 +32,14 @@ export {
   noSessionFromReplacedPassword,
   nothingOfDeletedUsers,
   oneActiveJwk,
+  oneUserPerProviderSubject,
   quotaConserved,
   refusedKeyStaysRefused,
   spentTokenHadEffect,
   structuralViolations,
+  subjectKey,
   takeSnapshot,
+  usersCanSignIn,
   usersHaveAccounts,
 } from "./seams/invariants.ts";
 export type {

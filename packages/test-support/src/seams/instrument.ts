@@ -11,7 +11,8 @@ export type PortName =
   | "apiKeys"
   | "jwks"
   | "audit"
-  | "twoFactor";
+  | "twoFactor"
+  | "socialAccounts";
 
 const PORTS: readonly PortName[] = [
   "users",
@@ -23,6 +24,7 @@ const PORTS: readonly PortName[] = [
   "jwks",
   "audit",
   "twoFactor",
+  "socialAccounts",
 ];
 
 /** Every port method that changes the store; everything else (find*, list*, peek) only reads. */
@@ -45,6 +47,7 @@ export const WRITE_METHODS: Readonly<Record<PortName, readonly string[]>> = {
   jwks: ["insert", "retireOthers", "deleteRetiredBefore"],
   audit: ["append"],
   twoFactor: ["savePending", "acceptStep", "useRecoveryCode", "replaceRecoveryCodes", "distrustDevices", "delete"],
+  socialAccounts: ["link", "updateTokens", "unlink"],
 };
 
 /** One port call as the wrappers see it. */

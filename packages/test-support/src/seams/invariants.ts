@@ -24,6 +24,8 @@ export interface SnapshotScope {
   apiKeyValues?: readonly string[];
   /** Include the JWK set. */
   jwks?: boolean;
+  /** Provider identities `[providerId, accountId]` to look up by subject (`socialAccounts.findByProviderAccount`). */
+  providerSubjects?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** The state of the scoped rows, read through the ports only. */
@@ -41,7 +43,15 @@ export interface Snapshot {
   apiKeys: Map<string, ApiKeyRecord | null>;
   apiKeysByValue: Map<string, ApiKeyRecord | null>;
   jwks: JwkRecord[];
+  /**
+   * What `socialAccounts.findByProviderAccount` answers for each named provider identity and for each linked
+   * identity of a scoped user, keyed by `subjectKey(providerId, accountId)`. Empty on a store without the port.
+   */
+  bySubject: Map<string, { account: AccountRecord; user: UserRecord } | null>;
 }
+
+/** The key of a provider identity in `Snapshot.bySubject`. */
+export const subjectKey = (providerId: string, accountId: string) => `${providerId}\u0000${accountId}`;
 
 class CountOnly extends Error {}
 
@@ -116,8 +126,15 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     apiKeys: new Map(),
     apiKeysByValue: new Map(),
     jwks: [],
+    bySubject: new Map(),
   };
   const userIds = new Set(scope.userIds ?? []);
+  const social = store.socialAccounts;
+  for (const [providerId, accountId] of social ? (scope.providerSubjects ?? []) : []) {
+    const found = await social!.findByProviderAccount(providerId, accountId);
+    snap.bySubject.set(subjectKey(providerId, accountId), found);
+    if (found) userIds.add(found.user.id);
+  }
   for (const email of scope.emails ?? []) {
     const user = await store.users.findByEmail(email);
     snap.byEmail.set(email, user);
@@ -133,7 +150,14 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     snap.apiKeysByValue.set(value, await store.apiKeys.findByHash(hashSecret(value)));
   for (const id of userIds) {
     snap.users.set(id, await store.users.findById(id));
-    snap.accounts.set(id, await store.accounts.listByUser(id));
+    const accounts = await store.accounts.listByUser(id);
+    snap.accounts.set(id, accounts);
+    for (const a of social ? accounts : [])
+      if (a.accountId !== null && !snap.bySubject.has(subjectKey(a.providerId, a.accountId)))
+        snap.bySubject.set(
+          subjectKey(a.providerId, a.accountId),
+          await social!.findByProviderAccount(a.providerId, a.accountId),
+        );
     const count = await countSessions(store, id);
     if (count !== null) snap.sessionCounts.set(id, count);
   }
@@ -294,9 +318,66 @@ export function codesUnderAttemptLimit(s: Snapshot, maxAttempts: number): Violat
   return out;
 }
 
-/** The invariants that need nothing but the snapshot: I1, I2, I3, I7. */
+/**
+ * A way to sign in: a password (a `credential` account with its hash), a mailbox method (an `EMAIL_OTP` or
+ * magic-link account) or a linked provider identity. A `credential` row without a hash is none.
+ */
+const signsIn = (a: AccountRecord) => a.providerId !== "credential" || a.passwordHash !== null;
+
+/**
+ * I14. No user without a way to sign in: every user has an account that signs in (stricter than I1, which a
+ * password-less `credential` row would satisfy). Unlinking a provider never removes the last one, whatever races it.
+ */
+export function usersCanSignIn(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, user] of s.users)
+    if (user && !(s.accounts.get(id) ?? []).some(signsIn))
+      out.push(v(14, `user ${id} (${user.email}) has no way to sign in`));
+  return out;
+}
+
+/**
+ * I15. One user per provider subject: a provider identity is linked to at most one user, the lookup by subject finds
+ * that user's account, and it never answers an account of a user who is gone.
+ */
+export function oneUserPerProviderSubject(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  const owners = new Map<string, string[]>();
+  for (const [id, user] of s.users) {
+    if (!user) continue;
+    for (const a of s.accounts.get(id) ?? []) {
+      if (a.accountId === null) continue;
+      const key = subjectKey(a.providerId, a.accountId);
+      owners.set(key, [...(owners.get(key) ?? []), `${id}/${a.id}`]);
+      const found = s.bySubject.get(key);
+      if (s.bySubject.has(key) && (found?.account.id !== a.id || found.user.id !== id))
+        out.push(
+          v(
+            15,
+            `${a.providerId} subject ${a.accountId} of user ${id} is found as ${found ? found.user.id : "nobody's"}`,
+          ),
+        );
+    }
+  }
+  for (const [key, held] of owners)
+    if (held.length > 1)
+      out.push(v(15, `${key.replace("\u0000", " subject ")} is linked ${held.length} times: ${held.join(", ")}`));
+  for (const [key, found] of s.bySubject)
+    if (found && s.users.has(found.user.id) && !s.users.get(found.user.id))
+      out.push(v(15, `${key.replace("\u0000", " subject ")} points at deleted user ${found.user.id}`));
+  return out;
+}
+
+/** The invariants that need nothing but the snapshot: I1, I2, I3, I7, I14, I15. */
 export function structuralViolations(s: Snapshot): Violation[] {
-  return [...usersHaveAccounts(s), ...nothingOfDeletedUsers(s), ...emailIndexConsistent(s), ...oneActiveJwk(s)];
+  return [
+    ...usersHaveAccounts(s),
+    ...nothingOfDeletedUsers(s),
+    ...emailIndexConsistent(s),
+    ...oneActiveJwk(s),
+    ...usersCanSignIn(s),
+    ...oneUserPerProviderSubject(s),
+  ];
 }
 
 /** Formats violations for an assertion message. */

@@ -6,9 +6,13 @@ import { runAsFlow } from "./instrument.ts";
 import {
   describeViolations,
   noSessionFromReplacedPassword,
+  oneUserPerProviderSubject,
   spentTokenHadEffect,
   structuralViolations,
+  subjectKey,
   takeSnapshot,
+  usersCanSignIn,
+  type Snapshot,
 } from "./invariants.ts";
 import { createScheduler, exploreInterleavings } from "./scheduler.ts";
 
@@ -308,5 +312,113 @@ describe("the fault injector", () => {
       writes: ["accounts.upsertPassword", "sessions.deleteByUser", "verifications.consume"],
       injected: 6,
     });
+  });
+});
+
+describe("the account invariants (I14, I15)", () => {
+  const user = (id: string) => ({
+    id,
+    email: `${id}@example.com`,
+    emailVerified: true,
+    name: null,
+    image: null,
+    username: null,
+    displayUsername: null,
+    metadata: {},
+    appMetadata: {},
+    createdAt: at,
+    updatedAt: at,
+  });
+  const account = (
+    id: string,
+    userId: string,
+    providerId: string,
+    over: { passwordHash?: string; accountId?: string } = {},
+  ) => ({
+    id,
+    userId,
+    providerId,
+    passwordHash: over.passwordHash ?? null,
+    accountId: over.accountId ?? null,
+    accessToken: null,
+    refreshToken: null,
+    idToken: null,
+    accessTokenExpiresAt: null,
+    refreshTokenExpiresAt: null,
+    scope: null,
+    createdAt: at,
+    updatedAt: at,
+  });
+  const snapshot = (over: Partial<Snapshot>): Snapshot => ({
+    users: new Map(),
+    byEmail: new Map(),
+    accounts: new Map(),
+    sessionCounts: new Map(),
+    sessions: new Map(),
+    verifications: new Map(),
+    apiKeys: new Map(),
+    apiKeysByValue: new Map(),
+    jwks: [],
+    bySubject: new Map(),
+    ...over,
+  });
+
+  it("I14: a password-less credential row is no way to sign in; a password, a mailbox method or a provider is", () => {
+    const ways = [
+      account("a1", "u1", "credential", { passwordHash: "$argon2id$..." }),
+      account("a2", "u1", "EMAIL_OTP"),
+      account("a3", "u1", "github", { accountId: "42" }),
+    ];
+    for (const way of ways)
+      expect(
+        usersCanSignIn(snapshot({ users: new Map([["u1", user("u1")]]), accounts: new Map([["u1", [way]]]) })),
+      ).toEqual([]);
+    const none = snapshot({
+      users: new Map([["u1", user("u1")]]),
+      accounts: new Map([["u1", [account("a1", "u1", "credential")]]]),
+    });
+    expect(describeViolations(usersCanSignIn(none))).toMatch(/I14: user u1 .* has no way to sign in/);
+  });
+
+  it("I15: a provider subject held by two users, or found as another user's, is a violation", () => {
+    const users = new Map([
+      ["u1", user("u1")],
+      ["u2", user("u2")],
+    ]);
+    const mine = account("a1", "u1", "github", { accountId: "42" });
+    const twice = snapshot({
+      users,
+      accounts: new Map([
+        ["u1", [mine]],
+        ["u2", [account("a2", "u2", "github", { accountId: "42" })]],
+      ]),
+    });
+    expect(describeViolations(oneUserPerProviderSubject(twice))).toMatch(/I15: github subject 42 is linked 2 times/);
+    const elsewhere = snapshot({
+      users,
+      accounts: new Map([["u1", [mine]]]),
+      bySubject: new Map([
+        [subjectKey("github", "42"), { account: { ...mine, id: "a9", userId: "u2" }, user: user("u2") }],
+      ]),
+    });
+    expect(describeViolations(oneUserPerProviderSubject(elsewhere))).toMatch(
+      /I15: github subject 42 of user u1 is found as u2/,
+    );
+  });
+
+  it("reads linked identities through the store: a linked user passes I14 and I15, and loses I14 without its way in", async () => {
+    const store = memoryStore();
+    expect((await store.users.create(user("u1"), [account("a1", "u1", "credential", { passwordHash: "x" })])).ok).toBe(
+      true,
+    );
+    expect(await store.socialAccounts.link(account("a2", "u1", "github", { accountId: "42" }))).toBe("linked");
+    const snap = await takeSnapshot(store, { userIds: ["u1"], providerSubjects: [["github", "42"]] });
+    expect(snap.bySubject.get(subjectKey("github", "42"))?.user.id).toBe("u1");
+    expect(structuralViolations(snap)).toEqual([]);
+    await store.accounts.deleteAllExcept("u1", "credential");
+    await store.accounts.upsertPassword("u1", account("a3", "u1", "credential"));
+    const after = await takeSnapshot(store, { userIds: ["u1"], providerSubjects: [["github", "42"]] });
+    expect(after.bySubject.get(subjectKey("github", "42"))).toBeNull();
+    expect(describeViolations(structuralViolations(after))).toMatch(/I14/);
   });
 });
