@@ -72,8 +72,8 @@ describe("a 300 MiB upload through the Node bridge, in a child process of its ow
       expect(answer.status, answer.body).toBe(413);
       expect(JSON.parse(answer.body)).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
       // The answer came while the client was still sending: what it had written by then is what the connection's
-      // buffers hold, not the body.
-      expect(answer.sent, `declared length: ${declareLength}`).toBeLessThan(32 * MiB);
+      // buffers hold (and, on a loaded machine, what it wrote before the answer was read), far from the 300 MiB body.
+      expect(answer.sent, `declared length: ${declareLength}`).toBeLessThan(96 * MiB);
     }
     const after = await memory();
     // The child's peak resident set: a buffered body would add at least its 300 MiB.
