@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailOtp, type FullStore } from "@latchkey/core";
-import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
-import { drizzleStore, migrateD1Database, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
-import { Miniflare } from "miniflare";
+import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
+import { migratedD1 } from "../../test/d1-binding.ts";
 import { bearer, createTestAuth } from "../../test/test-auth.ts";
 import { testStoreKind } from "../../test/test-stores.ts";
 
@@ -11,20 +10,14 @@ import { testStoreKind } from "../../test/test-stores.ts";
 // request had attached to that user. This suite drives the real D1 store (a Miniflare D1 binding, from Node); it
 // pins that store, so it runs once, in the memory project.
 
-let mf: Miniflare;
+let d1: Awaited<ReturnType<typeof migratedD1>> | undefined;
 let binding: D1DatabaseBinding;
 beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 404 }); } }",
-    compatibilityDate: "2026-04-01",
-    d1Databases: { DB: "compensation-scope" },
-  });
-  binding = (await mf.getD1Database("DB")) as unknown as D1DatabaseBinding;
-  await migrateD1Database(binding, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite));
+  d1 = await migratedD1("compensation-scope");
+  binding = d1.binding;
 });
 afterAll(async () => {
-  await mf?.dispose();
+  await d1?.dispose();
 });
 
 /** The D1 store whose first in-transaction `sessions.create` waits for `release` and then fails. */

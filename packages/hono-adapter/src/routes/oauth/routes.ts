@@ -62,6 +62,15 @@ const IdTokenField = z
       "A native app's sign-in (Sign in with Apple, Google Sign-In): no redirect; the answer is a sign-in answer (session, or `twoFactorRequired`).",
   });
 
+/** The provider's authorization response (RFC 6749 4.1.2, RFC 9207 `iss`): the GET's query, the form_post's body. */
+const AuthorizationResponse = z.object({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(512).optional(),
+  iss: z.string().max(2048).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2048).optional(),
+});
+
 const UrlSchema = z
   .object({ url: z.string().openapi({ description: "The provider's authorization URL: send the browser there." }) })
   .openapi("SocialRedirect");
@@ -186,13 +195,7 @@ function registerCallback(app: AuthApp, tools: RequestTools, service: OAuthServi
       description:
         "Where the provider sends the browser back. The state must be the one this browser's state cookie names, known, unexpired and unspent (it is spent here, once); the code is redeemed with the flow's PKCE verifier; an OpenID Connect ID token is verified (signature against the issuer's JWKS with an asymmetric algorithm, issuer, audience, expiry, issued-at, nonce), and an RFC 9207 `iss` is checked when the provider sends it. The identity is found by (provider, subject), never by email; a first sign-in whose email is an existing user's links only when the provider asserts the email verified and is in `accountLinking.trustedProviders` (else `ACCOUNT_EXISTS`). Success: the session cookie and a redirect to the flow's `callbackURL`. A user with two-factor on (`twoFactor()`) gets no session yet: the pending sign-in cookie and a redirect to `callbackURL` with `?twoFactorRequired=true`, where the app's page finishes the sign-in with `POST /two-factor/verify` (a trusted device skips this step). Failure: a redirect to its `errorCallbackURL` with `?error=<code>` (`OAUTH_STATE_MISMATCH`, `OAUTH_ACCESS_DENIED`, `OAUTH_PROVIDER_ERROR`, `OAUTH_INVALID_RESPONSE`, `OAUTH_EMAIL_MISSING`, `ACCOUNT_EXISTS`, `ACCOUNT_ALREADY_LINKED`, `EMAIL_NOT_VERIFIED`, ...), nothing created.",
       params: z.object({ provider: ProviderField }),
-      query: z.object({
-        code: z.string().max(4096).optional(),
-        state: z.string().max(512).optional(),
-        iss: z.string().max(2048).optional(),
-        error: z.string().max(256).optional(),
-        error_description: z.string().max(2048).optional(),
-      }),
+      query: AuthorizationResponse,
       redirect:
         "Signed in (session cookie set), stopped for the second step (pending sign-in cookie set, `?twoFactorRequired=true`) or failed: the browser goes to the callback or error callback URL",
       response: { schema: SuccessSchema, description: "Never: the answer is a redirect" },
@@ -215,13 +218,7 @@ function registerCallback(app: AuthApp, tools: RequestTools, service: OAuthServi
       description:
         "The same as `GET /callback/{provider}` for a provider that POSTs its answer as an HTML form (`response_mode=form_post`: Apple when it is asked for the name or email). The body is the provider's form (`application/x-www-form-urlencoded`; JSON is read the same way). It comes cross-site, so the CSRF origin check does not apply here: the flow's state is the defence (bound to this browser's state cookie, which is `SameSite=None` for such a provider so that it comes along, single-use, 10 minutes). Only `code`, `state`, `iss`, `error` and `error_description` are read; an `id_token` or `user` field of the form is ignored (the ID token comes from the token endpoint, checked as in the GET).",
       params: z.object({ provider: ProviderField }),
-      body: z.object({
-        code: z.string().max(4096).optional(),
-        state: z.string().max(512).optional(),
-        iss: z.string().max(2048).optional(),
-        error: z.string().max(256).optional(),
-        error_description: z.string().max(2048).optional(),
-      }),
+      body: AuthorizationResponse,
       redirect:
         "Signed in (session cookie set), stopped for the second step or failed: the browser goes to the callback or error callback URL",
       response: { schema: SuccessSchema, description: "Never: the answer is a redirect" },

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
-import { drizzleStore, migrateD1Database, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
-import { Miniflare } from "miniflare";
+import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
+import { migratedD1 } from "../../../test/d1-binding.ts";
 import { BASE_URL } from "../../../test/test-auth.ts";
 import { testStoreKind } from "../../../test/test-stores.ts";
 import { codeAt, codeOf, DAY, enabledUser, ip, PASSWORD, signedIn } from "./fixtures.ts";
@@ -25,20 +24,14 @@ const TABLES = [
   "users",
 ];
 
-let mf: Miniflare;
+let d1: Awaited<ReturnType<typeof migratedD1>> | undefined;
 let binding: D1DatabaseBinding;
 beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 404 }); } }",
-    compatibilityDate: "2026-04-01",
-    d1Databases: { DB: "two-factor-http" },
-  });
-  binding = (await mf.getD1Database("DB")) as unknown as D1DatabaseBinding;
-  await migrateD1Database(binding, readSqlMigrations(MIGRATIONS_FOLDERS.sqlite));
+  d1 = await migratedD1("two-factor-http");
+  binding = d1.binding;
 });
 afterAll(async () => {
-  await mf?.dispose();
+  await d1?.dispose();
 });
 // Every test signs up the same address: each starts from empty tables.
 beforeEach(async () => {
