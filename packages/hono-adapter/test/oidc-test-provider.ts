@@ -55,8 +55,14 @@ function readBody(stream: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Starts the provider. `redirectUris`: the callbacks the client may use. */
-export async function startTestOidcProvider(redirectUris: string[]): Promise<TestOidcProvider> {
+/**
+ * Starts the provider. `redirectUris`: the callbacks the client may use. `conformIdTokenClaims` (oidc-provider's
+ * default, off here unless asked): scope-requested claims such as `email` only from the UserInfo endpoint.
+ */
+export async function startTestOidcProvider(
+  redirectUris: string[],
+  options: { conformIdTokenClaims?: boolean } = {},
+): Promise<TestOidcProvider> {
   const front = createServer();
   const port = await listen(front);
   const issuer = `http://127.0.0.1:${port}`;
@@ -82,7 +88,7 @@ export async function startTestOidcProvider(redirectUris: string[]): Promise<Tes
     jwks: { keys: [jwk] },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
-    conformIdTokenClaims: false,
+    conformIdTokenClaims: options.conformIdTokenClaims ?? false,
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     findAccount: (_ctx, sub) => ({
       accountId: sub,

@@ -286,12 +286,39 @@ export class ProviderClient {
     }
   }
 
+  /**
+   * The claims of the provider's UserInfo endpoint, for an ID token without an email: OpenID Connect Core 5.4 lets a
+   * provider return scope-requested claims (`email`, `email_verified`) only there, as oidc-provider does by default.
+   * Its `sub` must equal the ID token's (Core 5.3.4). Null without an endpoint or an access token (a native sign-in).
+   */
+  private async userInfoClaims(accessToken: string, subject: string): Promise<Record<string, unknown> | null> {
+    const server = await this.authorizationServer();
+    if (!server.userinfo_endpoint || accessToken === "") return null;
+    const client = this.client();
+    try {
+      const response = await oauth.userInfoRequest(server, client, accessToken, this.options({}));
+      return await oauth.processUserInfoResponse(server, client, subject, response);
+    } catch (error) {
+      const invalid = error instanceof oauth.OperationProcessingError;
+      throw new ProtocolError(
+        invalid ? "OAUTH_INVALID_RESPONSE" : "OAUTH_PROVIDER_ERROR",
+        invalid ? "The provider's UserInfo answer is not valid" : "The provider's UserInfo endpoint could not be read",
+        { cause: error },
+      );
+    }
+  }
+
   /** The person signing in: from the ID token's claims (OpenID Connect) or the user API (`mapProfile`). */
   async profile(tokens: GrantedTokens): Promise<OAuthProfile> {
     const { provider } = this;
     if (provider.kind === "oidc") {
-      const claims = tokens.claims ?? {};
       const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : null);
+      let claims = tokens.claims ?? {};
+      if (text(claims.email) === null) {
+        // The ID token's own claims win; the email and its verified flag come together from one source.
+        const extra = await this.userInfoClaims(tokens.accessToken, String(claims.sub));
+        if (extra) claims = { ...extra, ...claims, email: extra.email, email_verified: extra.email_verified };
+      }
       return {
         id: String(claims.sub),
         email: text(claims.email),

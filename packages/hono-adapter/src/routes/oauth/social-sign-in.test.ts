@@ -72,6 +72,23 @@ describe("social sign-in against a real OpenID provider (oidc-provider)", () => 
     expect(await t.store.users.findByEmail(`renamed-${who.email}`)).toBeNull();
   });
 
+  it("a provider that puts the email only in UserInfo (oidc-provider's conformant default) still signs in, verified as UserInfo says", async () => {
+    const conformant = await startTestOidcProvider([REDIRECT_URI], { conformIdTokenClaims: true });
+    try {
+      const t = socialAuth(conformant);
+      const verified = person();
+      expect(errorOf(await signInWithProvider(t, conformant, verified))).toBeNull();
+      const user = await t.store.users.findByEmail(verified.email);
+      expect(user).toMatchObject({ emailVerified: true, name: "Ada Lovelace" });
+      expect((await t.store.socialAccounts.findByProviderAccount(PROVIDER, verified.sub))?.user.id).toBe(user!.id);
+      const unverified = person({ email_verified: false });
+      expect(errorOf(await signInWithProvider(t, conformant, unverified))).toBeNull();
+      expect((await t.store.users.findByEmail(unverified.email))?.emailVerified).toBe(false);
+    } finally {
+      await conformant.close();
+    }
+  });
+
   it("an unverified provider email makes an unverified user", async () => {
     const t = socialAuth(idp);
     const who = person({ email_verified: false });
