@@ -1,15 +1,27 @@
 import { Hono } from "hono";
-import { apiKeys, emailOtp, jwt, magicLink, twoFactor } from "@latchkey/core";
+import { apiKeys, emailOtp, jwt, magicLink, oauth, oidc, twoFactor } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
+
+/** An OpenID provider the demo signs in with ("Sign in with Example ID"): `pnpm demo` starts a local one. */
+export interface DemoSocialProvider {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
 
 /**
  * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change), magic
- * links, JWTs (/auth/token, /auth/jwks), two-factor (TOTP) and an API-key-protected /api/data route. src/server.ts adds the web pages.
+ * links, JWTs (/auth/token, /auth/jwks), two-factor (TOTP), sign-in with an OpenID provider when one is given, and an
+ * API-key-protected /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(
-  options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> & Partial<Omit<CreateAuthOptions, "plugins">>,
+  options: Pick<CreateAuthOptions, "secret" | "database" | "baseUrl"> &
+    Partial<Omit<CreateAuthOptions, "plugins">> & { socialProvider?: DemoSocialProvider },
 ) {
+  const { socialProvider, ...authOptions } = options;
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
@@ -24,8 +36,18 @@ export function createDemoApp(
       jwt(),
       // Authenticator-app second factor: /two-factor in the web app (a QR code made on the page).
       twoFactor({ issuer: "Latchkey demo" }),
+      // "Sign in with Example ID" and the Connected accounts page. The provider's emails are verified ones it
+      // issued itself, so a first sign-in may link to an account with that email (accountLinking.trustedProviders).
+      ...(socialProvider
+        ? [
+            oauth({
+              providers: [oidc(socialProvider)],
+              accountLinking: { trustedProviders: [socialProvider.id] },
+            }),
+          ]
+        : []),
     ],
-    ...options,
+    ...authOptions,
   });
   const app = new Hono();
   app.use("*", auth.middleware);
@@ -33,6 +55,7 @@ export function createDemoApp(
   app.get("/api", (c) =>
     c.json({
       name: "Latchkey demo",
+      socialProviders: socialProvider ? [{ id: socialProvider.id, name: socialProvider.name }] : [],
       reference: "/auth/reference",
       me: "/me",
       jwks: "/auth/jwks",

@@ -168,6 +168,8 @@ beforeAll(async () => {
         LATCHKEY_SECRET: "b".repeat(64),
         LATCHKEY_DATABASE_URL: databaseUrl,
         LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
+        // The demo's own OpenID provider ("Sign in with Example ID") on a free port of its own choosing.
+        LATCHKEY_DEMO_PROVIDER_PORT: "0",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -182,8 +184,11 @@ beforeAll(async () => {
       // Its own line with the port it bound: the page talks to this process, not to whoever had the port.
       const check = () => {
         if (server.exitCode !== null) return;
-        if (console_.includes(`listening on http://localhost:${apiPort}`) && console_.includes("Store:")) resolve(true);
-        else setTimeout(check, 25);
+        if (console_.includes(`listening on http://localhost:${apiPort}`) && console_.includes("Store:")) {
+          // The demo's provider must have started: social sign-in is part of what this suite shows.
+          if (!console_.includes("Example ID (a local OpenID provider")) reject(new Error(`no provider:\n${console_}`));
+          resolve(true);
+        } else setTimeout(check, 25);
       };
       check();
     });
@@ -575,6 +580,76 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
   });
 });
 
+describe("sign-in with the demo's OpenID provider (Example ID, oidc-provider beside the demo)", {
+  timeout: 30_000,
+}, () => {
+  const provider = () => page.getByRole("heading", { name: "Example ID" });
+
+  it("Sign in with Example ID: the provider's page, one click, back signed in as a new user with a verified email", async () => {
+    await go("/sign-in");
+    await page.getByRole("button", { name: "Sign in with Example ID" }).click();
+    await provider().waitFor();
+    expect(new URL(page.url()).origin).not.toBe(api);
+    await page.getByRole("button", { name: /Continue as Ada Lovelace/ }).click();
+    await poll(() => who().textContent()).toBe("Signed in as ada@example.id");
+    expect(new URL(page.url()).pathname).toBe("/");
+    const ada = (await store.users.findByEmail("ada@example.id"))!;
+    expect(ada.emailVerified).toBe(true);
+    expect(ada.name).toBe("Ada Lovelace");
+    const linked = await store.socialAccounts.findByProviderAccount("example-id", "ada");
+    expect(linked?.user.id).toBe(ada.id);
+    await page.getByRole("link", { name: "Connected accounts" }).click();
+    await poll(() => page.getByTestId("account-row").allTextContents()).toEqual([
+      expect.stringContaining("Example ID (ada)"),
+    ]);
+    // The only way in cannot be disconnected: the page says so in words, and the store keeps it.
+    await page.getByRole("button", { name: "Disconnect" }).click();
+    await poll(() => page.getByRole("alert").textContent()).toContain("only way to sign in");
+    expect(await store.socialAccounts.findByProviderAccount("example-id", "ada")).not.toBeNull();
+  });
+
+  it("cancelling at the provider comes back to the sign-in page with words, and signs no one in", async () => {
+    await go("/sign-in");
+    await page.getByRole("button", { name: "Sign in with Example ID" }).click();
+    await provider().waitFor();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await poll(() => page.getByRole("alert").first().textContent()).toContain("You cancelled at Example ID");
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+    expect(new URL(page.url()).searchParams.get("error")).toBe("OAUTH_ACCESS_DENIED");
+    await poll(() => who().textContent()).toBe("Signed out");
+  });
+
+  it("Connected accounts: a password user connects Example ID, signs in with it later, then disconnects it", async () => {
+    await signedInUser("linker@example.com");
+    await go("/accounts");
+    await page.getByRole("button", { name: "Connect Example ID" }).click();
+    await provider().waitFor();
+    await page.getByRole("button", { name: /Continue as Grace Hopper/ }).click();
+    await poll(() => page.getByTestId("account-row").allTextContents()).toEqual([
+      expect.stringContaining("Email and password"),
+      expect.stringContaining("Example ID (grace)"),
+    ]);
+    expect(new URL(page.url()).pathname).toBe("/accounts");
+    const user = (await store.users.findByEmail("linker@example.com"))!;
+    expect((await store.socialAccounts.findByProviderAccount("example-id", "grace"))?.user.id).toBe(user.id);
+
+    // Signed out here, still signed in at the provider (it remembers Grace and her consent, so it asks nothing):
+    // Grace's Example ID account signs in to this user, found by subject, not by email.
+    await signOut();
+    await go("/sign-in");
+    await page.getByRole("button", { name: "Sign in with Example ID" }).click();
+    await poll(() => who().textContent()).toBe("Signed in as linker@example.com");
+
+    await go("/accounts");
+    await page.getByRole("button", { name: "Disconnect" }).click();
+    await poll(() => page.getByRole("status").textContent()).toBe("Example ID is disconnected.");
+    await poll(() => page.getByTestId("account-row").allTextContents()).toEqual([
+      expect.stringContaining("Email and password"),
+    ]);
+    expect(await store.socialAccounts.findByProviderAccount("example-id", "grace")).toBeNull();
+  });
+});
+
 describe("a page on another origin", { timeout: 30_000 }, () => {
   it("a crafted ?api= link to another server does not make the page post the typed password there", async () => {
     const evil = `http://127.0.0.1:${await freePort()}`;
@@ -613,6 +688,9 @@ describe("a page on another origin", { timeout: 30_000 }, () => {
     expect(new Set(await Promise.all(sent))).toEqual(new Set([`GET ${spaOrigin}`, `POST ${spaOrigin}`]));
     await page.getByRole("button", { name: "Sign out" }).click();
     await poll(() => who().textContent()).toBe("Signed out");
-    expect((await context.cookies(api)).some((c) => c.name === "latchkey.session" && c.value !== "")).toBe(false);
+    // The page forgets the user before the sign-out's answer arrives: the cleared cookie comes with that answer.
+    await poll(async () =>
+      (await context.cookies(api)).some((c) => c.name === "latchkey.session" && c.value !== ""),
+    ).toBe(false);
   });
 });

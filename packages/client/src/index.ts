@@ -7,67 +7,43 @@
  * const { data, error } = await auth.signInEmail({ email: "ada@example.com", password: "correct horse battery" });
  * if (error) console.log(error.code); // "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | ...
  */
-import { OPERATIONS, type components, type operations } from "./generated/api.ts";
+import { OPERATIONS } from "./generated/api.ts";
+import { type SocialMethods, socialMethods } from "./social.ts";
+import type {
+  User,
+  Session,
+  ErrorCode,
+  LatchkeyError,
+  OperationId,
+  Input,
+  Output,
+  Result,
+  CallOptions,
+  OperationMethods,
+} from "./types.ts";
 
 export { OPERATIONS };
+export type { SocialCallOptions, SocialMethods } from "./social.ts";
 export type { components, operations, paths } from "./generated/api.ts";
-
-export type Schemas = components["schemas"];
-export type User = Schemas["User"];
-export type Session = Schemas["Session"];
-export type ApiKey = Schemas["ApiKey"];
-/** One row of `listSessions()`: a device the user is signed in on (`current` for this one). */
-export type SessionListItem = Schemas["SessionListItem"];
-/** `getApiKeyUsage`: one entry per UTC day, oldest first. */
-export type ApiKeyUsage = Schemas["ApiKeyUsage"];
-/** Every code a Latchkey error body carries. */
-export type ErrorCode = Schemas["Error"]["code"];
-/** `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). */
-export type ClientErrorCode = ErrorCode | "NETWORK_ERROR";
-
-/** A failed call: the server's `{code, message, details?}` plus the HTTP status (0 for network errors). */
-export interface LatchkeyError {
-  code: ClientErrorCode;
-  message: string;
-  status: number;
-  details?: unknown;
-}
-
-export type OperationId = keyof typeof OPERATIONS;
-type Kind<K extends OperationId> = (typeof OPERATIONS)[K]["input"];
-type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": infer B } } }
-  ? B
-  : Op extends { requestBody?: { content: { "application/json": infer B } } }
-    ? B
-    : never;
-type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? Exclude<Q, undefined> : never;
-
-/** The request body (or query) an operation takes, from the server's schemas. */
-export type Input<K extends OperationId> =
-  Kind<K> extends "body" ? JsonBody<operations[K]> : Kind<K> extends "query" ? QueryOf<operations[K]> : undefined;
-/** The 200 answer of an operation, from the server's schemas. */
-export type Output<K extends OperationId> = operations[K]["responses"][200]["content"]["application/json"];
-
-/** Every call resolves (never rejects) to data or a typed error. */
-export type Result<T> =
-  | { data: T; error: null; response: Response }
-  | { data: null; error: LatchkeyError; response: Response | null };
-
-export interface CallOptions {
-  /** Extra headers for this call. */
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-/** One method per operation: body or query first (optional when every field is), then call options. */
-export type OperationMethod<K extends OperationId> =
-  Kind<K> extends "none"
-    ? (options?: CallOptions) => Promise<Result<Output<K>>>
-    : Record<never, never> extends Input<K>
-      ? (input?: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>
-      : (input: Input<K>, options?: CallOptions) => Promise<Result<Output<K>>>;
-
-export type OperationMethods = { [K in OperationId]: OperationMethod<K> };
+export type {
+  Schemas,
+  User,
+  Session,
+  ApiKey,
+  SessionListItem,
+  ApiKeyUsage,
+  ErrorCode,
+  ClientErrorCode,
+  LatchkeyError,
+  OperationId,
+  Input,
+  Output,
+  Result,
+  CallOptions,
+  OperationMethod,
+  OperationMethods,
+  CallOperation,
+} from "./types.ts";
 
 export interface SessionState {
   /** The signed-in user and session, or null. */
@@ -130,17 +106,18 @@ export interface ClientOptions {
   onTrustedDeviceTokenChange?: (token: string | null) => void;
 }
 
-export type LatchkeyClient = OperationMethods & {
-  /** The session store components subscribe to (React: `useSession(client)` from `@latchkey/client/react`). */
-  session: SessionStore;
-  /** Bearer mode: the current session token (`getToken()` is the JWT endpoint). */
-  getBearerToken(): string | null;
-  setBearerToken(token: string | null): void;
-  /** The latest `set-auth-jwt` value, or null. */
-  getJwt(): string | null;
-  /** Any operation by its `operationId`. */
-  call<K extends OperationId>(operationId: K, input?: Input<K>, options?: CallOptions): Promise<Result<Output<K>>>;
-};
+export type LatchkeyClient = OperationMethods &
+  SocialMethods & {
+    /** The session store components subscribe to (React: `useSession(client)` from `@latchkey/client/react`). */
+    session: SessionStore;
+    /** Bearer mode: the current session token (`getToken()` is the JWT endpoint). */
+    getBearerToken(): string | null;
+    setBearerToken(token: string | null): void;
+    /** The latest `set-auth-jwt` value, or null. */
+    getJwt(): string | null;
+    /** Any operation by its `operationId`. */
+    call<K extends OperationId>(operationId: K, input?: Input<K>, options?: CallOptions): Promise<Result<Output<K>>>;
+  };
 
 // Calls after which the session (or the user in it) may have changed: the store refetches when they succeed.
 const SESSION_CHANGING = new Set<OperationId>([
@@ -163,9 +140,17 @@ const SESSION_CHANGING = new Set<OperationId>([
   "verifyMagicLink",
   "verifyTwoFactor",
   "verifyTwoFactorRecoveryCode",
+  // A native app's `{ provider, idToken }` sign-in answers a session (the redirect flow only a URL).
+  "signInSocial",
 ]);
 // Sign-ins a trusted device of `twoFactor()` may skip the second step of (bearer mode sends its token with them).
-const SIGN_INS = new Set<OperationId>(["signInEmail", "signInEmailOtp", "verifyMagicLink", "verifyEmail"]);
+const SIGN_INS = new Set<OperationId>([
+  "signInEmail",
+  "signInEmailOtp",
+  "verifyMagicLink",
+  "verifyEmail",
+  "signInSocial",
+]);
 // Calls that finish a pending two-factor sign-in (bearer mode sends the pending token with them).
 const SECOND_STEPS = new Set<OperationId>(["verifyTwoFactor", "verifyTwoFactorRecoveryCode"]);
 // Calls that end the current session: bearer mode forgets its token.
@@ -468,6 +453,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
 
   return {
     ...operationMethods(call),
+    ...socialMethods(call),
     session: store,
     getBearerToken: () => tokens.token,
     setBearerToken: tokens.setToken,

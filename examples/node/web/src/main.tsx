@@ -6,6 +6,7 @@ import type { ApiKey, ApiKeyUsage, LatchkeyError, SessionListItem } from "@latch
 import { useSession } from "@latchkey/client/react";
 import { ActionForm, ErrorText, Field, Notice } from "./shared.tsx";
 import { auth } from "./client.ts";
+import { ConnectedAccounts, SocialSignIn } from "./social.tsx";
 import { SecondStep, TwoFactorSettings } from "./two-factor.tsx";
 
 function usePath(): [string, (to: string) => void] {
@@ -72,6 +73,9 @@ function App() {
     case "/two-factor":
       page = <TwoFactorSettings />;
       break;
+    case "/accounts":
+      page = <ConnectedAccounts />;
+      break;
     case "/jwt":
       page = <Jwt />;
       break;
@@ -82,7 +86,8 @@ function App() {
       page = <ConfirmDeletion go={go} />;
       break;
     default:
-      page = <Home />;
+      // A social sign-in of a two-factor account comes back to its callback URL with `?twoFactorRequired=true`.
+      page = query("twoFactorRequired") === "true" ? <SecondStep onDone={() => location.assign("/")} /> : <Home />;
   }
   return (
     <>
@@ -96,6 +101,7 @@ function App() {
               {link("/api-keys", "API keys")}
               {link("/devices", "Devices")}
               {link("/two-factor", "Two-factor")}
+              {link("/accounts", "Connected accounts")}
               {link("/jwt", "JWT")}
               {link("/delete-account", "Delete account")}
               <button
@@ -234,6 +240,7 @@ function SignIn({ go }: { go: (to: string) => void }) {
           </ActionForm>
         )}
       </section>
+      <SocialSignIn />
     </>
   );
 }
@@ -407,7 +414,8 @@ function Devices() {
   const [notice, setNotice] = useState<string | null>(null);
   const load = async () => {
     const r = await auth.listSessions();
-    setError(r.error);
+    // Only a failure to list shows: an action's own error (set before this reload) stays on screen.
+    if (r.error) setError(r.error);
     if (r.data) setSessions(r.data.sessions);
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: loads once on mount; `load` is recreated each render.
@@ -482,7 +490,7 @@ function ApiKeys() {
   const [error, setError] = useState<LatchkeyError | null>(null);
   const load = async () => {
     const r = await auth.listApiKeys({ limit: 50 });
-    setError(r.error);
+    if (r.error) setError(r.error);
     if (r.data) setKeys(r.data.apiKeys);
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: loads once on mount; `load` is recreated each render.

@@ -28,6 +28,8 @@ const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   SIGN_IN_REJECTED: "This account cannot sign in.",
   WEAK_PASSWORD: "Choose a stronger password.",
   PASSWORD_COMPROMISED: "This password appeared in a data breach. Choose another one.",
+  LAST_ACCOUNT: "This is your only way to sign in. Add a password or connect another account first.",
+  PROVIDER_NOT_FOUND: "That sign-in provider is not set up on this server.",
   NETWORK_ERROR: "The server cannot be reached. Check the connection and try again.",
 };
 
