@@ -5,11 +5,11 @@ import type { AuthPlugin, Store, UserRecord } from "@latchkey/core";
 import type { Auth } from "@latchkey/hono-adapter";
 import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
 import { serializeSignedCookie } from "better-call";
-import { base32ToHex, type PoolItem, type PoolKind, totpCode } from "../harness/pool.ts";
+import { base32ToHex, type PoolItem, type ServerPoolKind, totpCode } from "../harness/pool.ts";
 import { SEED_PASSWORD } from "../harness/seed.ts";
 
 /** Seeds `count` single-use credentials of one kind in the server's own process (`POST /__bench/pool`). */
-export type PoolSeeder = (kind: PoolKind, count: number) => Promise<PoolItem[]>;
+export type PoolSeeder = (kind: ServerPoolKind, count: number) => Promise<PoolItem[]>;
 
 /** Addresses unique to the process and the run: every pool gets new users. */
 let pooled = 0;
