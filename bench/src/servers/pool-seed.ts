@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AuthContext } from "@better-auth/core";
 import * as core from "@latchkey/core";
-import type { AuthPlugin, Store, UserRecord } from "@latchkey/core";
+import type { AccountRecord, AuthPlugin, Store, UserRecord } from "@latchkey/core";
 import type { Auth } from "@latchkey/hono-adapter";
 import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
 import { serializeSignedCookie } from "better-call";
@@ -52,7 +52,11 @@ export function latchkeyPoolSeeder(
       createdAt: now,
       updatedAt: now,
     };
-    const account = {
+    // Core's `newAccount` (identity/accounts.ts) builds this record, but neither `@latchkey/core` nor
+    // `@latchkey/core/internal` exports it, and it takes the AuthContext `createAuth` keeps to itself; the nearest
+    // public helper, `auth.api.createUser`, hashes the password for every user (argon2id: minutes for a pool). So the
+    // record is spelled out here, typed as the store's `AccountRecord`: a field core adds breaks the typecheck.
+    const account: AccountRecord = {
       id: randomUUID(),
       userId: user.id,
       providerId: "credential",
