@@ -11,13 +11,13 @@ import type { PoolItem } from "./pool.ts";
  */
 
 /** Where both libraries send the browser once signed in (a path on the app: each resolves it on its own origin). */
-export const SUCCESS_PATH = "/done";
+const SUCCESS_PATH = "/done";
 
 /** The subjects the flows sign in, each signed in once before the first window (returning users). */
 export const subjectOf = (index: number, subjects: number) => `social-user-${index % subjects}`;
 
 /** `name=value` of every cookie a response sets, joined as a browser would send them back. */
-export function cookiesOf(response: Response): string {
+function cookiesOf(response: Response): string {
   return response.headers
     .getSetCookie()
     .map((line) => line.split(";")[0] ?? "")
@@ -26,7 +26,7 @@ export function cookiesOf(response: Response): string {
 }
 
 /** Starts a flow on the library: the provider's authorization URL and the state cookie it set. */
-export async function startFlow(baseUrl: string): Promise<{ url: string; cookie: string }> {
+async function startFlow(baseUrl: string): Promise<{ url: string; cookie: string }> {
   const response = await fetch(`${baseUrl}/auth/sign-in/social`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: baseUrl },
@@ -44,7 +44,7 @@ export async function startFlow(baseUrl: string): Promise<{ url: string; cookie:
  * Walks the provider as the browser, signing in `sub`: follows its redirects with its cookies, naming the subject on
  * the interaction page, until a redirect leaves the provider: the callback URL (`?code=&state=&iss=`).
  */
-export async function walkProvider(authorizationUrl: string, sub: string): Promise<URL> {
+async function walkProvider(authorizationUrl: string, sub: string): Promise<URL> {
   const jar = new Map<string, string>();
   let next = new URL(authorizationUrl);
   const origin = next.origin;
@@ -68,7 +68,7 @@ export async function walkProvider(authorizationUrl: string, sub: string): Promi
 }
 
 /** One flow ready for its callback: the cookie the browser holds and the callback's path with its query. */
-export async function socialFlow(baseUrl: string, sub: string): Promise<PoolItem> {
+async function socialFlow(baseUrl: string, sub: string): Promise<PoolItem> {
   const { url, cookie } = await startFlow(baseUrl);
   const back = await walkProvider(url, sub);
   if (back.pathname !== CALLBACK_PATH || !back.searchParams.get("code"))
