@@ -41,8 +41,10 @@ import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./scale
 import { betterAuthPlugins, betterAuthTables } from "./servers/better-auth-db.ts";
 import { SCENARIOS, type Feature, type Scenario } from "./harness/scenarios.ts";
 import { collectGarbage, seed, type Seed } from "./harness/seed.ts";
-import { exhausted, newPool, nextPoolSize, poolNeed, type Pool, type PoolItem } from "./harness/pool.ts";
+import { exhausted, newPool, nextPoolSize, poolNeed, type Pool, type PoolItem, type PoolKind } from "./harness/pool.ts";
 import { measureWorkers } from "./harness/workers.ts";
+import { SOCIAL_SUBJECTS, signInSubjects, socialFlows } from "./harness/social.ts";
+import { CALLBACK_PATH } from "./servers/social-client.ts";
 import { hasDrizzleStore, latchkeyPlugins } from "./servers/latchkey-features.ts";
 import type { ServerFeatures, StoreKind, SweepTiming } from "./servers/shell.ts";
 import { summarizeProfile } from "./harness/profile.ts";
@@ -217,10 +219,18 @@ async function start(
   jwtHeader: boolean,
   profileDir?: string,
   variant?: BetterAuthVariant,
-  latchkey: { cache?: boolean; sendLimits?: boolean; secondFactor?: boolean } = {},
+  latchkey: {
+    cache?: boolean;
+    sendLimits?: boolean;
+    secondFactor?: boolean;
+    /** A port reserved beforehand (the social configuration names both servers' callbacks to its provider). */
+    port?: number;
+    /** The social configuration: the provider's issuer (both servers install their OpenID provider plugin). */
+    oidcIssuer?: string;
+  } = {},
   baseline?: Baseline,
 ): Promise<ServerProcess> {
-  const port = nextPort++;
+  const port = latchkey.port ?? nextPort++;
   const name = baseline ? "baseline" : impl;
   const dbFile = store === "libsql" ? `${tmpDir}/${name}-${port}.db` : undefined;
   if (dbFile) for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${dbFile}${suffix}`, { force: true });
@@ -242,6 +252,7 @@ async function start(
     ...(latchkey.sendLimits && impl === "latchkey" ? { latchkeySendLimits: true } : {}),
     // Not Latchkey's alone: both servers of the second-factor configuration install the plugins.
     ...(latchkey.secondFactor ? { secondFactor: true } : {}),
+    ...(latchkey.oidcIssuer ? { env: { BENCH_OIDC_ISSUER: latchkey.oidcIssuer } } : {}),
     ...(baseline ? { baseline: { benchDir: baseline.benchDir, entry: baseline.entry } } : {}),
   });
 }
@@ -274,8 +285,9 @@ function plan(
   partial: Omit<LoadPlan, "connections" | "warmupMs" | "measureMs">,
   scale = 1,
   measureMs = MEASURE_MS,
+  connections = CONNECTIONS,
 ): LoadPlan {
-  return { ...partial, connections: CONNECTIONS, warmupMs: WARMUP_MS * scale, measureMs: measureMs * scale };
+  return { ...partial, connections, warmupMs: WARMUP_MS * scale, measureMs: measureMs * scale };
 }
 
 async function settle(target: ServerProcess, all: ServerProcess[]): Promise<void> {
@@ -283,10 +295,14 @@ async function settle(target: ServerProcess, all: ServerProcess[]): Promise<void
   for (const server of all) await waitForIdle(server);
 }
 
-/** Seeds `count` single-use credentials in the server (not timed); its answer is the pool the load generator spends. */
-async function fillPool(server: ServerProcess, kind: string, count: number): Promise<Pool> {
+/**
+ * Seeds `count` single-use credentials in the server (not timed); its answer is the pool the load generator spends.
+ * The social flows are made here instead: each started on the server and walked at the provider (harness/social.ts).
+ */
+async function fillPool(server: ServerProcess, kind: PoolKind, count: number): Promise<Pool> {
   const started = Date.now();
   const items: PoolItem[] = [];
+  if (kind === "social-callback") items.push(...(await socialFlows(server.baseUrl, count, SOCIAL_SUBJECTS)));
   // In batches of at most 1,000: no single request long enough to meet fetch's header timeout on a slow store.
   while (items.length < count) {
     const batch = Math.min(1_000, count - items.length);
@@ -300,6 +316,26 @@ async function fillPool(server: ServerProcess, kind: string, count: number): Pro
     `    (seeded ${count.toLocaleString("en-US")} ${kind} credentials in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
   );
   return newPool(items);
+}
+
+/** The scenarios of the social configuration (their own servers, with the bench's OpenID provider beside them). */
+const isSocial = (s: Scenario) => s.needs.includes("social");
+/** The scenarios of the second-factor configuration. */
+const isSecondFactor = (s: Scenario) => s.needs.includes("secondFactor");
+
+/**
+ * The bench's OpenID provider as its own process (its CPU is neither library's), on the load generator's CPU when
+ * pinned: the servers' core stays theirs. `ports`: the servers whose callbacks its client accepts.
+ */
+async function startProvider(ports: number[]): Promise<ServerProcess> {
+  return startServer({
+    impl: "oidc-provider",
+    port: nextPort++,
+    store: "memory",
+    jwtHeader: false,
+    cpus: pinning ? "0" : null,
+    env: { BENCH_OIDC_REDIRECTS: ports.map((p) => `http://127.0.0.1:${p}${CALLBACK_PATH}`).join(",") },
+  });
 }
 
 /** The most credentials a window of a pooled scenario needed (`poolNeed`), by scenario, server and store. */
@@ -332,7 +368,9 @@ async function measurePooled(
     const m = await run(pool);
     if (!pool) return m;
     // The most any window of this scenario and server needed (an exhausted one: at least twice its pool).
-    const need = exhausted(pool) ? pool.items.length * 2 : poolNeed(pool.taken, m.cpuMsPerOp, loadMs, CONNECTIONS);
+    const need = exhausted(pool)
+      ? pool.items.length * 2
+      : poolNeed(pool.taken, m.cpuMsPerOp, loadMs, scenario.connections ?? CONNECTIONS);
     poolUse.set(key, Math.max(poolUse.get(key) ?? 0, need));
     if (!exhausted(pool) || attempt === 2) return m;
     log(
@@ -369,6 +407,8 @@ interface ConfigurationExtras {
   baseline?: Baseline;
   /** Both servers with their two-factor and magic-link plugins (the scenarios with a pool of single-use credentials). */
   secondFactor?: boolean;
+  /** Both servers with their social sign-in plugin, and the bench's OpenID provider started beside them. */
+  social?: boolean;
   /** Runs after the HTTP seed (the scale mode's bulk load), before the first scenario. */
   before?: (lk: ServerProcess, ba: ServerProcess) => Promise<void>;
   /** Runs after the last scenario, both servers still up (sweeps, query plans). */
@@ -387,18 +427,39 @@ async function runConfiguration(
   extras: ConfigurationExtras,
 ) {
   const secondFactor = extras.secondFactor ?? false;
+  // The social configuration: both servers' ports first, so the provider (started before them: Better Auth reads its
+  // discovery document when it starts) accepts their callbacks.
+  const ports = { lk: nextPort++, ba: nextPort++ };
+  const provider = extras.social ? await startProvider([ports.lk, ports.ba]) : null;
+  const social = provider ? { oidcIssuer: provider.baseUrl } : {};
   const lk = await start("latchkey", store, jwtHeader, undefined, undefined, {
     cache: extras.variant?.latchkeyCache ?? false,
     sendLimits: extras.variant?.latchkeySendLimits ?? false,
     secondFactor,
+    port: ports.lk,
+    ...social,
   });
   // The other side: Better Auth, or in a `--baseline` run another revision's Latchkey (the same server file).
   const ba = extras.baseline
-    ? await start("latchkey", store, jwtHeader, undefined, undefined, { secondFactor }, extras.baseline)
-    : await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant, { secondFactor });
+    ? await start(
+        "latchkey",
+        store,
+        jwtHeader,
+        undefined,
+        undefined,
+        { secondFactor, port: ports.ba, ...social },
+        extras.baseline,
+      )
+    : await start("better-auth", store, jwtHeader, undefined, extras.variant?.variant, {
+        secondFactor,
+        port: ports.ba,
+        ...social,
+      });
   const otherName = extras.baseline ? "baseline" : "better-auth";
   const both = [lk, ba];
   try {
+    // Every measured callback is a returning user's: each subject signs in once on each side first.
+    if (provider) for (const server of both) await signInSubjects(server.baseUrl, SOCIAL_SUBJECTS);
     const lkFeatures = await features(lk);
     const baFeatures = await features(ba);
     if (!drivers.some((d) => d.store === store))
@@ -459,6 +520,8 @@ async function runConfiguration(
               plan(
                 scenario.plan(extras.baseline ? "latchkey" : impl, server, seeds.get(server) as Seed, pool),
                 scenario.windowScale,
+                MEASURE_MS,
+                scenario.connections,
               ),
               databaseCpu,
             ),
@@ -489,6 +552,7 @@ async function runConfiguration(
     if (extras.after) await extras.after(lk, ba, seeds);
   } finally {
     await Promise.all(both.map((s) => s.stop()));
+    await provider?.stop();
   }
 }
 
@@ -625,11 +689,16 @@ async function profile(): Promise<void> {
   const dir = `${tmpDir}/profiles/${profileImpl}-${scenario.id}-${store}`;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  const port = nextPort++;
+  const provider = isSocial(scenario) ? await startProvider([port]) : null;
   const server = await start(profileImpl, store, scenario.jwtHeader, dir, undefined, {
     cache: args.has("profile-cache"),
     sendLimits: args.has("profile-send-limits"),
-    secondFactor: scenario.pool !== undefined,
+    secondFactor: isSecondFactor(scenario),
+    port,
+    ...(provider ? { oidcIssuer: provider.baseUrl } : {}),
   });
+  if (provider) await signInSubjects(server.baseUrl, SOCIAL_SUBJECTS);
   const scaleUsers = Number(args.get("scale-users") ?? 0);
   if (scaleUsers > 0) {
     const sizes = sizesFor(scaleUsers);
@@ -651,10 +720,14 @@ async function profile(): Promise<void> {
   const profileMs = Math.max(MEASURE_MS, 8_000);
   const loadMs = (WARMUP_MS + profileMs) * (scenario.windowScale ?? 1);
   const m = await measurePooled(scenario, server, store, profileImpl, [server], loadMs, (pool) =>
-    measure(server, plan(scenario.plan(profileImpl, server, s, pool), scenario.windowScale, profileMs)),
+    measure(
+      server,
+      plan(scenario.plan(profileImpl, server, s, pool), scenario.windowScale, profileMs, scenario.connections),
+    ),
   );
   log(progressLine(profileImpl, m));
   await server.stop();
+  await provider?.stop();
   log(summarizeProfile(dir, 25, m.windowMonotonicUs));
 }
 
@@ -682,7 +755,12 @@ async function main(): Promise<void> {
     {
       part: "second-factor scenarios",
       label: "defaults plus the two-factor and magic-link plugins, JWT header off",
-      scenarios: selected.filter((s) => s.pool),
+      scenarios: selected.filter(isSecondFactor),
+    },
+    {
+      part: "social sign-in scenarios",
+      label: "defaults plus the social sign-in plugin and a local OpenID provider, JWT header off",
+      scenarios: selected.filter(isSocial),
     },
     ...(variantsOn ? VARIANTS : []).flatMap((v) =>
       [true, false].map((jwtHeader) => ({
@@ -840,7 +918,7 @@ async function main(): Promise<void> {
     }
     // The scenarios that spend a single-use credential per request: their own pair of servers, with the two-factor
     // and magic-link plugins installed on both (the other scenarios run without them, as before).
-    const pooled = selected.filter((s) => s.pool);
+    const pooled = selected.filter(isSecondFactor);
     if (pooled.length && store === "memory" && !baseline) {
       // Better Auth's memory adapter snapshots every table for each transaction (and both verifies consume their rows
       // in one), so its cost per request grows with the pool of users seeded for the run: no ratio worth printing.
@@ -864,6 +942,32 @@ async function main(): Promise<void> {
       await runConfiguration(store, false, pooled, floor, results, info, memory, {
         label: `${USERS} users, JWT header off, two-factor and magic-link plugins on`,
         secondFactor: true,
+        ...(baseline ? { baseline } : {}),
+      });
+    // The social sign-in's callback: its own pair of servers, each with its OpenID provider plugin pointed at the
+    // bench's provider, which runs as a third process (harness/social.ts).
+    const social = selected.filter(isSocial);
+    if (social.length && store === "memory" && !baseline) {
+      // Better Auth's memory adapter finds a row by scanning its table (and copies the database for a transaction),
+      // and its verification table holds the whole pool of started flows: its cost grows with the pool.
+      log("  social sign-in scenarios skipped on memory: Better Auth's memory adapter scans the pool's state rows");
+      for (const s of social)
+        results.push({
+          id: s.id,
+          title: s.title,
+          store,
+          unit: s.unit,
+          latchkey: null,
+          betterAuth: null,
+          target: s.target.memory,
+          floorTarget: null,
+          skipped:
+            "not run on memory: Better Auth's memory adapter scans its tables, and its verification table holds the pool of started flows, so its cost grows with the pool",
+        });
+    } else if (social.length)
+      await runConfiguration(store, false, social, floor, results, info, memory, {
+        label: `${USERS} users, JWT header off, social sign-in plugin on (local OpenID provider)`,
+        social: true,
         ...(baseline ? { baseline } : {}),
       });
     for (const v of variantsOn ? VARIANTS : []) {

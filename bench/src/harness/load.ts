@@ -39,6 +39,8 @@ export interface LoadPlan {
   steps: SequenceStep[];
   /** Index of the step whose successful response completes one operation (the last, for round trips). */
   completesOn: number;
+  /** The statuses that can count (before `check`): 2xx unless set (a callback's answer is a 302). */
+  okStatus?: (status: number) => boolean;
   /** Checks a response beyond its status: e.g. get-session returned a session, not `null`. */
   check: (step: number, status: number, body: string, headers: Record<string, string>) => boolean;
 }
@@ -72,7 +74,8 @@ export async function measure(
     },
     onResponse: (status, body, context, headers) => {
       step.onResponse?.(status, body, context, headers);
-      const ok = status >= 200 && status < 300 && plan.check(index, status, body, headers);
+      const statusOk = plan.okStatus ? plan.okStatus(status) : status >= 200 && status < 300;
+      const ok = statusOk && plan.check(index, status, body, headers);
       if (!measuring) return;
       if (!ok) {
         errors += 1;

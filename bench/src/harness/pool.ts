@@ -2,15 +2,22 @@ import { createHmac } from "node:crypto";
 
 /**
  * Single-use credentials for the scenarios whose measured request spends one (a pending two-factor sign-in, a
- * magic link): each server seeds a pool of them in bulk before each window (`POST /__bench/pool`, not timed), and the
- * load generator hands out each one once.
+ * magic link, a social sign-in's flow): each server seeds a pool of them in bulk before each window (`POST
+ * /__bench/pool`, not timed; the social flows are made by the load generator, harness/social.ts), and the load
+ * generator hands out each one once.
  */
-export type PoolKind = "two-factor" | "magic-link";
+/** The kinds a server seeds in its own process (`POST /__bench/pool`). */
+export type ServerPoolKind = "two-factor" | "magic-link";
+export type PoolKind = ServerPoolKind | "social-callback";
 
-/** One credential: the cookie or token the request carries, and for two-factor the user's TOTP key (hex). */
+/**
+ * One credential: the cookie or token the request carries, for two-factor the user's TOTP key (hex), for a social
+ * callback the callback's path with the provider's code and state (the credential is then the state cookie).
+ */
 export interface PoolItem {
   credential: string;
   key?: string;
+  path?: string;
 }
 
 /** A seeded pool and how far the load generator got through it. */

@@ -3,10 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export type Impl = "latchkey" | "better-auth" | "floor";
+/** What a bench process runs: a server under test, or the OpenID provider of the social scenarios. */
+type ProcessKind = Impl | "oidc-provider";
 export type BetterAuthVariant = "joins" | "cookie-cache" | "argon2id";
 
 export interface ServerSpec {
-  impl: Impl;
+  impl: ProcessKind;
   port: number;
   store: "memory" | "libsql" | "postgres";
   jwtHeader: boolean;
@@ -25,6 +27,8 @@ export interface ServerSpec {
   latchkeySendLimits?: boolean;
   /** Both libraries with their two-factor and magic-link plugins installed (the second-factor configuration). */
   secondFactor?: boolean;
+  /** More environment for the process (the social configuration's provider issuer and callbacks). */
+  env?: Record<string, string>;
   /** Pin the server to these CPUs (taskset list such as "1"). */
   cpus?: string | null;
   /**
@@ -46,10 +50,11 @@ export interface ServerProcess {
 }
 
 const benchDir = fileURLToPath(new URL("../..", import.meta.url));
-const entries: Record<Impl, string> = {
+const entries: Record<ProcessKind, string> = {
   latchkey: "src/servers/latchkey.ts",
   "better-auth": "src/servers/better-auth.ts",
   floor: "src/servers/floor.ts",
+  "oidc-provider": "src/servers/oidc-provider-server.ts",
 };
 
 let clockTicks = 0;
@@ -141,6 +146,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
       BENCH_LK_CACHE: spec.latchkeyCache ? "1" : "",
       BENCH_LK_SEND_LIMITS: spec.latchkeySendLimits ? "1" : "",
       BENCH_SECOND_FACTOR: spec.secondFactor ? "1" : "",
+      ...spec.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

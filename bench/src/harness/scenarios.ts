@@ -3,8 +3,9 @@ import type { LoadPlan } from "./load.ts";
 import { type Pool, type PoolKind, take, totpCode } from "./pool.ts";
 import type { Impl, ServerProcess } from "./process.ts";
 import { SEED_PASSWORD, type Seed } from "./seed.ts";
+import { signedInByCallback } from "./social.ts";
 
-export type Feature = "jwt" | "apiKeys" | "emailOtp" | "secondFactor";
+export type Feature = "jwt" | "apiKeys" | "emailOtp" | "secondFactor" | "social";
 
 /** A load scenario run against both servers in the same server configuration. */
 export interface Scenario {
@@ -33,6 +34,8 @@ export interface Scenario {
    * `firstGuess`, per store); a window that runs out is measured again with a larger pool.
    */
   pool?: { kind: PoolKind; firstGuess: { memory: number; libsql: number; postgres: number } };
+  /** Connections of the load generator when not the run's (`--connections`, 32 by default). */
+  connections?: number;
   plan(
     impl: Exclude<Impl, "floor">,
     server: ServerProcess,
@@ -292,6 +295,51 @@ const magicLinkVerify: Scenario = {
 };
 
 /**
+ * The social sign-in's callback (issue 43): the provider's redirect back with a fresh code and state, and the
+ * browser's state cookie, for a returning user (each subject signed in once before the first window). Both sides
+ * redeem the code at the provider (a token request over loopback to another process) and verify the ID token
+ * against the provider's JWKS (cached after the first); the provider's CPU is in its own process, not in either
+ * column. `serial`: one callback at a time, so the latency is the wall time of one callback, not a queue's.
+ */
+function socialCallback(serial: boolean): Scenario {
+  return {
+    id: serial ? "social-callback-serial" : "social-callback",
+    title: serial
+      ? "social sign-in callback, one at a time (returning user)"
+      : "social sign-in callback (returning user)",
+    jwtHeader: false,
+    needs: ["social"],
+    work: "state: 1 read + 1 consume (sealed flow record opened) vs 1 read + 1 delete (its verification row, JSON); 1 token request to the provider; ID token verified against the cached JWKS and its nonce on both; account by (provider, subject) joined to its user, tokens sealed (AES-256-GCM) and written, session inserted vs account by (provider, subject), user read, account tokens written in plain, session inserted",
+    target: { memory: null, libsql: null },
+    unit: "req",
+    ...(serial ? { connections: 1 } : {}),
+    pool: {
+      kind: "social-callback",
+      firstGuess: serial
+        ? { memory: 1_000, libsql: 1_000, postgres: 1_000 }
+        : { memory: 3_000, libsql: 3_000, postgres: 3_000 },
+    },
+    plan(_impl, _server, _seed, pool) {
+      if (!pool) throw new Error("social-callback needs a pool of started flows");
+      return {
+        steps: [
+          {
+            method: "GET",
+            setupRequest: (req) => {
+              const flow = take(pool);
+              return { ...req, path: flow.path ?? "/", headers: { cookie: flow.credential } };
+            },
+          },
+        ],
+        completesOn: 0,
+        okStatus: (status) => status === 302,
+        check: (_s, status, _body, headers) => signedInByCallback(status, headers),
+      };
+    },
+  };
+}
+
+/**
  * Order matters for fairness only through what a scenario leaves in the store: the read-only scenarios run
  * first, then the ones that add sessions (sign-in) and users (OTP), on both servers alike.
  */
@@ -306,4 +354,6 @@ export const SCENARIOS: Scenario[] = [
   otpRoundTrip,
   twoFactorVerify,
   magicLinkVerify,
+  socialCallback(false),
+  socialCallback(true),
 ];

@@ -3,17 +3,19 @@ import { memoryAdapter } from "@better-auth/memory-adapter";
 import type { BetterAuthOptions } from "better-auth";
 import { getSchema } from "better-auth/db";
 import { getMigrations } from "better-auth/db/migration";
-import { emailOTP, jwt, magicLink, twoFactor } from "better-auth/plugins";
+import { emailOTP, genericOAuth, jwt, magicLink, twoFactor } from "better-auth/plugins";
 import { SqliteDialect, type SqliteDatabase } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { betterAuthSqliteSchema, type BetterAuthSchema } from "./better-auth-sqlite.ts";
+import { BENCH_CLIENT_ID, BENCH_CLIENT_SECRET, BENCH_PROVIDER_ID } from "./social-client.ts";
 
 /** Better Auth's plugins as the bench runs them: the same features as the Latchkey server, throttling off. */
 export function betterAuthPlugins(
   jwtHeader: boolean,
   onOtp: (email: string, otp: string) => void,
   secondFactor: { onMagicLink: (email: string, token: string) => void } | null = null,
+  social: { issuer: string } | null = null,
 ) {
   // The second-factor configuration (`BENCH_SECOND_FACTOR=1`, its own pair of servers): twoFactor() and magicLink()
   // with their defaults (TOTP 6 digits, 30 s, window 1; links stored in plain, 5 minutes).
@@ -27,8 +29,29 @@ export function betterAuthPlugins(
         }),
       ]
     : [];
+  // The social sign-in configuration (`BENCH_OIDC_ISSUER`, the bench's provider): `genericOAuth()` with one provider by
+  // discovery (which also gives it the issuer's JWKS, so it verifies the ID token and its nonce), PKCE (its default),
+  // the client secret in the token request's body as on Latchkey's side. Its providers take the core social routes:
+  // `POST /sign-in/social` and `GET /callback/:id`.
+  const oauth = social
+    ? [
+        genericOAuth({
+          config: [
+            {
+              providerId: BENCH_PROVIDER_ID,
+              discoveryUrl: `${social.issuer}/.well-known/openid-configuration`,
+              clientId: BENCH_CLIENT_ID,
+              clientSecret: BENCH_CLIENT_SECRET,
+              scopes: ["openid", "email", "profile"],
+              authentication: "post" as const,
+            },
+          ],
+        }),
+      ]
+    : [];
   return [
     ...extra,
+    ...oauth,
     emailOTP({
       // Captured in-process for the harness; no email leaves the machine (the same on the Latchkey side).
       async sendVerificationOTP({ email, otp }) {

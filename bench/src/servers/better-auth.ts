@@ -11,6 +11,7 @@ const env = readServerEnv();
 const codes = new Map<string, string>();
 const links = new Map<string, string>();
 const secondFactor = process.env.BENCH_SECOND_FACTOR === "1";
+const issuer = process.env.BENCH_OIDC_ISSUER ?? "";
 
 // A tuned Better Auth (`BENCH_BA_VARIANT`), each measured as its own rows next to the defaults:
 // - joins: `advanced.database.joins: true` (session and user in one query where its adapter supports joins);
@@ -55,6 +56,7 @@ const baseOptions = {
     env.jwtHeader,
     (email, otp) => codes.set(email, otp),
     secondFactor ? { onMagicLink: (email, token) => links.set(email, token) } : null,
+    issuer ? { issuer } : null,
   ),
 } satisfies BetterAuthOptions;
 
@@ -80,6 +82,7 @@ runServer(
       apiKeys: true,
       emailOtp: true,
       secondFactor,
+      social: issuer !== "",
       store: db.description,
       passwordHash,
     },

@@ -15,6 +15,9 @@ export interface LatchkeyPlugins {
   emailOtp: PluginFactory | null;
   twoFactor: PluginFactory | null;
   magicLink: PluginFactory | null;
+  oauth: PluginFactory | null;
+  /** `oidc({...})`, the provider `oauth()` takes for any OpenID Connect issuer. */
+  oidc: ((options: Record<string, unknown>) => unknown) | null;
 }
 
 function factory(name: string): PluginFactory | null {
@@ -29,6 +32,8 @@ export function latchkeyPlugins(): LatchkeyPlugins {
     emailOtp: factory("emailOtp"),
     twoFactor: factory("twoFactor"),
     magicLink: factory("magicLink"),
+    oauth: factory("oauth"),
+    oidc: factory("oidc"),
   };
 }
 

@@ -6,6 +6,7 @@ import { useWal } from "./sqlite.ts";
 import { latchkeyPlugins, loadDrizzleStore } from "./latchkey-features.ts";
 import { readServerEnv, runServer } from "./shell.ts";
 import { latchkeyPoolSeeder } from "./pool-seed.ts";
+import { BENCH_CLIENT_ID, BENCH_CLIENT_SECRET, BENCH_PROVIDER_ID } from "./social-client.ts";
 
 // Latchkey with the same features as the Better Auth server, each plugin enabled when this checkout exports it.
 // Defaults everywhere (argon2id m=19456 KiB t=2 p=1 via @node-rs/argon2, Ed25519 JWTs with an encrypted
@@ -25,6 +26,24 @@ const secondFactor =
   process.env.BENCH_SECOND_FACTOR === "1" && available.twoFactor !== null && available.magicLink !== null;
 if (secondFactor && available.twoFactor && available.magicLink)
   plugins.push(available.twoFactor(), available.magicLink());
+
+// The social sign-in configuration (`BENCH_OIDC_ISSUER`: the bench's provider, harness/social.ts): `oauth()` with one
+// `oidc()` provider, discovered from the issuer; everything else its defaults.
+const issuer = process.env.BENCH_OIDC_ISSUER ?? "";
+const social = issuer !== "" && available.oauth !== null && available.oidc !== null;
+if (social && available.oauth && available.oidc)
+  plugins.push(
+    available.oauth({
+      providers: [
+        available.oidc({
+          id: BENCH_PROVIDER_ID,
+          issuer,
+          clientId: BENCH_CLIENT_ID,
+          clientSecret: BENCH_CLIENT_SECRET,
+        }),
+      ],
+    }),
+  );
 
 async function database(): Promise<Store> {
   if (env.store === "memory") return memoryStore();
@@ -105,6 +124,7 @@ runServer(
       apiKeys: available.apiKeys !== null,
       emailOtp: available.emailOtp !== null,
       secondFactor,
+      social,
       store: STORE_DESCRIPTIONS[env.store],
       passwordHash: "argon2id m=19456 KiB t=2 p=1 (@node-rs/argon2, default)",
     },

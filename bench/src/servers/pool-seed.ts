@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { AuthContext } from "@better-auth/core";
 import * as core from "@latchkey/core";
-import type { AuthPlugin, Store, UserRecord } from "@latchkey/core";
+import type { AccountRecord, AuthPlugin, Store, UserRecord } from "@latchkey/core";
 import type { Auth } from "@latchkey/hono-adapter";
 import { generateRandomString, symmetricEncrypt } from "better-auth/crypto";
 import { serializeSignedCookie } from "better-call";
-import { base32ToHex, type PoolItem, type PoolKind, totpCode } from "../harness/pool.ts";
+import { base32ToHex, type PoolItem, type ServerPoolKind, totpCode } from "../harness/pool.ts";
 import { SEED_PASSWORD } from "../harness/seed.ts";
 
 /** Seeds `count` single-use credentials of one kind in the server's own process (`POST /__bench/pool`). */
-export type PoolSeeder = (kind: PoolKind, count: number) => Promise<PoolItem[]>;
+export type PoolSeeder = (kind: ServerPoolKind, count: number) => Promise<PoolItem[]>;
 
 /** Addresses unique to the process and the run: every pool gets new users. */
 let pooled = 0;
@@ -52,7 +52,11 @@ export function latchkeyPoolSeeder(
       createdAt: now,
       updatedAt: now,
     };
-    const account = {
+    // Core's `newAccount` (identity/accounts.ts) builds this record, but neither `@latchkey/core` nor
+    // `@latchkey/core/internal` exports it, and it takes the AuthContext `createAuth` keeps to itself; the nearest
+    // public helper, `auth.api.createUser`, hashes the password for every user (argon2id: minutes for a pool). So the
+    // record is spelled out here, typed as the store's `AccountRecord`: a field core adds breaks the typecheck.
+    const account: AccountRecord = {
       id: randomUUID(),
       userId: user.id,
       providerId: "credential",

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import type { PoolItem, PoolKind } from "../harness/pool.ts";
+import type { PoolItem, ServerPoolKind } from "../harness/pool.ts";
 
 export type StoreKind = "memory" | "libsql" | "postgres";
 
@@ -44,6 +44,8 @@ export interface ServerFeatures {
   emailOtp: boolean;
   /** The two-factor and magic-link plugins are installed (`BENCH_SECOND_FACTOR=1`: their own configuration). */
   secondFactor: boolean;
+  /** The social sign-in plugin is installed with the bench's OpenID provider (`BENCH_OIDC_ISSUER`). */
+  social: boolean;
   store: string;
   passwordHash: string;
 }
@@ -70,7 +72,7 @@ export interface BenchHooks {
    * cost no password hash (bench/src/harness/pool.ts): what the measured request then spends. Absent: the plugins
    * are not installed.
    */
-  seedPool?: (kind: PoolKind, count: number) => Promise<PoolItem[]>;
+  seedPool?: (kind: ServerPoolKind, count: number) => Promise<PoolItem[]>;
 }
 
 /** One sweep as `/__bench/sweep` answers it: wall time, the server process's CPU time, the worst event-loop delay. */
