@@ -9,7 +9,7 @@ import {
 } from "@latchkey/e2e/workerd";
 
 /** Gzip budget for the worker bundle; raise it deliberately, with the reason in docs/runtimes.md. */
-export const GZIP_BUDGET_BYTES = 200 * 1024;
+export const GZIP_BUDGET_BYTES = 240 * 1024;
 
 /**
  * What fails the budget: `node:` imports workerd lacks, forbidden inputs, or gzip over the budget.

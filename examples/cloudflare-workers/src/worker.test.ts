@@ -16,7 +16,14 @@ import {
 import { base32Decode, totp } from "@latchkey/core/internal";
 import { bundleWorker, startWorker, type RunningWorker, type WorkerBundle } from "@latchkey/e2e/workerd";
 import { MIGRATIONS_FOLDERS, readSqlMigrations } from "@latchkey/drizzle-store";
-import { migrateD1Database } from "@latchkey/drizzle-store/d1";
+import { drizzleStore, migrateD1Database } from "@latchkey/drizzle-store/d1";
+import {
+  authorizeAt,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  startTestOidcProvider,
+  type TestOidcProvider,
+} from "@latchkey/test-support/oidc-provider";
 import { budgetProblems } from "../../../bench/bundle/measure.ts";
 
 const BASE_URL = "https://workers.example";
@@ -27,6 +34,8 @@ let persist: string;
 let worker: RunningWorker;
 let other: RunningWorker;
 let unconfigured: RunningWorker;
+// A real OpenID provider (panva's oidc-provider) on a loopback port of this process: workerd reaches it by fetch.
+let idp: TestOidcProvider;
 const outbox: Array<{ to: string; text: string }> = [];
 const capture = createServer((req, res) => {
   let body = "";
@@ -51,10 +60,14 @@ beforeAll(async () => {
   bundle = await bundleWorker(fileURLToPath(new URL("./worker.ts", import.meta.url)), { minify: true });
   await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
   const address = capture.address();
+  idp = await startTestOidcProvider([`${BASE_URL}/auth/callback/oidc`]);
   const bindings = {
     LATCHKEY_SECRET: "w".repeat(64),
     LATCHKEY_BASE_URL: BASE_URL,
     EMAIL_WEBHOOK_URL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/emails`,
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: CLIENT_ID,
+    OIDC_CLIENT_SECRET: CLIENT_SECRET,
   };
   // One D1 on disk, as `wrangler dev` keeps it; two workerd processes (two Miniflare instances) open it.
   persist = mkdtempSync(join(tmpdir(), "latchkey-d1-"));
@@ -80,6 +93,7 @@ afterAll(async () => {
   await other?.dispose();
   await unconfigured?.dispose();
   await new Promise((resolve) => capture.close(resolve));
+  await idp?.close();
   if (persist) rmSync(persist, { recursive: true, force: true });
 });
 
@@ -500,5 +514,91 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
       expect(locked.status).toBe(429);
       expect(((await locked.json()) as { code: string }).code).toBe("ACCOUNT_LOCKED");
     }
+  });
+});
+
+describe("social sign-in in workerd over D1, against oidc-provider reachable on loopback", () => {
+  const viaA = edgeOf(() => worker);
+  const viaB = edgeOf(() => other);
+  /** Starts a flow on one instance: the provider's URL and the state cookie that binds it to this "browser". */
+  async function start(via: typeof viaA, ip: string) {
+    const res = await via(
+      new Request(`${BASE_URL}/auth/sign-in/social`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: BASE_URL },
+        body: JSON.stringify({ provider: "oidc", callbackURL: "/home", errorCallbackURL: "/sign-in" }),
+      }),
+      ip,
+    );
+    expect(res.status).toBe(200);
+    const state = res.headers
+      .getSetCookie()
+      .find((l) => l.includes("latchkey_oauth_state="))!
+      .split(";")[0]!;
+    return { url: ((await res.json()) as { url: string }).url, state };
+  }
+  const callback = (via: typeof viaA, at: URL, state: string, ip: string) =>
+    via(new Request(`${BASE_URL}/auth/callback/oidc${at.search}`, { headers: { cookie: state } }), ip);
+
+  it("the code flow: a flow started on one instance ends on the other, signed in; the account is in D1; the code is spent", async () => {
+    const who = { sub: "workers-sub-1", email: "social@workers.example", email_verified: true, name: "Ada" };
+    idp.login(who);
+    const flow = await start(viaA, "203.0.113.60");
+    expect(new URL(flow.url).origin).toBe(idp.issuer);
+    const back = await authorizeAt(flow.url);
+    expect(back.origin + back.pathname).toBe(`${BASE_URL}/auth/callback/oidc`);
+    // The callback lands on the other instance: the flow's state lives in D1, not in an isolate.
+    const done = await callback(viaB, back, flow.state, "203.0.113.60");
+    expect(done.status).toBe(302);
+    expect(done.headers.get("location")).toBe(`${BASE_URL}/home`);
+    // An https base URL: the session cookie carries the __Host- prefix.
+    const session = done.headers
+      .getSetCookie()
+      .find((l) => l.startsWith("__Host-latchkey.session="))!
+      .split(";")[0]!;
+    const me = await viaA(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie: session } }));
+    expect(((await me.json()) as { user: { email: string; emailVerified: boolean } }).user).toMatchObject({
+      email: who.email,
+      emailVerified: true,
+    });
+    const store = drizzleStore({ binding: await worker.d1("DB") });
+    const linked = await store.socialAccounts.findByProviderAccount("oidc", who.sub);
+    expect(linked?.user.email).toBe(who.email);
+    // Provider tokens are sealed at rest in D1.
+    expect(linked?.account.accessToken).toMatch(/^v1\./);
+    // The same authorization response again (replayed on the first instance): the state is spent, no session.
+    const replay = await callback(viaA, back, flow.state, "203.0.113.60");
+    expect(replay.status).toBe(302);
+    expect(replay.headers.get("location")).toBe(`${BASE_URL}/?error=OAUTH_STATE_MISMATCH`);
+    expect(replay.headers.getSetCookie().some((l) => /^__Host-latchkey\.session=[^;]/.test(l))).toBe(false);
+    expect(await store.sessions.listByUser(linked!.user.id)).toHaveLength(1);
+  });
+
+  it("one flow's callback delivered to both instances at once signs in exactly once", async () => {
+    idp.login({ sub: "workers-sub-2", email: "race@workers.example", email_verified: true });
+    const flow = await start(viaA, "203.0.113.61");
+    const back = await authorizeAt(flow.url);
+    const answers = await Promise.all([
+      callback(viaA, back, flow.state, "203.0.113.61"),
+      callback(viaB, back, flow.state, "203.0.113.61"),
+    ]);
+    const signedIn = answers.filter((r) => r.headers.get("location") === `${BASE_URL}/home`);
+    expect(signedIn).toHaveLength(1);
+    const store = drizzleStore({ binding: await worker.d1("DB") });
+    const user = await store.users.findByEmail("race@workers.example");
+    expect((await store.sessions.listByUser(user!.id)).length).toBe(1);
+  });
+
+  it("another browser's state cookie is refused (the flow is bound to the browser that started it)", async () => {
+    idp.login({ sub: "workers-sub-3", email: "csrf@workers.example", email_verified: true });
+    const mine = await start(viaA, "203.0.113.62");
+    const theirs = await start(viaA, "203.0.113.62");
+    const back = await authorizeAt(mine.url);
+    const res = await callback(viaB, back, theirs.state, "203.0.113.62");
+    // A state the cookie does not name belongs to no flow this browser started: its error callback is not trusted,
+    // so the answer goes to the default one (the base URL).
+    expect(res.headers.get("location")).toBe(`${BASE_URL}/?error=OAUTH_STATE_MISMATCH`);
+    const store = drizzleStore({ binding: await worker.d1("DB") });
+    expect(await store.users.findByEmail("csrf@workers.example")).toBeNull();
   });
 });

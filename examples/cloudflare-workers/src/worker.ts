@@ -1,4 +1,4 @@
-import { apiKeys, auditLog, emailOtp, jwt, magicLink, twoFactor } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt, magicLink, oauth, oidc, twoFactor } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
 import { emailSender } from "./email.ts";
@@ -15,6 +15,27 @@ export interface Env {
   LATCHKEY_BASE_URL?: string;
   /** Optional: POST every email to this URL as JSON instead of logging it (see email.ts). */
   EMAIL_WEBHOOK_URL?: string;
+  /**
+   * Optional, all three together: "Sign in with" an OpenID Connect provider (`oidc()`, provider id `oidc`), found by
+   * discovery at this issuer; the client secret with `wrangler secret put OIDC_CLIENT_SECRET`. The provider's redirect
+   * URI is `<LATCHKEY_BASE_URL>/auth/callback/oidc`.
+   */
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+}
+
+/** The social sign-in plugin when the provider is configured (all three bindings), else nothing. */
+function socialSignIn(env: Env) {
+  if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET) return [];
+  const provider = oidc({
+    id: "oidc",
+    name: "OpenID",
+    issuer: env.OIDC_ISSUER,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET,
+  });
+  return [oauth({ providers: [provider] })];
 }
 
 // One auth per isolate, built on the first request: bindings arrive with requests, and Workers refuse random
@@ -38,7 +59,15 @@ function authFor(env: Env): Auth {
     // Every optional feature, so the bundle report measures the full library. Email is sent in the background
     // through ctx.waitUntil, to the webhook when EMAIL_WEBHOOK_URL is bound, else to the Workers log.
     email: { sender: emailSender(env.EMAIL_WEBHOOK_URL) },
-    plugins: [emailOtp(), magicLink(), twoFactor({ issuer: "Latchkey on Workers" }), apiKeys(), jwt(), auditLog()],
+    plugins: [
+      emailOtp(),
+      magicLink(),
+      twoFactor({ issuer: "Latchkey on Workers" }),
+      apiKeys(),
+      jwt(),
+      auditLog(),
+      ...socialSignIn(env),
+    ],
   });
   return auth;
 }

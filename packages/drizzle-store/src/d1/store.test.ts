@@ -19,6 +19,8 @@ describe("D1 errors", () => {
     "D1_ERROR: Network connection lost.",
     "D1 DB is overloaded. Requests queued for too long.",
     "D1_ERROR: storage operation exceeded timeout which caused object to be reset.",
+    "D1_ERROR: Failed to parse body as JSON, got: Error: internal error; reference = vkq8ll2ch98mgiiao5m9fb8l",
+    "D1_ERROR: Cannot resolve D1 DB due to transient issue on remote node.",
   ])("%s: the database is unavailable (503), not an unexpected error", async (message) => {
     expect(isD1Unavailable(new Error("Failed query", { cause: new Error(message) }))).toBe(true);
     const store = d1Store(failingBinding(message));

@@ -50,10 +50,12 @@ export function isSqliteUnavailable(error: unknown): boolean {
   return false;
 }
 
-// D1 reports through messages, not codes: busy or locked storage, and the failures Cloudflare documents as
-// retryable (a lost connection, an overloaded or reset database object).
+// D1 reports through messages, not codes: busy or locked storage, the failures Cloudflare documents as retryable
+// (a lost connection, an overloaded or reset database object, a transient issue on a remote node), and the
+// runtime's own `internal error; reference = ...` (an exception inside workerd's D1 plumbing, not the statement:
+// seen with two local workerd processes on one D1 file under load).
 const D1_UNAVAILABLE =
-  /SQLITE_BUSY|SQLITE_LOCKED|database is locked|Network connection lost|overloaded|exceeded timeout|object to be reset/i;
+  /SQLITE_BUSY|SQLITE_LOCKED|database is locked|Network connection lost|overloaded|exceeded timeout|object to be reset|transient issue|internal error; reference =/i;
 
 /** True when a D1 error means the database cannot answer now (busy, overloaded, reset, unreachable). */
 export function isD1Unavailable(error: unknown): boolean {

@@ -19,7 +19,7 @@ import {
   tokenOf,
   type Answer,
 } from "../../test/seams/harness.ts";
-import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "../../test/oidc-test-provider.ts";
+import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
 import { deliver, exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../../test/routes/oauth/social-test-kit.ts";
 import { bearer, type TestAuth } from "../../test/test-auth.ts";
 

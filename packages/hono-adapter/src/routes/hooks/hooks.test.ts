@@ -12,7 +12,7 @@ import {
   type UserCreationPath,
 } from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
-import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "../../../test/oidc-test-provider.ts";
+import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
 import { deliver, exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../../../test/routes/oauth/social-test-kit.ts";
 
 let idp: TestOidcProvider;

@@ -4,7 +4,7 @@ import {
   formPostAt,
   startTestOidcProvider,
   type TestOidcProvider,
-} from "../../../test/oidc-test-provider.ts";
+} from "@latchkey/test-support/oidc-provider";
 import type { TestAuth } from "../../../test/test-auth.ts";
 import {
   cookieOf,

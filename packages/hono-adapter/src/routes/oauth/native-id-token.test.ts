@@ -8,7 +8,7 @@ import {
   CLIENT_SECRET,
   startTestOidcProvider,
   type TestOidcProvider,
-} from "../../../test/oidc-test-provider.ts";
+} from "@latchkey/test-support/oidc-provider";
 import { TEST_SECRET, type TestAuth } from "../../../test/test-auth.ts";
 import { exampleId, ip, PROVIDER, REDIRECT_URI, socialAuth } from "../../../test/routes/oauth/social-test-kit.ts";
 

@@ -6,7 +6,7 @@ import {
   CLIENT_SECRET,
   startTestOidcProvider,
   type TestOidcProvider,
-} from "../../../test/oidc-test-provider.ts";
+} from "@latchkey/test-support/oidc-provider";
 import {
   cookieOf,
   deliver,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyEnvelope } from "@latchkey/core/internal";
 import { AUDIT_LOG_PLUGIN_ID, auditLog, twoFactor, webCryptoRandom, type AuthEvent } from "@latchkey/core";
-import { startTestOidcProvider, type TestOidcProvider } from "../../../test/oidc-test-provider.ts";
+import { startTestOidcProvider, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
 import { TEST_SECRET } from "../../../test/test-auth.ts";
 import {
   cookieOf,

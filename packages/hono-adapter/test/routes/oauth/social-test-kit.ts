@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { oauth, oidc, type OAuthOptions, type OAuthProvider } from "@latchkey/core";
 import { BASE_URL, createTestAuth, type TestAuth } from "../../test-auth.ts";
-import { authorizeAt, CLIENT_ID, CLIENT_SECRET, type TestOidcProvider } from "../../oidc-test-provider.ts";
+import { authorizeAt, CLIENT_ID, CLIENT_SECRET, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
 
 export const PROVIDER = "example-id";
 export const REDIRECT_URI = `${BASE_URL}/auth/callback/${PROVIDER}`;
