@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
@@ -21,6 +22,9 @@ import { WEB_ROOT, webPages } from "./static.ts";
 const CHROMIUM = "/usr/bin/chromium";
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const PASSWORD = "correct horse battery";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const FIREFOX_WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 let api = "";
 let spaOrigin = "";
@@ -470,7 +474,7 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => who().textContent()).toBe("Signed in as frank@example.com");
   });
 
-  it("Devices: lists the sessions, signs out one other device, then every other one, and stays signed in", async () => {
+  it("Devices: names each device (browser and OS), lists the sessions, signs out one other device, then every other one, and stays signed in", async () => {
     await signedInUser("dana@example.com");
     // Two more devices, signed in from elsewhere.
     const signInElsewhere = async (agent: string) => {
@@ -482,8 +486,8 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
       expect(res.status).toBe(200);
       return ((await res.json()) as { credentials: { token: string } }).credentials.token;
     };
-    const phone = await signInElsewhere("Phone/1.0");
-    const tablet = await signInElsewhere("Tablet/2.0");
+    const phone = await signInElsewhere(IPHONE);
+    const tablet = await signInElsewhere(FIREFOX_WINDOWS);
     const alive = async (token: string) =>
       (await (await fetch(`${api}/auth/get-session`, { headers: { authorization: `Bearer ${token}` } })).json()) !==
       null;
@@ -492,12 +496,18 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await poll(() => rows.count()).toBe(
       (await store.sessions.listByUser((await store.users.findByEmail("dana@example.com"))!.id)).length,
     );
-    expect(await rows.first().textContent()).toContain("Tablet/2.0");
+    // Named as people name devices, with the raw User-Agent in the title; times as "just now", not timestamps.
+    expect(await rows.first().textContent()).toContain("Firefox 133 on Windows");
+    expect(await rows.first().getByTestId("device-name").getAttribute("title")).toBe(FIREFOX_WINDOWS);
+    expect(await rows.first().textContent()).toContain("just now");
+    await poll(() => rows.filter({ hasText: "Safari 17 on iOS" }).count()).toBe(1);
     await poll(() => page.getByTestId("this-device").count()).toBe(1);
+    // This browser's session was made by the test's sign-up over HTTP, which sends no User-Agent.
+    expect(await rows.filter({ has: page.getByTestId("this-device") }).textContent()).toMatch(/^Unknown device/);
     // Sign out the phone from its row.
-    await rows.filter({ hasText: "Phone/1.0" }).getByRole("button", { name: "Sign out this device" }).click();
+    await rows.filter({ hasText: "Safari 17 on iOS" }).getByRole("button", { name: "Sign out this device" }).click();
     await page.getByText("That device is signed out.").waitFor();
-    await poll(() => rows.filter({ hasText: "Phone/1.0" }).count()).toBe(0);
+    await poll(() => rows.filter({ hasText: "Safari 17 on iOS" }).count()).toBe(0);
     expect(await alive(phone)).toBe(false);
     expect(await alive(tablet)).toBe(true);
     // Then everywhere else: only this browser's session is left, and it still works.
@@ -577,6 +587,29 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await form("confirm deletion").getByRole("button").click();
     await page.getByText("Your account is deleted.").waitFor();
     expect(await store.users.findById(grace.id)).toBeNull();
+  });
+});
+
+describe("accessibility (axe-core in Chromium)", { timeout: 60_000 }, () => {
+  /** The serious and critical axe violations of the page as it stands: rule, impact and the elements it names. */
+  async function seriousViolations(path: string): Promise<string[]> {
+    await go(path);
+    await page.locator("main h1, main h2").first().waitFor();
+    await poll(() => who().textContent()).not.toBe("…");
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  }
+
+  it("every page, signed out and signed in, has no serious or critical violation (contrast and labels included)", async () => {
+    const found: string[] = [];
+    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password"]) found.push(...(await seriousViolations(path)));
+    await signedInUser("axe@example.com");
+    for (const path of ["/", "/settings", "/verify", "/api-keys", "/devices", "/two-factor", "/jwt", "/accounts"])
+      found.push(...(await seriousViolations(path)));
+    found.push(...(await seriousViolations("/delete-account")));
+    expect(found).toEqual([]);
   });
 });
 

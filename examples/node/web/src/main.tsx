@@ -2,10 +2,11 @@
 import { type ReactNode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import type { ApiKey, ApiKeyUsage, LatchkeyError, SessionListItem } from "@latchkey/client";
+import type { ApiKey, ApiKeyUsage, LatchkeyError } from "@latchkey/client";
 import { useSession } from "@latchkey/client/react";
 import { ActionForm, ErrorText, Field, Notice } from "./shared.tsx";
 import { auth } from "./client.ts";
+import { Devices } from "./devices.tsx";
 import { ConnectedAccounts, SocialSignIn } from "./social.tsx";
 import { SecondStep, TwoFactorSettings } from "./two-factor.tsx";
 
@@ -209,7 +210,7 @@ function SignIn({ go }: { go: (to: string) => void }) {
         >
           <Field label="Email or username" name="login" autoComplete="username" />
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
-          <label>
+          <label className="checkbox">
             <input type="checkbox" name="rememberMe" defaultChecked /> Remember me
           </label>
         </ActionForm>
@@ -404,77 +405,6 @@ function Settings() {
         </ActionForm>
       </section>
     </>
-  );
-}
-
-/** The signed-in user's sessions: sign out one device, or every other one. */
-function Devices() {
-  const [sessions, setSessions] = useState<SessionListItem[]>([]);
-  const [error, setError] = useState<LatchkeyError | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const load = async () => {
-    const r = await auth.listSessions();
-    // Only a failure to list shows: an action's own error (set before this reload) stays on screen.
-    if (r.error) setError(r.error);
-    if (r.data) setSessions(r.data.sessions);
-  };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loads once on mount; `load` is recreated each render.
-  useEffect(() => void load(), []);
-  return (
-    <section>
-      <h1>Devices</h1>
-      <p>Every place your account is signed in, newest first.</p>
-      <ErrorText error={error} />
-      {notice && <Notice>{notice}</Notice>}
-      <table>
-        <thead>
-          <tr>
-            <th>Device</th>
-            <th>IP address</th>
-            <th>Signed in</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {sessions.map((s) => (
-            <tr key={s.id} data-testid="device-row">
-              <td>
-                {s.userAgent ?? "Unknown device"}
-                {s.current && <strong data-testid="this-device"> (this device)</strong>}
-              </td>
-              <td>{s.ip ?? "—"}</td>
-              <td>{new Date(s.createdAt).toLocaleString("en-GB")}</td>
-              <td>
-                {!s.current && (
-                  <button
-                    type="button"
-                    onClick={async () => {
-                      const r = await auth.revokeSession({ sessionId: s.id });
-                      setError(r.error);
-                      if (!r.error) setNotice("That device is signed out.");
-                      await load();
-                    }}
-                  >
-                    Sign out this device
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <button
-        type="button"
-        onClick={async () => {
-          const r = await auth.revokeOtherSessions();
-          setError(r.error);
-          if (r.data) setNotice(`Signed out ${r.data.revoked} other ${r.data.revoked === 1 ? "device" : "devices"}.`);
-          await load();
-        }}
-      >
-        Sign out everywhere else
-      </button>
-    </section>
   );
 }
 

@@ -141,7 +141,7 @@ export function SecondStep({ onDone }: { onDone: () => void }) {
           onDone={onDone}
         >
           <Field label="Code from the authenticator app" name="code" autoComplete="one-time-code" />
-          <label className="check">
+          <label className="checkbox">
             <input type="checkbox" name="trustDevice" /> Trust this device for 30 days
           </label>
         </ActionForm>
