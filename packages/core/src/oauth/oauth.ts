@@ -355,18 +355,26 @@ export class OAuthService {
     return value === null ? Promise.resolve(null) : this.tokenBox.seal(`${accountId}:${field}`, value);
   }
 
-  private async sealedTokens(accountId: string, tokens: GrantedTokens, keepRefresh: string | null) {
+  /**
+   * The account's token columns after a grant, sealed. `stored`: the account as it is (null for a new one), whose
+   * tokens stay where the grant brought none: a refresh without a new refresh token (a provider that does not rotate
+   * them), and a native sign-in without an access token (the one a web sign-in stored stays usable).
+   */
+  private async sealedTokens(accountId: string, tokens: GrantedTokens, stored: AccountRecord | null) {
     const at = new Date(this.ctx.clock.now());
+    const keepAccess = tokens.accessToken === "" && stored !== null;
     return {
-      // A native sign-in may come with no access token: none is stored.
-      accessToken: await this.seal(accountId, "accessToken", tokens.accessToken === "" ? null : tokens.accessToken),
-      // A provider that does not rotate refresh tokens sends none on a refresh: the stored one stays.
+      accessToken: keepAccess
+        ? stored.accessToken
+        : await this.seal(accountId, "accessToken", tokens.accessToken === "" ? null : tokens.accessToken),
       refreshToken:
-        tokens.refreshToken === null ? keepRefresh : await this.seal(accountId, "refreshToken", tokens.refreshToken),
+        tokens.refreshToken === null
+          ? (stored?.refreshToken ?? null)
+          : await this.seal(accountId, "refreshToken", tokens.refreshToken),
       idToken: await this.seal(accountId, "idToken", tokens.idToken),
-      accessTokenExpiresAt: tokens.expiresAt,
+      accessTokenExpiresAt: keepAccess ? stored.accessTokenExpiresAt : tokens.expiresAt,
       refreshTokenExpiresAt: null,
-      scope: tokens.scope,
+      scope: keepAccess ? stored.scope : tokens.scope,
       updatedAt: at,
     };
   }
@@ -431,7 +439,7 @@ export class OAuthService {
     if (found) {
       this.checkVerifiedForSignIn(found.user);
       await ctx.hooks.beforeSignIn(found.user, "sign-in-social", meta);
-      const sealed = await this.sealedTokens(found.account.id, tokens, found.account.refreshToken);
+      const sealed = await this.sealedTokens(found.account.id, tokens, found.account);
       await this.social.updateTokens(found.account.id, sealed);
       const signIn = await signInOrChallenge(ctx, found.user, meta, socialAttempt(provider));
       await this.signedIn(signIn, found.user.id, provider.id, meta);
@@ -522,7 +530,7 @@ export class OAuthService {
         throw new AuthError("ACCOUNT_ALREADY_LINKED", "This provider account is linked to another user");
       await this.social.updateTokens(
         found.account.id,
-        await this.sealedTokens(found.account.id, tokens, found.account.refreshToken),
+        await this.sealedTokens(found.account.id, tokens, found.account),
       );
       return;
     }
@@ -622,7 +630,7 @@ export class OAuthService {
       idToken: tokens.idToken ?? (await open("idToken")),
       scope: tokens.scope ?? account.scope,
     };
-    const sealed = await this.sealedTokens(account.id, kept, account.refreshToken);
+    const sealed = await this.sealedTokens(account.id, kept, account);
     await this.social.updateTokens(account.id, sealed);
     return {
       accessToken: tokens.accessToken,

@@ -100,6 +100,12 @@ describe("native sign-in with the provider's ID token (POST /sign-in/social { pr
     const again = await nativeIdToken(who, "app-nonce-2");
     const second = await signIn(t, { token: again.idToken, nonce: "app-nonce-2" });
     expect(((await second.json()) as { user: { id: string } }).user.id).toBe(found!.user.id);
+    // That sign-in brought no access token: the stored one, its expiry and scopes stay; the new ID token is kept.
+    const after = (await t.store.socialAccounts.findByProviderAccount(PROVIDER, who.sub))!.account;
+    expect(await box.open(`${after.id}:accessToken`, after.accessToken!)).toBe(accessToken);
+    expect(after.accessTokenExpiresAt).toEqual(found!.account.accessTokenExpiresAt);
+    expect(after.scope).toBe(found!.account.scope);
+    expect(await box.open(`${after.id}:idToken`, after.idToken!)).toBe(again.idToken);
   });
 
   it("a nonce other than the token's is refused, and so is a token issued without one", async () => {
