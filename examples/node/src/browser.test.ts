@@ -604,7 +604,8 @@ describe("accessibility (axe-core in Chromium)", { timeout: 60_000 }, () => {
 
   it("every page, signed out and signed in, has no serious or critical violation (contrast and labels included)", async () => {
     const found: string[] = [];
-    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password"]) found.push(...(await seriousViolations(path)));
+    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password"])
+      found.push(...(await seriousViolations(path)));
     await signedInUser("axe@example.com");
     for (const path of ["/", "/settings", "/verify", "/api-keys", "/devices", "/two-factor", "/jwt", "/accounts"])
       found.push(...(await seriousViolations(path)));

@@ -1,6 +1,9 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 import type { ClientErrorCode, LatchkeyError, Result } from "@latchkey/client";
 
+/** A query parameter of the page's URL ("" when absent). */
+export const query = (name: string) => new URLSearchParams(location.search).get(name) ?? "";
+
 /** What the person reads for each error: words, never codes. Unlisted codes show the server's own message. */
 const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   INVALID_CREDENTIALS: "That email and password do not match an account.",
