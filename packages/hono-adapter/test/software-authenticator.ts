@@ -17,7 +17,7 @@ function head(major: number, length: number): number[] {
 }
 
 /** CBOR (RFC 8949) of integers, text, byte strings, arrays and maps: all a WebAuthn attestation object needs. */
-export function cbor(value: Cbor): Uint8Array {
+function cbor(value: Cbor): Uint8Array {
   const out: number[] = [];
   const write = (v: Cbor): void => {
     if (typeof v === "number") {
@@ -49,7 +49,7 @@ export function b64url(bytes: Uint8Array): string {
   return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export function fromB64url(text: string): Uint8Array {
+function fromB64url(text: string): Uint8Array {
   const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
