@@ -1,12 +1,10 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
 } from "@simplewebauthn/server";
 import { originOf } from "../config/origin.ts";
 import { AuthError, invalidField } from "../errors/errors.ts";
@@ -22,6 +20,12 @@ import { accountLockKey } from "../rate-limit/rate-limit.ts";
 import { companionCookie, type CookieDescriptor } from "../session/session.ts";
 import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import type { ResolvedPasskeyOptions } from "./options.ts";
+
+/**
+ * The verifier, loaded on first use: an app without `passkeys()` never loads it, and a bundler drops it (with its
+ * ASN.1 and X.509 dependencies, about 200 KB) from a Worker that does not install the plugin.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 /** The verification-row identifier prefixes of issued challenges (one row each, random suffix). */
 const REGISTER_PREFIX = "passkey-register:";
@@ -294,6 +298,7 @@ export class PasskeyService {
   async registrationOptions(user: UserRecord): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
     const { ctx, options } = this;
     const existing = await this.port.listByUser(user.id);
+    const { generateRegistrationOptions } = await webauthn();
     const creation = await generateRegistrationOptions({
       rpName: options.rpName,
       rpID: options.rpId,
@@ -324,8 +329,9 @@ export class PasskeyService {
     const name = input.name === undefined || input.name === null ? null : nameOf(input.name);
     const { row, challenge } = await this.spend(input.token, REGISTER_PREFIX);
     if (row.userId !== user.id) throw challengeInvalid();
-    let info: NonNullable<Awaited<ReturnType<typeof verifyRegistrationResponse>>["registrationInfo"]>;
+    let info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>;
     try {
+      const { verifyRegistrationResponse } = await webauthn();
       const verified = await verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
@@ -378,6 +384,7 @@ export class PasskeyService {
       const user = await ctx.store.users.findByEmail(normalizeEmail(email));
       if (user) allow = await this.port.listByUser(user.id);
     }
+    const { generateAuthenticationOptions } = await webauthn();
     const request = await generateAuthenticationOptions({
       rpID: options.rpId,
       challenge: bytesOf(ctx.random.bytes(32)),
@@ -421,8 +428,9 @@ export class PasskeyService {
     await ctx.lockout.assertNotLocked(identifier);
     const publicKey = fromBase64url(passkey.publicKey);
     if (publicKey === null) throw new AuthError("INTERNAL_ERROR", "A stored passkey cannot be read");
-    let info: Awaited<ReturnType<typeof verifyAuthenticationResponse>>["authenticationInfo"];
+    let info: VerifiedAuthenticationResponse["authenticationInfo"];
     try {
+      const { verifyAuthenticationResponse } = await webauthn();
       const verified = await verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
