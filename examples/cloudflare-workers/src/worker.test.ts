@@ -81,6 +81,7 @@ beforeAll(async () => {
     "0005_partial_nullable_indexes",
     "0006_two_factor",
     "0007_social_accounts",
+    "0008_passkeys",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.

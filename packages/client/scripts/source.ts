@@ -2,11 +2,16 @@
 // never carries a hand-written copy of a request or response shape. `pnpm --filter @latchkey/client generate`
 // rewrites src/generated/api.ts; a test fails when the committed file is stale.
 import openapiTS, { astToString } from "openapi-typescript";
-import { apiKeys, auditLog, emailOtp, github, jwt, magicLink, oauth, oidc, twoFactor } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, github, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 
-type Operation = { operationId: string; requestBody?: unknown; parameters?: Array<{ in: string }> };
+type Operation = {
+  operationId: string;
+  requestBody?: unknown;
+  parameters?: Array<{ in: string }>;
+  responses?: Record<string, unknown>;
+};
 
 /** The document with every feature (and every optional endpoint) enabled. */
 async function everyFeatureDocument(): Promise<
@@ -26,6 +31,7 @@ async function everyFeatureDocument(): Promise<
           github({ clientId: "id", clientSecret: "secret" }),
         ],
       }),
+      passkeys({ rpId: "app.example", rpName: "Example" }),
       jwt(),
       apiKeys(),
       auditLog(),
@@ -40,15 +46,22 @@ async function everyFeatureDocument(): Promise<
 /** The text of src/generated/api.ts. */
 export async function generatedSource(): Promise<string> {
   const doc = await everyFeatureDocument();
-  // Operations with path parameters are browser navigations, not API calls (the OAuth provider's redirect to
-  // `/callback/{provider}`): the client does not call them.
-  for (const path of Object.keys(doc.paths)) if (path.includes("{")) delete doc.paths[path];
+  // Browser navigations (a 302 answer: the OAuth provider's redirect to `/callback/{provider}`) are not API calls:
+  // the client does not call them. Other path parameters (`/passkey/{id}`) are filled from the input.
+  for (const [path, item] of Object.entries(doc.paths))
+    if (Object.values(item).some((op) => op.responses?.["302"] !== undefined)) delete doc.paths[path];
   const types = astToString(await openapiTS(doc as never, { exportType: false, alphabetize: true }));
   const rows = Object.entries(doc.paths)
     .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })))
     .sort((a, b) => a.op.operationId.localeCompare(b.op.operationId))
     .map(({ path, method, op }) => {
-      const input = op.requestBody ? "body" : op.parameters?.some((p) => p.in === "query") ? "query" : "none";
+      const input = op.requestBody
+        ? "body"
+        : op.parameters?.some((p) => p.in === "query")
+          ? "query"
+          : op.parameters?.some((p) => p.in === "path")
+            ? "path"
+            : "none";
       return `  ${op.operationId}: { method: "${method}", path: "${path}", input: "${input}" },`;
     });
   return [

@@ -9,6 +9,7 @@
  */
 import { OPERATIONS } from "./generated/api.ts";
 import { type SocialMethods, socialMethods } from "./social.ts";
+import { type PasskeyMethods, passkeyMethods } from "./passkey.ts";
 import type {
   User,
   Session,
@@ -24,6 +25,7 @@ import type {
 
 export { OPERATIONS };
 export type { SocialCallOptions, SocialMethods } from "./social.ts";
+export type { PasskeyMethods, PasskeyRegisterInput, PasskeySignInInput } from "./passkey.ts";
 export type { components, operations, paths } from "./generated/api.ts";
 export type {
   Schemas,
@@ -107,7 +109,8 @@ export interface ClientOptions {
 }
 
 export type LatchkeyClient = OperationMethods &
-  SocialMethods & {
+  SocialMethods &
+  PasskeyMethods & {
     /** The session store components subscribe to (React: `useSession(client)` from `@latchkey/client/react`). */
     session: SessionStore;
     /** Bearer mode: the current session token (`getToken()` is the JWT endpoint). */
@@ -142,6 +145,7 @@ const SESSION_CHANGING = new Set<OperationId>([
   "verifyTwoFactorRecoveryCode",
   // A native app's `{ provider, idToken }` sign-in answers a session (the redirect flow only a URL).
   "signInSocial",
+  "passkeyAuthenticateVerify",
 ]);
 // Sign-ins a trusted device of `twoFactor()` may skip the second step of (bearer mode sends its token with them).
 const SIGN_INS = new Set<OperationId>([
@@ -150,6 +154,7 @@ const SIGN_INS = new Set<OperationId>([
   "verifyMagicLink",
   "verifyEmail",
   "signInSocial",
+  "passkeyAuthenticateVerify",
 ]);
 // Calls that finish a pending two-factor sign-in (bearer mode sends the pending token with them).
 const SECOND_STEPS = new Set<OperationId>(["verifyTwoFactor", "verifyTwoFactorRecoveryCode"]);
@@ -187,7 +192,19 @@ function buildRequest<K extends OperationId>(
   callOptions: CallOptions,
 ): { url: string; init: RequestInit } {
   const op = OPERATIONS[operationId];
-  let url = `${ctx.base}${op.path}`;
+  // Path parameters (`/passkey/{id}`) come out of the input; the rest is the body or the query.
+  let fields = input as Record<string, unknown> | undefined;
+  let path: string = op.path;
+  if (path.includes("{")) {
+    const rest: Record<string, unknown> = { ...fields };
+    path = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = rest[name];
+      delete rest[name];
+      return encodeURIComponent(String(value ?? ""));
+    });
+    fields = rest;
+  }
+  let url = `${ctx.base}${path}`;
   const headers: Record<string, string> = {
     accept: "application/json",
     ...(typeof ctx.headers === "function" ? ctx.headers() : ctx.headers),
@@ -195,11 +212,11 @@ function buildRequest<K extends OperationId>(
   };
   let body: string | undefined;
   if (op.input === "body") {
-    body = JSON.stringify(input ?? {});
+    body = JSON.stringify(fields ?? {});
     headers["content-type"] = "application/json";
-  } else if (op.input === "query" && input) {
+  } else if (op.input === "query" && fields) {
     const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(input as Record<string, unknown>))
+    for (const [name, value] of Object.entries(fields))
       if (value !== undefined && value !== null) query.set(name, String(value));
     const text = query.toString();
     if (text) url += `?${text}`;
@@ -454,6 +471,7 @@ export function createLatchkeyClient(options: ClientOptions): LatchkeyClient {
   return {
     ...operationMethods(call),
     ...socialMethods(call),
+    ...passkeyMethods(call),
     session: store,
     getBearerToken: () => tokens.token,
     setBearerToken: tokens.setToken,

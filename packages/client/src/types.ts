@@ -11,8 +11,11 @@ export type SessionListItem = Schemas["SessionListItem"];
 export type ApiKeyUsage = Schemas["ApiKeyUsage"];
 /** Every code a Latchkey error body carries. */
 export type ErrorCode = Schemas["Error"]["code"];
-/** `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). */
-export type ClientErrorCode = ErrorCode | "NETWORK_ERROR";
+/**
+ * `NETWORK_ERROR`: the request never got an answer (offline, DNS, CORS refused, aborted). `PASSKEY_CANCELLED`: the
+ * browser's passkey prompt was cancelled, timed out or is not available (`passkey.register()`, `passkey.signIn()`).
+ */
+export type ClientErrorCode = ErrorCode | "NETWORK_ERROR" | "PASSKEY_CANCELLED";
 
 /** A failed call: the server's `{code, message, details?}` plus the HTTP status (0 for network errors). */
 export interface LatchkeyError {
@@ -30,10 +33,22 @@ type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": i
     ? B
     : never;
 type QueryOf<Op> = Op extends { parameters: { query?: infer Q } } ? Exclude<Q, undefined> : never;
+/** The path parameters of an operation (`{ id }` of `/passkey/{id}`); nothing for operations without. */
+type PathOf<Op> = Op extends { parameters: { path: infer P } }
+  ? [Exclude<P, undefined>] extends [never]
+    ? unknown
+    : Exclude<P, undefined>
+  : unknown;
 
 /** The request body (or query) an operation takes, from the server's schemas. */
 export type Input<K extends OperationId> =
-  Kind<K> extends "body" ? JsonBody<operations[K]> : Kind<K> extends "query" ? QueryOf<operations[K]> : undefined;
+  Kind<K> extends "body"
+    ? JsonBody<operations[K]> & PathOf<operations[K]>
+    : Kind<K> extends "query"
+      ? QueryOf<operations[K]> & PathOf<operations[K]>
+      : Kind<K> extends "path"
+        ? PathOf<operations[K]>
+        : undefined;
 /** The 200 answer of an operation, from the server's schemas. */
 export type Output<K extends OperationId> = operations[K]["responses"][200]["content"]["application/json"];
 

@@ -32,6 +32,15 @@ export async function bodies(): Promise<void> {
   await client.listApiKeys({ limit: "ten" });
   await client.listApiKeys();
   await client.requestAccountDeletion();
+  // Path parameters are fields of the input: `/passkey/{id}`.
+  await client.renamePasskey({ id: "pk_1", name: "Laptop" });
+  await client.deletePasskey({ id: "pk_1" });
+  // @ts-expect-error the id of /passkey/{id} is required
+  await client.deletePasskey({});
+  // @ts-expect-error the name is a string
+  await client.renamePasskey({ id: "pk_1", name: 5 });
+  await client.passkey.signIn({ autoFill: true });
+  await client.passkey.register({ name: "Laptop" });
 }
 
 export async function responses(): Promise<void> {
@@ -39,8 +48,13 @@ export async function responses(): Promise<void> {
   if (signIn.error) {
     assertType<Equals<typeof signIn.error, LatchkeyError>>(true);
     assertType<Equals<typeof signIn.error.code, ClientErrorCode>>(true);
-    const code: "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | ErrorCode | "NETWORK_ERROR" =
-      signIn.error.code;
+    const code:
+      | "INVALID_CREDENTIALS"
+      | "ACCOUNT_LOCKED"
+      | "RATE_LIMITED"
+      | ErrorCode
+      | "NETWORK_ERROR"
+      | "PASSKEY_CANCELLED" = signIn.error.code;
     void code;
     // @ts-expect-error error codes are a closed union, not any string
     const nope: typeof signIn.error.code = "NOT_A_LATCHKEY_CODE";

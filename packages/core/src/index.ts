@@ -221,6 +221,25 @@ export type {
   ProfileContext,
   OAuth2Endpoints,
 } from "./oauth/index.ts";
+export {
+  passkeys,
+  PASSKEYS_PLUGIN_ID,
+  PASSKEYS_SCHEMA,
+  PASSKEYS_OPTION_SHAPE,
+  PasskeyService,
+} from "./passkey/index.ts";
+export type {
+  PasskeyApi,
+  PasskeysInstalled,
+  PasskeysPlugin,
+  PasskeyOptions,
+  PasskeyUserVerification,
+  ResolvedPasskeyOptions,
+  PasskeyCeremony,
+  PasskeySignInInput,
+  PasskeyView,
+  RegisterPasskeyInput,
+} from "./passkey/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

@@ -56,6 +56,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       "0005_partial_nullable_indexes",
       "0006_two_factor",
       "0007_social_accounts",
+      "0008_passkeys",
     ]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
@@ -94,6 +95,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       { name: "0005_partial_nullable_indexes.sql" },
       { name: "0006_two_factor.sql" },
       { name: "0007_social_accounts.sql" },
+      { name: "0008_passkeys.sql" },
     ]);
   });
 

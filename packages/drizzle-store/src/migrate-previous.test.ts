@@ -86,6 +86,7 @@ describe("migrating a database made with the previous schema", () => {
         "0005_partial_nullable_indexes",
         "0006_two_factor",
         "0007_social_accounts",
+        "0008_passkeys",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -116,6 +117,7 @@ describe("migrating a database made with the previous schema", () => {
         "0005_partial_nullable_indexes",
         "0006_two_factor",
         "0007_social_accounts",
+        "0008_passkeys",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

@@ -10,6 +10,7 @@ const TABLES = [
   "audit_events",
   "counters",
   "jwks",
+  "passkeys",
   "sessions",
   "two_factor",
   "users",
@@ -24,6 +25,7 @@ const MIGRATIONS = [
   "0005_partial_nullable_indexes",
   "0006_two_factor",
   "0007_social_accounts",
+  "0008_passkeys",
 ];
 
 describe("migrateDatabase", () => {

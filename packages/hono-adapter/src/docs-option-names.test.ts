@@ -13,6 +13,7 @@ import {
   MAGIC_LINK_OPTION_SHAPE,
   TWO_FACTOR_OPTION_SHAPE,
   OAUTH_OPTION_SHAPE,
+  PASSKEYS_OPTION_SHAPE,
   type OptionShape,
 } from "@latchkey/core";
 import { ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
@@ -29,6 +30,7 @@ const SHAPES: Record<string, OptionShape> = {
   magicLink: MAGIC_LINK_OPTION_SHAPE,
   twoFactor: TWO_FACTOR_OPTION_SHAPE,
   oauth: OAUTH_OPTION_SHAPE,
+  passkeys: PASSKEYS_OPTION_SHAPE,
   apiKeys: API_KEYS_OPTION_SHAPE,
   jwt: JWT_OPTION_SHAPE,
   auditLog: AUDIT_LOG_OPTION_SHAPE,

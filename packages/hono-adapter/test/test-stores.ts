@@ -105,6 +105,7 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
     jwks: port("jwks") as FullStore["jwks"],
     audit: port("audit") as FullStore["audit"],
     twoFactor: port("twoFactor") as FullStore["twoFactor"],
+    passkeys: port("passkeys") as FullStore["passkeys"],
     transaction: async (body) => (await ready).transaction(body),
     ping: async () => (await ready).ping(),
     close: async () => (await ready).close(),

@@ -5,6 +5,7 @@ import type {
   CounterState,
   JwkRecord,
   TwoFactorRecord,
+  PasskeyRecord,
   SessionRecord,
   UserRecord,
   VerificationRecord,
@@ -35,6 +36,8 @@ export interface MemoryDatabase {
   jwks: Map<string, JwkRecord>;
   audit: AuditRecord[];
   twoFactor: Map<string, TwoFactorRecord>;
+  /** By user, and by credential id (unique). */
+  passkeys: Table<PasskeyRecord, "user" | "credential">;
 }
 
 export function memoryDatabase(): MemoryDatabase {
@@ -57,6 +60,10 @@ export function memoryDatabase(): MemoryDatabase {
     jwks: new Map(),
     audit: [],
     twoFactor: new Map(),
+    passkeys: new Table<PasskeyRecord, "user" | "credential">(
+      { user: (p) => p.userId, credential: (p) => p.credentialId },
+      ["credential"],
+    ),
   };
 }
 

@@ -10,6 +10,7 @@ import { twoFactorPort } from "./two-factor.ts";
 import { trackedDatabase, UndoLog } from "./undo-log.ts";
 import { sessionsPort } from "./sessions.ts";
 import { socialAccountsPort } from "./social-accounts.ts";
+import { passkeysPort } from "./passkeys.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 
@@ -44,6 +45,7 @@ export function memoryStoreOver(db: MemoryDatabase): FullStore {
     audit: auditPort(data),
     twoFactor: twoFactorPort(data),
     socialAccounts: socialAccountsPort(data),
+    passkeys: passkeysPort(data),
   });
 
   const store: FullStore = {

@@ -87,5 +87,6 @@ export function trackedDatabase(db: MemoryDatabase, log: UndoLog): MemoryDatabas
     apiKeysByHash: log.track(db.apiKeysByHash),
     jwks: log.track(db.jwks),
     twoFactor: log.track(db.twoFactor),
+    passkeys: log.track(db.passkeys),
   };
 }

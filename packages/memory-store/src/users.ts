@@ -3,7 +3,7 @@ import { copy, dropApiKey, dropSession, identityKey, type MemoryDatabase } from 
 
 /** `UserStore` in memory: the email and username indexes decide uniqueness; delete takes every auth-owned row with it. */
 export function usersPort(db: MemoryDatabase): UserStore {
-  const { users, emails, usernames, sessions, accounts, verifications, apiKeys, twoFactor } = db;
+  const { users, emails, usernames, sessions, accounts, verifications, apiKeys, twoFactor, passkeys } = db;
   return {
     async create(user, userAccounts): Promise<UniqueResult<UserRecord>> {
       if (emails.has(user.email)) return { ok: false, conflict: "email" };
@@ -63,6 +63,7 @@ export function usersPort(db: MemoryDatabase): UserStore {
       for (const k of apiKeys.rowsBy("user", id)) dropApiKey(db, k.id);
       for (const v of verifications.rowsBy("user", id)) verifications.delete(v.id);
       twoFactor.delete(id);
+      for (const p of passkeys.rowsBy("user", id)) passkeys.delete(p.id);
       return true;
     },
     async listUnverifiedBefore(before, limit) {

@@ -5,6 +5,7 @@ import type {
   AuditDoc,
   CounterDoc,
   JwkDoc,
+  PasskeyDoc,
   TwoFactorDoc,
   SessionDoc,
   UserDoc,
@@ -22,6 +23,7 @@ export const COLLECTION_NAMES = {
   jwks: "jwks",
   audit: "audit_events",
   twoFactor: "two_factor",
+  passkeys: "passkeys",
 } as const;
 
 export type CollectionName = (typeof COLLECTION_NAMES)[keyof typeof COLLECTION_NAMES];
@@ -37,6 +39,7 @@ export interface Collections {
   jwks: Collection<JwkDoc>;
   audit: Collection<AuditDoc>;
   twoFactor: Collection<TwoFactorDoc>;
+  passkeys: Collection<PasskeyDoc>;
 }
 
 export function collectionsOf(db: Db): Collections {
@@ -50,5 +53,6 @@ export function collectionsOf(db: Db): Collections {
     jwks: db.collection<JwkDoc>(COLLECTION_NAMES.jwks),
     audit: db.collection<AuditDoc>(COLLECTION_NAMES.audit),
     twoFactor: db.collection<TwoFactorDoc>(COLLECTION_NAMES.twoFactor),
+    passkeys: db.collection<PasskeyDoc>(COLLECTION_NAMES.passkeys),
   };
 }

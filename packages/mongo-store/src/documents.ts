@@ -4,6 +4,7 @@ import type {
   AuditRecord,
   CounterState,
   JwkRecord,
+  PasskeyRecord,
   SessionRecord,
   TwoFactorRecord,
   UserRecord,
@@ -25,6 +26,7 @@ export type VerificationDoc = Doc<VerificationRecord> & { rid?: string };
 export type ApiKeyDoc = Doc<ApiKeyRecord>;
 export type JwkDoc = Doc<JwkRecord>;
 export type AuditDoc = Doc<AuditRecord>;
+export type PasskeyDoc = Doc<PasskeyRecord>;
 /** A user's two-factor record: one per user, so the user's id is the `_id`. */
 export type TwoFactorDoc = Omit<TwoFactorRecord, "userId"> & { _id: string };
 
@@ -129,6 +131,19 @@ const twoFactorFields: Record<Exclude<keyof TwoFactorRecord, "userId">, true> = 
   createdAt: true,
   updatedAt: true,
 };
+const passkeyFields: FieldSet<PasskeyRecord> = {
+  userId: true,
+  credentialId: true,
+  publicKey: true,
+  counter: true,
+  transports: true,
+  deviceType: true,
+  backedUp: true,
+  aaguid: true,
+  name: true,
+  createdAt: true,
+  lastUsedAt: true,
+};
 const auditFields: FieldSet<AuditRecord> = {
   type: true,
   userId: true,
@@ -211,6 +226,8 @@ export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => {
 };
 export const jwkToDoc = (r: JwkRecord): JwkDoc => toDoc(r, jwkFields);
 export const jwkFromDoc = (d: JwkDoc): JwkRecord => fromDoc(d, jwkFields);
+export const passkeyToDoc = (r: PasskeyRecord): PasskeyDoc => toDoc(r, passkeyFields);
+export const passkeyFromDoc = (d: PasskeyDoc): PasskeyRecord => fromDoc(d, passkeyFields);
 export const auditToDoc = (r: AuditRecord): AuditDoc => toDoc(r, auditFields);
 export const auditFromDoc = (d: AuditDoc): AuditRecord => fromDoc(d, auditFields);
 

@@ -12,6 +12,7 @@ import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { twoFactorPort } from "./two-factor.ts";
+import { passkeysPort } from "./passkeys.ts";
 
 // The second wall behind auth.api's input checks: every filter value a caller supplies reaches MongoDB as
 // `{ $eq: value }`, so even an object that slipped through would be compared, not run as a query operator.
@@ -41,10 +42,18 @@ function recordingCollections(): { c: Collections; seen: Recorded[] } {
       },
     );
   const c = Object.fromEntries(
-    ["users", "sessions", "accounts", "verifications", "counters", "apiKeys", "jwks", "audit", "twoFactor"].map((n) => [
-      n,
-      collection(n),
-    ]),
+    [
+      "users",
+      "sessions",
+      "accounts",
+      "verifications",
+      "counters",
+      "apiKeys",
+      "jwks",
+      "audit",
+      "twoFactor",
+      "passkeys",
+    ].map((n) => [n, collection(n)]),
   ) as unknown as Collections;
   return { c, seen };
 }
@@ -70,6 +79,7 @@ const CALLER_FIELDS = new Set([
   "recoveryCodes",
   // A provider subject (the provider id of a linked identity too, but the credential filters name theirs as a constant).
   "accountId",
+  "credentialId",
 ]);
 
 /** The caller-supplied fields of a filter that hold a bare value instead of an operator object. */
@@ -304,6 +314,32 @@ describe("MongoDB filters take caller values through $eq", () => {
         replaceRecoveryCodes: () => twoFactor.replaceRecoveryCodes(h, [h], date).catch(() => null),
         distrustDevices: () => twoFactor.distrustDevices(h, date).catch(() => null),
         delete: () => twoFactor.delete(h),
+      },
+    ];
+    const passkeys = passkeysPort(c);
+    const passkey = {
+      id: h,
+      userId: h,
+      credentialId: h,
+      publicKey: h,
+      counter: 0,
+      transports: [],
+      deviceType: "singleDevice" as const,
+      backedUp: false,
+      aaguid: h,
+      name: null,
+      createdAt: date,
+      lastUsedAt: null,
+    };
+    calls.passkeys = [
+      passkeys,
+      {
+        insert: () => passkeys.insert(passkey).catch(() => null),
+        listByUser: () => passkeys.listByUser(h),
+        findByCredentialId: () => passkeys.findByCredentialId(h),
+        rename: () => passkeys.rename(h, h, h),
+        recordUse: () => passkeys.recordUse(h, 0, 1, false, date).catch(() => null),
+        delete: () => passkeys.delete(h, h),
       },
     ];
     const missing: string[] = [];

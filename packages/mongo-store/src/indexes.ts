@@ -64,8 +64,10 @@ export const INDEX_SPECS: readonly IndexSpec[] = [
     partialFilterExpression: { previousKeyHash: { $type: "string" } },
   },
   { collection: C.jwks, name: "generation_unique", key: { generation: 1 }, unique: true },
+  { collection: C.passkeys, name: "credentialId_unique", key: { credentialId: 1 }, unique: true },
   { collection: C.sessions, name: "userId", key: { userId: 1 } },
   { collection: C.accounts, name: "userId", key: { userId: 1 } },
+  { collection: C.passkeys, name: "userId_created", key: { userId: 1, createdAt: 1, _id: 1 } },
   // Not unique: OTP codes are short, so two live codes for different identifiers may share a hash.
   { collection: C.verifications, name: "valueHash", key: { valueHash: 1 } },
   { collection: C.verifications, name: "userId", key: { userId: 1 } },

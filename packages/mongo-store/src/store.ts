@@ -10,6 +10,7 @@ import { resolveDatabaseName, transactionsFor } from "./connection.ts";
 import { countersPort } from "./counters.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
+import { passkeysPort } from "./passkeys.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
@@ -63,6 +64,7 @@ export function mongoStore(options: MongoStoreOptions): FullStore {
     jwks: jwksPort(c),
     audit: auditPort(c),
     twoFactor: twoFactorPort(c),
+    passkeys: passkeysPort(c),
     socialAccounts: socialAccountsPort(c),
   });
   const ports = portsFor(collections, transactions);

@@ -52,6 +52,7 @@ function collectionsIn(c: Collections, session: ClientSession): Collections {
     jwks: boundTo(c.jwks, session),
     audit: boundTo(c.audit, session),
     twoFactor: boundTo(c.twoFactor, session),
+    passkeys: boundTo(c.passkeys, session),
   };
 }
 

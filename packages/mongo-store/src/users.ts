@@ -28,6 +28,7 @@ async function deleteDependents(c: Collections, userId: string): Promise<void> {
     c.apiKeys.deleteMany({ userId: { $eq: userId } }),
     c.verifications.deleteMany({ userId: { $eq: userId } }),
     c.twoFactor.deleteOne({ _id: { $eq: userId } }),
+    c.passkeys.deleteMany({ userId: { $eq: userId } }),
   ]);
 }
 
@@ -93,6 +94,7 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
           await c.apiKeys.deleteMany({ userId: { $eq: id } }, { session });
           await c.verifications.deleteMany({ userId: { $eq: id } }, { session });
           await c.twoFactor.deleteOne({ _id: { $eq: id } }, { session });
+          await c.passkeys.deleteMany({ userId: { $eq: id } }, { session });
           return true;
         });
       }

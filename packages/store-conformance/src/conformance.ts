@@ -10,6 +10,7 @@ import { describeJwks } from "./jwks.ts";
 import { describeTwoFactor } from "./two-factor.ts";
 import { describeAudit } from "./audit.ts";
 import { describeSocialAccounts } from "./social-accounts.ts";
+import { describePasskeys } from "./passkeys.ts";
 import { describeRoundTrips } from "./round-trip.ts";
 import { describeTransactions } from "./transactions.ts";
 import type { CounterStore } from "@latchkey/core";
@@ -65,6 +66,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeAudit(() => store);
 
     describeSocialAccounts(() => store);
+
+    describePasskeys(() => store);
 
     describeTransactions(() => store);
   });

@@ -1,4 +1,11 @@
-import type { AccountRecord, ApiKeyRecord, SessionRecord, UserRecord, VerificationRecord } from "@latchkey/core";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  PasskeyRecord,
+  SessionRecord,
+  UserRecord,
+  VerificationRecord,
+} from "@latchkey/core";
 
 let seq = 0;
 /** A unique id per fixture (stores must not depend on id shape). */
@@ -118,6 +125,25 @@ export function apiKey(userId: string, over: Partial<ApiKeyRecord> = {}): ApiKey
     expiresAt: null,
     createdAt: T0,
     updatedAt: T0,
+    ...over,
+  };
+}
+
+/** A passkey (opaque credential id and key: the store never decodes them). */
+export function passkey(userId: string, over: Partial<PasskeyRecord> = {}): PasskeyRecord {
+  return {
+    id: uid("pk"),
+    userId,
+    credentialId: uid("cred"),
+    publicKey: "pQECAyYgASFYIPr4-public-key",
+    counter: 0,
+    transports: ["internal", "hybrid"],
+    deviceType: "singleDevice",
+    backedUp: false,
+    aaguid: "00000000-0000-0000-0000-000000000000",
+    name: null,
+    createdAt: T0,
+    lastUsedAt: null,
     ...over,
   };
 }

@@ -594,6 +594,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passkey/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a passkey
+         * @description Deletes the passkey (sign-ins with it fail from now: 401 `UNKNOWN_PASSKEY`). Never the user's last way to sign in: 409 `LAST_ACCOUNT` when the user has no account (password, linked provider) and no other passkey, decided atomically (two deletes at once cannot remove both of the last two). Another user's or an unknown passkey: 404 `PASSKEY_NOT_FOUND`. Emits `PasskeyRemoved`.
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/passkey/{id}"]`).
+         */
+        delete: operations["deletePasskey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a passkey
+         * @description Sets the passkey's name (1 to 64 characters). Another user's or an unknown passkey: 404 `PASSKEY_NOT_FOUND`.
+         *
+         *     Rate limit: 30 requests per minute per IP (`rateLimit.rules["/passkey/{id}"]`).
+         */
+        patch: operations["renamePasskey"];
+        trace?: never;
+    };
+    "/passkey/authenticate/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description Options for `navigator.credentials.get()`. Without `email`: an empty `allowCredentials`, so the browser offers every passkey of this site (a discoverable sign-in, or autofill with `mediation: "conditional"`). With it: that user's passkeys (an unknown address answers like a user without any). The challenge is random, single-use, lives 5 minutes and is bound to the client that asked: an HttpOnly cookie for browsers, `challengeToken` in the answer for clients that keep tokens themselves (sent back as `challengeToken` or the `latchkey-passkey` header).
+         *
+         *     Rate limit: 30 requests per minute per IP (`rateLimit.rules["/passkey/authenticate/options"]`).
+         */
+        post: operations["passkeyAuthenticateOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passkey/authenticate/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies the browser's answer and signs in like any sign-in (session cookie, `{user, session}`, `credentials` for token clients, `rememberMe`, the `beforeSignIn` hook, `UserSignedIn` with `method: "passkey"`). The challenge is spent before the response is looked at, so of two verifies of one challenge at most one succeeds, and a failed attempt needs new options. An unknown, expired, spent or another client's challenge: 400 `PASSKEY_CHALLENGE_INVALID`. A response that fails a check (origin, RP ID hash, user presence, user verification, signature, malformed data): 400 `INVALID_PASSKEY_RESPONSE`. The credential must be registered (401 `UNKNOWN_PASSKEY`), the response's user handle must be its owner's, and the signature counter must advance when either counter is non-zero (401 `PASSKEY_COUNTER_REGRESSION` and the event `PasskeyCounterRegression`: the passkey may have been copied). A locked account (`lockout`) is 429 `ACCOUNT_LOCKED`. With user verification the passkey is both factors and skips `twoFactor()`'s second step; without it (`userVerification: "preferred"`) the answer may be `{twoFactorRequired: true}`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/passkey/authenticate/verify"]`).
+         */
+        post: operations["passkeyAuthenticateVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passkey/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's passkeys
+         * @description The signed-in user's passkeys, oldest first (never their public keys).
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passkey/register/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description Options for `navigator.credentials.create()`: a discoverable credential (resident key required), attestation `none`, user verification `required`, the user's passkeys excluded (an authenticator that holds one refuses). The challenge is random, single-use, lives 5 minutes and is bound to the client that asked: an HttpOnly cookie for browsers, `challengeToken` in the answer for clients that keep tokens themselves (sent back as `challengeToken` or the `latchkey-passkey` header).
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/passkey/register/options"]`).
+         */
+        post: operations["passkeyRegisterOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passkey/register/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish registering a passkey
+         * @description Verifies the browser's answer to the options of `/passkey/register/options` (which must be this user's) and stores the passkey: origin (one of `origins`), RP ID hash, user presence, user verification (`required`), the attestation. The challenge is spent before the response is looked at, so of two verifies of one challenge at most one succeeds, and a failed attempt needs new options. An unknown, expired, spent or another client's challenge: 400 `PASSKEY_CHALLENGE_INVALID`. A response that fails a check (origin, RP ID hash, user presence, user verification, signature, malformed data): 400 `INVALID_PASSKEY_RESPONSE`. 409 `PASSKEY_ALREADY_REGISTERED` for a credential registered already. Emits `PasskeyAdded`.
+         *
+         *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/passkey/register/verify"]`).
+         */
+        post: operations["passkeyRegisterVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/request-password-reset": {
         parameters: {
             query?: never;
@@ -1252,7 +1394,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "PROVIDER_NOT_FOUND" | "OAUTH_STATE_MISMATCH" | "OAUTH_ACCESS_DENIED" | "OAUTH_PROVIDER_ERROR" | "OAUTH_INVALID_RESPONSE" | "OAUTH_EMAIL_MISSING" | "OAUTH_SIGN_UP_DISABLED" | "OAUTH_TOKEN_UNAVAILABLE" | "ACCOUNT_EXISTS" | "ACCOUNT_ALREADY_LINKED" | "ACCOUNT_NOT_FOUND" | "LAST_ACCOUNT" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "PROVIDER_NOT_FOUND" | "OAUTH_STATE_MISMATCH" | "OAUTH_ACCESS_DENIED" | "OAUTH_PROVIDER_ERROR" | "OAUTH_INVALID_RESPONSE" | "OAUTH_EMAIL_MISSING" | "OAUTH_SIGN_UP_DISABLED" | "OAUTH_TOKEN_UNAVAILABLE" | "ACCOUNT_EXISTS" | "ACCOUNT_ALREADY_LINKED" | "ACCOUNT_NOT_FOUND" | "LAST_ACCOUNT" | "PASSKEY_CHALLENGE_INVALID" | "INVALID_PASSKEY_RESPONSE" | "UNKNOWN_PASSKEY" | "PASSKEY_COUNTER_REGRESSION" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_NOT_FOUND" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -1289,6 +1431,43 @@ export interface components {
         };
         /** @description This endpoint takes no fields: send no body, an empty body or `{}`. */
         NoFields: Record<string, never>;
+        Passkey: {
+            /** @description The authenticator model (all zeros when it hides it). */
+            aaguid: string;
+            /** @description Whether it was backed up (synced) at its last use. */
+            backedUp: boolean;
+            createdAt: string;
+            /** @description The credential id (base64url). */
+            credentialId: string;
+            /**
+             * @description `multiDevice`: the passkey may be synced between devices (backup eligible).
+             * @enum {string}
+             */
+            deviceType: "singleDevice" | "multiDevice";
+            id: string;
+            lastUsedAt: string | null;
+            name: string | null;
+            transports: string[];
+        };
+        PasskeyAuthenticationOptions: {
+            /** @description For clients that keep tokens themselves (never for browser pages): send it back with the verify. */
+            challengeToken?: string;
+            expiresAt: string;
+            /** @description `PublicKeyCredentialRequestOptionsJSON` */
+            options: {
+                [key: string]: unknown;
+            };
+        };
+        PasskeyList: components["schemas"]["Passkey"][];
+        PasskeyRegistrationOptions: {
+            /** @description For clients that keep tokens themselves (never for browser pages): send it back with the verify. */
+            challengeToken?: string;
+            expiresAt: string;
+            /** @description `PublicKeyCredentialCreationOptionsJSON` */
+            options: {
+                [key: string]: unknown;
+            };
+        };
         PasswordValid: {
             /** @enum {boolean} */
             valid: true;
@@ -3956,6 +4135,696 @@ export interface operations {
             };
         };
     };
+    deletePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The passkey's id (from `/passkey/list`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The passkey's id (from `/passkey/list`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The user's label for the passkey (1 to 64 characters).
+                     * @example MacBook
+                     */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The renamed passkey */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyAuthenticateOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The options; sets the challenge cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyAuthenticationOptions"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyAuthenticateVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The challenge token of the options answer, for clients that keep tokens themselves (`challengeToken`, or the `latchkey-passkey` header); browsers send the HttpOnly challenge cookie instead. */
+                    challengeToken?: string;
+                    rememberMe?: boolean;
+                    /** @description The browser's answer as JSON (`@simplewebauthn/browser`'s `startRegistration()` / `startAuthentication()`, or `PublicKeyCredential.toJSON()`): base64url fields, each at most 32 KiB. */
+                    response: {
+                        authenticatorAttachment?: string | null;
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        type: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; sets the session cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyRegisterOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: no body, an empty body and `{}` are all accepted. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NoFields"];
+            };
+        };
+        responses: {
+            /** @description The options; sets the challenge cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyRegisterVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The challenge token of the options answer, for clients that keep tokens themselves (`challengeToken`, or the `latchkey-passkey` header); browsers send the HttpOnly challenge cookie instead. */
+                    challengeToken?: string;
+                    /**
+                     * @description The user's label for the passkey (1 to 64 characters).
+                     * @example MacBook
+                     */
+                    name?: string;
+                    /** @description The browser's answer as JSON (`@simplewebauthn/browser`'s `startRegistration()` / `startAuthentication()`, or `PublicKeyCredential.toJSON()`): base64url fields, each at most 32 KiB. */
+                    response: {
+                        authenticatorAttachment?: string | null;
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        type: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The new passkey */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestPasswordReset: {
         parameters: {
             query?: never;
@@ -6572,6 +7441,7 @@ export const OPERATIONS = {
   deleteAccount: { method: "POST", path: "/delete-account", input: "body" },
   deleteApiKey: { method: "POST", path: "/api-key/delete", input: "body" },
   deleteExpiredApiKeys: { method: "POST", path: "/api-key/delete-all-expired", input: "body" },
+  deletePasskey: { method: "DELETE", path: "/passkey/{id}", input: "path" },
   disableTwoFactor: { method: "POST", path: "/two-factor/disable", input: "body" },
   enableTwoFactor: { method: "POST", path: "/two-factor/enable", input: "body" },
   getAccessToken: { method: "POST", path: "/get-access-token", input: "body" },
@@ -6583,8 +7453,14 @@ export const OPERATIONS = {
   linkSocial: { method: "POST", path: "/link-social", input: "body" },
   listAccounts: { method: "GET", path: "/list-accounts", input: "none" },
   listApiKeys: { method: "GET", path: "/api-key/list", input: "query" },
+  listPasskeys: { method: "GET", path: "/passkey/list", input: "none" },
   listSessions: { method: "GET", path: "/list-sessions", input: "none" },
+  passkeyAuthenticateOptions: { method: "POST", path: "/passkey/authenticate/options", input: "body" },
+  passkeyAuthenticateVerify: { method: "POST", path: "/passkey/authenticate/verify", input: "body" },
+  passkeyRegisterOptions: { method: "POST", path: "/passkey/register/options", input: "body" },
+  passkeyRegisterVerify: { method: "POST", path: "/passkey/register/verify", input: "body" },
   regenerateRecoveryCodes: { method: "POST", path: "/two-factor/recovery-codes", input: "body" },
+  renamePasskey: { method: "PATCH", path: "/passkey/{id}", input: "body" },
   requestAccountDeletion: { method: "POST", path: "/delete-account/request", input: "body" },
   requestEmailChange: { method: "POST", path: "/email-otp/request-email-change", input: "body" },
   requestPasswordReset: { method: "POST", path: "/request-password-reset", input: "body" },

@@ -20,6 +20,7 @@ export type SignInPath =
   | "sign-in-email-otp"
   | "sign-in-magic-link"
   | "sign-in-social"
+  | "sign-in-passkey"
   | "verify-email";
 
 /** What a hook learns about the request besides the user. */

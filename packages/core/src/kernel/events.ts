@@ -13,7 +13,7 @@ export interface AuthEventMap {
   UserSignedUp: EventBase & { userId: string; email: string };
   UserSignedIn: EventBase & {
     userId: string;
-    method: "password" | "email-otp" | "email-verification" | "magic-link" | "social";
+    method: "password" | "email-otp" | "email-verification" | "magic-link" | "social" | "passkey";
     /** The provider of a social sign-in (`method: "social"`). */
     providerId?: string;
   };
@@ -21,6 +21,15 @@ export interface AuthEventMap {
   AccountLinked: EventBase & { userId: string; providerId: string };
   /** A provider identity was unlinked (`POST /unlink-account`). */
   AccountUnlinked: EventBase & { userId: string; providerId: string };
+  /** A passkey was registered (`POST /passkey/register/verify`). */
+  PasskeyAdded: EventBase & { userId: string; passkeyId: string };
+  /** A passkey was deleted (`DELETE /passkey/:id`). */
+  PasskeyRemoved: EventBase & { userId: string; passkeyId: string };
+  /**
+   * A passkey sign-in whose signature counter did not advance past the stored one: the credential may have been
+   * cloned. The sign-in was refused.
+   */
+  PasskeyCounterRegression: EventBase & { userId: string; passkeyId: string; stored: number; received: number };
   SignInFailed: EventBase & { identifier: string; reason: string };
   /** An interactive sign-up of an address that already has an account (`identifier`: the email). */
   SignUpFailed: EventBase & { identifier: string; reason: "email-taken" };

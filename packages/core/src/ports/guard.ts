@@ -34,6 +34,7 @@ const PORT_NAMES = [
   "audit",
   "twoFactor",
   "socialAccounts",
+  "passkeys",
 ] as const;
 
 /**

@@ -161,6 +161,32 @@ export interface TwoFactorRecord {
   updatedAt: Date;
 }
 
+/**
+ * A user's passkey (a WebAuthn public-key credential, `passkeys()`). `credentialId` is unique over every user.
+ */
+export interface PasskeyRecord {
+  id: string;
+  userId: string;
+  /** The credential's id as the authenticator gave it, base64url. */
+  credentialId: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  /** The signature counter last accepted (0 for authenticators that keep none). */
+  counter: number;
+  /** Transports the browser reported (`internal`, `hybrid`, `usb`, ...). */
+  transports: string[];
+  /** `"multiDevice"` when the credential may be synced (backup eligible), else `"singleDevice"`. */
+  deviceType: "singleDevice" | "multiDevice";
+  /** Whether the credential was backed up (synced) at its last use. */
+  backedUp: boolean;
+  /** The authenticator model's AAGUID (all zeros when the authenticator hides it). */
+  aaguid: string;
+  /** The user's own label ("MacBook", "YubiKey"); null until named. */
+  name: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
 export interface AuditRecord {
   id: string;
   type: string;

@@ -9,6 +9,7 @@ import type {
   Permissions,
   SessionRecord,
   TwoFactorRecord,
+  PasskeyRecord,
   UserRecord,
   VerificationRecord,
 } from "./records.ts";
@@ -306,6 +307,41 @@ export interface SocialAccountStore {
   unlink(userId: string, id: string): Promise<UnlinkResult>;
 }
 
+/** What `PasskeyStore.insert` did: `"taken"` when the credential id is registered already (to anyone). */
+export type PasskeyInsertResult = "inserted" | "taken" | "owner-gone";
+
+/** What `PasskeyStore.delete` did: `"last"` when it is the user's last way to sign in (nothing changes). */
+export type PasskeyDeleteResult = "deleted" | "last" | "not-found";
+
+/**
+ * Users' passkeys (`passkeys()`). Credential ids are unique over every user; the counter advances by
+ * compare-and-set; a user's deletion takes their passkeys with it.
+ */
+export interface PasskeyStore {
+  /**
+   * Inserts the passkey. `"taken"` when its credential id is registered already (the unique index decides, so of
+   * N concurrent registrations of one credential exactly one wins); `"owner-gone"` when the user does not exist.
+   */
+  insert(record: PasskeyRecord): Promise<PasskeyInsertResult>;
+  /** The user's passkeys, oldest first. */
+  listByUser(userId: string): Promise<PasskeyRecord[]>;
+  findByCredentialId(credentialId: string): Promise<PasskeyRecord | null>;
+  /** Renames passkey `id` of `userId`; null when there is no such passkey of that user. */
+  rename(userId: string, id: string, name: string): Promise<PasskeyRecord | null>;
+  /**
+   * Records a sign-in: sets `counter` to `next`, `backedUp` and `lastUsedAt`, only while the stored counter is still
+   * `expected`. False otherwise (a racing sign-in advanced it, or the passkey is gone): of two concurrent sign-ins
+   * that read the same counter at most one advances it (both succeed only when the counter stays 0).
+   */
+  recordUse(id: string, expected: number, next: number, backedUp: boolean, at: Date): Promise<boolean>;
+  /**
+   * Deletes passkey `id` of `userId` unless it is the user's last way to sign in (no account row and no other
+   * passkey): `"last"` then, and nothing changes. Atomic: of two concurrent deletes of a user's only two passkeys,
+   * one answers `"last"`.
+   */
+  delete(userId: string, id: string): Promise<PasskeyDeleteResult>;
+}
+
 export interface JwkStore {
   list(): Promise<JwkRecord[]>;
   /** Inserts the key unless one with the same `generation` exists (then false: another instance won). */
@@ -366,7 +402,7 @@ export interface CorePorts {
 
 /**
  * The ports only a plugin needs: `apiKeys()` needs `apiKeys`, `jwt()` needs `jwks` (unless it has a
- * `signerFactory`), `auditLog()` needs `audit`, `twoFactor()` needs `twoFactor`, `oauth()` needs `socialAccounts`. A
+ * `signerFactory`), `auditLog()` needs `audit`, `twoFactor()` needs `twoFactor`, `oauth()` needs `socialAccounts`, `passkeys()` needs `passkeys`. A
  * store may leave out those of features it does not support;
  * `createAuth` then refuses to install the plugin, naming the missing port.
  */
@@ -376,9 +412,10 @@ export interface PluginPorts {
   audit: AuditStore;
   twoFactor: TwoFactorStore;
   socialAccounts: SocialAccountStore;
+  passkeys: PasskeyStore;
 }
 
-/** `"apiKeys" | "jwks" | "audit" | "twoFactor" | "socialAccounts"`: what a plugin lists in its `requires`. */
+/** `"apiKeys" | "jwks" | "audit" | "twoFactor" | "socialAccounts" | "passkeys"`: what a plugin lists in its `requires`. */
 export type PluginPortName = keyof PluginPorts;
 
 /** The ports of a store: what a transaction body sees. Plugin-owned ports are optional. */
@@ -436,6 +473,7 @@ export interface FullStore extends Store {
   audit: AuditStore;
   twoFactor: TwoFactorStore;
   socialAccounts: SocialAccountStore;
+  passkeys: PasskeyStore;
   transaction<T>(body: (tx: FullStorePorts) => Promise<T>): Promise<T>;
 }
 

@@ -4,7 +4,7 @@ import type { Store } from "../ports/store.ts";
 import type { CookieDescriptor, DeviceCredential, SessionService, SignInResult } from "./session.ts";
 
 /** How the first factor was proven: the `method` of the `UserSignedIn` the finished sign-in emits. */
-export type SignInMethod = "password" | "email-otp" | "email-verification" | "magic-link" | "social";
+export type SignInMethod = "password" | "email-otp" | "email-verification" | "magic-link" | "social" | "passkey";
 
 /** What a sign-in that passed its first factor tells the gate. */
 export interface SignInAttempt {
@@ -14,6 +14,11 @@ export interface SignInAttempt {
   passwordHash?: string | null;
   /** The provider of a social sign-in: the finished sign-in's `UserSignedIn` names it. */
   providerId?: string;
+  /**
+   * The first factor proved the second too (a passkey with user verification: something the user has and is or
+   * knows): the gate is not asked.
+   */
+  bothFactors?: boolean;
 }
 
 /**
@@ -90,6 +95,6 @@ export async function signInOrChallenge(
   meta: RequestMeta,
   attempt: SignInAttempt,
 ): Promise<SignInOutcome> {
-  const challenge = await ctx.signInGate?.challenge(ctx.store, user, meta, attempt);
+  const challenge = attempt.bothFactors ? null : await ctx.signInGate?.challenge(ctx.store, user, meta, attempt);
   return challenge ?? ctx.sessions.create(user, meta, { rememberMe: attempt.rememberMe });
 }

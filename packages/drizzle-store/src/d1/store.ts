@@ -9,6 +9,7 @@ import { countersPort } from "../sqlite/counters.ts";
 import type { SqliteDatabase } from "../sqlite/database.ts";
 import { jwksPort } from "../sqlite/jwks.ts";
 import { twoFactorPort } from "../sqlite/two-factor.ts";
+import { passkeysPort } from "../sqlite/passkeys.ts";
 import { sessionsPort } from "../sqlite/sessions.ts";
 import { socialAccountsPort } from "../sqlite/social-accounts.ts";
 import { usersPort } from "../sqlite/users.ts";
@@ -35,6 +36,7 @@ export function d1Store(binding: D1DatabaseBinding): FullStore {
     jwks: jwksPort(db),
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
+    passkeys: passkeysPort(db),
     socialAccounts: socialAccountsPort(db),
   };
   // A busy, overloaded or unreachable database is 503 `DATABASE_UNAVAILABLE` (retry later), never a 500.

@@ -11,6 +11,7 @@ import { countersPort } from "./counters.ts";
 import type { PgDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
+import { passkeysPort } from "./passkeys.ts";
 import { sessionsPort } from "./sessions.ts";
 import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
@@ -32,6 +33,7 @@ export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
     jwks: jwksPort(db),
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
+    passkeys: passkeysPort(db),
     socialAccounts: socialAccountsPort(db),
   };
 }

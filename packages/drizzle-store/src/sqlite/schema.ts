@@ -196,6 +196,31 @@ export const twoFactor = sqliteTable("two_factor", {
   updatedAt: instant("updated_at").notNull(),
 });
 
+/**
+ * SQLite table of passkeys (WebAuthn credentials): a credential id belongs to one user at most; the counter
+ * advances by one conditional UPDATE (compare-and-set).
+ */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialId: text("credential_id").notNull(),
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull(),
+    transports: jsonText<string[]>("transports").notNull(),
+    deviceType: text("device_type").$type<"singleDevice" | "multiDevice">().notNull(),
+    backedUp: flag("backed_up").notNull(),
+    aaguid: text("aaguid").notNull(),
+    name: text("name"),
+    createdAt: instant("created_at").notNull(),
+    lastUsedAt: instant("last_used_at"),
+  },
+  (t) => [uniqueIndex("passkeys_credential_id_unique").on(t.credentialId), index("passkeys_user_id_idx").on(t.userId)],
+);
+
 /** SQLite table of audit events; no foreign key, so rows outlive their user. */
 export const auditEvents = sqliteTable(
   "audit_events",

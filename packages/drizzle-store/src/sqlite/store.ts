@@ -14,6 +14,7 @@ import type { EngineTransactions, SqliteReadDatabase } from "./read-through.ts";
 import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
+import { passkeysPort } from "./passkeys.ts";
 import { sessionsPort } from "./sessions.ts";
 import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
@@ -31,6 +32,7 @@ function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = fa
     jwks: jwksPort(db),
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
+    passkeys: passkeysPort(db),
     socialAccounts: socialAccountsPort(db),
   };
 }

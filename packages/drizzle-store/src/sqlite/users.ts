@@ -5,7 +5,7 @@ import type { SqliteDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
 import { userConflictOf } from "./errors.ts";
 import { oneRowOf, readThrough, type FileReads } from "./read-through.ts";
-import { accounts, apiKeys, sessions, twoFactor, users, verifications } from "./schema.ts";
+import { accounts, apiKeys, passkeys, sessions, twoFactor, users, verifications } from "./schema.ts";
 
 // Drizzle drops undefined keys from SET; a patch with nothing left would be an invalid UPDATE.
 const hasFields = (patch: object) => Object.values(patch).some((v) => v !== undefined);
@@ -92,9 +92,10 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
         db.delete(apiKeys).where(eq(apiKeys.userId, id)),
         db.delete(verifications).where(eq(verifications.userId, id)),
         db.delete(twoFactor).where(eq(twoFactor.userId, id)),
+        db.delete(passkeys).where(eq(passkeys.userId, id)),
         db.delete(users).where(eq(users.id, id)).returning({ id: users.id }),
       ]);
-      return results[5].length > 0;
+      return results[6].length > 0;
     },
     async listUnverifiedBefore(before, limit) {
       return db

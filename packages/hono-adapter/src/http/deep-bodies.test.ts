@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { apiKeys, auditLog, emailOtp, jwt, type LogFields, type Logger } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt, passkeys, type LogFields, type Logger } from "@latchkey/core";
 import { bearer, createTestAuth } from "../../test/test-auth.ts";
 import { MAX_BODY_DEPTH } from "../middleware/security.ts";
 
@@ -34,7 +34,13 @@ describe("bodies nested 100, 1,000 and 10,000 deep, on every route", () => {
     const logger = captureLogger();
     const t = createTestAuth({
       logger,
-      plugins: [emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }), jwt(), apiKeys(), auditLog()],
+      plugins: [
+        emailOtp({ emailChange: { enabled: true, verifyCurrentEmail: true } }),
+        jwt(),
+        apiKeys(),
+        auditLog(),
+        passkeys({ rpId: "app.example", rpName: "Example" }),
+      ],
     });
     const { token } = await t.signUp("ada@example.com");
     const consoleLines: unknown[][] = [];
@@ -56,6 +62,8 @@ describe("bodies nested 100, 1,000 and 10,000 deep, on every route", () => {
         { method: "POST", path: "/api-key/create" },
         { method: "POST", path: "/sign-in/email" },
         { method: "PATCH", path: "/user" },
+        { method: "POST", path: "/passkey/authenticate/verify" },
+        { method: "DELETE", path: "/passkey/x" },
       ]),
     );
     expect(operations.length).toBeGreaterThan(20);

@@ -13,7 +13,7 @@ const CREDENTIALS_HEADER = "latchkey-credentials";
  * script reading the answer (an injected one, a fetch hook) finds no token. Other clients (servers, CLIs, native
  * apps' HTTP stacks) send neither header and get it as before.
  */
-function returnsToken(c: Context): boolean {
+export function returnsToken(c: Context): boolean {
   if (c.req.header(CREDENTIALS_HEADER)?.trim().toLowerCase() === "bearer") return true;
   return c.req.header("origin") === undefined && c.req.header("sec-fetch-site") === undefined;
 }

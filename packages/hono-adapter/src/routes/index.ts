@@ -8,6 +8,7 @@ import { registerEmailOtpRoutes } from "./email-otp/index.ts";
 import { registerMagicLinkRoutes } from "./magic-link/index.ts";
 import { registerTwoFactorRoutes } from "./two-factor/index.ts";
 import { registerOAuthRoutes } from "./oauth/index.ts";
+import { registerPasskeyRoutes } from "./passkey/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
 import { registerHealthRoutes } from "./health/index.ts";
@@ -22,6 +23,7 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerMagicLinkRoutes,
   registerTwoFactorRoutes,
   registerOAuthRoutes,
+  registerPasskeyRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
   registerHealthRoutes,

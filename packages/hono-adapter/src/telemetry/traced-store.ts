@@ -13,6 +13,7 @@ const PORTS = new Set([
   "audit",
   "twoFactor",
   "socialAccounts",
+  "passkeys",
 ]);
 
 /** `db.system.name` per store kind (OpenTelemetry's values where one exists). */

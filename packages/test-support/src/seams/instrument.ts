@@ -12,7 +12,8 @@ export type PortName =
   | "jwks"
   | "audit"
   | "twoFactor"
-  | "socialAccounts";
+  | "socialAccounts"
+  | "passkeys";
 
 const PORTS: readonly PortName[] = [
   "users",
@@ -25,6 +26,7 @@ const PORTS: readonly PortName[] = [
   "audit",
   "twoFactor",
   "socialAccounts",
+  "passkeys",
 ];
 
 /** Every port method that changes the store; everything else (find*, list*, peek) only reads. */
@@ -48,6 +50,7 @@ export const WRITE_METHODS: Readonly<Record<PortName, readonly string[]>> = {
   audit: ["append"],
   twoFactor: ["savePending", "acceptStep", "useRecoveryCode", "replaceRecoveryCodes", "distrustDevices", "delete"],
   socialAccounts: ["link", "updateTokens", "unlink"],
+  passkeys: ["insert", "rename", "recordUse", "delete"],
 };
 
 /** One port call as the wrappers see it. */

@@ -6,6 +6,8 @@ import {
   emailOtp,
   magicLink,
   oauth,
+  passkeys,
+  PASSKEYS_PLUGIN_ID,
   type AuthHooks,
   type FullStore,
   type SignInPath,
@@ -13,6 +15,7 @@ import {
 } from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
+import { SoftwareAuthenticator } from "../../../test/software-authenticator.ts";
 import { deliver, exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../../../test/routes/oauth/social-test-kit.ts";
 
 let idp: TestOidcProvider;
@@ -164,6 +167,23 @@ const SIGN_IN: Record<SignInPath, Flow> = {
     setup: magicLinkFlow,
   },
   "sign-in-social": socialFlow(true),
+  "sign-in-passkey": {
+    existing: true,
+    options: { plugins: [passkeys({ rpId: "app.example", rpName: "Example" })] },
+    setup: async (t, email) => {
+      // The passkey is registered through the service (no sign-in, so no hook call before the one tested).
+      const { service } = t.auth.core.plugins.get(PASSKEYS_PLUGIN_ID)!;
+      const user = (await t.store.users.findByEmail(email))!;
+      const device = new SoftwareAuthenticator({ origin: "https://app.example" });
+      const creation = await service.registrationOptions(user);
+      const meta = { ip: null, userAgent: null };
+      await service.register(user, { token: creation.token, response: await device.create(creation.options) }, meta);
+      const { options, token } = await service.authenticationOptions({});
+      const response = await device.get(options);
+      return () =>
+        t.request("POST", "/passkey/authenticate/verify", { body: { response, challengeToken: token }, ip: ip() });
+    },
+  },
   "verify-email": {
     existing: true,
     setup: async (t, email) => {
@@ -309,6 +329,7 @@ describe("the tables list every path", () => {
       "magic-link/magic-link.ts": 1,
       "two-factor/sign-in-step.ts": 1,
       "oauth/oauth.ts": 3,
+      "passkey/passkey.ts": 1,
     });
     expect(readFileSync(join(root, "two-factor/sign-in-step.ts"), "utf8")).toMatch(/PENDING_SIGN_IN_PREFIX/);
     // Only two make a session without asking the sign-in gate: the sign-up (a new user has no second factor) and
@@ -322,6 +343,7 @@ describe("the tables list every path", () => {
       "sign-in-email",
       "sign-in-email-otp",
       "sign-in-magic-link",
+      "sign-in-passkey",
       "sign-in-social",
       "sign-up-email",
       "verify-email",

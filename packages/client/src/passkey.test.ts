@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { passkeys } from "@latchkey/core";
+import { createAuth } from "@latchkey/hono-adapter";
+import { memoryStore } from "@latchkey/memory-store";
+import { b64url, type CredentialJson, SoftwareAuthenticator } from "../../hono-adapter/test/software-authenticator.ts";
+import { createLatchkeyClient } from "./index.ts";
+
+const BASE = "https://app.example";
+
+function client() {
+  const auth = createAuth({
+    secret: "client-passkey-0123456789abcdefghijklmnopqrstuvwxyz",
+    baseUrl: BASE,
+    database: memoryStore(),
+    getClientIp: () => "192.0.2.21",
+    plugins: [passkeys({ rpId: "app.example", rpName: "Example" })],
+  });
+  return createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
+}
+
+const buffer = (text: string) => {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer;
+};
+
+/** A `PublicKeyCredential` as the browser hands it to script, from the authenticator's JSON. */
+function credentialOf(json: CredentialJson, transports: string[] = []) {
+  const response = Object.fromEntries(
+    Object.entries(json.response)
+      .filter(([key]) => key !== "transports")
+      .map(([key, value]) => [key, buffer(value as string)]),
+  );
+  return {
+    id: json.id,
+    rawId: buffer(json.rawId),
+    type: json.type,
+    authenticatorAttachment: "platform",
+    response: { ...response, getTransports: () => transports },
+    getClientExtensionResults: () => ({}),
+  };
+}
+
+/**
+ * A browser with WebAuthn: `navigator.credentials` answered by a software authenticator (real keys and
+ * signatures), or refusing like a user who cancels the prompt.
+ */
+function fakeBrowser(authenticator: SoftwareAuthenticator | "cancel") {
+  const seen: Array<{ mediation?: string }> = [];
+  const PublicKeyCredential = Object.assign(() => undefined, { isConditionalMediationAvailable: async () => true });
+  vi.stubGlobal("PublicKeyCredential", PublicKeyCredential);
+  vi.stubGlobal("window", { PublicKeyCredential, location: { hostname: "app.example" } });
+  vi.stubGlobal("document", { querySelectorAll: () => [{}] });
+  const refuse = () =>
+    Promise.reject(new DOMException("The operation either timed out or was not allowed.", "NotAllowedError"));
+  vi.stubGlobal("navigator", {
+    credentials: {
+      async create(options: { publicKey: { challenge: ArrayBuffer; rp: { id: string }; user: { id: ArrayBuffer } } }) {
+        seen.push({});
+        if (authenticator === "cancel") return refuse();
+        const { challenge, rp, user } = options.publicKey;
+        const json = await authenticator.create({
+          challenge: b64url(new Uint8Array(challenge)),
+          rp,
+          user: { id: b64url(new Uint8Array(user.id)) },
+        });
+        return credentialOf(json, ["internal"]);
+      },
+      async get(options: { mediation?: string; publicKey: { challenge: ArrayBuffer; rpId: string } }) {
+        seen.push({ mediation: options.mediation });
+        if (authenticator === "cancel") return refuse();
+        const json = await authenticator.get({
+          challenge: b64url(new Uint8Array(options.publicKey.challenge)),
+          rpId: options.publicKey.rpId,
+        });
+        return credentialOf(json);
+      },
+    },
+  });
+  return seen;
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe("passkey.register and passkey.signIn", () => {
+  it("registers with the browser's WebAuthn API, then signs in with the button and with autofill", async () => {
+    const auth = client();
+    expect((await auth.signUpEmail({ email: "ada@example.com", password: "correct horse battery" })).error).toBeNull();
+    const authenticator = new SoftwareAuthenticator({ origin: BASE });
+    const seen = fakeBrowser(authenticator);
+    const registered = await auth.passkey.register({ name: "Laptop" });
+    expect(registered.error).toBeNull();
+    expect(registered.data).toMatchObject({ name: "Laptop", transports: ["internal"] });
+    const listed = await auth.listPasskeys();
+    expect(listed.data).toHaveLength(1);
+
+    await auth.signOut();
+    const button = await auth.passkey.signIn();
+    expect(button.error).toBeNull();
+    expect(button.data).toMatchObject({ user: { email: "ada@example.com" } });
+    const autofill = await auth.passkey.signIn({ autoFill: true, rememberMe: false });
+    expect(autofill.error).toBeNull();
+    expect(seen.map((s) => s.mediation)).toEqual([undefined, undefined, "conditional"]);
+
+    // Path parameters: rename and delete go to /passkey/{id}.
+    const id = listed.data![0]!.id;
+    expect((await auth.renamePasskey({ id, name: "Work laptop" })).data).toMatchObject({ name: "Work laptop" });
+    expect((await auth.deletePasskey({ id })).data).toEqual({ success: true });
+    expect((await auth.listPasskeys()).data).toEqual([]);
+    const gone = await auth.deletePasskey({ id });
+    expect(gone.error).toMatchObject({ code: "PASSKEY_NOT_FOUND", status: 404 });
+  });
+
+  it("a user who cancels the prompt gets PASSKEY_CANCELLED, and nothing is registered", async () => {
+    const auth = client();
+    await auth.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    fakeBrowser("cancel");
+    const refused = await auth.passkey.register();
+    expect(refused.data).toBeNull();
+    expect(refused.error).toMatchObject({ code: "PASSKEY_CANCELLED", status: 0 });
+    expect(refused.error?.message).toMatch(/cancelled|timed out/);
+    expect((await auth.listPasskeys()).data).toEqual([]);
+    expect((await auth.passkey.signIn()).error).toMatchObject({ code: "PASSKEY_CANCELLED" });
+  });
+});

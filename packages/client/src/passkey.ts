@@ -1,0 +1,99 @@
+import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
+import type { CallOperation, CallOptions, LatchkeyError, Output, Result } from "./types.ts";
+
+/** `passkey.register()`'s input: the name the user gives the new passkey. */
+export interface PasskeyRegisterInput {
+  name?: string;
+}
+
+/** `passkey.signIn()`'s input. */
+export interface PasskeySignInInput {
+  /**
+   * Browser autofill (conditional mediation): the passkeys show in the suggestions of the page's
+   * `<input autocomplete="username webauthn">`, and the promise resolves once the user picks one.
+   */
+  autoFill?: boolean;
+  /** Offer only this user's passkeys (not with `autoFill`). */
+  email?: string;
+  rememberMe?: boolean;
+}
+
+/** Passkeys (`passkeys()` on the server) through the browser's WebAuthn API. */
+export interface PasskeyMethods {
+  passkey: {
+    /**
+     * Registers a passkey for the signed-in user (fresh session): options from `POST /passkey/register/options`,
+     * the browser's `navigator.credentials.create()`, then `POST /passkey/register/verify`. A user who cancels, or a
+     * browser without WebAuthn, answers the error `PASSKEY_CANCELLED` (status 0).
+     *
+     * @example
+     * const { data, error } = await auth.passkey.register({ name: "MacBook" });
+     */
+    register(input?: PasskeyRegisterInput, options?: CallOptions): Promise<Result<Output<"passkeyRegisterVerify">>>;
+    /**
+     * Signs in with a passkey: options from `POST /passkey/authenticate/options`, the browser's
+     * `navigator.credentials.get()` (with `autoFill`: conditional mediation), then `POST /passkey/authenticate/verify`.
+     *
+     * @example
+     * useEffect(() => void auth.passkey.signIn({ autoFill: true }), []); // autofill on the sign-in form
+     */
+    signIn(input?: PasskeySignInInput, options?: CallOptions): Promise<Result<Output<"passkeyAuthenticateVerify">>>;
+  };
+}
+
+/** What the browser's refusal (cancelled, timed out, no WebAuthn) becomes: an error like the server's. */
+function cancelled(error: unknown): { data: null; error: LatchkeyError; response: null } {
+  const name = error instanceof Error ? error.name : "";
+  const message =
+    name === "NotAllowedError" || name === "AbortError"
+      ? "The passkey request was cancelled or timed out"
+      : error instanceof Error
+        ? error.message
+        : "The passkey request failed";
+  return { data: null, error: { code: "PASSKEY_CANCELLED", message, status: 0 }, response: null };
+}
+
+/** The challenge token of an options answer (clients in bearer mode get one; browser pages use the cookie). */
+function tokenOf(data: { challengeToken?: string }): { challengeToken?: string } {
+  return data.challengeToken === undefined ? {} : { challengeToken: data.challengeToken };
+}
+
+/** The passkey methods over a client's `call`. */
+export function passkeyMethods(call: CallOperation): PasskeyMethods {
+  return {
+    passkey: {
+      async register(input = {}, options) {
+        const started = await call("passkeyRegisterOptions", {}, options);
+        if (started.error) return started;
+        let response: Awaited<ReturnType<typeof startRegistration>>;
+        try {
+          response = await startRegistration({ optionsJSON: started.data.options as never });
+        } catch (error) {
+          return cancelled(error);
+        }
+        const body = { response, ...tokenOf(started.data), ...(input.name === undefined ? {} : { name: input.name }) };
+        return call("passkeyRegisterVerify", body as never, options);
+      },
+      async signIn(input = {}, options) {
+        const request = input.email === undefined || input.autoFill ? {} : { email: input.email };
+        const started = await call("passkeyAuthenticateOptions", request, options);
+        if (started.error) return started;
+        let response: Awaited<ReturnType<typeof startAuthentication>>;
+        try {
+          response = await startAuthentication({
+            optionsJSON: started.data.options as never,
+            useBrowserAutofill: input.autoFill === true,
+          });
+        } catch (error) {
+          return cancelled(error);
+        }
+        const body = {
+          response,
+          ...tokenOf(started.data),
+          ...(input.rememberMe === undefined ? {} : { rememberMe: input.rememberMe }),
+        };
+        return call("passkeyAuthenticateVerify", body as never, options);
+      },
+    },
+  };
+}

@@ -1,0 +1,512 @@
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
+} from "@simplewebauthn/server";
+import { originOf } from "../config/origin.ts";
+import { AuthError, invalidField } from "../errors/errors.ts";
+import { base64url, constantTimeEqual, fromBase64url, randomId, utf8 } from "../crypto/crypto.ts";
+import { emit } from "../kernel/emit.ts";
+import { inTransaction } from "../kernel/transaction.ts";
+import { normalizeEmail } from "../kernel/validation.ts";
+import type { AuthContext } from "../kernel/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
+import type { PasskeyRecord, UserRecord, VerificationRecord } from "../ports/records.ts";
+import type { PasskeyStore } from "../ports/store.ts";
+import { accountLockKey } from "../rate-limit/rate-limit.ts";
+import { companionCookie, type CookieDescriptor } from "../session/session.ts";
+import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
+import type { ResolvedPasskeyOptions } from "./options.ts";
+
+/**
+ * The verifier, loaded on first use: an app without `passkeys()` never loads it, and a bundler drops it (with its
+ * ASN.1 and X.509 dependencies, about 200 KB) from a Worker that does not install the plugin.
+ */
+const webauthn = () => import("@simplewebauthn/server");
+
+/** The verification-row identifier prefixes of issued challenges (one row each, random suffix). */
+const REGISTER_PREFIX = "passkey-register:";
+const SIGN_IN_PREFIX = "passkey-sign-in:";
+
+/** COSE algorithms accepted: Ed25519, ES256, RS256 (what platform and roaming authenticators use). */
+const ALGORITHMS = [-8, -7, -257];
+
+/** Longest accepted base64url fields: a credential id (1023 bytes at most), client data, attestation, signature. */
+const MAX_ID = 1400;
+const MAX_FIELD = 32_768;
+/** Longest passkey name. */
+const MAX_NAME = 64;
+
+/** Transports a browser may report (WebAuthn Level 3); anything else is dropped. */
+const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
+
+/**
+ * A started ceremony: the options for `navigator.credentials.create()` / `.get()`, and the single-use challenge
+ * token that binds it to the client that asked (its HttpOnly cookie, or `challengeToken` for clients that keep
+ * tokens themselves).
+ */
+export interface PasskeyCeremony<Options> {
+  options: Options;
+  /** The challenge's token: only its SHA-256 is stored; single-use; dies at `expiresAt`. */
+  token: string;
+  expiresAt: string;
+  cookie: CookieDescriptor;
+}
+
+/** A passkey as its owner sees it (never the public key). */
+export interface PasskeyView {
+  id: string;
+  name: string | null;
+  /** The credential id (base64url), for the browser's `signalUnknownCredential` and the like. */
+  credentialId: string;
+  deviceType: "singleDevice" | "multiDevice";
+  backedUp: boolean;
+  transports: string[];
+  aaguid: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/**
+ * `POST /passkey/register/verify`: the browser's `navigator.credentials.create()` answer (JSON, as
+ * `@simplewebauthn/browser` gives it) and the challenge token.
+ */
+export interface RegisterPasskeyInput {
+  token: string;
+  response: unknown;
+  name?: string | null;
+}
+
+/** `POST /passkey/authenticate/verify`: the browser's `navigator.credentials.get()` answer and the challenge token. */
+export interface PasskeySignInInput {
+  token: string;
+  response: unknown;
+  /** False: a session cookie without Max-Age (ends with the browser) and the short session lifetime. Default true. */
+  rememberMe?: boolean;
+}
+
+const challengeInvalid = () =>
+  new AuthError(
+    "PASSKEY_CHALLENGE_INVALID",
+    "The passkey request expired, was already used or was started elsewhere: start again",
+  );
+
+const unknownPasskey = () => new AuthError("UNKNOWN_PASSKEY", "This passkey is not registered here");
+
+/** Why a response failed, from the verifier's message: a word for the message and the event, never its text. */
+function failureReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : "";
+  const reasons: [RegExp, string][] = [
+    [/origin/i, "origin"],
+    [/RP ?ID/i, "rp-id"],
+    [/user could not be verified|user verification/i, "user-verification"],
+    [/not present|user presence/i, "user-presence"],
+    [/signature/i, "signature"],
+    [/challenge/i, "challenge"],
+    [/type/i, "type"],
+    [/algorithm|alg/i, "algorithm"],
+  ];
+  for (const [pattern, reason] of reasons) if (pattern.test(message)) return reason;
+  return "malformed";
+}
+
+const invalidResponse = (reason: string, cause?: unknown) =>
+  new AuthError("INVALID_PASSKEY_RESPONSE", `The passkey response failed verification (${reason})`, { cause });
+
+/** A base64url string of at most `max` characters, or a 400 naming `field`. */
+function b64Field(value: unknown, field: string, max: number, optional = false): string | undefined {
+  if (optional && (value === undefined || value === null)) return undefined;
+  if (typeof value !== "string" || value.length === 0 || value.length > max || fromBase64url(value) === null)
+    throw invalidField(field, `${field} must be base64url of at most ${max} characters`);
+  return value;
+}
+
+function record(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw invalidField(field, `${field} must be an object`);
+  return value as Record<string, unknown>;
+}
+
+/** The shape of a `PublicKeyCredential` JSON answer, checked before anything is decoded (sizes capped). */
+function credentialShape(value: unknown): {
+  id: string;
+  inner: Record<string, unknown>;
+  outer: Record<string, unknown>;
+} {
+  const outer = record(value, "response");
+  const id = b64Field(outer.id, "response.id", MAX_ID) as string;
+  const rawId = b64Field(outer.rawId, "response.rawId", MAX_ID) as string;
+  if (rawId !== id) throw invalidField("response.rawId", "response.rawId must equal response.id");
+  if (outer.type !== "public-key") throw invalidField("response.type", 'response.type must be "public-key"');
+  const inner = record(outer.response, "response.response");
+  b64Field(inner.clientDataJSON, "response.response.clientDataJSON", MAX_FIELD);
+  return { id, inner, outer };
+}
+
+function registrationShape(value: unknown): RegistrationResponseJSON {
+  const { inner, outer } = credentialShape(value);
+  b64Field(inner.attestationObject, "response.response.attestationObject", MAX_FIELD);
+  const transports = inner.transports;
+  if (transports !== undefined && (!Array.isArray(transports) || transports.length > 16))
+    throw invalidField("response.response.transports", "response.response.transports must be a short array");
+  return {
+    id: outer.id as string,
+    rawId: outer.rawId as string,
+    type: "public-key",
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: inner.clientDataJSON as string,
+      attestationObject: inner.attestationObject as string,
+      transports: ((transports ?? []) as unknown[]).filter(
+        (t): t is NonNullable<RegistrationResponseJSON["response"]["transports"]>[number] =>
+          typeof t === "string" && TRANSPORTS.has(t),
+      ),
+    },
+  };
+}
+
+function assertionShape(value: unknown): AuthenticationResponseJSON {
+  const { inner, outer } = credentialShape(value);
+  b64Field(inner.authenticatorData, "response.response.authenticatorData", MAX_FIELD);
+  b64Field(inner.signature, "response.response.signature", MAX_FIELD);
+  const userHandle = b64Field(inner.userHandle, "response.response.userHandle", 128, true);
+  return {
+    id: outer.id as string,
+    rawId: outer.rawId as string,
+    type: "public-key",
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: inner.clientDataJSON as string,
+      authenticatorData: inner.authenticatorData as string,
+      signature: inner.signature as string,
+      ...(userHandle === undefined ? {} : { userHandle }),
+    },
+  };
+}
+
+/** A passkey's name: trimmed, 1 to 64 characters. */
+function nameOf(value: unknown): string {
+  if (typeof value !== "string" || value.trim() === "" || value.trim().length > MAX_NAME)
+    throw invalidField("name", `name must be 1 to ${MAX_NAME} characters`);
+  return value.trim();
+}
+
+/** A copy over a plain `ArrayBuffer` (what the verifier's types ask for). */
+const bytesOf = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
+
+/** The WebAuthn user handle of a user: their id's UTF-8 bytes (base64url in JSON). Never their email. */
+function userHandleOf(userId: string): string {
+  return base64url(utf8(userId));
+}
+
+function viewOf(p: PasskeyRecord): PasskeyView {
+  return {
+    id: p.id,
+    name: p.name,
+    credentialId: p.credentialId,
+    deviceType: p.deviceType,
+    backedUp: p.backedUp,
+    transports: [...p.transports],
+    aaguid: p.aaguid,
+    createdAt: p.createdAt.toISOString(),
+    lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Passkeys (WebAuthn): registration of discoverable credentials for a signed-in user, sign-in with them (a
+ * discoverable or an email-scoped ceremony, browser autofill included), and their management. Every ceremony's
+ * challenge is random, single-use, 5 minutes, stored as a verification row found only through the token the asking
+ * client holds, and spent before the response is looked at: of two verifies of one challenge at most one goes on.
+ *
+ * @example
+ * const { options, token } = await service.authenticationOptions({}, meta);
+ * const outcome = await service.signIn({ token, response }, meta);
+ */
+export class PasskeyService {
+  /** The origins responses may come from. */
+  readonly origins: string[];
+
+  constructor(
+    private readonly ctx: AuthContext,
+    readonly options: ResolvedPasskeyOptions,
+    private readonly port: PasskeyStore,
+  ) {
+    const base = originOf(ctx.config.baseUrl);
+    this.origins = options.origins ?? (base === null ? [] : [base]);
+  }
+
+  /** The challenge cookie's name: the session cookie's, `passkey` for `session`. */
+  get challengeCookieName(): string {
+    return this.ctx.config.cookies.name.replace(/session$/, "passkey");
+  }
+
+  /** A cookie that clears the challenge cookie (sent with every verify answer). */
+  clearedCookie(): CookieDescriptor {
+    return companionCookie(this.ctx.config, this.challengeCookieName, "", 0);
+  }
+
+  private async ceremony<Options extends { challenge: string }>(
+    prefix: string,
+    userId: string | null,
+    options: Options,
+  ): Promise<PasskeyCeremony<Options>> {
+    const { ctx } = this;
+    const ttl = this.options.challengeMs;
+    const identifier = `${prefix}${randomId(ctx.random)}`;
+    const token = await ctx.secrets.issueToken(
+      identifier,
+      userId,
+      ttl,
+      JSON.stringify({ challenge: options.challenge }),
+    );
+    const expiresAt = new Date(ctx.clock.now() + ttl).toISOString();
+    const cookie = companionCookie(ctx.config, this.challengeCookieName, token, Math.floor(ttl / 1000));
+    return { options, token, expiresAt, cookie };
+  }
+
+  /**
+   * Spends the challenge row of `token` (of this ceremony's kind): unknown, expired, another kind or already spent
+   * is 400 `PASSKEY_CHALLENGE_INVALID`. Spent before the response is verified, so a failed attempt burns it too.
+   */
+  private async spend(token: unknown, prefix: string): Promise<{ row: VerificationRecord; challenge: string }> {
+    const { ctx } = this;
+    let row: VerificationRecord;
+    try {
+      row = await ctx.secrets.findToken(typeof token === "string" ? token : "", prefix);
+    } catch (error) {
+      if (error instanceof AuthError && error.code === "INVALID_TOKEN") throw challengeInvalid();
+      throw error;
+    }
+    if (!(await ctx.store.verifications.consume(row.id))) throw challengeInvalid();
+    try {
+      const { challenge } = JSON.parse(row.payload ?? "") as { challenge?: unknown };
+      if (typeof challenge !== "string") throw challengeInvalid();
+      return { row, challenge };
+    } catch {
+      throw challengeInvalid();
+    }
+  }
+
+  /**
+   * Options for registering a new passkey of `user`: a discoverable credential (resident key required),
+   * attestation `none`, the user's passkeys excluded, user verification as configured.
+   */
+  async registrationOptions(user: UserRecord): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
+    const { ctx, options } = this;
+    const existing = await this.port.listByUser(user.id);
+    const { generateRegistrationOptions } = await webauthn();
+    const creation = await generateRegistrationOptions({
+      rpName: options.rpName,
+      rpID: options.rpId,
+      userName: user.email,
+      userDisplayName: user.name ?? user.email,
+      userID: bytesOf(utf8(user.id)),
+      challenge: bytesOf(ctx.random.bytes(32)),
+      timeout: options.challengeMs,
+      attestationType: "none",
+      excludeCredentials: existing.map((p) => ({
+        id: p.credentialId,
+        transports: p.transports as NonNullable<RegistrationResponseJSON["response"]["transports"]>,
+      })),
+      authenticatorSelection: { residentKey: "required", userVerification: options.userVerification },
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
+    return this.ceremony(REGISTER_PREFIX, user.id, creation);
+  }
+
+  /**
+   * Registers the passkey the browser created for `user` with the options of `input.token` (which must be this
+   * user's): origin, RP ID hash, user presence, user verification (as configured), the attestation's own signature
+   * when it has one. 409 `PASSKEY_ALREADY_REGISTERED` for a credential registered already. Emits `PasskeyAdded`.
+   */
+  async register(user: UserRecord, input: RegisterPasskeyInput, meta: RequestMeta): Promise<PasskeyView> {
+    const { ctx, options } = this;
+    const response = registrationShape(input?.response);
+    const name = input.name === undefined || input.name === null ? null : nameOf(input.name);
+    const { row, challenge } = await this.spend(input.token, REGISTER_PREFIX);
+    if (row.userId !== user.id) throw challengeInvalid();
+    let info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>;
+    try {
+      const { verifyRegistrationResponse } = await webauthn();
+      const verified = await verifyRegistrationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.origins,
+        expectedRPID: options.rpId,
+        requireUserVerification: options.userVerification === "required",
+        supportedAlgorithmIDs: ALGORITHMS,
+      });
+      if (!verified.verified) throw invalidResponse("attestation");
+      info = verified.registrationInfo;
+    } catch (error) {
+      if (error instanceof AuthError) throw error;
+      throw invalidResponse(failureReason(error), error);
+    }
+    const now = new Date(ctx.clock.now());
+    const passkey: PasskeyRecord = {
+      id: randomId(ctx.random),
+      userId: user.id,
+      credentialId: info.credential.id,
+      publicKey: base64url(info.credential.publicKey),
+      counter: info.credential.counter,
+      transports: response.response.transports ?? [],
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
+      aaguid: info.aaguid,
+      name,
+      createdAt: now,
+      lastUsedAt: null,
+    };
+    const inserted = await this.port.insert(passkey);
+    if (inserted === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
+    if (inserted === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
+    await emit(ctx, "PasskeyAdded", { userId: user.id, passkeyId: passkey.id }, meta, now);
+    return viewOf(passkey);
+  }
+
+  /**
+   * Options for a passkey sign-in. Without `email`: an empty `allowCredentials` (the browser offers every passkey
+   * of this site: a discoverable sign-in, or autofill with conditional mediation). With it: that user's passkeys
+   * (none for an unknown address, which answers like a user without passkeys).
+   */
+  async authenticationOptions(input: {
+    email?: string | null;
+  }): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
+    const { ctx, options } = this;
+    let allow: PasskeyRecord[] = [];
+    const email = input?.email;
+    if (email !== undefined && email !== null) {
+      if (typeof email !== "string" || email.length > 320) throw invalidField("email", "email must be an address");
+      const user = await ctx.store.users.findByEmail(normalizeEmail(email));
+      if (user) allow = await this.port.listByUser(user.id);
+    }
+    const { generateAuthenticationOptions } = await webauthn();
+    const request = await generateAuthenticationOptions({
+      rpID: options.rpId,
+      challenge: bytesOf(ctx.random.bytes(32)),
+      timeout: options.challengeMs,
+      userVerification: options.userVerification,
+      allowCredentials: allow.map((p) => ({
+        id: p.credentialId,
+        transports: p.transports as NonNullable<RegistrationResponseJSON["response"]["transports"]>,
+      })),
+    });
+    return this.ceremony(SIGN_IN_PREFIX, null, request);
+  }
+
+  /**
+   * Signs in with a passkey: the challenge of `input.token` is spent first, then the credential is found by id, its
+   * owner must match the response's user handle, and the assertion is verified (origin, RP ID hash, user presence,
+   * user verification as configured, signature). The signature counter must advance (when either counter is
+   * non-zero): else 401 `PASSKEY_COUNTER_REGRESSION` and `PasskeyCounterRegression`. The account's lockout, the
+   * `beforeSignIn` hook and `requireVerifiedForSignIn` apply as to every sign-in. A response with user verification
+   * is both factors: it skips the second step; without it (`userVerification: "preferred"`) it goes through the
+   * sign-in gate like a password.
+   */
+  async signIn(input: PasskeySignInInput, meta: RequestMeta): Promise<SignInOutcome> {
+    const { ctx, options } = this;
+    const response = assertionShape(input?.response);
+    const rememberMe = input.rememberMe ?? true;
+    if (typeof rememberMe !== "boolean") throw invalidField("rememberMe", "rememberMe must be a boolean");
+    const { challenge } = await this.spend(input.token, SIGN_IN_PREFIX);
+    const passkey = await this.port.findByCredentialId(response.id);
+    const user = passkey && (await ctx.store.users.findById(passkey.userId));
+    if (!passkey || !user) {
+      await emit(ctx, "SignInFailed", { identifier: "passkey", reason: "unknown-passkey" }, meta);
+      throw unknownPasskey();
+    }
+    const identifier = accountLockKey(user, "");
+    const handle = response.response.userHandle;
+    if (handle !== undefined && !constantTimeEqual(handle, userHandleOf(user.id))) {
+      await emit(ctx, "SignInFailed", { identifier, reason: "passkey-user-handle" }, meta);
+      throw invalidResponse("user-handle");
+    }
+    await ctx.lockout.assertNotLocked(identifier);
+    const publicKey = fromBase64url(passkey.publicKey);
+    if (publicKey === null) throw new AuthError("INTERNAL_ERROR", "A stored passkey cannot be read");
+    let info: VerifiedAuthenticationResponse["authenticationInfo"];
+    try {
+      const { verifyAuthenticationResponse } = await webauthn();
+      const verified = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: this.origins,
+        expectedRPID: options.rpId,
+        // The counter is checked below, against the stored one, with an error and an event of its own.
+        credential: { id: passkey.credentialId, publicKey: bytesOf(publicKey), counter: 0 },
+        requireUserVerification: options.userVerification === "required",
+      });
+      if (!verified.verified) throw invalidResponse("signature");
+      info = verified.authenticationInfo;
+    } catch (error) {
+      const failure = error instanceof AuthError ? error : invalidResponse(failureReason(error), error);
+      await emit(ctx, "SignInFailed", { identifier, reason: "invalid-passkey-response" }, meta);
+      throw failure;
+    }
+    const stored = passkey.counter;
+    const received = info.newCounter;
+    if ((stored > 0 || received > 0) && received <= stored) await this.regression(passkey, received, meta);
+    if (ctx.config.emailVerification.requireVerifiedForSignIn && !user.emailVerified)
+      throw new AuthError("EMAIL_NOT_VERIFIED", "Verify your email address before signing in");
+    await ctx.hooks.beforeSignIn(user, "sign-in-passkey", meta);
+    const at = new Date(ctx.clock.now());
+    // User verification proves the person as well as the device: both factors, no second step.
+    const attempt = { method: "passkey" as const, rememberMe, bothFactors: info.userVerified };
+    const outcome = await inTransaction(ctx, async (tx) => {
+      // Compare-and-set: of two sign-ins that read the same counter, one advances it (a clone is refused).
+      const port = tx.store.passkeys ?? this.port;
+      if (!(await port.recordUse(passkey.id, stored, received, info.credentialBackedUp, at))) {
+        if (!(await port.findByCredentialId(passkey.credentialId))) throw unknownPasskey();
+        throw new AuthError("PASSKEY_COUNTER_REGRESSION", "This passkey was used by another sign-in at the same time");
+      }
+      return signInOrChallenge(tx, user, meta, attempt);
+    });
+    if (!isChallenge(outcome)) await emit(ctx, "UserSignedIn", { userId: user.id, method: "passkey" }, meta, at);
+    return outcome;
+  }
+
+  private async regression(passkey: PasskeyRecord, received: number, meta: RequestMeta): Promise<never> {
+    const { ctx } = this;
+    const { userId, id: passkeyId, counter: stored } = passkey;
+    await emit(ctx, "PasskeyCounterRegression", { userId, passkeyId, stored, received }, meta);
+    await emit(
+      ctx,
+      "SignInFailed",
+      { identifier: accountLockKey({ id: userId }, ""), reason: "passkey-counter" },
+      meta,
+    );
+    throw new AuthError(
+      "PASSKEY_COUNTER_REGRESSION",
+      "This passkey's signature counter went backwards: it may have been copied. Sign in another way",
+    );
+  }
+
+  /** The user's passkeys, oldest first. */
+  async list(userId: string): Promise<PasskeyView[]> {
+    return (await this.port.listByUser(userId)).map(viewOf);
+  }
+
+  /** Renames a passkey of the user (1 to 64 characters); 404 `PASSKEY_NOT_FOUND`. */
+  async rename(userId: string, id: string, name: unknown): Promise<PasskeyView> {
+    const renamed = await this.port.rename(userId, id, nameOf(name));
+    if (!renamed) throw new AuthError("PASSKEY_NOT_FOUND", "No such passkey");
+    return viewOf(renamed);
+  }
+
+  /**
+   * Deletes a passkey of the user; 409 `LAST_ACCOUNT` when it is the user's last way to sign in (decided
+   * atomically by the store), 404 `PASSKEY_NOT_FOUND`. Emits `PasskeyRemoved`.
+   */
+  async delete(userId: string, id: string, meta: RequestMeta): Promise<{ success: true }> {
+    const result = await this.port.delete(userId, id);
+    if (result === "not-found") throw new AuthError("PASSKEY_NOT_FOUND", "No such passkey");
+    if (result === "last")
+      throw new AuthError("LAST_ACCOUNT", "This is the account's last way to sign in: add another before removing it");
+    await emit(this.ctx, "PasskeyRemoved", { userId, passkeyId: id }, meta);
+    return { success: true };
+  }
+}

@@ -1,0 +1,75 @@
+import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { UserRecord } from "../ports/records.ts";
+import type { SignInOutcome } from "../session/sign-in-gate.ts";
+import { resolvePasskeyOptions, type PasskeyOptions, type ResolvedPasskeyOptions } from "./options.ts";
+import { PasskeyService, type PasskeySignInInput, type PasskeyView, type RegisterPasskeyInput } from "./passkey.ts";
+
+/**
+ * `auth.api` operations of passkeys (trusted server calls, no HTTP, no rate limit; responses are still verified).
+ *
+ * @example
+ * const passkeys = await auth.api.listPasskeys({ userId });
+ */
+export interface PasskeyApi {
+  /** Registers a passkey with the token of `PasskeyService.registrationOptions` and the browser's response. */
+  registerPasskey(input: RegisterPasskeyInput & { user: UserRecord }, meta?: RequestMeta): Promise<PasskeyView>;
+  /** Signs in with the token of `PasskeyService.authenticationOptions` and the browser's response. */
+  signInPasskey(input: PasskeySignInInput, meta?: RequestMeta): Promise<SignInOutcome>;
+  listPasskeys(input: { userId: string }): Promise<PasskeyView[]>;
+  renamePasskey(input: { userId: string; id: string; name: string }): Promise<PasskeyView>;
+  deletePasskey(input: { userId: string; id: string }, meta?: RequestMeta): Promise<{ success: true }>;
+}
+
+/**
+ * What `passkeys()` installs: `core.plugins.get(PASSKEYS_PLUGIN_ID)`.
+ *
+ * @example
+ * const { service } = auth.core.plugins.get(PASSKEYS_PLUGIN_ID)!;
+ */
+export type PasskeysInstalled = InstalledPlugin<PasskeyService, PasskeyApi, ResolvedPasskeyOptions>;
+
+/**
+ * The id `passkeys()` installs under, typed with what it installs.
+ *
+ * @example
+ * const feature = auth.core.plugins.get(PASSKEYS_PLUGIN_ID);
+ */
+export const PASSKEYS_PLUGIN_ID = "passkeys" as PluginId<"passkeys", PasskeysInstalled>;
+
+/**
+ * `passkeys()` needs the `passkeys` store port.
+ *
+ * @example
+ * const plugin: PasskeysPlugin = passkeys({ rpId: "example.com", rpName: "Example" });
+ */
+export type PasskeysPlugin = AuthPlugin<"passkeys", PasskeysInstalled, "passkeys">;
+
+/**
+ * Passkeys (WebAuthn): `POST /passkey/register/options` and `/passkey/register/verify` (signed in, fresh session),
+ * `POST /passkey/authenticate/options` and `/passkey/authenticate/verify` (a session like any sign-in),
+ * `GET /passkey/list`, `PATCH /passkey/:id`, `DELETE /passkey/:id`. Options are validated here (AuthConfigError
+ * `passkeys.<field>`).
+ *
+ * @example
+ * import { passkeys } from "@latchkey/core";
+ * createAuth({ secret, database, baseUrl, plugins: [passkeys({ rpId: "example.com", rpName: "Example" })] });
+ */
+export function passkeys(options: PasskeyOptions): PasskeysPlugin {
+  const resolved = resolvePasskeyOptions(options);
+  return {
+    id: PASSKEYS_PLUGIN_ID,
+    requires: ["passkeys"],
+    init(ctx, ports) {
+      const service = new PasskeyService(ctx, resolved, ports.passkeys);
+      const api: PasskeyApi = {
+        registerPasskey: ({ user, ...input }, meta) => service.register(user, input, orServerCall(meta)),
+        signInPasskey: (input, meta) => service.signIn(input, orServerCall(meta)),
+        listPasskeys: ({ userId }) => service.list(userId),
+        renamePasskey: ({ userId, id, name }) => service.rename(userId, id, name),
+        deletePasskey: ({ userId, id }, meta) => service.delete(userId, id, orServerCall(meta)),
+      };
+      return { service, api, options: resolved };
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { registerPasskeyRoutes } from "./routes.ts";

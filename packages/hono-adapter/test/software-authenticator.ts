@@ -1,0 +1,265 @@
+/**
+ * A WebAuthn authenticator in software, for HTTP-level passkey tests: real ES256 keys (Web Crypto), real CBOR
+ * attestation objects (`fmt: "none"`) and real signed assertions, built the way a browser and a platform
+ * authenticator build them. Each ceremony may be bent in one way (another origin, RP ID, no user verification, a
+ * chosen counter, another user handle) so a test can show exactly one check refusing it.
+ */
+
+const encoder = new TextEncoder();
+
+type Cbor = number | string | Uint8Array | Cbor[] | Map<number | string, Cbor>;
+
+function head(major: number, length: number): number[] {
+  if (length < 24) return [(major << 5) | length];
+  if (length < 0x100) return [(major << 5) | 24, length];
+  if (length < 0x10000) return [(major << 5) | 25, length >> 8, length & 0xff];
+  return [(major << 5) | 26, (length >>> 24) & 0xff, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff];
+}
+
+/** CBOR (RFC 8949) of integers, text, byte strings, arrays and maps: all a WebAuthn attestation object needs. */
+function cbor(value: Cbor): Uint8Array {
+  const out: number[] = [];
+  const write = (v: Cbor): void => {
+    if (typeof v === "number") {
+      if (v >= 0) out.push(...head(0, v));
+      else out.push(...head(1, -1 - v));
+    } else if (typeof v === "string") {
+      const bytes = encoder.encode(v);
+      out.push(...head(3, bytes.length), ...bytes);
+    } else if (v instanceof Uint8Array) {
+      out.push(...head(2, v.length), ...v);
+    } else if (Array.isArray(v)) {
+      out.push(...head(4, v.length));
+      for (const item of v) write(item);
+    } else {
+      out.push(...head(5, v.size));
+      for (const [key, item] of v) {
+        write(key);
+        write(item);
+      }
+    }
+  };
+  write(value);
+  return new Uint8Array(out);
+}
+
+export function b64url(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromB64url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+const sha256 = async (bytes: Uint8Array) =>
+  new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(bytes)));
+
+const uint32 = (n: number) => new Uint8Array([(n >>> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
+
+/** A raw P-256 signature (r || s, what Web Crypto gives) as the DER `SEQUENCE { r, s }` WebAuthn carries. */
+function derSignature(raw: Uint8Array): Uint8Array {
+  const integer = (bytes: Uint8Array) => {
+    let i = 0;
+    while (i < bytes.length - 1 && bytes[i] === 0) i++;
+    let body = bytes.slice(i);
+    if ((body[0] as number) & 0x80) body = concat(new Uint8Array([0]), body);
+    return concat(new Uint8Array([0x02, body.length]), body);
+  };
+  const seq = concat(integer(raw.slice(0, 32)), integer(raw.slice(32)));
+  return concat(new Uint8Array([0x30, seq.length]), seq);
+}
+
+const FLAG_UP = 0x01;
+const FLAG_UV = 0x04;
+const FLAG_BE = 0x08;
+const FLAG_BS = 0x10;
+const FLAG_AT = 0x40;
+
+/** What a test may bend in one ceremony. */
+export interface CeremonyOverrides {
+  origin?: string;
+  rpId?: string;
+  /** User verification (PIN, biometrics); default: the authenticator's `userVerification`. */
+  uv?: boolean;
+  /** User presence; default true. */
+  up?: boolean;
+  /** The `type` in the client data; default `webauthn.create` / `webauthn.get`. */
+  type?: string;
+  /** The challenge signed instead of the options' one. */
+  challenge?: string;
+}
+
+export interface AssertionOverrides extends CeremonyOverrides {
+  /** Sign with this credential (its id, base64url) instead of the first one the options allow. */
+  credentialId?: string;
+  /** The signature counter to report; default: the credential's counter plus one (or 0 with `counter: 0` keys). */
+  counter?: number;
+  /** The user handle to send (base64url); null sends none. Default: the one stored with the credential. */
+  userHandle?: string | null;
+}
+
+interface StoredCredential {
+  id: Uint8Array;
+  keys: CryptoKeyPair;
+  rpId: string;
+  userHandle: string;
+  counter: number;
+}
+
+/** A JSON object as the browser hands it to `@simplewebauthn/browser`. */
+export type CredentialJson = {
+  id: string;
+  rawId: string;
+  type: "public-key";
+  response: Record<string, unknown>;
+  clientExtensionResults: Record<string, never>;
+};
+
+/**
+ * @example
+ * const authenticator = new SoftwareAuthenticator({ origin: "https://app.example" });
+ * const response = await authenticator.create(options); // POST /passkey/register/verify { response }
+ * const assertion = await authenticator.get(signInOptions);
+ */
+export class SoftwareAuthenticator {
+  readonly credentials: StoredCredential[] = [];
+  private readonly origin: string;
+  private readonly userVerification: boolean;
+  /** False: the authenticator keeps no counter (reports 0 every time, as synced passkeys do). */
+  private readonly counts: boolean;
+  private readonly backedUp: boolean;
+
+  constructor(options: { origin: string; userVerification?: boolean; counts?: boolean; backedUp?: boolean }) {
+    this.origin = options.origin;
+    this.userVerification = options.userVerification ?? true;
+    this.counts = options.counts ?? true;
+    this.backedUp = options.backedUp ?? false;
+  }
+
+  private async clientData(type: string, challenge: string, origin: string): Promise<Uint8Array> {
+    return encoder.encode(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
+  }
+
+  private flags(o: CeremonyOverrides, attested: boolean): number {
+    let flags = 0;
+    if (o.up ?? true) flags |= FLAG_UP;
+    if (o.uv ?? this.userVerification) flags |= FLAG_UV;
+    if (this.backedUp) flags |= FLAG_BE | FLAG_BS;
+    if (attested) flags |= FLAG_AT;
+    return flags;
+  }
+
+  /** `navigator.credentials.create()`: a new ES256 key, attested with `fmt: "none"`. */
+  async create(
+    options: { challenge: string; rp: { id?: string }; user: { id: string } },
+    o: CeremonyOverrides = {},
+  ): Promise<CredentialJson> {
+    const rpId = o.rpId ?? options.rp.id ?? new URL(this.origin).hostname;
+    const keys = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+      "sign",
+      "verify",
+    ])) as CryptoKeyPair;
+    const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
+    const cose = cbor(
+      new Map<number, Cbor>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, fromB64url(jwk.x as string)],
+        [-3, fromB64url(jwk.y as string)],
+      ]),
+    );
+    const id = crypto.getRandomValues(new Uint8Array(32));
+    const counter = this.counts ? 1 : 0;
+    const authData = concat(
+      await sha256(encoder.encode(rpId)),
+      new Uint8Array([this.flags(o, true)]),
+      uint32(counter),
+      new Uint8Array(16),
+      new Uint8Array([0, id.length]),
+      id,
+      cose,
+    );
+    const attestationObject = cbor(
+      new Map<string, Cbor>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", authData],
+      ]),
+    );
+    const clientData = await this.clientData(
+      o.type ?? "webauthn.create",
+      o.challenge ?? options.challenge,
+      o.origin ?? this.origin,
+    );
+    this.credentials.push({ id, keys, rpId, userHandle: options.user.id, counter });
+    return {
+      id: b64url(id),
+      rawId: b64url(id),
+      type: "public-key",
+      response: {
+        clientDataJSON: b64url(clientData),
+        attestationObject: b64url(attestationObject),
+        transports: ["internal", "hybrid"],
+      },
+      clientExtensionResults: {},
+    };
+  }
+
+  /** `navigator.credentials.get()`: an assertion signed with a stored key (the first the options allow). */
+  async get(
+    options: { challenge: string; rpId?: string; allowCredentials?: { id: string }[] },
+    o: AssertionOverrides = {},
+  ): Promise<CredentialJson> {
+    const allowed = options.allowCredentials ?? [];
+    const credential = this.credentials.find((c) =>
+      o.credentialId !== undefined
+        ? b64url(c.id) === o.credentialId
+        : allowed.length === 0 || allowed.some((a) => a.id === b64url(c.id)),
+    );
+    if (!credential) throw new Error("no credential of this authenticator fits the options");
+    const rpId = o.rpId ?? options.rpId ?? credential.rpId;
+    const counter = o.counter ?? (this.counts ? credential.counter + 1 : 0);
+    credential.counter = Math.max(credential.counter, counter);
+    const authData = concat(
+      await sha256(encoder.encode(rpId)),
+      new Uint8Array([this.flags(o, false)]),
+      uint32(counter),
+    );
+    const clientData = await this.clientData(
+      o.type ?? "webauthn.get",
+      o.challenge ?? options.challenge,
+      o.origin ?? this.origin,
+    );
+    const signed = concat(authData, await sha256(clientData));
+    const raw = new Uint8Array(
+      await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, credential.keys.privateKey, new Uint8Array(signed)),
+    );
+    const userHandle = o.userHandle === undefined ? credential.userHandle : o.userHandle;
+    return {
+      id: b64url(credential.id),
+      rawId: b64url(credential.id),
+      type: "public-key",
+      response: {
+        clientDataJSON: b64url(clientData),
+        authenticatorData: b64url(authData),
+        signature: b64url(derSignature(raw)),
+        ...(userHandle === null ? {} : { userHandle }),
+      },
+      clientExtensionResults: {},
+    };
+  }
+}
