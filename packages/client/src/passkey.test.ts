@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { passkeys } from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
-import { b64url, type CredentialJson, SoftwareAuthenticator } from "../../hono-adapter/test/software-authenticator.ts";
+import { b64url, type CredentialJson, SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
 import { createLatchkeyClient } from "./index.ts";
 
 const BASE = "https://app.example";

@@ -15,7 +15,7 @@ import {
 } from "@latchkey/core";
 import { createTestAuth, type TestAuth } from "../../../test/test-auth.ts";
 import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
-import { SoftwareAuthenticator } from "../../../test/software-authenticator.ts";
+import { SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
 import { deliver, exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../../../test/routes/oauth/social-test-kit.ts";
 
 let idp: TestOidcProvider;

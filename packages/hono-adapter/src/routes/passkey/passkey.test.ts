@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { passkeys, twoFactor, type AuthEvent, type PasskeyOptions } from "@latchkey/core";
 import { BASE_URL, bearer, createTestAuth } from "../../../test/test-auth.ts";
-import { b64url, SoftwareAuthenticator, type CredentialJson } from "../../../test/software-authenticator.ts";
+import { b64url, SoftwareAuthenticator, type CredentialJson } from "@latchkey/test-support/software-authenticator";
 
 const RP_ID = "app.example";
 const ORIGIN = BASE_URL;
