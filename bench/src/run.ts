@@ -203,6 +203,26 @@ const drivers: DriverRow[] = [];
 
 let postgres: BenchPostgres | null = null;
 /** One throwaway cluster for the whole run, started on first use; each server gets a fresh database on it. */
+/** The report rows of scenarios a store does not run: no measurement, the reason instead. */
+function notRun(
+  scenarios: Scenario[],
+  store: StoreKind,
+  target: keyof Scenario["target"],
+  skipped: string,
+): ScenarioResult[] {
+  return scenarios.map((s) => ({
+    id: s.id,
+    title: s.title,
+    store,
+    unit: s.unit,
+    latchkey: null,
+    betterAuth: null,
+    target: s.target[target],
+    floorTarget: null,
+    skipped,
+  }));
+}
+
 async function cluster(): Promise<BenchPostgres> {
   if (!postgres) {
     postgres = await startBenchPostgres(null);
@@ -894,18 +914,7 @@ async function main(): Promise<void> {
     log(`\nStore: ${store}`);
     if (store === "libsql" && !hasDrizzleStore()) {
       log("  skipped: @latchkey/drizzle-store is not in this workspace yet (the libSQL scenarios run once it is)");
-      for (const s of selected)
-        results.push({
-          id: s.id,
-          title: s.title,
-          store,
-          unit: s.unit,
-          latchkey: null,
-          betterAuth: null,
-          target: s.target.libsql,
-          floorTarget: null,
-          skipped: "@latchkey/drizzle-store not in this workspace",
-        });
+      results.push(...notRun(selected, store, "libsql", "@latchkey/drizzle-store not in this workspace"));
       continue;
     }
     for (const jwtHeader of [true, false]) {
@@ -925,19 +934,14 @@ async function main(): Promise<void> {
       log(
         "  second-factor scenarios skipped on memory: Better Auth's memory adapter copies every table per transaction",
       );
-      for (const s of pooled)
-        results.push({
-          id: s.id,
-          title: s.title,
+      results.push(
+        ...notRun(
+          pooled,
           store,
-          unit: s.unit,
-          latchkey: null,
-          betterAuth: null,
-          target: s.target.memory,
-          floorTarget: null,
-          skipped:
-            "not run on memory: Better Auth's memory adapter copies every table per transaction, so its cost grows with the seeded pool",
-        });
+          "memory",
+          "not run on memory: Better Auth's memory adapter copies every table per transaction, so its cost grows with the seeded pool",
+        ),
+      );
     } else if (pooled.length)
       await runConfiguration(store, false, pooled, floor, results, info, memory, {
         label: `${USERS} users, JWT header off, two-factor and magic-link plugins on`,
@@ -951,19 +955,14 @@ async function main(): Promise<void> {
       // Better Auth's memory adapter finds a row by scanning its table (and copies the database for a transaction),
       // and its verification table holds the whole pool of started flows: its cost grows with the pool.
       log("  social sign-in scenarios skipped on memory: Better Auth's memory adapter scans the pool's state rows");
-      for (const s of social)
-        results.push({
-          id: s.id,
-          title: s.title,
+      results.push(
+        ...notRun(
+          social,
           store,
-          unit: s.unit,
-          latchkey: null,
-          betterAuth: null,
-          target: s.target.memory,
-          floorTarget: null,
-          skipped:
-            "not run on memory: Better Auth's memory adapter scans its tables, and its verification table holds the pool of started flows, so its cost grows with the pool",
-        });
+          "memory",
+          "not run on memory: Better Auth's memory adapter scans its tables, and its verification table holds the pool of started flows, so its cost grows with the pool",
+        ),
+      );
     } else if (social.length)
       await runConfiguration(store, false, social, floor, results, info, memory, {
         label: `${USERS} users, JWT header off, social sign-in plugin on (local OpenID provider)`,
