@@ -134,7 +134,9 @@ function record(value: unknown, field: string): Record<string, unknown> {
 function credentialShape(value: unknown): {
   id: string;
   inner: Record<string, unknown>;
-  outer: Record<string, unknown>;
+  /** What every credential answer shares, as `@simplewebauthn/server` takes it. */
+  base: { id: string; rawId: string; type: "public-key"; clientExtensionResults: Record<string, never> };
+  clientDataJSON: string;
 } {
   const outer = record(value, "response");
   const id = b64Field(outer.id, "response.id", MAX_ID) as string;
@@ -142,23 +144,20 @@ function credentialShape(value: unknown): {
   if (rawId !== id) throw invalidField("response.rawId", "response.rawId must equal response.id");
   if (outer.type !== "public-key") throw invalidField("response.type", 'response.type must be "public-key"');
   const inner = record(outer.response, "response.response");
-  b64Field(inner.clientDataJSON, "response.response.clientDataJSON", MAX_FIELD);
-  return { id, inner, outer };
+  const clientDataJSON = b64Field(inner.clientDataJSON, "response.response.clientDataJSON", MAX_FIELD) as string;
+  return { id, inner, base: { id, rawId, type: "public-key", clientExtensionResults: {} }, clientDataJSON };
 }
 
 function registrationShape(value: unknown): RegistrationResponseJSON {
-  const { inner, outer } = credentialShape(value);
+  const { inner, base, clientDataJSON } = credentialShape(value);
   b64Field(inner.attestationObject, "response.response.attestationObject", MAX_FIELD);
   const transports = inner.transports;
   if (transports !== undefined && (!Array.isArray(transports) || transports.length > 16))
     throw invalidField("response.response.transports", "response.response.transports must be a short array");
   return {
-    id: outer.id as string,
-    rawId: outer.rawId as string,
-    type: "public-key",
-    clientExtensionResults: {},
+    ...base,
     response: {
-      clientDataJSON: inner.clientDataJSON as string,
+      clientDataJSON,
       attestationObject: inner.attestationObject as string,
       transports: ((transports ?? []) as unknown[]).filter(
         (t): t is NonNullable<RegistrationResponseJSON["response"]["transports"]>[number] =>
@@ -169,17 +168,14 @@ function registrationShape(value: unknown): RegistrationResponseJSON {
 }
 
 function assertionShape(value: unknown): AuthenticationResponseJSON {
-  const { inner, outer } = credentialShape(value);
+  const { inner, base, clientDataJSON } = credentialShape(value);
   b64Field(inner.authenticatorData, "response.response.authenticatorData", MAX_FIELD);
   b64Field(inner.signature, "response.response.signature", MAX_FIELD);
   const userHandle = b64Field(inner.userHandle, "response.response.userHandle", 128, true);
   return {
-    id: outer.id as string,
-    rawId: outer.rawId as string,
-    type: "public-key",
-    clientExtensionResults: {},
+    ...base,
     response: {
-      clientDataJSON: inner.clientDataJSON as string,
+      clientDataJSON,
       authenticatorData: inner.authenticatorData as string,
       signature: inner.signature as string,
       ...(userHandle === undefined ? {} : { userHandle }),
