@@ -43,5 +43,10 @@ export function passkeysPort(db: MemoryDatabase): PasskeyStore {
       passkeys.delete(id);
       return "deleted";
     },
+    async deleteAllByUser(userId) {
+      const rows = passkeys.rowsBy("user", userId);
+      for (const row of rows) passkeys.delete(row.id);
+      return rows.length;
+    },
   };
 }

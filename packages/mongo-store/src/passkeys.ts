@@ -65,5 +65,8 @@ export function passkeysPort(c: Collections): PasskeyStore {
       await c.passkeys.insertOne(doc);
       return "last";
     },
+    async deleteAllByUser(userId) {
+      return (await c.passkeys.deleteMany({ userId: { $eq: userId } })).deletedCount;
+    },
   };
 }

@@ -76,6 +76,7 @@ export function mongoTransaction(
   const compensated = compensatingTransaction(topLevel, {
     session: (id) => c.sessions.deleteOne({ _id: id }),
     account: (id) => c.accounts.deleteOne({ _id: id }),
+    passkey: (id) => c.passkeys.deleteOne({ _id: id }),
     // Without transactions the check and the delete are two steps: a session attached between them is removed
     // with the user (the window is one round trip, against the whole body before).
     user: async (id) => {

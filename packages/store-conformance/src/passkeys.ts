@@ -107,6 +107,22 @@ export function describePasskeys(getStore: () => Store): void {
       expect(await port.listByUser(passkeyOnly.id)).toHaveLength(1);
     });
 
+    it("deleteAllByUser removes every passkey of the user, the last way to sign in included, and no other's", async (context) => {
+      const port = portOf(store, "passkeys", context);
+      const [owner, other] = [user(), user()];
+      await store.users.create(owner, []);
+      await store.users.create(other, []);
+      const mine = [passkey(owner.id), passkey(owner.id)];
+      for (const p of mine) await port.insert(p);
+      const theirs = passkey(other.id);
+      await port.insert(theirs);
+      expect(await port.deleteAllByUser(owner.id)).toBe(2);
+      expect(await port.listByUser(owner.id)).toEqual([]);
+      expect(await port.findByCredentialId(mine[0]!.credentialId)).toBeNull();
+      expect(await port.listByUser(other.id)).toEqual([theirs]);
+      expect(await port.deleteAllByUser(owner.id)).toBe(0);
+    });
+
     it("deleting the user deletes their passkeys (no passkey of a deleted user)", async (context) => {
       const port = portOf(store, "passkeys", context);
       const u = user();

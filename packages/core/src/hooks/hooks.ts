@@ -11,6 +11,7 @@ export type UserCreationPath =
   | "sign-in-email-otp"
   | "sign-in-magic-link"
   | "sign-in-social"
+  | "sign-up-passkey"
   | "create-user";
 
 /** Every path that creates a session; the `path` of `beforeSignIn`'s context. */
@@ -21,6 +22,7 @@ export type SignInPath =
   | "sign-in-magic-link"
   | "sign-in-social"
   | "sign-in-passkey"
+  | "sign-up-passkey"
   | "verify-email";
 
 /** What a hook learns about the request besides the user. */

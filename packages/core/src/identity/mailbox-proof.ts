@@ -8,8 +8,8 @@ import { emit } from "../kernel/emit.ts";
  * Marks a user's email verified because a code sent to it was just used. When the user was NOT verified yet,
  * nothing done before this proof can be trusted: whoever registered the address never showed they own it
  * (pre-account hijacking, Better Auth GHSA-qq9h-g4jm-xgf3). So every account except `keepProvider` is deleted
- * (e.g. an attacker-set password), every session is revoked, every API key of the user is revoked and a second
- * factor (`twoFactor()`) set up before the proof is removed.
+ * (e.g. an attacker-set password), every session is revoked, every API key of the user is revoked, and a second
+ * factor (`twoFactor()`) and the passkeys (`passkeys()`) set up before the proof are removed.
  * Already verified users are returned unchanged.
  *
  * `signedInAs` is the session the proof arrived with, when it belongs to this same user: then the person holding
@@ -41,6 +41,8 @@ export async function proveMailbox(
     // lock the owner out of the account the proof just gave them.
     if (ctx.signInGate && (await ctx.signInGate.removeSecondFactor(store, user.id)))
       await emit(ctx, "TwoFactorDisabled", { userId: user.id, method: "email-proven" }, meta);
+    // So is a passkey (`passkeys()`): the registrant's authenticator would sign in to the owner's account.
+    await removePasskeys(ctx, user.id, meta);
   }
   const at = new Date(ctx.clock.now());
   const updated = await store.users.update(user.id, { emailVerified: true, updatedAt: at });
@@ -55,6 +57,16 @@ export async function proveMailbox(
     );
   await emit(ctx, "EmailVerified", { userId: user.id, email: user.email }, meta, at);
   return updated.value;
+}
+
+/** Deletes every passkey of the user, each announced by `PasskeyRemoved`; a store without passkeys has none. */
+async function removePasskeys(ctx: AuthContext, userId: string, meta: RequestMeta): Promise<void> {
+  const passkeys = ctx.store.passkeys;
+  if (!passkeys) return;
+  const held = await passkeys.listByUser(userId);
+  if (held.length === 0) return;
+  await passkeys.deleteAllByUser(userId);
+  for (const p of held) await emit(ctx, "PasskeyRemoved", { userId, passkeyId: p.id }, meta);
 }
 
 /** Deletes every API key of the user (page by page); returns how many went. A store without API keys has none. */

@@ -1,5 +1,5 @@
 import { AuthConfigError } from "../errors/errors.ts";
-import { applySchema, defaulted, optional, required, shapeOf, type InputOf } from "../config/schema.ts";
+import { applySchema, defaulted, flag, optional, required, shapeOf, type InputOf } from "../config/schema.ts";
 
 /** What the authenticator must prove of the person: `"required"` (PIN, fingerprint, face) or `"preferred"`. */
 export type PasskeyUserVerification = "required" | "preferred";
@@ -18,6 +18,8 @@ export interface ResolvedPasskeyOptions {
   userVerification: PasskeyUserVerification;
   /** How long a challenge (registration or sign-in options) lives. */
   challengeMs: number;
+  /** Sign-up with a passkey and an email, no password (`POST /passkey/sign-up/options` and `/verify`). */
+  allowPasskeyOnlyAccounts: boolean;
 }
 
 const ANDROID_ORIGIN = /^android:apk-key-hash:[A-Za-z0-9_-]{43}$/;
@@ -78,6 +80,13 @@ export const PASSKEYS_SCHEMA = {
         throw new AuthConfigError(field, 'must be "required" or "preferred"');
     },
   }),
+  /**
+   * sign-up with a passkey and an email, without a password (`POST /passkey/sign-up/options` and
+   * `/passkey/sign-up/verify`): the account signs in at once and gets the verification link; a first proof of the
+   * mailbox from another browser removes what was set up before it, the passkey included (docs/passkeys.md).
+   * Refused with `emailVerification.requireVerifiedForSignIn`
+   */
+  allowPasskeyOnlyAccounts: flag(false),
 };
 
 /**
@@ -108,5 +117,6 @@ export function resolvePasskeyOptions(options: PasskeyOptions): ResolvedPasskeyO
     origins: o.origins ? [...new Set(o.origins)] : null,
     userVerification: o.userVerification,
     challengeMs: CHALLENGE_MS,
+    allowPasskeyOnlyAccounts: o.allowPasskeyOnlyAccounts,
   };
 }

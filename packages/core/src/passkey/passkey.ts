@@ -15,6 +15,7 @@ import { normalizeEmail } from "../kernel/validation.ts";
 import type { AuthContext } from "../kernel/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { PasskeyRecord, UserRecord, VerificationRecord } from "../ports/records.ts";
+import type { SignInResult } from "../session/session.ts";
 import type { PasskeyStore } from "../ports/store.ts";
 import { accountLockKey } from "../rate-limit/rate-limit.ts";
 import { companionCookie, type CookieDescriptor } from "../session/session.ts";
@@ -30,6 +31,7 @@ const webauthn = () => import("@simplewebauthn/server");
 /** The verification-row identifier prefixes of issued challenges (one row each, random suffix). */
 const REGISTER_PREFIX = "passkey-register:";
 const SIGN_IN_PREFIX = "passkey-sign-in:";
+const SIGN_UP_PREFIX = "passkey-sign-up:";
 
 /** COSE algorithms accepted: Ed25519, ES256, RS256 (what platform and roaming authenticators use). */
 const ALGORITHMS = [-8, -7, -257];
@@ -78,6 +80,23 @@ export interface RegisterPasskeyInput {
   token: string;
   response: unknown;
   name?: string | null;
+}
+
+/** `POST /passkey/sign-up/options`: the new account's email and, optionally, its display name. */
+export interface PasskeySignUpOptionsInput {
+  email: string;
+  name?: string | null;
+}
+
+/**
+ * `POST /passkey/sign-up/verify`: the browser's `navigator.credentials.create()` answer to the sign-up options, the
+ * challenge token, and optionally the passkey's name and `rememberMe`.
+ */
+export interface PasskeySignUpInput {
+  token: string;
+  response: unknown;
+  name?: string | null;
+  rememberMe?: boolean;
 }
 
 /** `POST /passkey/authenticate/verify`: the browser's `navigator.credentials.get()` answer and the challenge token. */
@@ -190,6 +209,14 @@ function nameOf(value: unknown): string {
   return value.trim();
 }
 
+/** A display name: trimmed, at most 256 characters (the user's `name`), or null. */
+function displayNameOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || value.trim().length > 256)
+    throw invalidField("name", "name must be a string of at most 256 characters");
+  return value.trim() === "" ? null : value.trim();
+}
+
 /** A copy over a plain `ArrayBuffer` (what the verifier's types ask for). */
 const bytesOf = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
 
@@ -249,6 +276,7 @@ export class PasskeyService {
     prefix: string,
     userId: string | null,
     options: Options,
+    extra: Record<string, string | null> = {},
   ): Promise<PasskeyCeremony<Options>> {
     const { ctx } = this;
     const ttl = this.options.challengeMs;
@@ -257,7 +285,7 @@ export class PasskeyService {
       identifier,
       userId,
       ttl,
-      JSON.stringify({ challenge: options.challenge }),
+      JSON.stringify({ ...extra, challenge: options.challenge }),
     );
     const expiresAt = new Date(ctx.clock.now() + ttl).toISOString();
     const cookie = companionCookie(ctx.config, this.challengeCookieName, token, Math.floor(ttl / 1000));
@@ -268,7 +296,10 @@ export class PasskeyService {
    * Spends the challenge row of `token` (of this ceremony's kind): unknown, expired, another kind or already spent
    * is 400 `PASSKEY_CHALLENGE_INVALID`. Spent before the response is verified, so a failed attempt burns it too.
    */
-  private async spend(token: unknown, prefix: string): Promise<{ row: VerificationRecord; challenge: string }> {
+  private async spend(
+    token: unknown,
+    prefix: string,
+  ): Promise<{ row: VerificationRecord; challenge: string; payload: Record<string, unknown> }> {
     const { ctx } = this;
     let row: VerificationRecord;
     try {
@@ -279,9 +310,10 @@ export class PasskeyService {
     }
     if (!(await ctx.store.verifications.consume(row.id))) throw challengeInvalid();
     try {
-      const { challenge } = JSON.parse(row.payload ?? "") as { challenge?: unknown };
+      const payload = JSON.parse(row.payload ?? "") as Record<string, unknown>;
+      const { challenge } = payload;
       if (typeof challenge !== "string") throw challengeInvalid();
-      return { row, challenge };
+      return { row, challenge, payload };
     } catch {
       throw challengeInvalid();
     }
@@ -320,11 +352,32 @@ export class PasskeyService {
    * when it has one. 409 `PASSKEY_ALREADY_REGISTERED` for a credential registered already. Emits `PasskeyAdded`.
    */
   async register(user: UserRecord, input: RegisterPasskeyInput, meta: RequestMeta): Promise<PasskeyView> {
-    const { ctx, options } = this;
+    const { ctx } = this;
     const response = registrationShape(input?.response);
     const name = input.name === undefined || input.name === null ? null : nameOf(input.name);
     const { row, challenge } = await this.spend(input.token, REGISTER_PREFIX);
     if (row.userId !== user.id) throw challengeInvalid();
+    const now = new Date(ctx.clock.now());
+    const passkey = await this.verifiedPasskey(user.id, response, challenge, name, now);
+    const inserted = await this.port.insert(passkey);
+    if (inserted === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
+    if (inserted === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
+    await emit(ctx, "PasskeyAdded", { userId: user.id, passkeyId: passkey.id }, meta, now);
+    return viewOf(passkey);
+  }
+
+  /**
+   * Verifies a registration response against `challenge` (origin, RP ID hash, user presence, user verification as
+   * configured, the attestation's own signature when it has one): the passkey row it makes for `userId`.
+   */
+  private async verifiedPasskey(
+    userId: string,
+    response: RegistrationResponseJSON,
+    challenge: string,
+    name: string | null,
+    now: Date,
+  ): Promise<PasskeyRecord> {
+    const { ctx, options } = this;
     let info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>;
     try {
       const { verifyRegistrationResponse } = await webauthn();
@@ -342,10 +395,9 @@ export class PasskeyService {
       if (error instanceof AuthError) throw error;
       throw invalidResponse(failureReason(error), error);
     }
-    const now = new Date(ctx.clock.now());
-    const passkey: PasskeyRecord = {
+    return {
       id: randomId(ctx.random),
-      userId: user.id,
+      userId,
       credentialId: info.credential.id,
       publicKey: base64url(info.credential.publicKey),
       counter: info.credential.counter,
@@ -357,11 +409,108 @@ export class PasskeyService {
       createdAt: now,
       lastUsedAt: null,
     };
-    const inserted = await this.port.insert(passkey);
-    if (inserted === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
-    if (inserted === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
-    await emit(ctx, "PasskeyAdded", { userId: user.id, passkeyId: passkey.id }, meta, now);
-    return viewOf(passkey);
+  }
+
+  /** 404 `NOT_FOUND` unless `allowPasskeyOnlyAccounts` is on (the routes are not registered then either). */
+  private assertSignUpAllowed(): void {
+    if (!this.options.allowPasskeyOnlyAccounts)
+      throw new AuthError(
+        "NOT_FOUND",
+        "Sign-up with a passkey is not enabled (passkeys({ allowPasskeyOnlyAccounts }))",
+      );
+  }
+
+  /**
+   * Options for signing up with a passkey (`allowPasskeyOnlyAccounts`): a new user id is chosen now and kept with
+   * the challenge, with the email and name, so the verify creates exactly the account the authenticator was asked
+   * for. A taken email is 422 `USER_ALREADY_EXISTS` before the authenticator makes anything (the password sign-up
+   * answers the same: without `requireVerifiedForSignIn` a session is issued at once, so it could not hide it).
+   */
+  async signUpOptions(
+    input: PasskeySignUpOptionsInput,
+    meta: RequestMeta,
+  ): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
+    this.assertSignUpAllowed();
+    const { ctx, options } = this;
+    if (typeof input?.email !== "string") throw invalidField("email", "email must be an address");
+    const email = normalizeEmail(input.email);
+    const name = displayNameOf(input.name);
+    if (await ctx.store.users.findByEmail(email)) {
+      await emit(ctx, "SignUpFailed", { identifier: email, reason: "email-taken" }, meta);
+      throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+    }
+    const userId = randomId(ctx.random);
+    const { generateRegistrationOptions } = await webauthn();
+    const creation = await generateRegistrationOptions({
+      rpName: options.rpName,
+      rpID: options.rpId,
+      userName: email,
+      userDisplayName: name ?? email,
+      userID: bytesOf(utf8(userId)),
+      challenge: bytesOf(ctx.random.bytes(32)),
+      timeout: options.challengeMs,
+      attestationType: "none",
+      excludeCredentials: [],
+      authenticatorSelection: { residentKey: "required", userVerification: options.userVerification },
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
+    return this.ceremony(SIGN_UP_PREFIX, null, creation, { userId, email, name });
+  }
+
+  /**
+   * Signs up with a passkey: the challenge of `input.token` is spent, the response verified as for a registration,
+   * then the user (email not verified, no password), the passkey and the first session are written in one
+   * transaction, so a failure leaves none of them. The `beforeUserCreated` and `beforeSignIn` hooks run first
+   * (path `sign-up-passkey`). An email taken meanwhile is 422 `USER_ALREADY_EXISTS` and writes nothing. Emits
+   * `UserSignedUp`, `PasskeyAdded` and `UserSignedIn` (`method: "passkey"`). Nothing is emailed: the page asks for
+   * the verification code or link it uses (docs/passkeys.md), and a proof that carries this session keeps the passkey.
+   */
+  async signUp(input: PasskeySignUpInput, meta: RequestMeta): Promise<SignInResult> {
+    this.assertSignUpAllowed();
+    const { ctx } = this;
+    const response = registrationShape(input?.response);
+    const passkeyName = input.name === undefined || input.name === null ? null : nameOf(input.name);
+    const rememberMe = input.rememberMe ?? true;
+    if (typeof rememberMe !== "boolean") throw invalidField("rememberMe", "rememberMe must be a boolean");
+    const { payload, challenge } = await this.spend(input.token, SIGN_UP_PREFIX);
+    const { userId, email } = payload;
+    const name = typeof payload.name === "string" ? payload.name : null;
+    if (typeof userId !== "string" || typeof email !== "string") throw challengeInvalid();
+    const now = new Date(ctx.clock.now());
+    const draft: UserRecord = {
+      id: userId,
+      email,
+      emailVerified: false,
+      name,
+      image: null,
+      username: null,
+      metadata: {},
+      appMetadata: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    const passkey = await this.verifiedPasskey(userId, response, challenge, passkeyName, now);
+    // The app's hooks see the user before anything is written (a refusal leaves no row behind).
+    const user = await ctx.hooks.beforeUserCreated(draft, "sign-up-passkey", meta);
+    await ctx.hooks.beforeSignIn(user, "sign-up-passkey", meta);
+    const created = await inTransaction(ctx, async (tx) => {
+      const inserted = await tx.store.users.create(user, []);
+      if (!inserted.ok) return null;
+      const added = await (tx.store.passkeys ?? this.port).insert({ ...passkey, userId: inserted.value.id });
+      // Thrown, so the user written above goes with it.
+      if (added === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
+      if (added === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
+      return { user: inserted.value, signIn: await tx.sessions.create(inserted.value, meta, { rememberMe }) };
+    });
+    if (!created) {
+      await emit(ctx, "SignUpFailed", { identifier: email, reason: "email-taken" }, meta);
+      throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
+    }
+    const stored = created.user;
+    await emit(ctx, "UserSignedUp", { userId: stored.id, email: stored.email }, meta, now);
+    await emit(ctx, "PasskeyAdded", { userId: stored.id, passkeyId: passkey.id }, meta, now);
+    await emit(ctx, "UserSignedIn", { userId: stored.id, method: "passkey" }, meta, now);
+    return created.signIn;
   }
 
   /**

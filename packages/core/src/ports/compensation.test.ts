@@ -73,6 +73,9 @@ function setUp(failing: Set<string> = new Set()) {
     account: async (id) => {
       await step(`account:${id}`, async () => undefined)();
     },
+    passkey: async (id) => {
+      await step(`passkey:${id}`, async () => undefined)();
+    },
     user: (id) => step(`user:${id}`, () => base.users.delete(id))(),
   });
   return { base, ran, transaction };

@@ -7,6 +7,8 @@ import type { StorePorts } from "./store.ts";
 export interface CreationUndo {
   session(id: string): Promise<unknown>;
   account(id: string): Promise<unknown>;
+  /** Deletes a created passkey row (a passkey-only sign-up creates the user, the passkey and the session). */
+  passkey(id: string): Promise<unknown>;
   /**
    * Deletes a created user row, but only while no session, account or API key refers to it: the body's own
    * sessions and accounts are undone before this runs, so any still there was attached by another request (an
@@ -31,7 +33,7 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
 /**
  * `Store.transaction` by compensation, for a store whose database cannot hold a transaction open across awaits
  * (Cloudflare D1, a standalone MongoDB server). Every port write must be atomic on its own (a user with its
- * accounts included). The body's creations are recorded (a user, a session, an account, a linked provider identity) and, when the body throws,
+ * accounts included). The body's creations are recorded (a user, a session, an account, a linked provider identity, a passkey) and, when the body throws,
  * deleted again newest first before the error is rethrown. Only the body's own rows are undone: a created user's
  * accounts and sessions by their ids, then the user itself only if nothing another request attached meanwhile
  * refers to it (`CreationUndo.user`).
@@ -42,6 +44,8 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
  * const transaction = compensatingTransaction(ports, {
  *   session: (id) => sessions.deleteOne({ _id: id }),
  *   account: (id) => accounts.deleteOne({ _id: id }),
+ *   passkey: (id) => passkeys.deleteOne({ _id: id }),
+ *   user: (id) => deleteUserUnlessReferenced(id),
  * });
  */
 export function compensatingTransaction<P extends StorePorts>(
@@ -87,6 +91,18 @@ export function compensatingTransaction<P extends StorePorts>(
               async link(account) {
                 const result = await ports.socialAccounts!.link(account);
                 if (result === "linked") undos.push(() => undo.account(account.id));
+                return result;
+              },
+            },
+          }
+        : {}),
+      ...(ports.passkeys
+        ? {
+            passkeys: {
+              ...ports.passkeys,
+              async insert(record) {
+                const result = await ports.passkeys!.insert(record);
+                if (result === "inserted") undos.push(() => undo.passkey(record.id));
                 return result;
               },
             },

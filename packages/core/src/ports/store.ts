@@ -340,6 +340,11 @@ export interface PasskeyStore {
    * one answers `"last"`.
    */
   delete(userId: string, id: string): Promise<PasskeyDeleteResult>;
+  /**
+   * Deletes every passkey of `userId`, the last way to sign in included (a first proof of the mailbox removes what
+   * an unverified registrant set up); returns how many went.
+   */
+  deleteAllByUser(userId: string): Promise<number>;
 }
 
 export interface JwkStore {

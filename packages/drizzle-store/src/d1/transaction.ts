@@ -1,7 +1,7 @@
 import { compensatingTransaction, type FullStore, type FullStorePorts } from "@latchkey/core";
 import { and, eq, notExists } from "drizzle-orm";
 import type { SqliteDatabase } from "../sqlite/database.ts";
-import { accounts, apiKeys, sessions, users, verifications } from "../sqlite/schema.ts";
+import { accounts, apiKeys, passkeys, sessions, users, verifications } from "../sqlite/schema.ts";
 
 /**
  * `Store.transaction` on D1, which has no interactive transactions (a Worker cannot hold one open across awaits).
@@ -13,6 +13,7 @@ export function d1Transaction(db: SqliteDatabase, ports: FullStorePorts): FullSt
   return compensatingTransaction(ports, {
     session: (id) => db.delete(sessions).where(eq(sessions.id, id)),
     account: (id) => db.delete(accounts).where(eq(accounts.id, id)),
+    passkey: (id) => db.delete(passkeys).where(eq(passkeys.id, id)),
     // One batch (one implicit transaction): the user goes only while nothing refers to it, and its verification
     // rows only when the user went.
     user: (id) =>

@@ -66,5 +66,8 @@ export function passkeysPort(db: PgDatabase): PasskeyStore {
         return "deleted";
       });
     },
+    async deleteAllByUser(userId) {
+      return (await db.delete(p).where(eq(p.userId, userId)).returning({ id: p.id })).length;
+    },
   };
 }

@@ -64,5 +64,8 @@ export function passkeysPort(db: SqliteDatabase): PasskeyStore {
         .limit(1);
       return mine.length > 0 ? "last" : "not-found";
     },
+    async deleteAllByUser(userId) {
+      return (await db.delete(p).where(eq(p.userId, userId)).returning({ id: p.id })).length;
+    },
   };
 }

@@ -98,6 +98,8 @@ function withCompensation(store: FullStore): FullStore {
       account: async (id) => {
         throw new Error(`withCompensation cannot undo account ${id}`);
       },
+      // The memory store deletes a user's passkeys with the user (undone next, newest first).
+      passkey: async () => undefined,
       // Like the standalone MongoDB store: the user goes only while nothing another request attached refers to it.
       user: async (id) => {
         const [sessions, accounts] = await Promise.all([store.sessions.listByUser(id), store.accounts.listByUser(id)]);

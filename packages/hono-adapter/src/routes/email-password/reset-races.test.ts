@@ -179,6 +179,7 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
     ? compensatingTransaction(ports, {
         session: (id) => store.sessions.delete(id),
         account: async () => undefined,
+        passkey: async () => undefined,
         // A reset creates no user: nothing to take back.
         user: async () => undefined,
       })

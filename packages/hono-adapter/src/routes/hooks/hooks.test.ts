@@ -130,6 +130,19 @@ const USER_CREATION: Record<UserCreationPath, Flow> = {
     setup: magicLinkFlow,
   },
   "sign-in-social": socialFlow(false),
+  "sign-up-passkey": {
+    existing: false,
+    options: { plugins: [passkeys({ rpId: "app.example", rpName: "Example", allowPasskeyOnlyAccounts: true })] },
+    setup: async (t, email) => {
+      const res = await t.request("POST", "/passkey/sign-up/options", { body: { email }, ip: ip() });
+      const { options, challengeToken } = (await res.json()) as {
+        options: Parameters<SoftwareAuthenticator["create"]>[0];
+        challengeToken: string;
+      };
+      const response = await new SoftwareAuthenticator({ origin: "https://app.example" }).create(options);
+      return () => t.request("POST", "/passkey/sign-up/verify", { body: { response, challengeToken }, ip: ip() });
+    },
+  },
   "create-user": {
     existing: false,
     setup: async (t, email) => async () => {
@@ -148,6 +161,7 @@ const USER_CREATION: Record<UserCreationPath, Flow> = {
 /** Every path that creates a session. */
 const SIGN_IN: Record<SignInPath, Flow> = {
   "sign-up-email": USER_CREATION["sign-up-email"],
+  "sign-up-passkey": USER_CREATION["sign-up-passkey"],
   "sign-in-email": {
     existing: true,
     setup: async (t, email) => () =>
@@ -299,12 +313,14 @@ describe("the tables list every path", () => {
 
   it("user inserts: one per path of USER_CREATION, each in a file that runs beforeUserCreated", () => {
     const found = sites(/\.users\.create\(/g);
-    // insertUser (sign-up-email and create-user), the OTP sign-in's and the magic link's createUser, the social sign-up.
+    // insertUser (sign-up-email and create-user), the OTP sign-in's and the magic link's createUser, the social
+    // sign-up, the passkey sign-up.
     expect(found).toEqual({
       "email-password/email-password.ts": 1,
       "email-otp/email-otp.ts": 1,
       "magic-link/magic-link.ts": 1,
       "oauth/oauth.ts": 1,
+      "passkey/passkey.ts": 1,
     });
     expect(Object.keys(USER_CREATION).sort()).toEqual([
       "create-user",
@@ -312,6 +328,7 @@ describe("the tables list every path", () => {
       "sign-in-magic-link",
       "sign-in-social",
       "sign-up-email",
+      "sign-up-passkey",
     ]);
     for (const file of Object.keys(found))
       expect(readFileSync(join(root, file), "utf8"), file).toMatch(/hooks\.beforeUserCreated\(/);
@@ -329,13 +346,14 @@ describe("the tables list every path", () => {
       "magic-link/magic-link.ts": 1,
       "two-factor/sign-in-step.ts": 1,
       "oauth/oauth.ts": 3,
-      "passkey/passkey.ts": 1,
+      "passkey/passkey.ts": 2,
     });
     expect(readFileSync(join(root, "two-factor/sign-in-step.ts"), "utf8")).toMatch(/PENDING_SIGN_IN_PREFIX/);
-    // Only two make a session without asking the sign-in gate: the sign-up (a new user has no second factor) and
-    // the second step itself. Every sign-in, social included, goes through the gate.
+    // Only three make a session without asking the sign-in gate: the two sign-ups (a new user has no second factor)
+    // and the second step itself. Every sign-in, social included, goes through the gate.
     expect(sites(/\.sessions\.create\(/g)).toEqual({
       "email-password/email-password.ts": 1,
+      "passkey/passkey.ts": 1,
       "two-factor/sign-in-step.ts": 1,
     });
     delete found["two-factor/sign-in-step.ts"];
@@ -346,6 +364,7 @@ describe("the tables list every path", () => {
       "sign-in-passkey",
       "sign-in-social",
       "sign-up-email",
+      "sign-up-passkey",
       "verify-email",
     ]);
     for (const file of Object.keys(found)) {

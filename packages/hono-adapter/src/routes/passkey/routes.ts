@@ -6,7 +6,7 @@ import type { RequestTools } from "../../middleware/session.ts";
 import type { AuthEnv } from "../../env.ts";
 import { readCookie, serializeCookie } from "../../http/cookies.ts";
 import { returnsToken, signInResponse } from "../../http/sign-in-response.ts";
-import { SignInResponseSchema, SuccessSchema } from "../schemas.ts";
+import { EmailField, SignInResponseSchema, SuccessSchema } from "../schemas.ts";
 
 const TAG = "Passkeys";
 
@@ -197,6 +197,67 @@ function registerAuthentication(app: AuthApp, tools: RequestTools, service: Pass
   );
 }
 
+function registerSignUp(app: AuthApp, tools: RequestTools, service: PasskeyService): void {
+  const { config } = tools.core;
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/passkey/sign-up/options",
+      rateLimit: { window: "1m", max: 10 },
+      operationId: "passkeySignUpOptions",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Start signing up with a passkey",
+      description: `Only with \`passkeys({ allowPasskeyOnlyAccounts: true })\` (404 otherwise). Options for \`navigator.credentials.create()\` for a new account of \`email\` without a password: a discoverable credential, attestation \`none\`, user verification \`${service.options.userVerification}\`. An email that has an account is 422 \`USER_ALREADY_EXISTS\` (as \`/sign-up/email\` answers), before the authenticator makes anything. ${CHALLENGE_TEXT}`,
+      body: z.object({
+        email: EmailField,
+        name: z.string().max(256).nullish().openapi({ description: "The user's display name." }),
+      }),
+      response: {
+        schema: CeremonySchema("PasskeySignUpOptions", "`PublicKeyCredentialCreationOptionsJSON`"),
+        description: "The options; sets the challenge cookie",
+      },
+      errors: [422],
+    },
+    async (c, { body }) => ceremonyAnswer(c, await service.signUpOptions(body, tools.meta(c))),
+  );
+  defineRoute(
+    app,
+    tools,
+    {
+      method: "post",
+      path: "/passkey/sign-up/verify",
+      rateLimit: { window: "1m", max: 10 },
+      operationId: "passkeySignUpVerify",
+      tag: TAG,
+      rejectNavigation: true,
+      summary: "Finish signing up with a passkey",
+      description: `Verifies the browser's answer to the options of \`/passkey/sign-up/options\` as a registration is verified, then creates the user (email not verified, no password), the passkey and the first session together, and signs in like \`/sign-up/email\` (session cookie, \`{user, session}\`, \`credentials\` for token clients, \`rememberMe\`). ${VERIFY_TEXT} An email taken meanwhile is 422 \`USER_ALREADY_EXISTS\` and writes nothing; the \`beforeUserCreated\` and \`beforeSignIn\` hooks (path \`sign-up-passkey\`) may refuse (403). Nothing is emailed: ask for the verification code (\`emailOtp()\`: \`/email-otp/send-verification-otp\`) or link (\`/send-verification-email\`) from this signed-in page; a proof that carries this session keeps the passkey, one from another browser removes it (pre-account hijacking). Emits \`UserSignedUp\`, \`PasskeyAdded\` and \`UserSignedIn\`.`,
+      body: z.object({
+        response: CredentialResponse,
+        name: NameField.optional(),
+        rememberMe: z.boolean().optional(),
+        challengeToken: ChallengeTokenField,
+      }),
+      response: { schema: SignInResponseSchema, description: "Signed up and in; sets the session cookie" },
+      errors: [403, 409, 422],
+    },
+    async (c, { body }) => {
+      const token = challengeTokenOf(c, body, service);
+      const input = {
+        token,
+        response: body.response,
+        name: body.name,
+        ...(body.rememberMe === undefined ? {} : { rememberMe: body.rememberMe }),
+      };
+      const result = await service.signUp(input, tools.meta(c));
+      return signInResponse(c, result, config, {}, [service.clearedCookie()]);
+    },
+  );
+}
+
 function registerManagement(app: AuthApp, tools: RequestTools, service: PasskeyService): void {
   const IdParam = z.object({
     id: z.string().max(64).openapi({ description: "The passkey's id (from `/passkey/list`)." }),
@@ -272,5 +333,6 @@ export function registerPasskeyRoutes(app: AuthApp, tools: RequestTools): void {
   if (!feature) return;
   registerRegistration(app, tools, feature.service);
   registerAuthentication(app, tools, feature.service);
+  if (feature.service.options.allowPasskeyOnlyAccounts) registerSignUp(app, tools, feature.service);
   registerManagement(app, tools, feature.service);
 }
