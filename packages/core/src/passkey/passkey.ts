@@ -361,7 +361,8 @@ export class PasskeyService {
     const passkey = await this.verifiedPasskey(user.id, response, challenge, name, now);
     const inserted = await this.port.insert(passkey);
     if (inserted === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
-    if (inserted === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
+    if (inserted === "owner-gone")
+      throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists: sign in first");
     await emit(ctx, "PasskeyAdded", { userId: user.id, passkeyId: passkey.id }, meta, now);
     return viewOf(passkey);
   }
@@ -499,7 +500,8 @@ export class PasskeyService {
       const added = await (tx.store.passkeys ?? this.port).insert({ ...passkey, userId: inserted.value.id });
       // Thrown, so the user written above goes with it.
       if (added === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
-      if (added === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
+      if (added === "owner-gone")
+        throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists: sign in first");
       return { user: inserted.value, signIn: await tx.sessions.create(inserted.value, meta, { rememberMe }) };
     });
     if (!created) {

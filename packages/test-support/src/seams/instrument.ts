@@ -50,7 +50,7 @@ export const WRITE_METHODS: Readonly<Record<PortName, readonly string[]>> = {
   audit: ["append"],
   twoFactor: ["savePending", "acceptStep", "useRecoveryCode", "replaceRecoveryCodes", "distrustDevices", "delete"],
   socialAccounts: ["link", "updateTokens", "unlink"],
-  passkeys: ["insert", "rename", "recordUse", "delete"],
+  passkeys: ["insert", "rename", "recordUse", "delete", "deleteAllByUser"],
 };
 
 /** One port call as the wrappers see it. */

@@ -4,6 +4,7 @@ import type {
   ApiKeyRecord,
   FullStore,
   JwkRecord,
+  PasskeyRecord,
   PasswordHasher,
   SessionRecord,
   UserRecord,
@@ -26,6 +27,8 @@ export interface SnapshotScope {
   jwks?: boolean;
   /** Provider identities `[providerId, accountId]` to look up by subject (`socialAccounts.findByProviderAccount`). */
   providerSubjects?: ReadonlyArray<readonly [string, string]>;
+  /** Passkey credential ids to look up (`passkeys.findByCredentialId`). */
+  passkeyCredentials?: readonly string[];
 }
 
 /** The state of the scoped rows, read through the ports only. */
@@ -48,6 +51,10 @@ export interface Snapshot {
    * identity of a scoped user, keyed by `subjectKey(providerId, accountId)`. Empty on a store without the port.
    */
   bySubject: Map<string, { account: AccountRecord; user: UserRecord } | null>;
+  /** Each scoped user's passkeys (empty on a store without the port). */
+  passkeys: Map<string, PasskeyRecord[]>;
+  /** What `passkeys.findByCredentialId` answers for each named credential id. */
+  byCredential: Map<string, PasskeyRecord | null>;
 }
 
 /** The key of a provider identity in `Snapshot.bySubject`. */
@@ -127,6 +134,8 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     apiKeysByValue: new Map(),
     jwks: [],
     bySubject: new Map(),
+    passkeys: new Map(),
+    byCredential: new Map(),
   };
   const userIds = new Set(scope.userIds ?? []);
   const social = store.socialAccounts;
@@ -134,6 +143,12 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     const found = await social!.findByProviderAccount(providerId, accountId);
     snap.bySubject.set(subjectKey(providerId, accountId), found);
     if (found) userIds.add(found.user.id);
+  }
+  const passkeys = store.passkeys;
+  for (const credentialId of passkeys ? (scope.passkeyCredentials ?? []) : []) {
+    const found = await passkeys!.findByCredentialId(credentialId);
+    snap.byCredential.set(credentialId, found);
+    if (found) userIds.add(found.userId);
   }
   for (const email of scope.emails ?? []) {
     const user = await store.users.findByEmail(email);
@@ -160,6 +175,7 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
         );
     const count = await countSessions(store, id);
     if (count !== null) snap.sessionCounts.set(id, count);
+    if (passkeys) snap.passkeys.set(id, await passkeys.listByUser(id));
   }
   for (const identifier of scope.identifiers ?? [])
     snap.verifications.set(identifier, await store.verifications.findByIdentifier(identifier));
@@ -175,15 +191,19 @@ export interface Violation {
 
 const v = (invariant: number, detail: string): Violation => ({ invariant, detail });
 
-/** I1. Every user has at least one account (a user without one can never sign in and blocks the address). */
+/**
+ * I1. Every user has at least one account or passkey (a user with neither can never sign in and blocks the
+ * address). A passkey-only account (`passkeys({ allowPasskeyOnlyAccounts })`) has no account row.
+ */
 export function usersHaveAccounts(s: Snapshot): Violation[] {
   const out: Violation[] = [];
   for (const [id, user] of s.users)
-    if (user && (s.accounts.get(id) ?? []).length === 0) out.push(v(1, `user ${id} (${user.email}) has no account`));
+    if (user && (s.accounts.get(id) ?? []).length === 0 && (s.passkeys.get(id) ?? []).length === 0)
+      out.push(v(1, `user ${id} (${user.email}) has no account`));
   return out;
 }
 
-/** I2. Nothing hangs off a user who is gone: no session, account, or API key of a deleted user. */
+/** I2. Nothing hangs off a user who is gone: no session, account, API key or passkey of a deleted user. */
 export function nothingOfDeletedUsers(s: Snapshot): Violation[] {
   const out: Violation[] = [];
   for (const [id, user] of s.users) {
@@ -191,7 +211,11 @@ export function nothingOfDeletedUsers(s: Snapshot): Violation[] {
     if ((s.sessionCounts.get(id) ?? 0) > 0)
       out.push(v(2, `deleted user ${id} has ${s.sessionCounts.get(id)} sessions`));
     if ((s.accounts.get(id) ?? []).length > 0) out.push(v(2, `deleted user ${id} still has accounts`));
+    if ((s.passkeys.get(id) ?? []).length > 0) out.push(v(2, `deleted user ${id} still has passkeys`));
   }
+  for (const [credentialId, found] of s.byCredential)
+    if (found && !s.users.get(found.userId))
+      out.push(v(2, `passkey ${credentialId.slice(0, 6)}… of a deleted user ${found.userId}`));
   for (const [token, found] of s.sessions)
     if (found && !s.users.get(found.session.userId)) out.push(v(2, `session ${token.slice(0, 6)}… of a deleted user`));
   for (const [id, key] of [...s.apiKeys, ...s.apiKeysByValue])
@@ -320,7 +344,7 @@ export function codesUnderAttemptLimit(s: Snapshot, maxAttempts: number): Violat
 
 /**
  * A way to sign in: a password (a `credential` account with its hash), a mailbox method (an `EMAIL_OTP` or
- * magic-link account) or a linked provider identity. A `credential` row without a hash is none.
+ * magic-link account) or a linked provider identity, or a passkey. A `credential` row without a hash is none.
  */
 const signsIn = (a: AccountRecord) => a.providerId !== "credential" || a.passwordHash !== null;
 
@@ -331,7 +355,7 @@ const signsIn = (a: AccountRecord) => a.providerId !== "credential" || a.passwor
 export function usersCanSignIn(s: Snapshot): Violation[] {
   const out: Violation[] = [];
   for (const [id, user] of s.users)
-    if (user && !(s.accounts.get(id) ?? []).some(signsIn))
+    if (user && !(s.accounts.get(id) ?? []).some(signsIn) && (s.passkeys.get(id) ?? []).length === 0)
       out.push(v(14, `user ${id} (${user.email}) has no way to sign in`));
   return out;
 }

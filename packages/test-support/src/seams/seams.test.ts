@@ -8,6 +8,7 @@ import {
   noSessionFromReplacedPassword,
   oneUserPerProviderSubject,
   spentTokenHadEffect,
+  nothingOfDeletedUsers,
   structuralViolations,
   subjectKey,
   takeSnapshot,
@@ -360,7 +361,38 @@ describe("the account invariants (I14, I15)", () => {
     apiKeysByValue: new Map(),
     jwks: [],
     bySubject: new Map(),
+    passkeys: new Map(),
+    byCredential: new Map(),
     ...over,
+  });
+  const passkey = (id: string, userId: string) => ({
+    id,
+    userId,
+    credentialId: `cred-${id}`,
+    publicKey: "pk",
+    counter: 0,
+    transports: [],
+    deviceType: "singleDevice" as const,
+    backedUp: false,
+    aaguid: "00000000-0000-0000-0000-000000000000",
+    name: null,
+    createdAt: at,
+    lastUsedAt: null,
+  });
+
+  it("I1, I14 and I2 with passkeys: a passkey-only user passes; a passkey of a deleted user is a violation", () => {
+    const only = snapshot({ users: new Map([["u1", user("u1")]]), passkeys: new Map([["u1", [passkey("p1", "u1")]]]) });
+    expect(structuralViolations(only)).toEqual([]);
+    const bare = snapshot({ users: new Map([["u1", user("u1")]]), passkeys: new Map([["u1", []]]) });
+    expect(describeViolations(structuralViolations(bare))).toMatch(/I1: .*\nI14: /);
+    const orphan = snapshot({
+      users: new Map([["u1", null]]),
+      passkeys: new Map([["u1", [passkey("p1", "u1")]]]),
+      byCredential: new Map([["cred-p1", passkey("p1", "u1")]]),
+    });
+    expect(describeViolations(nothingOfDeletedUsers(orphan))).toMatch(
+      /I2: deleted user u1 still has passkeys\nI2: passkey cred-p… of a deleted user u1/,
+    );
   });
 
   it("I14: a password-less credential row is no way to sign in; a password, a mailbox method or a provider is", () => {
