@@ -31,7 +31,7 @@ async function everyFeatureDocument(): Promise<
           github({ clientId: "id", clientSecret: "secret" }),
         ],
       }),
-      passkeys({ rpId: "app.example", rpName: "Example" }),
+      passkeys({ rpId: "app.example", rpName: "Example", allowPasskeyOnlyAccounts: true }),
       jwt(),
       apiKeys(),
       auditLog(),

@@ -25,7 +25,7 @@ import type {
 
 export { OPERATIONS };
 export type { SocialCallOptions, SocialMethods } from "./social.ts";
-export type { PasskeyMethods, PasskeyRegisterInput, PasskeySignInInput } from "./passkey.ts";
+export type { PasskeyMethods, PasskeyRegisterInput, PasskeySignInInput, PasskeySignUpInput } from "./passkey.ts";
 export type { components, operations, paths } from "./generated/api.ts";
 export type {
   Schemas,
@@ -146,6 +146,7 @@ const SESSION_CHANGING = new Set<OperationId>([
   // A native app's `{ provider, idToken }` sign-in answers a session (the redirect flow only a URL).
   "signInSocial",
   "passkeyAuthenticateVerify",
+  "passkeySignUpVerify",
 ]);
 // Sign-ins a trusted device of `twoFactor()` may skip the second step of (bearer mode sends its token with them).
 const SIGN_INS = new Set<OperationId>([

@@ -13,7 +13,7 @@ function client() {
     baseUrl: BASE,
     database: memoryStore(),
     getClientIp: () => "192.0.2.21",
-    plugins: [passkeys({ rpId: "app.example", rpName: "Example" })],
+    plugins: [passkeys({ rpId: "app.example", rpName: "Example", allowPasskeyOnlyAccounts: true })],
   });
   return createLatchkeyClient({ baseURL: `${BASE}/auth`, auth: "bearer", fetch: (r) => auth.handler(r) });
 }
@@ -122,5 +122,21 @@ describe("passkey.register and passkey.signIn", () => {
     expect(refused.error?.message).toMatch(/cancelled|timed out/);
     expect((await auth.listPasskeys()).data).toEqual([]);
     expect((await auth.passkey.signIn()).error).toMatchObject({ code: "PASSKEY_CANCELLED" });
+  });
+
+  it("passkey.signUp creates a passkey-only account and signs in; a taken email never asks the browser", async () => {
+    const auth = client();
+    const authenticator = new SoftwareAuthenticator({ origin: BASE });
+    const seen = fakeBrowser(authenticator);
+    const signedUp = await auth.passkey.signUp({ email: "grace@example.com", name: "Grace", passkeyName: "Phone" });
+    expect(signedUp.error).toBeNull();
+    expect(signedUp.data).toMatchObject({ user: { email: "grace@example.com", name: "Grace", emailVerified: false } });
+    expect((await auth.getSession()).data).toMatchObject({ user: { email: "grace@example.com" } });
+    expect((await auth.listPasskeys()).data).toMatchObject([{ name: "Phone" }]);
+    await auth.signOut();
+    expect((await auth.passkey.signIn()).data).toMatchObject({ user: { email: "grace@example.com" } });
+    const taken = await auth.passkey.signUp({ email: "grace@example.com" });
+    expect(taken.error).toMatchObject({ code: "USER_ALREADY_EXISTS", status: 422 });
+    expect(seen).toHaveLength(2);
   });
 });

@@ -18,6 +18,16 @@ export interface PasskeySignInInput {
   rememberMe?: boolean;
 }
 
+/** `passkey.signUp()`'s input (`passkeys({ allowPasskeyOnlyAccounts: true })` on the server). */
+export interface PasskeySignUpInput {
+  email: string;
+  /** The user's display name. */
+  name?: string;
+  /** The name of the new passkey ("MacBook"). */
+  passkeyName?: string;
+  rememberMe?: boolean;
+}
+
 /** Passkeys (`passkeys()` on the server) through the browser's WebAuthn API. */
 export interface PasskeyMethods {
   passkey: {
@@ -38,6 +48,15 @@ export interface PasskeyMethods {
      * useEffect(() => void auth.passkey.signIn({ autoFill: true }), []); // autofill on the sign-in form
      */
     signIn(input?: PasskeySignInInput, options?: CallOptions): Promise<Result<Output<"passkeyAuthenticateVerify">>>;
+    /**
+     * Creates an account with a passkey and an email, no password (`allowPasskeyOnlyAccounts`): options from
+     * `POST /passkey/sign-up/options`, the browser's `navigator.credentials.create()`, then
+     * `POST /passkey/sign-up/verify`, which signs in. Then ask for the email's verification code or link from the
+     * signed-in page (docs/passkeys.md). A taken email answers `USER_ALREADY_EXISTS` before the browser is asked.
+     * @example
+     * const { data, error } = await auth.passkey.signUp({ email: "ada@example.com", name: "Ada" });
+     */
+    signUp(input: PasskeySignUpInput, options?: CallOptions): Promise<Result<Output<"passkeySignUpVerify">>>;
   };
 }
 
@@ -93,6 +112,24 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
           ...(input.rememberMe === undefined ? {} : { rememberMe: input.rememberMe }),
         };
         return call("passkeyAuthenticateVerify", body as never, options);
+      },
+      async signUp(input, options) {
+        const request = { email: input.email, ...(input.name === undefined ? {} : { name: input.name }) };
+        const started = await call("passkeySignUpOptions", request, options);
+        if (started.error) return started;
+        let response: Awaited<ReturnType<typeof startRegistration>>;
+        try {
+          response = await startRegistration({ optionsJSON: started.data.options as never });
+        } catch (error) {
+          return cancelled(error);
+        }
+        const body = {
+          response,
+          ...tokenOf(started.data),
+          ...(input.passkeyName === undefined ? {} : { name: input.passkeyName }),
+          ...(input.rememberMe === undefined ? {} : { rememberMe: input.rememberMe }),
+        };
+        return call("passkeySignUpVerify", body as never, options);
       },
     },
   };

@@ -237,6 +237,8 @@ export type {
   ResolvedPasskeyOptions,
   PasskeyCeremony,
   PasskeySignInInput,
+  PasskeySignUpInput,
+  PasskeySignUpOptionsInput,
   PasskeyView,
   RegisterPasskeyInput,
 } from "./passkey/index.ts";

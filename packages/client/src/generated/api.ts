@@ -736,6 +736,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passkey/sign-up/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start signing up with a passkey
+         * @description Only with `passkeys({ allowPasskeyOnlyAccounts: true })` (404 otherwise). Options for `navigator.credentials.create()` for a new account of `email` without a password: a discoverable credential, attestation `none`, user verification `required`. An email that has an account is 422 `USER_ALREADY_EXISTS` (as `/sign-up/email` answers), before the authenticator makes anything. The challenge is random, single-use, lives 5 minutes and is bound to the client that asked: an HttpOnly cookie for browsers, `challengeToken` in the answer for clients that keep tokens themselves (sent back as `challengeToken` or the `latchkey-passkey` header).
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/passkey/sign-up/options"]`).
+         */
+        post: operations["passkeySignUpOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passkey/sign-up/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish signing up with a passkey
+         * @description Verifies the browser's answer to the options of `/passkey/sign-up/options` as a registration is verified, then creates the user (email not verified, no password), the passkey and the first session together, and signs in like `/sign-up/email` (session cookie, `{user, session}`, `credentials` for token clients, `rememberMe`). The challenge is spent before the response is looked at, so of two verifies of one challenge at most one succeeds, and a failed attempt needs new options. An unknown, expired, spent or another client's challenge: 400 `PASSKEY_CHALLENGE_INVALID`. A response that fails a check (origin, RP ID hash, user presence, user verification, signature, malformed data): 400 `INVALID_PASSKEY_RESPONSE`. An email taken meanwhile is 422 `USER_ALREADY_EXISTS` and writes nothing; the `beforeUserCreated` and `beforeSignIn` hooks (path `sign-up-passkey`) may refuse (403). Nothing is emailed: ask for the verification code (`emailOtp()`: `/email-otp/send-verification-otp`) or link (`/send-verification-email`) from this signed-in page; a proof that carries this session keeps the passkey, one from another browser removes it (pre-account hijacking). Emits `UserSignedUp`, `PasskeyAdded` and `UserSignedIn`.
+         *
+         *     Rate limit: 10 requests per minute per IP (`rateLimit.rules["/passkey/sign-up/verify"]`).
+         */
+        post: operations["passkeySignUpVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/request-password-reset": {
         parameters: {
             query?: never;
@@ -1460,6 +1504,15 @@ export interface components {
         };
         PasskeyList: components["schemas"]["Passkey"][];
         PasskeyRegistrationOptions: {
+            /** @description For clients that keep tokens themselves (never for browser pages): send it back with the verify. */
+            challengeToken?: string;
+            expiresAt: string;
+            /** @description `PublicKeyCredentialCreationOptionsJSON` */
+            options: {
+                [key: string]: unknown;
+            };
+        };
+        PasskeySignUpOptions: {
             /** @description For clients that keep tokens themselves (never for browser pages): send it back with the verify. */
             challengeToken?: string;
             expiresAt: string;
@@ -4825,6 +4878,237 @@ export interface operations {
             };
         };
     };
+    passkeySignUpOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @description The user's display name. */
+                    name?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The options; sets the challenge cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySignUpOptions"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already exists */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeySignUpVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The challenge token of the options answer, for clients that keep tokens themselves (`challengeToken`, or the `latchkey-passkey` header); browsers send the HttpOnly challenge cookie instead. */
+                    challengeToken?: string;
+                    /**
+                     * @description The user's label for the passkey (1 to 64 characters).
+                     * @example MacBook
+                     */
+                    name?: string;
+                    rememberMe?: boolean;
+                    /** @description The browser's answer as JSON (`@simplewebauthn/browser`'s `startRegistration()` / `startAuthentication()`, or `PublicKeyCredential.toJSON()`): base64url fields, each at most 32 KiB. */
+                    response: {
+                        authenticatorAttachment?: string | null;
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        type: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Signed up and in; sets the session cookie */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            /** @description Invalid input (`INVALID_REQUEST` with `details`, or a more specific code; also a body nested more than 32 levels deep) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method for this path (`METHOD_NOT_ALLOWED`; the `Allow` header lists the right ones) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already exists */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited or locked (`Retry-After` header) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `DATABASE_UNAVAILABLE`: the database cannot be reached, or `BUSY`: too many password hashes in flight (`Retry-After` header) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestPasswordReset: {
         parameters: {
             query?: never;
@@ -7459,6 +7743,8 @@ export const OPERATIONS = {
   passkeyAuthenticateVerify: { method: "POST", path: "/passkey/authenticate/verify", input: "body" },
   passkeyRegisterOptions: { method: "POST", path: "/passkey/register/options", input: "body" },
   passkeyRegisterVerify: { method: "POST", path: "/passkey/register/verify", input: "body" },
+  passkeySignUpOptions: { method: "POST", path: "/passkey/sign-up/options", input: "body" },
+  passkeySignUpVerify: { method: "POST", path: "/passkey/sign-up/verify", input: "body" },
   regenerateRecoveryCodes: { method: "POST", path: "/two-factor/recovery-codes", input: "body" },
   renamePasskey: { method: "PATCH", path: "/passkey/{id}", input: "body" },
   requestAccountDeletion: { method: "POST", path: "/delete-account/request", input: "body" },
