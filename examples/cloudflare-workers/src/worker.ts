@@ -1,4 +1,4 @@
-import { apiKeys, auditLog, emailOtp, jwt, magicLink, oauth, oidc, twoFactor } from "@latchkey/core";
+import { apiKeys, auditLog, emailOtp, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
 import { emailSender } from "./email.ts";
@@ -66,6 +66,12 @@ function authFor(env: Env): Auth {
       apiKeys(),
       jwt(),
       auditLog(),
+      // The relying party is the deployment's host; responses must come from its origin (the default).
+      passkeys({
+        rpId: new URL(env.LATCHKEY_BASE_URL).hostname,
+        rpName: "Latchkey on Workers",
+        allowPasskeyOnlyAccounts: true,
+      }),
       ...socialSignIn(env),
     ],
   });

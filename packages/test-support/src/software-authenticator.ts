@@ -1,13 +1,14 @@
 /**
- * A WebAuthn authenticator in software, for HTTP-level passkey tests: real ES256 keys (Web Crypto), real CBOR
- * attestation objects (`fmt: "none"`) and real signed assertions, built the way a browser and a platform
+ * A WebAuthn authenticator in software, for HTTP-level passkey tests: real ES256, Ed25519 or RS256 keys (Web
+ * Crypto), real CBOR attestation objects (`fmt: "none"`, or `packed` self-attestation) and real signed assertions, built the way a browser and a platform
  * authenticator build them. Each ceremony may be bent in one way (another origin, RP ID, no user verification, a
  * chosen counter, another user handle) so a test can show exactly one check refusing it.
  */
 
 const encoder = new TextEncoder();
 
-type Cbor = number | string | Uint8Array | Cbor[] | Map<number | string, Cbor>;
+/** What `cbor()` encodes. */
+export type Cbor = number | string | Uint8Array | Cbor[] | Map<number | string, Cbor>;
 
 function head(major: number, length: number): number[] {
   if (length < 24) return [(major << 5) | length];
@@ -17,7 +18,7 @@ function head(major: number, length: number): number[] {
 }
 
 /** CBOR (RFC 8949) of integers, text, byte strings, arrays and maps: all a WebAuthn attestation object needs. */
-function cbor(value: Cbor): Uint8Array {
+export function cbor(value: Cbor): Uint8Array {
   const out: number[] = [];
   const write = (v: Cbor): void => {
     if (typeof v === "number") {
@@ -82,6 +83,71 @@ function derSignature(raw: Uint8Array): Uint8Array {
   return concat(new Uint8Array([0x30, seq.length]), seq);
 }
 
+const COSE_ALG: Record<SoftwareAlgorithm, number> = { ES256: -7, EdDSA: -8, RS256: -257 };
+
+/** A new key pair of `algorithm` and its public key as a COSE key. */
+async function newKey(algorithm: SoftwareAlgorithm): Promise<{ keys: CryptoKeyPair; cose: Uint8Array }> {
+  if (algorithm === "EdDSA") {
+    const keys = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const x = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
+    return {
+      keys,
+      cose: cbor(
+        new Map<number, Cbor>([
+          [1, 1],
+          [3, -8],
+          [-1, 6],
+          [-2, x],
+        ]),
+      ),
+    };
+  }
+  if (algorithm === "RS256") {
+    const keys = (await crypto.subtle.generateKey(
+      { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+      true,
+      ["sign", "verify"],
+    )) as CryptoKeyPair;
+    const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
+    const n = fromB64url(jwk.n as string);
+    const e = fromB64url(jwk.e as string);
+    return {
+      keys,
+      cose: cbor(
+        new Map<number, Cbor>([
+          [1, 3],
+          [3, -257],
+          [-1, n],
+          [-2, e],
+        ]),
+      ),
+    };
+  }
+  const keys = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
+  const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
+  const cose = cbor(
+    new Map<number, Cbor>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, fromB64url(jwk.x as string)],
+      [-3, fromB64url(jwk.y as string)],
+    ]),
+  );
+  return { keys, cose };
+}
+
+/** A WebAuthn signature of `data`: DER for ECDSA, raw for Ed25519 and RSA. */
+async function sign(algorithm: SoftwareAlgorithm, key: CryptoKey, data: Uint8Array): Promise<Uint8Array> {
+  const bytes = new Uint8Array(data);
+  if (algorithm === "EdDSA") return new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, key, bytes));
+  if (algorithm === "RS256") return new Uint8Array(await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, bytes));
+  return derSignature(new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, bytes)));
+}
+
 const FLAG_UP = 0x01;
 const FLAG_UV = 0x04;
 const FLAG_BE = 0x08;
@@ -100,6 +166,10 @@ export interface CeremonyOverrides {
   type?: string;
   /** The challenge signed instead of the options' one. */
   challenge?: string;
+  /** `crossOrigin: true` in the client data (a page framed by another origin). */
+  crossOrigin?: boolean;
+  /** Registration only: bends the attestation object (`fmt`, `attStmt`, `authData`) after it is made and signed. */
+  editAttestation?: (object: Map<string, Cbor>) => void;
 }
 
 export interface AssertionOverrides extends CeremonyOverrides {
@@ -111,9 +181,13 @@ export interface AssertionOverrides extends CeremonyOverrides {
   userHandle?: string | null;
 }
 
+/** The credential key's algorithm (COSE): ES256 (-7), EdDSA with Ed25519 (-8), RS256 (-257). */
+export type SoftwareAlgorithm = "ES256" | "EdDSA" | "RS256";
+
 interface StoredCredential {
   id: Uint8Array;
   keys: CryptoKeyPair;
+  algorithm: SoftwareAlgorithm;
   rpId: string;
   userHandle: string;
   counter: number;
@@ -141,16 +215,29 @@ export class SoftwareAuthenticator {
   /** False: the authenticator keeps no counter (reports 0 every time, as synced passkeys do). */
   private readonly counts: boolean;
   private readonly backedUp: boolean;
+  private readonly algorithm: SoftwareAlgorithm;
+  private readonly attestation: "none" | "packed";
 
-  constructor(options: { origin: string; userVerification?: boolean; counts?: boolean; backedUp?: boolean }) {
+  constructor(options: {
+    origin: string;
+    userVerification?: boolean;
+    counts?: boolean;
+    backedUp?: boolean;
+    /** The key type of new credentials; default ES256. */
+    algorithm?: SoftwareAlgorithm;
+    /** `packed`: self-attestation signed with the new credential's own key; default `none`. */
+    attestation?: "none" | "packed";
+  }) {
     this.origin = options.origin;
+    this.algorithm = options.algorithm ?? "ES256";
+    this.attestation = options.attestation ?? "none";
     this.userVerification = options.userVerification ?? true;
     this.counts = options.counts ?? true;
     this.backedUp = options.backedUp ?? false;
   }
 
-  private async clientData(type: string, challenge: string, origin: string): Promise<Uint8Array> {
-    return encoder.encode(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
+  private async clientData(type: string, challenge: string, origin: string, crossOrigin = false): Promise<Uint8Array> {
+    return encoder.encode(JSON.stringify({ type, challenge, origin, crossOrigin }));
   }
 
   private flags(o: CeremonyOverrides, attested: boolean): number {
@@ -162,26 +249,13 @@ export class SoftwareAuthenticator {
     return flags;
   }
 
-  /** `navigator.credentials.create()`: a new ES256 key, attested with `fmt: "none"`. */
+  /** `navigator.credentials.create()`: a new key of the authenticator's algorithm, attested as configured. */
   async create(
     options: { challenge: string; rp: { id?: string }; user: { id: string } },
     o: CeremonyOverrides = {},
   ): Promise<CredentialJson> {
     const rpId = o.rpId ?? options.rp.id ?? new URL(this.origin).hostname;
-    const keys = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-      "sign",
-      "verify",
-    ])) as CryptoKeyPair;
-    const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
-    const cose = cbor(
-      new Map<number, Cbor>([
-        [1, 2],
-        [3, -7],
-        [-1, 1],
-        [-2, fromB64url(jwk.x as string)],
-        [-3, fromB64url(jwk.y as string)],
-      ]),
-    );
+    const { keys, cose } = await newKey(this.algorithm);
     const id = crypto.getRandomValues(new Uint8Array(32));
     const counter = this.counts ? 1 : 0;
     const authData = concat(
@@ -193,19 +267,27 @@ export class SoftwareAuthenticator {
       id,
       cose,
     );
-    const attestationObject = cbor(
-      new Map<string, Cbor>([
-        ["fmt", "none"],
-        ["attStmt", new Map()],
-        ["authData", authData],
-      ]),
-    );
     const clientData = await this.clientData(
       o.type ?? "webauthn.create",
       o.challenge ?? options.challenge,
       o.origin ?? this.origin,
+      o.crossOrigin,
     );
-    this.credentials.push({ id, keys, rpId, userHandle: options.user.id, counter });
+    const statement =
+      this.attestation === "packed"
+        ? new Map<string, Cbor>([
+            ["alg", COSE_ALG[this.algorithm]],
+            ["sig", await sign(this.algorithm, keys.privateKey, concat(authData, await sha256(clientData)))],
+          ])
+        : new Map<string, Cbor>();
+    const object = new Map<string, Cbor>([
+      ["fmt", this.attestation],
+      ["attStmt", statement],
+      ["authData", authData],
+    ]);
+    o.editAttestation?.(object);
+    const attestationObject = cbor(object);
+    this.credentials.push({ id, keys, algorithm: this.algorithm, rpId, userHandle: options.user.id, counter });
     return {
       id: b64url(id),
       rawId: b64url(id),
@@ -245,9 +327,7 @@ export class SoftwareAuthenticator {
       o.origin ?? this.origin,
     );
     const signed = concat(authData, await sha256(clientData));
-    const raw = new Uint8Array(
-      await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, credential.keys.privateKey, new Uint8Array(signed)),
-    );
+    const signature = await sign(credential.algorithm, credential.keys.privateKey, signed);
     const userHandle = o.userHandle === undefined ? credential.userHandle : o.userHandle;
     return {
       id: b64url(credential.id),
@@ -256,7 +336,7 @@ export class SoftwareAuthenticator {
       response: {
         clientDataJSON: b64url(clientData),
         authenticatorData: b64url(authData),
-        signature: b64url(derSignature(raw)),
+        signature: b64url(signature),
         ...(userHandle === null ? {} : { userHandle }),
       },
       clientExtensionResults: {},

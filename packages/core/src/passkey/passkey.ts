@@ -1,11 +1,11 @@
-import type {
-  AuthenticationResponseJSON,
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-  RegistrationResponseJSON,
-  VerifiedAuthenticationResponse,
-  VerifiedRegistrationResponse,
-} from "@simplewebauthn/server";
+import {
+  creationOptions,
+  requestOptions,
+  type AuthenticatorTransport,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+} from "./webauthn/options.ts";
+import { verifyAssertion, verifyRegistration, WebAuthnFailure, type VerifiedAssertion } from "./webauthn/verify.ts";
 import { originOf } from "../config/origin.ts";
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { base64url, constantTimeEqual, fromBase64url, randomId, utf8 } from "../crypto/crypto.ts";
@@ -22,19 +22,10 @@ import { companionCookie, type CookieDescriptor } from "../session/session.ts";
 import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import type { ResolvedPasskeyOptions } from "./options.ts";
 
-/**
- * The verifier, loaded on first use: an app without `passkeys()` never loads it, and a bundler drops it (with its
- * ASN.1 and X.509 dependencies, about 200 KB) from a Worker that does not install the plugin.
- */
-const webauthn = () => import("@simplewebauthn/server");
-
 /** The verification-row identifier prefixes of issued challenges (one row each, random suffix). */
 const REGISTER_PREFIX = "passkey-register:";
 const SIGN_IN_PREFIX = "passkey-sign-in:";
 const SIGN_UP_PREFIX = "passkey-sign-up:";
-
-/** COSE algorithms accepted: Ed25519, ES256, RS256 (what platform and roaming authenticators use). */
-const ALGORITHMS = [-8, -7, -257];
 
 /** Longest accepted base64url fields: a credential id (1023 bytes at most), client data, attestation, signature. */
 const MAX_ID = 1400;
@@ -43,7 +34,7 @@ const MAX_FIELD = 32_768;
 const MAX_NAME = 64;
 
 /** Transports a browser may report (WebAuthn Level 3); anything else is dropped. */
-const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
+const TRANSPORTS = new Set<string>(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
 
 /**
  * A started ceremony: the options for `navigator.credentials.create()` / `.get()`, and the single-use challenge
@@ -115,25 +106,8 @@ const challengeInvalid = () =>
 
 const unknownPasskey = () => new AuthError("UNKNOWN_PASSKEY", "This passkey is not registered here");
 
-/** Why a response failed, from the verifier's message: a word for the message and the event, never its text. */
-function failureReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : "";
-  const reasons: [RegExp, string][] = [
-    [/origin/i, "origin"],
-    [/RP ?ID/i, "rp-id"],
-    [/user could not be verified|user verification/i, "user-verification"],
-    [/not present|user presence/i, "user-presence"],
-    [/signature/i, "signature"],
-    [/challenge/i, "challenge"],
-    [/type/i, "type"],
-    [/algorithm|alg/i, "algorithm"],
-  ];
-  for (const [pattern, reason] of reasons) if (pattern.test(message)) return reason;
-  return "malformed";
-}
-
-const invalidResponse = (reason: string, cause?: unknown) =>
-  new AuthError("INVALID_PASSKEY_RESPONSE", `The passkey response failed verification (${reason})`, { cause });
+const invalidResponse = (reason: string) =>
+  new AuthError("INVALID_PASSKEY_RESPONSE", `The passkey response failed verification (${reason})`);
 
 /** A base64url string of at most `max` characters, or a 400 naming `field`. */
 function b64Field(value: unknown, field: string, max: number, optional = false): string | undefined {
@@ -149,12 +123,22 @@ function record(value: unknown, field: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** A registration answer (`PublicKeyCredential.toJSON()` of `navigator.credentials.create()`), shape-checked. */
+interface RegistrationResponse {
+  id: string;
+  response: { clientDataJSON: string; attestationObject: string; transports: AuthenticatorTransport[] };
+}
+
+/** A sign-in answer (`PublicKeyCredential.toJSON()` of `navigator.credentials.get()`), shape-checked. */
+interface AssertionResponse {
+  id: string;
+  response: { clientDataJSON: string; authenticatorData: string; signature: string; userHandle?: string };
+}
+
 /** The shape of a `PublicKeyCredential` JSON answer, checked before anything is decoded (sizes capped). */
 function credentialShape(value: unknown): {
   id: string;
   inner: Record<string, unknown>;
-  /** What every credential answer shares, as `@simplewebauthn/server` takes it. */
-  base: { id: string; rawId: string; type: "public-key"; clientExtensionResults: Record<string, never> };
   clientDataJSON: string;
 } {
   const outer = record(value, "response");
@@ -164,35 +148,34 @@ function credentialShape(value: unknown): {
   if (outer.type !== "public-key") throw invalidField("response.type", 'response.type must be "public-key"');
   const inner = record(outer.response, "response.response");
   const clientDataJSON = b64Field(inner.clientDataJSON, "response.response.clientDataJSON", MAX_FIELD) as string;
-  return { id, inner, base: { id, rawId, type: "public-key", clientExtensionResults: {} }, clientDataJSON };
+  return { id, inner, clientDataJSON };
 }
 
-function registrationShape(value: unknown): RegistrationResponseJSON {
-  const { inner, base, clientDataJSON } = credentialShape(value);
+function registrationShape(value: unknown): RegistrationResponse {
+  const { id, inner, clientDataJSON } = credentialShape(value);
   b64Field(inner.attestationObject, "response.response.attestationObject", MAX_FIELD);
   const transports = inner.transports;
   if (transports !== undefined && (!Array.isArray(transports) || transports.length > 16))
     throw invalidField("response.response.transports", "response.response.transports must be a short array");
   return {
-    ...base,
+    id,
     response: {
       clientDataJSON,
       attestationObject: inner.attestationObject as string,
       transports: ((transports ?? []) as unknown[]).filter(
-        (t): t is NonNullable<RegistrationResponseJSON["response"]["transports"]>[number] =>
-          typeof t === "string" && TRANSPORTS.has(t),
+        (t): t is AuthenticatorTransport => typeof t === "string" && TRANSPORTS.has(t),
       ),
     },
   };
 }
 
-function assertionShape(value: unknown): AuthenticationResponseJSON {
-  const { inner, base, clientDataJSON } = credentialShape(value);
+function assertionShape(value: unknown): AssertionResponse {
+  const { id, inner, clientDataJSON } = credentialShape(value);
   b64Field(inner.authenticatorData, "response.response.authenticatorData", MAX_FIELD);
   b64Field(inner.signature, "response.response.signature", MAX_FIELD);
   const userHandle = b64Field(inner.userHandle, "response.response.userHandle", 128, true);
   return {
-    ...base,
+    id,
     response: {
       clientDataJSON,
       authenticatorData: inner.authenticatorData as string,
@@ -217,8 +200,12 @@ function displayNameOf(value: unknown): string | null {
   return value.trim() === "" ? null : value.trim();
 }
 
-/** A copy over a plain `ArrayBuffer` (what the verifier's types ask for). */
-const bytesOf = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
+/** A credential descriptor of a stored passkey, for `excludeCredentials` / `allowCredentials`. */
+const descriptorOf = (p: PasskeyRecord) => ({
+  id: p.credentialId,
+  type: "public-key" as const,
+  transports: p.transports.filter((t): t is AuthenticatorTransport => TRANSPORTS.has(t)),
+});
 
 /** The WebAuthn user handle of a user: their id's UTF-8 bytes (base64url in JSON). Never their email. */
 function userHandleOf(userId: string): string {
@@ -326,22 +313,13 @@ export class PasskeyService {
   async registrationOptions(user: UserRecord): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
     const { ctx, options } = this;
     const existing = await this.port.listByUser(user.id);
-    const { generateRegistrationOptions } = await webauthn();
-    const creation = await generateRegistrationOptions({
-      rpName: options.rpName,
-      rpID: options.rpId,
-      userName: user.email,
-      userDisplayName: user.name ?? user.email,
-      userID: bytesOf(utf8(user.id)),
-      challenge: bytesOf(ctx.random.bytes(32)),
+    const creation = creationOptions({
+      rp: { name: options.rpName, id: options.rpId },
+      user: { id: userHandleOf(user.id), name: user.email, displayName: user.name ?? user.email },
+      challenge: base64url(ctx.random.bytes(32)),
       timeout: options.challengeMs,
-      attestationType: "none",
-      excludeCredentials: existing.map((p) => ({
-        id: p.credentialId,
-        transports: p.transports as NonNullable<RegistrationResponseJSON["response"]["transports"]>,
-      })),
-      authenticatorSelection: { residentKey: "required", userVerification: options.userVerification },
-      supportedAlgorithmIDs: ALGORITHMS,
+      exclude: existing.map(descriptorOf),
+      userVerification: options.userVerification,
     });
     return this.ceremony(REGISTER_PREFIX, user.id, creation);
   }
@@ -373,38 +351,33 @@ export class PasskeyService {
    */
   private async verifiedPasskey(
     userId: string,
-    response: RegistrationResponseJSON,
+    response: RegistrationResponse,
     challenge: string,
     name: string | null,
     now: Date,
   ): Promise<PasskeyRecord> {
     const { ctx, options } = this;
-    let info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>;
+    let info: Awaited<ReturnType<typeof verifyRegistration>>;
     try {
-      const { verifyRegistrationResponse } = await webauthn();
-      const verified = await verifyRegistrationResponse({
-        response,
-        expectedChallenge: challenge,
-        expectedOrigin: this.origins,
-        expectedRPID: options.rpId,
+      info = await verifyRegistration(response, {
+        challenge,
+        origins: this.origins,
+        rpId: options.rpId,
         requireUserVerification: options.userVerification === "required",
-        supportedAlgorithmIDs: ALGORITHMS,
       });
-      if (!verified.verified) throw invalidResponse("attestation");
-      info = verified.registrationInfo;
     } catch (error) {
-      if (error instanceof AuthError) throw error;
-      throw invalidResponse(failureReason(error), error);
+      if (error instanceof WebAuthnFailure) throw invalidResponse(error.reason);
+      throw error;
     }
     return {
       id: randomId(ctx.random),
       userId,
-      credentialId: info.credential.id,
-      publicKey: base64url(info.credential.publicKey),
-      counter: info.credential.counter,
-      transports: response.response.transports ?? [],
-      deviceType: info.credentialDeviceType,
-      backedUp: info.credentialBackedUp,
+      credentialId: info.credentialId,
+      publicKey: base64url(info.publicKey),
+      counter: info.counter,
+      transports: response.response.transports,
+      deviceType: info.deviceType,
+      backedUp: info.backedUp,
       aaguid: info.aaguid,
       name,
       createdAt: now,
@@ -441,19 +414,13 @@ export class PasskeyService {
       throw new AuthError("USER_ALREADY_EXISTS", "An account with this email already exists");
     }
     const userId = randomId(ctx.random);
-    const { generateRegistrationOptions } = await webauthn();
-    const creation = await generateRegistrationOptions({
-      rpName: options.rpName,
-      rpID: options.rpId,
-      userName: email,
-      userDisplayName: name ?? email,
-      userID: bytesOf(utf8(userId)),
-      challenge: bytesOf(ctx.random.bytes(32)),
+    const creation = creationOptions({
+      rp: { name: options.rpName, id: options.rpId },
+      user: { id: userHandleOf(userId), name: email, displayName: name ?? email },
+      challenge: base64url(ctx.random.bytes(32)),
       timeout: options.challengeMs,
-      attestationType: "none",
-      excludeCredentials: [],
-      authenticatorSelection: { residentKey: "required", userVerification: options.userVerification },
-      supportedAlgorithmIDs: ALGORITHMS,
+      exclude: [],
+      userVerification: options.userVerification,
     });
     return this.ceremony(SIGN_UP_PREFIX, null, creation, { userId, email, name });
   }
@@ -531,16 +498,12 @@ export class PasskeyService {
       const user = await ctx.store.users.findByEmail(normalizeEmail(email));
       if (user) allow = await this.port.listByUser(user.id);
     }
-    const { generateAuthenticationOptions } = await webauthn();
-    const request = await generateAuthenticationOptions({
-      rpID: options.rpId,
-      challenge: bytesOf(ctx.random.bytes(32)),
+    const request = requestOptions({
+      rpId: options.rpId,
+      challenge: base64url(ctx.random.bytes(32)),
       timeout: options.challengeMs,
+      allow: allow.map(descriptorOf),
       userVerification: options.userVerification,
-      allowCredentials: allow.map((p) => ({
-        id: p.credentialId,
-        transports: p.transports as NonNullable<RegistrationResponseJSON["response"]["transports"]>,
-      })),
     });
     return this.ceremony(SIGN_IN_PREFIX, null, request);
   }
@@ -575,24 +538,19 @@ export class PasskeyService {
     await ctx.lockout.assertNotLocked(identifier);
     const publicKey = fromBase64url(passkey.publicKey);
     if (publicKey === null) throw new AuthError("INTERNAL_ERROR", "A stored passkey cannot be read");
-    let info: VerifiedAuthenticationResponse["authenticationInfo"];
+    let info: VerifiedAssertion;
     try {
-      const { verifyAuthenticationResponse } = await webauthn();
-      const verified = await verifyAuthenticationResponse({
-        response,
-        expectedChallenge: challenge,
-        expectedOrigin: this.origins,
-        expectedRPID: options.rpId,
-        // The counter is checked below, against the stored one, with an error and an event of its own.
-        credential: { id: passkey.credentialId, publicKey: bytesOf(publicKey), counter: 0 },
+      // The counter is checked below, against the stored one, with an error and an event of its own.
+      info = await verifyAssertion(response, publicKey, {
+        challenge,
+        origins: this.origins,
+        rpId: options.rpId,
         requireUserVerification: options.userVerification === "required",
       });
-      if (!verified.verified) throw invalidResponse("signature");
-      info = verified.authenticationInfo;
     } catch (error) {
-      const failure = error instanceof AuthError ? error : invalidResponse(failureReason(error), error);
+      if (!(error instanceof WebAuthnFailure)) throw error;
       await emit(ctx, "SignInFailed", { identifier, reason: "invalid-passkey-response" }, meta);
-      throw failure;
+      throw invalidResponse(error.reason);
     }
     const stored = passkey.counter;
     const received = info.newCounter;
@@ -606,7 +564,7 @@ export class PasskeyService {
     const outcome = await inTransaction(ctx, async (tx) => {
       // Compare-and-set: of two sign-ins that read the same counter, one advances it (a clone is refused).
       const port = tx.store.passkeys ?? this.port;
-      if (!(await port.recordUse(passkey.id, stored, received, info.credentialBackedUp, at))) {
+      if (!(await port.recordUse(passkey.id, stored, received, info.backedUp, at))) {
         if (!(await port.findByCredentialId(passkey.credentialId))) throw unknownPasskey();
         throw new AuthError("PASSKEY_COUNTER_REGRESSION", "This passkey was used by another sign-in at the same time");
       }
