@@ -241,6 +241,10 @@ export type {
   PasskeySignUpOptionsInput,
   PasskeyView,
   RegisterPasskeyInput,
+  AuthenticatorTransport,
+  CredentialDescriptorJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
 } from "./passkey/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {

@@ -11,3 +11,9 @@ export type {
   PasskeyView,
   RegisterPasskeyInput,
 } from "./passkey.ts";
+export type {
+  AuthenticatorTransport,
+  CredentialDescriptorJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from "./webauthn/options.ts";
