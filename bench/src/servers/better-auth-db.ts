@@ -95,6 +95,7 @@ export async function betterAuthDatabase(
         apikey: [],
         jwks: [],
         twoFactor: [],
+        passkey: [],
       }),
       description: "@better-auth/memory-adapter",
       close: async () => undefined,
