@@ -1,4 +1,4 @@
-import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
+import { startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
 import type { CallOperation, CallOptions, LatchkeyError, Output, Result } from "./types.ts";
 
 /** `passkey.register()`'s input: the name the user gives the new passkey. */
@@ -33,9 +33,15 @@ export interface PasskeyMethods {
     /**
      * Signs in with a passkey: options from `POST /passkey/authenticate/options`, the browser's
      * `navigator.credentials.get()` (with `autoFill`: conditional mediation), then `POST /passkey/authenticate/verify`.
+     * `options.signal` aborts it, the pending browser request included (`PASSKEY_CANCELLED`): a page stops its
+     * autofill request this way when the user signs in with a password or leaves the form.
      *
      * @example
-     * useEffect(() => void auth.passkey.signIn({ autoFill: true }), []); // autofill on the sign-in form
+     * useEffect(() => {
+     *   const stop = new AbortController(); // autofill on the sign-in form, until the page leaves
+     *   void auth.passkey.signIn({ autoFill: true }, { signal: stop.signal });
+     *   return () => stop.abort();
+     * }, []);
      */
     signIn(input?: PasskeySignInInput, options?: CallOptions): Promise<Result<Output<"passkeyAuthenticateVerify">>>;
   };
@@ -53,6 +59,35 @@ function cancelled(error: unknown): { data: null; error: LatchkeyError; response
   return { data: null, error: { code: "PASSKEY_CANCELLED", message, status: 0 }, response: null };
 }
 
+/**
+ * Runs a WebAuthn ceremony that `signal` (the call's `CallOptions.signal`) can abort: the pending prompt or autofill
+ * request is cancelled (a page that leaves the sign-in form, or signs in with a password, ends its autofill
+ * request). An abort in the moment before the browser request starts (autofill first asks the browser whether it
+ * offers autofill) is repeated until that request is cancelled too. A signal that aborts after the ceremony settled
+ * cancels nothing (another ceremony may be running).
+ */
+async function ceremony<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal?.aborted) throw new DOMException("The passkey request was aborted", "AbortError");
+  let settled = false;
+  let tries = 0;
+  const cancel = () => {
+    if (settled) return;
+    WebAuthnAbortService.cancelCeremony();
+    if (++tries < CANCEL_TRIES) setTimeout(cancel, CANCEL_RETRY_MS);
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    return await run();
+  } finally {
+    settled = true;
+    signal?.removeEventListener("abort", cancel);
+  }
+}
+
+/** How often, and how many times, an abort that came before the browser request started is repeated. */
+const CANCEL_RETRY_MS = 20;
+const CANCEL_TRIES = 100;
+
 /** The challenge token of an options answer (clients in bearer mode get one; browser pages use the cookie). */
 function tokenOf(data: { challengeToken?: string }): { challengeToken?: string } {
   return data.challengeToken === undefined ? {} : { challengeToken: data.challengeToken };
@@ -67,7 +102,10 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
         if (started.error) return started;
         let response: Awaited<ReturnType<typeof startRegistration>>;
         try {
-          response = await startRegistration({ optionsJSON: started.data.options as never });
+          response = await ceremony(
+            () => startRegistration({ optionsJSON: started.data.options as never }),
+            options?.signal,
+          );
         } catch (error) {
           return cancelled(error);
         }
@@ -80,10 +118,14 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
         if (started.error) return started;
         let response: Awaited<ReturnType<typeof startAuthentication>>;
         try {
-          response = await startAuthentication({
-            optionsJSON: started.data.options as never,
-            useBrowserAutofill: input.autoFill === true,
-          });
+          response = await ceremony(
+            () =>
+              startAuthentication({
+                optionsJSON: started.data.options as never,
+                useBrowserAutofill: input.autoFill === true,
+              }),
+            options?.signal,
+          );
         } catch (error) {
           return cancelled(error);
         }
