@@ -80,7 +80,7 @@ export function createDemoApp(
  * `http://localhost:5173`). Browsers refuse WebAuthn on an IP address (`http://127.0.0.1:3000` is not a valid
  * relying party), so an app on one goes without passkeys (null), as does one without a `baseUrl`.
  */
-export function demoPasskeys(baseUrl: string | undefined, trustedOrigins: readonly string[] = []) {
+function demoPasskeys(baseUrl: string | undefined, trustedOrigins: readonly string[] = []) {
   if (baseUrl === undefined) return null;
   const app = new URL(baseUrl);
   const rpId = app.hostname;

@@ -32,14 +32,27 @@ export function Passkeys() {
   const [error, setError] = useState<LatchkeyError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<PasskeyItem | null>(null);
+  const [off, setOff] = useState(false);
   const load = async () => {
     const r = await auth.listPasskeys();
+    // No passkey routes: the server runs without passkeys() (the demo leaves it out on an IP address).
+    if (r.error?.code === "NOT_FOUND") setOff(true);
     // Only a failure to list shows: an action's own error (set before this reload) stays on screen.
-    if (r.error) setError(r.error);
+    else if (r.error) setError(r.error);
     if (r.data) setPasskeys(r.data);
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: loads once on mount; `load` is recreated each render.
   useEffect(() => void load(), []);
+  if (off)
+    return (
+      <section>
+        <h1>Passkeys</h1>
+        <p data-testid="passkeys-off">
+          Passkeys are not set up on this server. Browsers offer passkeys only on a host name: open the demo at
+          http://localhost (not an IP address such as 127.0.0.1).
+        </p>
+      </section>
+    );
   return (
     <>
       <section>
