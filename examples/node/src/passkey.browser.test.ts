@@ -246,14 +246,24 @@ describe("passkeys in Chromium (virtual authenticator)", { timeout: 60_000 }, ()
     await page.getByTestId("no-passkeys").waitFor();
     expect(await store.passkeys.listByUser(user.id)).toEqual([]);
     // The authenticator still holds the credential: the browser still offers it.
-    expect(await credentialsOf(authenticator)).toHaveLength(1);
+    const {
+      credentials: [held],
+    } = await cdp.send("WebAuthn.getCredentials", { authenticatorId: authenticator });
+    expect(held).toBeDefined();
 
     await signOut();
-    // Autofill picks the deleted passkey: refused, and said so.
+    // Autofill picks the deleted passkey: refused, and said so. The page tells the browser that the server knows no
+    // such credential (WebAuthn's signalUnknownCredential), and Chromium removes it from the authenticator.
     await page.goto(`${api}/sign-in`);
     await poll(() => alert().textContent()).toBe(UNKNOWN);
-    // The button too.
-    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    expect(await webAuthnCalls()).toEqual([{ kind: "get", mediation: "conditional", outcome: "ok" }]);
+    await poll(() => credentialsOf(authenticator)).toEqual([]);
+    expect(await who().textContent()).toBe("Signed out");
+    expect(await store.sessions.listByUser(user.id)).toEqual([]);
+
+    // A browser that ignores the signal (signals are best effort) keeps offering it: the button is refused too.
+    await cdp.send("WebAuthn.addCredential", { authenticatorId: authenticator, credential: held! });
+    await signInWithButton(authenticator);
     await poll(async () => (await webAuthnCalls()).filter((c) => c.mediation === "modal")).toEqual([
       { kind: "get", mediation: "modal", outcome: "ok" },
     ]);

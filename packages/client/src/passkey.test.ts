@@ -45,8 +45,12 @@ function credentialOf(json: CredentialJson, transports: string[] = []) {
  * signatures), or refusing like a user who cancels the prompt.
  */
 function fakeBrowser(authenticator: SoftwareAuthenticator | "cancel") {
-  const seen: Array<{ mediation?: string }> = [];
-  const PublicKeyCredential = Object.assign(() => undefined, { isConditionalMediationAvailable: async () => true });
+  const seen: Array<{ mediation?: string; unknown?: { rpId: string; credentialId: string } }> = [];
+  const PublicKeyCredential = Object.assign(() => undefined, {
+    isConditionalMediationAvailable: async () => true,
+    // The Signal API: the server told the page that it knows no such credential.
+    signalUnknownCredential: async (unknown: { rpId: string; credentialId: string }) => void seen.push({ unknown }),
+  });
   vi.stubGlobal("PublicKeyCredential", PublicKeyCredential);
   vi.stubGlobal("window", { PublicKeyCredential, location: { hostname: "app.example" } });
   vi.stubGlobal("document", { querySelectorAll: () => [{}] });
@@ -110,6 +114,24 @@ describe("passkey.register and passkey.signIn", () => {
     expect((await auth.listPasskeys()).data).toEqual([]);
     const gone = await auth.deletePasskey({ id });
     expect(gone.error).toMatchObject({ code: "PASSKEY_NOT_FOUND", status: 404 });
+  });
+
+  it("a sign-in with a passkey the server no longer knows tells the browser to forget it (signalUnknownCredential)", async () => {
+    const auth = client();
+    await auth.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const authenticator = new SoftwareAuthenticator({ origin: BASE });
+    const seen = fakeBrowser(authenticator);
+    const registered = await auth.passkey.register({ name: "Laptop" });
+    expect((await auth.passkey.signIn()).error).toBeNull();
+    expect(seen.filter((s) => s.unknown)).toEqual([]);
+    // Deleted on the server (here, or from another device); the authenticator still holds it.
+    expect((await auth.deletePasskey({ id: registered.data!.id })).error).toBeNull();
+    await auth.signOut();
+    const refused = await auth.passkey.signIn();
+    expect(refused.error).toMatchObject({ code: "UNKNOWN_PASSKEY", status: 401 });
+    expect(seen.filter((s) => s.unknown)).toEqual([
+      { unknown: { rpId: "app.example", credentialId: registered.data!.credentialId } },
+    ]);
   });
 
   it("a user who cancels the prompt gets PASSKEY_CANCELLED, and nothing is registered", async () => {

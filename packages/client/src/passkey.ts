@@ -1,4 +1,4 @@
-import { startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
+import { sendSignal, startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
 import type { CallOperation, CallOptions, LatchkeyError, Output, Result } from "./types.ts";
 
 /** `passkey.register()`'s input: the name the user gives the new passkey. */
@@ -34,7 +34,9 @@ export interface PasskeyMethods {
      * Signs in with a passkey: options from `POST /passkey/authenticate/options`, the browser's
      * `navigator.credentials.get()` (with `autoFill`: conditional mediation), then `POST /passkey/authenticate/verify`.
      * `options.signal` aborts it, the pending browser request included (`PASSKEY_CANCELLED`): a page stops its
-     * autofill request this way when the user signs in with a password or leaves the form.
+     * autofill request this way when the user signs in with a password or leaves the form. A passkey the server does
+     * not know (`UNKNOWN_PASSKEY`: deleted) is signalled to the browser (`signalUnknownCredential`, where supported)
+     * so that it stops offering it.
      *
      * @example
      * useEffect(() => {
@@ -88,6 +90,18 @@ async function ceremony<T>(run: () => Promise<T>, signal: AbortSignal | undefine
 const CANCEL_RETRY_MS = 20;
 const CANCEL_TRIES = 100;
 
+/**
+ * Tells the browser that the server knows no such credential (a passkey deleted on the server, or by another
+ * device), through the WebAuthn Signal API where the browser has it: its passkey manager may then stop offering
+ * it. Best effort: a browser without the API, or one that refuses, changes nothing.
+ */
+async function signalUnknown(options: { rpId?: unknown }, credentialId: string): Promise<void> {
+  if (typeof options.rpId !== "string") return;
+  await sendSignal({ signalName: "unknownCredential", rpID: options.rpId, credentialID: credentialId }).catch(
+    () => undefined,
+  );
+}
+
 /** The challenge token of an options answer (clients in bearer mode get one; browser pages use the cookie). */
 function tokenOf(data: { challengeToken?: string }): { challengeToken?: string } {
   return data.challengeToken === undefined ? {} : { challengeToken: data.challengeToken };
@@ -134,7 +148,10 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
           ...tokenOf(started.data),
           ...(input.rememberMe === undefined ? {} : { rememberMe: input.rememberMe }),
         };
-        return call("passkeyAuthenticateVerify", body as never, options);
+        const verified = await call("passkeyAuthenticateVerify", body as never, options);
+        if (verified.error?.code === "UNKNOWN_PASSKEY")
+          await signalUnknown(started.data.options as { rpId?: unknown }, response.id);
+        return verified;
       },
     },
   };
