@@ -192,6 +192,9 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await signedInUser("bob@example.com");
     await signOut();
     await go("/sign-in");
+    // This origin is an IP address: the demo has no passkeys, and the sign-in page offers none once it learns so.
+    await poll(() => page.getByRole("button", { name: "Sign in with a passkey" }).count()).toBe(0);
+    expect(await page.getByRole("alert").count()).toBe(0);
     await submit("sign in with password", { "Email or username": "bob@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
@@ -511,6 +514,9 @@ describe("accessibility (axe-core in Chromium)", { timeout: 60_000 }, () => {
     for (const path of pages) found.push(...(await violations(path)));
     found.push(...(await violations("/delete-account")));
     expect(found).toEqual([]);
+    // The Passkeys page checked above is the one an IP-address origin gets: it says why there are no passkeys.
+    await go("/passkeys");
+    await page.getByTestId("passkeys-off").waitFor();
   });
 });
 

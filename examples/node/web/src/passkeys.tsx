@@ -167,10 +167,12 @@ export function Passkeys() {
  * Passkey autofill (conditional mediation) on the sign-in form: started on mount when the browser offers it, so the
  * passkeys show in the suggestions of the `autocomplete="username webauthn"` field; `onSignedIn` gets the sign-in's
  * answer once the user picks one. `stop()` aborts the pending request (before a password or button sign-in; leaving
- * the page does it too); `restart()` offers the suggestions again after one failed.
+ * the page does it too); `restart()` offers the suggestions again after one failed. `off`: the server has no
+ * passkey routes (404 `NOT_FOUND`: no `passkeys()`), so the page offers no passkey sign-in.
  */
 export function usePasskeyAutoFill(onSignedIn: (data: object) => void) {
   const [error, setError] = useState<LatchkeyError | null>(null);
+  const [off, setOff] = useState(false);
   const [round, setRound] = useState(0);
   const running = useRef<AbortController | null>(null);
   const done = useRef(onSignedIn);
@@ -184,6 +186,7 @@ export function usePasskeyAutoFill(onSignedIn: (data: object) => void) {
       const r = await auth.passkey.signIn({ autoFill: true }, { signal: abort.signal });
       if (abort.signal.aborted) return;
       if (r.data) done.current(r.data);
+      else if (r.error.code === "NOT_FOUND") setOff(true);
       // PASSKEY_CANCELLED: the request gave way to another one (the button); nothing the user needs to read.
       else if (r.error.code !== "PASSKEY_CANCELLED") setError(r.error);
     })();
@@ -191,6 +194,8 @@ export function usePasskeyAutoFill(onSignedIn: (data: object) => void) {
   }, [round]);
   return {
     error,
+    off,
+    turnOff: () => setOff(true),
     stop: () => {
       running.current?.abort();
       setError(null);
@@ -206,7 +211,7 @@ export function PasskeySignIn(props: {
 }) {
   const [error, setError] = useState<LatchkeyError | null>(null);
   const [busy, setBusy] = useState(false);
-  if (!webAuthnAvailable()) return null;
+  if (!webAuthnAvailable() || props.autoFill.off) return null;
   return (
     <section>
       <h2>Sign in with a passkey</h2>
@@ -222,6 +227,7 @@ export function PasskeySignIn(props: {
           setBusy(true);
           const r = await auth.passkey.signIn();
           setBusy(false);
+          if (r.error?.code === "NOT_FOUND") return props.autoFill.turnOff();
           setError(r.error);
           if (r.data) props.onSignedIn(r.data);
           else props.autoFill.restart();
