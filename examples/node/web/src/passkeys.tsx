@@ -93,7 +93,7 @@ export function Passkeys() {
                       "Never"
                     )}
                   </td>
-                  <td>{backupState(p)}</td>
+                  <td data-testid="passkey-backup">{backupState(p)}</td>
                   <td className="actions">
                     <button type="button" aria-label={`Rename ${labelOf(p)}`} onClick={() => setRenaming(p)}>
                       Rename
