@@ -33,6 +33,8 @@ export function Passkeys() {
   const [notice, setNotice] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<PasskeyItem | null>(null);
   const [off, setOff] = useState(false);
+  // Bumped after each passkey added: a fresh, empty "Add a passkey" form.
+  const [added, setAdded] = useState(0);
   const load = async () => {
     const r = await auth.listPasskeys();
     // No passkey routes: the server runs without passkeys() (the demo leaves it out on an IP address).
@@ -144,12 +146,14 @@ export function Passkeys() {
         <h2>Add a passkey</h2>
         {webAuthnAvailable() ? (
           <ActionForm
+            key={added}
             name="add a passkey"
             submit="Add a passkey"
             run={(f) => auth.passkey.register(f.name?.trim() ? { name: f.name.trim() } : {})}
             onDone={(p) => {
               setError(null);
               setNotice(`${labelOf(p)} is added. You can sign in with it now.`);
+              setAdded((n) => n + 1);
               void load();
             }}
           >
