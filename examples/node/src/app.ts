@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { apiKeys, emailOtp, jwt, magicLink, oauth, oidc, twoFactor } from "@latchkey/core";
+import { isIP } from "node:net";
+import { apiKeys, emailOtp, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /** An OpenID provider the demo signs in with ("Sign in with Example ID"): `pnpm demo` starts a local one. */
@@ -13,8 +14,8 @@ export interface DemoSocialProvider {
 
 /**
  * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change), magic
- * links, JWTs (/auth/token, /auth/jwks), two-factor (TOTP), sign-in with an OpenID provider when one is given, and an
- * API-key-protected /api/data route. src/server.ts adds the web pages.
+ * links, JWTs (/auth/token, /auth/jwks), two-factor (TOTP), passkeys (when the app is on a host name), sign-in with
+ * an OpenID provider when one is given, and an API-key-protected /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(
@@ -22,6 +23,7 @@ export function createDemoApp(
     Partial<Omit<CreateAuthOptions, "plugins">> & { socialProvider?: DemoSocialProvider },
 ) {
   const { socialProvider, ...authOptions } = options;
+  const passkeyPlugin = demoPasskeys(options.baseUrl, options.trustedOrigins);
   const auth = createAuth({
     environment: "development",
     cookies: { secure: false },
@@ -36,6 +38,8 @@ export function createDemoApp(
       jwt(),
       // Authenticator-app second factor: /two-factor in the web app (a QR code made on the page).
       twoFactor({ issuer: "Latchkey demo" }),
+      // Passkeys: the Passkeys page (/passkeys) and passkey sign-in (button and autofill) on the sign-in form.
+      ...(passkeyPlugin ? [passkeyPlugin] : []),
       // "Sign in with Example ID" and the Connected accounts page. The provider's emails are verified ones it
       // issued itself, so a first sign-in may link to an account with that email (accountLinking.trustedProviders).
       ...(socialProvider
@@ -58,6 +62,7 @@ export function createDemoApp(
       socialProviders: socialProvider ? [{ id: socialProvider.id, name: socialProvider.name }] : [],
       reference: "/auth/reference",
       me: "/me",
+      passkeys: passkeyPlugin !== null,
       jwks: "/auth/jwks",
       apiData: "/api/data (x-api-key)",
     }),
@@ -67,4 +72,23 @@ export function createDemoApp(
     c.json({ owner: c.var.user.email, key: c.var.apiKey.name }),
   );
   return { app, auth };
+}
+
+/**
+ * `passkeys()` for the demo: the relying party is the app's host (`localhost` for `http://localhost:3000`), and
+ * responses may come from the app's origin or a trusted origin on that host or under it (a Vite dev server on
+ * `http://localhost:5173`). Browsers refuse WebAuthn on an IP address (`http://127.0.0.1:3000` is not a valid
+ * relying party), so an app on one goes without passkeys (null), as does one without a `baseUrl`.
+ */
+function demoPasskeys(baseUrl: string | undefined, trustedOrigins: readonly string[] = []) {
+  if (baseUrl === undefined) return null;
+  const app = new URL(baseUrl);
+  const rpId = app.hostname;
+  if (isIP(rpId.replace(/^\[|\]$/g, "")) !== 0) return null;
+  const onHost = (origin: string) => {
+    const host = URL.canParse(origin) ? new URL(origin).hostname : "";
+    return host === rpId || host.endsWith(`.${rpId}`);
+  };
+  const origins = [app.origin, ...trustedOrigins.filter((o) => o !== app.origin && onHost(o))];
+  return passkeys({ rpId, rpName: "Latchkey demo", origins });
 }

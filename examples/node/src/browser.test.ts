@@ -2,74 +2,47 @@
 // running demo server (`src/server.ts` on an embedded libSQL file, the pages Vite built), with real cookies and real
 // Origin headers, plus a page on a second loopback origin that signs in with CORS and credentials. Effects are
 // checked in the demo's own database. Codes and links come from the server's console, as a developer reads them.
-import { spawn, type ChildProcess } from "node:child_process";
-import { request as httpRequest } from "node:http";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
+// Passkeys need a host name rather than this suite's IP address: passkey.browser.test.ts.
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import AxeBuilder from "@axe-core/playwright";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
 import { base32Decode, totp } from "@latchkey/core/internal";
-import { openDemoDatabase } from "./database.ts";
+import {
+  ensurePagesBuilt,
+  freePort,
+  launchChromiumProfile,
+  PASSWORD,
+  poll,
+  type RunningDemo,
+  seriousViolations,
+  signUpInto,
+  startDemo,
+} from "./browser-harness.ts";
 import { WEB_ROOT, webPages } from "./static.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const PASSWORD = "correct horse battery";
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
 const FIREFOX_WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 let api = "";
 let spaOrigin = "";
-let server: ChildProcess;
-let console_ = "";
+let demo: RunningDemo;
 let spa: { close(callback?: () => void): unknown };
 let context: BrowserContext;
 let page: Page;
 let store: FullStore;
 let work = "";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Newest modification time under a folder (the sources a build depends on). */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-/** Builds the pages with Vite unless dist-web is newer than web/ and the client package it bundles. */
-async function ensurePagesBuilt(): Promise<void> {
-  const built = join(WEB_ROOT, "index.html");
-  const client = here("../node_modules/@latchkey/client/dist");
-  if (existsSync(built) && statSync(built).mtimeMs > Math.max(newest(here("../web")), newest(client))) return;
-  const { build } = await import("vite");
-  await build({ configFile: here("../web/vite.config.ts"), logLevel: "warn" });
-}
-
 /** Emails the demo printed to `to` (its console sender prints them in development). */
 function emailsTo(to: string): string[] {
   // Development mode's block opens with a line saying so; the recipient line follows it.
-  return console_
+  return demo
+    .output()
     .split("[latchkey email] ")
     .filter((block) => block.startsWith(`to=${to} `) || block.includes(`\nto=${to} `));
 }
@@ -84,13 +57,11 @@ async function nextEmail(to: string, action: () => Promise<unknown>): Promise<st
     if (all.length > before && /\n\S.*\n/.test(all[before]!)) return all[before]!;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`no email to ${to}; console:\n${console_}`);
+  throw new Error(`no email to ${to}; console:\n${demo.output()}`);
 }
 
 const codeIn = (email: string) => /is (\d{6})\./.exec(email)?.[1] ?? "";
 const linkIn = (email: string) => /(http:\/\/\S+)/.exec(email)?.[1] ?? "";
-/** Waits for the page to catch up (a generous ceiling: nothing here measures speed). */
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
 const form = (name: string): Locator => page.getByRole("form", { name });
 const who = () => page.getByTestId("who");
 
@@ -106,28 +77,7 @@ let sourceHost = 1;
  * rate-limit bucket), and signed in in the browser by the session cookie that sign-up set.
  */
 async function signedInUser(email: string, extra: Record<string, string> = {}): Promise<void> {
-  const body = JSON.stringify({ email, password: PASSWORD, ...extra });
-  const { status, cookie } = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
-    const req = httpRequest(
-      `${api}/auth/sign-up/email`,
-      {
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        localAddress: `127.0.0.${++sourceHost}`,
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, cookie: String(res.headers["set-cookie"]?.[0] ?? "") }),
-        );
-      },
-    );
-    req.once("error", reject);
-    req.end(body);
-  });
-  expect(status).toBe(200);
-  const [name, value] = cookie.split(";")[0]!.split("=") as [string, string];
-  await context.addCookies([{ name, value, url: api, httpOnly: true, sameSite: "Lax" }]);
+  await signUpInto(context, api, { email, password: PASSWORD, ...extra }, `127.0.0.${++sourceHost}`);
   await go("/");
   await poll(() => who().textContent()).toBe(`Signed in as ${email}`);
 }
@@ -157,75 +107,24 @@ beforeAll(async () => {
     );
   });
   spaOrigin = `http://127.0.0.1:${spaPort}`;
-  const databaseUrl = `file:${join(work, "demo.db")}`;
-  // The demo needs its own origin (baseUrl) before it listens, so it cannot take port 0: it gets a port that was
-  // free a moment ago, and if another process took it meanwhile the demo exits with EADDRINUSE and another is tried.
-  for (let attempt = 1; ; attempt++) {
-    const apiPort = await freePort();
-    api = `http://127.0.0.1:${apiPort}`;
-    console_ = "";
-    server = spawn(process.execPath, ["--import", "tsx", here("./server.ts")], {
-      env: {
-        ...process.env,
-        PORT: String(apiPort),
-        LATCHKEY_BASE_URL: api,
-        LATCHKEY_SECRET: "b".repeat(64),
-        LATCHKEY_DATABASE_URL: databaseUrl,
-        LATCHKEY_TRUSTED_ORIGINS: spaOrigin,
-        // The demo's own OpenID provider ("Sign in with Example ID") on a free port of its own choosing.
-        LATCHKEY_DEMO_PROVIDER_PORT: "0",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    server.stdout!.on("data", (d: Buffer) => void (console_ += d.toString()));
-    server.stderr!.on("data", (d: Buffer) => void (console_ += d.toString()));
-    const started = await new Promise<boolean>((resolve, reject) => {
-      server.once("exit", (code) =>
-        console_.includes("EADDRINUSE") && attempt < 5
-          ? resolve(false)
-          : reject(new Error(`the demo exited (${code}):\n${console_}`)),
-      );
-      // Its own line with the port it bound: the page talks to this process, not to whoever had the port.
-      const check = () => {
-        if (server.exitCode !== null) return;
-        if (console_.includes(`listening on http://localhost:${apiPort}`) && console_.includes("Store:")) {
-          // The demo's provider must have started: social sign-in is part of what this suite shows.
-          if (!console_.includes("Example ID (a local OpenID provider")) reject(new Error(`no provider:\n${console_}`));
-          resolve(true);
-        } else setTimeout(check, 25);
-      };
-      check();
-    });
-    if (started) break;
-  }
-  store = await openDemoDatabase(databaseUrl);
+  // The demo's own OpenID provider must start: social sign-in is part of what this suite shows.
+  demo = await startDemo({
+    databaseUrl: `file:${join(work, "demo.db")}`,
+    host: "127.0.0.1",
+    env: { LATCHKEY_TRUSTED_ORIGINS: spaOrigin },
+    provider: true,
+  });
+  ({ api, store } = demo);
   // The second origin's pages allow the API's origin, known only now.
   site = new Hono().get("*", webPages(WEB_ROOT, "spa.html", { apiOrigins: [api] }));
-  // A real Chromium must start: a missing browser fails the suite (.ci/run installs Debian's chromium).
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  context = await chromium.launchPersistentContext(join(work, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  context = await launchChromiumProfile(join(work, "profile"));
   page = context.pages()[0] ?? (await context.newPage());
 }, 120_000);
 
 afterAll(async () => {
   await context?.close();
   spa?.close();
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once("exit", r));
-    server.kill();
-    await exited;
-  }
+  await demo?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -293,6 +192,9 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
     await signedInUser("bob@example.com");
     await signOut();
     await go("/sign-in");
+    // This origin is an IP address: the demo has no passkeys, and the sign-in page offers none once it learns so.
+    await poll(() => page.getByRole("button", { name: "Sign in with a passkey" }).count()).toBe(0);
+    expect(await page.getByRole("alert").count()).toBe(0);
     await submit("sign in with password", { "Email or username": "bob@example.com", Password: "not the password" });
     const alert = form("sign in with password").getByRole("alert");
     await poll(() => alert.textContent()).toBe("That email and password do not match an account.");
@@ -591,26 +493,30 @@ describe("the demo web app in Chromium", { timeout: 30_000 }, () => {
 });
 
 describe("accessibility (axe-core in Chromium)", { timeout: 60_000 }, () => {
-  /** The serious and critical axe violations of the page as it stands: rule, impact and the elements it names. */
-  async function seriousViolations(path: string): Promise<string[]> {
-    await go(path);
-    await page.locator("main h1, main h2").first().waitFor();
-    await poll(() => who().textContent()).not.toBe("…");
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    return violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  }
+  const violations = (path: string) => seriousViolations(page, `${api}${path}`);
 
   it("every page, signed out and signed in, has no serious or critical violation (contrast and labels included)", async () => {
     const found: string[] = [];
-    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password"])
-      found.push(...(await seriousViolations(path)));
+    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password"]) found.push(...(await violations(path)));
     await signedInUser("axe@example.com");
-    for (const path of ["/", "/settings", "/verify", "/api-keys", "/devices", "/two-factor", "/jwt", "/accounts"])
-      found.push(...(await seriousViolations(path)));
-    found.push(...(await seriousViolations("/delete-account")));
+    // /passkeys on this IP-address origin says passkeys are off (passkey.browser.test.ts checks it in use).
+    const pages = [
+      "/",
+      "/settings",
+      "/verify",
+      "/api-keys",
+      "/devices",
+      "/passkeys",
+      "/two-factor",
+      "/jwt",
+      "/accounts",
+    ];
+    for (const path of pages) found.push(...(await violations(path)));
+    found.push(...(await violations("/delete-account")));
     expect(found).toEqual([]);
+    // The Passkeys page checked above is the one an IP-address origin gets: it says why there are no passkeys.
+    await go("/passkeys");
+    await page.getByTestId("passkeys-off").waitFor();
   });
 });
 

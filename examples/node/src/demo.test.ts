@@ -4,12 +4,42 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { PASSKEYS_PLUGIN_ID } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { createDemoApp } from "./app.ts";
 
 const BASE = "http://localhost:3000";
 
 describe("node demo", () => {
+  it("installs passkeys on a host name (the relying party is the app's host), and leaves them out on an IP address", async () => {
+    const { app, auth } = createDemoApp({
+      secret: "x".repeat(40),
+      database: memoryStore(),
+      baseUrl: BASE,
+      // A dev server on the same host may run the ceremony; one on another host may not.
+      trustedOrigins: ["http://localhost:5173", "http://127.0.0.1:5173"],
+    });
+    expect(auth.core.plugins.get(PASSKEYS_PLUGIN_ID)?.options).toMatchObject({
+      rpId: "localhost",
+      origins: [BASE, "http://localhost:5173"],
+    });
+    const options = await app.request(`${BASE}/auth/passkey/authenticate/options`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: BASE },
+      body: "{}",
+    });
+    expect(options.status).toBe(200);
+    expect((await options.json()).options).toMatchObject({ rpId: "localhost", allowCredentials: [] });
+    expect(await (await app.request(`${BASE}/api`)).json()).toMatchObject({ passkeys: true });
+
+    const onIp = "http://127.0.0.1:3000";
+    const ip = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: onIp });
+    expect(ip.auth.core.plugins.get(PASSKEYS_PLUGIN_ID)).toBeNull();
+    const none = await ip.app.request(`${onIp}/auth/passkey/list`);
+    expect(none.status).toBe(404);
+    expect(await (await ip.app.request(`${onIp}/api`)).json()).toMatchObject({ passkeys: false });
+  });
+
   it("signs up over /auth and reads /me with the session cookie", async () => {
     const { app } = createDemoApp({ secret: "x".repeat(40), database: memoryStore(), baseUrl: BASE });
     expect((await app.request(`${BASE}/me`)).status).toBe(401);

@@ -45,8 +45,12 @@ function credentialOf(json: CredentialJson, transports: string[] = []) {
  * signatures), or refusing like a user who cancels the prompt.
  */
 function fakeBrowser(authenticator: SoftwareAuthenticator | "cancel") {
-  const seen: Array<{ mediation?: string }> = [];
-  const PublicKeyCredential = Object.assign(() => undefined, { isConditionalMediationAvailable: async () => true });
+  const seen: Array<{ mediation?: string; unknown?: { rpId: string; credentialId: string } }> = [];
+  const PublicKeyCredential = Object.assign(() => undefined, {
+    isConditionalMediationAvailable: async () => true,
+    // The Signal API: the server told the page that it knows no such credential.
+    signalUnknownCredential: async (unknown: { rpId: string; credentialId: string }) => void seen.push({ unknown }),
+  });
   vi.stubGlobal("PublicKeyCredential", PublicKeyCredential);
   vi.stubGlobal("window", { PublicKeyCredential, location: { hostname: "app.example" } });
   vi.stubGlobal("document", { querySelectorAll: () => [{}] });
@@ -112,6 +116,24 @@ describe("passkey.register and passkey.signIn", () => {
     expect(gone.error).toMatchObject({ code: "PASSKEY_NOT_FOUND", status: 404 });
   });
 
+  it("a sign-in with a passkey the server no longer knows tells the browser to forget it (signalUnknownCredential)", async () => {
+    const auth = client();
+    await auth.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const authenticator = new SoftwareAuthenticator({ origin: BASE });
+    const seen = fakeBrowser(authenticator);
+    const registered = await auth.passkey.register({ name: "Laptop" });
+    expect((await auth.passkey.signIn()).error).toBeNull();
+    expect(seen.filter((s) => s.unknown)).toEqual([]);
+    // Deleted on the server (here, or from another device); the authenticator still holds it.
+    expect((await auth.deletePasskey({ id: registered.data!.id })).error).toBeNull();
+    await auth.signOut();
+    const refused = await auth.passkey.signIn();
+    expect(refused.error).toMatchObject({ code: "UNKNOWN_PASSKEY", status: 401 });
+    expect(seen.filter((s) => s.unknown)).toEqual([
+      { unknown: { rpId: "app.example", credentialId: registered.data!.credentialId } },
+    ]);
+  });
+
   it("a user who cancels the prompt gets PASSKEY_CANCELLED, and nothing is registered", async () => {
     const auth = client();
     await auth.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
@@ -138,5 +160,80 @@ describe("passkey.register and passkey.signIn", () => {
     const taken = await auth.passkey.signUp({ email: "grace@example.com" });
     expect(taken.error).toMatchObject({ code: "USER_ALREADY_EXISTS", status: 422 });
     expect(seen).toHaveLength(2);
+  });
+});
+
+/**
+ * A browser whose WebAuthn requests wait for the user (who never answers): they end only when their `signal`
+ * aborts. `available` holds autofill's availability answer back until the test releases it.
+ */
+function waitingBrowser() {
+  const requests: Array<{ kind: "create" | "get"; mediation?: string; signal: AbortSignal }> = [];
+  let release: (available: boolean) => void = () => undefined;
+  const available = new Promise<boolean>((resolve) => {
+    release = resolve;
+  });
+  const PublicKeyCredential = Object.assign(() => undefined, { isConditionalMediationAvailable: () => available });
+  vi.stubGlobal("PublicKeyCredential", PublicKeyCredential);
+  vi.stubGlobal("window", { PublicKeyCredential, location: { hostname: "app.example" } });
+  vi.stubGlobal("document", { querySelectorAll: () => [{}] });
+  const wait = (kind: "create" | "get") => (options: { mediation?: string; signal: AbortSignal }) => {
+    requests.push({ kind, mediation: options.mediation, signal: options.signal });
+    return new Promise((_, reject) =>
+      options.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))),
+    );
+  };
+  vi.stubGlobal("navigator", { credentials: { create: wait("create"), get: wait("get") } });
+  return { requests, release };
+}
+
+describe("aborting a passkey call (CallOptions.signal)", () => {
+  it("cancels the pending autofill request (PASSKEY_CANCELLED)", async () => {
+    const auth = client();
+    const browser = waitingBrowser();
+    browser.release(true);
+    const stop = new AbortController();
+    const pending = auth.passkey.signIn({ autoFill: true }, { signal: stop.signal });
+    await expect.poll(() => browser.requests.length).toBe(1);
+    expect(browser.requests[0]).toMatchObject({ kind: "get", mediation: "conditional" });
+    stop.abort();
+    expect((await pending).error).toMatchObject({ code: "PASSKEY_CANCELLED", status: 0 });
+    expect(browser.requests[0]!.signal.aborted).toBe(true);
+  });
+
+  it("an abort while the browser is asked whether it offers autofill still cancels the request that follows", async () => {
+    const auth = client();
+    const browser = waitingBrowser();
+    const stop = new AbortController();
+    const pending = auth.passkey.signIn({ autoFill: true }, { signal: stop.signal });
+    // The options are fetched; the ceremony waits on isConditionalMediationAvailable() when the page leaves.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(browser.requests).toEqual([]);
+    stop.abort();
+    browser.release(true);
+    expect((await pending).error).toMatchObject({ code: "PASSKEY_CANCELLED" });
+    expect(browser.requests).toHaveLength(1);
+    expect(browser.requests[0]!.signal.aborted).toBe(true);
+  });
+
+  it("a signal that aborts after its ceremony ended leaves the next ceremony alone", async () => {
+    const auth = client();
+    await auth.signUpEmail({ email: "ada@example.com", password: "correct horse battery" });
+    const browser = waitingBrowser();
+    browser.release(true);
+    const first = new AbortController();
+    const autofill = auth.passkey.signIn({ autoFill: true }, { signal: first.signal });
+    await expect.poll(() => browser.requests.length).toBe(1);
+    // The button (or a registration) takes over: the autofill request gives way, and its signal is spent.
+    const own = new AbortController();
+    const registering = auth.passkey.register({}, { signal: own.signal });
+    await expect.poll(() => browser.requests.length).toBe(2);
+    expect((await autofill).error).toMatchObject({ code: "PASSKEY_CANCELLED" });
+    first.abort();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(browser.requests[1]).toMatchObject({ kind: "create" });
+    expect(browser.requests[1]!.signal.aborted).toBe(false);
+    own.abort();
+    expect((await registering).error).toMatchObject({ code: "PASSKEY_CANCELLED" });
   });
 });

@@ -1,4 +1,4 @@
-import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
+import { sendSignal, startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
 import type { CallOperation, CallOptions, LatchkeyError, Output, Result } from "./types.ts";
 
 /** `passkey.register()`'s input: the name the user gives the new passkey. */
@@ -43,9 +43,17 @@ export interface PasskeyMethods {
     /**
      * Signs in with a passkey: options from `POST /passkey/authenticate/options`, the browser's
      * `navigator.credentials.get()` (with `autoFill`: conditional mediation), then `POST /passkey/authenticate/verify`.
+     * `options.signal` aborts it, the pending browser request included (`PASSKEY_CANCELLED`): a page stops its
+     * autofill request this way when the user signs in with a password or leaves the form. A passkey the server does
+     * not know (`UNKNOWN_PASSKEY`: deleted) is signalled to the browser (`signalUnknownCredential`, where supported)
+     * so that it stops offering it.
      *
      * @example
-     * useEffect(() => void auth.passkey.signIn({ autoFill: true }), []); // autofill on the sign-in form
+     * useEffect(() => {
+     *   const stop = new AbortController(); // autofill on the sign-in form, until the page leaves
+     *   void auth.passkey.signIn({ autoFill: true }, { signal: stop.signal });
+     *   return () => stop.abort();
+     * }, []);
      */
     signIn(input?: PasskeySignInInput, options?: CallOptions): Promise<Result<Output<"passkeyAuthenticateVerify">>>;
     /**
@@ -72,6 +80,47 @@ function cancelled(error: unknown): { data: null; error: LatchkeyError; response
   return { data: null, error: { code: "PASSKEY_CANCELLED", message, status: 0 }, response: null };
 }
 
+/**
+ * Runs a WebAuthn ceremony that `signal` (the call's `CallOptions.signal`) can abort: the pending prompt or autofill
+ * request is cancelled (a page that leaves the sign-in form, or signs in with a password, ends its autofill
+ * request). An abort in the moment before the browser request starts (autofill first asks the browser whether it
+ * offers autofill) is repeated until that request is cancelled too. A signal that aborts after the ceremony settled
+ * cancels nothing (another ceremony may be running).
+ */
+async function ceremony<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal?.aborted) throw new DOMException("The passkey request was aborted", "AbortError");
+  let settled = false;
+  let tries = 0;
+  const cancel = () => {
+    if (settled) return;
+    WebAuthnAbortService.cancelCeremony();
+    if (++tries < CANCEL_TRIES) setTimeout(cancel, CANCEL_RETRY_MS);
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    return await run();
+  } finally {
+    settled = true;
+    signal?.removeEventListener("abort", cancel);
+  }
+}
+
+/** How often, and how many times, an abort that came before the browser request started is repeated. */
+const CANCEL_RETRY_MS = 20;
+const CANCEL_TRIES = 100;
+
+/**
+ * Tells the browser that the server knows no such credential (a passkey deleted on the server, or by another
+ * device), through the WebAuthn Signal API where the browser has it: its passkey manager may then stop offering
+ * it. Best effort: a browser without the API, or one that refuses, changes nothing.
+ */
+async function signalUnknown(options: { rpId?: unknown }, credentialId: string): Promise<void> {
+  if (typeof options.rpId !== "string") return;
+  await sendSignal({ signalName: "unknownCredential", rpID: options.rpId, credentialID: credentialId }).catch(
+    () => undefined,
+  );
+}
+
 /** The challenge token of an options answer (clients in bearer mode get one; browser pages use the cookie). */
 function tokenOf(data: { challengeToken?: string }): { challengeToken?: string } {
   return data.challengeToken === undefined ? {} : { challengeToken: data.challengeToken };
@@ -86,7 +135,10 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
         if (started.error) return started;
         let response: Awaited<ReturnType<typeof startRegistration>>;
         try {
-          response = await startRegistration({ optionsJSON: started.data.options as never });
+          response = await ceremony(
+            () => startRegistration({ optionsJSON: started.data.options as never }),
+            options?.signal,
+          );
         } catch (error) {
           return cancelled(error);
         }
@@ -99,10 +151,14 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
         if (started.error) return started;
         let response: Awaited<ReturnType<typeof startAuthentication>>;
         try {
-          response = await startAuthentication({
-            optionsJSON: started.data.options as never,
-            useBrowserAutofill: input.autoFill === true,
-          });
+          response = await ceremony(
+            () =>
+              startAuthentication({
+                optionsJSON: started.data.options as never,
+                useBrowserAutofill: input.autoFill === true,
+              }),
+            options?.signal,
+          );
         } catch (error) {
           return cancelled(error);
         }
@@ -111,7 +167,10 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
           ...tokenOf(started.data),
           ...(input.rememberMe === undefined ? {} : { rememberMe: input.rememberMe }),
         };
-        return call("passkeyAuthenticateVerify", body as never, options);
+        const verified = await call("passkeyAuthenticateVerify", body as never, options);
+        if (verified.error?.code === "UNKNOWN_PASSKEY")
+          await signalUnknown(started.data.options as { rpId?: unknown }, response.id);
+        return verified;
       },
       async signUp(input, options) {
         const request = { email: input.email, ...(input.name === undefined ? {} : { name: input.name }) };

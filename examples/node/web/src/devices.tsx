@@ -2,7 +2,7 @@
 import { useEffect, useState } from "react";
 import Bowser from "bowser";
 import type { LatchkeyError, SessionListItem } from "@latchkey/client";
-import { ErrorText, Notice } from "./shared.tsx";
+import { ErrorText, Notice, timeAgo } from "./shared.tsx";
 import { auth } from "./client.ts";
 
 /** "Chrome 150 on Linux" from a User-Agent string (bowser); the raw string stays in the cell's title. */
@@ -14,25 +14,6 @@ function deviceName(userAgent: string | null): string {
   const os = parsed.os.name ?? null;
   if (browser && os) return `${browser} on ${os}`;
   return browser ?? os ?? "Unknown device";
-}
-
-const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
-  ["year", 365 * 24 * 3600],
-  ["month", 30 * 24 * 3600],
-  ["week", 7 * 24 * 3600],
-  ["day", 24 * 3600],
-  ["hour", 3600],
-  ["minute", 60],
-];
-const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-
-/** "2 minutes ago", "yesterday", "just now": the largest unit that fits. */
-function timeAgo(iso: string, now: number = Date.now()): string {
-  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relative.format(Math.trunc(seconds / size), unit);
-  }
-  return "just now";
 }
 
 /** The signed-in user's sessions: sign out one device, or every other one. */

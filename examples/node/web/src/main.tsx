@@ -8,6 +8,7 @@ import { ConfirmDeletion, DeleteAccount, Settings } from "./account.tsx";
 import { ApiKeys } from "./api-keys.tsx";
 import { Devices } from "./devices.tsx";
 import { Jwt } from "./jwt.tsx";
+import { PasskeySignIn, Passkeys, usePasskeyAutoFill } from "./passkeys.tsx";
 import { ConnectedAccounts, SocialSignIn } from "./social.tsx";
 import { SecondStep, TwoFactorSettings } from "./two-factor.tsx";
 
@@ -70,6 +71,9 @@ function App() {
     case "/devices":
       page = <Devices />;
       break;
+    case "/passkeys":
+      page = <Passkeys />;
+      break;
     case "/two-factor":
       page = <TwoFactorSettings />;
       break;
@@ -100,6 +104,7 @@ function App() {
               {link("/verify", "Verify email")}
               {link("/api-keys", "API keys")}
               {link("/devices", "Devices")}
+              {link("/passkeys", "Passkeys")}
               {link("/two-factor", "Two-factor")}
               {link("/accounts", "Connected accounts")}
               {link("/jwt", "JWT")}
@@ -189,8 +194,10 @@ function afterSignIn(data: object, go: (to: string) => void, second: () => void)
 function SignIn({ go }: { go: (to: string) => void }) {
   const [codeFor, setCodeFor] = useState<string | null>(null);
   const [secondStep, setSecondStep] = useState(false);
-  if (secondStep) return <SecondStep onDone={() => go("/")} />;
   const next = (data: object) => afterSignIn(data, go, () => setSecondStep(true));
+  // Passkeys in the suggestions of the email field, from the moment the page shows (when the browser offers it).
+  const autoFill = usePasskeyAutoFill(next);
+  if (secondStep) return <SecondStep onDone={() => go("/")} />;
   return (
     <>
       <section>
@@ -198,16 +205,20 @@ function SignIn({ go }: { go: (to: string) => void }) {
         <ActionForm
           name="sign in with password"
           submit="Sign in"
-          run={(f) => {
+          run={async (f) => {
+            // A password sign-in ends the pending passkey autofill; a failed one offers it again.
+            autoFill.stop();
             // An unchecked box is absent from the form data: a session that ends with the browser.
             const rememberMe = f.rememberMe === "on";
-            return f.login!.includes("@")
-              ? auth.signInEmail({ email: f.login!, password: f.password!, rememberMe })
-              : auth.signInEmail({ username: f.login!, password: f.password!, rememberMe });
+            const r = f.login!.includes("@")
+              ? await auth.signInEmail({ email: f.login!, password: f.password!, rememberMe })
+              : await auth.signInEmail({ username: f.login!, password: f.password!, rememberMe });
+            if (r.error) autoFill.restart();
+            return r;
           }}
           onDone={next}
         >
-          <Field label="Email or username" name="login" autoComplete="username" />
+          <Field label="Email or username" name="login" autoComplete="username webauthn" />
           <Field label="Password" name="password" type="password" autoComplete="current-password" />
           <label className="checkbox">
             <input type="checkbox" name="rememberMe" defaultChecked /> Remember me
@@ -240,6 +251,7 @@ function SignIn({ go }: { go: (to: string) => void }) {
           </ActionForm>
         )}
       </section>
+      <PasskeySignIn autoFill={autoFill} onSignedIn={next} />
       <SocialSignIn />
     </>
   );

@@ -4,6 +4,25 @@ import type { ClientErrorCode, LatchkeyError, Result } from "@latchkey/client";
 /** A query parameter of the page's URL ("" when absent). */
 export const query = (name: string) => new URLSearchParams(location.search).get(name) ?? "";
 
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ["year", 365 * 24 * 3600],
+  ["month", 30 * 24 * 3600],
+  ["week", 7 * 24 * 3600],
+  ["day", 24 * 3600],
+  ["hour", 3600],
+  ["minute", 60],
+];
+const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+
+/** "2 minutes ago", "yesterday", "just now": the largest unit that fits. */
+export function timeAgo(iso: string, now: number = Date.now()): string {
+  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return relative.format(Math.trunc(seconds / size), unit);
+  }
+  return "just now";
+}
+
 /** What the person reads for each error: words, never codes. Unlisted codes show the server's own message. */
 const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   INVALID_CREDENTIALS: "That email and password do not match an account.",
@@ -31,7 +50,15 @@ const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   SIGN_IN_REJECTED: "This account cannot sign in.",
   WEAK_PASSWORD: "Choose a stronger password.",
   PASSWORD_COMPROMISED: "This password appeared in a data breach. Choose another one.",
-  LAST_ACCOUNT: "This is your only way to sign in. Add a password or connect another account first.",
+  LAST_ACCOUNT: "This is your only way to sign in. Add a password, another passkey or another account first.",
+  PASSKEY_CANCELLED: "The passkey request was cancelled or not allowed. Nothing was changed.",
+  UNKNOWN_PASSKEY: "That passkey is not registered here (it may have been deleted). Sign in another way.",
+  PASSKEY_NOT_FOUND: "That passkey is already deleted.",
+  PASSKEY_ALREADY_REGISTERED: "This passkey is already registered.",
+  PASSKEY_CHALLENGE_INVALID: "That passkey request expired or was already used. Try again.",
+  INVALID_PASSKEY_RESPONSE: "That passkey could not be verified. Try again.",
+  PASSKEY_COUNTER_REGRESSION:
+    "That passkey may have been copied, so it was refused. Sign in another way and replace it.",
   PROVIDER_NOT_FOUND: "That sign-in provider is not set up on this server.",
   NETWORK_ERROR: "The server cannot be reached. Check the connection and try again.",
 };
