@@ -68,7 +68,12 @@ async function expectOk(res: Response, what: string): Promise<unknown> {
 interface Library {
   name: string;
   handler: Handler;
-  routes: { registerOptions: [string, string]; registerVerify: string; signInOptions: [string, string]; verify: string };
+  routes: {
+    registerOptions: [string, string];
+    registerVerify: string;
+    signInOptions: [string, string];
+    verify: string;
+  };
   /** The options object out of an options answer. */
   optionsOf(body: unknown): Options;
 }

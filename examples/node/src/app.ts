@@ -78,7 +78,8 @@ export function createDemoApp(
  * `passkeys()` for the demo: the relying party is the app's host (`localhost` for `http://localhost:3000`), and
  * responses may come from the app's origin or a trusted origin on that host or under it (a Vite dev server on
  * `http://localhost:5173`). Browsers refuse WebAuthn on an IP address (`http://127.0.0.1:3000` is not a valid
- * relying party), so an app on one goes without passkeys (null), as does one without a `baseUrl`.
+ * relying party), so an app on one goes without passkeys (null), as does one without a `baseUrl`. Sign-up with a
+ * passkey alone is on (the sign-up page offers it; the email is then verified by code from the signed-in page).
  */
 function demoPasskeys(baseUrl: string | undefined, trustedOrigins: readonly string[] = []) {
   if (baseUrl === undefined) return null;
@@ -90,5 +91,5 @@ function demoPasskeys(baseUrl: string | undefined, trustedOrigins: readonly stri
     return host === rpId || host.endsWith(`.${rpId}`);
   };
   const origins = [app.origin, ...trustedOrigins.filter((o) => o !== app.origin && onHost(o))];
-  return passkeys({ rpId, rpName: "Latchkey demo", origins });
+  return passkeys({ rpId, rpName: "Latchkey demo", origins, allowPasskeyOnlyAccounts: true });
 }

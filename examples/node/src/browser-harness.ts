@@ -65,6 +65,28 @@ export interface RunningDemo {
   stop(): Promise<void>;
 }
 
+/** Emails the demo printed to `to` (its console sender prints them in development). */
+export function emailsTo(demo: RunningDemo, to: string): string[] {
+  // Development mode's block opens with a line saying so; the recipient line follows it.
+  return demo
+    .output()
+    .split("[latchkey email] ")
+    .filter((block) => block.startsWith(`to=${to} `) || block.includes(`\nto=${to} `));
+}
+
+/** Runs `action`, then waits for the next email the demo prints to `to` and returns its text. */
+export async function nextEmail(demo: RunningDemo, to: string, action: () => Promise<unknown>): Promise<string> {
+  const before = emailsTo(demo, to).length;
+  await action();
+  for (let i = 0; i < 400; i++) {
+    const all = emailsTo(demo, to);
+    // An email is complete once the next console line started (or, for the last one, after its body line).
+    if (all.length > before && /\n\S.*\n/.test(all[before]!)) return all[before]!;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`no email to ${to}; console:\n${demo.output()}`);
+}
+
 /**
  * Starts `src/server.ts` on the libSQL file `databaseUrl`, reachable at `http://<host>:<port>` (its `baseUrl`):
  * `127.0.0.1`, or `localhost` where the browser needs a host name (WebAuthn refuses IP addresses). `env` adds to its

@@ -16,6 +16,7 @@ import {
   ensurePagesBuilt,
   freePort,
   launchChromiumProfile,
+  nextEmail as nextEmailOf,
   PASSWORD,
   poll,
   type RunningDemo,
@@ -38,27 +39,8 @@ let page: Page;
 let store: FullStore;
 let work = "";
 
-/** Emails the demo printed to `to` (its console sender prints them in development). */
-function emailsTo(to: string): string[] {
-  // Development mode's block opens with a line saying so; the recipient line follows it.
-  return demo
-    .output()
-    .split("[latchkey email] ")
-    .filter((block) => block.startsWith(`to=${to} `) || block.includes(`\nto=${to} `));
-}
-
 /** Runs `action`, then waits for the next email to `to` and returns its text. */
-async function nextEmail(to: string, action: () => Promise<unknown>): Promise<string> {
-  const before = emailsTo(to).length;
-  await action();
-  for (let i = 0; i < 400; i++) {
-    const all = emailsTo(to);
-    // An email is complete once the next console line started (or, for the last one, after its body line).
-    if (all.length > before && /\n\S.*\n/.test(all[before]!)) return all[before]!;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no email to ${to}; console:\n${demo.output()}`);
-}
+const nextEmail = (to: string, action: () => Promise<unknown>) => nextEmailOf(demo, to, action);
 
 const codeIn = (email: string) => /is (\d{6})\./.exec(email)?.[1] ?? "";
 const linkIn = (email: string) => /(http:\/\/\S+)/.exec(email)?.[1] ?? "";

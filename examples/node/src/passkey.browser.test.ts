@@ -20,6 +20,7 @@ import type { FullStore, UserRecord } from "@latchkey/core";
 import {
   ensurePagesBuilt,
   launchChromium,
+  nextEmail,
   PASSWORD,
   poll,
   type RunningDemo,
@@ -291,17 +292,46 @@ describe("passkeys in Chromium (virtual authenticator)", { timeout: 60_000 }, ()
     expect(await store.sessions.listByUser(user.id)).toEqual([]);
   });
 
-  it("a passkey that is the account's only way in cannot be deleted: the page says so", async () => {
-    await addAuthenticator();
-    const user = await signedInUser("sol@example.com");
-    await addPasskey("Laptop");
-    // The account keeps only its passkey (as one made with a passkey alone would).
-    await store.accounts.deleteAllExcept(user.id, "none");
-    await page.getByRole("button", { name: "Delete Laptop" }).click();
+  it("signs up with a passkey alone, cannot delete its only way in, and verifies the email by code keeping the passkey", async () => {
+    const authenticator = await addAuthenticator();
+    await page.goto(`${api}/sign-up`);
+    const form = page.getByRole("form", { name: "create an account with a passkey" });
+    await form.getByLabel("Email", { exact: true }).fill("sol@example.com");
+    await form.getByLabel("Name", { exact: true }).fill("Sol");
+    await form.getByRole("button", { name: "Create account with a passkey" }).click();
+    await poll(() => who().textContent()).toBe("Signed in as sol@example.com");
+    expect(page.url()).toBe(`${api}/verify`);
+    const user = (await store.users.findByEmail("sol@example.com"))!;
+    expect(user).toMatchObject({ name: "Sol", emailVerified: false });
+    // No password: the account's one way in is the passkey the authenticator now holds.
+    expect(await store.accounts.listByUser(user.id)).toEqual([]);
+    const [held] = await store.passkeys.listByUser(user.id);
+    expect((await credentialsOf(authenticator)).map((c) => c.credentialId)).toEqual([held!.credentialId]);
+    expect(await store.sessions.listByUser(user.id)).toHaveLength(1);
+
+    await page.getByRole("link", { name: "Passkeys" }).click();
+    await page.getByRole("heading", { name: "Passkeys", level: 1 }).waitFor();
+    await page.getByRole("button", { name: "Delete Unnamed passkey" }).click();
     await poll(() => alert().textContent()).toBe(
       "This is your only way to sign in. Add a password, another passkey or another account first.",
     );
     expect(await store.passkeys.listByUser(user.id)).toHaveLength(1);
+
+    // The code typed on the signed-in page (this session) proves the mailbox and keeps the passkey.
+    await page.getByRole("link", { name: "Verify email" }).click();
+    const mail = await nextEmail(demo, "sol@example.com", () =>
+      page.getByRole("button", { name: "Email me a code" }).click(),
+    );
+    const code = /is (\d{6})\./.exec(mail)?.[1] ?? "";
+    await page.getByRole("form", { name: "verify email" }).getByLabel("Code").fill(code);
+    await page.getByRole("form", { name: "verify email" }).getByRole("button", { name: "Verify" }).click();
+    await poll(async () => (await store.users.findById(user.id))?.emailVerified).toBe(true);
+    expect(await store.passkeys.listByUser(user.id)).toHaveLength(1);
+
+    // Signed out, the passkey signs the account in again.
+    await signOut();
+    await signInWithButton(authenticator);
+    await poll(() => who().textContent()).toBe("Signed in as sol@example.com");
   });
 
   it("a user who cancels (the authenticator does not verify them) reads why; no passkey and no session is made", async () => {

@@ -178,7 +178,10 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
         if (started.error) return started;
         let response: Awaited<ReturnType<typeof startRegistration>>;
         try {
-          response = await startRegistration({ optionsJSON: started.data.options as never });
+          response = await ceremony(
+            () => startRegistration({ optionsJSON: started.data.options as never }),
+            options?.signal,
+          );
         } catch (error) {
           return cancelled(error);
         }

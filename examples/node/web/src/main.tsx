@@ -8,7 +8,7 @@ import { ConfirmDeletion, DeleteAccount, Settings } from "./account.tsx";
 import { ApiKeys } from "./api-keys.tsx";
 import { Devices } from "./devices.tsx";
 import { Jwt } from "./jwt.tsx";
-import { PasskeySignIn, Passkeys, usePasskeyAutoFill } from "./passkeys.tsx";
+import { PasskeySignIn, PasskeySignUp, Passkeys, usePasskeyAutoFill } from "./passkeys.tsx";
 import { ConnectedAccounts, SocialSignIn } from "./social.tsx";
 import { SecondStep, TwoFactorSettings } from "./two-factor.tsx";
 
@@ -181,6 +181,7 @@ function SignUp({ go }: { go: (to: string) => void }) {
         <Field label="Name" name="name" required={false} />
         <Field label="Password" name="password" type="password" autoComplete="new-password" />
       </ActionForm>
+      <PasskeySignUp onDone={() => go("/verify")} />
     </section>
   );
 }

@@ -242,3 +242,38 @@ export function PasskeySignIn(props: {
     </section>
   );
 }
+
+/**
+ * Sign-up with a passkey alone (the server's `passkeys({ allowPasskeyOnlyAccounts: true })`): an email and a name,
+ * then the browser's passkey prompt; the account is signed in at once and verifies its email with the code.
+ */
+export function PasskeySignUp(props: { onDone: () => void }) {
+  const [off, setOff] = useState(false);
+  if (!webAuthnAvailable()) return null;
+  if (off)
+    return (
+      <section>
+        <h2>Create an account with a passkey</h2>
+        <p data-testid="passkey-sign-up-off">Passkeys are not set up on this server.</p>
+      </section>
+    );
+  return (
+    <section>
+      <h2>Or create an account with a passkey</h2>
+      <p>No password: your fingerprint, face, device PIN or security key signs you in.</p>
+      <ActionForm
+        name="create an account with a passkey"
+        submit="Create account with a passkey"
+        run={async (f) => {
+          const r = await auth.passkey.signUp({ email: f.email!, ...(f.name ? { name: f.name } : {}) });
+          if (r.error?.code === "NOT_FOUND") setOff(true);
+          return r;
+        }}
+        onDone={props.onDone}
+      >
+        <Field label="Email" name="email" type="email" autoComplete="email" />
+        <Field label="Name" name="name" required={false} />
+      </ActionForm>
+    </section>
+  );
+}
