@@ -21,7 +21,7 @@ import { SoftwareAuthenticator } from "@latchkey/test-support/software-authentic
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { betterAuthDatabase } from "../servers/better-auth-db.ts";
 
-const option = (name: string, fallback: string) =>
+const option = (name: string, fallback: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const rounds = option("rounds", 7);
 const perRound = option("per-round", 200);
@@ -195,7 +195,8 @@ for (let r = 0; r < rounds; r++) {
 }
 
 const figures = libraries.map((lib) => ({ name: lib.name, cpuUs: median(perLibrary.get(lib.name)!) }));
-const [ours, theirs] = figures as [{ cpuUs: number }, { cpuUs: number }];
+const ours = figures[0]!;
+const theirs = figures[1]!;
 await betterAuthDb.close();
 rmSync(dir, { recursive: true, force: true });
 console.log(
