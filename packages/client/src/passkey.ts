@@ -121,6 +121,18 @@ async function signalUnknown(options: { rpId?: unknown }, credentialId: string):
   );
 }
 
+/** The browser's `navigator.credentials.create()` for an options answer: the credential, or the cancelled error. */
+async function createCredential(
+  optionsJSON: unknown,
+  signal: AbortSignal | undefined,
+): Promise<{ response: Awaited<ReturnType<typeof startRegistration>> } | { failed: ReturnType<typeof cancelled> }> {
+  try {
+    return { response: await ceremony(() => startRegistration({ optionsJSON: optionsJSON as never }), signal) };
+  } catch (error) {
+    return { failed: cancelled(error) };
+  }
+}
+
 /** The challenge token of an options answer (clients in bearer mode get one; browser pages use the cookie). */
 function tokenOf(data: { challengeToken?: string }): { challengeToken?: string } {
   return data.challengeToken === undefined ? {} : { challengeToken: data.challengeToken };
@@ -133,15 +145,9 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
       async register(input = {}, options) {
         const started = await call("passkeyRegisterOptions", {}, options);
         if (started.error) return started;
-        let response: Awaited<ReturnType<typeof startRegistration>>;
-        try {
-          response = await ceremony(
-            () => startRegistration({ optionsJSON: started.data.options as never }),
-            options?.signal,
-          );
-        } catch (error) {
-          return cancelled(error);
-        }
+        const made = await createCredential(started.data.options, options?.signal);
+        if ("failed" in made) return made.failed;
+        const { response } = made;
         const body = { response, ...tokenOf(started.data), ...(input.name === undefined ? {} : { name: input.name }) };
         return call("passkeyRegisterVerify", body as never, options);
       },
@@ -176,17 +182,10 @@ export function passkeyMethods(call: CallOperation): PasskeyMethods {
         const request = { email: input.email, ...(input.name === undefined ? {} : { name: input.name }) };
         const started = await call("passkeySignUpOptions", request, options);
         if (started.error) return started;
-        let response: Awaited<ReturnType<typeof startRegistration>>;
-        try {
-          response = await ceremony(
-            () => startRegistration({ optionsJSON: started.data.options as never }),
-            options?.signal,
-          );
-        } catch (error) {
-          return cancelled(error);
-        }
+        const made = await createCredential(started.data.options, options?.signal);
+        if ("failed" in made) return made.failed;
         const body = {
-          response,
+          response: made.response,
           ...tokenOf(started.data),
           ...(input.passkeyName === undefined ? {} : { name: input.passkeyName }),
           ...(input.rememberMe === undefined ? {} : { rememberMe: input.rememberMe }),

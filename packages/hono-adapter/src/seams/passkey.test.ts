@@ -1,22 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { PASSKEYS_PLUGIN_ID, passkeys, type FullStore } from "@latchkey/core";
-import {
-  describeViolations,
-  exploreInterleavings,
-  structuralViolations,
-  takeSnapshot,
-  type ScheduleRun,
-  type SnapshotScope,
-} from "@latchkey/test-support";
+import { exploreInterleavings, type ScheduleRun } from "@latchkey/test-support";
 import { SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
 import {
   answer,
   answerOf,
   freshEmail,
+  outcomes,
   PASSWORD,
   report,
   seamAuth,
   storeVariants,
+  structural,
   tokenOf,
 } from "../../test/seams/harness.ts";
 import { BASE_URL, bearer, type TestAuth } from "../../test/test-auth.ts";
@@ -76,22 +71,6 @@ async function pendingRegistration(t: TestAuth, session: string) {
 async function pendingSignIn(t: TestAuth, device: SoftwareAuthenticator) {
   const { options, token } = await service(t).authenticationOptions({});
   return { response: await device.get(options as RequestOptions), challengeToken: token };
-}
-
-async function structural(t: TestAuth, scope: SnapshotScope) {
-  const snap = await takeSnapshot(t.store, scope);
-  const violations = structuralViolations(snap);
-  expect(violations, describeViolations(violations)).toEqual([]);
-  return snap;
-}
-
-/** The outcomes reached across a pair's interleavings: each one the test names must be reached. */
-function outcomes() {
-  const seen = new Set<string>();
-  return {
-    add: (o: string) => seen.add(o),
-    expect: (...all: string[]) => expect([...seen].sort()).toEqual([...all].sort()),
-  };
 }
 
 const statusOf = (run: ScheduleRun<unknown>, flow: string) => answerOf(run, flow).status;

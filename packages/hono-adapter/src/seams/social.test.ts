@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { hashSecret, oauth, type AccountRecord, type OAuthOptions } from "@latchkey/core";
-import {
-  describeViolations,
-  exploreInterleavings,
-  structuralViolations,
-  takeSnapshot,
-  type ScheduleRun,
-} from "@latchkey/test-support";
+import { exploreInterleavings, type ScheduleRun } from "@latchkey/test-support";
 import {
   answer,
   answerOf,
   freshEmail,
+  outcomes,
   PASSWORD,
   report,
   seamAuth,
   storeVariants,
+  structural,
   tokenOf,
   type Answer,
 } from "../../test/seams/harness.ts";
@@ -126,25 +122,6 @@ const resultOf = <R>(run: ScheduleRun<unknown>, flow: string): R => {
 /** The tokens of the user's sessions (as hashes). */
 const sessionHashes = async (t: TestAuth, userId: string) =>
   (await t.store.sessions.listByUser(userId)).map((s) => s.tokenHash).sort();
-
-/**
- * The outcomes a race ended in, across its interleavings: the test asserts that each one it expects was reached
- * (a race whose flows never overlapped would pass every check and prove nothing).
- */
-function outcomes() {
-  const seen = new Set<string>();
-  return {
-    add: (o: string) => seen.add(o),
-    expect: (...all: string[]) => expect([...seen].sort()).toEqual([...all].sort()),
-  };
-}
-
-async function structural(t: TestAuth, scope: Parameters<typeof takeSnapshot>[1]) {
-  const snap = await takeSnapshot(t.store, scope);
-  const violations = structuralViolations(snap);
-  expect(violations, describeViolations(violations)).toEqual([]);
-  return snap;
-}
 
 describe.each(storeVariants())("social sign-in at the seams, every interleaving$name", ({ name, base, around }) => {
   const store = base();

@@ -7,7 +7,17 @@ import {
   type PasswordHasher,
 } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import type { ExplorationReport, FaultReport, ScheduleRun } from "@latchkey/test-support";
+import { expect } from "vitest";
+import {
+  describeViolations,
+  structuralViolations,
+  takeSnapshot,
+  type ExplorationReport,
+  type FaultReport,
+  type ScheduleRun,
+  type Snapshot,
+  type SnapshotScope,
+} from "@latchkey/test-support";
 import { createTestAuth, type TestAuth } from "../test-auth.ts";
 import type { CreateAuthOptions } from "../../src/create-auth.ts";
 import { storeForTestRun, testStoreKind } from "../test-stores.ts";
@@ -128,4 +138,24 @@ export function storeVariants(): Array<{ name: string; base: () => FullStore; ar
  */
 export function budget(): { exhaustiveLimit: number; samples: number } {
   return testStoreKind() === "memory" ? { exhaustiveLimit: 400, samples: 100 } : { exhaustiveLimit: 150, samples: 50 };
+}
+
+/** Snapshots what `scope` names and asserts the structural invariants (I1, I2, I3, I7, I14, I15) on it. */
+export async function structural(t: TestAuth, scope: SnapshotScope): Promise<Snapshot> {
+  const snap = await takeSnapshot(t.store, scope);
+  const violations = structuralViolations(snap);
+  expect(violations, describeViolations(violations)).toEqual([]);
+  return snap;
+}
+
+/**
+ * The outcomes a race ended in, across its interleavings: the test asserts that each one it expects was reached
+ * (a race whose flows never overlapped would pass every check and prove nothing).
+ */
+export function outcomes() {
+  const seen = new Set<string>();
+  return {
+    add: (o: string) => seen.add(o),
+    expect: (...all: string[]) => expect([...seen].sort()).toEqual([...all].sort()),
+  };
 }
