@@ -66,7 +66,7 @@ export interface RunningDemo {
 }
 
 /** Emails the demo printed to `to` (its console sender prints them in development). */
-export function emailsTo(demo: RunningDemo, to: string): string[] {
+function emailsTo(demo: RunningDemo, to: string): string[] {
   // Development mode's block opens with a line saying so; the recipient line follows it.
   return demo
     .output()

@@ -5,7 +5,8 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from "./webauthn/options.ts";
-import { verifyAssertion, verifyRegistration, WebAuthnFailure, type VerifiedAssertion } from "./webauthn/verify.ts";
+import { WebAuthnFailure } from "./webauthn/cose.ts";
+import { verifyAssertion, verifyRegistration, type VerifiedAssertion } from "./webauthn/verify.ts";
 import { originOf } from "../config/origin.ts";
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { base64url, constantTimeEqual, fromBase64url, randomId, utf8 } from "../crypto/crypto.ts";

@@ -1,4 +1,4 @@
-import { COSE_ALGORITHMS } from "./verify.ts";
+import { COSE_ALGORITHMS } from "./cose.ts";
 
 /** Transports a browser may report (WebAuthn Level 3). */
 export type AuthenticatorTransport = "ble" | "cable" | "hybrid" | "internal" | "nfc" | "smart-card" | "usb";

@@ -1,94 +1,23 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { PASSKEYS_PLUGIN_ID, type PasskeyCeremony, type PasskeyService } from "@latchkey/core";
+import { PASSKEYS_PLUGIN_ID, type PasskeyService } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
-import type { AuthEnv } from "../../env.ts";
-import { readCookie, serializeCookie } from "../../http/cookies.ts";
-import { returnsToken, signInResponse } from "../../http/sign-in-response.ts";
-import { EmailField, SignInResponseSchema, SuccessSchema } from "../schemas.ts";
-
-const TAG = "Passkeys";
-
-/** The header a client that keeps tokens itself may send the challenge token in (instead of `challengeToken`). */
-const CHALLENGE_HEADER = "latchkey-passkey";
-
-const ChallengeTokenField = z.string().max(256).optional().openapi({
-  description:
-    "The challenge token of the options answer, for clients that keep tokens themselves (`challengeToken`, or the `latchkey-passkey` header); browsers send the HttpOnly challenge cookie instead.",
-});
-
-/** A `PublicKeyCredential` as JSON (what `@simplewebauthn/browser` and `credential.toJSON()` give); checked in core. */
-const CredentialResponse = z
-  .object({
-    id: z.string().max(1400),
-    rawId: z.string().max(1400),
-    type: z.string().max(32),
-    response: z.record(z.string(), z.unknown()),
-    authenticatorAttachment: z.string().max(32).nullable().optional(),
-    clientExtensionResults: z.record(z.string(), z.unknown()).optional(),
-  })
-  .openapi({
-    description:
-      "The browser's answer as JSON (`@simplewebauthn/browser`'s `startRegistration()` / `startAuthentication()`, or `PublicKeyCredential.toJSON()`): base64url fields, each at most 32 KiB.",
-  });
-
-const NameField = z
-  .string()
-  .max(64)
-  .openapi({ description: "The user's label for the passkey (1 to 64 characters).", example: "MacBook" });
-
-const PasskeySchema = z
-  .object({
-    id: z.string(),
-    name: z.string().nullable(),
-    credentialId: z.string().openapi({ description: "The credential id (base64url)." }),
-    deviceType: z.enum(["singleDevice", "multiDevice"]).openapi({
-      description: "`multiDevice`: the passkey may be synced between devices (backup eligible).",
-    }),
-    backedUp: z.boolean().openapi({ description: "Whether it was backed up (synced) at its last use." }),
-    transports: z.array(z.string()),
-    aaguid: z.string().openapi({ description: "The authenticator model (all zeros when it hides it)." }),
-    createdAt: z.string(),
-    lastUsedAt: z.string().nullable(),
-  })
-  .openapi("Passkey");
-
-const CeremonySchema = (name: string, what: string) =>
-  z
-    .object({
-      options: z.record(z.string(), z.unknown()).openapi({ description: what }),
-      expiresAt: z.string(),
-      challengeToken: z.string().optional().openapi({
-        description: "For clients that keep tokens themselves (never for browser pages): send it back with the verify.",
-      }),
-    })
-    .openapi(name);
-
-const CHALLENGE_TEXT =
-  "The challenge is random, single-use, lives 5 minutes and is bound to the client that asked: an HttpOnly cookie for browsers, `challengeToken` in the answer for clients that keep tokens themselves (sent back as `challengeToken` or the `latchkey-passkey` header).";
-
-const VERIFY_TEXT =
-  "The challenge is spent before the response is looked at, so of two verifies of one challenge at most one succeeds, and a failed attempt needs new options. An unknown, expired, spent or another client's challenge: 400 `PASSKEY_CHALLENGE_INVALID`. A response that fails a check (origin, RP ID hash, user presence, user verification, signature, malformed data): 400 `INVALID_PASSKEY_RESPONSE`.";
-
-/** The answer of an options route: the options, the challenge cookie, and the token for token clients. */
-function ceremonyAnswer<O>(c: Context<AuthEnv>, ceremony: PasskeyCeremony<O>): Response {
-  c.header("set-cookie", serializeCookie(ceremony.cookie), { append: true });
-  c.header("cache-control", "no-store");
-  const body: Record<string, unknown> = { options: ceremony.options, expiresAt: ceremony.expiresAt };
-  if (returnsToken(c)) body.challengeToken = ceremony.token;
-  return c.json(body);
-}
-
-/** The challenge token a verify carries: the header, the body field, or the cookie. */
-function challengeTokenOf(c: Context<AuthEnv>, body: { challengeToken?: string }, service: PasskeyService): string {
-  return (
-    c.req.header(CHALLENGE_HEADER)?.trim() ||
-    body.challengeToken ||
-    readCookie(c.req.header("cookie"), service.challengeCookieName) ||
-    ""
-  );
-}
+import { serializeCookie } from "../../http/cookies.ts";
+import { signInResponse } from "../../http/sign-in-response.ts";
+import { SignInResponseSchema, SuccessSchema } from "../schemas.ts";
+import {
+  CeremonySchema,
+  CHALLENGE_TEXT,
+  ChallengeTokenField,
+  ceremonyAnswer,
+  challengeTokenOf,
+  CredentialResponse,
+  NameField,
+  PasskeySchema,
+  TAG,
+  VERIFY_TEXT,
+} from "./shared.ts";
+import { registerPasskeySignUp } from "./sign-up.ts";
 
 function registerRegistration(app: AuthApp, tools: RequestTools, service: PasskeyService): void {
   const uv = service.options.userVerification;
@@ -197,67 +126,6 @@ function registerAuthentication(app: AuthApp, tools: RequestTools, service: Pass
   );
 }
 
-function registerSignUp(app: AuthApp, tools: RequestTools, service: PasskeyService): void {
-  const { config } = tools.core;
-  defineRoute(
-    app,
-    tools,
-    {
-      method: "post",
-      path: "/passkey/sign-up/options",
-      rateLimit: { window: "1m", max: 10 },
-      operationId: "passkeySignUpOptions",
-      tag: TAG,
-      rejectNavigation: true,
-      summary: "Start signing up with a passkey",
-      description: `Only with \`passkeys({ allowPasskeyOnlyAccounts: true })\` (404 otherwise). Options for \`navigator.credentials.create()\` for a new account of \`email\` without a password: a discoverable credential, attestation \`none\`, user verification \`${service.options.userVerification}\`. An email that has an account is 422 \`USER_ALREADY_EXISTS\` (as \`/sign-up/email\` answers), before the authenticator makes anything. ${CHALLENGE_TEXT}`,
-      body: z.object({
-        email: EmailField,
-        name: z.string().max(256).nullish().openapi({ description: "The user's display name." }),
-      }),
-      response: {
-        schema: CeremonySchema("PasskeySignUpOptions", "`PublicKeyCredentialCreationOptionsJSON`"),
-        description: "The options; sets the challenge cookie",
-      },
-      errors: [422],
-    },
-    async (c, { body }) => ceremonyAnswer(c, await service.signUpOptions(body, tools.meta(c))),
-  );
-  defineRoute(
-    app,
-    tools,
-    {
-      method: "post",
-      path: "/passkey/sign-up/verify",
-      rateLimit: { window: "1m", max: 10 },
-      operationId: "passkeySignUpVerify",
-      tag: TAG,
-      rejectNavigation: true,
-      summary: "Finish signing up with a passkey",
-      description: `Verifies the browser's answer to the options of \`/passkey/sign-up/options\` as a registration is verified, then creates the user (email not verified, no password), the passkey and the first session together, and signs in like \`/sign-up/email\` (session cookie, \`{user, session}\`, \`credentials\` for token clients, \`rememberMe\`). ${VERIFY_TEXT} An email taken meanwhile is 422 \`USER_ALREADY_EXISTS\` and writes nothing; the \`beforeUserCreated\` and \`beforeSignIn\` hooks (path \`sign-up-passkey\`) may refuse (403). Nothing is emailed: ask for the verification code (\`emailOtp()\`: \`/email-otp/send-verification-otp\`) or link (\`/send-verification-email\`) from this signed-in page; a proof that carries this session keeps the passkey, one from another browser removes it (pre-account hijacking). Emits \`UserSignedUp\`, \`PasskeyAdded\` and \`UserSignedIn\`.`,
-      body: z.object({
-        response: CredentialResponse,
-        name: NameField.optional(),
-        rememberMe: z.boolean().optional(),
-        challengeToken: ChallengeTokenField,
-      }),
-      response: { schema: SignInResponseSchema, description: "Signed up and in; sets the session cookie" },
-      errors: [403, 409, 422],
-    },
-    async (c, { body }) => {
-      const token = challengeTokenOf(c, body, service);
-      const input = {
-        token,
-        response: body.response,
-        name: body.name,
-        ...(body.rememberMe === undefined ? {} : { rememberMe: body.rememberMe }),
-      };
-      const result = await service.signUp(input, tools.meta(c));
-      return signInResponse(c, result, config, {}, [service.clearedCookie()]);
-    },
-  );
-}
-
 function registerManagement(app: AuthApp, tools: RequestTools, service: PasskeyService): void {
   const IdParam = z.object({
     id: z.string().max(64).openapi({ description: "The passkey's id (from `/passkey/list`)." }),
@@ -333,6 +201,6 @@ export function registerPasskeyRoutes(app: AuthApp, tools: RequestTools): void {
   if (!feature) return;
   registerRegistration(app, tools, feature.service);
   registerAuthentication(app, tools, feature.service);
-  if (feature.service.options.allowPasskeyOnlyAccounts) registerSignUp(app, tools, feature.service);
+  if (feature.service.options.allowPasskeyOnlyAccounts) registerPasskeySignUp(app, tools, feature.service);
   registerManagement(app, tools, feature.service);
 }
