@@ -93,7 +93,7 @@ export class AuditLogService {
     private readonly audit: AuditStore,
   ) {
     // Emit awaits async listeners, so the row exists by the time the request that caused it answers; the listener
-    // is required, so a row that cannot be written fails that request (docs/decisions.md, "Audit log").
+    // is required, so a row that cannot be written fails that request (docs/decisions/0009-audit-log.md).
     ctx.events.onAny((event) => this.record(event), { required: true });
   }
 

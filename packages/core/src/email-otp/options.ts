@@ -69,7 +69,7 @@ export const EMAIL_OTP_SCHEMA = {
     enabled: flag(false),
     /**
      * the change request must carry `otpForCurrent`, an `email-verification` code sent to the current email (why
-     * off by default: docs/decisions.md, "Email OTP"). Either way a change kills the old address's pending links
+     * off by default: docs/decisions/0012-email-otp.md). Either way a change kills the old address's pending links
      * and codes, signs out the other sessions and notifies the old address
      */
     verifyCurrentEmail: flag(false),

@@ -73,7 +73,8 @@ export function passkeys(options: PasskeyOptions): PasskeysPlugin {
     requires: ["passkeys"],
     init(ctx, ports) {
       // Without a session the proof of the mailbox could not reach the registrant's browser, and a proof from
-      // anywhere else removes the passkey made before it (docs/decisions.md, "Passkey-only accounts").
+      // anywhere else removes the passkey made before it
+      // (docs/decisions/0071-passkey-only-accounts-and-passkeys-at-the-mailbox-proof.md).
       if (resolved.allowPasskeyOnlyAccounts && ctx.config.emailVerification.requireVerifiedForSignIn)
         throw new AuthConfigError(
           "passkeys.allowPasskeyOnlyAccounts",

@@ -259,7 +259,8 @@ function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | u
     else (input as { device: RouteInput<B, Q, A>["device"] }).device = { token, anonymousLimits };
     const refused = nulRefusal(input);
     if (refused) return refused;
-    // After the rate limit: a client without a session spends the same budget as one with (see docs/decisions.md).
+    // After the rate limit: a client without a session spends the same budget as one with
+    // (see docs/decisions/0005-rate-limits.md).
     if (spec.authenticated) {
       const session = await tools.requireSession(c);
       if (fresh) tools.core.ctx.sessions.assertFresh(session.sessionRecord);
