@@ -49,10 +49,13 @@ export type {
 export { consoleEmailSender } from "./email/index.ts";
 export type { EmailMessage, EmailSender, EmailTemplates } from "./email/index.ts";
 export { toUserView, isChallenge, signedIn } from "./session/index.ts";
-export type { SessionService, SessionManagementService, CachedSession } from "./session/index.ts";
+export type { SessionService, CachedSession } from "./session/index.ts";
 export type {
+  SessionManagementService,
   SessionListItem,
   SessionRevocationReason,
+} from "./session-management/index.ts";
+export type {
   UserView,
   SessionView,
   Credentials,
@@ -88,16 +91,9 @@ export {
 export { EmailPasswordService } from "./email-password/index.ts";
 export type { SignUpInput, SignUpResult, SignInInput } from "./email-password/index.ts";
 export type { EmailVerificationService } from "./email-verification/index.ts";
-export { inTransaction } from "./kernel/index.ts";
-export type {
-  AuthContext,
-  AuthPlugin,
-  ApiOf,
-  InstalledPlugin,
-  PluginId,
-  PluginRegistry,
-  RequestMeta,
-} from "./kernel/index.ts";
+export { inTransaction } from "./context/index.ts";
+export type { AuthContext, AuthPlugin, ApiOf, InstalledPlugin, PluginId, PluginRegistry } from "./context/index.ts";
+export type { RequestMeta } from "./kernel/index.ts";
 export { createAuthCore } from "./auth/index.ts";
 export type { AuthCore, AuthApi, BaseApi, PluginApis } from "./auth/index.ts";
 export type { AccountService, AccountDeletionService } from "./account/index.ts";

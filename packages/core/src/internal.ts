@@ -10,7 +10,8 @@ export { DATABASE_RETRY_AFTER_SECONDS } from "./ports/index.ts";
 export { fromBase64url, constantTimeEqual, randomId, randomToken, randomDigits, fromUtf8 } from "./crypto/index.ts";
 export { DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export { renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";
-export { SessionService, SessionManagementService, toSessionView, sessionAnswerJson } from "./session/index.ts";
+export { SessionService, toSessionView, sessionAnswerJson } from "./session/index.ts";
+export { SessionManagementService } from "./session-management/index.ts";
 export { HookRunner } from "./hooks/index.ts";
 export {
   ipBucket,

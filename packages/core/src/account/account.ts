@@ -5,11 +5,11 @@ import { newAccount } from "../identity/accounts.ts";
 import type { EmailPasswordService } from "../email-password/index.ts";
 import { lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { toUserView, type UserView, type ValidatedSession } from "../session/session.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { JsonObject, UserRecord } from "../ports/records.ts";
 import type { UserPatch } from "../ports/store.ts";
-import { inTransaction } from "../kernel/transaction.ts";
+import { inTransaction } from "../context/transaction.ts";
 import { emit } from "../kernel/emit.ts";
 
 /** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */

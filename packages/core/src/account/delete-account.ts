@@ -2,7 +2,7 @@ import { AuthError } from "../errors/errors.ts";
 import { withQuery } from "../kernel/validation.ts";
 import type { EmailPasswordService } from "../email-password/index.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { emit } from "../kernel/emit.ts";

@@ -1,9 +1,9 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomString } from "../crypto/crypto.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { ApiKeyRecord, Permissions, SessionRecord } from "../ports/records.ts";
-import { inTransaction } from "../kernel/transaction.ts";
+import { inTransaction } from "../context/transaction.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";

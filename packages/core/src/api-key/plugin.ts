@@ -1,5 +1,5 @@
 import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import { ApiKeyService } from "./api-key.ts";
 import { resolveApiKeysOptions, type ResolvedApiKeysOptions, type ApiKeysOptions } from "./options.ts";
 import type { ApiKeyVerifyResult, ApiKeyView } from "./view.ts";

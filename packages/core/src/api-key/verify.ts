@@ -1,6 +1,6 @@
 import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
 import { ownUserView, toUserView, type UserView } from "../session/session.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ApiKeyRecord, UserRecord } from "../ports/records.ts";
 import { ownData, sharedOrigin } from "../ports/shared-lookup.ts";

@@ -1,6 +1,6 @@
 import { invalidField } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { AuthEvent } from "../kernel/events.ts";
 import { storedUserAgent } from "../kernel/request-meta.ts";
 import type { AuditRecord, JsonObject } from "../ports/records.ts";

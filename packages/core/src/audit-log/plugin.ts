@@ -1,4 +1,4 @@
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import { AuditLogService, type AuditEventPage, type ListAuditEventsInput } from "./audit-log.ts";
 import { resolveAuditLogOptions, type ResolvedAuditLogOptions, type AuditLogOptions } from "./options.ts";
 

@@ -8,7 +8,7 @@ import { HashGate } from "../password/hash-gate.ts";
 import { DeviceCookies } from "../device/device-cookies.ts";
 import { AuthEvents } from "../kernel/events.ts";
 import { SessionService } from "../session/session.ts";
-import { SessionManagementService } from "../session/session-management.ts";
+import { SessionManagementService } from "../session-management/index.ts";
 import { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";
 import { counterBinding, keyedCounters } from "../rate-limit/counter-binding.ts";
 import { Mailer } from "../email/mailer.ts";
@@ -22,11 +22,11 @@ import { EmailPasswordService } from "../email-password/index.ts";
 import { EmailVerificationService } from "../email-verification/index.ts";
 import { AccountService } from "../account/index.ts";
 import { AccountDeletionService } from "../account/index.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import { HookRunner, validateHooks } from "../hooks/hooks.ts";
 import type { PluginPortName, PluginPorts, Store } from "../ports/store.ts";
 import { buildApi, type AuthApi } from "./api.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "../kernel/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId, PluginRegistry } from "../context/plugin.ts";
 import { cacheOver, type AuthCache } from "../cache/auth-cache.ts";
 
 /**

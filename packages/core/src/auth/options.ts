@@ -7,7 +7,7 @@ import type { Clock, Random } from "../ports/clock.ts";
 import { defaultHashConcurrency, type PasswordHasher } from "../password/argon2.ts";
 import { withCheckContext, type PasswordCheck } from "../password/policy.ts";
 import type { EmailSender, EmailTemplates } from "../email/email.ts";
-import type { AuthPlugin } from "../kernel/plugin.ts";
+import type { AuthPlugin } from "../context/plugin.ts";
 import { resolveRateLimitRule, type RateLimitRule, type ResolvedConfig, type ResolvedRule } from "../kernel/config.ts";
 import { resolveLogger, type Logger } from "../logger/logger.ts";
 import { originOf } from "../config/origin.ts";

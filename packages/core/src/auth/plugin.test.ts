@@ -7,7 +7,7 @@ import { AUDIT_LOG_PLUGIN_ID, auditLog } from "../audit-log/plugin.ts";
 import { emailOtp } from "../email-otp/plugin.ts";
 import type { ApiKeyService } from "../api-key/api-key.ts";
 import type { Store } from "../ports/store.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 
 const base = { secret: "s".repeat(40), baseUrl: "https://app.example" };
 

@@ -1,11 +1,11 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail } from "../kernel/validation.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { inTransaction } from "../kernel/transaction.ts";
+import { inTransaction } from "../context/transaction.ts";
 import { deleteAccountIdentifier } from "../account/index.ts";
 import { verificationLinkIdentifier } from "../email-verification/index.ts";
 import { toUserView, type UserView } from "../session/session.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { emit } from "../kernel/emit.ts";
 import type { UserRecord } from "../ports/records.ts";

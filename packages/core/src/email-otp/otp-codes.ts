@@ -2,7 +2,7 @@ import { AuthError, invalidOtp } from "../errors/errors.ts";
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base64url, constantTimeEqual, hashSecret, hmacSha256With, randomDigits, utf8 } from "../crypto/crypto.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { OtpPurpose } from "../kernel/events.ts";
 import type { VerificationRecord } from "../ports/records.ts";

@@ -9,8 +9,8 @@ import {
 } from "../kernel/validation.ts";
 import { toUserView, type SignInResult, type UserView, type ValidatedSession } from "../session/session.ts";
 import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
-import type { AuthContext } from "../kernel/context.ts";
-import { inTransaction } from "../kernel/transaction.ts";
+import type { AuthContext } from "../context/context.ts";
+import { inTransaction } from "../context/transaction.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { accountLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
 import { deviceLockKey, type KnownDevice } from "../device/device-cookies.ts";

@@ -1,8 +1,8 @@
 import { AuthError } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
-import { inTransaction } from "../kernel/transaction.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import { inTransaction } from "../context/transaction.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { isHookRefusal } from "../hooks/index.ts";

@@ -1,3 +1,5 @@
+import type { EmailTemplates } from "../kernel/config.ts";
+
 /** One outgoing email. */
 export interface EmailMessage {
   to: string;
@@ -44,8 +46,7 @@ export function consoleEmailSender(
   };
 }
 
-/** Template name -> source text with `{{variable}}` placeholders. Names ending in `.html` escape their variables. */
-export type EmailTemplates = Record<string, string>;
+export type { EmailTemplates } from "../kernel/config.ts";
 
 export const DEFAULT_TEMPLATES: EmailTemplates = {
   "verification.subject": "Verify your email",

@@ -1,6 +1,6 @@
 import { accountLockKey } from "../rate-limit/rate-limit.ts";
 import { randomId } from "../crypto/crypto.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import { emit } from "../kernel/emit.ts";
 import type { AccountRecord, ProviderId, UserRecord } from "../ports/records.ts";

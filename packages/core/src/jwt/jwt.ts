@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify } from "jose";
 import { AuthError } from "../errors/errors.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { KeySource } from "./key-source.ts";
 import type { JsonWebKeySet, JwsAlgorithm, JwtClaims, JwtPayloadContext, ResolvedJwtOptions } from "./options.ts";
 

@@ -1,5 +1,5 @@
-import type { AuthContext } from "../kernel/context.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthContext } from "../context/context.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import type { JwkStore } from "../ports/store.ts";
 import { CustomSignerSource } from "./custom-signer.ts";
 import { KeyEnvelope } from "./key-envelope.ts";

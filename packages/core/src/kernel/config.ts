@@ -1,7 +1,9 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
 import type { PasswordCheck } from "../password/policy.ts";
-import type { EmailTemplates } from "../email/email.ts";
+
+/** Template name -> source text with `{{variable}}` placeholders. Names ending in `.html` escape their variables. */
+export type EmailTemplates = Record<string, string>;
 
 /** One rate-limit rule as an option: `{ window: "1m", max: 10 }`. */
 export interface RateLimitRule {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthEvents } from "./events.ts";
-import { memoryStore } from "@latchkey/memory-store";
 import { emit } from "./emit.ts";
-import { inTransaction } from "./transaction.ts";
-import type { AuthContext } from "./context.ts";
 import type { RequestMeta } from "./request-meta.ts";
 
 const signedUp = { userId: "u1", email: "ada@example.com", at: new Date(0) };
@@ -93,30 +90,5 @@ describe("emit(ctx, ...)", () => {
     expect(events.listens("UserSignedUp")).toBe(true);
     await emit(ctx, "UserSignedUp", { userId: "u1", email: "ada@example.com" }, meta);
     expect(seen.at(-1)).toBe("UserSignedUp");
-  });
-});
-
-describe("events emitted inside inTransaction", () => {
-  const meta = { ip: null, userAgent: null } as unknown as RequestMeta;
-
-  it("reach the listeners after the commit, and not at all when the body fails", async () => {
-    const events = new AuthEvents();
-    const seen: string[] = [];
-    events.on("UserSignedIn", (e) => seen.push(`${e.type}:${e.userId}`));
-    const ctx = { store: memoryStore(), events, clock: { now: () => 0 } } as unknown as AuthContext;
-    await inTransaction(ctx, async (tx) => {
-      await emit(tx, "UserSignedIn", { userId: "u1", method: "password" }, meta);
-      // Nobody listens to this one: it is neither built nor held.
-      await emit(tx, "UserSignedUp", { userId: "u1", email: "ada@example.com" }, meta);
-      expect(seen).toEqual([]);
-    });
-    expect(seen).toEqual(["UserSignedIn:u1"]);
-    await expect(
-      inTransaction(ctx, async (tx) => {
-        await emit(tx, "UserSignedIn", { userId: "u2", method: "password" }, meta);
-        throw new Error("rolled back");
-      }),
-    ).rejects.toThrow("rolled back");
-    expect(seen).toEqual(["UserSignedIn:u1"]);
   });
 });

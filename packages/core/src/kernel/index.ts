@@ -1,9 +1,6 @@
 export { AuthEvents } from "./events.ts";
 export type { AuthEventMap, AuthEventName, AuthEvent, AuthEventListener, EventBase, OtpPurpose } from "./events.ts";
-export type { AuthContext } from "./context.ts";
-export type { AuthPlugin, ApiOf, InstalledPlugin, PluginId, PluginRegistry } from "./plugin.ts";
 export type { RequestMeta } from "./request-meta.ts";
 export { SERVER_CALL, orServerCall } from "./request-meta.ts";
 export { normalizeEmail, normalizeUsername, checkPasswordLength, resolveCallbackUrl, withQuery } from "./validation.ts";
-export { inTransaction } from "./transaction.ts";
 export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./config.ts";

@@ -1,10 +1,10 @@
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
-import { inTransaction } from "../kernel/transaction.ts";
+import { inTransaction } from "../context/transaction.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { newAccount, newVerifiedUser } from "../identity/accounts.ts";
 import { emit } from "../kernel/emit.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";

@@ -1,7 +1,7 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
-import type { AuthContext } from "../kernel/context.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthContext } from "../context/context.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import {
   magicLinkTemplateSources,
   resolveMagicLinkOptions,

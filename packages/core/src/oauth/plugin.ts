@@ -1,6 +1,6 @@
 import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
-import type { AuthContext } from "../kernel/context.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthContext } from "../context/context.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import type { PluginPorts } from "../ports/store.ts";
 import { resolveOAuthOptions, type OAuthOptions, type ResolvedOAuthOptions } from "./options.ts";
 import type { SignInOutcome } from "../session/sign-in-gate.ts";

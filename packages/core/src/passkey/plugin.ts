@@ -1,6 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import type { UserRecord } from "../ports/records.ts";
 import type { SignInResult } from "../session/session.ts";
 import type { SignInOutcome } from "../session/sign-in-gate.ts";

@@ -13,7 +13,7 @@ import type {
   UserRecord,
   VerificationRecord,
 } from "./records.ts";
-import type { CacheCarrier } from "../cache/carrier.ts";
+import type { CacheCarrier } from "./cache-carrier.ts";
 
 /** Result of a write that may hit a unique constraint. */
 export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };

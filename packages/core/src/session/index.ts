@@ -1,6 +1,4 @@
 export { SessionService, toUserView, toSessionView, sessionAnswerJson } from "./session.ts";
-export { SessionManagementService } from "./session-management.ts";
-export type { SessionListItem, SessionRevocationReason } from "./session-management.ts";
 export type {
   UserView,
   SessionView,

@@ -1,5 +1,5 @@
 import { orServerCall, type RequestMeta } from "../kernel/request-meta.ts";
-import type { AuthPlugin, InstalledPlugin, PluginId } from "../kernel/plugin.ts";
+import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { resolveTwoFactorOptions, type ResolvedTwoFactorOptions, type TwoFactorOptions } from "./options.ts";
 import { TwoFactorService, type TwoFactorSetup } from "./two-factor.ts";

@@ -1,9 +1,9 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomId, randomToken } from "../crypto/crypto.ts";
 import { emit } from "../kernel/emit.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import { inTransaction } from "../kernel/transaction.ts";
+import { inTransaction } from "../context/transaction.ts";
 import type { UserRecord, VerificationRecord } from "../ports/records.ts";
 import type { Store, TwoFactorStore } from "../ports/store.ts";
 import { companionCookie, type CookieDescriptor, type SignInResult } from "../session/session.ts";

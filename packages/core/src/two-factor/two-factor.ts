@@ -1,7 +1,7 @@
 import { AuthError } from "../errors/errors.ts";
 import { hashSecret, randomString } from "../crypto/crypto.ts";
 import { emit } from "../kernel/emit.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { TwoFactorRecord, UserRecord } from "../ports/records.ts";
 import type { TwoFactorStore } from "../ports/store.ts";

@@ -1,5 +1,5 @@
-import { AuthEvents } from "./events.ts";
-import type { AuthEventMap, AuthEventName } from "./events.ts";
+import { AuthEvents } from "../kernel/events.ts";
+import type { AuthEventMap, AuthEventName } from "../kernel/events.ts";
 import { OneTimeSecrets } from "../one-time/one-time.ts";
 import { SessionService } from "../session/session.ts";
 import type { Store, StorePorts } from "../ports/store.ts";

@@ -1,10 +1,10 @@
-import type { ResolvedConfig } from "./config.ts";
+import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { PasswordHasher } from "../password/argon2.ts";
 import type { HashGate } from "../password/hash-gate.ts";
 import type { DeviceCookies } from "../device/device-cookies.ts";
-import type { AuthEvents } from "./events.ts";
+import type { AuthEvents } from "../kernel/events.ts";
 import type { SessionService } from "../session/session.ts";
 import type { SignInGate } from "../session/sign-in-gate.ts";
 import type { HashBudget, Lockout, RateLimiter } from "../rate-limit/rate-limit.ts";

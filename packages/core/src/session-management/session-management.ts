@@ -1,5 +1,5 @@
 import { AuthError } from "../errors/errors.ts";
-import type { AuthContext } from "../kernel/context.ts";
+import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { SessionRecord } from "../ports/records.ts";
 import { emit } from "../kernel/emit.ts";

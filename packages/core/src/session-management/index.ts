@@ -1,0 +1,2 @@
+export { SessionManagementService } from "./session-management.ts";
+export type { SessionListItem, SessionRevocationReason } from "./session-management.ts";
