@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import type { PasskeyService } from "@latchkey/core";
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
-import { serializeCookie } from "../../http/cookies.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
 import { EmailField, SignInResponseSchema } from "../schemas.ts";
 import {
