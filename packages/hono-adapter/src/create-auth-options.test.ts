@@ -214,6 +214,7 @@ const VALID: Record<string, unknown> = {
   "passkeys.rpName": "Acme",
   "passkeys.origins": ["https://app.example.com", `android:apk-key-hash:${"A".repeat(43)}`],
   "passkeys.userVerification": "preferred",
+  "passkeys.allowPasskeyOnlyAccounts": true,
   "jwt.alg": "ES256",
   "jwt.expiresIn": "5m",
   "jwt.issuer": "https://issuer.example",

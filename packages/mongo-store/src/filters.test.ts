@@ -340,6 +340,7 @@ describe("MongoDB filters take caller values through $eq", () => {
         rename: () => passkeys.rename(h, h, h),
         recordUse: () => passkeys.recordUse(h, 0, 1, false, date).catch(() => null),
         delete: () => passkeys.delete(h, h),
+        deleteAllByUser: () => passkeys.deleteAllByUser(h),
       },
     ];
     const missing: string[] = [];

@@ -1,4 +1,4 @@
-import type { StorePorts } from "./store.ts";
+import type { PasskeyStore, StorePorts } from "./store.ts";
 
 /**
  * How a store takes back one created row by its id, for stores without interactive transactions. Each deletes
@@ -28,6 +28,26 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
       // Passed over on purpose (see above).
     }
   }
+}
+
+/**
+ * The passkey port with its inserts recorded for undoing. Every method is delegated by name, not spread: a port
+ * that is a proxy (or a class instance) has no own enumerable methods to spread.
+ */
+function trackedPasskeys(port: PasskeyStore, created: (id: string) => void): PasskeyStore {
+  return {
+    async insert(record) {
+      const result = await port.insert(record);
+      if (result === "inserted") created(record.id);
+      return result;
+    },
+    listByUser: (userId) => port.listByUser(userId),
+    findByCredentialId: (credentialId) => port.findByCredentialId(credentialId),
+    rename: (userId, id, name) => port.rename(userId, id, name),
+    recordUse: (id, expected, next, backedUp, at) => port.recordUse(id, expected, next, backedUp, at),
+    delete: (userId, id) => port.delete(userId, id),
+    deleteAllByUser: (userId) => port.deleteAllByUser(userId),
+  };
 }
 
 /**
@@ -97,16 +117,7 @@ export function compensatingTransaction<P extends StorePorts>(
           }
         : {}),
       ...(ports.passkeys
-        ? {
-            passkeys: {
-              ...ports.passkeys,
-              async insert(record) {
-                const result = await ports.passkeys!.insert(record);
-                if (result === "inserted") undos.push(() => undo.passkey(record.id));
-                return result;
-              },
-            },
-          }
+        ? { passkeys: trackedPasskeys(ports.passkeys, (id) => undos.push(() => undo.passkey(id))) }
         : {}),
     };
     try {
