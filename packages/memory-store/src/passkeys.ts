@@ -36,17 +36,17 @@ export function passkeysPort(db: MemoryDatabase): PasskeyStore {
       passkeys.set(id, { ...row, counter: next, backedUp, lastUsedAt: new Date(at) });
       return true;
     },
-    async delete(userId, id) {
+    async delete(userId, id, options) {
       const row = passkeys.get(id);
       if (!row || row.userId !== userId) return "not-found";
-      if (accounts.rowsBy("user", userId).length === 0 && passkeys.rowsBy("user", userId).length <= 1) return "last";
+      if (!options?.evenLast && accounts.rowsBy("user", userId).length === 0 && passkeys.rowsBy("user", userId).length <= 1) return "last";
       passkeys.delete(id);
       return "deleted";
     },
     async deleteAllByUser(userId) {
       const rows = passkeys.rowsBy("user", userId);
       for (const row of rows) passkeys.delete(row.id);
-      return rows.length;
+      return rows.map((row) => row.id);
     },
   };
 }

@@ -55,9 +55,10 @@ export function passkeysPort(c: Collections): PasskeyStore {
       );
       return result.matchedCount === 1;
     },
-    async delete(userId, id) {
+    async delete(userId, id, options) {
       const doc = await c.passkeys.findOneAndDelete({ _id: { $eq: id }, userId: { $eq: userId } });
       if (!doc) return "not-found";
+      if (options?.evenLast) return "deleted";
       const left =
         (await c.passkeys.countDocuments({ userId: { $eq: userId } }, { limit: 1 })) +
         (await c.accounts.countDocuments({ userId: { $eq: userId } }, { limit: 1 }));
@@ -66,7 +67,14 @@ export function passkeysPort(c: Collections): PasskeyStore {
       return "last";
     },
     async deleteAllByUser(userId) {
-      return (await c.passkeys.deleteMany({ userId: { $eq: userId } })).deletedCount;
+      // One document at a time, each delete atomic and naming what it removed: a passkey inserted while this runs
+      // is either deleted and named here or inserted after (deleteMany would remove it without naming it).
+      const ids: string[] = [];
+      for (;;) {
+        const gone = await c.passkeys.findOneAndDelete({ userId: { $eq: userId } }, { projection: { _id: 1 } });
+        if (!gone) return ids;
+        ids.push(gone._id);
+      }
     },
   };
 }

@@ -107,6 +107,21 @@ export function describePasskeys(getStore: () => Store): void {
       expect(await port.listByUser(passkeyOnly.id)).toHaveLength(1);
     });
 
+    it("delete with evenLast removes the last way to sign in, and only that user's passkey", async (context) => {
+      const port = portOf(store, "passkeys", context);
+      const [owner, other] = [user(), user()];
+      await store.users.create(owner, []);
+      await store.users.create(other, []);
+      const only = passkey(owner.id);
+      await port.insert(only);
+      expect(await port.delete(owner.id, only.id)).toBe("last");
+      expect(await port.delete(other.id, only.id, { evenLast: true })).toBe("not-found");
+      expect(await port.listByUser(owner.id)).toEqual([only]);
+      expect(await port.delete(owner.id, only.id, { evenLast: true })).toBe("deleted");
+      expect(await port.listByUser(owner.id)).toEqual([]);
+      expect(await port.delete(owner.id, only.id, { evenLast: true })).toBe("not-found");
+    });
+
     it("deleteAllByUser removes every passkey of the user, the last way to sign in included, and no other's", async (context) => {
       const port = portOf(store, "passkeys", context);
       const [owner, other] = [user(), user()];
@@ -116,11 +131,11 @@ export function describePasskeys(getStore: () => Store): void {
       for (const p of mine) await port.insert(p);
       const theirs = passkey(other.id);
       await port.insert(theirs);
-      expect(await port.deleteAllByUser(owner.id)).toBe(2);
+      expect((await port.deleteAllByUser(owner.id)).sort()).toEqual(mine.map((p) => p.id).sort());
       expect(await port.listByUser(owner.id)).toEqual([]);
       expect(await port.findByCredentialId(mine[0]!.credentialId)).toBeNull();
       expect(await port.listByUser(other.id)).toEqual([theirs]);
-      expect(await port.deleteAllByUser(owner.id)).toBe(0);
+      expect(await port.deleteAllByUser(owner.id)).toEqual([]);
     });
 
     it("deleting the user deletes their passkeys (no passkey of a deleted user)", async (context) => {

@@ -63,10 +63,8 @@ export async function proveMailbox(
 async function removePasskeys(ctx: AuthContext, userId: string, meta: RequestMeta): Promise<void> {
   const passkeys = ctx.store.passkeys;
   if (!passkeys) return;
-  const held = await passkeys.listByUser(userId);
-  if (held.length === 0) return;
-  await passkeys.deleteAllByUser(userId);
-  for (const p of held) await emit(ctx, "PasskeyRemoved", { userId, passkeyId: p.id }, meta);
+  // The ids come from the delete itself: a passkey inserted after a list and before the delete is named too.
+  for (const passkeyId of await passkeys.deleteAllByUser(userId)) await emit(ctx, "PasskeyRemoved", { userId, passkeyId }, meta);
 }
 
 /** Deletes every API key of the user (page by page); returns how many went. A store without API keys has none. */

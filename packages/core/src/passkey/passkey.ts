@@ -329,8 +329,18 @@ export class PasskeyService {
    * Registers the passkey the browser created for `user` with the options of `input.token` (which must be this
    * user's): origin, RP ID hash, user presence, user verification (as configured), the attestation's own signature
    * when it has one. 409 `PASSKEY_ALREADY_REGISTERED` for a credential registered already. Emits `PasskeyAdded`.
+   *
+   * `sessionId` is the session the request was checked with (none for a trusted server call). For a user whose
+   * email is not verified yet the passkey is written first and the session checked second: a first proof of the
+   * mailbox that ended the session meanwhile also removes the user's passkeys, and one written after its removal
+   * is taken back here (401 `INVALID_CREDENTIALS`), so the registrant never keeps a passkey the proof should have removed.
    */
-  async register(user: UserRecord, input: RegisterPasskeyInput, meta: RequestMeta): Promise<PasskeyView> {
+  async register(
+    user: UserRecord,
+    input: RegisterPasskeyInput,
+    meta: RequestMeta,
+    sessionId: string | null = null,
+  ): Promise<PasskeyView> {
     const { ctx } = this;
     const response = registrationShape(input?.response);
     const name = input.name === undefined || input.name === null ? null : nameOf(input.name);
@@ -342,8 +352,17 @@ export class PasskeyService {
     if (inserted === "taken") throw new AuthError("PASSKEY_ALREADY_REGISTERED", "This passkey is registered already");
     if (inserted === "owner-gone")
       throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists: sign in first");
+    if (sessionId !== null && !user.emailVerified && !(await this.sessionHeld(user.id, sessionId))) {
+      await this.port.delete(user.id, passkey.id, { evenLast: true });
+      throw new AuthError("INVALID_CREDENTIALS", "The session ended while the passkey was registered: sign in again");
+    }
     await emit(ctx, "PasskeyAdded", { userId: user.id, passkeyId: passkey.id }, meta, now);
     return viewOf(passkey);
+  }
+
+  /** Whether session `sessionId` of the user is still in the store (read from the store, never a cache). */
+  private async sessionHeld(userId: string, sessionId: string): Promise<boolean> {
+    return (await this.ctx.store.sessions.listByUser(userId)).some((s) => s.id === sessionId);
   }
 
   /**

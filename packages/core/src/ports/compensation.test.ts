@@ -175,6 +175,49 @@ describe("compensatingTransaction", () => {
     expect(await base.users.findById(taken.id)).not.toBeNull();
   });
 
+  it("keeps every method of a port that is a proxy (nothing of it to spread) and still records its creations", async () => {
+    const base = memoryStore();
+    // Ports as a tracing or instrumenting wrapper hands them out: proxies with no own properties.
+    const proxied = <T extends object>(port: T): T =>
+      new Proxy({} as T, {
+        get: (_target, key) => {
+          const value: unknown = Reflect.get(port, key, port);
+          return typeof value === "function" ? value.bind(port) : value;
+        },
+      });
+    const ports: StorePorts = {
+      ...base,
+      users: proxied(base.users),
+      sessions: proxied(base.sessions),
+      accounts: proxied(base.accounts),
+      socialAccounts: proxied(base.socialAccounts!),
+      passkeys: proxied(base.passkeys!),
+    };
+    const undone: string[] = [];
+    const transaction = compensatingTransaction(ports, {
+      session: async (id) => undone.push(`session:${id}`),
+      account: async (id) => undone.push(`account:${id}`),
+      passkey: async (id) => undone.push(`passkey:${id}`),
+      user: async (id) => undone.push(`user:${id}`),
+    });
+    const u = user();
+    const s = session(u.id);
+    const linked = { ...account(u.id), providerId: "github", accountId: "gh-1" };
+    const failure = new Error("after every write");
+    await expect(
+      transaction(async (tx) => {
+        await tx.users.create(u, []);
+        expect(await tx.users.findById(u.id)).toMatchObject({ id: u.id });
+        await tx.sessions.create(s);
+        expect((await tx.sessions.findByTokenHash(s.tokenHash))?.session.id).toBe(s.id);
+        expect(await tx.socialAccounts!.link(linked)).toBe("linked");
+        expect(await tx.passkeys!.listByUser(u.id)).toEqual([]);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(undone).toEqual([`account:${linked.id}`, `session:${s.id}`, `user:${u.id}`]);
+  });
+
   it("leaves the other ports as they are", async () => {
     const { base, transaction } = setUp();
     await transaction(async (tx) => {

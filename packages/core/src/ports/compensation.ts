@@ -1,4 +1,4 @@
-import type { PasskeyStore, StorePorts } from "./store.ts";
+import type { StorePorts } from "./store.ts";
 
 /**
  * How a store takes back one created row by its id, for stores without interactive transactions. Each deletes
@@ -31,23 +31,18 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
 }
 
 /**
- * The passkey port with its inserts recorded for undoing. Every method is delegated by name, not spread: a port
- * that is a proxy (or a class instance) has no own enumerable methods to spread.
+ * `port` with `overrides` in place of some of its methods; every other member is read from the port itself, by
+ * name, when it is used. Not a spread: a port that is a proxy (or a class instance) has no own enumerable methods
+ * to spread, and a spread copy would lose them.
  */
-function trackedPasskeys(port: PasskeyStore, created: (id: string) => void): PasskeyStore {
-  return {
-    async insert(record) {
-      const result = await port.insert(record);
-      if (result === "inserted") created(record.id);
-      return result;
+function overriding<T extends object>(port: T, overrides: Partial<T>): T {
+  return new Proxy(port, {
+    get(target, key) {
+      if (Object.hasOwn(overrides, key)) return overrides[key as keyof T];
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
     },
-    listByUser: (userId) => port.listByUser(userId),
-    findByCredentialId: (credentialId) => port.findByCredentialId(credentialId),
-    rename: (userId, id, name) => port.rename(userId, id, name),
-    recordUse: (id, expected, next, backedUp, at) => port.recordUse(id, expected, next, backedUp, at),
-    delete: (userId, id) => port.delete(userId, id),
-    deleteAllByUser: (userId) => port.deleteAllByUser(userId),
-  };
+  });
 }
 
 /**
@@ -74,12 +69,12 @@ export function compensatingTransaction<P extends StorePorts>(
 ): <T>(body: (tx: P) => Promise<T>) => Promise<T> {
   return async (body) => {
     const undos: Array<() => Promise<unknown>> = [];
+    const { users, sessions, accounts, socialAccounts, passkeys } = ports;
     const tracked: P = {
       ...ports,
-      users: {
-        ...ports.users,
+      users: overriding(users, {
         async create(user, accounts) {
-          const result = await ports.users.create(user, accounts);
+          const result = await users.create(user, accounts);
           if (result.ok) {
             // Newest first: the accounts created with the user go before the user.
             undos.push(() => undo.user(user.id));
@@ -87,37 +82,42 @@ export function compensatingTransaction<P extends StorePorts>(
           }
           return result;
         },
-      },
-      sessions: {
-        ...ports.sessions,
+      }),
+      sessions: overriding(sessions, {
         async create(session) {
-          const created = await ports.sessions.create(session);
+          const created = await sessions.create(session);
           if (created) undos.push(() => undo.session(session.id));
           return created;
         },
-      },
-      accounts: {
-        ...ports.accounts,
+      }),
+      accounts: overriding(accounts, {
         async create(account) {
-          await ports.accounts.create(account);
+          await accounts.create(account);
           undos.push(() => undo.account(account.id));
         },
-      },
+      }),
       // A linked provider identity is an account row too.
-      ...(ports.socialAccounts
+      ...(socialAccounts
         ? {
-            socialAccounts: {
-              ...ports.socialAccounts,
+            socialAccounts: overriding(socialAccounts, {
               async link(account) {
-                const result = await ports.socialAccounts!.link(account);
+                const result = await socialAccounts.link(account);
                 if (result === "linked") undos.push(() => undo.account(account.id));
                 return result;
               },
-            },
+            }),
           }
         : {}),
-      ...(ports.passkeys
-        ? { passkeys: trackedPasskeys(ports.passkeys, (id) => undos.push(() => undo.passkey(id))) }
+      ...(passkeys
+        ? {
+            passkeys: overriding(passkeys, {
+              async insert(record) {
+                const result = await passkeys.insert(record);
+                if (result === "inserted") undos.push(() => undo.passkey(record.id));
+                return result;
+              },
+            }),
+          }
         : {}),
     };
     try {

@@ -337,14 +337,16 @@ export interface PasskeyStore {
   /**
    * Deletes passkey `id` of `userId` unless it is the user's last way to sign in (no account row and no other
    * passkey): `"last"` then, and nothing changes. Atomic: of two concurrent deletes of a user's only two passkeys,
-   * one answers `"last"`.
+   * one answers `"last"`. With `evenLast` the rule is not applied (a registration whose session ended meanwhile
+   * takes back its own passkey, even when it is all the user has left).
    */
-  delete(userId: string, id: string): Promise<PasskeyDeleteResult>;
+  delete(userId: string, id: string, options?: { evenLast?: boolean }): Promise<PasskeyDeleteResult>;
   /**
    * Deletes every passkey of `userId`, the last way to sign in included (a first proof of the mailbox removes what
-   * an unverified registrant set up); returns how many went.
+   * an unverified registrant set up); returns the ids of those that went, each exactly once across concurrent
+   * calls (so each is announced once, and a passkey inserted meanwhile is either named here or still there).
    */
-  deleteAllByUser(userId: string): Promise<number>;
+  deleteAllByUser(userId: string): Promise<string[]>;
 }
 
 export interface JwkStore {

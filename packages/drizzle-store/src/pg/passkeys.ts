@@ -49,7 +49,11 @@ export function passkeysPort(db: PgDatabase): PasskeyStore {
         .where(and(eq(p.id, id), eq(p.counter, expected)));
       return changedRows(result) === 1;
     },
-    async delete(userId, id) {
+    async delete(userId, id, options) {
+      if (options?.evenLast) {
+        const gone = await db.delete(p).where(and(eq(p.id, id), eq(p.userId, userId))).returning({ id: p.id });
+        return gone.length > 0 ? "deleted" : "not-found";
+      }
       return db.transaction(async (tx) => {
         const owner = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
         if (owner.length === 0) return "not-found";
@@ -67,7 +71,7 @@ export function passkeysPort(db: PgDatabase): PasskeyStore {
       });
     },
     async deleteAllByUser(userId) {
-      return (await db.delete(p).where(eq(p.userId, userId)).returning({ id: p.id })).length;
+      return (await db.delete(p).where(eq(p.userId, userId)).returning({ id: p.id })).map((row) => row.id);
     },
   };
 }

@@ -49,7 +49,11 @@ export function passkeysPort(db: SqliteDatabase): PasskeyStore {
         .returning({ id: p.id });
       return changed.length === 1;
     },
-    async delete(userId, id) {
+    async delete(userId, id, options) {
+      if (options?.evenLast) {
+        const gone = await db.delete(p).where(and(eq(p.id, id), eq(p.userId, userId))).returning({ id: p.id });
+        return gone.length > 0 ? "deleted" : "not-found";
+      }
       const otherPasskeys = sql`(select count(*) from ${p} as others where others.user_id = ${userId} and others.id <> ${id})`;
       const userAccounts = sql`(select count(*) from ${accounts} where ${accounts.userId} = ${userId})`;
       const gone = await db
@@ -65,7 +69,7 @@ export function passkeysPort(db: SqliteDatabase): PasskeyStore {
       return mine.length > 0 ? "last" : "not-found";
     },
     async deleteAllByUser(userId) {
-      return (await db.delete(p).where(eq(p.userId, userId)).returning({ id: p.id })).length;
+      return (await db.delete(p).where(eq(p.userId, userId)).returning({ id: p.id })).map((row) => row.id);
     },
   };
 }

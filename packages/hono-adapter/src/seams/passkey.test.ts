@@ -17,8 +17,8 @@ import {
 import { BASE_URL, bearer, type TestAuth } from "../../test/test-auth.ts";
 import { testStoreKind } from "../../test/test-stores.ts";
 
-// Passkeys racing the account's other flows (issue 44): registration x deletion of the user's last passkey and x
-// the account's deletion; a passkey sign-in x the account's deletion and x a password reset. After each interleaving:
+// Passkeys racing the account's other flows (issue 44): registration x deletion of the user's last passkey, x
+// the account's deletion and x the first proof of the mailbox; a passkey sign-in x the account's deletion and x a password reset. After each interleaving:
 // the structural invariants, among them I2 (no passkey of a deleted user) and I14 (no user without a way to sign in,
 // a passkey counting as one).
 
@@ -173,6 +173,62 @@ describe.each(storeVariants())("passkeys at the seams, every interleaving$name",
       });
       seen.expect("registered, then deleted", "refused");
       report(`passkey register x account deletion${name}`, r);
+    },
+    PAIR_TIMEOUT_MS,
+  );
+
+  it(
+    "register x the first proof of the mailbox (a verification link opened elsewhere): the registrant keeps no passkey",
+    async () => {
+      const seen = outcomes();
+      const r = await exploreInterleavings({
+        ...passkeyBudget(),
+        async setup(wrap) {
+          const t = passkeyAuth(around(wrap(store)));
+          const email = freshEmail("pkproof");
+          // Not verified: whoever signed up has not shown the mailbox is theirs.
+          const { token, userId } = await t.signUp(email, PASSWORD);
+          const next = await pendingRegistration(t, token);
+          expect((await t.request("POST", "/send-verification-email", { body: { email } })).status).toBe(200);
+          await t.settle();
+          const link = t.auth.getOtp(email);
+          if (!link) throw new Error("no verification token captured");
+          return { t, email, token, userId, next, link };
+        },
+        flows: ({ t, email, token, next, link }) => ({
+          register: () => answer(t.request("POST", "/passkey/register/verify", { body: next, headers: bearer(token) })),
+          prove: () => answer(t.request("POST", "/verify-email", { body: { email, token: link } })),
+        }),
+        async check({ t, email, token, userId, next }, run) {
+          expect(statusOf(run, "prove"), JSON.stringify(answerOf(run, "prove").body)).toBe(200);
+          const reg = answerOf(run, "register");
+          // Registered before the proof (then removed by it), or refused: the session is gone (401), or the
+          // challenge went with the proof's cleanup (400).
+          if (reg.status === 400) expect(reg.body.code).toBe("PASSKEY_CHALLENGE_INVALID");
+          else expect([200, 401], JSON.stringify(reg.body)).toContain(reg.status);
+          seen.add(reg.status === 200 ? "registered, then removed by the proof" : "refused");
+          const snap = await structural(
+            t,
+            {
+              userIds: [userId],
+              emails: [email],
+              sessionTokens: [token],
+              passkeyCredentials: [next.response.id],
+            },
+            // The link proved the mailbox of a user who never had: the registrant's password went with the proof,
+            // and the owner's way in is the mailbox itself (a reset), which is no account row yet.
+            [
+              { invariant: 1, userId },
+              { invariant: 14, userId },
+            ],
+          );
+          expect(snap.users.get(userId)?.emailVerified).toBe(true);
+          expect(snap.sessions.get(token)).toBeNull();
+          expect(snap.byCredential.get(next.response.id)).toBeNull();
+        },
+      });
+      seen.expect("registered, then removed by the proof", "refused");
+      report(`passkey register x first mailbox proof${name}`, r);
     },
     PAIR_TIMEOUT_MS,
   );

@@ -64,6 +64,7 @@ function registerRegistration(app: AuthApp, tools: RequestTools, service: Passke
         session.userRecord,
         { token, response: body.response, name: body.name },
         tools.meta(c),
+        session.session.id,
       );
       c.header("set-cookie", serializeCookie(service.clearedCookie()), { append: true });
       return c.json(passkey);
