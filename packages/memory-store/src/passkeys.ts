@@ -39,7 +39,12 @@ export function passkeysPort(db: MemoryDatabase): PasskeyStore {
     async delete(userId, id, options) {
       const row = passkeys.get(id);
       if (!row || row.userId !== userId) return "not-found";
-      if (!options?.evenLast && accounts.rowsBy("user", userId).length === 0 && passkeys.rowsBy("user", userId).length <= 1) return "last";
+      if (
+        !options?.evenLast &&
+        accounts.rowsBy("user", userId).length === 0 &&
+        passkeys.rowsBy("user", userId).length <= 1
+      )
+        return "last";
       passkeys.delete(id);
       return "deleted";
     },

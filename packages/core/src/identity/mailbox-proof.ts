@@ -64,7 +64,8 @@ async function removePasskeys(ctx: AuthContext, userId: string, meta: RequestMet
   const passkeys = ctx.store.passkeys;
   if (!passkeys) return;
   // The ids come from the delete itself: a passkey inserted after a list and before the delete is named too.
-  for (const passkeyId of await passkeys.deleteAllByUser(userId)) await emit(ctx, "PasskeyRemoved", { userId, passkeyId }, meta);
+  for (const passkeyId of await passkeys.deleteAllByUser(userId))
+    await emit(ctx, "PasskeyRemoved", { userId, passkeyId }, meta);
 }
 
 /** Deletes every API key of the user (page by page); returns how many went. A store without API keys has none. */

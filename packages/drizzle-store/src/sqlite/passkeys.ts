@@ -51,7 +51,10 @@ export function passkeysPort(db: SqliteDatabase): PasskeyStore {
     },
     async delete(userId, id, options) {
       if (options?.evenLast) {
-        const gone = await db.delete(p).where(and(eq(p.id, id), eq(p.userId, userId))).returning({ id: p.id });
+        const gone = await db
+          .delete(p)
+          .where(and(eq(p.id, id), eq(p.userId, userId)))
+          .returning({ id: p.id });
         return gone.length > 0 ? "deleted" : "not-found";
       }
       const otherPasskeys = sql`(select count(*) from ${p} as others where others.user_id = ${userId} and others.id <> ${id})`;
