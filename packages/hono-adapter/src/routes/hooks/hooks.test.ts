@@ -320,7 +320,7 @@ describe("the tables list every path", () => {
       "email-otp/email-otp.ts": 1,
       "magic-link/magic-link.ts": 1,
       "oauth/oauth.ts": 1,
-      "passkey/passkey.ts": 1,
+      "passkey/sign-up.ts": 1,
     });
     expect(Object.keys(USER_CREATION).sort()).toEqual([
       "create-user",
@@ -346,14 +346,15 @@ describe("the tables list every path", () => {
       "magic-link/magic-link.ts": 1,
       "two-factor/sign-in-step.ts": 1,
       "oauth/oauth.ts": 3,
-      "passkey/passkey.ts": 2,
+      "passkey/sign-in.ts": 1,
+      "passkey/sign-up.ts": 1,
     });
     expect(readFileSync(join(root, "two-factor/sign-in-step.ts"), "utf8")).toMatch(/PENDING_SIGN_IN_PREFIX/);
     // Only three make a session without asking the sign-in gate: the two sign-ups (a new user has no second factor)
     // and the second step itself. Every sign-in, social included, goes through the gate.
     expect(sites(/\.sessions\.create\(/g)).toEqual({
       "email-password/email-password.ts": 1,
-      "passkey/passkey.ts": 1,
+      "passkey/sign-up.ts": 1,
       "two-factor/sign-in-step.ts": 1,
     });
     delete found["two-factor/sign-in-step.ts"];
