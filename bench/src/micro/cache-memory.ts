@@ -53,6 +53,9 @@ for (let i = 0; i < n; i++) {
       appMetadata: { plan: "pro" },
       createdAt: now,
       updatedAt: now,
+      banned: false,
+      banReason: null,
+      banExpires: null,
     },
     [],
   );
@@ -67,6 +70,7 @@ for (let i = 0; i < n; i++) {
     ip: "203.0.113.7",
     userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36",
     rememberMe: true,
+    impersonatedBy: null,
   });
   sessionHashes.push(tokenHash);
   const key = await auth.api.createApiKey({ userId, name: "service" });

@@ -21,6 +21,9 @@ const context = {
     appMetadata: {},
     createdAt: now,
     updatedAt: now,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   },
   session: {
     id: "session-0123456789",

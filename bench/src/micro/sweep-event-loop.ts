@@ -59,6 +59,9 @@ async function seed(target: SeedTarget, kind: SweepKind, now: number): Promise<v
       appMetadata: {},
       createdAt: past,
       updatedAt: past,
+      banned: false,
+      banReason: null,
+      banExpires: null,
     };
     await writer.insert(schema.users, [user]);
     const table: SchemaTable = schema[TABLE_OF[kind]];

@@ -95,6 +95,9 @@ describe("sweep benchmark rows", () => {
         appMetadata: {},
         createdAt: new Date(NOW),
         updatedAt: new Date(NOW),
+        banned: false,
+        banReason: null,
+        banExpires: null,
       },
     ]);
     // Keys and rerolled keys share a table: different id ranges.

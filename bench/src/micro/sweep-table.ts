@@ -57,6 +57,7 @@ function sweepRow(kind: SweepKind, i: number, past: Date, now: number): Row {
         ip: null,
         userAgent: null,
         rememberMe: true,
+        impersonatedBy: null,
       };
     case "verifications":
       return {

@@ -120,6 +120,9 @@ export function latchkeyRows(
         appMetadata: {},
         createdAt: created,
         updatedAt: created,
+        banned: false,
+        banReason: null,
+        banExpires: null,
       });
     } else if (table === "sessions") {
       const expired = i % EXPIRED_EVERY === EXPIRED_EVERY - 1;

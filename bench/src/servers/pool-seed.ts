@@ -51,6 +51,9 @@ export function latchkeyPoolSeeder(
       appMetadata: {},
       createdAt: now,
       updatedAt: now,
+      banned: false,
+      banReason: null,
+      banExpires: null,
     };
     // Core's `newAccount` (identity/accounts.ts) builds this record, but neither `@latchkey/core` nor
     // `@latchkey/core/internal` exports it, and it takes the AuthContext `createAuth` keeps to itself; the nearest

@@ -22,7 +22,7 @@ export type {
 export { resolveConfig, AUTH_SCHEMA, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
 export type { AuthOptions } from "./auth/index.ts";
 export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";
-export { webCryptoRandom, compensatingTransaction } from "./ports/index.ts";
+export { webCryptoRandom, compensatingTransaction, banInForce } from "./ports/index.ts";
 export type * from "./ports/index.ts";
 export { base64url, hashSecret, randomString, utf8 } from "./crypto/index.ts";
 export { argon2idHasher } from "./password/index.ts";

@@ -26,6 +26,9 @@ async function seed(store: Store) {
     appMetadata: {},
     createdAt: T0,
     updatedAt: T0,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   };
   await store.users.create(user, []);
   await store.sessions.create({
@@ -38,6 +41,7 @@ async function seed(store: Store) {
     ip: null,
     userAgent: null,
     rememberMe: true,
+    impersonatedBy: null,
   });
   await store.apiKeys.create({
     id: "k1",

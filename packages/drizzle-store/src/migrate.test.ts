@@ -26,6 +26,7 @@ const MIGRATIONS = [
   "0006_two_factor",
   "0007_social_accounts",
   "0008_passkeys",
+  "0009_admin",
 ];
 
 describe("migrateDatabase", () => {

@@ -1,4 +1,4 @@
-import type { SessionStore } from "@latchkey/core";
+import { banInForce, type SessionStore } from "@latchkey/core";
 import { copy, dropSession, type MemoryDatabase } from "./database.ts";
 
 /** `SessionStore` in memory, indexed by token hash, and by user (the table's index). */
@@ -6,8 +6,9 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
   const { users, sessions, sessionsByHash } = db;
   return {
     async create(session) {
-      // What a foreign key does in the SQL stores: no session for a user that is not there.
-      if (!users.has(session.userId)) return false;
+      // What a foreign key does in the SQL stores: no session for a user that is not there, nor for one banned.
+      const owner = users.get(session.userId);
+      if (!owner || banInForce(owner, session.createdAt)) return false;
       sessions.set(session.id, copy(session));
       sessionsByHash.set(session.tokenHash, session.id);
       return true;

@@ -53,6 +53,9 @@ const userFields: FieldSet<UserRecord> = {
   appMetadata: true,
   createdAt: true,
   updatedAt: true,
+  banned: true,
+  banReason: true,
+  banExpires: true,
 };
 const sessionFields: FieldSet<SessionRecord> = {
   userId: true,
@@ -63,6 +66,7 @@ const sessionFields: FieldSet<SessionRecord> = {
   ip: true,
   userAgent: true,
   rememberMe: true,
+  impersonatedBy: true,
 };
 const accountFields: FieldSet<AccountRecord> = {
   userId: true,
@@ -169,16 +173,24 @@ const fromDoc = <R extends { id: string }>(doc: Doc<R>, fields: FieldSet<R>): R 
   ({ id: doc._id, ...pick(doc, fields) }) as R;
 
 export const userToDoc = (r: UserRecord): UserDoc => toDoc(r, userFields);
-// A user written before `appMetadata` existed has no such field: it reads as `{}` (no migration step needed).
+// A user written before `appMetadata` (or a ban) existed has no such field: it reads as `{}` (not banned), with no
+// migration step.
 export const userFromDoc = (d: UserDoc): UserRecord => {
   const record = fromDoc(d, userFields);
-  return record.appMetadata === undefined ? { ...record, appMetadata: {} } : record;
+  return {
+    ...record,
+    appMetadata: record.appMetadata ?? {},
+    banned: record.banned === true,
+    banReason: record.banReason ?? null,
+    banExpires: record.banExpires ?? null,
+  };
 };
 export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFields);
 // Sessions stored before `rememberMe` existed were all "remember me" sessions.
 export const sessionFromDoc = (d: SessionDoc): SessionRecord => ({
   ...fromDoc(d, sessionFields),
   rememberMe: d.rememberMe !== false,
+  impersonatedBy: d.impersonatedBy ?? null,
 });
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
 // An account written before linked identities existed has none of their fields: they read as null.

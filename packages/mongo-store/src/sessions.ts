@@ -8,9 +8,14 @@ export function sessionsPort(c: Collections): SessionStore {
   return {
     async create(session) {
       // No foreign keys: written first, the user checked second. A deletion removes the user first and its
-      // sessions second, so either it sees this row or this check sees the user gone (and takes the row back).
+      // sessions second, and a ban writes its flag first and deletes the sessions second, so either it sees this
+      // row or this check sees the user gone or banned (and takes the row back).
       await c.sessions.insertOne(sessionToDoc(session));
-      if ((await c.users.countDocuments({ _id: { $eq: session.userId } }, { limit: 1 })) > 0) return true;
+      const allowed = {
+        _id: { $eq: session.userId },
+        $or: [{ banned: { $ne: true } }, { banExpires: { $lte: session.createdAt } }],
+      };
+      if ((await c.users.countDocuments(allowed, { limit: 1 })) > 0) return true;
       await c.sessions.deleteOne({ _id: { $eq: session.id } });
       return false;
     },

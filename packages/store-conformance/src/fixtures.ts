@@ -29,6 +29,9 @@ export function user(over: Partial<UserRecord> = {}): UserRecord {
     appMetadata: { role: "member", plan: { tier: "free", seats: [1, 2] } },
     createdAt: T0,
     updatedAt: T0,
+    banned: false,
+    banReason: null,
+    banExpires: null,
     ...over,
   };
 }
@@ -79,6 +82,7 @@ export function session(userId: string, over: Partial<SessionRecord> = {}): Sess
     ip: "203.0.113.7",
     userAgent: "vitest",
     rememberMe: true,
+    impersonatedBy: null,
     ...over,
   };
 }

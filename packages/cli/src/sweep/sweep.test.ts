@@ -45,6 +45,9 @@ async function seed(url: string) {
       appMetadata: {},
       createdAt,
       updatedAt: createdAt,
+      banned: false,
+      banReason: null,
+      banExpires: null,
     });
     await store.users.create(user("kept", true, LONG_AGO), []);
     await store.users.create(user("stale", false, LONG_AGO), []);
@@ -59,6 +62,7 @@ async function seed(url: string) {
         ip: null,
         userAgent: null,
         rememberMe: true,
+        impersonatedBy: null,
       });
       await store.counters.hit(`rl:/sign-in/email:192.0.2.${i}`, 1000, LONG_AGO.getTime());
       await store.verifications.issue({

@@ -47,6 +47,9 @@ function user(id: string): UserRecord {
     appMetadata: {},
     createdAt: new Date(T0),
     updatedAt: new Date(T0),
+    banned: false,
+    banReason: null,
+    banExpires: null,
   };
 }
 
@@ -61,6 +64,7 @@ function session(id: string, userId: string): SessionRecord {
     ip: null,
     userAgent: null,
     rememberMe: true,
+    impersonatedBy: null,
   };
 }
 

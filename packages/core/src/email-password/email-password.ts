@@ -96,6 +96,9 @@ export class EmailPasswordService {
       appMetadata: interactive ? {} : (input.appMetadata ?? {}),
       createdAt: now,
       updatedAt: now,
+      banned: false,
+      banReason: null,
+      banExpires: null,
     };
     // The app's hooks see the user before anything is written (a refusal leaves no row behind).
     const user = await this.ctx.hooks.beforeUserCreated(draft, interactive ? "sign-up-email" : "create-user", meta);

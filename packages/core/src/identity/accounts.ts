@@ -64,6 +64,9 @@ export function newUser(
     appMetadata: {},
     createdAt: now,
     updatedAt: now,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   };
 }
 

@@ -62,6 +62,9 @@ function sessionContext() {
       appMetadata: {},
       createdAt: at,
       updatedAt: at,
+      banned: false,
+      banReason: null,
+      banExpires: null,
     },
     session: {
       id: "session-1",

@@ -94,6 +94,9 @@ export async function signUp(
     appMetadata: {},
     createdAt: now,
     updatedAt: now,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   };
   const passkey = await c.verifiedPasskey(userId, response, challenge, passkeyName, now);
   // The app's hooks see the user before anything is written (a refusal leaves no row behind).

@@ -20,6 +20,9 @@ const user = (): UserRecord => {
     appMetadata: {},
     createdAt: T0,
     updatedAt: T0,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   };
 };
 const session = (userId: string): SessionRecord => ({
@@ -32,6 +35,7 @@ const session = (userId: string): SessionRecord => ({
   ip: null,
   userAgent: null,
   rememberMe: true,
+  impersonatedBy: null,
 });
 const account = (userId: string): AccountRecord => ({
   id: `a${++n}`,

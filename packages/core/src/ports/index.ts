@@ -3,6 +3,7 @@ export type * from "./store.ts";
 export type { Clock, Random } from "./clock.ts";
 export { systemClock, webCryptoRandom, createTestClock } from "./clock.ts";
 export { compensatingTransaction } from "./compensation.ts";
+export { banInForce } from "./ban.ts";
 export type { CreationUndo } from "./compensation.ts";
 export {
   databaseUnavailable,

@@ -19,6 +19,14 @@ export interface UserRecord {
   appMetadata: JsonObject;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Banned by an admin (`admin()`): while the ban lasts (until `banExpires`, for ever when null) no session is
+   * created for the user, by any way of signing in, and none of theirs is accepted.
+   */
+  banned: boolean;
+  /** Why, as the admin wrote it: shown to admins, never to the user. */
+  banReason: string | null;
+  banExpires: Date | null;
 }
 
 export interface SessionRecord {
@@ -36,6 +44,8 @@ export interface SessionRecord {
    * it, and its cookie has no `Max-Age` (it ends with the browser).
    */
   rememberMe: boolean;
+  /** The admin (a user id) who started this session by impersonating its user (`admin()`); null for the user's own. */
+  impersonatedBy: string | null;
 }
 
 /** `credential` holds a password; `EMAIL_OTP` is created by OTP sign-in. */

@@ -19,7 +19,20 @@ import type { CacheCarrier } from "./cache-carrier.ts";
 export type UniqueResult<T> = { ok: true; value: T } | { ok: false; conflict: "email" | "username" };
 
 export type UserPatch = Partial<
-  Pick<UserRecord, "name" | "image" | "metadata" | "appMetadata" | "username" | "email" | "emailVerified" | "updatedAt">
+  Pick<
+    UserRecord,
+    | "name"
+    | "image"
+    | "metadata"
+    | "appMetadata"
+    | "username"
+    | "email"
+    | "emailVerified"
+    | "updatedAt"
+    | "banned"
+    | "banReason"
+    | "banExpires"
+  >
 >;
 
 export interface UserStore {
@@ -44,9 +57,11 @@ export interface UserStore {
 
 export interface SessionStore {
   /**
-   * Inserts the session; false (and no row) when its user does not exist, e.g. deleted by a concurrent request.
-   * Stores with foreign keys map the violation to false; others check the user after the insert and take the
-   * row back when it is gone.
+   * Inserts the session; false (and no row) when its user does not exist (e.g. deleted by a concurrent request) or
+   * is banned at `session.createdAt` (`banned` and `banExpires` null or later). Atomic with a ban: of a ban (the flag
+   * written, then the user's sessions deleted) and a session insert racing it, either the insert sees the ban or the
+   * ban's delete sees the session. SQL stores decide in the insert (the user row locked for share on PostgreSQL);
+   * others check the user after the insert and take the row back.
    */
   create(session: SessionRecord): Promise<boolean>;
   /** The session and its user in one lookup; null when unknown. Expiry is checked by the caller. */

@@ -250,6 +250,7 @@ export class SessionService {
       ip: meta.ip,
       userAgent: storedUserAgent(meta.userAgent),
       rememberMe,
+      impersonatedBy: null,
     };
     // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.
     if (!(await this.store.sessions.create(record)))

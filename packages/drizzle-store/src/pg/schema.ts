@@ -33,11 +33,20 @@ export const users = pgTable(
     appMetadata: json("app_metadata").$type<JsonObject>().notNull().default({}),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
+    // A ban (`admin()`): no session can be created for a banned user until `ban_expires` (never when null).
+    banned: boolean("banned").notNull().default(false),
+    banReason: text("ban_reason"),
+    banExpires: instant("ban_expires"),
   },
   // Most users have no username: the partial index holds only those who do, so a sign-up writes one index page fewer.
+  // The admin list's searches: an email or name prefix (`text_pattern_ops`: LIKE 'prefix%' under any collation),
+  // and the newest first.
   (t) => [
     uniqueIndex("users_email_unique").on(t.email),
     uniqueIndex("users_username_unique").on(t.username).where(sql`${t.username} is not null`),
+    index("users_email_pattern_idx").on(t.email.op("text_pattern_ops"), t.id),
+    index("users_name_pattern_idx").using("btree", sql`lower(${t.name}) text_pattern_ops`, t.id),
+    index("users_created_at_idx").on(t.createdAt, t.id),
   ],
 );
 
@@ -56,6 +65,8 @@ export const sessions = pgTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
     rememberMe: boolean("remember_me").notNull().default(true),
+    // The admin who started this session by impersonating its user (`admin()`); null for the user's own.
+    impersonatedBy: text("impersonated_by"),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),

@@ -1,7 +1,8 @@
-import type { SessionStore } from "@latchkey/core";
-import { and, desc, eq, lte, ne, sql } from "drizzle-orm";
+import type { SessionRecord, SessionStore } from "@latchkey/core";
+import { and, desc, eq, getTableColumns, lte, ne, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { PgDialect, type PgColumn } from "drizzle-orm/pg-core";
 import { inBatch } from "./batch.ts";
-import { bindsWhole, boundPlaceholder, rowPlaceholders } from "../bound-placeholder.ts";
+import { boundPlaceholder, rowPlaceholders } from "../bound-placeholder.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { changedRows, type PgDatabase } from "./database.ts";
 import { sessions, users } from "./schema.ts";
@@ -25,13 +26,11 @@ export function sessionsPort(db: PgDatabase): SessionStore {
     .where(eq(sessions.id, sql.placeholder("id")))
     .prepare("sessions_touch");
   // Every sign-in inserts one.
-  const insert = db.insert(sessions).values(rowPlaceholders(sessions)).prepare("sessions_insert");
+  const insert = insertUnlessBanned(db);
   return {
     async create(session) {
       try {
-        if (bindsWhole(sessions, session)) await insert.execute(session);
-        else await db.insert(sessions).values(session);
-        return true;
+        return (await insert(session)) === 1;
       } catch (error) {
         // The user is gone (deleted by a concurrent request): the foreign key refused the row.
         if (isForeignKeyViolation(error)) return false;
@@ -65,5 +64,40 @@ export function sessionsPort(db: PgDatabase): SessionStore {
       // The condition is repeated: a session that slid while this delete waited on its row lock stays.
       return changedRows(await db.delete(sessions).where(and(inBatch(sessions.id, batch), expired)));
     },
+  };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * The session insert, in one prepared statement that writes the row only while its user exists and is not banned
+ * at the session's creation, the user row locked FOR SHARE:
+ *
+ *   insert into sessions (<columns>) select <bound values> from users
+ *   where users.id = <userId> and (not users.banned or users.ban_expires <= <createdAt>) for share of users
+ *
+ * The share lock conflicts with a ban's UPDATE of the user row: a ban that updated first is seen (the select waits
+ * for its commit and reads the new row: no session), one that comes second waits for this transaction, and its
+ * delete of the user's sessions, after that, sees this one. Returns how many rows went in (0 or 1).
+ */
+function insertUnlessBanned(db: PgDatabase): (session: SessionRecord) => Promise<number> {
+  const columns = Object.entries(getTableColumns(sessions)) as Array<[keyof SessionRecord & string, PgColumn]>;
+  const values = rowPlaceholders(sessions) as Record<string, SQL>;
+  const list = (parts: SQLWrapper[]) => sql.join(parts, sql`, `);
+  const statement = sql`insert into ${sessions} (${list(columns.map(([, c]) => sql.identifier(c.name)))}) select ${list(
+    columns.map(([key, c]) => sql`${values[key] as SQL}::${sql.raw(c.getSQLType())}`),
+  )} from ${users} where ${users.id} = ${values.userId as SQL}::text and (not ${users.banned} or ${
+    users.banExpires
+  } <= ${values.createdAt as SQL}::timestamp(3) with time zone) for share of ${users}`;
+  const prepared = db._.session.prepareQuery<{ execute: unknown; all: unknown; values: unknown }>(
+    dialect.sqlToQuery(statement),
+    undefined,
+    "sessions_insert",
+    false,
+  );
+  return async (session) => {
+    const bound: Record<string, unknown> = { ...session };
+    for (const [key] of columns) if (bound[key] === undefined) bound[key] = null;
+    return changedRows(await prepared.execute(bound));
   };
 }

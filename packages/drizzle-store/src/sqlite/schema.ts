@@ -23,11 +23,19 @@ export const users = sqliteTable(
     appMetadata: jsonText<JsonObject>("app_metadata").notNull().default({}),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
+    // A ban (`admin()`): no session can be created for a banned user until `ban_expires` (never when null).
+    banned: flag("banned").notNull().default(false),
+    banReason: text("ban_reason"),
+    banExpires: instant("ban_expires"),
   },
   // Most users have no username: the partial index holds only those who do, so a sign-up writes one index page fewer.
+  // The admin list's searches: an email prefix is a range of the unique index (binary collation); a name prefix one
+  // of lower(name); the newest first.
   (t) => [
     uniqueIndex("users_email_unique").on(t.email),
     uniqueIndex("users_username_unique").on(t.username).where(sql`${t.username} is not null`),
+    index("users_name_lower_idx").on(sql`lower(${t.name})`, t.id),
+    index("users_created_at_idx").on(t.createdAt, t.id),
   ],
 );
 
@@ -46,6 +54,8 @@ export const sessions = sqliteTable(
     ip: text("ip"),
     userAgent: text("user_agent"),
     rememberMe: flag("remember_me").notNull().default(true),
+    // The admin who started this session by impersonating its user (`admin()`); null for the user's own.
+    impersonatedBy: text("impersonated_by"),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),

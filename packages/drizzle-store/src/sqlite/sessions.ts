@@ -1,6 +1,6 @@
 import type { SessionStore } from "@latchkey/core";
-import { and, desc, eq, inArray, lte, ne, sql } from "drizzle-orm";
-import { bindsWhole, boundPlaceholder, rowPlaceholders } from "../bound-placeholder.ts";
+import { and, desc, eq, getTableColumns, inArray, lte, ne, or, sql } from "drizzle-orm";
+import { boundPlaceholder, rowPlaceholders } from "../bound-placeholder.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { changedRows, type SqliteDatabase } from "./database.ts";
 import { readThrough, type FileReads } from "./read-through.ts";
@@ -40,14 +40,34 @@ export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null)
     })
     .where(eq(sessions.id, sql.placeholder("id")))
     .prepare();
-  // Every sign-in inserts one.
-  const insert = db.insert(sessions).values(rowPlaceholders(sessions)).prepare();
+  // Every sign-in inserts one, only while its user exists and is not banned at the session's creation: one statement,
+  // so a ban (its flag written, then the user's sessions deleted) either comes before it and is seen, or after it
+  // and deletes the session (SQLite runs one writer at a time).
+  const values = rowPlaceholders(sessions);
+  const selected = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, value.as(key)])) as {
+    [K in keyof typeof values]: ReturnType<(typeof values)[K]["as"]>;
+  };
+  const insert = db
+    .insert(sessions)
+    .select(
+      db
+        .select(selected)
+        .from(users)
+        .where(
+          and(
+            eq(users.id, values.userId),
+            or(eq(users.banned, false), lte(users.banExpires, values.createdAt)),
+          ),
+        ),
+    )
+    .prepare();
+  const keys = Object.keys(getTableColumns(sessions));
   return {
     async create(session) {
       try {
-        if (bindsWhole(sessions, session)) await insert.run(session);
-        else await db.insert(sessions).values(session);
-        return true;
+        const bound: Record<string, unknown> = { ...session };
+        for (const key of keys) if (bound[key] === undefined) bound[key] = null;
+        return changedRows(await insert.run(bound)) === 1;
       } catch (error) {
         // The user is gone (deleted by a concurrent request): the foreign key refused the row.
         if (isForeignKeyViolation(error)) return false;

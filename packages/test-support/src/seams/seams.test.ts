@@ -39,6 +39,9 @@ async function seedAda(store: FullStore) {
     appMetadata: {},
     createdAt: at,
     updatedAt: at,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   };
   const account = {
     id: "a1",
@@ -81,6 +84,7 @@ const session = (token: string) => ({
   ip: null,
   userAgent: null,
   rememberMe: true,
+  impersonatedBy: null,
 });
 const credential = (hash: string) => ({
   id: "a1",
@@ -329,6 +333,9 @@ describe("the account invariants (I14, I15)", () => {
     appMetadata: {},
     createdAt: at,
     updatedAt: at,
+    banned: false,
+    banReason: null,
+    banExpires: null,
   });
   const account = (
     id: string,
