@@ -7,6 +7,7 @@
 export { invalidField } from "./errors/index.ts";
 export { nearestName } from "./config/index.ts";
 export { DATABASE_RETRY_AFTER_SECONDS } from "./ports/index.ts";
+export { decodeUserCursor, userListKey, userPage } from "./ports/user-list.ts";
 export { fromBase64url, constantTimeEqual, randomId, randomToken, randomDigits, fromUtf8 } from "./crypto/index.ts";
 export { DEFAULT_ARGON2_PARAMS } from "./password/index.ts";
 export { renderTemplate, renderEmail, DEFAULT_TEMPLATES } from "./email/index.ts";

@@ -1,4 +1,5 @@
-import type { UniqueResult, UserRecord, UserStore } from "@latchkey/core";
+import type { UniqueResult, UserRecord, UserSearch, UserStore } from "@latchkey/core";
+import { decodeUserCursor, userListKey, userPage } from "@latchkey/core/internal";
 import { copy, dropApiKey, dropSession, identityKey, type MemoryDatabase } from "./database.ts";
 
 /** `UserStore` in memory: the email and username indexes decide uniqueness; delete takes every auth-owned row with it. */
@@ -73,5 +74,39 @@ export function usersPort(db: MemoryDatabase): UserStore {
         .slice(0, limit)
         .map(copy);
     },
+    async listPage({ search, limit, cursor }) {
+      const after = cursor === null ? null : decodeUserCursor(cursor, search);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const sorted = matching(search);
+      const start = after === null ? 0 : sorted.findIndex((u) => comesAfter(u, after, search));
+      const rows = start < 0 ? [] : sorted.slice(start, start + limit + 1);
+      return userPage(rows.map(copy), limit, search);
+    },
+    async count(search) {
+      return matching(search).length;
+    },
   };
+
+  /** The users a listing goes through, in its order. */
+  function matching(search: UserSearch | null): UserRecord[] {
+    const all = [...users.values()];
+    if (search === null)
+      return all.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : 1));
+    return all
+      .filter((u) => (search.field === "email" || u.name !== null) && userListKey(u, search).startsWith(search.prefix))
+      .sort((a, b) => compare(userListKey(a, search), userListKey(b, search)) || compare(a.id, b.id));
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether `u` comes after the position `after` in the listing's order. */
+function comesAfter(u: UserRecord, after: { key: string; id: string }, search: UserSearch | null): boolean {
+  if (search === null) {
+    const at = u.createdAt.getTime();
+    const key = Number(after.key);
+    return at < key || (at === key && u.id < after.id);
+  }
+  const key = userListKey(u, search);
+  return key > after.key || (key === after.key && u.id > after.id);
 }

@@ -163,6 +163,8 @@ describe("MongoDB filters take caller values through $eq", () => {
         update: () => users.update(h, { name: "x" }),
         delete: () => users.delete(h),
         listUnverifiedBefore: () => users.listUnverifiedBefore(date, 10),
+        listPage: () => users.listPage({ search: { field: "email", prefix: h }, limit: 10, cursor: `e:${h}:${h}` }),
+        count: () => users.count({ field: "name", prefix: h }),
       },
     ];
     const sessions = sessionsPort(c);

@@ -1,4 +1,6 @@
-import type { AccountRecord, UniqueResult, UserRecord, UserStore } from "@latchkey/core";
+import type { AccountRecord, UniqueResult, UserRecord, UserSearch, UserStore } from "@latchkey/core";
+import { decodeUserCursor, userPage } from "@latchkey/core/internal";
+import type { UserDoc } from "./documents.ts";
 import type { Collections } from "./database.ts";
 import type { Transactions } from "./connection.ts";
 import { accountToDoc, patchToSet, userFromDoc, userToDoc } from "./documents.ts";
@@ -114,5 +116,48 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
         .toArray();
       return docs.map(userFromDoc);
     },
+    async listPage({ search, limit, cursor }) {
+      const after = cursor === null ? null : decodeUserCursor(cursor, search);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      const pipeline: Record<string, unknown>[] = [...matchStages(search)];
+      if (search === null) {
+        if (after) {
+          const at = new Date(Number(after.key));
+          pipeline.push({
+            $match: { $or: [{ createdAt: { $lt: at } }, { createdAt: { $eq: at }, _id: { $lt: after.id } }] },
+          });
+        }
+        pipeline.push({ $sort: { createdAt: -1, _id: -1 } });
+      } else {
+        if (after)
+          pipeline.push({
+            $match: { $or: [{ key: { $gt: after.key } }, { key: { $eq: after.key }, _id: { $gt: after.id } }] },
+          });
+        pipeline.push({ $sort: { key: 1, _id: 1 } });
+      }
+      pipeline.push({ $limit: limit + 1 }, { $project: { key: 0 } });
+      const docs = await c.users.aggregate<UserDoc>(pipeline).toArray();
+      return userPage(docs.map(userFromDoc), limit, search);
+    },
+    async count(search) {
+      const [row] = await c.users.aggregate<{ n: number }>([...matchStages(search), { $count: "n" }]).toArray();
+      return row?.n ?? 0;
+    },
   };
+}
+
+/**
+ * The stages that keep a search's users, each with its sort `key` (the email, or the lower-cased name). An email
+ * prefix is a range of the unique email index (binary order); a name prefix is matched on the lower-cased name, a
+ * scan (MongoDB cannot index an expression).
+ */
+function matchStages(search: UserSearch | null): Record<string, unknown>[] {
+  if (search === null) return [];
+  const range = { $gte: search.prefix, $lt: `${search.prefix}\u{10FFFF}` };
+  if (search.field === "email") return [{ $match: { email: range } }, { $addFields: { key: "$email" } }];
+  return [
+    { $match: { name: { $type: "string" } } },
+    { $addFields: { key: { $toLower: "$name" } } },
+    { $match: { key: range } },
+  ];
 }

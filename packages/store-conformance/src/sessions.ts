@@ -27,6 +27,29 @@ export function describeSessions(getStore: () => Store): void {
       expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
     });
 
+    it("refuses a session for a user whose ban is in force, and admits one once it has ended", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      await store.users.update(u.id, { banned: true, banReason: null, banExpires: at(60_000) });
+      const during = session(u.id, { createdAt: at(59_999) });
+      expect(await store.sessions.create(during)).toBe(false);
+      expect(await store.sessions.findByTokenHash(during.tokenHash)).toBeNull();
+      const after = session(u.id, { createdAt: at(60_000) });
+      expect(await store.sessions.create(after)).toBe(true);
+      await store.users.update(u.id, { banned: true, banExpires: null });
+      const forever = session(u.id, { createdAt: at(10 ** 12) });
+      expect(await store.sessions.create(forever)).toBe(false);
+      expect((await store.sessions.listByUser(u.id)).map((s) => s.id)).toEqual([after.id]);
+    });
+
+    it("keeps who impersonated (impersonatedBy)", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      const s = session(u.id, { impersonatedBy: "admin-1" });
+      expect(await store.sessions.create(s)).toBe(true);
+      expect((await store.sessions.findByTokenHash(s.tokenHash))?.session).toEqual(s);
+    });
+
     it("lists a user's sessions newest first, and only theirs", async () => {
       const u = user();
       const other = user();

@@ -133,5 +133,68 @@ export function describeUsers(getStore: () => Store): void {
       expect((await store.users.listUnverifiedBefore(cutOff, 10)).map((u) => u.id)).toEqual([oldest.id, older.id]);
       expect(await store.users.listUnverifiedBefore(cutOff, 1)).toEqual([oldest]);
     });
+
+    it("round-trips a ban and lifts it (banned, banReason, banExpires)", async () => {
+      const u = user();
+      await store.users.create(u, []);
+      const until = at(86_400_000);
+      const banned = await store.users.update(u.id, { banned: true, banReason: "spam", banExpires: until });
+      expect(banned).toEqual({ ok: true, value: { ...u, banned: true, banReason: "spam", banExpires: until } });
+      expect(await store.users.findById(u.id)).toEqual({ ...u, banned: true, banReason: "spam", banExpires: until });
+      await store.users.update(u.id, { banned: false, banReason: null, banExpires: null });
+      expect(await store.users.findById(u.id)).toEqual(u);
+    });
+
+    it("listPage without a search: newest first (createdAt, then id), page by page with the cursor", async () => {
+      // Far in the future: these come before every other test's users.
+      const future = Date.UTC(2200, 0, 1);
+      const made = [0, 1000, 1000, 2000, 3000].map((ms) => user({ createdAt: new Date(future + ms) }));
+      for (const u of made) expect((await store.users.create(u, [])).ok).toBe(true);
+      const byTime = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+        b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : 1);
+      const expected = [...made].sort(byTime).map((u) => u.id);
+      const first = await store.users.listPage({ search: null, limit: 2, cursor: null });
+      expect(first.items.map((u) => u.id)).toEqual(expected.slice(0, 2));
+      expect(first.items[0]).toEqual(made.find((u) => u.id === expected[0]));
+      const second = await store.users.listPage({ search: null, limit: 2, cursor: first.nextCursor });
+      expect(second.items.map((u) => u.id)).toEqual(expected.slice(2, 4));
+      const third = await store.users.listPage({ search: null, limit: 1, cursor: second.nextCursor });
+      expect(third.items.map((u) => u.id)).toEqual(expected.slice(4, 5));
+      expect(await store.users.count(null)).toBeGreaterThanOrEqual(made.length);
+      // A cursor that is not one of this listing's: an empty page, never an error.
+      expect(await store.users.listPage({ search: null, limit: 2, cursor: "nonsense" })).toEqual({
+        items: [],
+        nextCursor: null,
+      });
+    });
+
+    it("listPage with an email or name prefix: only those, in that field's order, counted", async () => {
+      const tag = uid("srch").toLowerCase();
+      const mk = (local: string, name: string | null) => user({ email: `${tag}${local}@example.com`, name });
+      const users = [mk("b", "Zed Alpha"), mk("a", "zed beta"), mk("c", null), mk("ab", "Other")];
+      for (const u of users) expect((await store.users.create(u, [])).ok).toBe(true);
+      const byEmail = { field: "email" as const, prefix: tag };
+      const page1 = await store.users.listPage({ search: byEmail, limit: 3, cursor: null });
+      expect(page1.items.map((u) => u.email)).toEqual(
+        [`${tag}a@`, `${tag}ab@`, `${tag}b@`].map((e) => `${e}example.com`),
+      );
+      const page2 = await store.users.listPage({ search: byEmail, limit: 3, cursor: page1.nextCursor });
+      expect(page2).toEqual({ items: [users[2]], nextCursor: null });
+      expect(await store.users.count(byEmail)).toBe(4);
+      expect(await store.users.count({ field: "email", prefix: `${tag}a` })).toBe(2);
+      // Names compared lower-cased; users without a name are not in a name search. A unique name prefix:
+      const named = [user({ name: `${tag} Zed` }), user({ name: `${tag.toUpperCase()} ada` }), user({ name: null })];
+      for (const u of named) expect((await store.users.create(u, [])).ok).toBe(true);
+      const byName = { field: "name" as const, prefix: tag };
+      const names = await store.users.listPage({ search: byName, limit: 10, cursor: null });
+      expect(names.items.map((u) => u.id)).toEqual([named[1]!.id, named[0]!.id]);
+      expect(await store.users.count(byName)).toBe(2);
+      // A wildcard is a character like any other.
+      expect(await store.users.count({ field: "email", prefix: `${tag}%` })).toBe(0);
+      expect(await store.users.count({ field: "email", prefix: `${tag}_` })).toBe(0);
+      // The cursor of one listing means nothing to another.
+      const cross = await store.users.listPage({ search: byName, limit: 1, cursor: page1.nextCursor });
+      expect(cross).toEqual({ items: [], nextCursor: null });
+    });
   });
 }

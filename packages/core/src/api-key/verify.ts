@@ -1,3 +1,4 @@
+import { banInForce } from "../ports/ban.ts";
 import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
 import { ownUserView, toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../context/context.ts";
@@ -148,7 +149,8 @@ export async function authenticateApiKey(
   const deprecated = !constantTimeEqual(row.keyHash, hash);
   if (deprecated && (row.previousKeyExpiresAt === null || row.previousKeyExpiresAt.getTime() <= now))
     return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
-  if (!row.enabled) return refuse(ctx, settings, row.id, "KEY_DISABLED", meta);
+  // A ban disables every key of the user (`admin()`); one made or re-enabled while it lasts stays refused too.
+  if (!row.enabled || banInForce(user, now)) return refuse(ctx, settings, row.id, "KEY_DISABLED", meta);
   if (row.expiresAt !== null && row.expiresAt.getTime() <= now)
     return refuse(ctx, settings, row.id, "KEY_EXPIRED", meta);
   if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions)))

@@ -109,7 +109,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     sendLimits: new SendLimits(config, store, clock),
     logger,
     secrets: new OneTimeSecrets(store, clock, random),
-    hooks: new HookRunner(validateHooks(options.hooks)),
+    hooks: new HookRunner(validateHooks(options.hooks), clock),
     burnPasswordHash: dummyHashBurner(hasher, random),
   };
   const emailVerification = new EmailVerificationService(ctx);

@@ -1,3 +1,4 @@
+import { banInForce } from "../ports/ban.ts";
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
 import { enforcePasswordCheck } from "../password/policy.ts";
@@ -90,8 +91,11 @@ export class EmailOtpService {
     if (!SEND_PURPOSES.includes(input.purpose))
       throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
     const email = normalizeEmail(input.email);
-    const user = await this.ctx.store.users.findByEmail(email);
-    const eligible = user !== null || (input.purpose === "sign-in" && this.options.allowSignUp);
+    const found = await this.ctx.store.users.findByEmail(email);
+    // A banned user (`admin()`) gets no code, for any purpose, and the same answer as an address without one.
+    const banned = found !== null && banInForce(found, this.ctx.clock.now());
+    const user = banned ? null : found;
+    const eligible = !banned && (user !== null || (input.purpose === "sign-in" && this.options.allowSignUp));
     await this.codes.issueTo(
       target(input.purpose, email),
       eligible ? { userId: user?.id ?? null, payload: null } : null,

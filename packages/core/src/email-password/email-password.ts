@@ -1,3 +1,4 @@
+import { banInForce } from "../ports/ban.ts";
 import { AuthError } from "../errors/errors.ts";
 import { randomId } from "../crypto/crypto.ts";
 import {
@@ -344,7 +345,8 @@ export class EmailPasswordService {
     // Past the send limits (counted for unknown addresses too, so the work and the 429 are the same): a link
     // already sent stays live.
     await ctx.sendLimits.enforce("password-reset-link", email, meta, user?.id ?? null);
-    if (!user) {
+    // A banned user (`admin()`) gets no link either, and the same answer.
+    if (!user || banInForce(user, at)) {
       await ctx.store.verifications.deleteByIdentifier(UNKNOWN_RESET_IDENTIFIER);
       await emit(ctx, "OtpRequested", { identifier: email, purpose: "password-reset-link" }, meta, at);
       return { success: true };

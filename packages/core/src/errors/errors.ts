@@ -72,6 +72,9 @@ export type AuthErrorCode =
   | "PASSKEY_COUNTER_REGRESSION"
   | "PASSKEY_ALREADY_REGISTERED"
   | "PASSKEY_NOT_FOUND"
+  | "USER_BANNED"
+  | "CANNOT_BAN_ADMIN"
+  | "IMPERSONATION_NOT_ALLOWED"
   | "INTERNAL_ERROR";
 
 export interface AuthErrorOptions {
@@ -142,5 +145,21 @@ export function invalidOtp(): AuthError {
   return new AuthError(
     "INVALID_OTP",
     "The code is wrong or no longer valid (used, replaced or destroyed); check it, or request a new code",
+  );
+}
+
+/**
+ * 403 `USER_BANNED`: the user's ban is in force (`admin()`). `details.until` is when it ends (ISO time), or null for a
+ * ban without an end. The admin's reason is never told.
+ *
+ * @example
+ * if (banInForce(user, now)) throw userBanned(user);
+ */
+export function userBanned(user: { banExpires: Date | null }): AuthError {
+  const until = user.banExpires?.toISOString() ?? null;
+  return new AuthError(
+    "USER_BANNED",
+    until === null ? "This account is banned" : `This account is banned until ${until}`,
+    { details: { until } },
   );
 }

@@ -1,4 +1,6 @@
-import { AuthConfigError, AuthError } from "../errors/errors.ts";
+import { AuthConfigError, AuthError, userBanned } from "../errors/errors.ts";
+import { banInForce } from "../ports/ban.ts";
+import type { Clock } from "../ports/clock.ts";
 import { normalizeUsername } from "../kernel/validation.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
@@ -133,7 +135,10 @@ function contextOf<P extends string>(path: P, meta: RequestMeta): HookContext<P>
  * await ctx.hooks.beforeSignIn(user, "sign-up-email", meta);
  */
 export class HookRunner {
-  constructor(private readonly hooks: AuthHooks) {}
+  constructor(
+    private readonly hooks: AuthHooks,
+    private readonly clock: Clock,
+  ) {}
 
   /** The user to insert, amended by the hook; 403 `SIGN_UP_REJECTED` when it says no. */
   async beforeUserCreated<U extends UserRecord>(user: U, path: UserCreationPath, meta: RequestMeta): Promise<U> {
@@ -153,8 +158,13 @@ export class HookRunner {
     return { ...user, ...amendment(answer) };
   }
 
-  /** 403 `SIGN_IN_REJECTED` when the hook says no. */
+  /**
+   * The gate every session-creating path passes: 403 `USER_BANNED` while the user's ban is in force (`admin()`;
+   * the store's session insert refuses it too, atomically with a ban), then 403 `SIGN_IN_REJECTED` when the app's
+   * hook says no.
+   */
   async beforeSignIn(user: UserRecord, path: SignInPath, meta: RequestMeta): Promise<void> {
+    if (banInForce(user, this.clock.now())) throw userBanned(user);
     const hook = this.hooks.beforeSignIn;
     if (!hook) return;
     const answer = await run("beforeSignIn", () => hook(toUserView(user), contextOf(path, meta)));

@@ -1,3 +1,4 @@
+import { banInForce } from "../ports/ban.ts";
 import { AuthError, invalidField } from "../errors/errors.ts";
 import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
 import { inTransaction } from "../context/transaction.ts";
@@ -103,7 +104,8 @@ export class MagicLinkService {
     // `RATE_LIMITED` when refused) comes back whether or not the address gets a link. A refused send issues
     // nothing, so the link already sent stays the live one.
     await ctx.sendLimits.enforce("magic-link", email, meta, user?.id ?? null);
-    if (!user && !options.allowSignUp) {
+    // A banned user (`admin()`) gets no link, and the same answer and store work as an address that gets none.
+    if ((!user && !options.allowSignUp) || (user && banInForce(user, ctx.clock.now()))) {
       // The same store work as a send: one verification write and the `OtpRequested` event.
       await ctx.store.verifications.deleteByIdentifier(identifier);
       await emit(ctx, "OtpRequested", requested, meta);

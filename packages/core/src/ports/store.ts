@@ -53,6 +53,21 @@ export interface UserStore {
    * what the sweep deletes with `emailVerification.deleteUnverifiedAfter`.
    */
   listUnverifiedBefore(before: Date, limit: number): Promise<UserRecord[]>;
+  /**
+   * A page of users (the admin list). Without `search`: newest first (`createdAt`, then `id`, descending). With it:
+   * the users whose `email` (stored lower-cased) or lower-cased `name` starts with `search.prefix` (given
+   * lower-cased), in that field's order (then `id`), ascending. Each an index range in the SQL stores. `cursor` is
+   * opaque (from a previous page); one that is not this store's answers an empty page.
+   */
+  listPage(query: { search: UserSearch | null; limit: number; cursor: string | null }): Promise<Page<UserRecord>>;
+  /** How many users `listPage` with this `search` would go through in all. */
+  count(search: UserSearch | null): Promise<number>;
+}
+
+/** A prefix search of the admin list: `prefix` lower-cased, matched literally (no wildcards). */
+export interface UserSearch {
+  field: "email" | "name";
+  prefix: string;
 }
 
 export interface SessionStore {

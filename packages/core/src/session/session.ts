@@ -1,4 +1,5 @@
-import { AuthError } from "../errors/errors.ts";
+import { AuthError, userBanned } from "../errors/errors.ts";
+import { banInForce } from "../ports/ban.ts";
 import { hashSecret, isTokenShaped, randomId, randomToken } from "../crypto/crypto.ts";
 import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
@@ -33,6 +34,8 @@ export interface SessionView {
   updatedAt: string;
   ip: string | null;
   userAgent: string | null;
+  /** The admin's user id, on a session started by impersonating this user (`admin()`); absent otherwise. */
+  impersonatedBy?: string;
 }
 
 /** `{ token, expiresAt }`: the session token for `Authorization: Bearer` use. */
@@ -185,6 +188,8 @@ export function toSessionView(s: SessionRecord): SessionView {
     updatedAt: isoTime(s.updatedAt),
     ip: s.ip,
     userAgent: s.userAgent,
+    // Only on a session an admin started by impersonating its user (`admin()`).
+    ...(s.impersonatedBy === null || s.impersonatedBy === undefined ? {} : { impersonatedBy: s.impersonatedBy }),
   };
 }
 
@@ -234,12 +239,16 @@ export class SessionService {
    * A new session with a new token (every sign-in: no fixation). `rememberMe: false` (sign-in only) gives a session
    * of at most `session.shortExpiresIn` that never slides, with a browser-session cookie.
    */
-  async create(user: UserRecord, meta: RequestMeta, options: { rememberMe?: boolean } = {}): Promise<SignInResult> {
+  async create(
+    user: UserRecord,
+    meta: RequestMeta,
+    options: { rememberMe?: boolean; impersonatedBy?: string; expiresInMs?: number } = {},
+  ): Promise<SignInResult> {
     const now = this.clock.now();
     const token = randomToken(this.random, 32);
     const rememberMe = options.rememberMe ?? true;
     const { expiresInMs, shortExpiresInMs } = this.config.session;
-    const expiresAt = new Date(now + (rememberMe ? expiresInMs : shortExpiresInMs));
+    const expiresAt = new Date(now + (options.expiresInMs ?? (rememberMe ? expiresInMs : shortExpiresInMs)));
     const record: SessionRecord = {
       id: randomId(this.random),
       userId: user.id,
@@ -250,11 +259,15 @@ export class SessionService {
       ip: meta.ip,
       userAgent: storedUserAgent(meta.userAgent),
       rememberMe,
-      impersonatedBy: null,
+      impersonatedBy: options.impersonatedBy ?? null,
     };
-    // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.
-    if (!(await this.store.sessions.create(record)))
+    // The user was deleted or banned by a concurrent request: a sign-in that loses that race is refused, never a
+    // dead token (the store decides atomically; the answer names which).
+    if (!(await this.store.sessions.create(record))) {
+      const now = await this.store.users.findById(user.id);
+      if (now && banInForce(now, record.createdAt)) throw userBanned(now);
       throw new AuthError("INVALID_CREDENTIALS", "The account no longer exists");
+    }
     return {
       user: toUserView(user),
       session: toSessionView(record),
@@ -276,8 +289,9 @@ export class SessionService {
     if (entry === undefined) return undefined;
     const { session } = entry;
     const now = this.clock.now();
-    // `validate` deletes an expired session and slides an old one: both are store calls, left to it.
-    if (session.expiresAt.getTime() <= now || this.slides(session, now)) return undefined;
+    // `validate` deletes an expired session (or a banned user's) and slides an old one: store calls, left to it.
+    if (session.expiresAt.getTime() <= now || this.slides(session, now) || banInForce(entry.user, now))
+      return undefined;
     return viewsOf(entry);
   }
 
@@ -307,7 +321,8 @@ export class SessionService {
     if (!found) return null;
     const now = this.clock.now();
     let { session } = found;
-    if (session.expiresAt.getTime() <= now) {
+    // A banned user's session is no session: the ban deleted every one it found, and the store refuses new ones.
+    if (session.expiresAt.getTime() <= now || banInForce(found.user, now)) {
       await this.store.sessions.delete(session.id);
       return null;
     }

@@ -39,13 +39,13 @@ export const users = pgTable(
     banExpires: instant("ban_expires"),
   },
   // Most users have no username: the partial index holds only those who do, so a sign-up writes one index page fewer.
-  // The admin list's searches: an email or name prefix (`text_pattern_ops`: LIKE 'prefix%' under any collation),
-  // and the newest first.
+  // The admin list's searches: an email or a lower-cased name prefix, each a range in byte order (`collate "C"`,
+  // whatever the database's collation), and the newest first.
   (t) => [
     uniqueIndex("users_email_unique").on(t.email),
     uniqueIndex("users_username_unique").on(t.username).where(sql`${t.username} is not null`),
-    index("users_email_pattern_idx").on(t.email.op("text_pattern_ops"), t.id),
-    index("users_name_pattern_idx").using("btree", sql`lower(${t.name}) text_pattern_ops`, t.id),
+    index("users_email_c_idx").on(sql`${t.email} collate "C"`, t.id),
+    index("users_name_c_idx").on(sql`lower(${t.name}) collate "C"`, t.id),
     index("users_created_at_idx").on(t.createdAt, t.id),
   ],
 );

@@ -1,5 +1,6 @@
-import type { AccountRecord, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { and, asc, eq, lt, sql } from "drizzle-orm";
+import type { AccountRecord, UniqueResult, UserPatch, UserRecord, UserSearch, UserStore } from "@latchkey/core";
+import { decodeUserCursor, userPage } from "@latchkey/core/internal";
+import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
@@ -108,5 +109,48 @@ export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
         .orderBy(asc(users.createdAt))
         .limit(limit);
     },
+    async listPage({ search, limit, cursor }) {
+      const after = cursor === null ? null : decodeUserCursor(cursor, search);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      let rows: UserRecord[];
+      if (search === null) {
+        const older =
+          after &&
+          sql`(${users.createdAt}, ${users.id}) < (${new Date(Number(after.key)).toISOString()}::timestamptz, ${after.id})`;
+        rows = await db
+          .select()
+          .from(users)
+          .where(older ?? undefined)
+          .orderBy(desc(users.createdAt), desc(users.id))
+          .limit(limit + 1);
+      } else {
+        const key = searchKey(search);
+        const later = after && sql`(${key}, ${users.id}) > (${after.key} collate "C", ${after.id})`;
+        rows = await db
+          .select()
+          .from(users)
+          .where(and(prefixRange(search), later ?? undefined))
+          .orderBy(key, asc(users.id))
+          .limit(limit + 1);
+      }
+      return userPage(rows, limit, search);
+    },
+    async count(search) {
+      const [row] = await db
+        .select({ n: count() })
+        .from(users)
+        .where(search === null ? undefined : prefixRange(search));
+      return row?.n ?? 0;
+    },
   };
 }
+
+/** The sort key of a search, in byte order: what the indexes `users_email_c_idx` and `users_name_c_idx` hold. */
+const searchKey = (search: UserSearch): SQL =>
+  search.field === "email" ? sql`${users.email} collate "C"` : sql`lower(${users.name}) collate "C"`;
+
+/** The keys that start with the prefix: a range of the index, `[prefix, prefix + U+10FFFF)` in byte order. */
+const prefixRange = (search: UserSearch): SQL => {
+  const key = searchKey(search);
+  return sql`${key} >= ${search.prefix} collate "C" and ${key} < ${`${search.prefix}\u{10FFFF}`} collate "C"`;
+};

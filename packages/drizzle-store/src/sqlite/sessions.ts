@@ -53,12 +53,7 @@ export function sessionsPort(db: SqliteDatabase, reads: FileReads | null = null)
       db
         .select(selected)
         .from(users)
-        .where(
-          and(
-            eq(users.id, values.userId),
-            or(eq(users.banned, false), lte(users.banExpires, values.createdAt)),
-          ),
-        ),
+        .where(and(eq(users.id, values.userId), or(eq(users.banned, false), lte(users.banExpires, values.createdAt)))),
     )
     .prepare();
   const keys = Object.keys(getTableColumns(sessions));

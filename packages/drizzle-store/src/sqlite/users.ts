@@ -1,5 +1,6 @@
-import type { UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
-import { and, asc, eq, lt, sql } from "drizzle-orm";
+import type { UniqueResult, UserPatch, UserRecord, UserSearch, UserStore } from "@latchkey/core";
+import { decodeUserCursor, userPage } from "@latchkey/core/internal";
+import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { SqliteDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
@@ -105,5 +106,46 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
         .orderBy(asc(users.createdAt))
         .limit(limit);
     },
+    async listPage({ search, limit, cursor }) {
+      const after = cursor === null ? null : decodeUserCursor(cursor, search);
+      if (cursor !== null && after === null) return { items: [], nextCursor: null };
+      let rows: UserRecord[];
+      if (search === null) {
+        const older = after && sql`(${users.createdAt}, ${users.id}) < (${Number(after.key)}, ${after.id})`;
+        rows = await db
+          .select()
+          .from(users)
+          .where(older ?? undefined)
+          .orderBy(desc(users.createdAt), desc(users.id))
+          .limit(limit + 1);
+      } else {
+        const key = searchKey(search);
+        const later = after && sql`(${key}, ${users.id}) > (${after.key}, ${after.id})`;
+        rows = await db
+          .select()
+          .from(users)
+          .where(and(prefixRange(search), later ?? undefined))
+          .orderBy(key, asc(users.id))
+          .limit(limit + 1);
+      }
+      return userPage(rows, limit, search);
+    },
+    async count(search) {
+      const [row] = await db
+        .select({ n: count() })
+        .from(users)
+        .where(search === null ? undefined : prefixRange(search));
+      return row?.n ?? 0;
+    },
   };
 }
+
+/** The sort key of a search (binary collation, UTF-8 byte order): the unique email index, or `users_name_lower_idx`. */
+const searchKey = (search: UserSearch): SQL =>
+  search.field === "email" ? sql`${users.email}` : sql`lower(${users.name})`;
+
+/** The keys that start with the prefix: a range of the index, `[prefix, prefix + U+10FFFF)`. */
+const prefixRange = (search: UserSearch): SQL => {
+  const key = searchKey(search);
+  return sql`${key} >= ${search.prefix} and ${key} < ${`${search.prefix}\u{10FFFF}`}`;
+};

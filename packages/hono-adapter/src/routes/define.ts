@@ -57,6 +57,12 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodObjec
    * 403 `SESSION_NOT_FRESH` before the handler runs. Documented in the description.
    */
   fresh?: boolean;
+  /**
+   * With `authenticated`: the session must be the user's own, not one an admin started by impersonating them
+   * (`admin()`), else 403 `IMPERSONATION_NOT_ALLOWED` before the handler runs. Implied by `fresh`: every route that
+   * asks for a recent sign-in changes a credential or the account itself.
+   */
+  ownSessionOnly?: boolean;
   /** Documented security alternatives when not simply "a session" (e.g. an API key header, or nothing). */
   security?: Array<Record<string, string[]>>;
   /**
@@ -153,7 +159,7 @@ export function defineRoute<
   if (spec.body || spec.query || optionalBody) errors.add(400);
   if (spec.authenticated) errors.add(401);
   const fresh = spec.fresh === true && tools.core.config.session.freshAgeMs !== null;
-  if (fresh) errors.add(403);
+  if (fresh || spec.ownSessionOnly) errors.add(403);
   if (limited) errors.add(429);
   // Every operation may meet a database that cannot be reached.
   errors.add(503);
@@ -263,6 +269,11 @@ function routeHandler<B extends z.ZodType | undefined, Q extends z.ZodObject | u
     // (see docs/decisions/0005-rate-limits.md).
     if (spec.authenticated) {
       const session = await tools.requireSession(c);
+      if ((spec.fresh || spec.ownSessionOnly) && session.sessionRecord.impersonatedBy !== null)
+        throw new AuthError(
+          "IMPERSONATION_NOT_ALLOWED",
+          "An impersonation session cannot change the password, second factor, passkeys or account of the user",
+        );
       if (fresh) tools.core.ctx.sessions.assertFresh(session.sessionRecord);
       (input as { session?: ValidatedSession }).session = session;
     }

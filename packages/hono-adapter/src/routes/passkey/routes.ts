@@ -157,6 +157,7 @@ function registerManagement(app: AuthApp, tools: RequestTools, service: PasskeyS
       operationId: "renamePasskey",
       tag: TAG,
       authenticated: true,
+      ownSessionOnly: true,
       summary: "Rename a passkey",
       description:
         "Sets the passkey's name (1 to 64 characters). Another user's or an unknown passkey: 404 `PASSKEY_NOT_FOUND`.",
@@ -178,6 +179,7 @@ function registerManagement(app: AuthApp, tools: RequestTools, service: PasskeyS
       operationId: "deletePasskey",
       tag: TAG,
       authenticated: true,
+      ownSessionOnly: true,
       fresh: true,
       summary: "Delete a passkey",
       description:
