@@ -116,6 +116,13 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
         .toArray();
       return docs.map(userFromDoc);
     },
+    ...listing(c),
+  };
+}
+
+/** The admin list's reads (`listPage`, `count`). */
+function listing(c: Collections): Pick<UserStore, "listPage" | "count"> {
+  return {
     async listPage({ search, limit, cursor }) {
       const after = cursor === null ? null : decodeUserCursor(cursor, search);
       if (cursor !== null && after === null) return { items: [], nextCursor: null };

@@ -109,6 +109,13 @@ export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
         .orderBy(asc(users.createdAt))
         .limit(limit);
     },
+    ...listing(db),
+  };
+}
+
+/** The admin list's reads (`listPage`, `count`). */
+function listing(db: PgDatabase): Pick<UserStore, "listPage" | "count"> {
+  return {
     async listPage({ search, limit, cursor }) {
       const after = cursor === null ? null : decodeUserCursor(cursor, search);
       if (cursor !== null && after === null) return { items: [], nextCursor: null };

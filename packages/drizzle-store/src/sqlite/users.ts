@@ -106,6 +106,13 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
         .orderBy(asc(users.createdAt))
         .limit(limit);
     },
+    ...listing(db),
+  };
+}
+
+/** The admin list's reads (`listPage`, `count`). */
+function listing(db: SqliteDatabase): Pick<UserStore, "listPage" | "count"> {
+  return {
     async listPage({ search, limit, cursor }) {
       const after = cursor === null ? null : decodeUserCursor(cursor, search);
       if (cursor !== null && after === null) return { items: [], nextCursor: null };
