@@ -242,6 +242,29 @@ export type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "./passkey/index.ts";
+export {
+  admin,
+  ADMIN_PLUGIN_ID,
+  ADMIN_SCHEMA,
+  ADMIN_OPTION_SHAPE,
+  AdminService,
+  rolesOf,
+  toAdminUserView,
+} from "./admin/index.ts";
+export type {
+  AdminApi,
+  AdminInstalled,
+  AdminPlugin,
+  AdminOptions,
+  ResolvedAdminOptions,
+  AdminAccountOps,
+  AdminUserDetail,
+  AdminUserView,
+  BanUserInput,
+  ListUsersInput,
+  ListUsersResult,
+} from "./admin/index.ts";
+
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

@@ -41,6 +41,20 @@ export interface AuthEventMap {
   EmailVerified: EventBase & { userId: string; email: string };
   EmailChanged: EventBase & { userId: string; oldEmail: string; newEmail: string };
   AccountDeleted: EventBase & { userId: string; email: string };
+  /** An admin banned the user (`admin()`): `until` null for a ban without an end; `reason` as the admin wrote it. */
+  UserBanned: EventBase & {
+    userId: string;
+    actorId: string;
+    reason: string | null;
+    until: Date | null;
+    keysDisabled: number;
+  };
+  UserUnbanned: EventBase & { userId: string; actorId: string };
+  /** An admin set the user's `appMetadata.role` (null: removed). */
+  UserRoleChanged: EventBase & { userId: string; actorId: string; role: string | string[] | null };
+  /** An admin started a session as the user (`/admin/impersonate-user`). */
+  ImpersonationStarted: EventBase & { userId: string; actorId: string; sessionId: string };
+  ImpersonationStopped: EventBase & { userId: string; actorId: string; sessionId: string };
   AccountLocked: EventBase & { identifier: string; until: Date };
   UserUpdated: EventBase & { userId: string; fields: string[] };
   ApiKeyCreated: EventBase & { keyId: string; userId: string };

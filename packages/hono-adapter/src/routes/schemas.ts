@@ -42,6 +42,10 @@ export const SessionSchema = z
     updatedAt: z.string().openapi({ format: "date-time" }),
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
+    impersonatedBy: z
+      .string()
+      .optional()
+      .openapi({ description: "The admin's user id, on a session an admin started as this user (`admin()`)" }),
   })
   .openapi("Session");
 

@@ -163,6 +163,8 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
       update: (id, patch) => users.update(id, patch),
       delete: (id) => users.delete(id),
       listUnverifiedBefore: (before, limit) => users.listUnverifiedBefore(before, limit),
+      listPage: (query) => users.listPage(query),
+      count: (search) => users.count(search),
     },
     sessions: {
       create: (session) => sessions.create(session),

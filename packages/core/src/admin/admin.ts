@@ -1,0 +1,407 @@
+import { AuthError, invalidField } from "../errors/errors.ts";
+import { emit } from "../kernel/emit.ts";
+import type { AuthContext } from "../context/context.ts";
+import type { RequestMeta } from "../kernel/request-meta.ts";
+import type { SessionRecord, UserRecord } from "../ports/records.ts";
+import type { UserSearch } from "../ports/store.ts";
+import { toApiKeyView, type ApiKeyView } from "../api-key/index.ts";
+import {
+  companionCookie,
+  toSessionView,
+  toUserView,
+  type CookieDescriptor,
+  type SessionView,
+  type SignInResult,
+  type UserView,
+} from "../session/session.ts";
+import { isoTime } from "../session/iso-time.ts";
+import type { ResolvedAdminOptions } from "./options.ts";
+
+/** A user as an admin sees them: the user's own view, and the ban (with the admin's reason). */
+export interface AdminUserView extends UserView {
+  banned: boolean;
+  banReason: string | null;
+  /** When the ban ends (ISO time); null for a ban without an end, or no ban. */
+  banExpires: string | null;
+}
+
+/** `GET /admin/list-users`: a prefix search on email or name, or every user newest first; a page at a time. */
+export interface ListUsersInput {
+  searchField?: "email" | "name";
+  searchValue?: string;
+  /** 1 to 100; default 20. */
+  limit?: number;
+  cursor?: string | null;
+}
+
+/** A page of the admin list, with how many users the whole listing has. */
+export interface ListUsersResult {
+  users: AdminUserView[];
+  total: number;
+  nextCursor: string | null;
+}
+
+/** `GET /admin/get-user`: the user with their sessions, linked accounts, API keys and latest audit rows. */
+export interface AdminUserDetail {
+  user: AdminUserView;
+  sessions: SessionView[];
+  accounts: Array<{ id: string; providerId: string; accountId: string | null; createdAt: string }>;
+  apiKeys: ApiKeyView[];
+  auditLog: Array<{ id: string; type: string; at: string; ip: string | null; userAgent: string | null }>;
+}
+
+/** `POST /admin/ban-user`: why (shown to admins only) and for how long (seconds; none: until unbanned). */
+export interface BanUserInput {
+  userId: string;
+  banReason?: string | null;
+  banExpiresIn?: number | null;
+}
+
+/** What the admin service needs from the rest of core: the user insert of `auth.api.createUser`, and deletion. */
+export interface AdminAccountOps {
+  createUser(
+    input: { email: string; password: string; name?: string | null; emailVerified?: boolean },
+    meta: RequestMeta,
+  ): Promise<UserView>;
+  removeUser(user: UserRecord, meta: RequestMeta): Promise<boolean>;
+}
+
+const MAX_LIMIT = 100;
+const ROLE = /^[A-Za-z0-9_-]{1,64}$/;
+/** The longest ban: 100 years (a date past it would not round-trip every store). */
+const MAX_BAN_SECONDS = 100 * 365 * 86_400;
+
+/**
+ * The user's roles: `appMetadata.role` as a string (comma-separated roles allowed, as Better Auth writes them) or an
+ * array of strings; anything else is no role.
+ *
+ * @example
+ * rolesOf({ appMetadata: { role: "admin,support" } }); // ["admin", "support"]
+ */
+export function rolesOf(user: Pick<UserRecord, "appMetadata">): string[] {
+  const role = user.appMetadata.role;
+  if (typeof role === "string")
+    return role
+      .split(",")
+      .map((r) => r.trim())
+      .filter((r) => r !== "");
+  if (Array.isArray(role)) return role.filter((r): r is string => typeof r === "string");
+  return [];
+}
+
+/** The admin view of a user record. */
+export function toAdminUserView(user: UserRecord): AdminUserView {
+  return {
+    ...toUserView(user),
+    banned: user.banned,
+    banReason: user.banReason,
+    banExpires: user.banExpires === null ? null : isoTime(user.banExpires),
+  };
+}
+
+const notFound = () => new AuthError("NOT_FOUND", "No such user");
+
+/**
+ * The admin API (`admin()`): authority comes only from server-written data (`appMetadata.role` in `adminRoles`, or
+ * the user's id in `adminUserIds`). A ban writes the flag first and revokes second (every session, every key), so
+ * a sign-in racing it either sees the ban or has its session revoked by it; the stores refuse a banned user's new
+ * session atomically. Impersonation sessions are short, marked `impersonatedBy`, never of another admin, and
+ * cannot change the user's credentials (the routes with `ownSessionOnly` or `fresh` refuse them).
+ *
+ * @example
+ * await service.ban(admin, { userId, banReason: "spam", banExpiresIn: 86_400 }, meta);
+ */
+export class AdminService {
+  constructor(
+    private readonly ctx: AuthContext,
+    readonly options: ResolvedAdminOptions,
+    private readonly accounts: AdminAccountOps,
+  ) {}
+
+  /** Whether `user` is an admin: a role of theirs is in `adminRoles`, or their id is in `adminUserIds`. */
+  isAdmin(user: UserRecord): boolean {
+    if (this.options.adminUserIds.includes(user.id)) return true;
+    return rolesOf(user).some((role) => this.options.adminRoles.includes(role));
+  }
+
+  /** 403 `INSUFFICIENT_PERMISSIONS` unless `user` is an admin (an impersonation session is not the admin's). */
+  assertAdmin(user: UserRecord, session: SessionRecord | null = null): void {
+    if (session?.impersonatedBy) throw new AuthError("INSUFFICIENT_PERMISSIONS", "Stop impersonating first");
+    if (!this.isAdmin(user)) throw new AuthError("INSUFFICIENT_PERMISSIONS", "Only an admin may do this");
+  }
+
+  private async target(userId: unknown): Promise<UserRecord> {
+    if (typeof userId !== "string" || userId === "" || userId.length > 255)
+      throw invalidField("userId", "userId must be a user id");
+    const user = await this.ctx.store.users.findById(userId);
+    if (!user) throw notFound();
+    return user;
+  }
+
+  /** A page of users: an email or name prefix (case-insensitive), or every user newest first; with the total. */
+  async listUsers(input: ListUsersInput): Promise<ListUsersResult> {
+    const limit = input.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      throw invalidField("limit", `limit must be an integer from 1 to ${MAX_LIMIT}`);
+    let search: UserSearch | null = null;
+    const value = input.searchValue;
+    if (value !== undefined && value !== "") {
+      if (typeof value !== "string" || value.length > 320)
+        throw invalidField("searchValue", "searchValue must be at most 320 characters");
+      const field = input.searchField ?? "email";
+      if (field !== "email" && field !== "name")
+        throw invalidField("searchField", 'searchField must be "email" or "name"');
+      // Emails are stored trimmed and lower-cased; names are compared lower-cased.
+      search = { field, prefix: value.trim().toLowerCase() };
+    }
+    const cursor = input.cursor ?? null;
+    if (cursor !== null && (typeof cursor !== "string" || cursor.length > 1024))
+      throw invalidField("cursor", "cursor must come from a previous page");
+    const { users } = this.ctx.store;
+    const [page, total] = await Promise.all([users.listPage({ search, limit, cursor }), users.count(search)]);
+    return { users: page.items.map(toAdminUserView), total, nextCursor: page.nextCursor };
+  }
+
+  /** The user with their sessions, linked accounts, API keys and latest 20 audit rows. 404 `NOT_FOUND`. */
+  async getUser(userId: unknown): Promise<AdminUserDetail> {
+    const user = await this.target(userId);
+    const { store } = this.ctx;
+    const [sessions, accounts, keys, audit] = await Promise.all([
+      store.sessions.listByUser(user.id),
+      store.accounts.listByUser(user.id),
+      store.apiKeys ? store.apiKeys.listByUser(user.id, { limit: 100, cursor: null }) : null,
+      store.audit ? store.audit.list({ userId: user.id, limit: 20, cursor: null }) : null,
+    ]);
+    const now = this.ctx.clock.now();
+    return {
+      user: toAdminUserView(user),
+      sessions: sessions.filter((s) => s.expiresAt.getTime() > now).map(toSessionView),
+      accounts: accounts.map((a) => ({
+        id: a.id,
+        providerId: a.providerId,
+        accountId: a.accountId,
+        createdAt: isoTime(a.createdAt),
+      })),
+      apiKeys: keys?.items.map(toApiKeyView) ?? [],
+      auditLog:
+        audit?.items.map((row) => ({
+          id: row.id,
+          type: row.type,
+          at: isoTime(row.at),
+          ip: row.ip,
+          userAgent: row.userAgent,
+        })) ?? [],
+    };
+  }
+
+  /** Creates a user with a password (as `auth.api.createUser`) and, when given or configured, a role. */
+  async createUser(
+    actor: UserRecord,
+    input: {
+      email: string;
+      password: string;
+      name?: string | null;
+      emailVerified?: boolean;
+      role?: string | string[] | null;
+    },
+    meta: RequestMeta,
+  ): Promise<AdminUserView> {
+    const role = input.role === undefined ? this.options.defaultRole : input.role;
+    const checked = role === null ? null : roleValue(role);
+    const view = await this.accounts.createUser(
+      { email: input.email, password: input.password, name: input.name, emailVerified: input.emailVerified },
+      meta,
+    );
+    if (checked === null) return toAdminUserView(await this.target(view.id));
+    return this.setRole(actor, { userId: view.id, role: checked }, meta);
+  }
+
+  /** Sets `appMetadata.role` (a role or a list of roles; null removes it). Emits `UserRoleChanged`. */
+  async setRole(
+    actor: UserRecord,
+    input: { userId: string; role: string | string[] | null },
+    meta: RequestMeta,
+  ): Promise<AdminUserView> {
+    const role = input.role === null ? null : roleValue(input.role);
+    const user = await this.target(input.userId);
+    const { role: _previous, ...rest } = user.appMetadata;
+    const appMetadata = role === null ? rest : { ...rest, role };
+    const at = new Date(this.ctx.clock.now());
+    const updated = await this.ctx.store.users.update(user.id, { appMetadata, updatedAt: at });
+    if (!updated?.ok) throw notFound();
+    await emit(this.ctx, "UserRoleChanged", { userId: user.id, actorId: actor.id, role }, meta, at);
+    return toAdminUserView(updated.value);
+  }
+
+  /**
+   * Bans the user: the flag first, then every session and every API key of theirs (disabled, not deleted), so
+   * every instance refuses both at once (the lookup cache hears each). Never an admin (403 `CANNOT_BAN_ADMIN`:
+   * remove the role first). Emits `UserBanned` and `SessionRevoked` (`reason: "banned"`).
+   */
+  async ban(actor: UserRecord, input: BanUserInput, meta: RequestMeta): Promise<AdminUserView> {
+    const reason = input.banReason ?? null;
+    if (reason !== null && (typeof reason !== "string" || reason.length > 500))
+      throw invalidField("banReason", "banReason must be at most 500 characters");
+    const seconds = input.banExpiresIn ?? null;
+    if (seconds !== null && (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_BAN_SECONDS))
+      throw invalidField("banExpiresIn", `banExpiresIn must be whole seconds from 1 to ${MAX_BAN_SECONDS}`);
+    const user = await this.target(input.userId);
+    if (this.isAdmin(user)) throw new AuthError("CANNOT_BAN_ADMIN", "An admin cannot be banned: remove the role first");
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    const banExpires = seconds === null ? null : new Date(now + seconds * 1000);
+    const at = new Date(now);
+    const updated = await ctx.store.users.update(user.id, {
+      banned: true,
+      banReason: reason,
+      banExpires,
+      updatedAt: at,
+    });
+    if (!updated?.ok) throw notFound();
+    // Second, after the flag: a session a racing sign-in wrote before the flag is found here; one after it is
+    // refused by the store.
+    const revoked = await ctx.sessions.revokeAll(user.id);
+    const disabled = await this.disableKeys(user.id, at);
+    await emit(
+      ctx,
+      "UserBanned",
+      { userId: user.id, actorId: actor.id, reason, until: banExpires, keysDisabled: disabled },
+      meta,
+      at,
+    );
+    if (revoked > 0)
+      await emit(
+        ctx,
+        "SessionRevoked",
+        { userId: user.id, sessionId: null, reason: "banned", count: revoked },
+        meta,
+        at,
+      );
+    return toAdminUserView(updated.value);
+  }
+
+  /** Disables every enabled API key of the user, page by page; how many. */
+  private async disableKeys(userId: string, at: Date): Promise<number> {
+    const keys = this.ctx.store.apiKeys;
+    if (!keys) return 0;
+    let disabled = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await keys.listByUser(userId, { limit: 100, cursor });
+      for (const key of page.items)
+        if (key.enabled && (await keys.update(key.id, userId, { enabled: false, updatedAt: at }))) disabled++;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return disabled;
+  }
+
+  /**
+   * Lifts the ban: the user may sign in again. The API keys the ban disabled stay disabled (the owner or an admin
+   * enables the ones still wanted). Emits `UserUnbanned`.
+   */
+  async unban(actor: UserRecord, userId: string, meta: RequestMeta): Promise<AdminUserView> {
+    const user = await this.target(userId);
+    const at = new Date(this.ctx.clock.now());
+    const updated = await this.ctx.store.users.update(user.id, {
+      banned: false,
+      banReason: null,
+      banExpires: null,
+      updatedAt: at,
+    });
+    if (!updated?.ok) throw notFound();
+    await emit(this.ctx, "UserUnbanned", { userId: user.id, actorId: actor.id }, meta, at);
+    return toAdminUserView(updated.value);
+  }
+
+  /** Revokes every session of the user; how many. Emits `SessionRevoked` (`reason: "admin"`). */
+  async revokeSessions(actor: UserRecord, userId: string, meta: RequestMeta): Promise<{ count: number }> {
+    const user = await this.target(userId);
+    const count = await this.ctx.sessions.revokeAll(user.id);
+    if (count > 0)
+      await emit(this.ctx, "SessionRevoked", { userId: user.id, sessionId: null, reason: "admin", count }, meta);
+    return { count };
+  }
+
+  /** Deletes the user and everything of theirs (as account deletion does). Never an admin, never oneself (403). */
+  async removeUser(actor: UserRecord, userId: string, meta: RequestMeta): Promise<{ success: true }> {
+    const user = await this.target(userId);
+    if (user.id === actor.id || this.isAdmin(user))
+      throw new AuthError("INSUFFICIENT_PERMISSIONS", "An admin cannot be removed here: remove the role first");
+    if (!(await this.accounts.removeUser(user, meta))) throw notFound();
+    return { success: true };
+  }
+
+  /**
+   * Starts a session as the user: `impersonatedBy` the admin, lasting `impersonationSessionDuration` (never sliding),
+   * unable to change the user's password, second factor, passkeys or account. Never of another admin, never from
+   * an impersonation session (403 `IMPERSONATION_NOT_ALLOWED`); a banned user has none (403 `USER_BANNED`).
+   * Emits `ImpersonationStarted`.
+   */
+  async impersonate(
+    actor: UserRecord,
+    actorSession: SessionRecord,
+    userId: string,
+    meta: RequestMeta,
+  ): Promise<SignInResult> {
+    if (actorSession.impersonatedBy !== null)
+      throw new AuthError("IMPERSONATION_NOT_ALLOWED", "Stop impersonating before impersonating someone else");
+    const user = await this.target(userId);
+    if (user.id === actor.id || this.isAdmin(user))
+      throw new AuthError("IMPERSONATION_NOT_ALLOWED", "An admin cannot be impersonated");
+    const result = await this.ctx.sessions.create(user, meta, {
+      rememberMe: false,
+      impersonatedBy: actor.id,
+      expiresInMs: this.options.impersonationSessionMs,
+    });
+    await emit(
+      this.ctx,
+      "ImpersonationStarted",
+      { userId: user.id, actorId: actor.id, sessionId: result.session.id },
+      meta,
+    );
+    return result;
+  }
+
+  /**
+   * The cookie that keeps the admin's own session token while they impersonate (`<prefix>.admin_session`, beside the
+   * session cookie), so `/admin/stop-impersonating` can give it back; `null` clears it.
+   */
+  adminSessionCookie(token: string | null): CookieDescriptor {
+    const name = this.ctx.config.cookies.name.replace(/session$/, "admin_session");
+    const seconds = Math.floor(this.options.impersonationSessionMs / 1000);
+    return companionCookie(this.ctx.config, name, token ?? "", token === null ? 0 : seconds);
+  }
+
+  /**
+   * The admin's own session back, from the token the admin-session cookie kept: only a live session of `actorId`
+   * that is not itself an impersonation; null otherwise (the admin signs in again).
+   */
+  async restoreAdmin(
+    token: string | null,
+    actorId: string,
+  ): Promise<{ user: UserView; session: SessionView; cookie: CookieDescriptor } | null> {
+    if (token === null || token === "") return null;
+    const found = await this.ctx.sessions.validate(token);
+    if (!found || found.userRecord.id !== actorId || found.sessionRecord.impersonatedBy !== null) return null;
+    const { sessionRecord } = found;
+    const cookie = this.ctx.sessions.cookie(token, sessionRecord.expiresAt, sessionRecord.rememberMe);
+    return { user: found.user, session: found.session, cookie };
+  }
+
+  /** Ends an impersonation session (deleted on every instance). 400 for a session that is not one. */
+  async stopImpersonating(session: SessionRecord, meta: RequestMeta): Promise<{ actorId: string }> {
+    const actorId = session.impersonatedBy;
+    if (actorId === null) throw new AuthError("INVALID_REQUEST", "This session is not an impersonation");
+    if (await this.ctx.store.sessions.delete(session.id))
+      await emit(this.ctx, "ImpersonationStopped", { userId: session.userId, actorId, sessionId: session.id }, meta);
+    return { actorId };
+  }
+}
+
+/** A role or list of roles, each a role name; 400 naming `role` otherwise. */
+function roleValue(role: unknown): string | string[] {
+  const ok = (r: unknown): r is string => typeof r === "string" && ROLE.test(r);
+  if (ok(role)) return role;
+  if (Array.isArray(role) && role.length > 0 && role.length <= 16 && role.every(ok)) return [...new Set(role)];
+  throw invalidField("role", "role must be a role name (letters, digits, _ and -) or a list of them");
+}
