@@ -4,6 +4,7 @@ import { rotateJwksCommand } from "./rotate-jwks/index.ts";
 import { generateSecret } from "./secret/index.ts";
 import { sweepCommand } from "./sweep/index.ts";
 import { serveCommand } from "./serve/index.ts";
+import { adminCommand } from "./admin/index.ts";
 
 const USAGE = `Usage:
   latchkey secret                      print a fresh 64-character secret
@@ -13,7 +14,8 @@ const USAGE = `Usage:
   latchkey init                        write a commented latchkey.config.ts to start from (--help for options)
   latchkey serve                       run Latchkey as a server from latchkey.config.* (--help for options)
   latchkey rotate-jwks                 a new JWT signing key now, from the same config (--force after a secret change)
-  latchkey sweep --database <url>      delete expired rows (or $LATCHKEY_DATABASE_URL; --help for options)`;
+  latchkey sweep --database <url>      delete expired rows (or $LATCHKEY_DATABASE_URL; --help for options)
+  latchkey admin <find|ban|unban|make-admin> --database <url>   users, bans and the first admin (--help)`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -27,6 +29,7 @@ const commands: Record<string, Command> = {
   serve: serveCommand,
   "rotate-jwks": rotateJwksCommand,
   sweep: sweepCommand,
+  admin: adminCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */

@@ -248,6 +248,7 @@ export {
   ADMIN_SCHEMA,
   ADMIN_OPTION_SHAPE,
   AdminService,
+  applyBan,
   rolesOf,
   toAdminUserView,
 } from "./admin/index.ts";

@@ -21,10 +21,10 @@ export interface SweepCliOptions {
 }
 
 /** The environment variable `latchkey sweep` reads the database URL from when `--database` is absent. */
-const DATABASE_URL_VARIABLE = "LATCHKEY_DATABASE_URL";
+export const DATABASE_URL_VARIABLE = "LATCHKEY_DATABASE_URL";
 
 /** Opens the store a URL names: `@latchkey/drizzle-store` for SQL, `@latchkey/mongo-store` for MongoDB. */
-async function openStore(url: string): Promise<FullStore> {
+export async function openStore(url: string): Promise<FullStore> {
   const kind = databaseKind(url);
   if (kind === null)
     throw new TypeError(
@@ -91,13 +91,16 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
  * `auth.api.sweep()` in the serving process there, or with a Redis carrier); a failed publication is reported
  * on stderr and the sweep goes on.
  */
-function cachePublisher(store: FullStore): (list: Array<{ kind: "user" | "key"; id: string }>) => Promise<void> {
+export function cachePublisher(
+  store: FullStore,
+  command = "sweep",
+): (list: Array<{ kind: "user" | "key"; id: string }>) => Promise<void> {
   let carrier: CacheCarrier | null = null;
   if (store.kind === "postgres") {
     try {
       carrier = store.cacheCarrier?.() ?? null;
     } catch (error) {
-      process.stderr.write(`latchkey sweep: cache invalidations not published: ${firstLine(error)}\n`);
+      process.stderr.write(`latchkey ${command}: cache invalidations not published: ${firstLine(error)}\n`);
     }
   }
   return async (list) => {
@@ -107,7 +110,7 @@ function cachePublisher(store: FullStore): (list: Array<{ kind: "user" | "key"; 
       await Promise.all(encodeInvalidations(list).map((payload) => target.publish(payload)));
     } catch (error) {
       process.stderr.write(
-        `latchkey sweep: a cache invalidation could not be published (caching instances drop it when their ttl ends): ${firstLine(error)}\n`,
+        `latchkey ${command}: a cache invalidation could not be published (caching instances drop it when their ttl ends): ${firstLine(error)}\n`,
       );
     }
   };
@@ -120,7 +123,7 @@ const USAGE = `Usage: latchkey sweep [--database <url>] [--batch-size <n>] [--au
   The URL defaults to $${DATABASE_URL_VARIABLE} (postgres://, postgresql://, file:, libsql://, mongodb://).
   Durations: "30s", "15m", "12h", "90d", "2w" or seconds. Audit rows are kept 90 days unless told otherwise.\n`;
 
-function argument(args: string[], name: string): string | null {
+export function argument(args: string[], name: string): string | null {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg.startsWith(`--${name}=`)) return arg.slice(`--${name}=`.length) || null;

@@ -3,7 +3,7 @@ import { emit } from "../kernel/emit.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
-import type { UserSearch } from "../ports/store.ts";
+import type { Store, UserSearch } from "../ports/store.ts";
 import { toApiKeyView, type ApiKeyView } from "../api-key/index.ts";
 import {
   companionCookie,
@@ -251,17 +251,9 @@ export class AdminService {
     const now = ctx.clock.now();
     const banExpires = seconds === null ? null : new Date(now + seconds * 1000);
     const at = new Date(now);
-    const updated = await ctx.store.users.update(user.id, {
-      banned: true,
-      banReason: reason,
-      banExpires,
-      updatedAt: at,
-    });
-    if (!updated?.ok) throw notFound();
-    // Second, after the flag: a session a racing sign-in wrote before the flag is found here; one after it is
-    // refused by the store.
-    const revoked = await ctx.sessions.revokeAll(user.id);
-    const disabled = await this.disableKeys(user.id, at);
+    const outcome = await applyBan(ctx.store, user.id, { reason, expires: banExpires }, at);
+    if (!outcome) throw notFound();
+    const { revoked, disabled } = outcome;
     await emit(
       ctx,
       "UserBanned",
@@ -277,22 +269,7 @@ export class AdminService {
         meta,
         at,
       );
-    return toAdminUserView(updated.value);
-  }
-
-  /** Disables every enabled API key of the user, page by page; how many. */
-  private async disableKeys(userId: string, at: Date): Promise<number> {
-    const keys = this.ctx.store.apiKeys;
-    if (!keys) return 0;
-    let disabled = 0;
-    let cursor: string | null = null;
-    do {
-      const page = await keys.listByUser(userId, { limit: 100, cursor });
-      for (const key of page.items)
-        if (key.enabled && (await keys.update(key.id, userId, { enabled: false, updatedAt: at }))) disabled++;
-      cursor = page.nextCursor;
-    } while (cursor !== null);
-    return disabled;
+    return toAdminUserView(outcome.user);
   }
 
   /**
@@ -314,7 +291,7 @@ export class AdminService {
   }
 
   /** Revokes every session of the user; how many. Emits `SessionRevoked` (`reason: "admin"`). */
-  async revokeSessions(actor: UserRecord, userId: string, meta: RequestMeta): Promise<{ count: number }> {
+  async revokeSessions(_actor: UserRecord, userId: string, meta: RequestMeta): Promise<{ count: number }> {
     const user = await this.target(userId);
     const count = await this.ctx.sessions.revokeAll(user.id);
     if (count > 0)
@@ -404,4 +381,43 @@ function roleValue(role: unknown): string | string[] {
   if (ok(role)) return role;
   if (Array.isArray(role) && role.length > 0 && role.length <= 16 && role.every(ok)) return [...new Set(role)];
   throw invalidField("role", "role must be a role name (letters, digits, _ and -) or a list of them");
+}
+
+/**
+ * A ban, written to the store: the flag first (the user row's `banned`, `banReason`, `banExpires`), then every
+ * session of the user deleted, then every enabled API key disabled, page by page. The order is what keeps it atomic
+ * with sign-ins (see `SessionStore.create`). Null when the user does not exist. `AdminService.ban` and
+ * `latchkey admin ban` both use it; events are the caller's.
+ *
+ * @example
+ * const outcome = await applyBan(store, userId, { reason: "spam", expires: null }, new Date());
+ */
+export async function applyBan(
+  store: Store,
+  userId: string,
+  ban: { reason: string | null; expires: Date | null },
+  at: Date,
+): Promise<{ user: UserRecord; revoked: number; disabled: number } | null> {
+  const updated = await store.users.update(userId, {
+    banned: true,
+    banReason: ban.reason,
+    banExpires: ban.expires,
+    updatedAt: at,
+  });
+  if (!updated?.ok) return null;
+  // Second, after the flag: a session a racing sign-in wrote before the flag is found here; one after it is
+  // refused by the store.
+  const revoked = await store.sessions.deleteByUser(userId);
+  const keys = store.apiKeys;
+  let disabled = 0;
+  if (keys) {
+    let cursor: string | null = null;
+    do {
+      const page = await keys.listByUser(userId, { limit: 100, cursor });
+      for (const key of page.items)
+        if (key.enabled && (await keys.update(key.id, userId, { enabled: false, updatedAt: at }))) disabled++;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+  return { user: updated.value, revoked, disabled };
 }

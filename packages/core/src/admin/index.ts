@@ -2,7 +2,7 @@ export { admin, ADMIN_PLUGIN_ID } from "./plugin.ts";
 export type { AdminApi, AdminInstalled, AdminPlugin } from "./plugin.ts";
 export { ADMIN_SCHEMA, ADMIN_OPTION_SHAPE } from "./options.ts";
 export type { AdminOptions, ResolvedAdminOptions } from "./options.ts";
-export { AdminService, rolesOf, toAdminUserView } from "./admin.ts";
+export { AdminService, applyBan, rolesOf, toAdminUserView } from "./admin.ts";
 export type {
   AdminAccountOps,
   AdminUserDetail,
