@@ -33,6 +33,7 @@ export {
   nothingOfDeletedUsers,
   oneActiveJwk,
   oneUserPerProviderSubject,
+  noSessionOfBannedUser,
   quotaConserved,
   refusedKeyStaysRefused,
   spentTokenHadEffect,

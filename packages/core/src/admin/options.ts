@@ -34,7 +34,7 @@ export const ADMIN_SCHEMA = {
   adminRoles: defaulted<string[]>(["admin"], { check: stringList("role names (letters, digits, _ and -)", ROLE) }),
   /**
    * user ids that are admins whatever their role: the first admin of a deployment (or `latchkey admin make-admin`)
-   * @defaultValue []
+   * @defaultValue `[]`
    */
   adminUserIds: defaulted<string[]>([], { check: stringList("user ids", null) }),
   /** how long a session started by `/admin/impersonate-user` lives; it never slides */

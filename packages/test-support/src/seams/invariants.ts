@@ -392,7 +392,27 @@ export function oneUserPerProviderSubject(s: Snapshot): Violation[] {
   return out;
 }
 
-/** The invariants that need nothing but the snapshot: I1, I2, I3, I7, I14, I15. */
+/**
+ * I16. No session of a banned user (`admin()`): a user banned without an end has no session in the store, whatever
+ * raced the ban (a sign-in, an impersonation). A ban with an end is left out: it may have ended, and then sessions
+ * are allowed again.
+ */
+export function noSessionOfBannedUser(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, user] of s.users) {
+    if (!user?.banned || user.banExpires !== null) continue;
+    if ((s.sessionCounts.get(id) ?? 0) > 0)
+      out.push(v(16, `banned user ${id} (${user.email}) has ${s.sessionCounts.get(id)} sessions`));
+  }
+  for (const [token, found] of s.sessions) {
+    const owner = found && s.users.get(found.session.userId);
+    if (owner?.banned && owner.banExpires === null)
+      out.push(v(16, `session ${token.slice(0, 6)}… of banned user ${owner.id}`));
+  }
+  return out;
+}
+
+/** The invariants that need nothing but the snapshot: I1, I2, I3, I7, I14, I15, I16. */
 export function structuralViolations(s: Snapshot): Violation[] {
   return [
     ...usersHaveAccounts(s),
@@ -401,6 +421,7 @@ export function structuralViolations(s: Snapshot): Violation[] {
     ...oneActiveJwk(s),
     ...usersCanSignIn(s),
     ...oneUserPerProviderSubject(s),
+    ...noSessionOfBannedUser(s),
   ];
 }
 

@@ -7,6 +7,7 @@ import {
   describeViolations,
   noSessionFromReplacedPassword,
   oneUserPerProviderSubject,
+  noSessionOfBannedUser,
   spentTokenHadEffect,
   nothingOfDeletedUsers,
   structuralViolations,
@@ -400,6 +401,38 @@ describe("the account invariants (I14, I15)", () => {
     expect(describeViolations(nothingOfDeletedUsers(orphan))).toMatch(
       /I2: deleted user u1 still has passkeys\nI2: passkey cred-p… of a deleted user u1/,
     );
+  });
+
+  it("I16: a session (counted or named) of a user banned without an end is a violation; a ban with an end is not checked", () => {
+    const banned = { ...user("u1"), banned: true, banReason: null, banExpires: null };
+    const s1 = {
+      id: "s1",
+      userId: "u1",
+      tokenHash: "h",
+      expiresAt: at,
+      createdAt: at,
+      updatedAt: at,
+      ip: null,
+      userAgent: null,
+      rememberMe: true,
+      impersonatedBy: null,
+    };
+    const counted = snapshot({ users: new Map([["u1", banned]]), sessionCounts: new Map([["u1", 1]]) });
+    expect(describeViolations(noSessionOfBannedUser(counted))).toMatch(/I16: banned user u1 .* has 1 sessions/);
+    const named = snapshot({
+      users: new Map([["u1", banned]]),
+      sessions: new Map([["tok123456", { session: s1, user: banned }]]),
+    });
+    expect(describeViolations(noSessionOfBannedUser(named))).toMatch(/I16: session tok123… of banned user u1/);
+    const timed = { ...banned, banExpires: at };
+    expect(
+      noSessionOfBannedUser(snapshot({ users: new Map([["u1", timed]]), sessionCounts: new Map([["u1", 1]]) })),
+    ).toEqual([]);
+    expect(
+      noSessionOfBannedUser(
+        snapshot({ users: new Map([["u1", { ...banned, banned: false }]]), sessionCounts: new Map([["u1", 1]]) }),
+      ),
+    ).toEqual([]);
   });
 
   it("I14: a password-less credential row is no way to sign in; a password, a mailbox method or a provider is", () => {
