@@ -127,6 +127,66 @@ function variant(carrier: "pg" | "redis") {
       if (REPORT) writeFileSync(`${REPORT}.${carrier}.json`, `${JSON.stringify(figures)}\n`);
     });
 
+    it("a ban on A: B refuses the user's sessions and API key once delivered; an impersonation stopped on A ends on B", async () => {
+      const signUp = async (address: string) => {
+        const res = await call(a, "POST", "/auth/sign-up/email", { body: { email: address, password: PASSWORD } });
+        expect(res.status, res.text).toBe(200);
+        return json<Sign>(res);
+      };
+      const tag = randomBytes(4).toString("hex");
+      const boss = await signUp(`boss-${carrier}-${tag}@example.com`);
+      expect((await call(a, "POST", "/test/make-admin", { body: { userId: boss.user.id } })).status).toBe(200);
+      const victim = await signUp(`victim-${carrier}-${tag}@example.com`);
+      const key = json<{ key: string }>(
+        await call(a, "POST", "/test/api-key", { body: { userId: victim.user.id } }),
+      ).key;
+      const keyOn = async (i: Instance) =>
+        json<{ valid: boolean; error?: { code: string } }>(
+          await call(i, "POST", "/auth/api-key/verify", { body: { key } }),
+        );
+      const token = victim.credentials.token;
+      for (let n = 0; n < 2; n++) {
+        expect(await sessionOn(b, token)).toBe("valid");
+        expect((await keyOn(b)).valid).toBe(true);
+      }
+      const banned = await call(a, "POST", "/auth/admin/ban-user", {
+        body: { userId: victim.user.id },
+        headers: bearer(boss.credentials.token),
+      });
+      expect(banned.status, banned.text).toBe(200);
+      const since = performance.now();
+      await refusedBy(token, since);
+      await until("B refuses the banned user's key", async () => (await keyOn(b)).error?.code === "KEY_DISABLED");
+      console.log(
+        `[cache delivery] ban (${carrier}): session refused by B after ${Math.round(performance.now() - since)} ms`,
+      );
+      for (let n = 0; n < 10; n++) {
+        expect(await sessionOn(b, token)).toBe("refused");
+        expect((await keyOn(b)).error?.code).toBe("KEY_DISABLED");
+      }
+      // No new session for the banned user on B either.
+      const refused = await call(b, "POST", "/auth/sign-in/email", {
+        body: { email: `victim-${carrier}-${tag}@example.com`, password: PASSWORD },
+      });
+      expect(refused.status).toBe(403);
+      expect(json<{ code: string }>(refused).code).toBe("USER_BANNED");
+
+      // Impersonation: started and stopped on A; B serves it while it lasts and refuses it once the stop arrives.
+      const watched = await signUp(`watched-${carrier}-${tag}@example.com`);
+      const started = await call(a, "POST", "/auth/admin/impersonate-user", {
+        body: { userId: watched.user.id },
+        headers: bearer(boss.credentials.token),
+      });
+      expect(started.status, started.text).toBe(200);
+      const as = json<Sign>(started).credentials.token;
+      expect(await sessionOn(b, as)).toBe("valid");
+      expect(await sessionOn(b, as)).toBe("valid");
+      const stopped = await call(a, "POST", "/auth/admin/stop-impersonating", { headers: bearer(as) });
+      expect(stopped.status, stopped.text).toBe(200);
+      await refusedBy(as, performance.now());
+      expect(await sessionOn(b, as)).toBe("refused");
+    });
+
     it("PostgreSQL restarts: B bypasses its cache, listens again, and serves no session revoked meanwhile", async () => {
       const revoked = await signIn();
       expect(await sessionOn(b, revoked)).toBe("valid");

@@ -6,7 +6,7 @@
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import postgres from "postgres";
-import { apiKeys, argon2idHasher, emailOtp, webCryptoRandom } from "@latchkey/core";
+import { admin, apiKeys, argon2idHasher, emailOtp, webCryptoRandom } from "@latchkey/core";
 import { drizzleStore } from "@latchkey/drizzle-store/postgres";
 import { drizzleStore as postgresJsStore } from "@latchkey/drizzle-store/postgres-js";
 import { createAuth } from "@latchkey/hono-adapter";
@@ -55,7 +55,7 @@ const auth = createAuth({
   email: { sender: { send: async () => undefined } },
   lockout: { maxFailures: 5, window: "15m", duration: "15m" },
   // The defaults otherwise: no shared hashing budget (opt-in since issue 42), device cookies on, network buckets.
-  plugins: [emailOtp(), apiKeys()],
+  plugins: [emailOtp(), apiKeys(), admin()],
 });
 
 const app = new Hono();
@@ -67,6 +67,11 @@ app.post("/test/api-key", async (c) => {
   /** @type {{ userId: string; remaining?: number | null; rateLimitMax?: number | null; rateLimitWindow?: number | null }} */
   const body = await c.req.json();
   return c.json(await auth.api.createApiKey(body));
+});
+app.post("/test/make-admin", async (c) => {
+  /** @type {{ userId: string }} */
+  const body = await c.req.json();
+  return c.json(await auth.api.updateUser(body.userId, { appMetadata: { role: "admin" } }));
 });
 app.get("/test/pid", (c) => c.json({ pid: process.pid }));
 app.get("/test/cache", (c) => c.json(auth.cache?.stats() ?? null));
