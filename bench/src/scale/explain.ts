@@ -19,20 +19,22 @@ import type { SeedTarget } from "./seed.ts";
  * its drizzle-store; Better Auth's from what its adapters send for the same operation), with real values of the
  * seeded rows. Their plans go into docs/benchmarks.md: every hot lookup must be an index search, never a scan.
  */
-interface HotStatement {
+export interface HotStatement {
   name: string;
   /** `?` placeholders in order; PostgreSQL gets them as $1.. */
   sql: string;
   params: (now: number, dialect: "sqlite" | "postgres") => unknown[];
   /** A write: planned but, on PostgreSQL, run inside a rolled-back transaction. */
   write?: boolean;
+  /** The PostgreSQL text when it differs (`collate "C"` keys of the admin list). */
+  postgres?: string;
 }
 
 const at = (now: number, dialect: "sqlite" | "postgres") => (dialect === "sqlite" ? now : new Date(now).toISOString());
 /** Better Auth's dates on either store: ISO text on SQLite (its Kysely adapter's encoding), timestamptz from ISO. */
 const iso = (now: number) => new Date(now).toISOString();
 
-const LATCHKEY: HotStatement[] = [
+export const LATCHKEY: HotStatement[] = [
   {
     name: "get-session / token: session + user by token hash",
     sql: 'select * from "sessions" inner join "users" on "users"."id" = "sessions"."user_id" where "sessions"."token_hash" = ? limit 1',
@@ -78,6 +80,31 @@ const LATCHKEY: HotStatement[] = [
     name: "audit log of one user, newest first",
     sql: 'select * from "audit_events" where "user_id" = ? order by "at" desc, "id" desc limit 21',
     params: () => [latchkeyUserId(5)],
+  },
+  {
+    name: "admin list-users: a page, newest first",
+    sql: 'select * from "users" order by "created_at" desc, "id" desc limit 21',
+    params: () => [],
+  },
+  {
+    name: "admin list-users: a page of an email prefix",
+    sql: 'select * from "users" where "email" >= ? and "email" < ? order by "email", "id" limit 21',
+    postgres:
+      'select * from "users" where "email" collate "C" >= ? and "email" collate "C" < ? order by "email" collate "C", "id" limit 21',
+    params: () => ["scale-lk-12", "scale-lk-12\u{10FFFF}"],
+  },
+  {
+    name: "admin list-users: a page of a name prefix",
+    sql: 'select * from "users" where lower("name") >= ? and lower("name") < ? order by lower("name"), "id" limit 21',
+    postgres:
+      'select * from "users" where lower("name") collate "C" >= ? and lower("name") collate "C" < ? order by lower("name") collate "C", "id" limit 21',
+    params: () => ["seed user 12", "seed user 12\u{10FFFF}"],
+  },
+  {
+    name: "admin list-users: the total of an email prefix",
+    sql: 'select count(*) from "users" where "email" >= ? and "email" < ?',
+    postgres: 'select count(*) from "users" where "email" collate "C" >= ? and "email" collate "C" < ?',
+    params: () => ["scale-lk-12", "scale-lk-12\u{10FFFF}"],
   },
 ];
 
@@ -125,7 +152,7 @@ const toPg = (text: string) => {
   return text.replace(/\?/g, () => `$${(n += 1)}`);
 };
 
-async function plansOn(target: SeedTarget, statements: HotStatement[], now: number): Promise<string[]> {
+export async function plansOn(target: SeedTarget, statements: HotStatement[], now: number): Promise<string[]> {
   const out: string[] = [];
   if (target.dialect === "sqlite") {
     const db = new Database(target.file, { readonly: true }) as unknown as {
@@ -152,7 +179,7 @@ async function plansOn(target: SeedTarget, statements: HotStatement[], now: numb
       await client.query("begin");
       try {
         const result = await client.query(
-          `explain (analyze, buffers, costs off, summary off) ${toPg(s.sql)}`,
+          `explain (analyze, buffers, costs off, summary off) ${toPg(s.postgres ?? s.sql)}`,
           s.params(now, "postgres"),
         );
         out.push(`${s.name}\n${result.rows.map((r: Record<string, string>) => `  ${r["QUERY PLAN"]}`).join("\n")}`);

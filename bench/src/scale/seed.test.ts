@@ -27,6 +27,7 @@ import {
   sizesFor,
 } from "./rows.ts";
 import { seedBetterAuthScale, seedLatchkeyScale, type SeedTarget } from "./seed.ts";
+import { LATCHKEY, plansOn } from "./explain.ts";
 
 declare module "vitest" {
   // Provided by the workspace's global setup (test/global-setup.ts): the run's throwaway PostgreSQL.
@@ -137,6 +138,23 @@ describe.each(["sqlite", "postgres"] as const)("scale seed on %s", (dialect) => 
     // The sweeps find exactly the expired rows the seed says it wrote (less session 9, which validation deleted).
     expect(await store.sessions.deleteExpired(new Date())).toBe(expiredOf(sizes.sessions) - 1);
     expect((await auth.api.deleteExpiredApiKeys()).deleted).toBe(expiredOf(sizes.apiKeys));
+    // The admin list reads the seeded users: an email prefix in its order, counted.
+    const page = await store.users.listPage({
+      search: { field: "email", prefix: "scale-lk-1" },
+      limit: 5,
+      cursor: null,
+    });
+    // Byte order: "scale-lk-10@" sorts before "scale-lk-1@" ("0" < "@").
+    expect(page.items.map((u) => u.email)).toEqual([10, 11, 12, 13, 14].map((i) => seedEmail("lk", i)));
+    expect(await store.users.count({ field: "email", prefix: "scale-lk-1" })).toBe(11);
+    // On SQLite the plans are the planner's rules, whatever the table's size: each admin statement is an index search.
+    if (target.dialect === "sqlite") {
+      const admin = LATCHKEY.filter((s) => s.name.startsWith("admin list-users"));
+      for (const plan of await plansOn(target, admin, now)) {
+        expect(plan, plan).toMatch(/USING (COVERING )?INDEX users_/);
+        expect(plan, plan).not.toMatch(/SCAN users\b(?! USING)/);
+      }
+    }
   });
 
   it("Better Auth: writes the claimed rows into its own tables, which it reads and verifies", async () => {
