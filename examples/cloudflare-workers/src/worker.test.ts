@@ -83,6 +83,7 @@ beforeAll(async () => {
     "0006_two_factor",
     "0007_social_accounts",
     "0008_passkeys",
+    "0009_admin",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.
@@ -407,6 +408,54 @@ describe("two worker instances (two Miniflare processes) over one persisted D1 s
     const locked = await guess(viaB, onB, next, "192.0.2.62");
     expect(locked.status).toBe(429);
     expect(((await locked.json()) as { code: string }).code).toBe("ACCOUNT_LOCKED");
+  });
+
+  it("admin on D1: a ban on one instance ends the user's session and key on the other, and refuses its sign-in there", async () => {
+    const adminCookie = await signUp("boss@workers.example", "192.0.2.40");
+    // The first admin of a deployment: a role written by server code (here straight into D1).
+    const d1 = await worker.d1("DB");
+    await d1
+      .prepare("update users set app_metadata = ? where email = ?")
+      .bind(JSON.stringify({ role: "admin" }), "boss@workers.example")
+      .run();
+    const cookie = await signUp("mallory@workers.example", "192.0.2.41");
+    const me = (await (
+      await viaB(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.41")
+    ).json()) as { user: { id: string } };
+    const created = await viaA(
+      new Request(`${BASE_URL}/auth/api-key/create`, {
+        ...json({ name: "ci" }),
+        headers: { "content-type": "application/json", origin: BASE_URL, cookie },
+      }),
+      "192.0.2.41",
+    );
+    expect(created.status).toBe(200);
+    const { key } = (await created.json()) as { key: string };
+    const verifyOnB = async () =>
+      (await (await viaB(new Request(`${BASE_URL}/auth/api-key/verify`, json({ key })), "192.0.2.42")).json()) as {
+        valid: boolean;
+        error?: { code: string };
+      };
+    expect((await verifyOnB()).valid).toBe(true);
+    const banned = await viaA(
+      new Request(`${BASE_URL}/auth/admin/ban-user`, {
+        ...json({ userId: me.user.id, banReason: "fraud" }),
+        headers: { "content-type": "application/json", origin: BASE_URL, cookie: adminCookie },
+      }),
+      "192.0.2.40",
+    );
+    expect(banned.status, await banned.clone().text()).toBe(200);
+    const onB = await viaB(new Request(`${BASE_URL}/auth/get-session`, { headers: { cookie } }), "192.0.2.41");
+    expect(await onB.json()).toBeNull();
+    expect((await verifyOnB()).error?.code).toBe("KEY_DISABLED");
+    const refused = await signIn(viaB, "mallory@workers.example", "correct horse battery", "192.0.2.41");
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { code: string }).code).toBe("USER_BANNED");
+    const rows = await d1
+      .prepare("select count(*) as n from sessions where user_id = ?")
+      .bind(me.user.id)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(0);
   });
 
   it("a session made on one instance is read, and revoked, on the other", async () => {

@@ -1,4 +1,4 @@
-import { apiKeys, auditLog, emailOtp, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
+import { admin, apiKeys, auditLog, emailOtp, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
 import { clientIp, createAuth, type Auth, type ExecutionContextLike } from "@latchkey/hono-adapter";
 import { drizzleStore, type D1DatabaseBinding } from "@latchkey/drizzle-store/d1";
 import { emailSender } from "./email.ts";
@@ -72,6 +72,7 @@ function authFor(env: Env): Auth {
         rpName: "Latchkey on Workers",
         allowPasskeyOnlyAccounts: true,
       }),
+      admin(),
       ...socialSignIn(env),
     ],
   });
