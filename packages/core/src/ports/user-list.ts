@@ -5,7 +5,7 @@ import type { UserSearch } from "./store.ts";
  * Where a page of `UserStore.listPage` ended: the sort key of its last user and that user's id. The key is the
  * creation time in milliseconds for the newest-first list, the email or the lower-cased name for a search.
  */
-export interface UserListPosition {
+interface UserListPosition {
   key: string;
   id: string;
 }
@@ -29,7 +29,7 @@ export function userListKey(user: UserRecord, search: UserSearch | null): string
  * @example
  * const nextCursor = encodeUserCursor(null, { key: userListKey(last, null), id: last.id });
  */
-export function encodeUserCursor(search: UserSearch | null, last: UserListPosition): string {
+function encodeUserCursor(search: UserSearch | null, last: UserListPosition): string {
   return `${kindOf(search)}:${encodeURIComponent(last.key)}:${last.id}`;
 }
 

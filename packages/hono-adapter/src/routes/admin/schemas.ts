@@ -3,7 +3,7 @@ import { SessionSchema, UserSchema } from "../schemas.ts";
 
 export const TAG = "Admin";
 
-export const AdminUserSchema = UserSchema.extend({
+const AdminUserSchema = UserSchema.extend({
   banned: z.boolean(),
   banReason: z.string().nullable().openapi({ description: "Why, as the admin wrote it (never shown to the user)" }),
   banExpires: z
