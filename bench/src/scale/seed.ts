@@ -196,11 +196,14 @@ export async function seedBetterAuthScale(
   progress?: (line: string) => void,
 ): Promise<SeedReport> {
   const started = performance.now();
-  const plan: Array<["user" | "session" | "apikey", number]> = [
-    ["user", sizes.users],
-    ["session", sizes.sessions],
-    ["apikey", sizes.apiKeys],
-  ];
+  // A model with no rows to write is left out (a micro bench seeds users only, without the apiKey plugin).
+  const plan = (
+    [
+      ["user", sizes.users],
+      ["session", sizes.sessions],
+      ["apikey", sizes.apiKeys],
+    ] as Array<["user" | "session" | "apikey", number]>
+  ).filter(([, count]) => count > 0);
   const writer = writerFor(target);
   const rows: Record<string, number> = {};
   try {
