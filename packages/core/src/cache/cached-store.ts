@@ -1,18 +1,8 @@
+import { overlay } from "../ports/overlay.ts";
 import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
 import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
 import { markSharedCopy, offerSharedPeek } from "../ports/shared-lookup.ts";
 import type { Invalidation, LookupCache } from "./lookup-cache.ts";
-
-/**
- * `port` with `overrides` in front: every other member is the port's own, read when asked for, so a port
- * that is a proxy or a class instance keeps working (a spread would copy only own enumerable properties).
- */
-function overlay<P extends object>(port: P, overrides: Partial<P>): P {
-  return new Proxy(port, {
-    get: (target, property, receiver) =>
-      Object.hasOwn(overrides, property) ? overrides[property as keyof P] : Reflect.get(target, property, receiver),
-  });
-}
 
 type SessionLookup = { session: SessionRecord; user: UserRecord };
 type KeyLookup = { key: ApiKeyRecord; user: UserRecord };

@@ -1,3 +1,4 @@
+import { overlay } from "./overlay.ts";
 import type { StorePorts } from "./store.ts";
 
 /**
@@ -31,21 +32,6 @@ async function rollBack(steps: Array<() => Promise<unknown>>): Promise<void> {
 }
 
 /**
- * `port` with `overrides` in place of some of its methods; every other member is read from the port itself, by
- * name, when it is used. Not a spread: a port that is a proxy (or a class instance) has no own enumerable methods
- * to spread, and a spread copy would lose them.
- */
-function overriding<T extends object>(port: T, overrides: Partial<T>): T {
-  return new Proxy(port, {
-    get(target, key) {
-      if (Object.hasOwn(overrides, key)) return overrides[key as keyof T];
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
-/**
  * `Store.transaction` by compensation, for a store whose database cannot hold a transaction open across awaits
  * (Cloudflare D1, a standalone MongoDB server). Every port write must be atomic on its own (a user with its
  * accounts included). The body's creations are recorded (a user, a session, an account, a linked provider identity, a passkey) and, when the body throws,
@@ -72,7 +58,7 @@ export function compensatingTransaction<P extends StorePorts>(
     const { users, sessions, accounts, socialAccounts, passkeys } = ports;
     const tracked: P = {
       ...ports,
-      users: overriding(users, {
+      users: overlay(users, {
         async create(user, accounts) {
           const result = await users.create(user, accounts);
           if (result.ok) {
@@ -83,14 +69,14 @@ export function compensatingTransaction<P extends StorePorts>(
           return result;
         },
       }),
-      sessions: overriding(sessions, {
+      sessions: overlay(sessions, {
         async create(session) {
           const created = await sessions.create(session);
           if (created) undos.push(() => undo.session(session.id));
           return created;
         },
       }),
-      accounts: overriding(accounts, {
+      accounts: overlay(accounts, {
         async create(account) {
           await accounts.create(account);
           undos.push(() => undo.account(account.id));
@@ -99,7 +85,7 @@ export function compensatingTransaction<P extends StorePorts>(
       // A linked provider identity is an account row too.
       ...(socialAccounts
         ? {
-            socialAccounts: overriding(socialAccounts, {
+            socialAccounts: overlay(socialAccounts, {
               async link(account) {
                 const result = await socialAccounts.link(account);
                 if (result === "linked") undos.push(() => undo.account(account.id));
@@ -110,7 +96,7 @@ export function compensatingTransaction<P extends StorePorts>(
         : {}),
       ...(passkeys
         ? {
-            passkeys: overriding(passkeys, {
+            passkeys: overlay(passkeys, {
               async insert(record) {
                 const result = await passkeys.insert(record);
                 if (result === "inserted") undos.push(() => undo.passkey(record.id));
