@@ -3,101 +3,30 @@ import { emit } from "../kernel/emit.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
-import type { Store, UserSearch } from "../ports/store.ts";
-import { toApiKeyView, type ApiKeyView } from "../api-key/index.ts";
 import {
   companionCookie,
-  toSessionView,
-  toUserView,
   type CookieDescriptor,
   type SessionView,
   type SignInResult,
   type UserView,
 } from "../session/session.ts";
-import { isoTime } from "../session/iso-time.ts";
+import { applyBan } from "./ban.ts";
+import { listUsers, userDetail } from "./reads.ts";
+import {
+  roleValue,
+  rolesOf,
+  toAdminUserView,
+  type AdminAccountOps,
+  type AdminUserDetail,
+  type AdminUserView,
+  type BanUserInput,
+  type ListUsersInput,
+  type ListUsersResult,
+} from "./view.ts";
 import type { ResolvedAdminOptions } from "./options.ts";
 
-/** A user as an admin sees them: the user's own view, and the ban (with the admin's reason). */
-export interface AdminUserView extends UserView {
-  banned: boolean;
-  banReason: string | null;
-  /** When the ban ends (ISO time); null for a ban without an end, or no ban. */
-  banExpires: string | null;
-}
-
-/** `GET /admin/list-users`: a prefix search on email or name, or every user newest first; a page at a time. */
-export interface ListUsersInput {
-  searchField?: "email" | "name";
-  searchValue?: string;
-  /** 1 to 100; default 20. */
-  limit?: number;
-  cursor?: string | null;
-}
-
-/** A page of the admin list, with how many users the whole listing has. */
-export interface ListUsersResult {
-  users: AdminUserView[];
-  total: number;
-  nextCursor: string | null;
-}
-
-/** `GET /admin/get-user`: the user with their sessions, linked accounts, API keys and latest audit rows. */
-export interface AdminUserDetail {
-  user: AdminUserView;
-  sessions: SessionView[];
-  accounts: Array<{ id: string; providerId: string; accountId: string | null; createdAt: string }>;
-  apiKeys: ApiKeyView[];
-  auditLog: Array<{ id: string; type: string; at: string; ip: string | null; userAgent: string | null }>;
-}
-
-/** `POST /admin/ban-user`: why (shown to admins only) and for how long (seconds; none: until unbanned). */
-export interface BanUserInput {
-  userId: string;
-  banReason?: string | null;
-  banExpiresIn?: number | null;
-}
-
-/** What the admin service needs from the rest of core: the user insert of `auth.api.createUser`, and deletion. */
-export interface AdminAccountOps {
-  createUser(
-    input: { email: string; password: string; name?: string | null; emailVerified?: boolean },
-    meta: RequestMeta,
-  ): Promise<UserView>;
-  removeUser(user: UserRecord, meta: RequestMeta): Promise<boolean>;
-}
-
-const MAX_LIMIT = 100;
-const ROLE = /^[A-Za-z0-9_-]{1,64}$/;
 /** The longest ban: 100 years (a date past it would not round-trip every store). */
 const MAX_BAN_SECONDS = 100 * 365 * 86_400;
-
-/**
- * The user's roles: `appMetadata.role` as a string (comma-separated roles allowed, as Better Auth writes them) or an
- * array of strings; anything else is no role.
- *
- * @example
- * rolesOf({ appMetadata: { role: "admin,support" } }); // ["admin", "support"]
- */
-export function rolesOf(user: Pick<UserRecord, "appMetadata">): string[] {
-  const role = user.appMetadata.role;
-  if (typeof role === "string")
-    return role
-      .split(",")
-      .map((r) => r.trim())
-      .filter((r) => r !== "");
-  if (Array.isArray(role)) return role.filter((r): r is string => typeof r === "string");
-  return [];
-}
-
-/** The admin view of a user record. */
-export function toAdminUserView(user: UserRecord): AdminUserView {
-  return {
-    ...toUserView(user),
-    banned: user.banned,
-    banReason: user.banReason,
-    banExpires: user.banExpires === null ? null : isoTime(user.banExpires),
-  };
-}
 
 const notFound = () => new AuthError("NOT_FOUND", "No such user");
 
@@ -139,59 +68,13 @@ export class AdminService {
   }
 
   /** A page of users: an email or name prefix (case-insensitive), or every user newest first; with the total. */
-  async listUsers(input: ListUsersInput): Promise<ListUsersResult> {
-    const limit = input.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-      throw invalidField("limit", `limit must be an integer from 1 to ${MAX_LIMIT}`);
-    let search: UserSearch | null = null;
-    const value = input.searchValue;
-    if (value !== undefined && value !== "") {
-      if (typeof value !== "string" || value.length > 320)
-        throw invalidField("searchValue", "searchValue must be at most 320 characters");
-      const field = input.searchField ?? "email";
-      if (field !== "email" && field !== "name")
-        throw invalidField("searchField", 'searchField must be "email" or "name"');
-      // Emails are stored trimmed and lower-cased; names are compared lower-cased.
-      search = { field, prefix: value.trim().toLowerCase() };
-    }
-    const cursor = input.cursor ?? null;
-    if (cursor !== null && (typeof cursor !== "string" || cursor.length > 1024))
-      throw invalidField("cursor", "cursor must come from a previous page");
-    const { users } = this.ctx.store;
-    const [page, total] = await Promise.all([users.listPage({ search, limit, cursor }), users.count(search)]);
-    return { users: page.items.map(toAdminUserView), total, nextCursor: page.nextCursor };
+  listUsers(input: ListUsersInput): Promise<ListUsersResult> {
+    return listUsers(this.ctx.store, input);
   }
 
   /** The user with their sessions, linked accounts, API keys and latest 20 audit rows. 404 `NOT_FOUND`. */
   async getUser(userId: unknown): Promise<AdminUserDetail> {
-    const user = await this.target(userId);
-    const { store } = this.ctx;
-    const [sessions, accounts, keys, audit] = await Promise.all([
-      store.sessions.listByUser(user.id),
-      store.accounts.listByUser(user.id),
-      store.apiKeys ? store.apiKeys.listByUser(user.id, { limit: 100, cursor: null }) : null,
-      store.audit ? store.audit.list({ userId: user.id, limit: 20, cursor: null }) : null,
-    ]);
-    const now = this.ctx.clock.now();
-    return {
-      user: toAdminUserView(user),
-      sessions: sessions.filter((s) => s.expiresAt.getTime() > now).map(toSessionView),
-      accounts: accounts.map((a) => ({
-        id: a.id,
-        providerId: a.providerId,
-        accountId: a.accountId,
-        createdAt: isoTime(a.createdAt),
-      })),
-      apiKeys: keys?.items.map(toApiKeyView) ?? [],
-      auditLog:
-        audit?.items.map((row) => ({
-          id: row.id,
-          type: row.type,
-          at: isoTime(row.at),
-          ip: row.ip,
-          userAgent: row.userAgent,
-        })) ?? [],
-    };
+    return userDetail(this.ctx, await this.target(userId));
   }
 
   /** Creates a user with a password (as `auth.api.createUser`) and, when given or configured, a role. */
@@ -373,51 +256,4 @@ export class AdminService {
       await emit(this.ctx, "ImpersonationStopped", { userId: session.userId, actorId, sessionId: session.id }, meta);
     return { actorId };
   }
-}
-
-/** A role or list of roles, each a role name; 400 naming `role` otherwise. */
-function roleValue(role: unknown): string | string[] {
-  const ok = (r: unknown): r is string => typeof r === "string" && ROLE.test(r);
-  if (ok(role)) return role;
-  if (Array.isArray(role) && role.length > 0 && role.length <= 16 && role.every(ok)) return [...new Set(role)];
-  throw invalidField("role", "role must be a role name (letters, digits, _ and -) or a list of them");
-}
-
-/**
- * A ban, written to the store: the flag first (the user row's `banned`, `banReason`, `banExpires`), then every
- * session of the user deleted, then every enabled API key disabled, page by page. The order is what keeps it atomic
- * with sign-ins (see `SessionStore.create`). Null when the user does not exist. `AdminService.ban` and
- * `latchkey admin ban` both use it; events are the caller's.
- *
- * @example
- * const outcome = await applyBan(store, userId, { reason: "spam", expires: null }, new Date());
- */
-export async function applyBan(
-  store: Store,
-  userId: string,
-  ban: { reason: string | null; expires: Date | null },
-  at: Date,
-): Promise<{ user: UserRecord; revoked: number; disabled: number } | null> {
-  const updated = await store.users.update(userId, {
-    banned: true,
-    banReason: ban.reason,
-    banExpires: ban.expires,
-    updatedAt: at,
-  });
-  if (!updated?.ok) return null;
-  // Second, after the flag: a session a racing sign-in wrote before the flag is found here; one after it is
-  // refused by the store.
-  const revoked = await store.sessions.deleteByUser(userId);
-  const keys = store.apiKeys;
-  let disabled = 0;
-  if (keys) {
-    let cursor: string | null = null;
-    do {
-      const page = await keys.listByUser(userId, { limit: 100, cursor });
-      for (const key of page.items)
-        if (key.enabled && (await keys.update(key.id, userId, { enabled: false, updatedAt: at }))) disabled++;
-      cursor = page.nextCursor;
-    } while (cursor !== null);
-  }
-  return { user: updated.value, revoked, disabled };
 }

@@ -6,14 +6,8 @@ import { EmailPasswordService } from "../email-password/index.ts";
 import { EmailVerificationService } from "../email-verification/index.ts";
 import { AuthError } from "../errors/errors.ts";
 import { resolveAdminOptions, type AdminOptions, type ResolvedAdminOptions } from "./options.ts";
-import {
-  AdminService,
-  type AdminUserDetail,
-  type AdminUserView,
-  type BanUserInput,
-  type ListUsersInput,
-  type ListUsersResult,
-} from "./admin.ts";
+import { AdminService } from "./admin.ts";
+import type { AdminUserDetail, AdminUserView, BanUserInput, ListUsersInput, ListUsersResult } from "./view.ts";
 
 /**
  * `auth.api` operations of `admin()` (trusted server calls: no admin check, `actorId` names who acts in events).
