@@ -4,7 +4,8 @@
 // scale seed's user rows). Two listings: every user newest first (Latchkey follows `nextCursor`, Better Auth
 // `offset`, ten pages), and an email prefix that matches about a tenth of the users (`searchOperator:
 // "starts_with"` for Better Auth), ten pages the same way. Rounds alternate the libraries; the figure is the median
-// page of the median round. Each page also reads the total, as both answer it.
+// later page of the median round, and the first page apart (Latchkey counts the total on the first page only;
+// Better Auth on every page).
 //   node --import tsx src/micro/admin-list.ts [--users=1000000] [--rounds=5] [--stores=libsql,postgres]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -11,7 +11,7 @@ import { toAdminUserView, type AdminUserDetail, type ListUsersInput, type ListUs
 
 const MAX_LIMIT = 100;
 
-/** A page of users: an email or name prefix (case-insensitive), or every user newest first; with the total. */
+/** A page of users: an email or name prefix (case-insensitive), or every user newest first; the first with the total. */
 export async function listUsers(store: Store, input: ListUsersInput): Promise<ListUsersResult> {
   const limit = input.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
@@ -30,7 +30,12 @@ export async function listUsers(store: Store, input: ListUsersInput): Promise<Li
   const cursor = input.cursor ?? null;
   if (cursor !== null && (typeof cursor !== "string" || cursor.length > 1024))
     throw invalidField("cursor", "cursor must come from a previous page");
-  const [page, total] = await Promise.all([store.users.listPage({ search, limit, cursor }), store.users.count(search)]);
+  // The total on the first page only: counting a million users costs more than the page itself, and a listing
+  // that goes on already knows it (decision 0074).
+  const [page, total] = await Promise.all([
+    store.users.listPage({ search, limit, cursor }),
+    cursor === null ? store.users.count(search) : null,
+  ]);
   return { users: page.items.map(toAdminUserView), total, nextCursor: page.nextCursor };
 }
 

@@ -27,7 +27,8 @@ export interface ListUsersInput {
 /** A page of the admin list, with how many users the whole listing has. */
 export interface ListUsersResult {
   users: AdminUserView[];
-  total: number;
+  /** How many users the whole listing has: on the first page (no `cursor`); null on the pages after it. */
+  total: number | null;
   nextCursor: string | null;
 }
 

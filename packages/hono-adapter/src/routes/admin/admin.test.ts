@@ -168,7 +168,7 @@ describe("admin()", () => {
       expect(res.status, JSON.stringify(await s.json(res.clone()))).toBe(200);
       return (await s.json(res)) as {
         users: Array<{ email: string; name: string }>;
-        total: number;
+        total: number | null;
         nextCursor: string | null;
       };
     };
@@ -176,7 +176,7 @@ describe("admin()", () => {
     expect(first.users.map((u) => u.email)).toEqual([`${tag}a@example.com`, `${tag}b@example.com`]);
     expect(first.total).toBe(3);
     const rest = await page(`searchValue=${tag}&limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`);
-    expect(rest).toMatchObject({ users: [{ email: `${tag}c@example.com` }], total: 3, nextCursor: null });
+    expect(rest).toMatchObject({ users: [{ email: `${tag}c@example.com` }], total: null, nextCursor: null });
     const byName = await page(`searchField=name&searchValue=${tag}%20GRACE`);
     expect(byName.users.map((u) => u.name)).toEqual([`${tag} Grace`, `${tag} grace hopper`]);
     expect(byName.total).toBe(2);

@@ -35,7 +35,11 @@ export const ListUsersQuery = z.object({
 export const ListUsersResponse = z
   .object({
     users: z.array(AdminUserSchema),
-    total: z.number().int().openapi({ description: "How many users the whole listing (this search) has" }),
+    total: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "How many users the whole listing (this search) has: on the first page; null after it" }),
     nextCursor: z.string().nullable(),
   })
   .openapi("AdminUserList");
