@@ -242,6 +242,36 @@ export type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "./passkey/index.ts";
+export {
+  organizations,
+  ORGANIZATIONS_PLUGIN_ID,
+  ORGANIZATIONS_SCHEMA,
+  ORGANIZATIONS_OPTION_SHAPE,
+  OrganizationService,
+  DEFAULT_ROLES,
+  OWNER_ROLE,
+} from "./organization/index.ts";
+export type {
+  OrganizationApi,
+  OrganizationsInstalled,
+  OrganizationsPlugin,
+  AllowUserToCreate,
+  MemberAddPath,
+  MemberDraft,
+  OrganizationDraft,
+  OrganizationHooks,
+  OrganizationsOptions,
+  ResolvedOrganizationsOptions,
+  CreateOrganizationInput,
+  FullOrganizationView,
+  InvitationView,
+  InviteMemberInput,
+  MembershipView,
+  MemberView,
+  OrganizationRef,
+  OrganizationView,
+  UpdateOrganizationInput,
+} from "./organization/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

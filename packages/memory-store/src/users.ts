@@ -1,4 +1,5 @@
 import type { UniqueResult, UserRecord, UserStore } from "@latchkey/core";
+import { dropMemberships } from "./organizations.ts";
 import { copy, dropApiKey, dropSession, identityKey, type MemoryDatabase } from "./database.ts";
 
 /** `UserStore` in memory: the email and username indexes decide uniqueness; delete takes every auth-owned row with it. */
@@ -64,6 +65,7 @@ export function usersPort(db: MemoryDatabase): UserStore {
       for (const v of verifications.rowsBy("user", id)) verifications.delete(v.id);
       twoFactor.delete(id);
       for (const p of passkeys.rowsBy("user", id)) passkeys.delete(p.id);
+      dropMemberships(db, id);
       return true;
     },
     async listUnverifiedBefore(before, limit) {

@@ -33,6 +33,8 @@ export interface SessionView {
   updatedAt: string;
   ip: string | null;
   userAgent: string | null;
+  /** The organization the session acts for (`organizations()`); absent when none. */
+  activeOrganizationId?: string;
 }
 
 /** `{ token, expiresAt }`: the session token for `Authorization: Bearer` use. */
@@ -185,6 +187,7 @@ export function toSessionView(s: SessionRecord): SessionView {
     updatedAt: isoTime(s.updatedAt),
     ip: s.ip,
     userAgent: s.userAgent,
+    ...(s.activeOrganizationId ? { activeOrganizationId: s.activeOrganizationId } : {}),
   };
 }
 
@@ -250,6 +253,7 @@ export class SessionService {
       ip: meta.ip,
       userAgent: storedUserAgent(meta.userAgent),
       rememberMe,
+      activeOrganizationId: null,
     };
     // The user was deleted by a concurrent request: a sign-in that loses that race is refused, never a dead token.
     if (!(await this.store.sessions.create(record)))

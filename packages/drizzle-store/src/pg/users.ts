@@ -1,4 +1,5 @@
 import type { AccountRecord, UniqueResult, UserPatch, UserRecord, UserStore } from "@latchkey/core";
+import { deleteSoleOwnedOrganizations } from "./organizations.ts";
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase } from "./database.ts";
@@ -93,7 +94,9 @@ export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
     },
     async delete(id) {
       // Sessions, accounts and API keys go by ON DELETE CASCADE; verifications carry no foreign key.
+      // Memberships go by cascade too; the organizations the user was the only owner of go first, with theirs.
       return db.transaction(async (tx) => {
+        await deleteSoleOwnedOrganizations(tx, id);
         const gone = await tx.delete(users).where(eq(users.id, id)).returning({ id: users.id });
         if (gone.length === 0) return false;
         await tx.delete(verifications).where(eq(verifications.userId, id));
