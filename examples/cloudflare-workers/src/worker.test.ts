@@ -83,6 +83,7 @@ beforeAll(async () => {
     "0006_two_factor",
     "0007_social_accounts",
     "0008_passkeys",
+    "0010_organizations",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.

@@ -57,6 +57,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       "0006_two_factor",
       "0007_social_accounts",
       "0008_passkeys",
+      "0010_organizations",
     ]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
@@ -96,6 +97,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       { name: "0006_two_factor.sql" },
       { name: "0007_social_accounts.sql" },
       { name: "0008_passkeys.sql" },
+      { name: "0010_organizations.sql" },
     ]);
   });
 

@@ -87,6 +87,7 @@ describe("migrating a database made with the previous schema", () => {
         "0006_two_factor",
         "0007_social_accounts",
         "0008_passkeys",
+        "0010_organizations",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -118,6 +119,7 @@ describe("migrating a database made with the previous schema", () => {
         "0006_two_factor",
         "0007_social_accounts",
         "0008_passkeys",
+        "0010_organizations",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

@@ -9,7 +9,10 @@ const TABLES = [
   "api_keys",
   "audit_events",
   "counters",
+  "invitations",
   "jwks",
+  "members",
+  "organizations",
   "passkeys",
   "sessions",
   "two_factor",
@@ -26,6 +29,7 @@ const MIGRATIONS = [
   "0006_two_factor",
   "0007_social_accounts",
   "0008_passkeys",
+  "0010_organizations",
 ];
 
 describe("migrateDatabase", () => {

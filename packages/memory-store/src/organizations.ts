@@ -11,7 +11,8 @@ export function dropOrganization(db: MemoryDatabase, id: string): boolean {
   if (!db.organizations.delete(id)) return false;
   for (const m of db.members.rowsBy("organization", id)) db.members.delete(m.id);
   for (const i of db.invitations.rowsBy("organization", id)) db.invitations.delete(i.id);
-  for (const s of db.sessions.rowsBy("activeOrganization", id)) db.sessions.set(s.id, { ...s, activeOrganizationId: null });
+  for (const s of db.sessions.rowsBy("activeOrganization", id))
+    db.sessions.set(s.id, { ...s, activeOrganizationId: null });
   return true;
 }
 

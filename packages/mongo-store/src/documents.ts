@@ -258,7 +258,10 @@ export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => {
 };
 export const jwkToDoc = (r: JwkRecord): JwkDoc => toDoc(r, jwkFields);
 export const jwkFromDoc = (d: JwkDoc): JwkRecord => fromDoc(d, jwkFields);
-export const organizationToDoc = (r: OrganizationRecord, counts: { memberCount: number; ownerCount: number }): OrganizationDoc => ({
+export const organizationToDoc = (
+  r: OrganizationRecord,
+  counts: { memberCount: number; ownerCount: number },
+): OrganizationDoc => ({
   ...toDoc(r, organizationFields),
   ...counts,
 });

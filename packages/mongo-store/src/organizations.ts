@@ -289,7 +289,10 @@ export function organizationsPort(c: Collections): OrganizationStore {
       }
       // Won: the member is added, or the invitation goes back to pending with the reason.
       const giveBack = async (reason: "not-found" | "exists" | "limit") => {
-        await c.invitations.updateOne({ _id: { $eq: id }, status: { $eq: "accepted" } }, { $set: { status: "pending" } });
+        await c.invitations.updateOne(
+          { _id: { $eq: id }, status: { $eq: "accepted" } },
+          { $set: { status: "pending" } },
+        );
         return { ok: false as const, reason };
       };
       const member: MemberRecord = {
@@ -325,4 +328,3 @@ export function organizationsPort(c: Collections): OrganizationStore {
     },
   };
 }
-

@@ -55,7 +55,9 @@ export function describeOrganizations(getStore: () => Store): void {
       const port = portOf(store, "organizations", context);
       const users = [];
       for (let i = 0; i < 8; i++) users.push(await newUser());
-      const slug = `s-${uid("x").toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+      const slug = `s-${uid("x")
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, "-")}`;
       const results = await Promise.all(
         users.map((u) => {
           const org = organization({ slug });
@@ -75,7 +77,11 @@ export function describeOrganizations(getStore: () => Store): void {
       const port = portOf(store, "organizations", context);
       const a = await orgWith(port);
       const b = await orgWith(port);
-      const updated = await port.update(a.org.id, { name: "Renamed", logo: "https://cdn.example/logo.png", metadata: { x: 1 } });
+      const updated = await port.update(a.org.id, {
+        name: "Renamed",
+        logo: "https://cdn.example/logo.png",
+        metadata: { x: 1 },
+      });
       expect(updated).toEqual({ ...a.org, name: "Renamed", logo: "https://cdn.example/logo.png", metadata: { x: 1 } });
       expect(await port.update(a.org.id, { slug: b.org.slug })).toBe("slug-taken");
       expect((await port.findById(a.org.id))?.slug).toBe(a.org.slug);
@@ -204,13 +210,21 @@ export function describeOrganizations(getStore: () => Store): void {
       await port.createInvitation(again);
       const base = { at: at(1_000) };
       expect(
-        await port.acceptInvitation(again.id, { ...base, memberId: uid("m"), userId: existing.id, email: existing.email }, null),
+        await port.acceptInvitation(
+          again.id,
+          { ...base, memberId: uid("m"), userId: existing.id, email: existing.email },
+          null,
+        ),
       ).toEqual({ ok: false, reason: "exists" });
       const newcomer = await newUser();
       const full = invitation(org.id, owner.id, { email: newcomer.email });
       await port.createInvitation(full);
       expect(
-        await port.acceptInvitation(full.id, { ...base, memberId: uid("m"), userId: newcomer.id, email: newcomer.email }, 2),
+        await port.acceptInvitation(
+          full.id,
+          { ...base, memberId: uid("m"), userId: newcomer.id, email: newcomer.email },
+          2,
+        ),
       ).toEqual({ ok: false, reason: "limit" });
       expect((await port.findInvitation(again.id))?.status).toBe("pending");
       expect((await port.findInvitation(full.id))?.status).toBe("pending");
@@ -225,7 +239,11 @@ export function describeOrganizations(getStore: () => Store): void {
       await port.createInvitation(inv);
       const results = await Promise.all(
         Array.from({ length: 8 }, () =>
-          port.acceptInvitation(inv.id, { memberId: uid("m"), userId: invitee.id, email: invitee.email, at: at(1_000) }, null),
+          port.acceptInvitation(
+            inv.id,
+            { memberId: uid("m"), userId: invitee.id, email: invitee.email, at: at(1_000) },
+            null,
+          ),
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);

@@ -182,6 +182,21 @@ export class OrganizationService {
     return statementsOf(this.options.roles, role);
   }
 
+  /** Whether `role` grants every action of `permissions`. */
+  roleGrants(role: string, permissions: Permissions): boolean {
+    return roleGrants(this.options.roles, role, permissions);
+  }
+
+  /** Whether `permissions` is a well-formed statement (`{ resource: [actions] }`). */
+  validStatements(permissions: unknown): permissions is Permissions {
+    try {
+      checkStatements(permissions, "permissions");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private checkRole(role: unknown, field = "role"): string {
     if (typeof role !== "string" || !this.options.roles.has(role))
       throw new AuthError("ROLE_NOT_FOUND", `${field} must be one of: ${this.roleNames.join(", ")}`, {
@@ -234,7 +249,10 @@ export class OrganizationService {
     const hook = this.options.hooks.beforeMemberAdded;
     if (!hook) return;
     const answer = await runHook("beforeMemberAdded", () =>
-      hook({ organizationId: member.organizationId, userId: member.userId, role: member.role }, { path, user: toUserView(user) }),
+      hook(
+        { organizationId: member.organizationId, userId: member.userId, role: member.role },
+        { path, user: toUserView(user) },
+      ),
     );
     if (answer === false) throw new AuthError("MEMBER_ADD_REJECTED", "This member may not be added");
   }
@@ -257,13 +275,15 @@ export class OrganizationService {
     };
     if (options.checkAllowed) {
       const allow = this.options.allowUserToCreate;
-      const allowed = typeof allow === "boolean" ? allow : await runHook("allowUserToCreate", () => allow(toUserView(user)));
-      if (allowed !== true)
-        throw new AuthError("ORGANIZATION_CREATION_DISABLED", "You may not create organizations");
+      const allowed =
+        typeof allow === "boolean" ? allow : await runHook("allowUserToCreate", () => allow(toUserView(user)));
+      if (allowed !== true) throw new AuthError("ORGANIZATION_CREATION_DISABLED", "You may not create organizations");
     }
     const hook = this.options.hooks.beforeOrganizationCreated;
     if (hook) {
-      const answer = await runHook("beforeOrganizationCreated", () => hook(structuredClone(draft), { user: toUserView(user) }));
+      const answer = await runHook("beforeOrganizationCreated", () =>
+        hook(structuredClone(draft), { user: toUserView(user) }),
+      );
       if (answer === false)
         throw new AuthError("ORGANIZATION_CREATION_REJECTED", "This organization may not be created");
       if (answer !== null && typeof answer === "object") {
@@ -294,7 +314,13 @@ export class OrganizationService {
         details: [{ path: "slug", message: "taken" }],
       });
     if (result === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
-    await emit(this.ctx, "OrganizationCreated", { userId: user.id, organizationId: organization.id, slug: organization.slug }, meta, at);
+    await emit(
+      this.ctx,
+      "OrganizationCreated",
+      { userId: user.id, organizationId: organization.id, slug: organization.slug },
+      meta,
+      at,
+    );
     await emit(
       this.ctx,
       "MemberAdded",
@@ -313,7 +339,11 @@ export class OrganizationService {
     if (data.slug !== undefined) patch.slug = checkSlug(data.slug, "data.slug");
     if (data.logo !== undefined) patch.logo = checkLogo(data.logo, "data.logo");
     if (data.metadata !== undefined) patch.metadata = checkMetadata(data.metadata, "data.metadata");
-    const { organization } = await this.authorized(user.id, { organizationId: input.organizationId }, { organization: ["update"] });
+    const { organization } = await this.authorized(
+      user.id,
+      { organizationId: input.organizationId },
+      { organization: ["update"] },
+    );
     const fields = Object.keys(patch);
     if (fields.length === 0) return toOrganizationView(organization);
     const updated = await this.store.update(organization.id, patch);
@@ -371,7 +401,12 @@ export class OrganizationService {
     const { organization } = await this.membership(user.id, ref);
     // The membership is checked again in the write itself: a removal landing between the read and the write wins.
     if (!(await this.store.setActive(sessionId, user.id, organization.id))) throw notFound();
-    await emit(this.ctx, "ActiveOrganizationChanged", { userId: user.id, sessionId, organizationId: organization.id }, meta);
+    await emit(
+      this.ctx,
+      "ActiveOrganizationChanged",
+      { userId: user.id, sessionId, organizationId: organization.id },
+      meta,
+    );
     return toOrganizationView(organization);
   }
 
@@ -398,7 +433,10 @@ export class OrganizationService {
     let invitation: InvitationRecord;
     if (pending) {
       if (input.resend !== true)
-        throw new AuthError("INVITATION_ALREADY_SENT", "This address has a pending invitation; send it again with resend: true");
+        throw new AuthError(
+          "INVITATION_ALREADY_SENT",
+          "This address has a pending invitation; send it again with resend: true",
+        );
       await this.ctx.sendLimits.enforce("organization-invitation", email, meta, invitee?.id ?? null);
       const renewed = await this.store.renewInvitation(pending.id, expiresAt);
       if (!renewed) throw new AuthError("INVITATION_NOT_PENDING", "The invitation was answered meanwhile");
@@ -431,7 +469,9 @@ export class OrganizationService {
         at,
       );
     }
-    const url = new URL(resolveCallbackUrl(this.ctx.config, this.options.invitationURL, `${this.ctx.config.baseUrl}/accept-invitation`));
+    const url = new URL(
+      resolveCallbackUrl(this.ctx.config, this.options.invitationURL, `${this.ctx.config.baseUrl}/accept-invitation`),
+    );
     url.searchParams.set("invitationId", invitation.id);
     this.ctx.mailer.sendInBackground(meta, email, "organization-invitation", {
       url: url.toString(),
@@ -461,7 +501,11 @@ export class OrganizationService {
    * Accepts an invitation: only by a signed-in user whose verified email is the invitee's; single-use (of two
    * parallel accepts one wins); expired, canceled, rejected or accepted ones are refused.
    */
-  async accept(user: UserRecord, invitationId: string, meta: RequestMeta): Promise<{ invitation: InvitationView; member: MemberView }> {
+  async accept(
+    user: UserRecord,
+    invitationId: string,
+    meta: RequestMeta,
+  ): Promise<{ invitation: InvitationView; member: MemberView }> {
     const invitation = await this.invitationFor(user, invitationId);
     const at = this.now();
     const draft: MemberRecord = {
@@ -554,7 +598,8 @@ export class OrganizationService {
       throw invalidField(field, `${field} must be a string`);
     const members = await this.store.listMembers(organizationId);
     const found = members.find(
-      ({ member, user }) => member.id === memberId || member.userId === memberId || user.email === memberId.toLowerCase(),
+      ({ member, user }) =>
+        member.id === memberId || member.userId === memberId || user.email === memberId.toLowerCase(),
     );
     if (!found) throw new AuthError("MEMBER_NOT_FOUND", "No such member of this organization");
     return found.member;
@@ -582,7 +627,13 @@ export class OrganizationService {
     await emit(
       this.ctx,
       "MemberRoleChanged",
-      { userId: user.id, organizationId: organization.id, memberUserId: target.userId, from: result.previousRole, to: role },
+      {
+        userId: user.id,
+        organizationId: organization.id,
+        memberUserId: target.userId,
+        from: result.previousRole,
+        to: role,
+      },
       meta,
     );
     const targetUser = await this.ctx.store.users.findById(target.userId);
@@ -669,7 +720,9 @@ export class OrganizationService {
 const limitReached = () =>
   new AuthError("MEMBERSHIP_LIMIT_REACHED", "The organization has as many members as it may have");
 
-function acceptRefusal(reason: "not-found" | "not-pending" | "expired" | "wrong-email" | "exists" | "limit"): AuthError {
+function acceptRefusal(
+  reason: "not-found" | "not-pending" | "expired" | "wrong-email" | "exists" | "limit",
+): AuthError {
   switch (reason) {
     case "not-found":
       return new AuthError("INVITATION_NOT_FOUND", "No such invitation");

@@ -45,7 +45,11 @@ export interface OrganizationApi {
  * @example
  * const { service } = auth.core.plugins.get(ORGANIZATIONS_PLUGIN_ID)!;
  */
-export type OrganizationsInstalled = InstalledPlugin<OrganizationService, OrganizationApi, ResolvedOrganizationsOptions>;
+export type OrganizationsInstalled = InstalledPlugin<
+  OrganizationService,
+  OrganizationApi,
+  ResolvedOrganizationsOptions
+>;
 
 /**
  * The id `organizations()` installs under, typed with what it installs.

@@ -218,11 +218,7 @@ export function organizationsPort(db: PgDatabase): OrganizationStore {
       );
     },
     async listInvitations(organizationId) {
-      return db
-        .select()
-        .from(i)
-        .where(eq(i.organizationId, organizationId))
-        .orderBy(desc(i.createdAt), desc(i.id));
+      return db.select().from(i).where(eq(i.organizationId, organizationId)).orderBy(desc(i.createdAt), desc(i.id));
     },
     async listInvitationsByEmail(email) {
       return db

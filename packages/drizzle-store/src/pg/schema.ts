@@ -286,10 +286,7 @@ export const invitations = pgTable(
     expiresAt: instant("expires_at").notNull(),
     createdAt: instant("created_at").notNull(),
   },
-  (t) => [
-    index("invitations_organization_id_idx").on(t.organizationId),
-    index("invitations_email_idx").on(t.email),
-  ],
+  (t) => [index("invitations_organization_id_idx").on(t.organizationId), index("invitations_email_idx").on(t.email)],
 );
 
 /** PostgreSQL table of audit events; no foreign key, so rows outlive their user. */

@@ -148,7 +148,9 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
         const [updated] = await db
           .update(m)
           .set({ role })
-          .where(and(eq(m.id, row.id), eq(m.role, row.role), keepsOwner ? undefined : otherOwner(organizationId, userId)))
+          .where(
+            and(eq(m.id, row.id), eq(m.role, row.role), keepsOwner ? undefined : otherOwner(organizationId, userId)),
+          )
           .returning();
         if (updated) return { ok: true, member: updated, previousRole: row.role };
         const now = await memberOf(organizationId, userId);
@@ -208,11 +210,7 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
       );
     },
     async listInvitations(organizationId) {
-      return db
-        .select()
-        .from(i)
-        .where(eq(i.organizationId, organizationId))
-        .orderBy(desc(i.createdAt), desc(i.id));
+      return db.select().from(i).where(eq(i.organizationId, organizationId)).orderBy(desc(i.createdAt), desc(i.id));
     },
     async listInvitationsByEmail(email) {
       return db
@@ -237,11 +235,7 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
           .update(i)
           .set({ status: "accepted" })
           .where(
-            and(
-              eq(i.id, id),
-              eq(i.status, "pending"),
-              sql`exists (select 1 from ${m} where ${m.id} = ${a.memberId})`,
-            ),
+            and(eq(i.id, id), eq(i.status, "pending"), sql`exists (select 1 from ${m} where ${m.id} = ${a.memberId})`),
           )
           .returning(),
       ]);

@@ -273,10 +273,7 @@ export const invitations = sqliteTable(
     expiresAt: instant("expires_at").notNull(),
     createdAt: instant("created_at").notNull(),
   },
-  (t) => [
-    index("invitations_organization_id_idx").on(t.organizationId),
-    index("invitations_email_idx").on(t.email),
-  ],
+  (t) => [index("invitations_organization_id_idx").on(t.organizationId), index("invitations_email_idx").on(t.email)],
 );
 
 /** SQLite table of audit events; no foreign key, so rows outlive their user. */

@@ -9,6 +9,7 @@ import { registerMagicLinkRoutes } from "./magic-link/index.ts";
 import { registerTwoFactorRoutes } from "./two-factor/index.ts";
 import { registerOAuthRoutes } from "./oauth/index.ts";
 import { registerPasskeyRoutes } from "./passkey/index.ts";
+import { registerOrganizationsRoutes } from "./organization/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
 import { registerHealthRoutes } from "./health/index.ts";
@@ -24,6 +25,7 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerTwoFactorRoutes,
   registerOAuthRoutes,
   registerPasskeyRoutes,
+  registerOrganizationsRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
   registerHealthRoutes,

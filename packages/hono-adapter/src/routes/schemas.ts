@@ -42,6 +42,10 @@ export const SessionSchema = z
     updatedAt: z.string().openapi({ format: "date-time" }),
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
+    activeOrganizationId: z
+      .string()
+      .optional()
+      .openapi({ description: "The organization the session acts for (`organizations()`); absent when none." }),
   })
   .openapi("Session");
 
