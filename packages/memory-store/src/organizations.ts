@@ -30,17 +30,15 @@ export function dropMemberships(db: MemoryDatabase, userId: string): void {
   }
 }
 
-/**
- * `OrganizationStore` in memory: the unique `slug` and `membership` indexes decide uniqueness; every check and its
- * write happen in one synchronous step, so the last-owner rule, the membership limit and single-use invitations are
- * atomic.
- */
-export function organizationsPort(db: MemoryDatabase): OrganizationStore {
-  const { organizations, members, invitations, users, sessions } = db;
-  const otherOwner = (organizationId: string, userId: string) =>
-    members.rowsBy("organization", organizationId).some((m) => m.role === OWNER && m.userId !== userId);
-  const memberOf = (organizationId: string, userId: string) =>
-    members.firstBy("membership", membershipKey({ organizationId, userId }));
+const otherOwner = (db: MemoryDatabase, organizationId: string, userId: string) =>
+  db.members.rowsBy("organization", organizationId).some((m) => m.role === OWNER && m.userId !== userId);
+const memberOf = (db: MemoryDatabase, organizationId: string, userId: string) =>
+  db.members.firstBy("membership", membershipKey({ organizationId, userId }));
+
+function organizationRows(
+  db: MemoryDatabase,
+): Pick<OrganizationStore, "create" | "findById" | "findBySlug" | "update" | "delete" | "listByUser" | "setActive"> {
+  const { organizations, members, users, sessions } = db;
   return {
     async create(organization, owner) {
       if (!users.has(owner.userId)) return "owner-gone";
@@ -79,8 +77,23 @@ export function organizationsPort(db: MemoryDatabase): OrganizationStore {
           return organization ? [{ organization: copy(organization), member: copy(member) }] : [];
         });
     },
+    async setActive(sessionId, userId, organizationId) {
+      const session = sessions.get(sessionId);
+      if (!session || session.userId !== userId) return false;
+      if (organizationId !== null && !memberOf(db, organizationId, userId)) return false;
+      sessions.set(sessionId, { ...session, activeOrganizationId: organizationId });
+      return true;
+    },
+  };
+}
+
+function memberRows(
+  db: MemoryDatabase,
+): Pick<OrganizationStore, "findMember" | "listMembers" | "addMember" | "updateMemberRole" | "removeMember"> {
+  const { organizations, members, users } = db;
+  return {
     async findMember(organizationId, userId) {
-      const row = memberOf(organizationId, userId);
+      const row = memberOf(db, organizationId, userId);
       return row ? copy(row) : null;
     },
     async listMembers(organizationId) {
@@ -95,27 +108,45 @@ export function organizationsPort(db: MemoryDatabase): OrganizationStore {
     async addMember(member, limit) {
       if (!organizations.has(member.organizationId)) return "organization-gone";
       if (!users.has(member.userId)) return "user-gone";
-      if (memberOf(member.organizationId, member.userId)) return "exists";
+      if (memberOf(db, member.organizationId, member.userId)) return "exists";
       if (limit !== null && members.rowsBy("organization", member.organizationId).length >= limit) return "limit";
       members.set(member.id, copy(member));
       return "added";
     },
     async updateMemberRole(organizationId, userId, role): Promise<OwnerGuardedResult> {
-      const row = memberOf(organizationId, userId);
+      const row = memberOf(db, organizationId, userId);
       if (!row) return { ok: false, reason: "not-found" };
-      if (row.role === OWNER && role !== OWNER && !otherOwner(organizationId, userId))
+      if (row.role === OWNER && role !== OWNER && !otherOwner(db, organizationId, userId))
         return { ok: false, reason: "last-owner" };
       const next: MemberRecord = { ...row, role };
       members.set(row.id, next);
       return { ok: true, member: copy(next), previousRole: row.role };
     },
     async removeMember(organizationId, userId): Promise<OwnerGuardedResult> {
-      const row = memberOf(organizationId, userId);
+      const row = memberOf(db, organizationId, userId);
       if (!row) return { ok: false, reason: "not-found" };
-      if (row.role === OWNER && !otherOwner(organizationId, userId)) return { ok: false, reason: "last-owner" };
+      if (row.role === OWNER && !otherOwner(db, organizationId, userId)) return { ok: false, reason: "last-owner" };
       members.delete(row.id);
       return { ok: true, member: copy(row), previousRole: row.role };
     },
+  };
+}
+
+function invitationRows(
+  db: MemoryDatabase,
+): Pick<
+  OrganizationStore,
+  | "createInvitation"
+  | "findInvitation"
+  | "findPendingInvitation"
+  | "renewInvitation"
+  | "listInvitations"
+  | "listInvitationsByEmail"
+  | "acceptInvitation"
+  | "settleInvitation"
+> {
+  const { organizations, members, invitations, users } = db;
+  return {
     async createInvitation(invitation) {
       if (!organizations.has(invitation.organizationId)) return false;
       invitations.set(invitation.id, copy(invitation));
@@ -134,7 +165,7 @@ export function organizationsPort(db: MemoryDatabase): OrganizationStore {
     },
     async renewInvitation(id, expiresAt) {
       const row = invitations.get(id);
-      if (!row || row.status !== "pending") return null;
+      if (row?.status !== "pending") return null;
       const next = { ...row, expiresAt: new Date(expiresAt) };
       invitations.set(id, next);
       return copy(next);
@@ -157,7 +188,7 @@ export function organizationsPort(db: MemoryDatabase): OrganizationStore {
       if (row.email !== acceptance.email) return { ok: false, reason: "wrong-email" };
       if (!organizations.has(row.organizationId) || !users.has(acceptance.userId))
         return { ok: false, reason: "not-found" };
-      if (memberOf(row.organizationId, acceptance.userId)) return { ok: false, reason: "exists" };
+      if (memberOf(db, row.organizationId, acceptance.userId)) return { ok: false, reason: "exists" };
       if (limit !== null && members.rowsBy("organization", row.organizationId).length >= limit)
         return { ok: false, reason: "limit" };
       const member: MemberRecord = {
@@ -174,17 +205,19 @@ export function organizationsPort(db: MemoryDatabase): OrganizationStore {
     },
     async settleInvitation(id, status) {
       const row = invitations.get(id);
-      if (!row || row.status !== "pending") return null;
+      if (row?.status !== "pending") return null;
       const next = { ...row, status };
       invitations.set(id, next);
       return copy(next);
     },
-    async setActive(sessionId, userId, organizationId) {
-      const session = sessions.get(sessionId);
-      if (!session || session.userId !== userId) return false;
-      if (organizationId !== null && !memberOf(organizationId, userId)) return false;
-      sessions.set(sessionId, { ...session, activeOrganizationId: organizationId });
-      return true;
-    },
   };
+}
+
+/**
+ * `OrganizationStore` in memory: the unique `slug` and `membership` indexes decide uniqueness; every check and its
+ * write happen in one synchronous step, so the last-owner rule, the membership limit and single-use invitations are
+ * atomic.
+ */
+export function organizationsPort(db: MemoryDatabase): OrganizationStore {
+  return { ...organizationRows(db), ...memberRows(db), ...invitationRows(db) };
 }

@@ -16,7 +16,7 @@ const OWNER = "owner";
 
 const isMembershipTaken = (error: unknown) => {
   const fields = duplicateKeyFields(error);
-  return fields !== null && fields.includes("organizationId") && fields.includes("userId");
+  return fields?.includes("organizationId") && fields.includes("userId");
 };
 
 /** Deletes an organization with its members and invitations, and clears it from the sessions that had it active. */
@@ -65,44 +65,38 @@ export async function deleteMemberships(c: Collections, userId: string): Promise
   }
 }
 
-/**
- * `OrganizationStore` over MongoDB, atomic without multi-document transactions: each organization document counts
- * its members and owners, and every write that could break the last-owner rule or the membership limit first moves
- * that count with one conditional update (`ownerCount > 1`, `memberCount < limit`), then writes the membership,
- * and gives the count back if the membership write does not happen. An accept first moves the invitation from
- * pending to accepted (one conditional update: of N parallel accepts one matches), and puts it back when the
- * member cannot be added. The unique indexes decide slugs and memberships.
- */
-export function organizationsPort(c: Collections): OrganizationStore {
-  const memberDoc = (organizationId: string, userId: string) =>
-    c.members.findOne({ organizationId: { $eq: organizationId }, userId: { $eq: userId } });
-  const userExists = async (userId: string) =>
-    (await c.users.countDocuments({ _id: { $eq: userId } }, { limit: 1 })) > 0;
-  const orgExists = async (id: string) =>
-    (await c.organizations.countDocuments({ _id: { $eq: id } }, { limit: 1 })) > 0;
+const memberDoc = (c: Collections, organizationId: string, userId: string) =>
+  c.members.findOne({ organizationId: { $eq: organizationId }, userId: { $eq: userId } });
+const userExists = async (c: Collections, userId: string) =>
+  (await c.users.countDocuments({ _id: { $eq: userId } }, { limit: 1 })) > 0;
+const orgExists = async (c: Collections, id: string) =>
+  (await c.organizations.countDocuments({ _id: { $eq: id } }, { limit: 1 })) > 0;
 
-  /** Inserts a member whose place is reserved already; gives the place back when the insert does not happen. */
-  async function insertReserved(member: MemberRecord): Promise<"added" | "exists" | "user-gone"> {
-    try {
-      await c.members.insertOne(memberToDoc(member));
-    } catch (error) {
-      await bump(c, member.organizationId, { memberCount: -1 });
-      if (isMembershipTaken(error)) return "exists";
-      throw error;
-    }
-    if (member.role === OWNER) await bump(c, member.organizationId, { ownerCount: 1 });
-    // The user may have been deleted between the check and the insert: take the row back.
-    if (!(await userExists(member.userId))) {
-      await c.members.deleteOne({ _id: { $eq: member.id } });
-      await bump(c, member.organizationId, { memberCount: -1, ...(member.role === OWNER ? { ownerCount: -1 } : {}) });
-      return "user-gone";
-    }
-    return "added";
+/** Inserts a member whose place is reserved already; gives the place back when the insert does not happen. */
+async function insertReserved(c: Collections, member: MemberRecord): Promise<"added" | "exists" | "user-gone"> {
+  try {
+    await c.members.insertOne(memberToDoc(member));
+  } catch (error) {
+    await bump(c, member.organizationId, { memberCount: -1 });
+    if (isMembershipTaken(error)) return "exists";
+    throw error;
   }
+  if (member.role === OWNER) await bump(c, member.organizationId, { ownerCount: 1 });
+  // The user may have been deleted between the check and the insert: take the row back.
+  if (!(await userExists(c, member.userId))) {
+    await c.members.deleteOne({ _id: { $eq: member.id } });
+    await bump(c, member.organizationId, { memberCount: -1, ...(member.role === OWNER ? { ownerCount: -1 } : {}) });
+    return "user-gone";
+  }
+  return "added";
+}
 
+function organizationRows(
+  c: Collections,
+): Pick<OrganizationStore, "create" | "findById" | "findBySlug" | "update" | "delete" | "listByUser" | "setActive"> {
   return {
     async create(organization, owner) {
-      if (!(await userExists(owner.userId))) return "owner-gone";
+      if (!(await userExists(c, owner.userId))) return "owner-gone";
       try {
         await c.organizations.insertOne(organizationToDoc(organization, { memberCount: 1, ownerCount: 1 }));
       } catch (error) {
@@ -115,7 +109,7 @@ export function organizationsPort(c: Collections): OrganizationStore {
         await c.organizations.deleteOne({ _id: { $eq: organization.id } });
         throw error;
       }
-      if (!(await userExists(owner.userId))) {
+      if (!(await userExists(c, owner.userId))) {
         await dropOrganization(c, organization.id);
         return "owner-gone";
       }
@@ -158,8 +152,23 @@ export function organizationsPort(c: Collections): OrganizationStore {
         return organization ? [{ organization, member: memberFromDoc(m) }] : [];
       });
     },
+    async setActive(sessionId, userId, organizationId) {
+      if (organizationId !== null && !(await memberDoc(c, organizationId, userId))) return false;
+      const r = await c.sessions.updateOne(
+        { _id: { $eq: sessionId }, userId: { $eq: userId } },
+        { $set: { activeOrganizationId: organizationId } },
+      );
+      return r.matchedCount === 1;
+    },
+  };
+}
+
+function memberRows(
+  c: Collections,
+): Pick<OrganizationStore, "findMember" | "listMembers" | "addMember" | "updateMemberRole" | "removeMember"> {
+  return {
     async findMember(organizationId, userId) {
-      const doc = await memberDoc(organizationId, userId);
+      const doc = await memberDoc(c, organizationId, userId);
       return doc ? memberFromDoc(doc) : null;
     },
     async listMembers(organizationId) {
@@ -176,21 +185,21 @@ export function organizationsPort(c: Collections): OrganizationStore {
       });
     },
     async addMember(member, limit) {
-      if (!(await userExists(member.userId))) return "user-gone";
-      if (await memberDoc(member.organizationId, member.userId)) return "exists";
+      if (!(await userExists(c, member.userId))) return "user-gone";
+      if (await memberDoc(c, member.organizationId, member.userId)) return "exists";
       if (!(await reservePlace(c, member.organizationId, limit)))
-        return (await orgExists(member.organizationId)) ? "limit" : "organization-gone";
-      return insertReserved(member);
+        return (await orgExists(c, member.organizationId)) ? "limit" : "organization-gone";
+      return insertReserved(c, member);
     },
     async updateMemberRole(organizationId, userId, role): Promise<OwnerGuardedResult> {
       for (;;) {
-        const doc = await memberDoc(organizationId, userId);
+        const doc = await memberDoc(c, organizationId, userId);
         if (!doc) return { ok: false, reason: "not-found" };
         const demotes = doc.role === OWNER && role !== OWNER;
         const promotes = doc.role !== OWNER && role === OWNER;
         if (demotes && !(await releaseOwner(c, organizationId))) {
           // The count says last owner: refused, unless the row changed meanwhile (then decide again).
-          const now = await memberDoc(organizationId, userId);
+          const now = await memberDoc(c, organizationId, userId);
           if (now && now.role === doc.role) return { ok: false, reason: "last-owner" };
           continue;
         }
@@ -209,11 +218,11 @@ export function organizationsPort(c: Collections): OrganizationStore {
     },
     async removeMember(organizationId, userId): Promise<OwnerGuardedResult> {
       for (;;) {
-        const doc = await memberDoc(organizationId, userId);
+        const doc = await memberDoc(c, organizationId, userId);
         if (!doc) return { ok: false, reason: "not-found" };
         const owner = doc.role === OWNER;
         if (owner && !(await releaseOwner(c, organizationId))) {
-          const now = await memberDoc(organizationId, userId);
+          const now = await memberDoc(c, organizationId, userId);
           if (now && now.role === doc.role) return { ok: false, reason: "last-owner" };
           continue;
         }
@@ -226,10 +235,27 @@ export function organizationsPort(c: Collections): OrganizationStore {
         return { ok: true, member: memberFromDoc(gone), previousRole: doc.role };
       }
     },
+  };
+}
+
+function invitationRows(
+  c: Collections,
+): Pick<
+  OrganizationStore,
+  | "createInvitation"
+  | "findInvitation"
+  | "findPendingInvitation"
+  | "renewInvitation"
+  | "listInvitations"
+  | "listInvitationsByEmail"
+  | "acceptInvitation"
+  | "settleInvitation"
+> {
+  return {
     async createInvitation(invitation) {
-      if (!(await orgExists(invitation.organizationId))) return false;
+      if (!(await orgExists(c, invitation.organizationId))) return false;
       await c.invitations.insertOne(invitationToDoc(invitation));
-      if (!(await orgExists(invitation.organizationId))) {
+      if (!(await orgExists(c, invitation.organizationId))) {
         await c.invitations.deleteOne({ _id: { $eq: invitation.id } });
         return false;
       }
@@ -302,11 +328,11 @@ export function organizationsPort(c: Collections): OrganizationStore {
         role: claimed.role,
         createdAt: acceptance.at,
       };
-      if (!(await userExists(member.userId))) return giveBack("not-found");
-      if (await memberDoc(member.organizationId, member.userId)) return giveBack("exists");
+      if (!(await userExists(c, member.userId))) return giveBack("not-found");
+      if (await memberDoc(c, member.organizationId, member.userId)) return giveBack("exists");
       if (!(await reservePlace(c, member.organizationId, limit)))
-        return giveBack((await orgExists(member.organizationId)) ? "limit" : "not-found");
-      const added = await insertReserved(member);
+        return giveBack((await orgExists(c, member.organizationId)) ? "limit" : "not-found");
+      const added = await insertReserved(c, member);
       if (added !== "added") return giveBack(added === "exists" ? "exists" : "not-found");
       return { ok: true, member, invitation: invitationFromDoc(claimed) };
     },
@@ -318,13 +344,17 @@ export function organizationsPort(c: Collections): OrganizationStore {
       );
       return doc ? invitationFromDoc(doc) : null;
     },
-    async setActive(sessionId, userId, organizationId) {
-      if (organizationId !== null && !(await memberDoc(organizationId, userId))) return false;
-      const r = await c.sessions.updateOne(
-        { _id: { $eq: sessionId }, userId: { $eq: userId } },
-        { $set: { activeOrganizationId: organizationId } },
-      );
-      return r.matchedCount === 1;
-    },
   };
+}
+
+/**
+ * `OrganizationStore` over MongoDB, atomic without multi-document transactions: each organization document counts
+ * its members and owners, and every write that could break the last-owner rule or the membership limit first moves
+ * that count with one conditional update (`ownerCount > 1`, `memberCount < limit`), then writes the membership,
+ * and gives the count back if the membership write does not happen. An accept first moves the invitation from
+ * pending to accepted (one conditional update: of N parallel accepts one matches), and puts it back when the
+ * member cannot be added. The unique indexes decide slugs and memberships.
+ */
+export function organizationsPort(c: Collections): OrganizationStore {
+  return { ...organizationRows(c), ...memberRows(c), ...invitationRows(c) };
 }

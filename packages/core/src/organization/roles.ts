@@ -27,6 +27,15 @@ const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Role name -> resource -> actions (a set), after merging the defaults with `organizations({ roles })`. */
 export type RoleTable = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
 
+/** The value under `key`, made and stored first when missing. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const found = map.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
 /**
  * The roles of `organizations({ roles })` merged over the defaults: a named role adds its statements to the
  * built-in one of that name (the built-in statements stay: an `owner` can always manage the organization); a new
@@ -35,11 +44,9 @@ export type RoleTable = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<stri
 export function resolveRoles(custom: Record<string, Permissions> | undefined, field: string): RoleTable {
   const table = new Map<string, Map<string, Set<string>>>();
   const add = (role: string, statements: Permissions) => {
-    let resources = table.get(role);
-    if (!resources) table.set(role, (resources = new Map()));
+    const resources = entry(table, role, () => new Map<string, Set<string>>());
     for (const [resource, actions] of Object.entries(statements)) {
-      let set = resources.get(resource);
-      if (!set) resources.set(resource, (set = new Set()));
+      const set = entry(resources, resource, () => new Set<string>());
       for (const action of actions) set.add(action);
     }
   };
@@ -58,8 +65,7 @@ export function resolveRoles(custom: Record<string, Permissions> | undefined, fi
   for (const [role, resources] of table) {
     if (role === OWNER_ROLE) continue;
     for (const [resource, actions] of resources) {
-      let set = owner.get(resource);
-      if (!set) owner.set(resource, (set = new Set()));
+      const set = entry(owner, resource, () => new Set<string>());
       for (const action of actions) set.add(action);
     }
   }

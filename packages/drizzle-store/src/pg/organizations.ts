@@ -54,31 +54,9 @@ export async function deleteSoleOwnedOrganizations(tx: PgDatabase, userId: strin
   for (const { id } of owned) if (!(await hasOtherOwner(tx, id, userId))) await tx.delete(o).where(eq(o.id, id));
 }
 
-/**
- * `OrganizationStore` over PostgreSQL: unique indexes decide slugs and memberships; every write that can change who
- * owns an organization, or how many members it has, locks the organization's row first (`SELECT ... FOR UPDATE`),
- * so those decisions are made one at a time per organization. An accept locks the organization, then the
- * invitation (the order a cascading delete of the organization takes too).
- */
-export function organizationsPort(db: PgDatabase): OrganizationStore {
-  const guarded = async (
-    organizationId: string,
-    userId: string,
-    change: (tx: PgDatabase, row: MemberRecord) => Promise<MemberRecord>,
-    demotes: (row: MemberRecord) => boolean,
-  ): Promise<OwnerGuardedResult> =>
-    db.transaction(async (tx) => {
-      if (!(await lockOrganization(tx, organizationId))) return { ok: false, reason: "not-found" };
-      const [row] = await tx
-        .select()
-        .from(m)
-        .where(and(eq(m.organizationId, organizationId), eq(m.userId, userId)));
-      if (!row) return { ok: false, reason: "not-found" };
-      if (row.role === OWNER && demotes(row) && !(await hasOtherOwner(tx, organizationId, userId)))
-        return { ok: false, reason: "last-owner" };
-      return { ok: true, member: await change(tx, row), previousRole: row.role };
-    });
-
+function organizationRows(
+  db: PgDatabase,
+): Pick<OrganizationStore, "create" | "findById" | "findBySlug" | "update" | "delete" | "listByUser" | "setActive"> {
   return {
     async create(organization, owner) {
       try {
@@ -126,6 +104,43 @@ export function organizationsPort(db: PgDatabase): OrganizationStore {
         .where(eq(m.userId, userId))
         .orderBy(asc(m.createdAt), asc(m.id));
     },
+    async setActive(sessionId, userId, organizationId) {
+      const membership =
+        organizationId === null
+          ? sql`true`
+          : sql`exists (select 1 from ${m} where ${m.organizationId} = ${organizationId} and ${m.userId} = ${userId})`;
+      const changed = await db
+        .update(sessions)
+        .set({ activeOrganizationId: organizationId })
+        .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), membership))
+        .returning({ id: sessions.id });
+      return changed.length > 0;
+    },
+  };
+}
+
+function memberRows(
+  db: PgDatabase,
+): Pick<OrganizationStore, "findMember" | "listMembers" | "addMember" | "updateMemberRole" | "removeMember"> {
+  const guarded = async (
+    organizationId: string,
+    userId: string,
+    change: (tx: PgDatabase, row: MemberRecord) => Promise<MemberRecord>,
+    demotes: (row: MemberRecord) => boolean,
+  ): Promise<OwnerGuardedResult> =>
+    db.transaction(async (tx) => {
+      if (!(await lockOrganization(tx, organizationId))) return { ok: false, reason: "not-found" };
+      const [row] = await tx
+        .select()
+        .from(m)
+        .where(and(eq(m.organizationId, organizationId), eq(m.userId, userId)));
+      if (!row) return { ok: false, reason: "not-found" };
+      if (row.role === OWNER && demotes(row) && !(await hasOtherOwner(tx, organizationId, userId)))
+        return { ok: false, reason: "last-owner" };
+      return { ok: true, member: await change(tx, row), previousRole: row.role };
+    });
+
+  return {
     async findMember(organizationId, userId) {
       return (
         (
@@ -182,6 +197,23 @@ export function organizationsPort(db: PgDatabase): OrganizationStore {
         () => true,
       );
     },
+  };
+}
+
+function invitationRows(
+  db: PgDatabase,
+): Pick<
+  OrganizationStore,
+  | "createInvitation"
+  | "findInvitation"
+  | "findPendingInvitation"
+  | "renewInvitation"
+  | "listInvitations"
+  | "listInvitationsByEmail"
+  | "acceptInvitation"
+  | "settleInvitation"
+> {
+  return {
     async createInvitation(invitation) {
       try {
         await db.insert(i).values(invitation);
@@ -273,17 +305,15 @@ export function organizationsPort(db: PgDatabase): OrganizationStore {
         )[0] ?? null
       );
     },
-    async setActive(sessionId, userId, organizationId) {
-      const membership =
-        organizationId === null
-          ? sql`true`
-          : sql`exists (select 1 from ${m} where ${m.organizationId} = ${organizationId} and ${m.userId} = ${userId})`;
-      const changed = await db
-        .update(sessions)
-        .set({ activeOrganizationId: organizationId })
-        .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), membership))
-        .returning({ id: sessions.id });
-      return changed.length > 0;
-    },
   };
+}
+
+/**
+ * `OrganizationStore` over PostgreSQL: unique indexes decide slugs and memberships; every write that can change who
+ * owns an organization, or how many members it has, locks the organization's row first (`SELECT ... FOR UPDATE`),
+ * so those decisions are made one at a time per organization. An accept locks the organization, then the
+ * invitation (the order a cascading delete of the organization takes too).
+ */
+export function organizationsPort(db: PgDatabase): OrganizationStore {
+  return { ...organizationRows(db), ...memberRows(db), ...invitationRows(db) };
 }

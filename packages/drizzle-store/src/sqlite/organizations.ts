@@ -42,27 +42,23 @@ export function membershipDeletes(db: SqliteDatabase, userId: string) {
   ] as const;
 }
 
-/**
- * `OrganizationStore` over SQLite, libSQL and D1 (no interactive transactions): every write that guards an
- * invariant is one conditional statement, or one batch whose later statements are conditioned on the earlier ones'
- * rows; SQLite runs one writer at a time, and a statement sees every write committed before it. So the last-owner
- * rule is a condition of the UPDATE or DELETE itself, and an accept inserts the member only from a pending
- * invitation and marks the invitation only when that member row exists.
- */
-export function organizationsPort(db: SqliteDatabase): OrganizationStore {
-  const memberOf = async (organizationId: string, userId: string) =>
-    (
-      await db
-        .select()
-        .from(m)
-        .where(and(eq(m.organizationId, organizationId), eq(m.userId, userId)))
-        .limit(1)
-    )[0] ?? null;
-  const exists = async (table: typeof o | typeof users, id: string) =>
-    (await db.select({ id: table.id }).from(table).where(eq(table.id, id)).limit(1)).length > 0;
-  const limitCondition = (organizationId: string, limit: number | null): SQL =>
-    limit === null ? sql`1` : sql`(select count(*) from ${m} where ${m.organizationId} = ${organizationId}) < ${limit}`;
+const memberOf = async (db: SqliteDatabase, organizationId: string, userId: string) =>
+  (
+    await db
+      .select()
+      .from(m)
+      .where(and(eq(m.organizationId, organizationId), eq(m.userId, userId)))
+      .limit(1)
+  )[0] ?? null;
+const exists = async (db: SqliteDatabase, table: typeof o | typeof users, id: string) =>
+  (await db.select({ id: table.id }).from(table).where(eq(table.id, id)).limit(1)).length > 0;
+/** Fewer than `limit` members (no limit: always true), as a condition of the statement that adds one. */
+const underLimit = (organizationId: SQL | string, limit: number | null): SQL =>
+  limit === null ? sql`1` : sql`(select count(*) from ${m} where ${m.organizationId} = ${organizationId}) < ${limit}`;
 
+function organizationRows(
+  db: SqliteDatabase,
+): Pick<OrganizationStore, "create" | "findById" | "findBySlug" | "update" | "delete" | "listByUser" | "setActive"> {
   return {
     async create(organization, owner) {
       const x = organization;
@@ -80,7 +76,7 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
           where exists (select 1 from ${o} where ${o.id} = ${x.id})`),
       ]);
       if ((created as unknown[]).length > 0) return "created";
-      return (await exists(users, owner.userId)) ? "slug-taken" : "owner-gone";
+      return (await exists(db, users, owner.userId)) ? "slug-taken" : "owner-gone";
     },
     async findById(id) {
       return (await db.select().from(o).where(eq(o.id, id)).limit(1))[0] ?? null;
@@ -116,7 +112,26 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
         .where(eq(m.userId, userId))
         .orderBy(asc(m.createdAt), asc(m.id));
     },
-    findMember: memberOf,
+    async setActive(sessionId, userId, organizationId) {
+      const membership =
+        organizationId === null
+          ? undefined
+          : sql`exists (select 1 from ${m} where ${m.organizationId} = ${organizationId} and ${m.userId} = ${userId})`;
+      const changed = await db
+        .update(sessions)
+        .set({ activeOrganizationId: organizationId })
+        .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), membership))
+        .returning({ id: sessions.id });
+      return changed.length > 0;
+    },
+  };
+}
+
+function memberRows(
+  db: SqliteDatabase,
+): Pick<OrganizationStore, "findMember" | "listMembers" | "addMember" | "updateMemberRole" | "removeMember"> {
+  return {
+    findMember: (organizationId, userId) => memberOf(db, organizationId, userId),
     async listMembers(organizationId) {
       return db
         .select({ member: m, user: users })
@@ -131,18 +146,18 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
         insert into ${m} (id, organization_id, user_id, role, created_at)
         select ${x.id}, ${o.id}, ${users.id}, ${x.role}, ${x.createdAt.getTime()}
         from ${o} join ${users} on ${users.id} = ${x.userId}
-        where ${o.id} = ${x.organizationId} and ${limitCondition(x.organizationId, limit)}
+        where ${o.id} = ${x.organizationId} and ${underLimit(x.organizationId, limit)}
         on conflict (organization_id, user_id) do nothing
         returning id`);
       if (written.length > 0) return "added";
-      if (!(await exists(o, x.organizationId))) return "organization-gone";
-      if (!(await exists(users, x.userId))) return "user-gone";
-      return (await memberOf(x.organizationId, x.userId)) ? "exists" : "limit";
+      if (!(await exists(db, o, x.organizationId))) return "organization-gone";
+      if (!(await exists(db, users, x.userId))) return "user-gone";
+      return (await memberOf(db, x.organizationId, x.userId)) ? "exists" : "limit";
     },
     async updateMemberRole(organizationId, userId, role): Promise<OwnerGuardedResult> {
       // A compare-and-set on the role read: the answer names the role it replaced, whatever ran between.
       for (;;) {
-        const row = await memberOf(organizationId, userId);
+        const row = await memberOf(db, organizationId, userId);
         if (!row) return { ok: false, reason: "not-found" };
         const keepsOwner = row.role !== OWNER || role === OWNER;
         const [updated] = await db
@@ -153,7 +168,7 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
           )
           .returning();
         if (updated) return { ok: true, member: updated, previousRole: row.role };
-        const now = await memberOf(organizationId, userId);
+        const now = await memberOf(db, organizationId, userId);
         if (!now) return { ok: false, reason: "not-found" };
         if (now.role === row.role) return { ok: false, reason: "last-owner" };
       }
@@ -170,10 +185,27 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
         )
         .returning();
       if (gone) return { ok: true, member: gone, previousRole: gone.role };
-      return (await memberOf(organizationId, userId))
+      return (await memberOf(db, organizationId, userId))
         ? { ok: false, reason: "last-owner" }
         : { ok: false, reason: "not-found" };
     },
+  };
+}
+
+function invitationRows(
+  db: SqliteDatabase,
+): Pick<
+  OrganizationStore,
+  | "createInvitation"
+  | "findInvitation"
+  | "findPendingInvitation"
+  | "renewInvitation"
+  | "listInvitations"
+  | "listInvitationsByEmail"
+  | "acceptInvitation"
+  | "settleInvitation"
+> {
+  return {
     async createInvitation(invitation) {
       const x = invitation;
       const written = await db.all<{ id: string }>(sql`
@@ -228,7 +260,7 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
           from ${i} as inv join ${users} on ${users.id} = ${a.userId}
           where inv.id = ${id} and inv.status = 'pending' and inv.expires_at > ${a.at.getTime()} and inv.email = ${a.email}
             and exists (select 1 from ${o} where ${o.id} = inv.organization_id)
-            and ${limit === null ? sql`1` : sql`(select count(*) from ${m} where ${m.organizationId} = inv.organization_id) < ${limit}`}
+            and ${underLimit(sql`inv.organization_id`, limit)}
           on conflict (organization_id, user_id) do nothing
           returning id`),
         db
@@ -249,9 +281,9 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
       if (row.status !== "pending") return { ok: false, reason: "not-pending" };
       if (row.expiresAt.getTime() <= a.at.getTime()) return { ok: false, reason: "expired" };
       if (row.email !== a.email) return { ok: false, reason: "wrong-email" };
-      if (!(await exists(o, row.organizationId)) || !(await exists(users, a.userId)))
+      if (!(await exists(db, o, row.organizationId)) || !(await exists(db, users, a.userId)))
         return { ok: false, reason: "not-found" };
-      if (await memberOf(row.organizationId, a.userId)) return { ok: false, reason: "exists" };
+      if (await memberOf(db, row.organizationId, a.userId)) return { ok: false, reason: "exists" };
       return { ok: false, reason: "limit" };
     },
     async settleInvitation(id, status) {
@@ -265,17 +297,16 @@ export function organizationsPort(db: SqliteDatabase): OrganizationStore {
         )[0] ?? null
       );
     },
-    async setActive(sessionId, userId, organizationId) {
-      const membership =
-        organizationId === null
-          ? undefined
-          : sql`exists (select 1 from ${m} where ${m.organizationId} = ${organizationId} and ${m.userId} = ${userId})`;
-      const changed = await db
-        .update(sessions)
-        .set({ activeOrganizationId: organizationId })
-        .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), membership))
-        .returning({ id: sessions.id });
-      return changed.length > 0;
-    },
   };
+}
+
+/**
+ * `OrganizationStore` over SQLite, libSQL and D1 (no interactive transactions): every write that guards an
+ * invariant is one conditional statement, or one batch whose later statements are conditioned on the earlier ones'
+ * rows; SQLite runs one writer at a time, and a statement sees every write committed before it. So the last-owner
+ * rule is a condition of the UPDATE or DELETE itself, and an accept inserts the member only from a pending
+ * invitation and marks the invitation only when that member row exists.
+ */
+export function organizationsPort(db: SqliteDatabase): OrganizationStore {
+  return { ...organizationRows(db), ...memberRows(db), ...invitationRows(db) };
 }

@@ -69,15 +69,18 @@ const NOT_MEMBER =
 const orgOf = (given: string | undefined, session: ValidatedSession): string =>
   given ?? session.sessionRecord.activeOrganizationId ?? "";
 
-function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: OrganizationService): void {
-  const roles = service.roleNames;
-  const required = (statement: string) => {
-    const holders = roles.filter((role) => {
-      const [resource, action] = statement.split(":") as [string, string];
-      return service.statementsOf(role)[resource]?.includes(action) === true;
-    });
-    return `Needs \`${statement}\` (here: ${holders.map((r) => `\`${r}\``).join(", ") || "no role"}; 403 \`INSUFFICIENT_PERMISSIONS\` otherwise).`;
-  };
+/** The description's sentence of what a route needs, with the roles that hold it under the configured definitions. */
+function required(service: OrganizationService, statement: string): string {
+  const holders = service.roleNames.filter((role) => {
+    const [resource, action] = statement.split(":") as [string, string];
+    return service.statementsOf(role)[resource]?.includes(action) === true;
+  });
+  return `Needs \`${statement}\` (here: ${holders.map((r) => `\`${r}\``).join(", ") || "no role"}; 403 \`INSUFFICIENT_PERMISSIONS\` otherwise).`;
+}
+
+type Register = (app: AuthApp, tools: RequestTools, service: OrganizationService) => void;
+
+const registerOrganizationCrud: Register = (app, tools, service) => {
   defineRoute(
     app,
     tools,
@@ -121,7 +124,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       tag: TAG,
       authenticated: true,
       summary: "Update an organization",
-      description: `Changes the name, slug, logo or metadata given in \`data\`. ${required("organization:update")} ${NOT_MEMBER} Emits \`OrganizationUpdated\`.`,
+      description: `Changes the name, slug, logo or metadata given in \`data\`. ${required(service, "organization:update")} ${NOT_MEMBER} Emits \`OrganizationUpdated\`.`,
       body: z.object({
         organizationId: OrganizationIdField,
         data: z.object({
@@ -155,7 +158,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       authenticated: true,
       fresh: true,
       summary: "Delete an organization",
-      description: `Deletes the organization with its members and invitations, and clears it as every session's active organization. ${required("organization:delete")} ${NOT_MEMBER} Emits \`OrganizationDeleted\`.`,
+      description: `Deletes the organization with its members and invitations, and clears it as every session's active organization. ${required(service, "organization:delete")} ${NOT_MEMBER} Emits \`OrganizationDeleted\`.`,
       body: z.object({ organizationId: Id }),
       response: { schema: SuccessSchema, description: "Deleted" },
       errors: [403, 404],
@@ -163,6 +166,9 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
     async (c, { body, session }) =>
       c.json(await service.delete(session.userRecord, body.organizationId, tools.meta(c))),
   );
+};
+
+const registerOrganizationReads: Register = (app, tools, service) => {
   defineRoute(
     app,
     tools,
@@ -234,6 +240,9 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       return c.json(await service.setActive(session.userRecord, session.session.id, ref, tools.meta(c)));
     },
   );
+};
+
+const registerInvitationWrites: Register = (app, tools, service) => {
   defineRoute(
     app,
     tools,
@@ -246,7 +255,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       authenticated: true,
       sendsEmail: true,
       summary: "Invite someone by email",
-      description: `Emails an invitation link (\`invitationURL\` with \`?invitationId=...\`) valid for \`invitationExpiresIn\`; the invitee signs in with that address (verified) and accepts or rejects it. ${required("invitation:create")} Only an owner may invite an \`owner\`. A member's address is 409 \`ALREADY_A_MEMBER\`; an address with a pending invitation is 409 \`INVITATION_ALREADY_SENT\` unless \`resend: true\`, which sends it again with a new expiry. An unknown role is 400 \`ROLE_NOT_FOUND\`. ${NOT_MEMBER} Emits \`InvitationCreated\` or \`InvitationResent\`.`,
+      description: `Emails an invitation link (\`invitationURL\` with \`?invitationId=...\`) valid for \`invitationExpiresIn\`; the invitee signs in with that address (verified) and accepts or rejects it. ${required(service, "invitation:create")} Only an owner may invite an \`owner\`. A member's address is 409 \`ALREADY_A_MEMBER\`; an address with a pending invitation is 409 \`INVITATION_ALREADY_SENT\` unless \`resend: true\`, which sends it again with a new expiry. An unknown role is 400 \`ROLE_NOT_FOUND\`. ${NOT_MEMBER} Emits \`InvitationCreated\` or \`InvitationResent\`.`,
       body: z.object({
         email: EmailField,
         role: z.string().max(32),
@@ -311,6 +320,9 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
     },
     async (c, { body, session }) => c.json(await service.reject(session.userRecord, body.invitationId, tools.meta(c))),
   );
+};
+
+const registerInvitationReads: Register = (app, tools, service) => {
   defineRoute(
     app,
     tools,
@@ -322,7 +334,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       tag: TAG,
       authenticated: true,
       summary: "Cancel an invitation",
-      description: `Cancels a pending invitation of the organization: it can no longer be accepted. ${required("invitation:cancel")} Not a member: 404 \`INVITATION_NOT_FOUND\`; answered already: 409 \`INVITATION_NOT_PENDING\`. Emits \`InvitationCanceled\`.`,
+      description: `Cancels a pending invitation of the organization: it can no longer be accepted. ${required(service, "invitation:cancel")} Not a member: 404 \`INVITATION_NOT_FOUND\`; answered already: 409 \`INVITATION_NOT_PENDING\`. Emits \`InvitationCanceled\`.`,
       body: InvitationIdBody,
       response: { schema: InvitationSchema, description: "The canceled invitation" },
       errors: [403, 404, 409],
@@ -356,6 +368,9 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
         ),
       ),
   );
+};
+
+const registerMemberRoutes: Register = (app, tools, service) => {
   defineRoute(
     app,
     tools,
@@ -367,7 +382,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       tag: TAG,
       authenticated: true,
       summary: "Change a member's role",
-      description: `\`memberId\`: the member's id (or user id). ${required("member:update")} Only an owner may make someone an owner or change an owner's role. The last owner cannot be demoted (409 \`LAST_OWNER\`, decided atomically with every other owner change). An unknown role is 400 \`ROLE_NOT_FOUND\`, an unknown member 404 \`MEMBER_NOT_FOUND\`. ${NOT_MEMBER} Emits \`MemberRoleChanged\`.`,
+      description: `\`memberId\`: the member's id (or user id). ${required(service, "member:update")} Only an owner may make someone an owner or change an owner's role. The last owner cannot be demoted (409 \`LAST_OWNER\`, decided atomically with every other owner change). An unknown role is 400 \`ROLE_NOT_FOUND\`, an unknown member 404 \`MEMBER_NOT_FOUND\`. ${NOT_MEMBER} Emits \`MemberRoleChanged\`.`,
       body: z.object({
         memberId: z.string().min(1).max(64),
         role: z.string().max(32),
@@ -396,7 +411,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
       tag: TAG,
       authenticated: true,
       summary: "Remove a member",
-      description: `\`memberIdOrEmail\`: the member's id, user id or email. ${required("member:delete")} Only an owner may remove an owner; the last owner never (409 \`LAST_OWNER\`). ${NOT_MEMBER} Emits \`MemberRemoved\`.`,
+      description: `\`memberIdOrEmail\`: the member's id, user id or email. ${required(service, "member:delete")} Only an owner may remove an owner; the last owner never (409 \`LAST_OWNER\`). ${NOT_MEMBER} Emits \`MemberRemoved\`.`,
       body: z.object({ memberIdOrEmail: z.string().min(1).max(320), organizationId: OrganizationIdField }),
       response: { schema: SuccessSchema, description: "Removed" },
       errors: [403, 404, 409],
@@ -410,6 +425,9 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
         ),
       ),
   );
+};
+
+const registerPermissionRoutes: Register = (app, tools, service) => {
   defineRoute(
     app,
     tools,
@@ -457,7 +475,7 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
         }),
       }),
   );
-}
+};
 
 /**
  * Registers the `/organization/*` endpoints when `organizations()` is installed (else they answer 404).
@@ -468,5 +486,13 @@ function registerOrganizationRoutes(app: AuthApp, tools: RequestTools, service: 
 export function registerOrganizationsRoutes(app: AuthApp, tools: RequestTools): void {
   const feature = tools.core.plugins.get(ORGANIZATIONS_PLUGIN_ID);
   if (!feature) return;
-  registerOrganizationRoutes(app, tools, feature.service);
+  for (const register of [
+    registerOrganizationCrud,
+    registerOrganizationReads,
+    registerInvitationWrites,
+    registerInvitationReads,
+    registerMemberRoutes,
+    registerPermissionRoutes,
+  ])
+    register(app, tools, feature.service);
 }
