@@ -2,7 +2,19 @@
 // never carries a hand-written copy of a request or response shape. `pnpm --filter @latchkey/client generate`
 // rewrites src/generated/api.ts; a test fails when the committed file is stale.
 import openapiTS, { astToString } from "openapi-typescript";
-import { apiKeys, auditLog, emailOtp, github, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
+import {
+  apiKeys,
+  auditLog,
+  emailOtp,
+  github,
+  jwt,
+  magicLink,
+  oauth,
+  oidc,
+  organizations,
+  passkeys,
+  twoFactor,
+} from "@latchkey/core";
 import { createAuth } from "@latchkey/hono-adapter";
 import { memoryStore } from "@latchkey/memory-store";
 
@@ -32,6 +44,7 @@ async function everyFeatureDocument(): Promise<
         ],
       }),
       passkeys({ rpId: "app.example", rpName: "Example", allowPasskeyOnlyAccounts: true }),
+      organizations(),
       jwt(),
       apiKeys(),
       auditLog(),

@@ -256,6 +256,8 @@ export type {
   OrganizationsInstalled,
   OrganizationsPlugin,
   AllowUserToCreate,
+  BeforeMemberAdded,
+  BeforeOrganizationCreated,
   MemberAddPath,
   MemberDraft,
   OrganizationDraft,

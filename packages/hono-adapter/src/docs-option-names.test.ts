@@ -14,6 +14,7 @@ import {
   TWO_FACTOR_OPTION_SHAPE,
   OAUTH_OPTION_SHAPE,
   PASSKEYS_OPTION_SHAPE,
+  ORGANIZATIONS_OPTION_SHAPE,
   type OptionShape,
 } from "@latchkey/core";
 import { ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
@@ -31,6 +32,7 @@ const SHAPES: Record<string, OptionShape> = {
   twoFactor: TWO_FACTOR_OPTION_SHAPE,
   oauth: OAUTH_OPTION_SHAPE,
   passkeys: PASSKEYS_OPTION_SHAPE,
+  organizations: ORGANIZATIONS_OPTION_SHAPE,
   apiKeys: API_KEYS_OPTION_SHAPE,
   jwt: JWT_OPTION_SHAPE,
   auditLog: AUDIT_LOG_OPTION_SHAPE,

@@ -3,6 +3,8 @@ export type { OrganizationApi, OrganizationsInstalled, OrganizationsPlugin } fro
 export { ORGANIZATIONS_SCHEMA, ORGANIZATIONS_OPTION_SHAPE } from "./options.ts";
 export type {
   AllowUserToCreate,
+  BeforeMemberAdded,
+  BeforeOrganizationCreated,
   MemberAddPath,
   MemberDraft,
   OrganizationDraft,

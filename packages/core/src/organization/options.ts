@@ -1,6 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import { parseDuration, type Duration } from "../config/duration.ts";
-import { applySchema, defaulted, optional, shapeOf, type InputOf } from "../config/schema.ts";
+import { applySchema, defaulted, group, optional, shapeOf, type InputOf } from "../config/schema.ts";
 import type { Permissions } from "../ports/records.ts";
 import type { UserView } from "../session/session.ts";
 import { resolveRoles, type RoleTable } from "./roles.ts";
@@ -27,25 +27,30 @@ export type MemberAddPath = "create-organization" | "accept-invitation" | "add-m
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing accepts; only void types that.
 type Awaitable<T> = T | void | Promise<T | void>;
 
-/** The hooks of `organizations({ hooks })`: app code that may refuse (`false`) or amend a write before it happens. */
+/** `hooks.beforeOrganizationCreated`: may refuse (`false`) or amend (`{ name, slug, logo, metadata }`) a new organization. */
+export type BeforeOrganizationCreated = (
+  organization: OrganizationDraft,
+  context: { user: UserView },
+) => Awaitable<Partial<OrganizationDraft> | boolean | undefined>;
+
+/** `hooks.beforeMemberAdded`: may refuse (`false`) a membership about to be written, the creator's included. */
+export type BeforeMemberAdded = (
+  member: MemberDraft,
+  context: { path: MemberAddPath; user: UserView },
+) => Awaitable<boolean | undefined>;
+
+/** The hooks of `organizations({ hooks })`: app code that may refuse or amend a write before it happens. */
 export interface OrganizationHooks {
-  /**
-   * Before an organization is inserted: `false` refuses (403 `ORGANIZATION_CREATION_REJECTED`); an object amends
-   * `name`, `slug`, `logo` or `metadata`.
-   */
-  beforeOrganizationCreated?: (
-    organization: OrganizationDraft,
-    context: { user: UserView },
-  ) => Awaitable<Partial<OrganizationDraft> | boolean | undefined>;
-  /** Before a membership is written (the creator included): `false` refuses (403 `MEMBER_ADD_REJECTED`). */
-  beforeMemberAdded?: (
-    member: MemberDraft,
-    context: { path: MemberAddPath; user: UserView },
-  ) => Awaitable<boolean | undefined>;
+  beforeOrganizationCreated?: BeforeOrganizationCreated;
+  beforeMemberAdded?: BeforeMemberAdded;
 }
 
 /** Who may create organizations: everyone signed in (`true`), nobody over HTTP (`false`), or as the function says. */
 export type AllowUserToCreate = boolean | ((user: UserView) => boolean | Promise<boolean>);
+
+const isFunction = (value: unknown, field: string) => {
+  if (typeof value !== "function") throw new AuthConfigError(field, "must be a function");
+};
 
 const isRoles = (value: unknown, field: string) => void resolveRoles(value as Record<string, Permissions>, field);
 
@@ -91,16 +96,20 @@ export const ORGANIZATIONS_SCHEMA = {
       if (typeof value !== "string" || value === "") throw new AuthConfigError(field, "must be a path or a URL");
     },
   }),
-  /** `{ beforeOrganizationCreated, beforeMemberAdded }`: may refuse or amend (docs/organizations.md) */
-  hooks: optional<OrganizationHooks>({
-    check: (value, field) => {
-      if (value === null || typeof value !== "object") throw new AuthConfigError(field, "must be an object");
-      for (const [name, hook] of Object.entries(value)) {
-        if (name !== "beforeOrganizationCreated" && name !== "beforeMemberAdded")
-          throw new AuthConfigError(`${field}.${name}`, "is not a hook of organizations()");
-        if (typeof hook !== "function") throw new AuthConfigError(`${field}.${name}`, "must be a function");
-      }
-    },
+  /** app code that may refuse or amend a write before it happens (docs/organizations.md) */
+  hooks: group({
+    /**
+     * `async (organization, { user })` before an organization is inserted: `false` refuses (403
+     * `ORGANIZATION_CREATION_REJECTED`); `{ name, slug, logo, metadata }` amends it
+     */
+    beforeOrganizationCreated: optional<BeforeOrganizationCreated>({
+      check: isFunction,
+    }),
+    /**
+     * `async (member, { path, user })` before a membership is written (the creator, an accepted invitation,
+     * `auth.api.addMember`): `false` refuses (403 `MEMBER_ADD_REJECTED`)
+     */
+    beforeMemberAdded: optional<BeforeMemberAdded>({ check: isFunction }),
   }),
 };
 
@@ -144,6 +153,9 @@ export function resolveOrganizationsOptions(options: OrganizationsOptions): Reso
     membershipLimit: o.membershipLimit,
     invitationExpiresInMs: parseDuration(o.invitationExpiresIn, "organizations.invitationExpiresIn"),
     invitationURL: o.invitationURL,
-    hooks: o.hooks ?? {},
+    hooks: {
+      ...(o.hooks.beforeOrganizationCreated ? { beforeOrganizationCreated: o.hooks.beforeOrganizationCreated } : {}),
+      ...(o.hooks.beforeMemberAdded ? { beforeMemberAdded: o.hooks.beforeMemberAdded } : {}),
+    },
   };
 }
