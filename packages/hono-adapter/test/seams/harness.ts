@@ -140,7 +140,7 @@ export function budget(): { exhaustiveLimit: number; samples: number } {
   return testStoreKind() === "memory" ? { exhaustiveLimit: 400, samples: 100 } : { exhaustiveLimit: 150, samples: 50 };
 }
 
-/** Snapshots what `scope` names and asserts the structural invariants (I1, I2, I3, I7, I14, I15) on it. */
+/** Snapshots what `scope` names and asserts the structural invariants (I1, I2, I3, I7, I14, I15, I16, I17) on it. */
 export async function structural(t: TestAuth, scope: SnapshotScope): Promise<Snapshot> {
   const snap = await takeSnapshot(t.store, scope);
   const violations = structuralViolations(snap);

@@ -8,6 +8,8 @@ import {
   noSessionFromReplacedPassword,
   oneUserPerProviderSubject,
   spentTokenHadEffect,
+  everyOrganizationHasAnOwner,
+  noMemberOfDeleted,
   nothingOfDeletedUsers,
   structuralViolations,
   subjectKey,
@@ -363,6 +365,8 @@ describe("the account invariants (I14, I15)", () => {
     bySubject: new Map(),
     passkeys: new Map(),
     byCredential: new Map(),
+    organizations: new Map(),
+    memberships: new Map(),
     ...over,
   });
   const passkey = (id: string, userId: string) => ({
@@ -392,6 +396,36 @@ describe("the account invariants (I14, I15)", () => {
     });
     expect(describeViolations(nothingOfDeletedUsers(orphan))).toMatch(
       /I2: deleted user u1 still has passkeys\nI2: passkey cred-p… of a deleted user u1/,
+    );
+  });
+
+  it("I16 and I17: an organization without an owner, and members of a deleted organization or user, are violations", () => {
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, metadata: {}, createdAt: at };
+    const member = (userId: string, role: string) => ({
+      id: `m-${userId}`,
+      organizationId: "o1",
+      userId,
+      role,
+      createdAt: at,
+    });
+    const owned = snapshot({
+      users: new Map([["u1", user("u1")]]),
+      organizations: new Map([["o1", { organization: org, members: [member("u1", "owner")], invitations: [] }]]),
+    });
+    expect([...everyOrganizationHasAnOwner(owned), ...noMemberOfDeleted(owned)]).toEqual([]);
+    const ownerless = snapshot({
+      organizations: new Map([["o1", { organization: org, members: [member("u1", "admin")], invitations: [] }]]),
+    });
+    expect(describeViolations(everyOrganizationHasAnOwner(ownerless))).toBe(
+      "I16: organization o1 has no owner (members: admin)",
+    );
+    const leftovers = snapshot({
+      users: new Map([["u2", null]]),
+      organizations: new Map([["o1", { organization: null, members: [member("u1", "owner")], invitations: [] }]]),
+      memberships: new Map([["u2", [member("u2", "member")]]]),
+    });
+    expect(describeViolations(noMemberOfDeleted(leftovers))).toBe(
+      "I17: deleted organization o1 keeps 1 members, 0 invitations\nI17: deleted user u2 is still a member of o1",
     );
   });
 
