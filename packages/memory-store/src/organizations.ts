@@ -7,7 +7,7 @@ const oldestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; i
 const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => oldestFirst(b, a);
 
 /** Deletes an organization with its members and invitations, and clears it from the sessions that had it active. */
-export function dropOrganization(db: MemoryDatabase, id: string): boolean {
+function dropOrganization(db: MemoryDatabase, id: string): boolean {
   if (!db.organizations.delete(id)) return false;
   for (const m of db.members.rowsBy("organization", id)) db.members.delete(m.id);
   for (const i of db.invitations.rowsBy("organization", id)) db.invitations.delete(i.id);

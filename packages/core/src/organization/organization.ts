@@ -107,13 +107,8 @@ function toMemberView(m: MemberRecord, u: UserRecord): MemberView {
   };
 }
 
-/**
- * An invitation as the API shows it.
- *
- * @example
- * const view = toInvitationView(record); // { id, email, role, status, expiresAt, ... }
- */
-export function toInvitationView(i: InvitationRecord): InvitationView {
+/** An invitation as the API shows it. */
+function toInvitationView(i: InvitationRecord): InvitationView {
   return {
     id: i.id,
     organizationId: i.organizationId,
