@@ -64,18 +64,20 @@ function organizationRows(
       const x = organization;
       // The organization only with its owner (the user must exist); the member only with a new organization.
       const [created] = await db.batch([
-        db.all<{ id: string }>(sql`
-          insert into ${o} (id, name, slug, logo, metadata, created_at)
-          select ${x.id}, ${x.name}, ${x.slug}, ${x.logo}, ${JSON.stringify(x.metadata)}, ${x.createdAt.getTime()}
-          from ${users} where ${users.id} = ${owner.userId}
-          on conflict (slug) do nothing
-          returning id`),
-        db.run(sql`
-          insert into ${m} (id, organization_id, user_id, role, created_at)
-          select ${owner.id}, ${x.id}, ${owner.userId}, ${owner.role}, ${owner.createdAt.getTime()}
-          where exists (select 1 from ${o} where ${o.id} = ${x.id})`),
+        db
+          .insert(o)
+          .select(
+            sql`select ${x.id}, ${x.name}, ${x.slug}, ${x.logo}, ${JSON.stringify(x.metadata)}, ${x.createdAt.getTime()}
+              from ${users} where ${users.id} = ${owner.userId}`,
+          )
+          .onConflictDoNothing({ target: o.slug })
+          .returning({ id: o.id }),
+        db.insert(m).select(
+          sql`select ${owner.id}, ${x.id}, ${owner.userId}, ${owner.role}, ${owner.createdAt.getTime()}
+              where exists (select 1 from ${o} where ${o.id} = ${x.id})`,
+        ),
       ]);
-      if ((created as unknown[]).length > 0) return "created";
+      if (created.length > 0) return "created";
       return (await exists(db, users, owner.userId)) ? "slug-taken" : "owner-gone";
     },
     async findById(id) {
@@ -254,15 +256,17 @@ function invitationRows(
     async acceptInvitation(id, acceptance, limit) {
       const a = acceptance;
       const [inserted, marked] = await db.batch([
-        db.all<{ id: string }>(sql`
-          insert into ${m} (id, organization_id, user_id, role, created_at)
-          select ${a.memberId}, inv.organization_id, ${users.id}, inv.role, ${a.at.getTime()}
-          from ${i} as inv join ${users} on ${users.id} = ${a.userId}
-          where inv.id = ${id} and inv.status = 'pending' and inv.expires_at > ${a.at.getTime()} and inv.email = ${a.email}
-            and exists (select 1 from ${o} where ${o.id} = inv.organization_id)
-            and ${underLimit(sql`inv.organization_id`, limit)}
-          on conflict (organization_id, user_id) do nothing
-          returning id`),
+        db
+          .insert(m)
+          .select(
+            sql`select ${a.memberId}, inv.organization_id, ${users.id}, inv.role, ${a.at.getTime()}
+              from ${i} as inv join ${users} on ${users.id} = ${a.userId}
+              where inv.id = ${id} and inv.status = 'pending' and inv.expires_at > ${a.at.getTime()} and inv.email = ${a.email}
+                and exists (select 1 from ${o} where ${o.id} = inv.organization_id)
+                and ${underLimit(sql`inv.organization_id`, limit)}`,
+          )
+          .onConflictDoNothing({ target: [m.organizationId, m.userId] })
+          .returning({ id: m.id }),
         db
           .update(i)
           .set({ status: "accepted" })
@@ -271,8 +275,8 @@ function invitationRows(
           )
           .returning(),
       ]);
-      const invitation = (marked as Array<typeof i.$inferSelect>)[0];
-      if ((inserted as unknown[]).length > 0 && invitation) {
+      const invitation = marked[0];
+      if (inserted.length > 0 && invitation) {
         const member = (await db.select().from(m).where(eq(m.id, a.memberId)).limit(1))[0] as MemberRecord;
         return { ok: true, member, invitation };
       }
