@@ -24,6 +24,7 @@ const TABLES = [
   { id: "oauth", prefix: "oauth", schemas: ["OAUTH_SCHEMA"] },
   { id: "passkeys", prefix: "passkeys", schemas: ["PASSKEYS_SCHEMA"] },
   { id: "admin", prefix: "admin", schemas: ["ADMIN_SCHEMA"] },
+  { id: "organizations", prefix: "organizations", schemas: ["ORGANIZATIONS_SCHEMA"] },
   { id: "jwt", prefix: "jwt", schemas: ["JWT_SCHEMA"] },
   { id: "apiKeys", prefix: "apiKeys", schemas: ["API_KEYS_SCHEMA"] },
   { id: "auditLog", prefix: "auditLog", schemas: ["AUDIT_LOG_SCHEMA"] },

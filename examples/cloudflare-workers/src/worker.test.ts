@@ -84,6 +84,7 @@ beforeAll(async () => {
     "0007_social_accounts",
     "0008_passkeys",
     "0009_admin",
+    "0010_organizations",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.

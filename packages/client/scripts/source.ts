@@ -12,6 +12,7 @@ import {
   magicLink,
   oauth,
   oidc,
+  organizations,
   passkeys,
   twoFactor,
 } from "@latchkey/core";
@@ -45,6 +46,7 @@ async function everyFeatureDocument(): Promise<
       }),
       passkeys({ rpId: "app.example", rpName: "Example", allowPasskeyOnlyAccounts: true }),
       admin(),
+      organizations(),
       jwt(),
       apiKeys(),
       auditLog(),

@@ -147,6 +147,9 @@ const SESSION_CHANGING = new Set<OperationId>([
   "signInSocial",
   "passkeyAuthenticateVerify",
   "passkeySignUpVerify",
+  // The session's active organization (`session.activeOrganizationId`).
+  "createOrganization",
+  "setActiveOrganization",
 ]);
 // Sign-ins a trusted device of `twoFactor()` may skip the second step of (bearer mode sends its token with them).
 const SIGN_INS = new Set<OperationId>([

@@ -265,7 +265,38 @@ export type {
   ListUsersInput,
   ListUsersResult,
 } from "./admin/index.ts";
-
+export {
+  organizations,
+  ORGANIZATIONS_PLUGIN_ID,
+  ORGANIZATIONS_SCHEMA,
+  ORGANIZATIONS_OPTION_SHAPE,
+  OrganizationService,
+  DEFAULT_ROLES,
+  OWNER_ROLE,
+} from "./organization/index.ts";
+export type {
+  OrganizationApi,
+  OrganizationsInstalled,
+  OrganizationsPlugin,
+  AllowUserToCreate,
+  BeforeMemberAdded,
+  BeforeOrganizationCreated,
+  MemberAddPath,
+  MemberDraft,
+  OrganizationDraft,
+  OrganizationHooks,
+  OrganizationsOptions,
+  ResolvedOrganizationsOptions,
+  CreateOrganizationInput,
+  FullOrganizationView,
+  InvitationView,
+  InviteMemberInput,
+  MembershipView,
+  MemberView,
+  OrganizationRef,
+  OrganizationView,
+  UpdateOrganizationInput,
+} from "./organization/index.ts";
 export { jwt, JWT_PLUGIN_ID, JwtService, JWT_SCHEMA, JWT_OPTION_SHAPE } from "./jwt/index.ts";
 export type {
   JwtOptions,

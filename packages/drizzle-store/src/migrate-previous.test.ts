@@ -88,6 +88,7 @@ describe("migrating a database made with the previous schema", () => {
         "0007_social_accounts",
         "0008_passkeys",
         "0009_admin",
+        "0010_organizations",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -120,6 +121,7 @@ describe("migrating a database made with the previous schema", () => {
         "0007_social_accounts",
         "0008_passkeys",
         "0009_admin",
+        "0010_organizations",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

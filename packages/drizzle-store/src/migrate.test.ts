@@ -9,7 +9,10 @@ const TABLES = [
   "api_keys",
   "audit_events",
   "counters",
+  "invitations",
   "jwks",
+  "members",
+  "organizations",
   "passkeys",
   "sessions",
   "two_factor",
@@ -27,6 +30,7 @@ const MIGRATIONS = [
   "0007_social_accounts",
   "0008_passkeys",
   "0009_admin",
+  "0010_organizations",
 ];
 
 describe("migrateDatabase", () => {

@@ -35,6 +35,11 @@ import { registerDocsRoutes } from "./routes/docs/index.ts";
 import type { AuthApp } from "./routes/define.ts";
 import { ADAPTER_VERSION } from "./version.ts";
 import { createRequireApiKey, type ApiKeyVariables, type RequireApiKeyOptions } from "./routes/api-key/index.ts";
+import {
+  createRequireOrganization,
+  type OrganizationVariables,
+  type RequireOrganizationOptions,
+} from "./routes/organization/index.ts";
 import { instrument } from "./telemetry/index.ts";
 
 /** The one definition of the options hono-adapter adds to core's (`AUTH_SCHEMA`): type, default, docs row. */
@@ -109,6 +114,12 @@ export interface Auth<P extends readonly AuthPlugin[] = readonly AuthPlugin[]> {
   optionalSession: MiddlewareHandler<{ Variables: OptionalAuthVariables }>;
   /** Host routes protected by an API key (needs `apiKeys()`): sets `c.var.apiKey` and `c.var.user`. */
   requireApiKey(options?: RequireApiKeyOptions): MiddlewareHandler<{ Variables: ApiKeyVariables }>;
+  /**
+   * Host routes acting for the session's active organization (needs `organizations()`): sets `c.var.user`,
+   * `c.var.session` and `c.var.organization` (`{ id, role }`); 401 without a session, 404 without an active
+   * organization the caller belongs to, 403 when the role lacks `permissions`.
+   */
+  requireOrganization(options?: RequireOrganizationOptions): MiddlewareHandler<{ Variables: OrganizationVariables }>;
   /** Trusted server-side operations (no HTTP): `BaseApi` plus the `api` of each plugin passed. */
   api: AuthApi<P>;
   events: AuthEvents;
@@ -294,6 +305,7 @@ export function createAuth<const P extends readonly AuthPlugin[] = []>(options: 
     middleware,
     ...deps,
     requireApiKey: createRequireApiKey(tools),
+    requireOrganization: createRequireOrganization(tools),
     api: core.api,
     events: core.events,
     getOtp: (identifier) => core.getOtp(identifier),

@@ -15,6 +15,7 @@ import {
   OAUTH_OPTION_SHAPE,
   PASSKEYS_OPTION_SHAPE,
   ADMIN_OPTION_SHAPE,
+  ORGANIZATIONS_OPTION_SHAPE,
   type OptionShape,
 } from "@latchkey/core";
 import { ADAPTER_OPTION_SHAPE } from "./create-auth.ts";
@@ -33,6 +34,7 @@ const SHAPES: Record<string, OptionShape> = {
   oauth: OAUTH_OPTION_SHAPE,
   passkeys: PASSKEYS_OPTION_SHAPE,
   admin: ADMIN_OPTION_SHAPE,
+  organizations: ORGANIZATIONS_OPTION_SHAPE,
   apiKeys: API_KEYS_OPTION_SHAPE,
   jwt: JWT_OPTION_SHAPE,
   auditLog: AUDIT_LOG_OPTION_SHAPE,

@@ -17,3 +17,4 @@ export type { ErrorBody } from "./http/errors.ts";
 export type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 export type { AuthApp } from "./routes/define.ts";
 export type { ApiKeyVariables, RequireApiKeyOptions } from "./routes/api-key/index.ts";
+export type { OrganizationVariables, RequireOrganizationOptions } from "./routes/organization/index.ts";

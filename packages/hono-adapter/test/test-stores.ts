@@ -106,6 +106,7 @@ function lazyStore(kind: string, ready: Promise<FullStore>): FullStore {
     audit: port("audit") as FullStore["audit"],
     twoFactor: port("twoFactor") as FullStore["twoFactor"],
     passkeys: port("passkeys") as FullStore["passkeys"],
+    organizations: port("organizations") as FullStore["organizations"],
     transaction: async (body) => (await ready).transaction(body),
     ping: async () => (await ready).ping(),
     close: async () => (await ready).close(),

@@ -6,6 +6,9 @@ import type {
   JwkRecord,
   TwoFactorRecord,
   PasskeyRecord,
+  InvitationRecord,
+  MemberRecord,
+  OrganizationRecord,
   SessionRecord,
   UserRecord,
   VerificationRecord,
@@ -25,7 +28,8 @@ export interface MemoryDatabase {
   users: Map<string, UserRecord>;
   emails: Map<string, string>;
   usernames: Map<string, string>;
-  sessions: Table<SessionRecord, "user">;
+  /** By user, and by active organization (sessions without one are left out). */
+  sessions: Table<SessionRecord, "user" | "activeOrganization">;
   sessionsByHash: Map<string, string>;
   /** By user, and by provider identity (`providerId` NUL `accountId`, unique; rows without a subject are left out). */
   accounts: Table<AccountRecord, "user" | "identity">;
@@ -38,6 +42,12 @@ export interface MemoryDatabase {
   twoFactor: Map<string, TwoFactorRecord>;
   /** By user, and by credential id (unique). */
   passkeys: Table<PasskeyRecord, "user" | "credential">;
+  /** By slug (unique). */
+  organizations: Table<OrganizationRecord, "slug">;
+  /** By organization, by user, and by the pair (`organizationId` NUL `userId`, unique). */
+  members: Table<MemberRecord, "organization" | "user" | "membership">;
+  /** By organization and by email. */
+  invitations: Table<InvitationRecord, "organization" | "email">;
 }
 
 export function memoryDatabase(): MemoryDatabase {
@@ -45,7 +55,10 @@ export function memoryDatabase(): MemoryDatabase {
     users: new Map(),
     emails: new Map(),
     usernames: new Map(),
-    sessions: new Table({ user: (s) => s.userId }),
+    sessions: new Table<SessionRecord, "user" | "activeOrganization">({
+      user: (s) => s.userId,
+      activeOrganization: (s) => s.activeOrganizationId ?? null,
+    }),
     sessionsByHash: new Map(),
     accounts: new Table<AccountRecord, "user" | "identity">({ user: (a) => a.userId, identity: identityKey }, [
       "identity",
@@ -64,7 +77,21 @@ export function memoryDatabase(): MemoryDatabase {
       { user: (p) => p.userId, credential: (p) => p.credentialId },
       ["credential"],
     ),
+    organizations: new Table<OrganizationRecord, "slug">({ slug: (o) => o.slug }, ["slug"]),
+    members: new Table<MemberRecord, "organization" | "user" | "membership">(
+      { organization: (m) => m.organizationId, user: (m) => m.userId, membership: membershipKey },
+      ["membership"],
+    ),
+    invitations: new Table<InvitationRecord, "organization" | "email">({
+      organization: (i) => i.organizationId,
+      email: (i) => i.email,
+    }),
   };
+}
+
+/** The key of a membership in the members' unique `membership` index. */
+export function membershipKey(member: Pick<MemberRecord, "organizationId" | "userId">): string {
+  return `${member.organizationId}\u0000${member.userId}`;
 }
 
 /** The key of a linked provider identity in the accounts' `identity` index; null for accounts without a subject. */

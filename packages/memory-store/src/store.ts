@@ -11,6 +11,7 @@ import { trackedDatabase, UndoLog } from "./undo-log.ts";
 import { sessionsPort } from "./sessions.ts";
 import { socialAccountsPort } from "./social-accounts.ts";
 import { passkeysPort } from "./passkeys.ts";
+import { organizationsPort } from "./organizations.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 
@@ -46,6 +47,7 @@ export function memoryStoreOver(db: MemoryDatabase): FullStore {
     twoFactor: twoFactorPort(data),
     socialAccounts: socialAccountsPort(data),
     passkeys: passkeysPort(data),
+    organizations: organizationsPort(data),
   });
 
   const store: FullStore = {

@@ -88,5 +88,8 @@ export function trackedDatabase(db: MemoryDatabase, log: UndoLog): MemoryDatabas
     jwks: log.track(db.jwks),
     twoFactor: log.track(db.twoFactor),
     passkeys: log.track(db.passkeys),
+    organizations: log.track(db.organizations),
+    members: log.track(db.members),
+    invitations: log.track(db.invitations),
   };
 }

@@ -1,5 +1,6 @@
 import type { UniqueResult, UserRecord, UserSearch, UserStore } from "@latchkey/core";
 import { decodeUserCursor, userListKey, userPage } from "@latchkey/core/internal";
+import { dropMemberships } from "./organizations.ts";
 import { copy, dropApiKey, dropSession, identityKey, type MemoryDatabase } from "./database.ts";
 
 /** `UserStore` in memory: the email and username indexes decide uniqueness; delete takes every auth-owned row with it. */
@@ -65,6 +66,7 @@ export function usersPort(db: MemoryDatabase): UserStore {
       for (const v of verifications.rowsBy("user", id)) verifications.delete(v.id);
       twoFactor.delete(id);
       for (const p of passkeys.rowsBy("user", id)) passkeys.delete(p.id);
+      dropMemberships(db, id);
       return true;
     },
     async listUnverifiedBefore(before, limit) {

@@ -6,6 +6,9 @@ import type {
   CounterDoc,
   JwkDoc,
   PasskeyDoc,
+  OrganizationDoc,
+  MemberDoc,
+  InvitationDoc,
   TwoFactorDoc,
   SessionDoc,
   UserDoc,
@@ -24,6 +27,9 @@ export const COLLECTION_NAMES = {
   audit: "audit_events",
   twoFactor: "two_factor",
   passkeys: "passkeys",
+  organizations: "organizations",
+  members: "members",
+  invitations: "invitations",
 } as const;
 
 export type CollectionName = (typeof COLLECTION_NAMES)[keyof typeof COLLECTION_NAMES];
@@ -40,6 +46,9 @@ export interface Collections {
   audit: Collection<AuditDoc>;
   twoFactor: Collection<TwoFactorDoc>;
   passkeys: Collection<PasskeyDoc>;
+  organizations: Collection<OrganizationDoc>;
+  members: Collection<MemberDoc>;
+  invitations: Collection<InvitationDoc>;
 }
 
 export function collectionsOf(db: Db): Collections {
@@ -54,5 +63,8 @@ export function collectionsOf(db: Db): Collections {
     audit: db.collection<AuditDoc>(COLLECTION_NAMES.audit),
     twoFactor: db.collection<TwoFactorDoc>(COLLECTION_NAMES.twoFactor),
     passkeys: db.collection<PasskeyDoc>(COLLECTION_NAMES.passkeys),
+    organizations: db.collection<OrganizationDoc>(COLLECTION_NAMES.organizations),
+    members: db.collection<MemberDoc>(COLLECTION_NAMES.members),
+    invitations: db.collection<InvitationDoc>(COLLECTION_NAMES.invitations),
   };
 }

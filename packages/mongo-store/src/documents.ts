@@ -5,6 +5,9 @@ import type {
   CounterState,
   JwkRecord,
   PasskeyRecord,
+  InvitationRecord,
+  MemberRecord,
+  OrganizationRecord,
   SessionRecord,
   TwoFactorRecord,
   UserRecord,
@@ -27,6 +30,15 @@ export type ApiKeyDoc = Doc<ApiKeyRecord>;
 export type JwkDoc = Doc<JwkRecord>;
 export type AuditDoc = Doc<AuditRecord>;
 export type PasskeyDoc = Doc<PasskeyRecord>;
+/**
+ * An organization with two counters the port keeps beside it: how many members and how many owners it has. The
+ * last-owner rule and the membership limit are conditional updates of this one document (atomic without
+ * transactions); each counter moves before the membership it accounts for, in the direction that can only refuse
+ * more, never less, while a write is under way.
+ */
+export type OrganizationDoc = Doc<OrganizationRecord> & { memberCount: number; ownerCount: number };
+export type MemberDoc = Doc<MemberRecord>;
+export type InvitationDoc = Doc<InvitationRecord>;
 /** A user's two-factor record: one per user, so the user's id is the `_id`. */
 export type TwoFactorDoc = Omit<TwoFactorRecord, "userId"> & { _id: string };
 
@@ -67,6 +79,7 @@ const sessionFields: FieldSet<SessionRecord> = {
   userAgent: true,
   rememberMe: true,
   impersonatedBy: true,
+  activeOrganizationId: true,
 };
 const accountFields: FieldSet<AccountRecord> = {
   userId: true,
@@ -135,6 +148,23 @@ const twoFactorFields: Record<Exclude<keyof TwoFactorRecord, "userId">, true> = 
   createdAt: true,
   updatedAt: true,
 };
+const organizationFields: FieldSet<OrganizationRecord> = {
+  name: true,
+  slug: true,
+  logo: true,
+  metadata: true,
+  createdAt: true,
+};
+const memberFields: FieldSet<MemberRecord> = { organizationId: true, userId: true, role: true, createdAt: true };
+const invitationFields: FieldSet<InvitationRecord> = {
+  organizationId: true,
+  email: true,
+  role: true,
+  inviterId: true,
+  status: true,
+  expiresAt: true,
+  createdAt: true,
+};
 const passkeyFields: FieldSet<PasskeyRecord> = {
   userId: true,
   credentialId: true,
@@ -187,10 +217,12 @@ export const userFromDoc = (d: UserDoc): UserRecord => {
 };
 export const sessionToDoc = (r: SessionRecord): SessionDoc => toDoc(r, sessionFields);
 // Sessions stored before `rememberMe` existed were all "remember me" sessions.
+// Sessions stored before organizations existed have no active organization.
 export const sessionFromDoc = (d: SessionDoc): SessionRecord => ({
   ...fromDoc(d, sessionFields),
   rememberMe: d.rememberMe !== false,
   impersonatedBy: d.impersonatedBy ?? null,
+  activeOrganizationId: d.activeOrganizationId ?? null,
 });
 export const accountToDoc = (r: AccountRecord): AccountDoc => toDoc(r, accountFields);
 // An account written before linked identities existed has none of their fields: they read as null.
@@ -238,6 +270,18 @@ export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => {
 };
 export const jwkToDoc = (r: JwkRecord): JwkDoc => toDoc(r, jwkFields);
 export const jwkFromDoc = (d: JwkDoc): JwkRecord => fromDoc(d, jwkFields);
+export const organizationToDoc = (
+  r: OrganizationRecord,
+  counts: { memberCount: number; ownerCount: number },
+): OrganizationDoc => ({
+  ...toDoc(r, organizationFields),
+  ...counts,
+});
+export const organizationFromDoc = (d: OrganizationDoc): OrganizationRecord => fromDoc(d, organizationFields);
+export const memberToDoc = (r: MemberRecord): MemberDoc => toDoc(r, memberFields);
+export const memberFromDoc = (d: MemberDoc): MemberRecord => fromDoc(d, memberFields);
+export const invitationToDoc = (r: InvitationRecord): InvitationDoc => toDoc(r, invitationFields);
+export const invitationFromDoc = (d: InvitationDoc): InvitationRecord => fromDoc(d, invitationFields);
 export const passkeyToDoc = (r: PasskeyRecord): PasskeyDoc => toDoc(r, passkeyFields);
 export const passkeyFromDoc = (d: PasskeyDoc): PasskeyRecord => fromDoc(d, passkeyFields);
 export const auditToDoc = (r: AuditRecord): AuditDoc => toDoc(r, auditFields);

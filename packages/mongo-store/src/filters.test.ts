@@ -13,6 +13,7 @@ import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { passkeysPort } from "./passkeys.ts";
+import { organizationsPort } from "./organizations.ts";
 
 // The second wall behind auth.api's input checks: every filter value a caller supplies reaches MongoDB as
 // `{ $eq: value }`, so even an object that slipped through would be compared, not run as a query operator.
@@ -53,6 +54,9 @@ function recordingCollections(): { c: Collections; seen: Recorded[] } {
       "audit",
       "twoFactor",
       "passkeys",
+      "organizations",
+      "members",
+      "invitations",
     ].map((n) => [n, collection(n)]),
   ) as unknown as Collections;
   return { c, seen };
@@ -80,6 +84,9 @@ const CALLER_FIELDS = new Set([
   // A provider subject (the provider id of a linked identity too, but the credential filters name theirs as a constant).
   "accountId",
   "credentialId",
+  "organizationId",
+  "slug",
+  "activeOrganizationId",
 ]);
 
 /** The caller-supplied fields of a filter that hold a bare value instead of an operator object. */
@@ -343,6 +350,45 @@ describe("MongoDB filters take caller values through $eq", () => {
         recordUse: () => passkeys.recordUse(h, 0, 1, false, date).catch(() => null),
         delete: () => passkeys.delete(h, h),
         deleteAllByUser: () => passkeys.deleteAllByUser(h),
+      },
+    ];
+    const organizations = organizationsPort(c);
+    const org = { id: h, name: h, slug: h, logo: null, metadata: {}, createdAt: date };
+    const membership = { id: h, organizationId: h, userId: h, role: "owner", createdAt: date };
+    const invite = {
+      id: h,
+      organizationId: h,
+      email: h,
+      role: "member",
+      inviterId: h,
+      status: "pending" as const,
+      expiresAt: date,
+      createdAt: date,
+    };
+    calls.organizations = [
+      organizations,
+      {
+        create: () => organizations.create(org, membership).catch(() => null),
+        findById: () => organizations.findById(h),
+        findBySlug: () => organizations.findBySlug(h),
+        update: () => organizations.update(h, { name: h }).catch(() => null),
+        delete: () => organizations.delete(h),
+        listByUser: () => organizations.listByUser(h),
+        findMember: () => organizations.findMember(h, h),
+        listMembers: () => organizations.listMembers(h),
+        addMember: () => organizations.addMember(membership, 3).catch(() => null),
+        updateMemberRole: () => organizations.updateMemberRole(h, h, "member").catch(() => null),
+        removeMember: () => organizations.removeMember(h, h).catch(() => null),
+        createInvitation: () => organizations.createInvitation(invite).catch(() => null),
+        findInvitation: () => organizations.findInvitation(h),
+        findPendingInvitation: () => organizations.findPendingInvitation(h, h),
+        renewInvitation: () => organizations.renewInvitation(h, date),
+        listInvitations: () => organizations.listInvitations(h),
+        listInvitationsByEmail: () => organizations.listInvitationsByEmail(h),
+        acceptInvitation: () =>
+          organizations.acceptInvitation(h, { memberId: h, userId: h, email: h, at: date }, 3).catch(() => null),
+        settleInvitation: () => organizations.settleInvitation(h, "canceled"),
+        setActive: () => organizations.setActive(h, h, h).catch(() => null),
       },
     ];
     const missing: string[] = [];

@@ -11,6 +11,7 @@ import { countersPort } from "./counters.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { passkeysPort } from "./passkeys.ts";
+import { organizationsPort } from "./organizations.ts";
 import { sessionsPort } from "./sessions.ts";
 import { usersPort } from "./users.ts";
 import { verificationsPort } from "./verifications.ts";
@@ -65,6 +66,7 @@ export function mongoStore(options: MongoStoreOptions): FullStore {
     audit: auditPort(c),
     twoFactor: twoFactorPort(c),
     passkeys: passkeysPort(c),
+    organizations: organizationsPort(c),
     socialAccounts: socialAccountsPort(c),
   });
   const ports = portsFor(collections, transactions);

@@ -53,6 +53,9 @@ function collectionsIn(c: Collections, session: ClientSession): Collections {
     audit: boundTo(c.audit, session),
     twoFactor: boundTo(c.twoFactor, session),
     passkeys: boundTo(c.passkeys, session),
+    organizations: boundTo(c.organizations, session),
+    members: boundTo(c.members, session),
+    invitations: boundTo(c.invitations, session),
   };
 }
 

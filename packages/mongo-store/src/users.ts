@@ -5,6 +5,7 @@ import type { Collections } from "./database.ts";
 import type { Transactions } from "./connection.ts";
 import { accountToDoc, patchToSet, userFromDoc, userToDoc } from "./documents.ts";
 import { userConflict } from "./errors.ts";
+import { deleteMemberships } from "./organizations.ts";
 
 // With transactions (replica set, sharded cluster) user + accounts and the delete cascade are all-or-nothing.
 // A standalone server has none, so create inserts the user first (the unique email/username index decides a
@@ -86,6 +87,9 @@ export function usersPort(c: Collections, tx: Transactions): UserStore {
       }
     },
     async delete(id) {
+      // Memberships first, one atomic step each (an organization the user alone owns goes whole): a retry of an
+      // interrupted delete finds fewer to do.
+      await deleteMemberships(c, id);
       if (await tx.available()) {
         return tx.run(async (session) => {
           const gone = await c.users.findOneAndDelete({ _id: { $eq: id } }, { session });

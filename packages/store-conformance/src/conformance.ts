@@ -11,6 +11,7 @@ import { describeTwoFactor } from "./two-factor.ts";
 import { describeAudit } from "./audit.ts";
 import { describeSocialAccounts } from "./social-accounts.ts";
 import { describePasskeys } from "./passkeys.ts";
+import { describeOrganizations } from "./organizations.ts";
 import { describeRoundTrips } from "./round-trip.ts";
 import { describeTransactions } from "./transactions.ts";
 import type { CounterStore } from "@latchkey/core";
@@ -68,6 +69,8 @@ export function runStoreConformance(options: ConformanceOptions): void {
     describeSocialAccounts(() => store);
 
     describePasskeys(() => store);
+
+    describeOrganizations(() => store);
 
     describeTransactions(() => store);
   });

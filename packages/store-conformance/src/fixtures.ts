@@ -2,6 +2,9 @@ import type {
   AccountRecord,
   ApiKeyRecord,
   PasskeyRecord,
+  InvitationRecord,
+  MemberRecord,
+  OrganizationRecord,
   SessionRecord,
   UserRecord,
   VerificationRecord,
@@ -83,6 +86,7 @@ export function session(userId: string, over: Partial<SessionRecord> = {}): Sess
     userAgent: "vitest",
     rememberMe: true,
     impersonatedBy: null,
+    activeOrganizationId: null,
     ...over,
   };
 }
@@ -148,6 +152,44 @@ export function passkey(userId: string, over: Partial<PasskeyRecord> = {}): Pass
     name: null,
     createdAt: T0,
     lastUsedAt: null,
+    ...over,
+  };
+}
+
+/** An organization with a unique slug. */
+export function organization(over: Partial<OrganizationRecord> = {}): OrganizationRecord {
+  const id = uid("org");
+  return {
+    id,
+    name: "Acme",
+    slug: id.toLowerCase().replace(/[^a-z0-9]+/g, "-"),
+    logo: null,
+    metadata: { plan: "team", seats: [1, 2] },
+    createdAt: T0,
+    ...over,
+  };
+}
+
+/** A membership (`member` role unless given). */
+export function member(organizationId: string, userId: string, over: Partial<MemberRecord> = {}): MemberRecord {
+  return { id: uid("m"), organizationId, userId, role: "member", createdAt: T0, ...over };
+}
+
+/** A pending invitation that expires an hour after T0. */
+export function invitation(
+  organizationId: string,
+  inviterId: string,
+  over: Partial<InvitationRecord> = {},
+): InvitationRecord {
+  return {
+    id: uid("inv"),
+    organizationId,
+    email: `${uid("invitee")}@example.com`,
+    role: "member",
+    inviterId,
+    status: "pending",
+    expiresAt: at(3_600_000),
+    createdAt: T0,
     ...over,
   };
 }

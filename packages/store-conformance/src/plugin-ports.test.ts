@@ -23,7 +23,7 @@ describe("portOf", () => {
   });
 
   it("skips the running case, naming the port, when the store has none", () => {
-    for (const port of ["apiKeys", "jwks", "audit", "twoFactor", "passkeys"] as const) {
+    for (const port of ["apiKeys", "jwks", "audit", "twoFactor", "passkeys", "organizations"] as const) {
       const { notes, context } = recordingContext();
       expect(() => portOf({ users: {} } as unknown as Store, port, context)).toThrow("skipped");
       expect(notes).toEqual([`store has no ${port} port`]);

@@ -1,10 +1,10 @@
 import type { Store, StorePorts } from "@latchkey/core";
 
 /**
- * The ports a plugin brings: API keys, JWT signing keys, the audit log, two-factor records, linked social accounts, passkeys. A store
+ * The ports a plugin brings: API keys, JWT signing keys, the audit log, two-factor records, linked social accounts, passkeys, organizations. A store
  * may leave out the ones it does not serve; the cases for them then report as skipped instead of failing.
  */
-type PluginPort = "apiKeys" | "jwks" | "audit" | "twoFactor" | "socialAccounts" | "passkeys";
+type PluginPort = "apiKeys" | "jwks" | "audit" | "twoFactor" | "socialAccounts" | "passkeys" | "organizations";
 
 /** Why a case that needs `port` skipped. */
 const noPort = (port: PluginPort) => `store has no ${port} port`;

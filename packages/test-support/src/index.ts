@@ -27,7 +27,9 @@ export {
   codesUnderAttemptLimit,
   describeViolations,
   emailIndexConsistent,
+  everyOrganizationHasAnOwner,
   lockoutBound,
+  noMemberOfDeleted,
   noDeviceOutlivesPasswordChange,
   noSessionFromReplacedPassword,
   nothingOfDeletedUsers,
@@ -44,6 +46,7 @@ export {
   usersHaveAccounts,
 } from "./seams/invariants.ts";
 export type {
+  OrganizationState,
   PasswordSession,
   RecogniseDevice,
   Refusal,

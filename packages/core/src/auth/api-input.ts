@@ -15,6 +15,7 @@ const FIELDS: Record<string, FieldRule> = {
   userId: { max: 255, id: true },
   keyId: { max: 255, id: true },
   sessionId: { max: 255, id: true },
+  organizationId: { max: 255, id: true },
   email: { max: 320 },
   newEmail: { max: 320 },
   username: { max: 320 },

@@ -1,6 +1,14 @@
 import { overlay } from "../ports/overlay.ts";
 import type { ApiKeyRecord, SessionRecord, UserRecord } from "../ports/records.ts";
-import type { AccountStore, ApiKeyStore, SessionStore, Store, StorePorts, UserStore } from "../ports/store.ts";
+import type {
+  AccountStore,
+  ApiKeyStore,
+  OrganizationStore,
+  SessionStore,
+  Store,
+  StorePorts,
+  UserStore,
+} from "../ports/store.ts";
 import { markSharedCopy, offerSharedPeek } from "../ports/shared-lookup.ts";
 import type { Invalidation, LookupCache } from "./lookup-cache.ts";
 
@@ -14,7 +22,10 @@ type Note = (...list: Invalidation[]) => Promise<void> | void;
  * A sweep of expired sessions or reroll graces notes nothing: a cached entry carries its expiry and is refused by
  * it like the row would be.
  */
-function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sessions" | "accounts" | "apiKeys"> {
+function noting(
+  ports: StorePorts,
+  note: Note,
+): Pick<StorePorts, "users" | "sessions" | "accounts" | "apiKeys" | "organizations"> {
   /**
    * Runs one write and notes `what` once it returned (when `changed` says it changed something), or when it threw:
    * a write that failed may still have committed (a timeout after the commit), and an extra drop is harmless.
@@ -71,7 +82,25 @@ function noting(ports: StorePorts, note: Note): Pick<StorePorts, "users" | "sess
         return removed;
       },
     });
-  return apiKeys ? { users, sessions, accounts, apiKeys } : { users, sessions, accounts };
+  // A session's active organization is part of the cached session: every instance must read the new one.
+  const orgs = ports.organizations;
+  const organizations: OrganizationStore | undefined =
+    orgs &&
+    overlay(orgs, {
+      setActive: (sessionId, userId, organizationId) =>
+        write(
+          session(sessionId),
+          () => orgs.setActive(sessionId, userId, organizationId),
+          (set) => set,
+        ),
+    });
+  return {
+    users,
+    sessions,
+    accounts,
+    ...(apiKeys ? { apiKeys } : {}),
+    ...(organizations ? { organizations } : {}),
+  };
 }
 
 /**
@@ -155,6 +184,7 @@ export function cachedStore(store: Store, cache: LookupCache): Store {
     sessions,
     accounts: direct.accounts,
     ...(apiKeys ? { apiKeys } : {}),
+    ...(direct.organizations ? { organizations: direct.organizations } : {}),
     async transaction(body) {
       let noted: Invalidation[] = [];
       try {

@@ -73,6 +73,11 @@ export const DEFAULT_TEMPLATES: EmailTemplates = {
     "The email address of your {{appName}} account was changed from {{oldEmail}} to {{newEmail}}. Pending links and codes sent to this address no longer work, and every other session was signed out. If you did not make this change, contact support at once: this address no longer receives password resets for the account.",
   "email-changed.html":
     "<p>The email address of your {{appName}} account was changed from {{oldEmail}} to {{newEmail}}.</p><p>Pending links and codes sent to this address no longer work, and every other session was signed out.</p><p>If you did not make this change, contact support at once: this address no longer receives password resets for the account.</p>",
+  "organization-invitation.subject": "{{inviterName}} invited you to {{organizationName}} on {{appName}}",
+  "organization-invitation.txt":
+    "{{inviterName}} invited {{email}} to join {{organizationName}} on {{appName}} as {{role}}. Open this link to accept or decline:\n\n{{url}}\n\nThe invitation expires in {{expiresInHours}} hours. If you did not expect it, ignore this email.",
+  "organization-invitation.html":
+    '<p>{{inviterName}} invited {{email}} to join {{organizationName}} on {{appName}} as {{role}}.</p><p><a href="{{url}}">Accept or decline</a></p><p>The invitation expires in {{expiresInHours}} hours. If you did not expect it, ignore this email.</p>',
   "otp.subject": "Your {{appName}} code",
   "otp.txt":
     "Your {{appName}} code to {{action}} is {{otp}}. It expires in {{expiresInMinutes}} minutes. Do not share it.",

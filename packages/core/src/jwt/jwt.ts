@@ -78,7 +78,10 @@ export class JwtService {
     return this.options.alg;
   }
 
-  /** Signs `{ sub, sid, email, email_verified, iat, exp, iss, aud }` plus `payloadBuilder`'s claims. */
+  /**
+   * Signs `{ sub, sid, email, email_verified, iat, exp, iss, aud }`, `org_id` and `org_role` when the session has an
+   * active organization the user is still a member of, plus `payloadBuilder`'s claims.
+   */
   async sign(context: JwtPayloadContext): Promise<string> {
     const { user, session } = context;
     const iat = Math.floor(this.ctx.clock.now() / 1000);
@@ -92,6 +95,16 @@ export class JwtService {
       iss: this.options.issuer,
       aud: this.options.audience,
     };
+    // The active organization (`organizations()`) and the member's current role in it: read from the membership row
+    // at signing time, so a removed member's next token carries neither.
+    const organizationId = session.activeOrganizationId;
+    if (organizationId) {
+      const member = await this.ctx.store.organizations?.findMember(organizationId, user.id);
+      if (member) {
+        payload.org_id = organizationId;
+        payload.org_role = member.role;
+      }
+    }
     if (this.options.payloadBuilder) {
       const extra: unknown = await this.options.payloadBuilder({ user, session });
       if (extra === null || typeof extra !== "object" || Array.isArray(extra)) {

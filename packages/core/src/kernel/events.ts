@@ -30,6 +30,48 @@ export interface AuthEventMap {
    * cloned. The sign-in was refused.
    */
   PasskeyCounterRegression: EventBase & { userId: string; passkeyId: string; stored: number; received: number };
+  /** An organization was created (`userId`: its creator, now its owner). */
+  OrganizationCreated: EventBase & { userId: string; organizationId: string; slug: string };
+  OrganizationUpdated: EventBase & { userId: string; organizationId: string; fields: string[] };
+  /** An organization was deleted with its members and invitations. */
+  OrganizationDeleted: EventBase & { userId: string; organizationId: string };
+  /** A membership was written (`userId`: who did it; `memberUserId`: the new member). */
+  MemberAdded: EventBase & {
+    userId: string;
+    organizationId: string;
+    memberUserId: string;
+    role: string;
+    via: "create" | "invitation" | "api";
+  };
+  /** A membership ended: removed by another member, or the member left. */
+  MemberRemoved: EventBase & {
+    userId: string;
+    organizationId: string;
+    memberUserId: string;
+    reason: "removed" | "left";
+  };
+  MemberRoleChanged: EventBase & {
+    userId: string;
+    organizationId: string;
+    memberUserId: string;
+    from: string;
+    to: string;
+  };
+  /** An invitation was sent (`identifier`: the invitee's email). */
+  InvitationCreated: EventBase & {
+    userId: string;
+    organizationId: string;
+    invitationId: string;
+    identifier: string;
+    role: string;
+  };
+  /** A pending invitation was sent again with a new expiry. */
+  InvitationResent: EventBase & { userId: string; organizationId: string; invitationId: string; identifier: string };
+  InvitationAccepted: EventBase & { userId: string; organizationId: string; invitationId: string };
+  InvitationRejected: EventBase & { userId: string; organizationId: string; invitationId: string };
+  InvitationCanceled: EventBase & { userId: string; organizationId: string; invitationId: string };
+  /** The session's active organization changed (`organizationId` null: cleared). */
+  ActiveOrganizationChanged: EventBase & { userId: string; sessionId: string; organizationId: string | null };
   SignInFailed: EventBase & { identifier: string; reason: string };
   /** An interactive sign-up of an address that already has an account (`identifier`: the email). */
   SignUpFailed: EventBase & { identifier: string; reason: "email-taken" };

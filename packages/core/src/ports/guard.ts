@@ -35,6 +35,7 @@ const PORT_NAMES = [
   "twoFactor",
   "socialAccounts",
   "passkeys",
+  "organizations",
 ] as const;
 
 /**

@@ -46,6 +46,11 @@ export interface SessionRecord {
   rememberMe: boolean;
   /** The admin (a user id) who started this session by impersonating its user (`admin()`); null for the user's own. */
   impersonatedBy: string | null;
+  /**
+   * The organization this session acts for (`organizations()`: `POST /organization/set-active`); null or absent
+   * when none. Written only through `OrganizationStore.setActive`, which checks the membership in the same step.
+   */
+  activeOrganizationId?: string | null;
 }
 
 /** `credential` holds a password; `EMAIL_OTP` is created by OTP sign-in. */
@@ -195,6 +200,44 @@ export interface PasskeyRecord {
   name: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
+}
+
+/** An organization (`organizations()`): a workspace or tenant with members. `slug` is unique over every organization. */
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  /** Lower-case letters, digits and dashes; unique. */
+  slug: string;
+  logo: string | null;
+  metadata: JsonObject;
+  createdAt: Date;
+}
+
+/** A user's membership of an organization: one per organization and user, with one role. */
+export interface MemberRecord {
+  id: string;
+  organizationId: string;
+  userId: string;
+  /** A role name of `organizations({ roles })` (`owner`, `admin`, `member` by default). */
+  role: string;
+  createdAt: Date;
+}
+
+/** Where an invitation stands: only a `pending` one can be accepted, rejected or canceled. */
+export type InvitationStatus = "pending" | "accepted" | "rejected" | "canceled";
+
+/** An invitation of an email address to an organization, with the role the member will get. */
+export interface InvitationRecord {
+  id: string;
+  organizationId: string;
+  /** Trimmed, lower-cased. */
+  email: string;
+  role: string;
+  /** The member who sent it (their user id); kept when they leave. */
+  inviterId: string;
+  status: InvitationStatus;
+  expiresAt: Date;
+  createdAt: Date;
 }
 
 export interface AuditRecord {

@@ -36,6 +36,8 @@ export interface SessionView {
   userAgent: string | null;
   /** The admin's user id, on a session started by impersonating this user (`admin()`); absent otherwise. */
   impersonatedBy?: string;
+  /** The organization the session acts for (`organizations()`); absent when none. */
+  activeOrganizationId?: string;
 }
 
 /** `{ token, expiresAt }`: the session token for `Authorization: Bearer` use. */
@@ -190,6 +192,7 @@ export function toSessionView(s: SessionRecord): SessionView {
     userAgent: s.userAgent,
     // Only on a session an admin started by impersonating its user (`admin()`).
     ...(s.impersonatedBy === null || s.impersonatedBy === undefined ? {} : { impersonatedBy: s.impersonatedBy }),
+    ...(s.activeOrganizationId ? { activeOrganizationId: s.activeOrganizationId } : {}),
   };
 }
 
@@ -260,6 +263,7 @@ export class SessionService {
       userAgent: storedUserAgent(meta.userAgent),
       rememberMe,
       impersonatedBy: options.impersonatedBy ?? null,
+      activeOrganizationId: null,
     };
     // The user was deleted or banned by a concurrent request: a sign-in that loses that race is refused, never a
     // dead token (the store decides atomically; the answer names which).

@@ -10,6 +10,7 @@ import type { SqliteDatabase } from "../sqlite/database.ts";
 import { jwksPort } from "../sqlite/jwks.ts";
 import { twoFactorPort } from "../sqlite/two-factor.ts";
 import { passkeysPort } from "../sqlite/passkeys.ts";
+import { organizationsPort } from "../sqlite/organizations.ts";
 import { sessionsPort } from "../sqlite/sessions.ts";
 import { socialAccountsPort } from "../sqlite/social-accounts.ts";
 import { usersPort } from "../sqlite/users.ts";
@@ -37,6 +38,7 @@ export function d1Store(binding: D1DatabaseBinding): FullStore {
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
     passkeys: passkeysPort(db),
+    organizations: organizationsPort(db),
     socialAccounts: socialAccountsPort(db),
   };
   // A busy, overloaded or unreachable database is 503 `DATABASE_UNAVAILABLE` (retry later), never a 500.

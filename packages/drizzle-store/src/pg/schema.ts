@@ -67,6 +67,8 @@ export const sessions = pgTable(
     rememberMe: boolean("remember_me").notNull().default(true),
     // The admin who started this session by impersonating its user (`admin()`); null for the user's own.
     impersonatedBy: text("impersonated_by"),
+    // `organizations()`: written only by `OrganizationStore.setActive`; an organization's deletion clears it.
+    activeOrganizationId: text("active_organization_id").references(() => organizations.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),
@@ -241,6 +243,61 @@ export const passkeys = pgTable(
     lastUsedAt: instant("last_used_at"),
   },
   (t) => [uniqueIndex("passkeys_credential_id_unique").on(t.credentialId), index("passkeys_user_id_idx").on(t.userId)],
+);
+
+/** PostgreSQL table of organizations (`organizations()`); the slug is unique. */
+export const organizations = pgTable(
+  "organizations",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    logo: text("logo"),
+    metadata: json("metadata").$type<JsonObject>().notNull(),
+    createdAt: instant("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("organizations_slug_unique").on(t.slug)],
+);
+
+/**
+ * PostgreSQL table of memberships: one per organization and user. Every write that changes who is an owner locks
+ * the organization's row first, so the last-owner rule is decided one write at a time per organization.
+ */
+export const members = pgTable(
+  "members",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role").notNull(),
+    createdAt: instant("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("members_organization_user_unique").on(t.organizationId, t.userId),
+    index("members_user_id_idx").on(t.userId),
+  ],
+);
+
+/** PostgreSQL table of invitations; the inviter is kept as an id (no foreign key): an invitation outlives its sender's membership. */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role").notNull(),
+    inviterId: text("inviter_id").notNull(),
+    status: text("status").$type<"pending" | "accepted" | "rejected" | "canceled">().notNull(),
+    expiresAt: instant("expires_at").notNull(),
+    createdAt: instant("created_at").notNull(),
+  },
+  (t) => [index("invitations_organization_id_idx").on(t.organizationId), index("invitations_email_idx").on(t.email)],
 );
 
 /** PostgreSQL table of audit events; no foreign key, so rows outlive their user. */

@@ -12,6 +12,7 @@ import type { PgDatabase } from "./database.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { passkeysPort } from "./passkeys.ts";
+import { organizationsPort } from "./organizations.ts";
 import { sessionsPort } from "./sessions.ts";
 import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
@@ -34,6 +35,7 @@ export function portsOf(db: PgDatabase, inTransaction = false): FullStorePorts {
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
     passkeys: passkeysPort(db),
+    organizations: organizationsPort(db),
     socialAccounts: socialAccountsPort(db),
   };
 }

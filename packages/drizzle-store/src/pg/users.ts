@@ -1,6 +1,7 @@
 import type { AccountRecord, UniqueResult, UserPatch, UserRecord, UserSearch, UserStore } from "@latchkey/core";
 import { decodeUserCursor, userPage } from "@latchkey/core/internal";
 import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { deleteSoleOwnedOrganizations } from "./organizations.ts";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { PgDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
@@ -94,7 +95,9 @@ export function usersPort(db: PgDatabase, inTransaction = false): UserStore {
     },
     async delete(id) {
       // Sessions, accounts and API keys go by ON DELETE CASCADE; verifications carry no foreign key.
+      // Memberships go by cascade too; the organizations the user was the only owner of go first, with theirs.
       return db.transaction(async (tx) => {
+        await deleteSoleOwnedOrganizations(tx, id);
         const gone = await tx.delete(users).where(eq(users.id, id)).returning({ id: users.id });
         if (gone.length === 0) return false;
         await tx.delete(verifications).where(eq(verifications.userId, id));

@@ -56,6 +56,9 @@ export const sessions = sqliteTable(
     rememberMe: flag("remember_me").notNull().default(true),
     // The admin who started this session by impersonating its user (`admin()`); null for the user's own.
     impersonatedBy: text("impersonated_by"),
+    // `organizations()`: written only by `OrganizationStore.setActive`; an organization's deletion clears it (no
+    // foreign key: adding one would rebuild the table, and foreign keys are a per-connection setting here).
+    activeOrganizationId: text("active_organization_id"),
   },
   (t) => [
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),
@@ -229,6 +232,58 @@ export const passkeys = sqliteTable(
     lastUsedAt: instant("last_used_at"),
   },
   (t) => [uniqueIndex("passkeys_credential_id_unique").on(t.credentialId), index("passkeys_user_id_idx").on(t.userId)],
+);
+
+/** SQLite table of organizations (`organizations()`); the slug is unique. */
+export const organizations = sqliteTable(
+  "organizations",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    logo: text("logo"),
+    metadata: jsonText<JsonObject>("metadata").notNull(),
+    createdAt: instant("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("organizations_slug_unique").on(t.slug)],
+);
+
+/** SQLite table of memberships: one per organization and user; owner-changing writes are single statements. */
+export const members = sqliteTable(
+  "members",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role").notNull(),
+    createdAt: instant("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("members_organization_user_unique").on(t.organizationId, t.userId),
+    index("members_user_id_idx").on(t.userId),
+  ],
+);
+
+/** SQLite table of invitations; the inviter is kept as an id (no foreign key). */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role").notNull(),
+    inviterId: text("inviter_id").notNull(),
+    status: text("status").$type<"pending" | "accepted" | "rejected" | "canceled">().notNull(),
+    expiresAt: instant("expires_at").notNull(),
+    createdAt: instant("created_at").notNull(),
+  },
+  (t) => [index("invitations_organization_id_idx").on(t.organizationId), index("invitations_email_idx").on(t.email)],
 );
 
 /** SQLite table of audit events; no foreign key, so rows outlive their user. */

@@ -15,6 +15,7 @@ import { sqliteCacheCarrier } from "./cache-carrier.ts";
 import { jwksPort } from "./jwks.ts";
 import { twoFactorPort } from "./two-factor.ts";
 import { passkeysPort } from "./passkeys.ts";
+import { organizationsPort } from "./organizations.ts";
 import { sessionsPort } from "./sessions.ts";
 import { socialAccountsPort } from "./social-accounts.ts";
 import { usersPort } from "./users.ts";
@@ -33,6 +34,7 @@ function portsOf(db: SqliteDatabase, reads: FileReads | null, inTransaction = fa
     audit: auditPort(db),
     twoFactor: twoFactorPort(db),
     passkeys: passkeysPort(db),
+    organizations: organizationsPort(db),
     socialAccounts: socialAccountsPort(db),
   };
 }

@@ -1,6 +1,7 @@
 import type { UniqueResult, UserPatch, UserRecord, UserSearch, UserStore } from "@latchkey/core";
 import { decodeUserCursor, userPage } from "@latchkey/core/internal";
 import { and, asc, count, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { membershipDeletes } from "./organizations.ts";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { SqliteDatabase } from "./database.ts";
 import { bindsWhole, rowPlaceholders } from "../bound-placeholder.ts";
@@ -88,6 +89,8 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
     async delete(id) {
       // Explicit deletes: foreign-key enforcement is a per-connection PRAGMA in SQLite, so the cascade is not relied on.
       const results = await db.batch([
+        // Organizations first: the ones only this user owned go whole, then the user's memberships.
+        ...membershipDeletes(db, id),
         db.delete(sessions).where(eq(sessions.userId, id)),
         db.delete(accounts).where(eq(accounts.userId, id)),
         db.delete(apiKeys).where(eq(apiKeys.userId, id)),
@@ -96,7 +99,7 @@ export function usersPort(db: SqliteDatabase, reads: FileReads | null = null, in
         db.delete(passkeys).where(eq(passkeys.userId, id)),
         db.delete(users).where(eq(users.id, id)).returning({ id: users.id }),
       ]);
-      return results[6].length > 0;
+      return (results[results.length - 1] as unknown[]).length > 0;
     },
     async listUnverifiedBefore(before, limit) {
       return db

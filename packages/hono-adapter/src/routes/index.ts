@@ -10,6 +10,7 @@ import { registerTwoFactorRoutes } from "./two-factor/index.ts";
 import { registerOAuthRoutes } from "./oauth/index.ts";
 import { registerPasskeyRoutes } from "./passkey/index.ts";
 import { registerAdminRoutes } from "./admin/index.ts";
+import { registerOrganizationsRoutes } from "./organization/index.ts";
 import { registerJwtRoutes } from "./jwt/index.ts";
 import { registerApiKeyRoutes } from "./api-key/index.ts";
 import { registerHealthRoutes } from "./health/index.ts";
@@ -26,6 +27,7 @@ export const FEATURE_ROUTES: Array<(app: AuthApp, tools: RequestTools) => void> 
   registerOAuthRoutes,
   registerPasskeyRoutes,
   registerAdminRoutes,
+  registerOrganizationsRoutes,
   registerJwtRoutes,
   registerApiKeyRoutes,
   registerHealthRoutes,

@@ -46,6 +46,10 @@ export const SessionSchema = z
       .string()
       .optional()
       .openapi({ description: "The admin's user id, on a session an admin started as this user (`admin()`)" }),
+    activeOrganizationId: z
+      .string()
+      .optional()
+      .openapi({ description: "The organization the session acts for (`organizations()`); absent when none." }),
   })
   .openapi("Session");
 

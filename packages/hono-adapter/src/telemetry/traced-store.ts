@@ -14,6 +14,7 @@ const PORTS = new Set([
   "twoFactor",
   "socialAccounts",
   "passkeys",
+  "organizations",
 ]);
 
 /** `db.system.name` per store kind (OpenTelemetry's values where one exists). */

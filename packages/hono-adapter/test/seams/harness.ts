@@ -141,7 +141,7 @@ export function budget(): { exhaustiveLimit: number; samples: number } {
 }
 
 /**
- * Snapshots what `scope` names and asserts the structural invariants (I1, I2, I3, I7, I14, I15) on it. `waived`
+ * Snapshots what `scope` names and asserts the structural invariants (I1, I2, I3, I7, I14 to I18) on it. `waived`
  * names invariants a pair's own outcome breaks for one user on purpose, each with its reason at the call.
  */
 export async function structural(

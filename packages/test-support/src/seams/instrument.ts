@@ -13,7 +13,8 @@ export type PortName =
   | "audit"
   | "twoFactor"
   | "socialAccounts"
-  | "passkeys";
+  | "passkeys"
+  | "organizations";
 
 const PORTS: readonly PortName[] = [
   "users",
@@ -27,6 +28,7 @@ const PORTS: readonly PortName[] = [
   "twoFactor",
   "socialAccounts",
   "passkeys",
+  "organizations",
 ];
 
 /** Every port method that changes the store; everything else (find*, list*, peek) only reads. */
@@ -51,6 +53,19 @@ export const WRITE_METHODS: Readonly<Record<PortName, readonly string[]>> = {
   twoFactor: ["savePending", "acceptStep", "useRecoveryCode", "replaceRecoveryCodes", "distrustDevices", "delete"],
   socialAccounts: ["link", "updateTokens", "unlink"],
   passkeys: ["insert", "rename", "recordUse", "delete", "deleteAllByUser"],
+  organizations: [
+    "create",
+    "update",
+    "delete",
+    "addMember",
+    "updateMemberRole",
+    "removeMember",
+    "createInvitation",
+    "renewInvitation",
+    "acceptInvitation",
+    "settleInvitation",
+    "setActive",
+  ],
 };
 
 /** One port call as the wrappers see it. */

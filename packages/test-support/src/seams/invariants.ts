@@ -5,6 +5,9 @@ import type {
   FullStore,
   JwkRecord,
   PasskeyRecord,
+  InvitationRecord,
+  MemberRecord,
+  OrganizationRecord,
   PasswordHasher,
   SessionRecord,
   UserRecord,
@@ -29,6 +32,15 @@ export interface SnapshotScope {
   providerSubjects?: ReadonlyArray<readonly [string, string]>;
   /** Passkey credential ids to look up (`passkeys.findByCredentialId`). */
   passkeyCredentials?: readonly string[];
+  /** Organizations to look up with their members and invitations (`organizations` port). */
+  organizationIds?: readonly string[];
+}
+
+/** An organization as a snapshot reads it: the row (null when gone), its members and its invitations. */
+export interface OrganizationState {
+  organization: OrganizationRecord | null;
+  members: MemberRecord[];
+  invitations: InvitationRecord[];
 }
 
 /** The state of the scoped rows, read through the ports only. */
@@ -55,6 +67,10 @@ export interface Snapshot {
   passkeys: Map<string, PasskeyRecord[]>;
   /** What `passkeys.findByCredentialId` answers for each named credential id. */
   byCredential: Map<string, PasskeyRecord | null>;
+  /** Each named organization (empty on a store without the port). */
+  organizations: Map<string, OrganizationState>;
+  /** Each scoped user's memberships (empty on a store without the port). */
+  memberships: Map<string, MemberRecord[]>;
 }
 
 /** The key of a provider identity in `Snapshot.bySubject`. */
@@ -136,6 +152,8 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     bySubject: new Map(),
     passkeys: new Map(),
     byCredential: new Map(),
+    organizations: new Map(),
+    memberships: new Map(),
   };
   const userIds = new Set(scope.userIds ?? []);
   const social = store.socialAccounts;
@@ -145,6 +163,7 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     if (found) userIds.add(found.user.id);
   }
   const passkeys = store.passkeys;
+  const orgs = store.organizations;
   for (const credentialId of passkeys ? (scope.passkeyCredentials ?? []) : []) {
     const found = await passkeys!.findByCredentialId(credentialId);
     snap.byCredential.set(credentialId, found);
@@ -176,6 +195,18 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     const count = await countSessions(store, id);
     if (count !== null) snap.sessionCounts.set(id, count);
     if (passkeys) snap.passkeys.set(id, await passkeys.listByUser(id));
+    if (orgs)
+      snap.memberships.set(
+        id,
+        (await orgs.listByUser(id)).map((m) => m.member),
+      );
+  }
+  for (const id of orgs ? (scope.organizationIds ?? []) : []) {
+    snap.organizations.set(id, {
+      organization: await orgs!.findById(id),
+      members: (await orgs!.listMembers(id)).map((m) => m.member),
+      invitations: await orgs!.listInvitations(id),
+    });
   }
   for (const identifier of scope.identifiers ?? [])
     snap.verifications.set(identifier, await store.verifications.findByIdentifier(identifier));
@@ -412,9 +443,46 @@ export function noSessionOfBannedUser(s: Snapshot): Violation[] {
   return out;
 }
 
-/** The invariants that need nothing but the snapshot: I1, I2, I3, I7, I14, I15, I16. */
+/** I17. Every organization has an owner: an organization that exists has at least one member with the role `owner`. */
+export function everyOrganizationHasAnOwner(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, state] of s.organizations)
+    if (state.organization && !state.members.some((m) => m.role === "owner"))
+      out.push(
+        v(17, `organization ${id} has no owner (members: ${state.members.map((m) => m.role).join(", ") || "none"})`),
+      );
+  return out;
+}
+
+/**
+ * I18. No member of a deleted organization or of a deleted user: an organization that is gone has no member and no
+ * invitation left, and a user who is gone is a member of nothing.
+ */
+export function noMemberOfDeleted(s: Snapshot): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, state] of s.organizations)
+    if (!state.organization && (state.members.length > 0 || state.invitations.length > 0))
+      out.push(
+        v(
+          18,
+          `deleted organization ${id} keeps ${state.members.length} members, ${state.invitations.length} invitations`,
+        ),
+      );
+  for (const [id, held] of s.memberships)
+    if (s.users.get(id) === null && held.length > 0)
+      out.push(v(18, `deleted user ${id} is still a member of ${held.map((m) => m.organizationId).join(", ")}`));
+  for (const state of s.organizations.values())
+    for (const m of state.members)
+      if (s.users.has(m.userId) && s.users.get(m.userId) === null)
+        out.push(v(18, `deleted user ${m.userId} is still listed in organization ${m.organizationId}`));
+  return out;
+}
+
+/** The invariants that need nothing but the snapshot: I1, I2, I3, I7, I14, I15, I16, I17, I18. */
 export function structuralViolations(s: Snapshot): Violation[] {
   return [
+    ...everyOrganizationHasAnOwner(s),
+    ...noMemberOfDeleted(s),
     ...usersHaveAccounts(s),
     ...nothingOfDeletedUsers(s),
     ...emailIndexConsistent(s),

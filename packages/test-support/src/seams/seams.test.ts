@@ -9,6 +9,8 @@ import {
   oneUserPerProviderSubject,
   noSessionOfBannedUser,
   spentTokenHadEffect,
+  everyOrganizationHasAnOwner,
+  noMemberOfDeleted,
   nothingOfDeletedUsers,
   structuralViolations,
   subjectKey,
@@ -371,6 +373,8 @@ describe("the account invariants (I14, I15)", () => {
     bySubject: new Map(),
     passkeys: new Map(),
     byCredential: new Map(),
+    organizations: new Map(),
+    memberships: new Map(),
     ...over,
   });
   const passkey = (id: string, userId: string) => ({
@@ -433,6 +437,34 @@ describe("the account invariants (I14, I15)", () => {
         snapshot({ users: new Map([["u1", { ...banned, banned: false }]]), sessionCounts: new Map([["u1", 1]]) }),
       ),
     ).toEqual([]);
+  it("I17 and I18: an organization without an owner, and members of a deleted organization or user, are violations", () => {
+    const org = { id: "o1", name: "Acme", slug: "acme", logo: null, metadata: {}, createdAt: at };
+    const member = (userId: string, role: string) => ({
+      id: `m-${userId}`,
+      organizationId: "o1",
+      userId,
+      role,
+      createdAt: at,
+    });
+    const owned = snapshot({
+      users: new Map([["u1", user("u1")]]),
+      organizations: new Map([["o1", { organization: org, members: [member("u1", "owner")], invitations: [] }]]),
+    });
+    expect([...everyOrganizationHasAnOwner(owned), ...noMemberOfDeleted(owned)]).toEqual([]);
+    const ownerless = snapshot({
+      organizations: new Map([["o1", { organization: org, members: [member("u1", "admin")], invitations: [] }]]),
+    });
+    expect(describeViolations(everyOrganizationHasAnOwner(ownerless))).toBe(
+      "I17: organization o1 has no owner (members: admin)",
+    );
+    const leftovers = snapshot({
+      users: new Map([["u2", null]]),
+      organizations: new Map([["o1", { organization: null, members: [member("u1", "owner")], invitations: [] }]]),
+      memberships: new Map([["u2", [member("u2", "member")]]]),
+    });
+    expect(describeViolations(noMemberOfDeleted(leftovers))).toBe(
+      "I18: deleted organization o1 keeps 1 members, 0 invitations\nI18: deleted user u2 is still a member of o1",
+    );
   });
 
   it("I14: a password-less credential row is no way to sign in; a password, a mailbox method or a provider is", () => {

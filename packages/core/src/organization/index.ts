@@ -1,0 +1,27 @@
+export { organizations, ORGANIZATIONS_PLUGIN_ID } from "./plugin.ts";
+export type { OrganizationApi, OrganizationsInstalled, OrganizationsPlugin } from "./plugin.ts";
+export { ORGANIZATIONS_SCHEMA, ORGANIZATIONS_OPTION_SHAPE } from "./options.ts";
+export type {
+  AllowUserToCreate,
+  BeforeMemberAdded,
+  BeforeOrganizationCreated,
+  MemberAddPath,
+  MemberDraft,
+  OrganizationDraft,
+  OrganizationHooks,
+  OrganizationsOptions,
+  ResolvedOrganizationsOptions,
+} from "./options.ts";
+export { OrganizationService } from "./organization.ts";
+export type {
+  CreateOrganizationInput,
+  FullOrganizationView,
+  InvitationView,
+  InviteMemberInput,
+  MembershipView,
+  MemberView,
+  OrganizationRef,
+  OrganizationView,
+  UpdateOrganizationInput,
+} from "./organization.ts";
+export { DEFAULT_ROLES, OWNER_ROLE } from "./roles.ts";

@@ -1,0 +1,3 @@
+export { registerOrganizationsRoutes } from "./routes.ts";
+export { createRequireOrganization } from "./require-organization.ts";
+export type { OrganizationVariables, RequireOrganizationOptions } from "./require-organization.ts";
