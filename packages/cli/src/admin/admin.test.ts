@@ -61,7 +61,9 @@ async function seed(url: string) {
     await store.users.create(user("ada", "ada@example.com", "Ada Lovelace"), []);
     await store.users.create(user("mallory", "mallory@example.com"), []);
     for (const id of ["s1", "s2"]) await store.sessions.create(session(id, "mallory"));
-    await store.apiKeys.create(apiKeyRecord({ id: "k1", userId: "mallory" }));
+    await store.apiKeys.create(
+      apiKeyRecord({ id: "k1", userId: "mallory", keyHash: "kh-k1", createdAt: at, updatedAt: at }),
+    );
   } finally {
     await store.close();
   }

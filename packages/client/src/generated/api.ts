@@ -1848,6 +1848,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptedInvitation: {
+            invitation: components["schemas"]["OrganizationInvitation"];
+            member: components["schemas"]["OrganizationMember"];
+        };
+        ActiveOrganization: {
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            logo: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            name: string;
+            slug: string;
+        } | null;
         AdminUser: components["schemas"]["User"] & {
             /**
              * Format: date-time
@@ -1892,21 +1907,6 @@ export interface components {
         AdminUserResponse: {
             user: components["schemas"]["AdminUser"];
         };
-        AcceptedInvitation: {
-            invitation: components["schemas"]["OrganizationInvitation"];
-            member: components["schemas"]["OrganizationMember"];
-        };
-        ActiveOrganization: {
-            /** Format: date-time */
-            createdAt: string;
-            id: string;
-            logo: string | null;
-            metadata: {
-                [key: string]: unknown;
-            };
-            name: string;
-            slug: string;
-        } | null;
         ApiKey: {
             /** Format: date-time */
             createdAt: string;
@@ -2027,8 +2027,7 @@ export interface components {
              * @example INVALID_CREDENTIALS
              * @enum {string}
              */
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "USER_BANNED" | "CANNOT_BAN_ADMIN" | "IMPERSONATION_NOT_ALLOWED" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "PROVIDER_NOT_FOUND" | "OAUTH_STATE_MISMATCH" | "OAUTH_ACCESS_DENIED" | "OAUTH_PROVIDER_ERROR" | "OAUTH_INVALID_RESPONSE" | "OAUTH_EMAIL_MISSING" | "OAUTH_SIGN_UP_DISABLED" | "OAUTH_TOKEN_UNAVAILABLE" | "ACCOUNT_EXISTS" | "ACCOUNT_ALREADY_LINKED" | "ACCOUNT_NOT_FOUND" | "LAST_ACCOUNT" | "PASSKEY_CHALLENGE_INVALID" | "INVALID_PASSKEY_RESPONSE" | "UNKNOWN_PASSKEY" | "PASSKEY_COUNTER_REGRESSION" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_NOT_FOUND" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
-            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "PROVIDER_NOT_FOUND" | "OAUTH_STATE_MISMATCH" | "OAUTH_ACCESS_DENIED" | "OAUTH_PROVIDER_ERROR" | "OAUTH_INVALID_RESPONSE" | "OAUTH_EMAIL_MISSING" | "OAUTH_SIGN_UP_DISABLED" | "OAUTH_TOKEN_UNAVAILABLE" | "ACCOUNT_EXISTS" | "ACCOUNT_ALREADY_LINKED" | "ACCOUNT_NOT_FOUND" | "LAST_ACCOUNT" | "PASSKEY_CHALLENGE_INVALID" | "INVALID_PASSKEY_RESPONSE" | "UNKNOWN_PASSKEY" | "PASSKEY_COUNTER_REGRESSION" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_NOT_FOUND" | "ORGANIZATION_NOT_FOUND" | "ORGANIZATION_SLUG_TAKEN" | "ORGANIZATION_CREATION_DISABLED" | "ORGANIZATION_CREATION_REJECTED" | "MEMBER_NOT_FOUND" | "MEMBER_ADD_REJECTED" | "ALREADY_A_MEMBER" | "MEMBERSHIP_LIMIT_REACHED" | "LAST_OWNER" | "ROLE_NOT_FOUND" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "INVITATION_NOT_PENDING" | "INVITATION_ALREADY_SENT" | "INVITATION_RECIPIENT_MISMATCH" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
+            code: "INVALID_REQUEST" | "INVALID_EMAIL" | "INVALID_USERNAME" | "USERNAME_REQUIRED" | "PASSWORD_TOO_SHORT" | "PASSWORD_TOO_LONG" | "NO_PASSWORD" | "INVALID_OTP" | "INVALID_TWO_FACTOR_CODE" | "TWO_FACTOR_NOT_ENABLED" | "TWO_FACTOR_NOT_SET_UP" | "OTP_EXPIRED" | "INVALID_TOKEN" | "INVALID_CALLBACK_URL" | "SERVER_ONLY_PROPERTY" | "WEAK_PASSWORD" | "PASSWORD_COMPROMISED" | "INVALID_JWT" | "INVALID_TWO_FACTOR_SIGN_IN" | "INVALID_CREDENTIALS" | "INVALID_PASSWORD" | "INVALID_API_KEY" | "KEY_DISABLED" | "KEY_EXPIRED" | "TOO_MANY_ATTEMPTS" | "USERNAME_CHANGE_DISABLED" | "EMAIL_NOT_VERIFIED" | "INSUFFICIENT_PERMISSIONS" | "USER_BANNED" | "CANNOT_BAN_ADMIN" | "IMPERSONATION_NOT_ALLOWED" | "KEY_LOCKED" | "KEY_CREATION_DISABLED" | "INVALID_ORIGIN" | "MISSING_ORIGIN" | "SESSION_NOT_FRESH" | "SIGN_UP_REJECTED" | "SIGN_IN_REJECTED" | "KEY_NOT_FOUND" | "NOT_FOUND" | "SESSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PASSWORD_ALREADY_SET" | "TWO_FACTOR_ALREADY_ENABLED" | "TOO_MANY_KEYS" | "USERNAME_TAKEN" | "EMAIL_TAKEN" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "USER_ALREADY_EXISTS" | "ACCOUNT_LOCKED" | "RATE_LIMITED" | "USAGE_EXCEEDED" | "JWT_KEY_UNREADABLE" | "PROVIDER_NOT_FOUND" | "OAUTH_STATE_MISMATCH" | "OAUTH_ACCESS_DENIED" | "OAUTH_PROVIDER_ERROR" | "OAUTH_INVALID_RESPONSE" | "OAUTH_EMAIL_MISSING" | "OAUTH_SIGN_UP_DISABLED" | "OAUTH_TOKEN_UNAVAILABLE" | "ACCOUNT_EXISTS" | "ACCOUNT_ALREADY_LINKED" | "ACCOUNT_NOT_FOUND" | "LAST_ACCOUNT" | "PASSKEY_CHALLENGE_INVALID" | "INVALID_PASSKEY_RESPONSE" | "UNKNOWN_PASSKEY" | "PASSKEY_COUNTER_REGRESSION" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_NOT_FOUND" | "ORGANIZATION_NOT_FOUND" | "ORGANIZATION_SLUG_TAKEN" | "ORGANIZATION_CREATION_DISABLED" | "ORGANIZATION_CREATION_REJECTED" | "MEMBER_NOT_FOUND" | "MEMBER_ADD_REJECTED" | "ALREADY_A_MEMBER" | "MEMBERSHIP_LIMIT_REACHED" | "LAST_OWNER" | "ROLE_NOT_FOUND" | "INVITATION_NOT_FOUND" | "INVITATION_EXPIRED" | "INVITATION_NOT_PENDING" | "INVITATION_ALREADY_SENT" | "INVITATION_RECIPIENT_MISMATCH" | "INTERNAL_ERROR" | "DATABASE_UNAVAILABLE" | "BUSY" | "PASSWORD_CHECK_UNAVAILABLE";
             details?: unknown;
             /** @example Invalid email or password */
             message: string;
@@ -10973,6 +10972,7 @@ export interface operations {
 
 /** Every operation: its HTTP method, path relative to the mount, and where its input goes. */
 export const OPERATIONS = {
+  acceptInvitation: { method: "POST", path: "/organization/accept-invitation", input: "body" },
   adminBanUser: { method: "POST", path: "/admin/ban-user", input: "body" },
   adminCreateUser: { method: "POST", path: "/admin/create-user", input: "body" },
   adminGetUser: { method: "GET", path: "/admin/get-user", input: "query" },
@@ -10983,7 +10983,6 @@ export const OPERATIONS = {
   adminSetRole: { method: "POST", path: "/admin/set-role", input: "body" },
   adminStopImpersonating: { method: "POST", path: "/admin/stop-impersonating", input: "body" },
   adminUnbanUser: { method: "POST", path: "/admin/unban-user", input: "body" },
-  acceptInvitation: { method: "POST", path: "/organization/accept-invitation", input: "body" },
   cancelInvitation: { method: "POST", path: "/organization/cancel-invitation", input: "body" },
   changeEmail: { method: "POST", path: "/email-otp/change-email", input: "body" },
   changePassword: { method: "POST", path: "/change-password", input: "body" },

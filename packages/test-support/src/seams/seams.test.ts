@@ -437,6 +437,8 @@ describe("the account invariants (I14, I15)", () => {
         snapshot({ users: new Map([["u1", { ...banned, banned: false }]]), sessionCounts: new Map([["u1", 1]]) }),
       ),
     ).toEqual([]);
+  });
+
   it("I17 and I18: an organization without an owner, and members of a deleted organization or user, are violations", () => {
     const org = { id: "o1", name: "Acme", slug: "acme", logo: null, metadata: {}, createdAt: at };
     const member = (userId: string, role: string) => ({

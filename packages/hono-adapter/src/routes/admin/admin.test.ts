@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admin, apiKeys, emailOtp, magicLink, twoFactor, type AuthEvent } from "@latchkey/core";
+import { ADMIN_PLUGIN_ID, admin, apiKeys, emailOtp, magicLink, twoFactor, type AuthEvent } from "@latchkey/core";
 import { bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
@@ -52,7 +52,7 @@ describe("admin()", () => {
     const boss = await s.user("boss", "admin");
     const target = await s.user("target");
     const byId = createTestAuth({ plugins: [admin({ adminUserIds: ["placeholder"] })] });
-    expect(byId.auth.core.plugins.get("admin")?.options.adminUserIds).toEqual(["placeholder"]);
+    expect(byId.auth.core.plugins.get(ADMIN_PLUGIN_ID)?.options.adminUserIds).toEqual(["placeholder"]);
     for (const [method, path, body] of ADMIN_ROUTES) {
       const anonymous = await s.call(method, path, null, body(target.userId));
       expect(anonymous.status, `${path} signed out`).toBe(401);
