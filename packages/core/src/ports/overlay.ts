@@ -4,7 +4,7 @@
  * no own enumerable methods to spread, and a spread copy would lose them.
  *
  * @example
- * const tracked = overlay(store.sessions, { async create(s) { created.push(s.id); return store.sessions.create(s); } });
+ * const tracked = overlay(port, { async create(s) { created.push(s.id); return port.create(s); } });
  */
 export function overlay<P extends object>(port: P, overrides: Partial<P>): P {
   return new Proxy(port, {
