@@ -111,6 +111,9 @@ describe("a sign-in that commits inside a reset's transaction (review fix 30.13)
     };
     const t = createTestAuth({ passwordHasher: hasher, store });
     const { userId } = await t.signUp("ada@example.com");
+    // Verified: the reset then writes no users row (a first proof of the mailbox would, and on PostgreSQL the
+    // sign-in's session insert, which reads that row FOR SHARE against a ban, would wait for the reset's commit).
+    await t.store.users.update(userId, { emailVerified: true, updatedAt: new Date(t.clock.now()) });
     const token = await resetToken(t);
     const checked = hasher.arm();
     const racing = signIn(t, PASSWORD);
