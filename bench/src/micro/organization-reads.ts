@@ -19,6 +19,10 @@ import { memoryStore } from "@latchkey/memory-store";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { organization as betterAuthOrganization } from "better-auth/plugins";
 import { betterAuthDatabase } from "../servers/better-auth-db.ts";
+import { cookiesOf, expectOk, ORIGIN, sender, type Handler } from "./http.ts";
+
+/** Both libraries are mounted at `/auth`. */
+const send = sender("/auth");
 
 const option = (name: string, fallback: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
@@ -28,38 +32,9 @@ const storeKind = process.argv.find((a) => a.startsWith("--store="))?.split("=")
 if (storeKind !== "libsql" && storeKind !== "memory") throw new Error("--store is libsql or memory");
 const dir = mkdtempSync(join(tmpdir(), "latchkey-organization-bench-"));
 
-const ORIGIN = "http://localhost:3000";
 const EMAIL = "owner@bench.test";
 const PASSWORD = "correct horse battery staple";
 const SECRET = "bench-organization-0123456789abcdefghijklmnopqrstuvwxyz";
-
-type Handler = (request: Request) => Promise<Response>;
-
-/** `name=value` of every cookie a response sets (what a browser sends back). */
-const cookiesOf = (res: Response) =>
-  res.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0] ?? "")
-    .filter((pair) => !pair.endsWith("="));
-
-function send(handler: Handler, method: string, path: string, body: unknown, cookies: string[] = []) {
-  const headers: Record<string, string> = { origin: ORIGIN };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (cookies.length > 0) headers.cookie = cookies.join("; ");
-  return handler(
-    new Request(`${ORIGIN}/auth${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-}
-
-async function expectOk(res: Response, what: string): Promise<unknown> {
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 200)}`);
-  return text ? JSON.parse(text) : null;
-}
 
 interface Library {
   name: string;

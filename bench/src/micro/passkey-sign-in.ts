@@ -20,6 +20,10 @@ import { memoryStore } from "@latchkey/memory-store";
 import { SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { betterAuthDatabase } from "../servers/better-auth-db.ts";
+import { cookiesOf, expectOk, ORIGIN, sender, type Handler } from "./http.ts";
+
+/** Both libraries are mounted at `/auth`. */
+const send = sender("/auth");
 
 const option = (name: string, fallback: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
@@ -29,40 +33,12 @@ const storeKind = process.argv.find((a) => a.startsWith("--store="))?.split("=")
 if (storeKind !== "libsql" && storeKind !== "memory") throw new Error("--store is libsql or memory");
 const dir = mkdtempSync(join(tmpdir(), "latchkey-passkey-bench-"));
 
-const ORIGIN = "http://localhost:3000";
 const RP_ID = "localhost";
 const EMAIL = "passkey@bench.test";
 const PASSWORD = "correct horse battery staple";
 const SECRET = "bench-passkey-0123456789abcdefghijklmnopqrstuvwxyz";
 
-type Handler = (request: Request) => Promise<Response>;
 type Options = Parameters<SoftwareAuthenticator["get"]>[0] & Parameters<SoftwareAuthenticator["create"]>[0];
-
-/** `name=value` of every cookie a response sets (what a browser sends back). */
-const cookiesOf = (res: Response) =>
-  res.headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0] ?? "")
-    .filter((pair) => !pair.endsWith("="));
-
-function send(handler: Handler, method: string, path: string, body: unknown, cookies: string[] = []) {
-  const headers: Record<string, string> = { origin: ORIGIN };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (cookies.length > 0) headers.cookie = cookies.join("; ");
-  return handler(
-    new Request(`${ORIGIN}/auth${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-}
-
-async function expectOk(res: Response, what: string): Promise<unknown> {
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 200)}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** One library: how to sign up, register a passkey, start a sign-in and verify it, by its own routes. */
 interface Library {

@@ -28,8 +28,8 @@ export interface MemoryDatabase {
   users: Map<string, UserRecord>;
   emails: Map<string, string>;
   usernames: Map<string, string>;
-  /** By user, and by active organization (sessions without one are left out). */
-  sessions: Table<SessionRecord, "user" | "activeOrganization">;
+  /** By user, by active organization and by impersonating admin (sessions without one are left out of each). */
+  sessions: Table<SessionRecord, "user" | "activeOrganization" | "impersonator">;
   sessionsByHash: Map<string, string>;
   /** By user, and by provider identity (`providerId` NUL `accountId`, unique; rows without a subject are left out). */
   accounts: Table<AccountRecord, "user" | "identity">;
@@ -55,9 +55,10 @@ export function memoryDatabase(): MemoryDatabase {
     users: new Map(),
     emails: new Map(),
     usernames: new Map(),
-    sessions: new Table<SessionRecord, "user" | "activeOrganization">({
+    sessions: new Table<SessionRecord, "user" | "activeOrganization" | "impersonator">({
       user: (s) => s.userId,
       activeOrganization: (s) => s.activeOrganizationId ?? null,
+      impersonator: (s) => s.impersonatedBy ?? null,
     }),
     sessionsByHash: new Map(),
     accounts: new Table<AccountRecord, "user" | "identity">({ user: (a) => a.userId, identity: identityKey }, [

@@ -28,6 +28,7 @@ const asSets = (unique: Map<string, string>) => new Map([...unique].map(([key, i
 /** Every index of `db` against the rows: no stale entry, no missing one, no empty key left behind. */
 function expectIndexesMatchRows(db: MemoryDatabase): void {
   expect(db.sessions.indexEntries("user")).toEqual(indexOf(db.sessions, (s) => [s.userId]));
+  expect(db.sessions.indexEntries("impersonator")).toEqual(indexOf(db.sessions, (s) => [s.impersonatedBy ?? null]));
   expect(db.accounts.indexEntries("user")).toEqual(indexOf(db.accounts, (a) => [a.userId]));
   expect(db.apiKeys.indexEntries("user")).toEqual(indexOf(db.apiKeys, (k) => [k.userId]));
   expect(db.verifications.indexEntries("identifier")).toEqual(indexOf(db.verifications, (v) => [v.identifier]));

@@ -37,6 +37,12 @@ export function sessionsPort(db: MemoryDatabase): SessionStore {
       for (const s of sessions.rowsBy("user", userId)) if (s.id !== exceptId && dropSession(db, s.id)) n++;
       return n;
     },
+    async deleteImpersonatedBy(adminId) {
+      const gone: Array<{ id: string; userId: string }> = [];
+      for (const s of sessions.rowsBy("impersonator", adminId))
+        if (dropSession(db, s.id)) gone.push({ id: s.id, userId: s.userId });
+      return gone;
+    },
     async deleteExpired(now, limit = Number.POSITIVE_INFINITY) {
       let n = 0;
       for (const s of [...sessions.values()]) {

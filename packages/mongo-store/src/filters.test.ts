@@ -87,6 +87,7 @@ const CALLER_FIELDS = new Set([
   "organizationId",
   "slug",
   "activeOrganizationId",
+  "impersonatedBy",
 ]);
 
 /** The caller-supplied fields of a filter that hold a bare value instead of an operator object. */
@@ -184,6 +185,7 @@ describe("MongoDB filters take caller values through $eq", () => {
         touch: () => sessions.touch(h, date, date),
         delete: () => sessions.delete(h),
         deleteByUser: () => sessions.deleteByUser(h, h),
+        deleteImpersonatedBy: () => sessions.deleteImpersonatedBy(h),
         deleteExpired: () => sessions.deleteExpired(date, 10),
       },
     ];

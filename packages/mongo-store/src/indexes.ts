@@ -83,6 +83,13 @@ export const INDEX_SPECS: readonly IndexSpec[] = [
     key: { activeOrganizationId: 1 },
     partialFilterExpression: { activeOrganizationId: { $type: "string" } },
   },
+  // The sessions an admin's lost authority ends (`deleteImpersonatedBy`; only impersonation sessions are indexed).
+  {
+    collection: C.sessions,
+    name: "impersonatedBy",
+    key: { impersonatedBy: 1 },
+    partialFilterExpression: { impersonatedBy: { $type: "string" } },
+  },
   { collection: C.sessions, name: "userId", key: { userId: 1 } },
   { collection: C.accounts, name: "userId", key: { userId: 1 } },
   { collection: C.passkeys, name: "userId_created", key: { userId: 1, createdAt: 1, _id: 1 } },

@@ -49,6 +49,18 @@ export function sessionsPort(c: Collections): SessionStore {
         exceptId === undefined ? { userId: { $eq: userId } } : { userId: { $eq: userId }, _id: { $ne: exceptId } };
       return (await c.sessions.deleteMany(filter)).deletedCount;
     },
+    async deleteImpersonatedBy(adminId) {
+      // One document at a time, each delete atomic and naming what it removed (the cache drops each by id).
+      const gone: Array<{ id: string; userId: string }> = [];
+      for (;;) {
+        const doc = await c.sessions.findOneAndDelete(
+          { impersonatedBy: { $eq: adminId } },
+          { projection: { _id: 1, userId: 1 } },
+        );
+        if (!doc) return gone;
+        gone.push({ id: doc._id, userId: doc.userId });
+      }
+    },
     async deleteExpired(now, limit) {
       return deleteMatching(c.sessions, { expiresAt: { $lte: now } }, limit);
     },

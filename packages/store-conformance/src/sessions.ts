@@ -50,6 +50,27 @@ export function describeSessions(getStore: () => Store): void {
       expect((await store.sessions.findByTokenHash(s.tokenHash))?.session).toEqual(s);
     });
 
+    it("deletes the sessions one admin impersonates, naming each with its user, and nothing else", async () => {
+      const [a, b, admin, otherAdmin] = [user(), user(), user(), user()];
+      for (const u of [a, b, admin, otherAdmin]) await store.users.create(u, []);
+      const ofA = session(a.id, { impersonatedBy: admin.id });
+      const ofB = session(b.id, { impersonatedBy: admin.id });
+      const byOther = session(a.id, { impersonatedBy: otherAdmin.id });
+      const own = [session(a.id), session(admin.id)];
+      for (const s of [ofA, ofB, byOther, ...own]) expect(await store.sessions.create(s)).toBe(true);
+      const gone = await store.sessions.deleteImpersonatedBy(admin.id);
+      const byId = (x: { id: string }, y: { id: string }) => (x.id < y.id ? -1 : 1);
+      expect(gone.sort(byId)).toEqual(
+        [
+          { id: ofA.id, userId: a.id },
+          { id: ofB.id, userId: b.id },
+        ].sort(byId),
+      );
+      for (const s of [ofA, ofB]) expect(await store.sessions.findByTokenHash(s.tokenHash)).toBeNull();
+      for (const s of [byOther, ...own]) expect(await store.sessions.findByTokenHash(s.tokenHash)).not.toBeNull();
+      expect(await store.sessions.deleteImpersonatedBy(admin.id)).toEqual([]);
+    });
+
     it("lists a user's sessions newest first, and only theirs", async () => {
       const u = user();
       const other = user();

@@ -11,6 +11,7 @@ import type { JsonObject, UserRecord } from "../ports/records.ts";
 import type { UserPatch } from "../ports/store.ts";
 import { inTransaction } from "../context/transaction.ts";
 import { emit } from "../kernel/emit.ts";
+import { endImpersonationsBy } from "../session/impersonation.ts";
 
 /** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */
 export interface UpdateUserInput {
@@ -101,6 +102,10 @@ export class AccountService {
       else await ctx.lockout.forget(lockoutIdentifier({ username: newUsername }));
     }
     await emit(ctx, "UserUpdated", { userId: user.id, fields }, meta, patch.updatedAt);
+    // A changed server-written role may be a lost admin authority (`admin()` reads it): the impersonations this
+    // user started end with it (decision 0080).
+    if (patch.appMetadata !== undefined && !sameJson(user.appMetadata.role, patch.appMetadata.role))
+      await endImpersonationsBy(ctx, user.id, meta);
     return toUserView(result.value);
   }
 
@@ -170,3 +175,6 @@ export class AccountService {
     return { valid: true };
   }
 }
+
+/** Whether two JSON values are the same (a role is a string, a list of strings, or absent). */
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

@@ -6,6 +6,7 @@ import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { emit } from "../kernel/emit.ts";
+import { endImpersonationsBy } from "../session/impersonation.ts";
 
 /**
  * The verification-row identifier of a deletion token: one live token per user.
@@ -94,6 +95,8 @@ export class AccountDeletionService {
   async remove(user: UserRecord, meta: RequestMeta): Promise<boolean> {
     const { ctx } = this;
     if (!(await ctx.store.users.delete(user.id))) return false;
+    // Sessions of other users this one started as an admin (`impersonatedBy`) are not theirs: no cascade reaches them.
+    await endImpersonationsBy(ctx, user.id, meta);
     // Counters live outside the user's rows (possibly in another engine), so the store cascade cannot reach them:
     // the account's own lockout and those of its identifiers go here.
     await ctx.lockout.forget(accountLockKey(user, ""));

@@ -10,6 +10,8 @@ import {
   type SignInResult,
   type UserView,
 } from "../session/session.ts";
+import { banInForce } from "../ports/ban.ts";
+import { endImpersonationsBy } from "../session/impersonation.ts";
 import { applyBan } from "./ban.ts";
 import { listUsers, userDetail } from "./reads.ts";
 import {
@@ -113,6 +115,9 @@ export class AdminService {
     const updated = await this.ctx.store.users.update(user.id, { appMetadata, updatedAt: at });
     if (!updated?.ok) throw notFound();
     await emit(this.ctx, "UserRoleChanged", { userId: user.id, actorId: actor.id, role }, meta, at);
+    // Second, after the role: an impersonation started before it is found here; one started after it sees the
+    // demotion in `impersonate`'s check and takes itself back.
+    if (!this.isAdmin(updated.value)) await endImpersonationsBy(this.ctx, user.id, meta);
     return toAdminUserView(updated.value);
   }
 
@@ -149,6 +154,14 @@ export class AdminService {
         ctx,
         "SessionRevoked",
         { userId: user.id, sessionId: null, reason: "banned", count: revoked },
+        meta,
+        at,
+      );
+    for (const ended of outcome.impersonations)
+      await emit(
+        ctx,
+        "ImpersonationStopped",
+        { userId: ended.userId, actorId: user.id, sessionId: ended.id },
         meta,
         at,
       );
@@ -213,6 +226,13 @@ export class AdminService {
       impersonatedBy: actor.id,
       expiresInMs: this.options.impersonationSessionMs,
     });
+    // Written first, checked second: a demotion, ban or removal of the admin that raced this either sees the new
+    // session (and ends it) or is seen here (and the session is taken back).
+    const still = await this.ctx.store.users.findById(actor.id);
+    if (!still || !this.isAdmin(still) || banInForce(still, this.ctx.clock.now())) {
+      await this.ctx.store.sessions.delete(result.session.id);
+      throw new AuthError("INSUFFICIENT_PERMISSIONS", "Only an admin may do this");
+    }
     await emit(
       this.ctx,
       "ImpersonationStarted",

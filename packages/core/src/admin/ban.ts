@@ -3,7 +3,8 @@ import type { Store } from "../ports/store.ts";
 
 /**
  * A ban, written to the store: the flag first (the user row's `banned`, `banReason`, `banExpires`), then every
- * session of the user deleted, then every enabled API key disabled, page by page. The order is what keeps it atomic
+ * session of the user deleted (and every session they started by impersonating someone), then every enabled API
+ * key disabled, page by page. The order is what keeps it atomic
  * with sign-ins (see `SessionStore.create`). Null when the user does not exist. `AdminService.ban` and
  * `latchkey admin ban` both use it; events are the caller's.
  *
@@ -15,7 +16,12 @@ export async function applyBan(
   userId: string,
   ban: { reason: string | null; expires: Date | null },
   at: Date,
-): Promise<{ user: UserRecord; revoked: number; disabled: number } | null> {
+): Promise<{
+  user: UserRecord;
+  revoked: number;
+  disabled: number;
+  impersonations: Array<{ id: string; userId: string }>;
+} | null> {
   const updated = await store.users.update(userId, {
     banned: true,
     banReason: ban.reason,
@@ -26,6 +32,8 @@ export async function applyBan(
   // Second, after the flag: a session a racing sign-in wrote before the flag is found here; one after it is
   // refused by the store.
   const revoked = await store.sessions.deleteByUser(userId);
+  // A banned user has no authority either: impersonations they started (as an admin once) end too.
+  const impersonations = await store.sessions.deleteImpersonatedBy(userId);
   const keys = store.apiKeys;
   let disabled = 0;
   if (keys) {
@@ -37,5 +45,5 @@ export async function applyBan(
       cursor = page.nextCursor;
     } while (cursor !== null);
   }
-  return { user: updated.value, revoked, disabled };
+  return { user: updated.value, revoked, disabled, impersonations };
 }

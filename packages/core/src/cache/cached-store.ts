@@ -55,6 +55,12 @@ function noting(
     delete: (id) => write(session(id), () => ports.sessions.delete(id)),
     // Also drops the kept session's entry: it is read again once, which is harmless.
     deleteByUser: (userId, exceptId) => write(user(userId), () => ports.sessions.deleteByUser(userId, exceptId)),
+    // Each session it removed, by id (it names them): the impersonated users' own sessions stay cached.
+    async deleteImpersonatedBy(adminId) {
+      const gone = await ports.sessions.deleteImpersonatedBy(adminId);
+      await note(...gone.map((s) => session(s.id)));
+      return gone;
+    },
   });
   // Password changes and resets end other sessions through `deleteByUser`; these writes end the user's entries
   // too, so nothing cached survives a credential change even where a flow keeps its sessions.

@@ -93,6 +93,12 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** Deletes all sessions of the user except `exceptId`; returns how many went. */
   deleteByUser(userId: string, exceptId?: string): Promise<number>;
+  /**
+   * Deletes every session an admin started by impersonating someone (`impersonatedBy` = `adminId`): the admin lost
+   * the authority it came from (demoted, banned, removed). Returns what went, each with its user, for the cache
+   * and the events. Indexed (a partial index on `impersonatedBy`): impersonation sessions are few.
+   */
+  deleteImpersonatedBy(adminId: string): Promise<Array<{ id: string; userId: string }>>;
   /** Deletes sessions expired at `now` (`expiresAt <= now`), at most `limit` of them when given; returns how many went. */
   deleteExpired(now: Date, limit?: number): Promise<number>;
 }

@@ -57,6 +57,12 @@ export function sessionsPort(db: PgDatabase): SessionStore {
       const except = exceptId === undefined ? undefined : ne(sessions.id, exceptId);
       return changedRows(await db.delete(sessions).where(and(eq(sessions.userId, userId), except)));
     },
+    async deleteImpersonatedBy(adminId) {
+      return db
+        .delete(sessions)
+        .where(eq(sessions.impersonatedBy, adminId))
+        .returning({ id: sessions.id, userId: sessions.userId });
+    },
     async deleteExpired(now, limit) {
       const expired = lte(sessions.expiresAt, now);
       if (limit === undefined) return changedRows(await db.delete(sessions).where(expired));

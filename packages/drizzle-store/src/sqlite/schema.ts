@@ -64,6 +64,8 @@ export const sessions = sqliteTable(
     uniqueIndex("sessions_token_hash_unique").on(t.tokenHash),
     index("sessions_user_id_idx").on(t.userId),
     index("sessions_expires_at_idx").on(t.expiresAt),
+    // `SessionStore.deleteImpersonatedBy`: only impersonation sessions are indexed (a handful at any time).
+    index("sessions_impersonated_by_idx").on(t.impersonatedBy).where(sql`${t.impersonatedBy} is not null`),
   ],
 );
 

@@ -34,7 +34,7 @@ const PORTS: readonly PortName[] = [
 /** Every port method that changes the store; everything else (find*, list*, peek) only reads. */
 export const WRITE_METHODS: Readonly<Record<PortName, readonly string[]>> = {
   users: ["create", "update", "delete"],
-  sessions: ["create", "touch", "delete", "deleteByUser", "deleteExpired"],
+  sessions: ["create", "touch", "delete", "deleteByUser", "deleteImpersonatedBy", "deleteExpired"],
   accounts: ["create", "upsertPassword", "setPasswordIfAbsent", "deleteAllExcept"],
   verifications: ["issue", "consume", "recordFailedAttempt", "deleteByIdentifier", "deleteExpired"],
   counters: ["hit", "delete", "rename"],

@@ -24,6 +24,7 @@ function registerUpdateUser(app: AuthApp, tools: RequestTools): void {
       operationId: "updateUser",
       tag: TAG,
       authenticated: true,
+      ownSessionOnly: true,
       summary: "Update the profile",
       description:
         "Changes `name` and `image` (a string, or null to clear), `metadata` (the user's own data, so never a place for roles: replaces the stored object; `{}` clears it) and `username` (only with `emailPassword.allowUsernameChange`, else 403 `USERNAME_CHANGE_DISABLED`; a taken name is 409 `USERNAME_TAKEN`). Omitted fields are kept. `appMetadata` is server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.updateUser`). Any other field (email, emailVerified, id, password) is ignored and never written: the email changes only through the email-change flow.",

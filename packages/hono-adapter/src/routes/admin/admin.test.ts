@@ -249,12 +249,21 @@ describe("admin()", () => {
       ["POST", "/change-password", { currentPassword: PASSWORD, newPassword: "another password 1" }],
       ["POST", "/two-factor/enable", { password: PASSWORD }],
       ["POST", "/delete-account", { password: PASSWORD }],
+      // Where the user is signed in, and who they are to the app, are theirs too (decision 0080).
+      ["POST", "/revoke-other-sessions", undefined],
+      ["POST", "/revoke-sessions", undefined],
+      ["POST", "/revoke-session", { sessionId: "any" }],
+      ["PATCH", "/user", { name: "Not Ada" }],
     ] as const) {
       const res = await s.t.request(method, path, { body: payload, headers: as });
       expect(res.status, path).toBe(403);
       expect((await s.json(res)).code, path).toBe("IMPERSONATION_NOT_ALLOWED");
     }
     expect(await s.t.store.twoFactor.find(ada.userId)).toBeNull();
+    expect((await s.t.store.users.findById(ada.userId))?.name).not.toBe("Not Ada");
+    expect(
+      await s.json(await s.t.request("GET", "/get-session", { headers: cookieHeaders(ada.token) })),
+    ).not.toBeNull();
     expect((await s.t.request("GET", "/admin/list-users", { headers: as })).status).toBe(403);
 
     const stop = await s.t.request("POST", "/admin/stop-impersonating", {
@@ -285,5 +294,57 @@ describe("admin()", () => {
     expect(refused.status).toBe(403);
     expect((await s.json(refused)).code).toBe("USER_BANNED");
     expect(await s.t.store.sessions.listByUser(ada.userId)).toEqual([]);
+  });
+
+  it("an impersonation ends when its admin loses the authority: demoted, their role rewritten, or removed", async () => {
+    const s = setup();
+    const ada = await s.user("ada");
+    const bob = await s.user("bob");
+    const root = await s.user("root", "admin");
+    /** An impersonation of ada by `admin`; its token, and the stored session's id. */
+    const impersonate = async (admin: { token: string }) => {
+      const res = await s.call("POST", "/admin/impersonate-user", admin.token, { userId: ada.userId });
+      expect(res.status).toBe(200);
+      return ((await s.json(res)) as { credentials: { token: string } }).credentials.token;
+    };
+    const live = async (token: string) => (await s.json(await s.call("GET", "/get-session", token))) !== null;
+    const impersonations = async () =>
+      (await s.t.store.sessions.listByUser(ada.userId)).filter((x) => x.impersonatedBy !== null).length;
+
+    // Demoted through the admin API: the impersonation it started ends; another admin's does not.
+    const boss = await s.user("boss", "admin");
+    const ended = await impersonate(boss);
+    const kept = await impersonate(root);
+    expect((await s.call("POST", "/admin/set-role", root.token, { userId: boss.userId, role: "member" })).status).toBe(
+      200,
+    );
+    expect(await live(ended)).toBe(false);
+    expect(await live(kept)).toBe(true);
+    expect(await impersonations()).toBe(1);
+    const stopped = s.events.filter((e) => e.type === "ImpersonationStopped");
+    expect(stopped).toEqual([expect.objectContaining({ userId: ada.userId, actorId: boss.userId })]);
+    // A demoted admin cannot start one again (403), and leaves nothing behind.
+    expect((await s.call("POST", "/admin/impersonate-user", boss.token, { userId: ada.userId })).status).toBe(403);
+    expect(await impersonations()).toBe(1);
+
+    // The role rewritten by the server (`auth.api.updateUser`): the same.
+    const ops = await s.user("ops", "admin");
+    const second = await impersonate(ops);
+    await s.t.auth.api.updateUser(ops.userId, { appMetadata: { role: "support" } });
+    expect(await live(second)).toBe(false);
+    // Other server-written data changing leaves a still-admin's impersonation alone.
+    const third = await impersonate(root);
+    await s.t.auth.api.updateUser(root.userId, { appMetadata: { role: "admin", team: "blue" } });
+    expect(await live(third)).toBe(true);
+
+    // The admin's account deleted: its impersonations are not cascaded with it (they are other users' rows).
+    const gone = await s.user("gone", "admin");
+    const fourth = await impersonate(gone);
+    const removed = await s.call("POST", "/delete-account", gone.token, { password: PASSWORD });
+    expect(removed.status, JSON.stringify(await s.json(removed.clone()))).toBe(200);
+    expect(await s.t.store.users.findById(gone.userId)).toBeNull();
+    expect(await live(fourth)).toBe(false);
+    expect(await live(kept)).toBe(true);
+    expect(await live(bob.token)).toBe(true);
   });
 });

@@ -175,6 +175,7 @@ function failingPasswordWrite(store: FullStore, compensate: boolean): FullStore 
       touch: (id, expiresAt, updatedAt) => sessions.touch(id, expiresAt, updatedAt),
       delete: (id) => sessions.delete(id),
       deleteByUser: (userId, exceptId) => sessions.deleteByUser(userId, exceptId),
+      deleteImpersonatedBy: (adminId) => sessions.deleteImpersonatedBy(adminId),
       deleteExpired: (now, limit) => sessions.deleteExpired(now, limit),
       listByUser: (userId) => sessions.listByUser(userId),
     },

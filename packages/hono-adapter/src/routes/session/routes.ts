@@ -56,6 +56,7 @@ export function registerSessionRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "revokeSession",
       tag: TAG,
       authenticated: true,
+      ownSessionOnly: true,
       summary: "Sign out one session",
       description:
         "Ends one session of the signed-in user, which is refused from its next request on. A session of another user and an unknown id are the same 404 `SESSION_NOT_FOUND`, so ids cannot be probed. Revoking the current session also clears the cookie.",
@@ -79,6 +80,7 @@ export function registerSessionRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "revokeOtherSessions",
       tag: TAG,
       authenticated: true,
+      ownSessionOnly: true,
       summary: "Sign out everywhere else",
       description: "Ends every session of the signed-in user except the current one, which stays signed in.",
       response: { schema: RevokedSchema, description: "How many sessions were revoked" },
@@ -96,6 +98,7 @@ export function registerSessionRoutes(app: AuthApp, tools: RequestTools): void {
       operationId: "revokeSessions",
       tag: TAG,
       authenticated: true,
+      ownSessionOnly: true,
       summary: "Sign out everywhere",
       description: "Ends every session of the signed-in user, the current one included, and clears the cookie.",
       response: { schema: RevokedSchema, description: "How many sessions were revoked" },

@@ -1,0 +1,1 @@
+CREATE INDEX "sessions_impersonated_by_idx" ON "sessions" USING btree ("impersonated_by") WHERE "sessions"."impersonated_by" is not null;
