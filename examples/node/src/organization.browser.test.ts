@@ -66,8 +66,7 @@ async function createOrganization(page: Page, fields: Record<string, string>): P
   await poll(() => rows.count()).toBe(before + 1);
 }
 
-const activeRow = (page: Page) =>
-  page.getByTestId("organization-row").filter({ has: page.getByTestId("active-mark") });
+const activeRow = (page: Page) => page.getByTestId("organization-row").filter({ has: page.getByTestId("active-mark") });
 
 async function activeOrganizationOf(email: string): Promise<Array<string | null | undefined>> {
   const user = (await store.users.findByEmail(email))!;

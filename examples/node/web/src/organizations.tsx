@@ -7,6 +7,7 @@ import type { LatchkeyError, Output } from "@latchkey/client";
 import { useSession } from "@latchkey/client/react";
 import { ActionForm, ErrorText, Field, Notice, query, timeAgo } from "./shared.tsx";
 import { auth } from "./client.ts";
+import { SecondStep } from "./two-factor.tsx";
 import { VerifyByCode } from "./verify.tsx";
 
 type Membership = Output<"listOrganizations">[number];
@@ -248,7 +249,9 @@ export function Members({ go }: { go: (to: string) => void }) {
               <tr key={m.id} data-testid="member-row">
                 <td>
                   {m.user.name ? `${m.user.name} ` : ""}
-                  <span data-testid="member-email">{m.user.email}</span>
+                  <span className="muted" data-testid="member-email">
+                    {m.user.email}
+                  </span>
                   {m.userId === me && <strong> (you)</strong>}
                 </td>
                 <td data-testid="member-role">{m.role}</td>
@@ -324,7 +327,9 @@ export function Members({ go }: { go: (to: string) => void }) {
             <RoleSelect label="Role" defaultValue="member" />
           </ActionForm>
         ) : (
-          <p data-testid="cannot-invite">Your role ({myRole}) cannot invite people to {org.name}.</p>
+          <p data-testid="cannot-invite">
+            Your role ({myRole}) cannot invite people to {org.name}.
+          </p>
         )}
       </section>
       <section>
@@ -401,6 +406,8 @@ export function AcceptInvitation({ go }: { go: (to: string) => void }) {
   const [mine, setMine] = useState<Invitation[] | null>(null);
   const [error, setError] = useState<LatchkeyError | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  // A sign-in here of an account with two-factor on: its second step, then back to this page signed in.
+  const [secondStep, setSecondStep] = useState(false);
   const verified = session?.user.emailVerified === true;
   useEffect(() => {
     if (!verified) return;
@@ -421,6 +428,7 @@ export function AcceptInvitation({ go }: { go: (to: string) => void }) {
         <p>Loading…</p>
       </section>
     );
+  if (!session && secondStep) return <SecondStep onDone={() => setSecondStep(false)} />;
   if (!session)
     return (
       <>
@@ -446,6 +454,7 @@ export function AcceptInvitation({ go }: { go: (to: string) => void }) {
             name="sign in to accept"
             submit="Sign in"
             run={(f) => auth.signInEmail({ email: f.email!, password: f.password! })}
+            onDone={(d) => setSecondStep("twoFactorRequired" in d)}
           >
             <Field label="Email" name="email" type="email" autoComplete="username" />
             <Field label="Password" name="password" type="password" autoComplete="current-password" />
