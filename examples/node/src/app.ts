@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { isIP } from "node:net";
-import { apiKeys, emailOtp, jwt, magicLink, oauth, oidc, passkeys, twoFactor } from "@latchkey/core";
+import { apiKeys, emailOtp, jwt, magicLink, oauth, oidc, organizations, passkeys, twoFactor } from "@latchkey/core";
 import { createAuth, type CreateAuthOptions } from "@latchkey/hono-adapter";
 
 /** An OpenID provider the demo signs in with ("Sign in with Example ID"): `pnpm demo` starts a local one. */
@@ -15,7 +15,8 @@ export interface DemoSocialProvider {
 /**
  * The demo app: auth mounted at /auth, a protected /me route, console email, email OTP (with email change), magic
  * links, JWTs (/auth/token, /auth/jwks), two-factor (TOTP), passkeys (when the app is on a host name), sign-in with
- * an OpenID provider when one is given, and an API-key-protected /api/data route. src/server.ts adds the web pages.
+ * an OpenID provider when one is given, organizations (members, roles, invitations by email), and an API-key-protected
+ * /api/data route. src/server.ts adds the web pages.
  * Everything is passed in: the library itself reads no environment.
  */
 export function createDemoApp(
@@ -38,6 +39,10 @@ export function createDemoApp(
       jwt(),
       // Authenticator-app second factor: /two-factor in the web app (a QR code made on the page).
       twoFactor({ issuer: "Latchkey demo" }),
+      // Organizations: the Organizations page (/organizations: list, create, make one the session's active one), the
+      // Members page (/members: invite, change a role, remove, pending invitations) and the page the invitation
+      // email links to (/accept-invitation?invitationId=..., the default invitationURL).
+      organizations({ invitationExpiresIn: "48h" }),
       // Passkeys: the Passkeys page (/passkeys) and passkey sign-in (button and autofill) on the sign-in form.
       ...(passkeyPlugin ? [passkeyPlugin] : []),
       // "Sign in with Example ID" and the Connected accounts page. The provider's emails are verified ones it

@@ -479,7 +479,8 @@ describe("accessibility (axe-core in Chromium)", { timeout: 60_000 }, () => {
 
   it("every page, signed out and signed in, has no serious or critical violation (contrast and labels included)", async () => {
     const found: string[] = [];
-    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password"]) found.push(...(await violations(path)));
+    for (const path of ["/", "/sign-in", "/sign-up", "/forgot-password", "/accept-invitation?invitationId=x"])
+      found.push(...(await violations(path)));
     await signedInUser("axe@example.com");
     // /passkeys on this IP-address origin says passkeys are off (passkey.browser.test.ts checks it in use).
     const pages = [
@@ -492,6 +493,10 @@ describe("accessibility (axe-core in Chromium)", { timeout: 60_000 }, () => {
       "/two-factor",
       "/jwt",
       "/accounts",
+      // Without an organization yet; organization.browser.test.ts checks them with members and invitations listed.
+      "/organizations",
+      "/members",
+      "/accept-invitation",
     ];
     for (const path of pages) found.push(...(await violations(path)));
     found.push(...(await violations("/delete-account")));

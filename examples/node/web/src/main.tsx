@@ -8,9 +8,11 @@ import { ConfirmDeletion, DeleteAccount, Settings } from "./account.tsx";
 import { ApiKeys } from "./api-keys.tsx";
 import { Devices } from "./devices.tsx";
 import { Jwt } from "./jwt.tsx";
+import { AcceptInvitation, Members, Organizations } from "./organizations.tsx";
 import { PasskeySignIn, PasskeySignUp, Passkeys, usePasskeyAutoFill } from "./passkeys.tsx";
 import { ConnectedAccounts, SocialSignIn } from "./social.tsx";
 import { SecondStep, TwoFactorSettings } from "./two-factor.tsx";
+import { VerifyByCode } from "./verify.tsx";
 
 function usePath(): [string, (to: string) => void] {
   const [path, setPath] = useState(location.pathname);
@@ -83,6 +85,15 @@ function App() {
     case "/jwt":
       page = <Jwt />;
       break;
+    case "/organizations":
+      page = <Organizations go={go} />;
+      break;
+    case "/members":
+      page = <Members go={go} />;
+      break;
+    case "/accept-invitation":
+      page = <AcceptInvitation go={go} />;
+      break;
     case "/delete-account":
       page = <DeleteAccount go={go} />;
       break;
@@ -107,6 +118,8 @@ function App() {
               {link("/passkeys", "Passkeys")}
               {link("/two-factor", "Two-factor")}
               {link("/accounts", "Connected accounts")}
+              {link("/organizations", "Organizations")}
+              {link("/members", "Members")}
               {link("/jwt", "JWT")}
               {link("/delete-account", "Delete account")}
               <button
@@ -255,45 +268,6 @@ function SignIn({ go }: { go: (to: string) => void }) {
       <PasskeySignIn autoFill={autoFill} onSignedIn={next} />
       <SocialSignIn />
     </>
-  );
-}
-
-function VerifyByCode() {
-  const { data } = useSession(auth);
-  const [sent, setSent] = useState(false);
-  if (!data)
-    return (
-      <section>
-        <p>Sign in first.</p>
-      </section>
-    );
-  if (data.user.emailVerified)
-    return (
-      <section>
-        <Notice>Your email {data.user.email} is verified.</Notice>
-      </section>
-    );
-  const email = data.user.email;
-  return (
-    <section>
-      <h1>Verify your email</h1>
-      <ActionForm
-        name="email me a verification code"
-        submit={sent ? "Send another code" : "Email me a code"}
-        run={async () => {
-          const r = await auth.sendVerificationOtp({ email, purpose: "email-verification" });
-          if (!r.error) setSent(true);
-          return r;
-        }}
-      >
-        <p>We will send a code to {email}.</p>
-      </ActionForm>
-      {sent && (
-        <ActionForm name="verify email" submit="Verify" run={(f) => auth.verifyEmailOtp({ email, otp: f.otp! })}>
-          <Field label="Code" name="otp" autoComplete="one-time-code" />
-        </ActionForm>
-      )}
-    </section>
   );
 }
 

@@ -60,6 +60,7 @@ const MESSAGES: Partial<Record<ClientErrorCode, string>> = {
   PASSKEY_COUNTER_REGRESSION:
     "That passkey may have been copied, so it was refused. Sign in another way and replace it.",
   PROVIDER_NOT_FOUND: "That sign-in provider is not set up on this server.",
+  INVITATION_ALREADY_SENT: "This address has a pending invitation already: use Resend in the list of invitations.",
   NETWORK_ERROR: "The server cannot be reached. Check the connection and try again.",
 };
 
