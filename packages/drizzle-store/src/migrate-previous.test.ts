@@ -89,6 +89,7 @@ describe("migrating a database made with the previous schema", () => {
         "0008_passkeys",
         "0009_admin",
         "0010_organizations",
+        "0011_organization_api_keys",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -122,6 +123,7 @@ describe("migrating a database made with the previous schema", () => {
         "0008_passkeys",
         "0009_admin",
         "0010_organizations",
+        "0011_organization_api_keys",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

@@ -31,6 +31,7 @@ const MIGRATIONS = [
   "0008_passkeys",
   "0009_admin",
   "0010_organizations",
+  "0011_organization_api_keys",
 ];
 
 describe("migrateDatabase", () => {
