@@ -177,7 +177,10 @@ export class ApiKeyService {
       // An organization's key: made by a member whose role grants `apiKey: ["create"]`, carrying no more than
       // that role's statements (every verify caps it by the creator's role again).
       if (!roleGrants(organization.roles, organization.role, { apiKey: ["create"] }))
-        throw new AuthError("INSUFFICIENT_PERMISSIONS", "Your role in this organization does not allow creating its API keys");
+        throw new AuthError(
+          "INSUFFICIENT_PERMISSIONS",
+          "Your role in this organization does not allow creating its API keys",
+        );
       if (!roleGrants(organization.roles, organization.role, permissions))
         throw new AuthError(
           "INSUFFICIENT_PERMISSIONS",
@@ -318,7 +321,10 @@ export class ApiKeyService {
     const organization = await this.organizationOf(userId, organizationId);
     if (organization === null) throw invalidInput("organizationId", "must be an organization's id");
     if (!roleGrants(organization.roles, organization.role, { apiKey: ["read"] }))
-      throw new AuthError("INSUFFICIENT_PERMISSIONS", "Your role in this organization does not allow reading its API keys");
+      throw new AuthError(
+        "INSUFFICIENT_PERMISSIONS",
+        "Your role in this organization does not allow reading its API keys",
+      );
     const result = await this.keys.listByOrganization(organization.organizationId, { limit, cursor });
     return { apiKeys: result.items.map(toApiKeyView), nextCursor: result.nextCursor };
   }

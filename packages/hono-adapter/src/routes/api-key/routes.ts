@@ -81,7 +81,7 @@ function registerListApiKeys(app: AuthApp, tools: RequestTools, service: ApiKeyS
       authenticated: true,
       summary: "List the signed-in user's API keys, or an organization's",
       description:
-        "Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash. With `organizationId` (`organizations()`): that organization's keys, whoever created them, for a member whose role grants `apiKey: [\"read\"]` (403 `INSUFFICIENT_PERMISSIONS`; 404 `ORGANIZATION_NOT_FOUND` for a non-member).",
+        'Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash. With `organizationId` (`organizations()`): that organization\'s keys, whoever created them, for a member whose role grants `apiKey: ["read"]` (403 `INSUFFICIENT_PERMISSIONS`; 404 `ORGANIZATION_NOT_FOUND` for a non-member).',
       query: ListQuery,
       response: { schema: ListResponse, description: "A page of keys" },
       errors: [403, 404],
