@@ -86,6 +86,7 @@ beforeAll(async () => {
     "0009_admin",
     "0010_organizations",
     "0011_impersonation_index",
+    "0012_organization_api_keys",
   ]);
   other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
   // A deploy that forgot LATCHKEY_BASE_URL.

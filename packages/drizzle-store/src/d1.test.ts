@@ -60,6 +60,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       "0009_admin",
       "0010_organizations",
       "0011_impersonation_index",
+      "0012_organization_api_keys",
     ]);
     // The whole shared suite registered inside the worker (40-odd cases today), plus the D1 cases.
     expect(cases.filter((c) => c.name.startsWith("store conformance: d1 (workerd) >")).length).toBeGreaterThanOrEqual(
@@ -102,6 +103,7 @@ describe("D1 store inside workerd (Miniflare D1 binding)", () => {
       { name: "0009_admin.sql" },
       { name: "0010_organizations.sql" },
       { name: "0011_impersonation_index.sql" },
+      { name: "0012_organization_api_keys.sql" },
     ]);
   });
 

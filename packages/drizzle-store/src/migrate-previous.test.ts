@@ -90,6 +90,7 @@ describe("migrating a database made with the previous schema", () => {
         "0009_admin",
         "0010_organizations",
         "0011_impersonation_index",
+        "0012_organization_api_keys",
       ]);
       await keepsWorking(postgresStore({ url: database.url }));
     } finally {
@@ -124,6 +125,7 @@ describe("migrating a database made with the previous schema", () => {
         "0009_admin",
         "0010_organizations",
         "0011_impersonation_index",
+        "0012_organization_api_keys",
       ]);
       await keepsWorking(sqliteStore({ url: database.url }));
     } finally {

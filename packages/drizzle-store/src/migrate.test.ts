@@ -32,6 +32,7 @@ const MIGRATIONS = [
   "0009_admin",
   "0010_organizations",
   "0011_impersonation_index",
+  "0012_organization_api_keys",
 ];
 
 describe("migrateDatabase", () => {

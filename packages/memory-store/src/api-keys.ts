@@ -8,6 +8,7 @@ import {
 import { applyUse, jsApiKeyUseRule, refusalOf } from "@latchkey/core/internal";
 import { copy, dropApiKey, type MemoryDatabase } from "./database.ts";
 import { orderKey, page } from "./keyset.ts";
+import { memberOf } from "./organizations.ts";
 
 const ownedBy = (db: MemoryDatabase, id: string, userId: string | null) => {
   const k = db.apiKeys.get(id);
@@ -29,7 +30,10 @@ export function apiKeysPort(db: MemoryDatabase): ApiKeyStore {
 /** Reads, and the use (core's rule decides it, evaluated in JavaScript). */
 function lookups(
   db: MemoryDatabase,
-): Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser" | "consumeUse"> {
+): Pick<
+  ApiKeyStore,
+  "findByHash" | "findByHashWithOwner" | "findById" | "listByUser" | "listByOrganization" | "consumeUse"
+> {
   const { apiKeys, apiKeysByHash, users } = db;
   return {
     async findByHash(keyHash) {
@@ -52,6 +56,11 @@ function lookups(
       mine.sort((a, b) => (orderKey(b.createdAt, b.id) < orderKey(a.createdAt, a.id) ? -1 : 1));
       return page(mine, limit, cursor, (k) => orderKey(k.createdAt, k.id));
     },
+    async listByOrganization(organizationId, { limit, cursor }) {
+      const theirs = apiKeys.rowsBy("organization", organizationId);
+      theirs.sort((a, b) => (orderKey(b.createdAt, b.id) < orderKey(a.createdAt, a.id) ? -1 : 1));
+      return page(theirs, limit, cursor, (k) => orderKey(k.createdAt, k.id));
+    },
     async consumeUse(id, now): Promise<ApiKeyUseResult> {
       const k = apiKeys.get(id);
       if (!k) return { ok: false, reason: "NOT_FOUND", key: null };
@@ -73,6 +82,8 @@ function changes(db: MemoryDatabase): Pick<ApiKeyStore, "create" | "update" | "r
     async create(key, options = {}) {
       // What a foreign key does in the SQL stores: no key for a user that is not there.
       if (!users.has(key.userId)) return "owner-gone";
+      // An organization's key only for a member of it (so never for a deleted organization).
+      if (key.organizationId != null && !memberOf(db, key.organizationId, key.userId)) return "organization-gone";
       const max = options.maxPerUser ?? null;
       if (max !== null && apiKeys.rowsBy("user", key.userId).length >= max) return false;
       apiKeys.set(key.id, copy(key));

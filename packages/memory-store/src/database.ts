@@ -35,7 +35,7 @@ export interface MemoryDatabase {
   accounts: Table<AccountRecord, "user" | "identity">;
   verifications: Table<VerificationRecord, "identifier" | "valueHash" | "user">;
   counters: Map<string, CounterState>;
-  apiKeys: Table<ApiKeyRecord, "user">;
+  apiKeys: Table<ApiKeyRecord, "user" | "organization">;
   apiKeysByHash: Map<string, string>;
   jwks: Map<string, JwkRecord>;
   audit: AuditRecord[];
@@ -69,7 +69,7 @@ export function memoryDatabase(): MemoryDatabase {
       ["identifier"],
     ),
     counters: new Map(),
-    apiKeys: new Table({ user: (k) => k.userId }),
+    apiKeys: new Table({ user: (k) => k.userId, organization: (k) => k.organizationId ?? null }),
     apiKeysByHash: new Map(),
     jwks: new Map(),
     audit: [],

@@ -1,16 +1,20 @@
 import type { MemberRecord, OrganizationStore, OwnerGuardedResult } from "@latchkey/core";
-import { copy, membershipKey, type MemoryDatabase } from "./database.ts";
+import { copy, dropApiKey, membershipKey, type MemoryDatabase } from "./database.ts";
 
 const OWNER = "owner";
 const oldestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1);
 const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => oldestFirst(b, a);
 
-/** Deletes an organization with its members and invitations, and clears it from the sessions that had it active. */
+/**
+ * Deletes an organization with its members, invitations and API keys, and clears it from the sessions that had it
+ * active.
+ */
 function dropOrganization(db: MemoryDatabase, id: string): boolean {
   if (!db.organizations.delete(id)) return false;
   for (const m of db.members.rowsBy("organization", id)) db.members.delete(m.id);
   for (const i of db.invitations.rowsBy("organization", id)) db.invitations.delete(i.id);
+  for (const k of db.apiKeys.rowsBy("organization", id)) dropApiKey(db, k.id);
   for (const s of db.sessions.rowsBy("activeOrganization", id))
     db.sessions.set(s.id, { ...s, activeOrganizationId: null });
   return true;
@@ -32,7 +36,7 @@ export function dropMemberships(db: MemoryDatabase, userId: string): void {
 
 const otherOwner = (db: MemoryDatabase, organizationId: string, userId: string) =>
   db.members.rowsBy("organization", organizationId).some((m) => m.role === OWNER && m.userId !== userId);
-const memberOf = (db: MemoryDatabase, organizationId: string, userId: string) =>
+export const memberOf = (db: MemoryDatabase, organizationId: string, userId: string) =>
   db.members.firstBy("membership", membershipKey({ organizationId, userId }));
 
 function organizationRows(

@@ -31,6 +31,19 @@ export function apiKeysPort(c: Collections): ApiKeyStore {
         await c.apiKeys.deleteOne({ _id: { $eq: key.id } });
         return "owner-gone";
       }
+      // An organization's key: the membership is checked second too. The organization's deletion removes its members
+      // before its keys, so either it sees this row or this check sees the member gone (and takes the row back).
+      const organizationId = key.organizationId ?? null;
+      if (
+        organizationId !== null &&
+        (await c.members.countDocuments(
+          { organizationId: { $eq: organizationId }, userId: { $eq: key.userId } },
+          { limit: 1 },
+        )) === 0
+      ) {
+        await c.apiKeys.deleteOne({ _id: { $eq: key.id } });
+        return "organization-gone";
+      }
       const max = options.maxPerUser ?? null;
       if (max === null) return true;
       // Without a multi-document transaction the cap is checked after the insert: a create that finds the owner
@@ -135,7 +148,21 @@ function sweeps(c: Collections): Pick<ApiKeyStore, "deleteExpiredRerolls" | "del
 }
 
 /** The reads: by hash (alone, or with the owner for a verify), by id, and a user's page. */
-function lookups(c: Collections): Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser"> {
+function lookups(
+  c: Collections,
+): Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser" | "listByOrganization"> {
+  const newestFirst = async (filter: Filter<ApiKeyDoc>, limit: number, cursor: string | null) => {
+    const after = keysetFilter("createdAt", cursor);
+    if (after === null) return { items: [], nextCursor: null };
+    const docs = await c.apiKeys
+      .find({ ...filter, ...after })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(limit + 1)
+      .toArray();
+    const items = docs.slice(0, limit).map(apiKeyFromDoc);
+    const last = items[items.length - 1];
+    return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  };
   return {
     async findByHash(keyHash) {
       const doc = await c.apiKeys.findOne(apiKeyHashFilter(keyHash));
@@ -158,17 +185,9 @@ function lookups(c: Collections): Pick<ApiKeyStore, "findByHash" | "findByHashWi
       const doc = await c.apiKeys.findOne({ _id: { $eq: id } });
       return doc ? apiKeyFromDoc(doc) : null;
     },
-    async listByUser(userId, { limit, cursor }) {
-      const after = keysetFilter("createdAt", cursor);
-      if (after === null) return { items: [], nextCursor: null };
-      const docs = await c.apiKeys
-        .find({ userId: { $eq: userId }, ...after })
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(limit + 1)
-        .toArray();
-      const items = docs.slice(0, limit).map(apiKeyFromDoc);
-      const last = items[items.length - 1];
-      return { items, nextCursor: docs.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
-    },
+    listByUser: (userId, { limit, cursor }) => newestFirst({ userId: { $eq: userId } }, limit, cursor),
+    // `$type: "string"` matches the partial index (`organizationId_createdAt`: only keys of an organization).
+    listByOrganization: (organizationId, { limit, cursor }) =>
+      newestFirst({ organizationId: { $eq: organizationId, $type: "string" } }, limit, cursor),
   };
 }

@@ -130,6 +130,7 @@ const apiKeyFields: FieldSet<ApiKeyRecord> = {
   expiresAt: true,
   createdAt: true,
   updatedAt: true,
+  organizationId: true,
 };
 const jwkFields: FieldSet<JwkRecord> = {
   generation: true,
@@ -266,6 +267,7 @@ export const apiKeyFromDoc = (d: ApiKeyDoc): ApiKeyRecord => {
     previousKeyHash: r.previousKeyHash ?? null,
     previousKeyExpiresAt: r.previousKeyExpiresAt ?? null,
     rerolledAt: r.rerolledAt ?? null,
+    organizationId: r.organizationId ?? null,
   };
 };
 export const jwkToDoc = (r: JwkRecord): JwkDoc => toDoc(r, jwkFields);

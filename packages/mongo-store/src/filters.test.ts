@@ -137,6 +137,7 @@ describe("MongoDB filters take caller values through $eq", () => {
     await keys.findByHashWithOwner(HOSTILE);
     await keys.findById(HOSTILE);
     await keys.listByUser(HOSTILE, { limit: 10, cursor: null });
+    await keys.listByOrganization(HOSTILE, { limit: 10, cursor: null });
     await keys.delete(HOSTILE, HOSTILE);
     const counters = countersPort(c);
     await counters.peek(HOSTILE, 0);
@@ -250,11 +251,12 @@ describe("MongoDB filters take caller values through $eq", () => {
     calls.apiKeys = [
       keys,
       {
-        create: () => keys.create(fixtures.apiKey(h, { id: h, keyHash: h }), { maxPerUser: 1 }),
+        create: () => keys.create(fixtures.apiKey(h, { id: h, keyHash: h, organizationId: h }), { maxPerUser: 1 }),
         findByHash: () => keys.findByHash(h),
         findByHashWithOwner: () => keys.findByHashWithOwner(h),
         findById: () => keys.findById(h),
         listByUser: () => keys.listByUser(h, { limit: 10, cursor: null }),
+        listByOrganization: () => keys.listByOrganization(h, { limit: 10, cursor: null }),
         update: () => keys.update(h, h, { name: "x" }, { unlessLocked: true }),
         reroll: () => keys.reroll(h, h, { keyHash: h, start: "lk_", graceUntil: date, at: date }),
         deleteExpiredRerolls: () => keys.deleteExpiredRerolls(date, 10),

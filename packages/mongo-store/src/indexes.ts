@@ -99,6 +99,13 @@ export const INDEX_SPECS: readonly IndexSpec[] = [
   { collection: C.apiKeys, name: "userId_createdAt", key: { userId: 1, createdAt: -1, _id: -1 } },
   { collection: C.apiKeys, name: "expiresAt", key: { expiresAt: 1 } },
   { collection: C.apiKeys, name: "previousKeyExpiresAt", key: { previousKeyExpiresAt: 1 } },
+  // An organization's keys, newest first (its list, its deletion); keys of no organization stay out of it.
+  {
+    collection: C.apiKeys,
+    name: "organizationId_createdAt",
+    key: { organizationId: 1, createdAt: -1, _id: -1 },
+    partialFilterExpression: { organizationId: { $type: "string" } },
+  },
   { collection: C.audit, name: "userId_at", key: { userId: 1, at: -1, _id: -1 } },
   { collection: C.audit, name: "at", key: { at: -1, _id: -1 } },
   { collection: C.sessions, name: "expiresAt_ttl", key: { expiresAt: 1 }, expireAfterSeconds: TTL_GRACE_SECONDS },

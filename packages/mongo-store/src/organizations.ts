@@ -19,11 +19,16 @@ const isMembershipTaken = (error: unknown) => {
   return fields?.includes("organizationId") && fields.includes("userId");
 };
 
-/** Deletes an organization with its members and invitations, and clears it from the sessions that had it active. */
+/**
+ * Deletes an organization with its members, invitations and API keys, and clears it from the sessions that had it
+ * active. The keys go after the members: a key created meanwhile is either seen here, or its create (which checks
+ * the membership after its insert) finds the member gone and takes it back.
+ */
 async function dropOrganization(c: Collections, id: string): Promise<boolean> {
   const gone = await c.organizations.findOneAndDelete({ _id: { $eq: id } });
   await c.members.deleteMany({ organizationId: { $eq: id } });
   await c.invitations.deleteMany({ organizationId: { $eq: id } });
+  await c.apiKeys.deleteMany({ organizationId: { $eq: id, $type: "string" } });
   await c.sessions.updateMany({ activeOrganizationId: { $eq: id } }, { $set: { activeOrganizationId: null } });
   return gone !== null;
 }

@@ -133,6 +133,7 @@ export function apiKey(userId: string, over: Partial<ApiKeyRecord> = {}): ApiKey
     expiresAt: null,
     createdAt: T0,
     updatedAt: T0,
+    organizationId: null,
     ...over,
   };
 }

@@ -50,7 +50,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--database", database.url);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\napplied 0005_partial_nullable_indexes\napplied 0006_two_factor\napplied 0007_social_accounts\napplied 0008_passkeys\napplied 0009_admin\napplied 0010_organizations\napplied 0011_impersonation_index\n`,
+        `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\napplied 0005_partial_nullable_indexes\napplied 0006_two_factor\napplied 0007_social_accounts\napplied 0008_passkeys\napplied 0009_admin\napplied 0010_organizations\napplied 0011_impersonation_index\napplied 0012_organization_api_keys\n`,
       );
       const second = await latchkey("migrate", `--database=${database.url}`);
       expect(second).toMatchObject({
@@ -82,6 +82,7 @@ describe("latchkey migrate", () => {
           "0009_admin",
           "0010_organizations",
           "0011_impersonation_index",
+          "0012_organization_api_keys",
         ]);
         expect(await migrate(database.url.replace(/^postgres:/, "postgresql:"))).toEqual([]);
         expect(lines).toEqual([
@@ -97,6 +98,7 @@ describe("latchkey migrate", () => {
           "applied 0009_admin",
           "applied 0010_organizations",
           "applied 0011_impersonation_index",
+          "applied 0012_organization_api_keys",
         ]);
         const again = await latchkey("migrate", "--database", database.url);
         expect(again.code).toBe(0);
@@ -115,7 +117,7 @@ describe("latchkey migrate", () => {
       const first = await latchkey("migrate", "--d1", "DB", "--persist-to", state);
       expect(first).toMatchObject({ code: 0, stderr: "" });
       expect(first.stdout).toBe(
-        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\napplied 0005_partial_nullable_indexes\napplied 0006_two_factor\napplied 0007_social_accounts\napplied 0008_passkeys\napplied 0009_admin\napplied 0010_organizations\napplied 0011_impersonation_index\n`,
+        `Migrating local D1 DB in ${state}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\napplied 0005_partial_nullable_indexes\napplied 0006_two_factor\napplied 0007_social_accounts\napplied 0008_passkeys\napplied 0009_admin\napplied 0010_organizations\napplied 0011_impersonation_index\napplied 0012_organization_api_keys\n`,
       );
       const second = await latchkey("migrate", "--d1=DB", `--persist-to=${state}`);
       expect(second).toMatchObject({
@@ -147,6 +149,7 @@ describe("latchkey migrate", () => {
           { id: 10, name: "0009_admin.sql" },
           { id: 11, name: "0010_organizations.sql" },
           { id: 12, name: "0011_impersonation_index.sql" },
+          { id: 13, name: "0012_organization_api_keys.sql" },
         ]);
         const tables = (
           await db.prepare("select name from sqlite_master where type = 'table' and name = 'users'").all()
@@ -340,7 +343,7 @@ describe("latchkey migrate", () => {
         const ok = await latchkeyWith({ LATCHKEY_DATABASE_URL: database.url }, "migrate");
         expect(ok).toMatchObject({ code: 0, stderr: "" });
         expect(ok.stdout).toBe(
-          `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\napplied 0005_partial_nullable_indexes\napplied 0006_two_factor\napplied 0007_social_accounts\napplied 0008_passkeys\napplied 0009_admin\napplied 0010_organizations\napplied 0011_impersonation_index\n`,
+          `Migrating ${database.url}\napplied 0000_initial\napplied 0001_api_key_lifecycle\napplied 0002_session_remember_me\napplied 0003_app_metadata\napplied 0004_counters_reset_at_index\napplied 0005_partial_nullable_indexes\napplied 0006_two_factor\napplied 0007_social_accounts\napplied 0008_passkeys\napplied 0009_admin\napplied 0010_organizations\napplied 0011_impersonation_index\napplied 0012_organization_api_keys\n`,
         );
         const failed = await latchkeyWith(
           { LATCHKEY_DATABASE_URL: "postgres://app:S3cret-env@127.0.0.1:1/auth" },

@@ -213,7 +213,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for the signed-in user
-         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys at once (default 100; 409 `TOO_MANY_KEYS`). With `apiKeys({ httpCreate: false })` this route is 403 `KEY_CREATION_DISABLED` (keys come from `auth.api.createApiKey` only). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). Any other field is 400 `INVALID_REQUEST` naming it.
+         * @description Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys at once (default 100; 409 `TOO_MANY_KEYS`). With `apiKeys({ httpCreate: false })` this route is 403 `KEY_CREATION_DISABLED` (keys come from `auth.api.createApiKey` only). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). With `organizationId` (`organizations()`) the key acts for that organization: the caller must be a member whose role grants `apiKey: ["create"]` (404 `ORGANIZATION_NOT_FOUND` for a non-member, 403 `INSUFFICIENT_PERMISSIONS` otherwise), `permissions` must be within that role's statements (403 `INSUFFICIENT_PERMISSIONS`), and every verify caps them by the creator's current role; deleting the organization deletes the key. Any other field is 400 `INVALID_REQUEST` naming it.
          *
          *     Needs a fresh session: one created less than `session.freshAge` ago (403 `SESSION_NOT_FRESH` otherwise; sign in again).
          */
@@ -272,8 +272,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the signed-in user's API keys
-         * @description Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash.
+         * List the signed-in user's API keys, or an organization's
+         * @description Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash. With `organizationId` (`organizations()`): that organization's keys, whoever created them, for a member whose role grants `apiKey: ["read"]` (403 `INSUFFICIENT_PERMISSIONS`; 404 `ORGANIZATION_NOT_FOUND` for a non-member).
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -359,7 +359,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an API key
-         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true` (and `start` of that value, never of its replacement). The answer never carries `serverMetadata` (operator data: `auth.api.verifyApiKey` and `requireApiKey` see it).
+         * @description The key comes from the body (`key`) or, when absent, the `x-api-key` header. Always 200: `{valid: true, apiKey}` or `{valid: false, error: {code, message}}` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check; an organization's key has only the permissions its creator's current role in the organization also grants, and none once the creator left it), USAGE_EXCEEDED (`tryAgainIn`: ms until the next refill, or null without one) or RATE_LIMITED (`tryAgainIn` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record `lastUsedAt` at most once per `lastUsedResolution`. A value replaced by a reroll verifies until its grace ends, answered with `deprecated: true` (and `start` of that value, never of its replacement). The answer never carries `serverMetadata` (operator data: `auth.api.verifyApiKey` and `requireApiKey` see it).
          */
         post: operations["verifyApiKey"];
         delete?: never;
@@ -1931,6 +1931,8 @@ export interface components {
                 [key: string]: unknown;
             };
             name: string | null;
+            /** @description The organization the key acts for (`organizations()`); null for a user's own key. A verify answers its `permissions` capped by the creator's current role in it (none once they left it). */
+            organizationId: string | null;
             permissions: components["schemas"]["ApiKeyPermissions"];
             /** @example lk_ */
             prefix: string;
@@ -2328,6 +2330,8 @@ export interface components {
                 [key: string]: unknown;
             };
             name: string | null;
+            /** @description The organization the key acts for (`organizations()`); null for a user's own key. A verify answers its `permissions` capped by the creator's current role in it (none once they left it). */
+            organizationId: string | null;
             permissions: components["schemas"]["ApiKeyPermissions"];
             /** @example lk_ */
             prefix: string;
@@ -3443,6 +3447,8 @@ export interface operations {
                     };
                     /** @example CI deploys */
                     name?: string | null;
+                    /** @description `organizations()`: an organization the caller is a member of, whose role there grants `apiKey: ["create"]` (403 `INSUFFICIENT_PERMISSIONS`; 404 `ORGANIZATION_NOT_FOUND` for a non-member). The key's `permissions` must then be within that role's statements (not `grantablePermissions`). */
+                    organizationId?: string | null;
                     permissions?: components["schemas"]["ApiKeyPermissions"];
                     /** @description 1 to 16 of A-Z a-z 0-9 _ (default `apiKeys({ defaultPrefix })`, `lk_`). */
                     prefix?: string;
@@ -3481,6 +3487,15 @@ export interface operations {
             };
             /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3756,6 +3771,8 @@ export interface operations {
                 cursor?: string;
                 /** @description 1..100, default 20 */
                 limit?: number;
+                /** @description `organizations()`: list this organization's keys (whoever created them) instead of the caller's; needs a role granting `apiKey: ["read"]`. */
+                organizationId?: string;
             };
             header?: never;
             path?: never;
@@ -3783,6 +3800,24 @@ export interface operations {
             };
             /** @description Not authenticated or wrong credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: untrusted (`INVALID_ORIGIN`) or missing (`MISSING_ORIGIN`) `Origin` on a cookie-authenticated write, or the operation's own reasons */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

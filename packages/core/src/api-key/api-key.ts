@@ -6,6 +6,7 @@ import type { ApiKeyRecord, Permissions, SessionRecord } from "../ports/records.
 import { inTransaction } from "../context/transaction.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
+import { roleGrants, type RoleTable } from "../organization/roles.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";
 import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView, type CallerApiKeyVerifyResult } from "./view.ts";
 import {
@@ -49,6 +50,9 @@ import type {
 import { emit } from "../kernel/emit.ts";
 import { inBatches, SWEEP_BATCH_SIZE, yieldToEventLoop } from "../sweep/index.ts";
 
+const organizationNotFound = () =>
+  new AuthError("ORGANIZATION_NOT_FOUND", "No such organization, or you are not a member of it");
+
 /** Events emitted between two turns of the event loop while a batch of expired keys is announced. */
 const EVENTS_PER_TURN = 25;
 
@@ -67,12 +71,21 @@ type NewKeyFields = Pick<
   | "rateLimitWindowMs"
   | "refillAmount"
   | "refillIntervalMs"
+  | "organizationId"
 > & { expiresInMs: number | null };
 
 const DAY_MS = 86_400_000;
 
 /** What an HTTP caller may send to create and to update a key; anything else is refused, never ignored. */
-const CALLER_CREATE_FIELDS = ["name", "prefix", "expiresIn", "metadata", "permissions", "enabled"] as const;
+const CALLER_CREATE_FIELDS = [
+  "name",
+  "prefix",
+  "expiresIn",
+  "metadata",
+  "permissions",
+  "enabled",
+  "organizationId",
+] as const;
 const CALLER_UPDATE_FIELDS = ["keyId", "name", "enabled", "metadata", "permissions"] as const;
 
 /**
@@ -106,6 +119,8 @@ export class ApiKeyService {
       { amount: options.defaultRefillAmount, intervalMs: options.defaultRefillIntervalMs },
     );
     const remaining = input.remaining === undefined ? undefined : checkCount(input.remaining, "remaining", 0);
+    // Trusted code may give an organization's key any permissions: every verify caps them by the creator's role.
+    const organization = await this.organizationOf(input.userId, input.organizationId);
     return this.insert(
       input.userId,
       {
@@ -123,6 +138,7 @@ export class ApiKeyService {
         rateLimitWindowMs: rateLimit.windowMs,
         refillAmount: refill.amount,
         refillIntervalMs: refill.intervalMs,
+        organizationId: organization?.organizationId ?? null,
       },
       meta,
       true,
@@ -155,7 +171,22 @@ export class ApiKeyService {
     assertNoServerOnlyFields(input);
     assertKnownFields(input, CALLER_CREATE_FIELDS);
     const permissions = input.permissions === undefined ? {} : checkPermissions(input.permissions);
-    this.assertGrantable(permissions);
+    const organization = await this.organizationOf(userId, input.organizationId);
+    if (organization === null) this.assertGrantable(permissions);
+    else {
+      // An organization's key: made by a member whose role grants `apiKey: ["create"]`, carrying no more than
+      // that role's statements (every verify caps it by the creator's role again).
+      if (!roleGrants(organization.roles, organization.role, { apiKey: ["create"] }))
+        throw new AuthError(
+          "INSUFFICIENT_PERMISSIONS",
+          "Your role in this organization does not allow creating its API keys",
+        );
+      if (!roleGrants(organization.roles, organization.role, permissions))
+        throw new AuthError(
+          "INSUFFICIENT_PERMISSIONS",
+          "An organization's API key may carry only permissions your role in it grants",
+        );
+    }
     // Omitted: the operator's default lifetime. Asked for: at most `maxExpiresIn` (and not "never") when capped.
     const expiresInMs = input.expiresIn === undefined ? options.defaultExpiresInMs : checkExpiresIn(input.expiresIn);
     const cap = options.maxExpiresInMs;
@@ -181,6 +212,7 @@ export class ApiKeyService {
         rateLimitWindowMs: options.defaultRateLimitWindowMs,
         refillAmount: options.defaultRefillAmount,
         refillIntervalMs: options.defaultRefillIntervalMs,
+        organizationId: organization?.organizationId ?? null,
       },
       meta,
       false,
@@ -225,6 +257,7 @@ export class ApiKeyService {
       expiresAt: f.expiresInMs === null ? null : new Date(now.getTime() + f.expiresInMs),
       createdAt: now,
       updatedAt: now,
+      organizationId: f.organizationId,
     };
     const limit = { maxPerUser: this.options.maxPerUser };
     // For a signed-in caller, the key commits only if the session that asked for it still exists then.
@@ -237,6 +270,8 @@ export class ApiKeyService {
             return done;
           });
     // The owner was deleted by a concurrent request (their account, and so the caller's session, is gone).
+    // The organization was deleted, or the creator left it, meanwhile: nothing was written.
+    if (created === "organization-gone") throw organizationNotFound();
     if (created === "owner-gone") {
       throw trusted
         ? new AuthError("NOT_FOUND", "No user with that id")
@@ -250,6 +285,63 @@ export class ApiKeyService {
     }
     await emit(ctx, "ApiKeyCreated", { keyId: record.id, userId }, meta, now);
     return { apiKey: toApiKeyView(record), key };
+  }
+
+  /**
+   * The organization a new key is for (`organizationId`, `organizations()`): null when none is asked for; 404
+   * `ORGANIZATION_NOT_FOUND` when `userId` is not a member of it (whether or not it exists).
+   */
+  private async organizationOf(
+    userId: string,
+    organizationId: unknown,
+  ): Promise<{ organizationId: string; role: string; roles: RoleTable } | null> {
+    if (organizationId === undefined || organizationId === null) return null;
+    if (typeof organizationId !== "string" || organizationId === "" || organizationId.length > 64)
+      throw invalidInput("organizationId", "must be an organization's id");
+    const roles = this.ctx.organizationRoles;
+    const organizations = this.ctx.store.organizations;
+    if (roles === null || !organizations)
+      throw invalidInput("organizationId", "needs the organizations() plugin installed");
+    const member = await organizations.findMember(organizationId, userId);
+    if (!member) throw organizationNotFound();
+    return { organizationId, role: member.role, roles };
+  }
+
+  /**
+   * A page of an organization's keys (whoever created them), newest first: for a member whose role grants
+   * `apiKey: ["read"]` (403 `INSUFFICIENT_PERMISSIONS` otherwise; 404 `ORGANIZATION_NOT_FOUND` for others).
+   */
+  async listForOrganization(
+    userId: string,
+    organizationId: unknown,
+    page: { limit?: number | null; cursor?: string | null } = {},
+  ): Promise<ApiKeyPage> {
+    const limit = checkLimit(page.limit);
+    const cursor = checkCursor(page.cursor);
+    const organization = await this.organizationOf(userId, organizationId);
+    if (organization === null) throw invalidInput("organizationId", "must be an organization's id");
+    if (!roleGrants(organization.roles, organization.role, { apiKey: ["read"] }))
+      throw new AuthError(
+        "INSUFFICIENT_PERMISSIONS",
+        "Your role in this organization does not allow reading its API keys",
+      );
+    const result = await this.keys.listByOrganization(organization.organizationId, { limit, cursor });
+    return { apiKeys: result.items.map(toApiKeyView), nextCursor: result.nextCursor };
+  }
+
+  /**
+   * What an owner may put on one of their keys: `grantablePermissions` on their own key; on an organization's key,
+   * no more than their role in the organization grants now (404 `ORGANIZATION_NOT_FOUND` once they left it).
+   */
+  private async assertPermissionsFor(userId: string, keyId: unknown, permissions: Permissions): Promise<void> {
+    const current = await this.owned(keyId, userId);
+    if (current.organizationId == null) return this.assertGrantable(permissions);
+    const organization = await this.organizationOf(userId, current.organizationId);
+    if (organization && !roleGrants(organization.roles, organization.role, permissions))
+      throw new AuthError(
+        "INSUFFICIENT_PERMISSIONS",
+        "An organization's API key may carry only permissions your role in it grants",
+      );
   }
 
   private assertGrantable(permissions: Permissions): void {
@@ -355,7 +447,7 @@ export class ApiKeyService {
     assertNoServerOnlyFields(input);
     assertKnownFields(input, CALLER_UPDATE_FIELDS);
     const patch = this.basePatch(input);
-    if (patch.permissions) this.assertGrantable(patch.permissions);
+    if (patch.permissions) await this.assertPermissionsFor(userId, input.keyId, patch.permissions);
     if (patch.enabled === true || patch.permissions !== undefined) {
       let fresh = true;
       try {

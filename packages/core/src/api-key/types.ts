@@ -26,6 +26,11 @@ export interface CreateApiKeyInput {
   /** Per-key rate limit (both or neither); `null` none. Defaults `defaultRateLimitMax` / `defaultRateLimitWindow`. */
   rateLimitMax?: number | null;
   rateLimitWindow?: Duration | null;
+  /**
+   * An organization `userId` is a member of (`organizations()`): the key acts for it, its permissions capped on
+   * every verify by the member's current role there. Else 404 `ORGANIZATION_NOT_FOUND`.
+   */
+  organizationId?: string | null;
 }
 
 /** What a signed-in user may send to `POST /api-key/create`. Other named fields are checked for server-only ones. */
@@ -38,6 +43,11 @@ export interface CallerCreateApiKeyInput {
   permissions?: Permissions;
   /** `false` creates the key disabled; the owner may enable it later (it is not `locked`). Default true. */
   enabled?: boolean;
+  /**
+   * An organization the caller is a member of whose role grants `apiKey: ["create"]`; `permissions` must then be
+   * within the role's statements (instead of `grantablePermissions`).
+   */
+  organizationId?: string | null;
   [field: string]: unknown;
 }
 

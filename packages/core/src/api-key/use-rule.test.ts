@@ -33,6 +33,7 @@ const key = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   expiresAt: null,
   createdAt: at(-86_400_000),
   updatedAt: at(-86_400_000),
+  organizationId: null,
   ...over,
 });
 

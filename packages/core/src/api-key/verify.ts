@@ -3,7 +3,8 @@ import { hashSecret, constantTimeEqual } from "../crypto/crypto.ts";
 import { ownUserView, toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import type { ApiKeyRecord, UserRecord } from "../ports/records.ts";
+import type { ApiKeyRecord, Permissions, UserRecord } from "../ports/records.ts";
+import { capByRole } from "../organization/roles.ts";
 import { ownData, sharedOrigin } from "../ports/shared-lookup.ts";
 import type { ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
@@ -131,6 +132,23 @@ function viewsOf(found: { key: ApiKeyRecord; user: UserRecord }): KeyViews {
   return { apiKey: own, user: ownUserView(views.user) };
 }
 
+/**
+ * What an organization's key may do now (`organizationId` set): its permissions capped by its creator's current
+ * role in the organization (`findMember`, one read); none once the creator is no member. Null when the key is gone:
+ * a creator who is no member may mean the organization was deleted with its keys while a lookup cache still held
+ * this one, so the key's row is read again (`findById` never comes from the cache).
+ */
+async function organizationPermissions(
+  ctx: AuthContext,
+  keys: ApiKeyStore,
+  row: ApiKeyRecord & { organizationId: string },
+): Promise<Permissions | null> {
+  const member = (await ctx.store.organizations?.findMember(row.organizationId, row.userId)) ?? null;
+  if (member === null && !(await keys.findById(row.id))) return null;
+  const roles = ctx.organizationRoles;
+  return roles === null ? {} : capByRole(roles, member?.role ?? null, row.permissions);
+}
+
 export async function authenticateApiKey(
   ctx: AuthContext,
   keys: ApiKeyStore,
@@ -153,7 +171,14 @@ export async function authenticateApiKey(
   if (!row.enabled || banInForce(user, now)) return refuse(ctx, settings, row.id, "KEY_DISABLED", meta);
   if (row.expiresAt !== null && row.expiresAt.getTime() <= now)
     return refuse(ctx, settings, row.id, "KEY_EXPIRED", meta);
-  if (input.permissions && !hasPermissions(row.permissions, checkPermissions(input.permissions)))
+  const wanted = input.permissions ? checkPermissions(input.permissions) : null;
+  // An organization's key carries no more than its creator's role grants at this moment.
+  let capped: Permissions | null = null;
+  if (row.organizationId != null) {
+    capped = await organizationPermissions(ctx, keys, { ...row, organizationId: row.organizationId });
+    if (capped === null) return refuse(ctx, settings, null, "INVALID_API_KEY", meta);
+  }
+  if (wanted && !hasPermissions(capped ?? row.permissions, wanted))
     return refuse(ctx, settings, row.id, "INSUFFICIENT_PERMISSIONS", meta);
   if (!isMetered(row)) {
     const resolution = settings.lastUsedResolutionMs;
@@ -166,6 +191,7 @@ export async function authenticateApiKey(
       view = { ...view, lastUsedAt: new Date(now).toISOString() };
     }
     await countUsage(ctx, settings, row.id, "valid");
+    if (capped !== null) view = { ...view, permissions: capped };
     return { valid: true, apiKey: view, user: userView, deprecated };
   }
   const used = await keys.consumeUse(row.id, new Date(now));
@@ -173,6 +199,7 @@ export async function authenticateApiKey(
     await countUsage(ctx, settings, row.id, "valid");
     const view = toApiKeyView(used.key);
     if (deprecated) view.start = key.slice(0, API_KEY_START_LENGTH);
+    if (capped !== null) view.permissions = capped;
     return { valid: true, apiKey: view, user: toUserView(user), deprecated };
   }
   switch (used.reason) {

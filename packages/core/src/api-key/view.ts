@@ -44,6 +44,11 @@ export interface ApiKeyView {
   expiresAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The organization the key acts for (`organizations()`); null for a user's own key. A verify answers its
+   * `permissions` capped by the creator's current role there (none once they left it).
+   */
+  organizationId: string | null;
 }
 
 /**
@@ -76,6 +81,7 @@ export function toApiKeyView(k: ApiKeyRecord): ApiKeyView {
     expiresAt: k.expiresAt ? isoTime(k.expiresAt) : null,
     createdAt: isoTime(k.createdAt),
     updatedAt: isoTime(k.updatedAt),
+    organizationId: k.organizationId ?? null,
   };
 }
 

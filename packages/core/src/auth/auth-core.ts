@@ -102,6 +102,7 @@ export function createAuthCore<const P extends readonly AuthPlugin[] = []>(
     events,
     sessions: new SessionService(config, store, clock, random),
     signInGate: null,
+    organizationRoles: null,
     lockout: new Lockout(config, store, clock, events),
     rateLimiter: new RateLimiter(config, store, clock, logger),
     hashBudget: new HashBudget(config, store, clock),

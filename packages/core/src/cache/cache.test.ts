@@ -97,6 +97,7 @@ function apiKey(id: string, userId: string, over: Partial<ApiKeyRecord> = {}): A
     rerolledAt: null,
     createdAt: at,
     updatedAt: at,
+    organizationId: null,
     ...over,
   };
 }

@@ -13,6 +13,7 @@ import type { SendLimits } from "../email/send-limits.ts";
 import type { OneTimeSecrets } from "../one-time/one-time.ts";
 import type { Logger } from "../logger/logger.ts";
 import type { HookRunner } from "../hooks/hooks.ts";
+import type { RoleTable } from "../organization/roles.ts";
 
 /** What every feature service is built on. Created once by `createAuthCore`. */
 export interface AuthContext {
@@ -34,6 +35,11 @@ export interface AuthContext {
    * Every sign-in ends through it (`signInOrChallenge`).
    */
   signInGate: SignInGate | null;
+  /**
+   * The roles of `organizations()` (null without it): what an organization's API key may carry and do, read on
+   * every verify of one.
+   */
+  organizationRoles: RoleTable | null;
   lockout: Lockout;
   rateLimiter: RateLimiter;
   /** The shared budget of unauthenticated hashing routes (the transport spends it; trusted calls do not). */

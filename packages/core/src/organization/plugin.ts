@@ -83,6 +83,8 @@ export function organizations(options: OrganizationsOptions = {}): Organizations
     requires: ["organizations"],
     init(ctx, ports) {
       const service = new OrganizationService(ctx, resolved, ports.organizations);
+      // What an organization's API keys may carry (`apiKeys()` reads it on create and on every verify of one).
+      ctx.organizationRoles = resolved.roles;
       const userOf = async (userId: string): Promise<UserRecord> => {
         const user = typeof userId === "string" ? await ctx.store.users.findById(userId) : null;
         if (!user) throw new AuthError("MEMBER_NOT_FOUND", "No such user");

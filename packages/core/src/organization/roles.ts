@@ -13,16 +13,20 @@ export const DEFAULT_ROLES: Readonly<Record<"owner" | "admin" | "member", Permis
     organization: ["update", "delete"],
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
+    apiKey: ["create", "read"],
   },
   admin: {
     organization: ["update"],
     member: ["create", "update", "delete"],
     invitation: ["create", "cancel"],
+    apiKey: ["create", "read"],
   },
   member: {},
 };
 
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+/** A resource may be camel-cased, as Better Auth's `apiKey` is. */
+const RESOURCE = /^[a-z][a-zA-Z0-9_-]{0,31}$/;
 
 /** Role name -> resource -> actions (a set), after merging the defaults with `organizations({ roles })`. */
 export type RoleTable = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
@@ -77,8 +81,11 @@ export function checkStatements(value: unknown, field: string): asserts value is
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw new AuthConfigError(field, "must be an object of resource -> [actions]");
   for (const [resource, actions] of Object.entries(value)) {
-    if (!NAME.test(resource))
-      throw new AuthConfigError(`${field}.${resource}`, "a resource is 1 to 32 lower-case letters, digits, - or _");
+    if (!RESOURCE.test(resource))
+      throw new AuthConfigError(
+        `${field}.${resource}`,
+        "a resource is 1 to 32 letters, digits, - or _, starting with a lower-case letter",
+      );
     if (!Array.isArray(actions) || actions.some((a) => typeof a !== "string" || !NAME.test(a)))
       throw new AuthConfigError(
         `${field}.${resource}`,
@@ -96,6 +103,21 @@ export function roleGrants(roles: RoleTable, role: string, wanted: Permissions):
     for (const action of actions) if (!granted?.has(action)) return false;
   }
   return true;
+}
+
+/**
+ * What an organization's API key may do now: its own `permissions` cut down to the statements of its creator's
+ * current `role` (a resource the role lacks goes, and so do the actions it does not grant). Null role: nothing.
+ */
+export function capByRole(roles: RoleTable, role: string | null, permissions: Permissions): Permissions {
+  const resources = role === null ? undefined : roles.get(role);
+  const out: Permissions = {};
+  if (!resources) return out;
+  for (const [resource, actions] of Object.entries(permissions)) {
+    const granted = resources.get(resource);
+    if (granted) out[resource] = actions.filter((action) => granted.has(action));
+  }
+  return out;
 }
 
 /** The role's statements as plain JSON (`{ resource: [actions] }`, sorted). */

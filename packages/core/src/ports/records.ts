@@ -141,6 +141,12 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * The organization the key acts for (`organizations()`), created by its member `userId`; null for a user's own
+   * key. On every verify its permissions are capped by that member's current role there; deleting the
+   * organization deletes the key.
+   */
+  organizationId: string | null;
 }
 
 export interface JwkRecord {

@@ -50,7 +50,7 @@ export interface UserStore {
    * Deletes the user and every auth-owned row of theirs (sessions, accounts, verifications, and API keys when
    * the store has that port) in one atomic step. Audit rows stay. Returns false when the user was already gone.
    * With the organizations port: their memberships go too, and so does every organization whose only owner they
-   * were, with its members and invitations (no organization is left without an owner).
+   * were, with its members, invitations and API keys (no organization is left without an owner).
    */
   delete(id: string): Promise<boolean>;
   /**
@@ -248,8 +248,14 @@ export interface ApiKeyStore {
    * concurrent creates at the cap minus one admit exactly one); false when the owner is at the cap.
    * `"owner-gone"` when the owner does not exist (deleted by a concurrent request): nothing is written, as
    * `SessionStore.create` answers false, never a foreign-key error nor a key without its owner.
+   * A key with an `organizationId` is inserted only while its owner is a member of that organization, decided
+   * atomically with the organization's deletion (no key of a deleted organization is ever left):
+   * `"organization-gone"` otherwise, with nothing written.
    */
-  create(key: ApiKeyRecord, options?: { maxPerUser?: number | null }): Promise<boolean | "owner-gone">;
+  create(
+    key: ApiKeyRecord,
+    options?: { maxPerUser?: number | null },
+  ): Promise<boolean | "owner-gone" | "organization-gone">;
   /**
    * The key whose current value (`keyHash`) or rerolled value (`previousKeyHash`) has this hash. The caller tells
    * which matched and checks `previousKeyExpiresAt`.
@@ -263,6 +269,11 @@ export interface ApiKeyStore {
   findById(id: string): Promise<ApiKeyRecord | null>;
   /** Newest first; `cursor` is opaque (from a previous page). */
   listByUser(userId: string, options: { limit: number; cursor: string | null }): Promise<Page<ApiKeyRecord>>;
+  /** The keys of an organization (`organizationId`), whoever created them; newest first, like `listByUser`. */
+  listByOrganization(
+    organizationId: string,
+    options: { limit: number; cursor: string | null },
+  ): Promise<Page<ApiKeyRecord>>;
   /**
    * Updates a key owned by `userId` (or any owner when `userId` is null); null when not found. With
    * `unlessLocked`, a locked key is left unchanged and null is answered (one conditional write, so an operator's
@@ -431,8 +442,8 @@ export interface OrganizationStore {
   /** Applies the patch; null when the organization is gone, `"slug-taken"` when another one has the new slug. */
   update(id: string, patch: OrganizationPatch): Promise<OrganizationRecord | "slug-taken" | null>;
   /**
-   * Deletes the organization with its members and invitations, and clears it as the active organization of every
-   * session, in one atomic step. False when it was already gone.
+   * Deletes the organization with its members, invitations and API keys (`ApiKeyRecord.organizationId`), and clears
+   * it as the active organization of every session, in one atomic step. False when it was already gone.
    */
   delete(id: string): Promise<boolean>;
   /** The user's memberships with their organizations, oldest membership first. */

@@ -13,7 +13,8 @@ import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { PgDatabase } from "./database.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { inBatch } from "./batch.ts";
-import { apiKeys, users } from "./schema.ts";
+import { apiKeys, members, organizations, users } from "./schema.ts";
+import { errorChain, stringField } from "../driver-error.ts";
 
 const k = apiKeys;
 const hasFields = (patch: ApiKeyPatch) => Object.values(patch).some((v) => v !== undefined);
@@ -24,7 +25,31 @@ export function apiKeysPort(db: PgDatabase): ApiKeyStore {
   return { ...lookups, ...usesPort(db, lookups.findById), ...changesPort(db) };
 }
 
-type Lookups = Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser">;
+type Lookups = Pick<
+  ApiKeyStore,
+  "findByHash" | "findByHashWithOwner" | "findById" | "listByUser" | "listByOrganization"
+>;
+
+/** A newest-first keyset page of the keys matching `where`. */
+async function keysPage(db: PgDatabase, where: SQL, { limit, cursor }: { limit: number; cursor: string | null }) {
+  const after = cursor === null ? null : decodeCursor(cursor);
+  if (cursor !== null && after === null) return { items: [], nextCursor: null };
+  const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
+  const rows = await db
+    .select()
+    .from(k)
+    .where(and(where, older ?? undefined))
+    .orderBy(desc(k.createdAt), desc(k.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
+}
+
+/** True when the insert was refused by the foreign key to the organization (deleted meanwhile). */
+function isOrganizationGone(error: unknown): boolean {
+  for (const e of errorChain(error))
+    if (stringField(e, "constraint") === "api_keys_organization_id_organizations_id_fk") return true;
+  return false;
+}
 
 function lookupsPort(db: PgDatabase): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
@@ -56,18 +81,10 @@ function lookupsPort(db: PgDatabase): Lookups {
       return (await byHashWithOwner.execute({ value: keyHash }))[0] ?? null;
     },
     findById,
-    async listByUser(userId, { limit, cursor }) {
-      const after = cursor === null ? null : decodeCursor(cursor);
-      if (cursor !== null && after === null) return { items: [], nextCursor: null };
-      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
-      const rows = await db
-        .select()
-        .from(k)
-        .where(and(eq(k.userId, userId), older ?? undefined))
-        .orderBy(desc(k.createdAt), desc(k.id))
-        .limit(limit + 1);
-      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
-    },
+    listByUser: (userId, page) => keysPage(db, eq(k.userId, userId), page),
+    // `organization_id is not null` lets PostgreSQL pick the partial index (organization_id, created_at, id).
+    listByOrganization: (organizationId, page) =>
+      keysPage(db, and(eq(k.organizationId, organizationId), isNotNull(k.organizationId))!, page),
   };
 }
 
@@ -134,23 +151,42 @@ function changesPort(
   return {
     async create(key, options = {}) {
       const max = options.maxPerUser ?? null;
+      const organizationId = key.organizationId ?? null;
       try {
-        if (max === null) {
+        if (max === null && organizationId === null) {
           await db.insert(k).values(key);
           return true;
         }
-        // The owner's row is locked first, so concurrent creates for one user count one after the other (each
-        // statement of a read-committed transaction sees what committed before it started).
-        return await db.transaction(async (tx): Promise<boolean | "owner-gone"> => {
-          const owner = await tx.select({ id: users.id }).from(users).where(eq(users.id, key.userId)).for("update");
-          if (owner.length === 0) return "owner-gone";
-          const [row] = await tx.select({ n: count() }).from(k).where(eq(k.userId, key.userId));
-          if ((row?.n ?? 0) >= max) return false;
+        return await db.transaction(async (tx): Promise<boolean | "owner-gone" | "organization-gone"> => {
+          if (organizationId !== null) {
+            // An organization's key: its row is share-locked first (before the owner's, the order a user's deletion
+            // takes them in), so its deletion and every membership change wait for this insert, and its cascade
+            // then takes the key; the creator must be a member of it.
+            const held = await tx
+              .select({ id: organizations.id })
+              .from(organizations)
+              .where(eq(organizations.id, organizationId))
+              .for("key share");
+            const member = await tx
+              .select({ id: members.id })
+              .from(members)
+              .where(and(eq(members.organizationId, organizationId), eq(members.userId, key.userId)));
+            if (held.length === 0 || member.length === 0) return "organization-gone";
+          }
+          if (max !== null) {
+            // The owner's row is locked, so concurrent creates for one user count one after the other (each
+            // statement of a read-committed transaction sees what committed before it started).
+            const owner = await tx.select({ id: users.id }).from(users).where(eq(users.id, key.userId)).for("update");
+            if (owner.length === 0) return "owner-gone";
+            const [row] = await tx.select({ n: count() }).from(k).where(eq(k.userId, key.userId));
+            if ((row?.n ?? 0) >= max) return false;
+          }
           await tx.insert(k).values(key);
           return true;
         });
       } catch (error) {
-        // The owner is gone (deleted by a concurrent request): the foreign key refused the row.
+        // The owner (or the organization) is gone, deleted by a concurrent request: the foreign key refused the row.
+        if (isOrganizationGone(error)) return "organization-gone";
         if (isForeignKeyViolation(error)) return "owner-gone";
         throw error;
       }

@@ -14,7 +14,7 @@ import { decodeCursor, toPage } from "../keyset-cursor.ts";
 import type { SqliteDatabase } from "./database.ts";
 import { isForeignKeyViolation } from "./errors.ts";
 import { readThrough, writeThrough, type FileReads } from "./read-through.ts";
-import { apiKeys, users } from "./schema.ts";
+import { apiKeys, members, users } from "./schema.ts";
 
 const k = apiKeys;
 const keyWithOwner = { key: apiKeys, user: users };
@@ -26,7 +26,24 @@ export function apiKeysPort(db: SqliteDatabase, reads: FileReads | null = null):
   return { ...lookups, ...usesPort(db, reads, lookups.findById), ...changesPort(db) };
 }
 
-type Lookups = Pick<ApiKeyStore, "findByHash" | "findByHashWithOwner" | "findById" | "listByUser">;
+type Lookups = Pick<
+  ApiKeyStore,
+  "findByHash" | "findByHashWithOwner" | "findById" | "listByUser" | "listByOrganization"
+>;
+
+/** A newest-first keyset page of the keys matching `where`. */
+async function keysPage(db: SqliteDatabase, where: SQL, { limit, cursor }: { limit: number; cursor: string | null }) {
+  const after = cursor === null ? null : decodeCursor(cursor);
+  if (cursor !== null && after === null) return { items: [], nextCursor: null };
+  const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
+  const rows = await db
+    .select()
+    .from(k)
+    .where(and(where, older ?? undefined))
+    .orderBy(desc(k.createdAt), desc(k.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
+}
 
 function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
   // Verifying a key is a lookup and a use: those statements are built once per store, bound per call.
@@ -69,18 +86,10 @@ function lookupsPort(db: SqliteDatabase, reads: FileReads | null): Lookups {
       return (await readByHashWithOwner({ value: keyHash }))[0] ?? null;
     },
     findById,
-    async listByUser(userId, { limit, cursor }) {
-      const after = cursor === null ? null : decodeCursor(cursor);
-      if (cursor !== null && after === null) return { items: [], nextCursor: null };
-      const older = after && or(lt(k.createdAt, after.at), and(eq(k.createdAt, after.at), lt(k.id, after.id)));
-      const rows = await db
-        .select()
-        .from(k)
-        .where(and(eq(k.userId, userId), older ?? undefined))
-        .orderBy(desc(k.createdAt), desc(k.id))
-        .limit(limit + 1);
-      return toPage(rows, limit, (row) => ({ at: row.createdAt, id: row.id }));
-    },
+    listByUser: (userId, page) => keysPage(db, eq(k.userId, userId), page),
+    // `organization_id is not null` lets SQLite pick the partial index (organization_id, created_at, id).
+    listByOrganization: (organizationId, page) =>
+      keysPage(db, and(eq(k.organizationId, organizationId), isNotNull(k.organizationId))!, page),
   };
 }
 
@@ -154,20 +163,33 @@ function changesPort(
   const owned = (id: string, userId: string | null): SQL | undefined =>
     and(eq(k.id, id), userId === null ? undefined : eq(k.userId, userId));
   const columns = Object.entries(getTableColumns(k));
-  const insertUnderCap = async (key: ApiKeyRecord, max: number | null): Promise<boolean> => {
-    if (max === null) {
+  const membership = (key: ApiKeyRecord) =>
+    sql`exists (select 1 from ${members} where ${members.organizationId} = ${key.organizationId} and ${members.userId} = ${key.userId})`;
+  const insertUnderCap = async (key: ApiKeyRecord, max: number | null): Promise<boolean | "organization-gone"> => {
+    const member = key.organizationId == null ? null : membership(key);
+    if (max === null && member === null) {
       await db.insert(k).values(key);
       return true;
     }
-    // Insert only while the owner has fewer than `max` keys: one statement, and SQLite runs one writer at a
-    // time, so the count and the insert cannot interleave with another create. Values go through each
-    // column's encoder, as drizzle's own inserts do.
+    // Insert only while the owner has fewer than `max` keys, and (an organization's key) is a member of it: one
+    // statement, and SQLite runs one writer at a time, so the checks and the insert cannot interleave with another
+    // create or the organization's deletion. Values go through each column's encoder, as drizzle's own inserts do.
     const names = columns.map(([, column]) => sql.identifier(column.name));
     const values = columns.map(([field, column]) => sql`${new Param(key[field as keyof typeof key], column)}`);
+    const conditions = [
+      ...(max === null ? [] : [sql`(select count(*) from ${k} where ${k.userId} = ${key.userId}) < ${max}`]),
+      ...(member === null ? [] : [member]),
+    ];
     const inserted = await db.all<{ id: string }>(
-      sql`insert into ${k} (${sql.join(names, sql`, `)}) select ${sql.join(values, sql`, `)} where (select count(*) from ${k} where ${k.userId} = ${key.userId}) < ${max} returning ${k.id}`,
+      sql`insert into ${k} (${sql.join(names, sql`, `)}) select ${sql.join(values, sql`, `)} where ${sql.join(conditions, sql` and `)} returning ${k.id}`,
     );
-    return inserted.length === 1;
+    if (inserted.length === 1) return true;
+    // Which check refused it (only to name the answer; the decision was the statement's).
+    if (member !== null) {
+      const [found] = await db.all<{ member: number }>(sql`select ${member} as member`);
+      if (!found?.member) return "organization-gone";
+    }
+    return false;
   };
   return {
     async create(key, options = {}) {

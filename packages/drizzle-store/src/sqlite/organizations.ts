@@ -2,7 +2,7 @@ import type { MemberRecord, OrganizationStore, OwnerGuardedResult } from "@latch
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { SqliteDatabase } from "./database.ts";
 import { errorChain, stringField } from "../driver-error.ts";
-import { invitations as i, members as m, organizations as o, sessions, users } from "./schema.ts";
+import { apiKeys, invitations as i, members as m, organizations as o, sessions, users } from "./schema.ts";
 
 const OWNER = "owner";
 
@@ -34,6 +34,7 @@ const soleOwned = (userId: string) => sql`(
 export function membershipDeletes(db: SqliteDatabase, userId: string) {
   const sole = soleOwned(userId);
   return [
+    db.delete(apiKeys).where(sql`${apiKeys.organizationId} in ${sole}`),
     db.delete(i).where(sql`${i.organizationId} in ${sole}`),
     db.update(sessions).set({ activeOrganizationId: null }).where(sql`${sessions.activeOrganizationId} in ${sole}`),
     db.delete(m).where(sql`${m.userId} <> ${userId} and ${m.organizationId} in ${sole}`),
@@ -99,12 +100,13 @@ function organizationRows(
     },
     async delete(id) {
       const results = await db.batch([
+        db.delete(apiKeys).where(eq(apiKeys.organizationId, id)),
         db.delete(i).where(eq(i.organizationId, id)),
         db.update(sessions).set({ activeOrganizationId: null }).where(eq(sessions.activeOrganizationId, id)),
         db.delete(m).where(eq(m.organizationId, id)),
         db.delete(o).where(eq(o.id, id)).returning({ id: o.id }),
       ]);
-      return results[3].length > 0;
+      return results[4].length > 0;
     },
     async listByUser(userId) {
       return db

@@ -169,6 +169,9 @@ export const apiKeys = sqliteTable(
     expiresAt: instant("expires_at"),
     createdAt: instant("created_at").notNull(),
     updatedAt: instant("updated_at").notNull(),
+    // `organizations()`: the organization the key acts for (its permissions capped by the creator's role there);
+    // null for a user's own key. Deleting the organization deletes its keys.
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
   },
   (t) => [
     uniqueIndex("api_keys_key_hash_unique").on(t.keyHash),
@@ -176,6 +179,10 @@ export const apiKeys = sqliteTable(
     index("api_keys_previous_key_expires_at_idx").on(t.previousKeyExpiresAt),
     index("api_keys_user_id_created_at_idx").on(t.userId, t.createdAt, t.id),
     index("api_keys_expires_at_idx").on(t.expiresAt),
+    // An organization's keys, newest first (its list, its deletion); most keys have none and stay out of it.
+    index("api_keys_organization_id_created_at_idx")
+      .on(t.organizationId, t.createdAt, t.id)
+      .where(sql`${t.organizationId} is not null`),
   ],
 );
 

@@ -33,10 +33,10 @@ function registerCreateApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       fresh: true,
       summary: "Create an API key for the signed-in user",
       description:
-        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys at once (default 100; 409 `TOO_MANY_KEYS`). With `apiKeys({ httpCreate: false })` this route is 403 `KEY_CREATION_DISABLED` (keys come from `auth.api.createApiKey` only). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). Any other field is 400 `INVALID_REQUEST` naming it.",
+        "Returns the plaintext `key` once; only its SHA-256 is stored. `remaining`, `rateLimit*`, `refill*`, `serverMetadata` and `userId` are server-only (400 `SERVER_ONLY_PROPERTY`; use `auth.api.createApiKey`). A user holds at most `apiKeys({ maxPerUser })` keys at once (default 100; 409 `TOO_MANY_KEYS`). With `apiKeys({ httpCreate: false })` this route is 403 `KEY_CREATION_DISABLED` (keys come from `auth.api.createApiKey` only). `permissions` must be within `apiKeys({ grantablePermissions })` (default: none) or 403 `INSUFFICIENT_PERMISSIONS`. Without `expiresIn` the key gets `apiKeys({ defaultExpiresIn })`; a requested `expiresIn` may not exceed `maxExpiresIn` (default one year; `null` is refused while a cap is set). `enabled: false` creates the key disabled (the owner may enable it later). With `organizationId` (`organizations()`) the key acts for that organization: the caller must be a member whose role grants `apiKey: [\"create\"]` (404 `ORGANIZATION_NOT_FOUND` for a non-member, 403 `INSUFFICIENT_PERMISSIONS` otherwise), `permissions` must be within that role's statements (403 `INSUFFICIENT_PERMISSIONS`), and every verify caps them by the creator's current role; deleting the organization deletes the key. Any other field is 400 `INVALID_REQUEST` naming it.",
       body: CreateBody,
       response: { schema: CreateResponse, description: "The key and its plaintext value" },
-      errors: [403, 409],
+      errors: [403, 404, 409],
     },
     async (c, { body, session: s }) => {
       return c.json(await service.createForCaller(s.user.id, body, tools.meta(c), s.sessionRecord));
@@ -58,7 +58,7 @@ function registerVerifyApiKey(app: AuthApp, tools: RequestTools, service: ApiKey
       // One indexed read (plus one atomic write for metered keys): a per-IP counter would add a write to every call.
       globalRateLimit: false,
       summary: "Verify an API key",
-      description: `The key comes from the body (\`key\`) or, when absent, the \`${header}\` header. Always 200: \`{valid: true, apiKey}\` or \`{valid: false, error: {code, message}}\` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check), USAGE_EXCEEDED (\`tryAgainIn\`: ms until the next refill, or null without one) or RATE_LIMITED (\`tryAgainIn\` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record \`lastUsedAt\` at most once per \`lastUsedResolution\`. A value replaced by a reroll verifies until its grace ends, answered with \`deprecated: true\` (and \`start\` of that value, never of its replacement). The answer never carries \`serverMetadata\` (operator data: \`auth.api.verifyApiKey\` and \`requireApiKey\` see it).`,
+      description: `The key comes from the body (\`key\`) or, when absent, the \`${header}\` header. Always 200: \`{valid: true, apiKey}\` or \`{valid: false, error: {code, message}}\` with INVALID_API_KEY (missing, unknown or malformed, or the key's owner is gone), KEY_DISABLED, KEY_EXPIRED, INSUFFICIENT_PERMISSIONS (all-of check; an organization's key has only the permissions its creator's current role in the organization also grants, and none once the creator left it), USAGE_EXCEEDED (\`tryAgainIn\`: ms until the next refill, or null without one) or RATE_LIMITED (\`tryAgainIn\` ms). A valid verify of a key with a quota or a per-key rate limit consumes one use atomically (refilling first when the refill interval passed); other keys record \`lastUsedAt\` at most once per \`lastUsedResolution\`. A value replaced by a reroll verifies until its grace ends, answered with \`deprecated: true\` (and \`start\` of that value, never of its replacement). The answer never carries \`serverMetadata\` (operator data: \`auth.api.verifyApiKey\` and \`requireApiKey\` see it).`,
       body: VerifyBody,
       response: { schema: VerifyResponse, description: "The verdict" },
     },
@@ -79,14 +79,18 @@ function registerListApiKeys(app: AuthApp, tools: RequestTools, service: ApiKeyS
       operationId: "listApiKeys",
       tag: TAG,
       authenticated: true,
-      summary: "List the signed-in user's API keys",
+      summary: "List the signed-in user's API keys, or an organization's",
       description:
-        "Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash.",
+        'Newest first, keyset-paginated: pass `nextCursor` back as `cursor`. Never includes the key or its hash. With `organizationId` (`organizations()`): that organization\'s keys, whoever created them, for a member whose role grants `apiKey: ["read"]` (403 `INSUFFICIENT_PERMISSIONS`; 404 `ORGANIZATION_NOT_FOUND` for a non-member).',
       query: ListQuery,
       response: { schema: ListResponse, description: "A page of keys" },
+      errors: [403, 404],
     },
     async (c, { query, session: s }) => {
-      return c.json(await service.list(s.user.id, { limit: query.limit ?? null, cursor: query.cursor ?? null }));
+      const page = { limit: query.limit ?? null, cursor: query.cursor ?? null };
+      if (query.organizationId !== undefined)
+        return c.json(await service.listForOrganization(s.user.id, query.organizationId, page));
+      return c.json(await service.list(s.user.id, page));
     },
   );
 }

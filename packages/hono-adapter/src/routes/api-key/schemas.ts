@@ -66,6 +66,10 @@ const ApiKeySchema = z
     expiresAt: z.string().nullable().openapi({ format: "date-time" }),
     createdAt: z.string().openapi({ format: "date-time" }),
     updatedAt: z.string().openapi({ format: "date-time" }),
+    organizationId: z.string().nullable().openapi({
+      description:
+        "The organization the key acts for (`organizations()`); null for a user's own key. A verify answers its `permissions` capped by the creator's current role in it (none once they left it).",
+    }),
   })
   .openapi("ApiKey");
 
@@ -85,6 +89,10 @@ export const CreateBody = z.looseObject({
     .boolean()
     .optional()
     .openapi({ description: "`false` creates the key disabled (the owner may enable it later). Default true." }),
+  organizationId: z.string().max(64).nullable().optional().openapi({
+    description:
+      "`organizations()`: an organization the caller is a member of, whose role there grants `apiKey: [\"create\"]` (403 `INSUFFICIENT_PERMISSIONS`; 404 `ORGANIZATION_NOT_FOUND` for a non-member). The key's `permissions` must then be within that role's statements (not `grantablePermissions`).",
+  }),
 });
 
 export const CreateResponse = z
@@ -141,6 +149,10 @@ export const VerifyResponse = z
 export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().openapi({ description: "1..100, default 20", example: 20 }),
   cursor: z.string().max(512).optional().openapi({ description: "`nextCursor` of the previous page" }),
+  organizationId: z.string().max(64).optional().openapi({
+    description:
+      "`organizations()`: list this organization's keys (whoever created them) instead of the caller's; needs a role granting `apiKey: [\"read\"]`.",
+  }),
 });
 
 export const ListResponse = z

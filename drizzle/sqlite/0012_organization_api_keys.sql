@@ -1,0 +1,2 @@
+ALTER TABLE `api_keys` ADD `organization_id` text REFERENCES organizations(id) ON DELETE cascade;--> statement-breakpoint
+CREATE INDEX `api_keys_organization_id_created_at_idx` ON `api_keys` (`organization_id`,`created_at`,`id`) WHERE "api_keys"."organization_id" is not null;
