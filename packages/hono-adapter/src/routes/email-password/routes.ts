@@ -4,7 +4,7 @@ import { defineRoute, type AuthApp } from "../define.ts";
 import { setCookie } from "../../http/cookies.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
 import { ambiguousSessionCookie, clearingCookies, sessionToken, type RequestTools } from "../../middleware/session.ts";
-import { jsonAnswer } from "../../middleware/security.ts";
+import { jsonAnswer } from "../../middleware/security-headers.ts";
 import { sessionAnswerJson } from "@latchkey/core/internal";
 import {
   EmailField,
