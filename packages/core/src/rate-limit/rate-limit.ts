@@ -9,7 +9,7 @@ import { retryAfterText } from "./retry-after.ts";
 // The lockout and the shared hashing budget live beside this file; their names stay importable from here.
 export { retryAfterText } from "./retry-after.ts";
 export { HashBudget } from "./hash-budget.ts";
-export { Lockout, accountLockKey, codeLockKey, lockoutIdentifier, type LockoutAttempt } from "./lockout.ts";
+export { Lockout, accountLockKey, codeLockKey, lockoutIdentifier } from "./lockout.ts";
 
 /**
  * The rate-limit key of an address: IPv4 as is, IPv6 bucketed by its /64 (one host owns a whole /64, so
