@@ -21,6 +21,15 @@ export type {
 } from "./config/index.ts";
 export { resolveConfig, AUTH_SCHEMA, AUTH_OPTION_SHAPE, EMAIL_TEMPLATE_NAMES } from "./auth/index.ts";
 export type { AuthOptions } from "./auth/index.ts";
+// Each \`createAuth\` option group's schema, beside its feature (AUTH_SCHEMA composes them; docs/options.md lists them).
+export { COOKIES_SCHEMA, SESSION_SCHEMA } from "./session/options.ts";
+export { EMAIL_SCHEMA } from "./email/options.ts";
+export { RATE_LIMIT_SCHEMA, LOCKOUT_SCHEMA } from "./rate-limit/options.ts";
+export { PASSWORD_POLICY_SCHEMA, PASSWORD_HASHING_SCHEMA } from "./password/options.ts";
+export { DEVICE_COOKIES_SCHEMA } from "./device/options.ts";
+export { EMAIL_PASSWORD_SCHEMA } from "./email-password/index.ts";
+export { EMAIL_VERIFICATION_SCHEMA } from "./email-verification/index.ts";
+export { DELETE_ACCOUNT_SCHEMA } from "./account/index.ts";
 export type { ResolvedConfig, RateLimitRule, ResolvedRule } from "./kernel/index.ts";
 export { webCryptoRandom, compensatingTransaction, banInForce } from "./ports/index.ts";
 export type * from "./ports/index.ts";

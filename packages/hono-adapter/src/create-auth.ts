@@ -18,14 +18,9 @@ import type { AuthEnv, AuthVariables, OptionalAuthVariables } from "./env.ts";
 import { errorResponse } from "./http/errors.ts";
 import { hostErrorResponse, keepRefreshedCookie, withKeptCookies } from "./http/host-response.ts";
 import { fromSocket, type GetClientIp } from "./http/client-ip.ts";
-import {
-  applySecurityHeaders,
-  bodyGuard,
-  csrfProtection,
-  csrfRefusal,
-  MUTATING_METHODS,
-  securityHeaders,
-} from "./middleware/security.ts";
+import { csrfProtection, csrfRefusal, MUTATING_METHODS } from "./middleware/security.ts";
+import { applySecurityHeaders, securityHeaders } from "./middleware/security-headers.ts";
+import { bodyGuard } from "./middleware/body-guard.ts";
 import { CORS_SCHEMA, corsMiddleware, type CorsOptions } from "./middleware/cors.ts";
 import { createDependencies, createRequestTools, type RequestTools } from "./middleware/session.ts";
 import { watchForProxy } from "./http/proxy-hint.ts";

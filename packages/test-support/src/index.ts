@@ -22,36 +22,31 @@ export type {
 } from "./seams/scheduler.ts";
 export { createFaultStore, exploreFaults, InjectedCrash, InjectedWriteFailure } from "./seams/faults.ts";
 export type { FaultExploration, FaultPlan, FaultReport, FaultStore } from "./seams/faults.ts";
+export { takeSnapshot, subjectKey } from "./seams/snapshot.ts";
+export type { OrganizationState, Snapshot, SnapshotScope } from "./seams/snapshot.ts";
 export {
-  answeredSessionsExist,
-  codesUnderAttemptLimit,
   describeViolations,
   emailIndexConsistent,
   everyOrganizationHasAnOwner,
-  lockoutBound,
   noMemberOfDeleted,
-  noDeviceOutlivesPasswordChange,
-  noSessionFromReplacedPassword,
   nothingOfDeletedUsers,
   oneActiveJwk,
   oneUserPerProviderSubject,
   noSessionOfBannedUser,
-  quotaConserved,
-  refusedKeyStaysRefused,
-  spentTokenHadEffect,
   structuralViolations,
-  subjectKey,
-  takeSnapshot,
   usersCanSignIn,
   usersHaveAccounts,
 } from "./seams/invariants.ts";
-export type {
-  OrganizationState,
-  PasswordSession,
-  RecogniseDevice,
-  Refusal,
-  Snapshot,
-  SnapshotScope,
-  Violation,
-} from "./seams/invariants.ts";
+export type { Violation } from "./seams/invariants.ts";
+export {
+  answeredSessionsExist,
+  codesUnderAttemptLimit,
+  lockoutBound,
+  noDeviceOutlivesPasswordChange,
+  noSessionFromReplacedPassword,
+  quotaConserved,
+  refusedKeyStaysRefused,
+  spentTokenHadEffect,
+} from "./seams/flow-invariants.ts";
+export type { PasswordSession, RecogniseDevice, Refusal } from "./seams/flow-invariants.ts";
 export { apiKeyRecord } from "./records.ts";

@@ -2,7 +2,8 @@ import type { Clock } from "../ports/clock.ts";
 import type { Store } from "../ports/store.ts";
 import type { Logger } from "../logger/logger.ts";
 import { cachedStore } from "./cached-store.ts";
-import { LookupCache, type CacheStats } from "./lookup-cache.ts";
+import { LookupCache } from "./lookup-cache.ts";
+import type { CacheStats } from "./stats.ts";
 import { resolveCacheOptions, type CacheOptions } from "./options.ts";
 
 /** `auth.cache`: the operator's view of the lookup cache. */

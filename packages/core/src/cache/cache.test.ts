@@ -7,7 +7,8 @@ import { AuthConfigError } from "../errors/errors.ts";
 import type { Logger } from "../logger/logger.ts";
 import type { CacheCarrier, CacheCarrierListener } from "./carrier.ts";
 import { cachedStore } from "./cached-store.ts";
-import { decodeInvalidations, DROP_EVERYTHING, encodeInvalidations, LookupCache } from "./lookup-cache.ts";
+import { LookupCache } from "./lookup-cache.ts";
+import { decodeInvalidations, DROP_EVERYTHING, encodeInvalidations } from "./invalidations.ts";
 import { resolveCacheOptions } from "./options.ts";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };

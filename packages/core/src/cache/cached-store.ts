@@ -10,7 +10,8 @@ import type {
   UserStore,
 } from "../ports/store.ts";
 import { markSharedCopy, offerSharedPeek } from "../ports/shared-lookup.ts";
-import type { Invalidation, LookupCache } from "./lookup-cache.ts";
+import type { LookupCache } from "./lookup-cache.ts";
+import type { Invalidation } from "./invalidations.ts";
 
 type SessionLookup = { session: SessionRecord; user: UserRecord };
 type KeyLookup = { key: ApiKeyRecord; user: UserRecord };

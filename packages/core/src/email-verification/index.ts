@@ -1,1 +1,2 @@
 export { EmailVerificationService, verificationLinkIdentifier } from "./email-verification.ts";
+export { EMAIL_VERIFICATION_SCHEMA, resolveEmailVerification } from "./options.ts";

@@ -1,27 +1,11 @@
-import { AuthConfigError } from "../errors/errors.ts";
-import { parseDuration, type Duration } from "../config/duration.ts";
+import type { ResolvedRule } from "../config/rate-limit-rule.ts";
 import type { PasswordCheck } from "../password/policy.ts";
+
+export { resolveRateLimitRule } from "../config/rate-limit-rule.ts";
+export type { RateLimitRule, ResolvedRule } from "../config/rate-limit-rule.ts";
 
 /** Template name -> source text with `{{variable}}` placeholders. Names ending in `.html` escape their variables. */
 export type EmailTemplates = Record<string, string>;
-
-/** One rate-limit rule as an option: `{ window: "1m", max: 10 }`. */
-export interface RateLimitRule {
-  window: Duration;
-  max: number;
-  /**
-   * Per-IP rules only: what one enclosing network (IPv4 /24, IPv6 /48) may spend per `window`, all its addresses
-   * together. Default: 6 × `max`.
-   */
-  networkMax?: number;
-}
-
-export interface ResolvedRule {
-  windowMs: number;
-  max: number;
-  /** Per-IP rules: the enclosing network's budget (absent: 6 × `max`). */
-  networkMax?: number;
-}
 
 /** The validated options every service reads (`createAuthCore` resolves them once from `AuthOptions`). */
 export interface ResolvedConfig {
@@ -75,14 +59,4 @@ export interface ResolvedConfig {
   passwordHashing: { concurrency: number; maxQueue: number; unauthenticatedBudget: ResolvedRule | false };
   deviceCookies: { enabled: boolean; expiresInMs: number; name: string };
   captureOtp: boolean;
-}
-
-/** Checks one rate-limit rule; `field` names it in the error (`rateLimit.rules["/sign-in/email"]`). */
-export function resolveRateLimitRule(r: RateLimitRule, field: string): ResolvedRule {
-  if (!Number.isInteger(r.max) || r.max < 1) throw new AuthConfigError(`${field}.max`, "must be a positive integer");
-  const resolved: ResolvedRule = { windowMs: parseDuration(r.window, `${field}.window`), max: r.max };
-  if (r.networkMax === undefined) return resolved;
-  if (!Number.isInteger(r.networkMax) || r.networkMax < r.max)
-    throw new AuthConfigError(`${field}.networkMax`, "must be an integer at least `max`");
-  return { ...resolved, networkMax: r.networkMax };
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { apiKeys, auditLog, emailOtp, jwt, passkeys, type LogFields, type Logger } from "@latchkey/core";
 import { bearer, createTestAuth } from "../../test/test-auth.ts";
-import { MAX_BODY_DEPTH } from "../middleware/security.ts";
+import { MAX_BODY_DEPTH } from "../middleware/body-guard.ts";
 
 // Deeply nested JSON: `JSON.parse` takes 10,000 levels, but everything after it that walks a value (the NUL check,
 // validation, metadata serialization) recursed until the stack overflowed: `POST /api-key/create` with a 60 KB body

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { CookieDescriptor, ResolvedConfig, SecondFactorChallenge, SignInOutcome } from "@latchkey/core";
 import { serializeCookie } from "./cookies.ts";
-import { jsonAnswer } from "../middleware/security.ts";
+import { jsonAnswer } from "../middleware/security-headers.ts";
 
 /** The request header a Bearer client sends to receive the session token in sign-in answers. */
 const CREDENTIALS_HEADER = "latchkey-credentials";

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from "vitest";
 import { BASE_URL, createTestAuth } from "../../test/test-auth.ts";
 
 const PASSWORD = "correct horse battery";
-import { bodyGuard } from "./security.ts";
+import { bodyGuard } from "./body-guard.ts";
 
 /** The guard in front of a route that reports what it sees of the body and of `c.req.raw`. */
 function echoApp() {

@@ -5,19 +5,16 @@ import { createFaultStore, exploreFaults, InjectedCrash, InjectedWriteFailure } 
 import { runAsFlow } from "./instrument.ts";
 import {
   describeViolations,
-  noSessionFromReplacedPassword,
   oneUserPerProviderSubject,
   noSessionOfBannedUser,
-  spentTokenHadEffect,
   everyOrganizationHasAnOwner,
   noMemberOfDeleted,
   nothingOfDeletedUsers,
   structuralViolations,
-  subjectKey,
-  takeSnapshot,
   usersCanSignIn,
-  type Snapshot,
 } from "./invariants.ts";
+import { noSessionFromReplacedPassword, spentTokenHadEffect } from "./flow-invariants.ts";
+import { subjectKey, takeSnapshot, type Snapshot } from "./snapshot.ts";
 import { createScheduler, exploreInterleavings } from "./scheduler.ts";
 
 // Toy flows written directly against the ports: small enough to reason about by hand, real enough (the memory

@@ -3,7 +3,7 @@ import { EMAIL_OTP_PLUGIN_ID, SEND_PURPOSES, type EmailOtpService, type Resolved
 import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
-import { jsonAnswer } from "../../middleware/security.ts";
+import { jsonAnswer } from "../../middleware/security-headers.ts";
 import {
   EmailField,
   PasswordField,

@@ -316,7 +316,7 @@ describe("the tables list every path", () => {
     // insertUser (sign-up-email and create-user), the OTP sign-in's and the magic link's createUser, the social
     // sign-up, the passkey sign-up.
     expect(found).toEqual({
-      "email-password/email-password.ts": 1,
+      "email-password/sign-up.ts": 1,
       "email-otp/email-otp.ts": 1,
       "magic-link/magic-link.ts": 1,
       "oauth/oauth.ts": 1,
@@ -342,7 +342,8 @@ describe("the tables list every path", () => {
     const found = sites(/\.sessions\.create\(|signInOrChallenge\(\w+, /g);
     expect(found).toEqual({
       "admin/admin.ts": 1,
-      "email-password/email-password.ts": 2,
+      "email-password/email-password.ts": 1,
+      "email-password/sign-up.ts": 1,
       "email-otp/email-otp.ts": 1,
       "email-verification/email-verification.ts": 1,
       "magic-link/magic-link.ts": 1,
@@ -356,7 +357,7 @@ describe("the tables list every path", () => {
     // the second step itself and an admin's impersonation. Every sign-in, social included, goes through the gate.
     expect(sites(/\.sessions\.create\(/g)).toEqual({
       "admin/admin.ts": 1,
-      "email-password/email-password.ts": 1,
+      "email-password/sign-up.ts": 1,
       "passkey/sign-up.ts": 1,
       "two-factor/sign-in-step.ts": 1,
     });

@@ -11,7 +11,7 @@ import { defineRoute, type AuthApp } from "../define.ts";
 import type { RequestTools } from "../../middleware/session.ts";
 import type { AuthEnv } from "../../env.ts";
 import { readSoleCookie, serializeCookie } from "../../http/cookies.ts";
-import { isFormPost } from "../../middleware/security.ts";
+import { isFormPost } from "../../middleware/body-guard.ts";
 import { signInResponse } from "../../http/sign-in-response.ts";
 import { SignInResponseSchema, signInAnswer, SuccessSchema } from "../schemas.ts";
 
