@@ -11,7 +11,7 @@ import type { JsonObject, UserRecord } from "../ports/records.ts";
 import type { UserPatch } from "../ports/store.ts";
 import { inTransaction } from "../context/transaction.ts";
 import { emit } from "../kernel/emit.ts";
-import { endImpersonationsBy } from "../session/impersonation.ts";
+import { endImpersonationsBy } from "./impersonation.ts";
 
 /** What `PATCH /user` may change. Omitted fields are kept; null clears `name` and `image`. */
 export interface UpdateUserInput {

@@ -6,7 +6,7 @@ import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
 import { emit } from "../kernel/emit.ts";
-import { endImpersonationsBy } from "../session/impersonation.ts";
+import { endImpersonationsBy } from "./impersonation.ts";
 
 /**
  * The verification-row identifier of a deletion token: one live token per user.

@@ -11,7 +11,7 @@ import {
   type UserView,
 } from "../session/session.ts";
 import { banInForce } from "../ports/ban.ts";
-import { endImpersonationsBy } from "../session/impersonation.ts";
+import { endImpersonationsBy } from "../account/index.ts";
 import { applyBan } from "./ban.ts";
 import { listUsers, userDetail } from "./reads.ts";
 import {

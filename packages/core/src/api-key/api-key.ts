@@ -6,7 +6,7 @@ import type { ApiKeyRecord, Permissions, SessionRecord } from "../ports/records.
 import { inTransaction } from "../context/transaction.ts";
 import type { ApiKeyPatch, ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";
-import { roleGrants, type RoleTable } from "../organization/roles.ts";
+import { roleGrants, type RoleTable } from "../kernel/role-table.ts";
 import type { ResolvedApiKeysOptions } from "./options.ts";
 import { toApiKeyView, type ApiKeyVerifyResult, type ApiKeyView, type CallerApiKeyVerifyResult } from "./view.ts";
 import {

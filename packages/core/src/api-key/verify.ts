@@ -4,7 +4,7 @@ import { ownUserView, toUserView, type UserView } from "../session/session.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { ApiKeyRecord, Permissions, UserRecord } from "../ports/records.ts";
-import { capByRole } from "../organization/roles.ts";
+import { capByRole } from "../kernel/role-table.ts";
 import { ownData, sharedOrigin } from "../ports/shared-lookup.ts";
 import type { ApiKeyStore } from "../ports/store.ts";
 import { hasPermissions } from "./permissions.ts";

@@ -13,7 +13,7 @@ import type { SendLimits } from "../email/send-limits.ts";
 import type { OneTimeSecrets } from "../one-time/one-time.ts";
 import type { Logger } from "../logger/logger.ts";
 import type { HookRunner } from "../hooks/hooks.ts";
-import type { RoleTable } from "../organization/roles.ts";
+import type { RoleTable } from "../kernel/role-table.ts";
 
 /** What every feature service is built on. Created once by `createAuthCore`. */
 export interface AuthContext {

@@ -3,7 +3,8 @@ import { parseDuration, type Duration } from "../config/duration.ts";
 import { applySchema, defaulted, group, optional, shapeOf, type InputOf } from "../config/schema.ts";
 import type { Permissions } from "../ports/records.ts";
 import type { UserView } from "../session/session.ts";
-import { resolveRoles, type RoleTable } from "./roles.ts";
+import type { RoleTable } from "../kernel/role-table.ts";
+import { resolveRoles } from "./roles.ts";
 
 /** The organization about to be created, as `beforeOrganizationCreated` sees it. */
 export interface OrganizationDraft {

@@ -16,7 +16,8 @@ import type { OrganizationPatch, OrganizationStore } from "../ports/store.ts";
 import { isoTime } from "../session/iso-time.ts";
 import { toUserView } from "../session/session.ts";
 import type { MemberAddPath, OrganizationDraft, ResolvedOrganizationsOptions } from "./options.ts";
-import { checkStatements, OWNER_ROLE, roleGrants, statementsOf } from "./roles.ts";
+import { roleGrants } from "../kernel/role-table.ts";
+import { checkStatements, OWNER_ROLE, statementsOf } from "./roles.ts";
 
 /** An organization as the API shows it. */
 export interface OrganizationView {

@@ -1,5 +1,6 @@
 import { AuthConfigError } from "../errors/errors.ts";
 import type { Permissions } from "../ports/records.ts";
+import type { RoleTable } from "../kernel/role-table.ts";
 
 /** The role an organization always keeps at least one member with (the last-owner rule). */
 export const OWNER_ROLE = "owner";
@@ -27,9 +28,6 @@ export const DEFAULT_ROLES: Readonly<Record<"owner" | "admin" | "member", Permis
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 /** A resource may be camel-cased, as Better Auth's `apiKey` is. */
 const RESOURCE = /^[a-z][a-zA-Z0-9_-]{0,31}$/;
-
-/** Role name -> resource -> actions (a set), after merging the defaults with `organizations({ roles })`. */
-export type RoleTable = ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
 
 /** The value under `key`, made and stored first when missing. */
 function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
@@ -92,32 +90,6 @@ export function checkStatements(value: unknown, field: string): asserts value is
         "must be an array of actions (1 to 32 lower-case letters, digits, - or _)",
       );
   }
-}
-
-/** Whether `role` grants every action of `wanted` (an empty statement is granted to every member). */
-export function roleGrants(roles: RoleTable, role: string, wanted: Permissions): boolean {
-  const resources = roles.get(role);
-  if (!resources) return false;
-  for (const [resource, actions] of Object.entries(wanted)) {
-    const granted = resources.get(resource);
-    for (const action of actions) if (!granted?.has(action)) return false;
-  }
-  return true;
-}
-
-/**
- * What an organization's API key may do now: its own `permissions` cut down to the statements of its creator's
- * current `role` (a resource the role lacks goes, and so do the actions it does not grant). Null role: nothing.
- */
-export function capByRole(roles: RoleTable, role: string | null, permissions: Permissions): Permissions {
-  const resources = role === null ? undefined : roles.get(role);
-  const out: Permissions = {};
-  if (!resources) return out;
-  for (const [resource, actions] of Object.entries(permissions)) {
-    const granted = resources.get(resource);
-    if (granted) out[resource] = actions.filter((action) => granted.has(action));
-  }
-  return out;
 }
 
 /** The role's statements as plain JSON (`{ resource: [actions] }`, sorted). */
