@@ -62,7 +62,11 @@ async function run(store: FullStore, action: string, args: string[], out: Out): 
       now,
     );
     if (!outcome) throw new Error(`the user ${user.email} is gone`);
-    await publish([{ kind: "user", id: user.id }]);
+    // The user's entries, and each impersonation they had started as an admin (other users' sessions).
+    await publish([
+      { kind: "user", id: user.id },
+      ...outcome.impersonations.map((s) => ({ kind: "session" as const, id: s.id })),
+    ]);
     out(`banned ${line(outcome.user)}: ${outcome.revoked} session(s) ended, ${outcome.disabled} key(s) disabled`);
     return;
   }

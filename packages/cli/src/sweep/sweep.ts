@@ -94,7 +94,7 @@ export async function sweep(url: string, options: SweepCliOptions = {}): Promise
 export function cachePublisher(
   store: FullStore,
   command = "sweep",
-): (list: Array<{ kind: "user" | "key"; id: string }>) => Promise<void> {
+): (list: Array<{ kind: "user" | "key" | "session"; id: string }>) => Promise<void> {
   let carrier: CacheCarrier | null = null;
   if (store.kind === "postgres") {
     try {
