@@ -143,12 +143,16 @@ describe("latchkey admin", () => {
     },
   );
 
-  it("PostgreSQL: a ban tells every caching instance (cache invalidation of the user)", async () => {
+  it("PostgreSQL: a ban tells every caching instance (the user, and each impersonation the user had started)", async () => {
     const database = await createTestPostgresDatabase();
     const listener = new pg.Client({ connectionString: database.url });
     const heard: string[] = [];
     try {
       await seed(database.url);
+      // Mallory, an admin once, impersonates Ada: that session is Ada's row, and the ban ends it too.
+      const store = await openDrizzleStore(database.url);
+      await store.sessions.create({ ...session("s3", "ada"), impersonatedBy: "mallory" });
+      await store.close();
       await listener.connect();
       listener.on("notification", (message) => heard.push(...(message.payload ?? "").split("\n")));
       await listener.query("LISTEN latchkey_cache");
@@ -162,6 +166,10 @@ describe("latchkey admin", () => {
       expect(lines).toEqual(["banned mallory  mallory@example.com banned: 2 session(s) ended, 1 key(s) disabled"]);
       await listener.query("select 1");
       expect(heard).toContain("u:mallory");
+      expect(heard).toContain("s:s3");
+      const after = await openDrizzleStore(database.url);
+      expect(await after.sessions.findByTokenHash("th-s3")).toBeNull();
+      await after.close();
     } finally {
       await listener.end();
       await database.dispose();
