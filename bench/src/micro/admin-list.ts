@@ -4,8 +4,9 @@
 // scale seed's user rows). Two listings: every user newest first (Latchkey follows `nextCursor`, Better Auth
 // `offset`, ten pages), and an email prefix that matches about a tenth of the users (`searchOperator:
 // "starts_with"` for Better Auth), ten pages the same way. Rounds alternate the libraries; the figure is the median
-// later page of the median round, and the first page apart (Latchkey counts the total on the first page only;
-// Better Auth on every page).
+// later page of the median round, and the first page apart (Latchkey counts the total on the first page only, and
+// no further than `listUsersCountLimit`, 100,000 by default: decision 0082; Better Auth counts it in full on every
+// page).
 //   node --import tsx src/micro/admin-list.ts [--users=1000000] [--rounds=5] [--stores=libsql,postgres]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

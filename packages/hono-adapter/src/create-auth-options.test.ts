@@ -226,6 +226,7 @@ const VALID: Record<string, unknown> = {
   "admin.adminUserIds": ["usr_1"],
   "admin.impersonationSessionDuration": "30m",
   "admin.defaultRole": "member",
+  "admin.listUsersCountLimit": 10_000,
   "organizations.roles": { billing: { billing: ["read"] } },
   "organizations.allowUserToCreate": (user: { email: string }) => user.email.endsWith("@acme.example"),
   "organizations.membershipLimit": 25,

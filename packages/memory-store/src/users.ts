@@ -84,8 +84,9 @@ export function usersPort(db: MemoryDatabase): UserStore {
       const rows = start < 0 ? [] : sorted.slice(start, start + limit + 1);
       return userPage(rows.map(copy), limit, search);
     },
-    async count(search) {
-      return matching(search).length;
+    async count(search, atMost) {
+      const n = matching(search).length;
+      return atMost === undefined ? n : Math.min(n, atMost);
     },
   };
 

@@ -150,8 +150,11 @@ function listing(c: Collections): Pick<UserStore, "listPage" | "count"> {
       const docs = await c.users.aggregate<UserDoc>(pipeline).toArray();
       return userPage(docs.map(userFromDoc), limit, search);
     },
-    async count(search) {
-      const [row] = await c.users.aggregate<{ n: number }>([...matchStages(search), { $count: "n" }]).toArray();
+    async count(search, atMost) {
+      const limit = atMost === undefined ? [] : [{ $limit: atMost }];
+      const [row] = await c.users
+        .aggregate<{ n: number }>([...matchStages(search), ...limit, { $count: "n" }])
+        .toArray();
       return row?.n ?? 0;
     },
   };

@@ -182,6 +182,11 @@ export function describeUsers(getStore: () => Store): void {
       expect(page2).toEqual({ items: [users[2]], nextCursor: null });
       expect(await store.users.count(byEmail)).toBe(4);
       expect(await store.users.count({ field: "email", prefix: `${tag}a` })).toBe(2);
+      // Counted no further than `atMost` (the admin list's capped total), with or without a search.
+      expect(await store.users.count(byEmail, 3)).toBe(3);
+      expect(await store.users.count(byEmail, 4)).toBe(4);
+      expect(await store.users.count(byEmail, 10)).toBe(4);
+      expect(await store.users.count(null, 2)).toBe(2);
       // Names compared lower-cased; users without a name are not in a name search. A unique name prefix:
       const named = [user({ name: `${tag} Zed` }), user({ name: `${tag.toUpperCase()} ada` }), user({ name: null })];
       for (const u of named) expect((await store.users.create(u, [])).ok).toBe(true);

@@ -71,7 +71,7 @@ export class AdminService {
 
   /** A page of users: an email or name prefix (case-insensitive), or every user newest first; with the total. */
   listUsers(input: ListUsersInput): Promise<ListUsersResult> {
-    return listUsers(this.ctx.store, input);
+    return listUsers(this.ctx.store, input, this.options.listUsersCountLimit);
   }
 
   /** The user with their sessions, linked accounts, API keys and latest 20 audit rows. 404 `NOT_FOUND`. */

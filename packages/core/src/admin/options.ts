@@ -17,6 +17,8 @@ export interface ResolvedAdminOptions {
   impersonationSessionMs: number;
   /** The role `/admin/create-user` gives when none is named; null: none (`appMetadata.role` unset). */
   defaultRole: string | null;
+  /** The list's `total` is counted no further than this; null: always counted in full. */
+  listUsersCountLimit: number | null;
 }
 
 const ROLE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -51,6 +53,18 @@ export const ADMIN_SCHEMA = {
         throw new AuthConfigError(field, "must be a role name (letters, digits, _ and -)");
     },
   }),
+  /**
+   * how far `/admin/list-users` counts its `total`: beyond it the first page answers this number with
+   * `totalExact: false` ("100,000+"), so a million users cost a first page no more than this many index entries;
+   * `false`: always count in full
+   */
+  listUsersCountLimit: defaulted<number | false>(100_000, {
+    check: (value, field) => {
+      if (value === false) return;
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1_000_000_000)
+        throw new AuthConfigError(field, "must be an integer from 1 to 1000000000, or false");
+    },
+  }),
 };
 
 /**
@@ -77,5 +91,6 @@ export function resolveAdminOptions(options: AdminOptions = {}): ResolvedAdminOp
     adminUserIds: [...new Set(o.adminUserIds)],
     impersonationSessionMs: parseDuration(o.impersonationSessionDuration, "admin.impersonationSessionDuration"),
     defaultRole: o.defaultRole ?? null,
+    listUsersCountLimit: o.listUsersCountLimit === false ? null : o.listUsersCountLimit,
   };
 }

@@ -11,8 +11,15 @@ import { toAdminUserView, type AdminUserDetail, type ListUsersInput, type ListUs
 
 const MAX_LIMIT = 100;
 
-/** A page of users: an email or name prefix (case-insensitive), or every user newest first; the first with the total. */
-export async function listUsers(store: Store, input: ListUsersInput): Promise<ListUsersResult> {
+/**
+ * A page of users: an email or name prefix (case-insensitive), or every user newest first; the first with the total,
+ * counted no further than `countLimit` (null: in full).
+ */
+export async function listUsers(
+  store: Store,
+  input: ListUsersInput,
+  countLimit: number | null = null,
+): Promise<ListUsersResult> {
   const limit = input.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
     throw invalidField("limit", `limit must be an integer from 1 to ${MAX_LIMIT}`);
@@ -30,13 +37,17 @@ export async function listUsers(store: Store, input: ListUsersInput): Promise<Li
   const cursor = input.cursor ?? null;
   if (cursor !== null && (typeof cursor !== "string" || cursor.length > 1024))
     throw invalidField("cursor", "cursor must come from a previous page");
-  // The total on the first page only: counting a million users costs more than the page itself, and a listing
-  // that goes on already knows it (decision 0074).
-  const [page, total] = await Promise.all([
+  // The total on the first page only (decision 0074), and counted one past the limit at most (decision 0082): an
+  // exact count of a million users costs more than the page itself. One more than the limit tells "exactly the
+  // limit" from "more"; a store that ignores `atMost` still answers at most the limit.
+  const [page, counted] = await Promise.all([
     store.users.listPage({ search, limit, cursor }),
-    cursor === null ? store.users.count(search) : null,
+    cursor !== null ? null : countLimit === null ? store.users.count(search) : store.users.count(search, countLimit + 1),
   ]);
-  return { users: page.items.map(toAdminUserView), total, nextCursor: page.nextCursor };
+  const users = page.items.map(toAdminUserView);
+  if (counted === null) return { users, total: null, totalExact: null, nextCursor: page.nextCursor };
+  const over = countLimit !== null && counted > countLimit;
+  return { users, total: over ? countLimit : counted, totalExact: !over, nextCursor: page.nextCursor };
 }
 
 /** The user with their sessions, linked accounts, API keys and latest 20 audit rows. 404 `NOT_FOUND`. */

@@ -27,8 +27,13 @@ export interface ListUsersInput {
 /** A page of the admin list, with how many users the whole listing has. */
 export interface ListUsersResult {
   users: AdminUserView[];
-  /** How many users the whole listing has: on the first page (no `cursor`); null on the pages after it. */
+  /**
+   * How many users the whole listing has: on the first page (no `cursor`); null on the pages after it. Counted no
+   * further than `admin({ listUsersCountLimit })` (100,000 by default): beyond it, that limit, with `totalExact: false`.
+   */
   total: number | null;
+  /** Whether `total` is the exact count (false: the listing has more than `total`); null on the pages after the first. */
+  totalExact: boolean | null;
   nextCursor: string | null;
 }
 

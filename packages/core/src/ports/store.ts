@@ -65,8 +65,11 @@ export interface UserStore {
    * opaque (from a previous page); one that is not this store's answers an empty page.
    */
   listPage(query: { search: UserSearch | null; limit: number; cursor: string | null }): Promise<Page<UserRecord>>;
-  /** How many users `listPage` with this `search` would go through in all. */
-  count(search: UserSearch | null): Promise<number>;
+  /**
+   * How many users `listPage` with this `search` would go through in all. With `atMost`, counting stops there: the
+   * answer is `min(total, atMost)`, so a million users cost no more than `atMost` index entries (decision 0082).
+   */
+  count(search: UserSearch | null, atMost?: number): Promise<number>;
 }
 
 /** A prefix search of the admin list: `prefix` lower-cased, matched literally (no wildcards). */

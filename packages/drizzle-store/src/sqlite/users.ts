@@ -140,11 +140,15 @@ function listing(db: SqliteDatabase): Pick<UserStore, "listPage" | "count"> {
       }
       return userPage(rows, limit, search);
     },
-    async count(search) {
-      const [row] = await db
-        .select({ n: count() })
-        .from(users)
-        .where(search === null ? undefined : prefixRange(search));
+    async count(search, atMost) {
+      const where = search === null ? undefined : prefixRange(search);
+      if (atMost === undefined) {
+        const [row] = await db.select({ n: count() }).from(users).where(where);
+        return row?.n ?? 0;
+      }
+      // Counted no further than `atMost`: the scan stops at the limit (decision 0082).
+      const capped = db.select({ one: sql`1`.as("one") }).from(users).where(where).limit(atMost).as("capped");
+      const [row] = await db.select({ n: count() }).from(capped);
       return row?.n ?? 0;
     },
   };

@@ -183,8 +183,43 @@ describe("admin()", () => {
     const newest = await page("limit=1");
     expect(newest.users).toHaveLength(1);
     expect(newest.total).toBeGreaterThanOrEqual(4);
+    expect(newest.totalExact).toBe(true);
     const bad = await s.call("GET", "/admin/list-users?limit=500", boss.token);
     expect(bad.status).toBe(400);
+  });
+
+  it("counts the first page's total no further than listUsersCountLimit, and says when it stopped", async () => {
+    const base = setup();
+    const boss = await base.user("boss", "admin");
+    const tag = `zc${Date.now().toString(36)}${n++}`;
+    for (const local of ["a", "b", "c"]) await base.t.signUp(`${tag}${local}@example.com`, PASSWORD);
+    const t = createTestAuth({ store: base.t.store, plugins: [admin({ listUsersCountLimit: 2 })] });
+    const list = async (query: string) => {
+      const res = await t.request("GET", `/admin/list-users?${query}`, { headers: bearer(boss.token) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { users: unknown[]; total: number | null; totalExact: boolean | null };
+    };
+    // Three match, the limit is two: "2+", and the page itself is whole.
+    expect(await list(`searchValue=${tag}&limit=5`)).toMatchObject({ total: 2, totalExact: false });
+    expect((await list(`searchValue=${tag}&limit=5`)).users).toHaveLength(3);
+    // Exactly at the limit is exact; under it too.
+    expect(await list(`searchValue=${tag}a&limit=5`)).toMatchObject({ total: 1, totalExact: true });
+    await base.t.store.users.delete((await base.t.store.users.findByEmail(`${tag}c@example.com`))!.id);
+    expect(await list(`searchValue=${tag}&limit=5`)).toMatchObject({ total: 2, totalExact: true });
+    // The pages after the first carry neither.
+    const next = await list(`searchValue=${tag}&limit=1`);
+    const cursor = (next as unknown as { nextCursor: string }).nextCursor;
+    expect(await list(`searchValue=${tag}&limit=1&cursor=${encodeURIComponent(cursor)}`)).toMatchObject({
+      total: null,
+      totalExact: null,
+    });
+    expect(() => admin({ listUsersCountLimit: 0 })).toThrow(/admin\.listUsersCountLimit/);
+    // false: always counted in full.
+    const full = createTestAuth({ store: base.t.store, plugins: [admin({ listUsersCountLimit: false })] });
+    const all = await full.request("GET", "/admin/list-users?limit=1", { headers: bearer(boss.token) });
+    const body = (await all.json()) as { total: number; totalExact: boolean };
+    expect(body.totalExact).toBe(true);
+    expect(body.total).toBe(await base.t.store.users.count(null));
   });
 
   it("get-user, create-user with a role, set-role, revoke-user-sessions and remove-user change the store", async () => {

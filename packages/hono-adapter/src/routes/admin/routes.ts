@@ -37,7 +37,7 @@ function registerReads(app: AuthApp, tools: RequestTools, service: AdminService)
       authenticated: true,
       globalRateLimit: false,
       summary: "List and search users",
-      description: `Every user newest first, or those whose email or name starts with \`searchValue\` (case-insensitive) in that field's order; a page at a time (pass \`nextCursor\` back as \`cursor\`), the first with \`total\`, how many the whole listing has (null on the pages after it: counting a million users costs more than a page). Each page is an index range on every SQL store. ${ADMIN_TEXT}`,
+      description: `Every user newest first, or those whose email or name starts with \`searchValue\` (case-insensitive) in that field's order; a page at a time (pass \`nextCursor\` back as \`cursor\`), the first with \`total\`, how many the whole listing has, counted no further than \`admin({ listUsersCountLimit })\` (100,000 by default; beyond it \`totalExact\` is false), and null on the pages after it: counting a million users costs more than a page. Each page is an index range on every SQL store. ${ADMIN_TEXT}`,
       query: ListUsersQuery,
       response: { schema: ListUsersResponse, description: "A page of users" },
       errors: [403],
