@@ -19,7 +19,7 @@ const OUTER_PAD = 0x5c;
 /**
  * HMAC-SHA-256 (RFC 2104) over a one-shot digest: H(key ^ opad || H(key ^ ipad || text)), with both padded keys
  * made once. Every call is two native one-shot digests. `createHmac` sets up an HMAC context for each MAC, which
- * cost 3-4 times the two digests on the OTP round trip (docs/benchmarks.md, finding 21). Null when `digest` does not
+ * cost 3-4 times the two digests on the OTP round trip (docs/performance-notes.md, finding 21). Null when `digest` does not
  * give RFC 4231's test vector (a runtime whose one-shot digest lacks raw output), so the caller keeps `createHmac`.
  */
 export function oneShotHmacSha256(digest: OneShotDigest | undefined): NativeHmacSha256 | null {

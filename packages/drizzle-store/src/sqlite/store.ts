@@ -85,7 +85,7 @@ function gated(client: Client): { client: Client; hold: () => Promise<() => void
 /**
  * Rows a sweep deletes per statement on a libSQL `file:` database. Its statements run on the process's own thread,
  * and a delete's cost grows faster than its row count (each row leaves every index of the table; verifications
- * have four over random values): 1,000 rows held the event loop for 50-80 ms, 200 for 6-25 ms (docs/benchmarks.md,
+ * have four over random values): 1,000 rows held the event loop for 50-80 ms, 200 for 6-25 ms (docs/performance-notes.md,
  * "Sweeps and the event loop"). Servers (`libsql://`, D1) keep the default of 1,000.
  */
 const FILE_SWEEP_BATCH_SIZE = 200;
