@@ -46,6 +46,7 @@ export class AccountTokenBox {
     };
   }
 
+  /** A new account row linking the provider identity to `userId`, its tokens sealed. */
   async newLinkedAccount(
     userId: string,
     provider: OAuthProvider,
