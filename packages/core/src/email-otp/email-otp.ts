@@ -1,68 +1,29 @@
 import { banInForce } from "../ports/ban.ts";
 import { AuthError, invalidField } from "../errors/errors.ts";
-import { checkPasswordLength, normalizeEmail } from "../kernel/validation.ts";
-import { enforcePasswordCheck } from "../password/policy.ts";
+import { normalizeEmail } from "../kernel/validation.ts";
 import { accountLockKey, codeLockKey, lockoutIdentifier } from "../rate-limit/rate-limit.ts";
-import { toUserView, type UserView } from "../session/session.ts";
+import type { UserView } from "../session/session.ts";
 import { isChallenge, signInOrChallenge, type SignInOutcome } from "../session/sign-in-gate.ts";
 import { inTransaction } from "../context/transaction.ts";
 import type { AuthContext } from "../context/context.ts";
 import { EmailChangeService } from "./email-change.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { UserRecord } from "../ports/records.ts";
-import { SEND_PURPOSES, type ResolvedEmailOtpOptions, type SendPurpose } from "./options.ts";
+import { SEND_PURPOSES, type ResolvedEmailOtpOptions } from "./options.ts";
 import { invalidOtp } from "../errors/errors.ts";
-import { otpIdentifier, type OtpCodes, type OtpTarget } from "./otp-codes.ts";
-import { proveMailbox } from "../identity/mailbox-proof.ts";
-import { emitPasswordReset, newAccount, newVerifiedUser } from "../identity/accounts.ts";
+import type { OtpCodes } from "./otp-codes.ts";
+import {
+  otpTarget,
+  type CheckOtpInput,
+  type ResetPasswordOtpInput,
+  type SendOtpInput,
+  type SignInOtpInput,
+} from "./otp-inputs.ts";
+import { resetPasswordWithOtp } from "./reset-password-otp.ts";
+import { proveForOtp, verifyEmailWithOtp } from "./verify-email-otp.ts";
+import { newAccount, newVerifiedUser } from "../identity/accounts.ts";
 import { emit } from "../kernel/emit.ts";
 import { isHookRefusal } from "../hooks/index.ts";
-
-/**
- * @example
- * const input: SendOtpInput = { email: "ada@example.com", purpose: "sign-in" };
- */
-export interface SendOtpInput {
-  email: string;
-  purpose: SendPurpose;
-}
-
-/**
- * @example
- * const input: CheckOtpInput = { email: "ada@example.com", purpose: "sign-in", otp: "042917" };
- */
-export interface CheckOtpInput {
-  email: string;
-  purpose: SendPurpose;
-  otp: string;
-}
-
-/**
- * @example
- * const input: SignInOtpInput = { email: "ada@example.com", otp: "042917", name: "Ada" };
- */
-export interface SignInOtpInput {
-  email: string;
-  otp: string;
-  /** Used only when the sign-in creates the user. */
-  name?: string | null;
-  /** Default true; false gives a session of at most `session.shortExpiresIn` with a browser-session cookie. */
-  rememberMe?: boolean;
-}
-
-/**
- * @example
- * const input: ResetPasswordOtpInput = { email: "ada@example.com", otp: "042917", password: "a new passphrase" };
- */
-export interface ResetPasswordOtpInput {
-  email: string;
-  otp: string;
-  password: string;
-}
-
-function target(purpose: SendPurpose, email: string): OtpTarget {
-  return { purpose, identifier: otpIdentifier(purpose, email), email };
-}
 
 /**
  * Email OTP flows that need no session: send, check, sign-in, verify-email and password reset.
@@ -97,7 +58,7 @@ export class EmailOtpService {
     const user = banned ? null : found;
     const eligible = !banned && (user !== null || (input.purpose === "sign-in" && this.options.allowSignUp));
     await this.codes.issueTo(
-      target(input.purpose, email),
+      otpTarget(input.purpose, email),
       eligible ? { userId: user?.id ?? null, payload: null } : null,
       meta,
       user?.id ?? null,
@@ -110,7 +71,7 @@ export class EmailOtpService {
     if (!SEND_PURPOSES.includes(input.purpose))
       throw invalidField("purpose", `purpose must be one of ${SEND_PURPOSES.join(", ")}`);
     const email = normalizeEmail(input.email);
-    await this.codes.verify(target(input.purpose, email), input.otp, meta, { mode: "check", lockoutKey: null });
+    await this.codes.verify(otpTarget(input.purpose, email), input.otp, meta, { mode: "check", lockoutKey: null });
     return { success: true };
   }
 
@@ -130,7 +91,7 @@ export class EmailOtpService {
       await emit(ctx, "SignInFailed", { identifier: lockoutKey, reason: "unknown-email" }, meta);
       throw new AuthError("INVALID_CREDENTIALS", "Invalid email or code");
     }
-    const t = target("sign-in", email);
+    const t = otpTarget("sign-in", email);
     // Claimed, not yet spent: the code is consumed in the transaction of the writes it pays for (below), so a
     // failed write leaves it usable and the round trip commits once.
     const row = await this.codes.verify(t, input.otp, meta, { mode: "claim", lockoutKey });
@@ -193,18 +154,7 @@ export class EmailOtpService {
     meta: RequestMeta,
     signedInAs: { userId: string; sessionId: string } | null = null,
   ): Promise<{ user: UserView }> {
-    const email = normalizeEmail(input.email);
-    const t = target("email-verification", email);
-    const owner = await this.ctx.store.users.findByEmail(email);
-    const row = await this.codes.verify(t, input.otp, meta, {
-      mode: "consume",
-      lockoutKey: accountLockKey(owner, lockoutIdentifier({ email })),
-    });
-    const user = await this.ctx.store.users.findByEmail(email);
-    if (!user || (row.userId !== null && row.userId !== user.id)) throw invalidOtp();
-    const proven = await inTransaction(this.ctx, (tx) => this.proveForOtp(tx, user, meta, signedInAs));
-    await this.codes.verified(t, proven.id, meta);
-    return { user: toUserView(proven) };
+    return verifyEmailWithOtp(this.ctx, this.codes, input, meta, signedInAs);
   }
 
   /** `{success: true}` always; registered emails get a `password-reset` code. */
@@ -219,51 +169,7 @@ export class EmailOtpService {
    * first, so on stores that compensate instead of rolling back none survives a failure half-way.
    */
   async resetPassword(input: ResetPasswordOtpInput, meta: RequestMeta): Promise<{ success: true }> {
-    const { ctx } = this;
-    const email = normalizeEmail(input.email);
-    if (typeof input.password !== "string") throw invalidField("password", "password must be a string");
-    checkPasswordLength(ctx.config, input.password);
-    const t = target("password-reset", email);
-    const owner = await ctx.store.users.findByEmail(email);
-    const row = await this.codes.verify(t, input.otp, meta, {
-      mode: "claim",
-      lockoutKey: accountLockKey(owner, lockoutIdentifier({ email })),
-    });
-    const user = await ctx.store.users.findByEmail(email);
-    if (!user || row.userId !== user.id) throw invalidOtp();
-    await enforcePasswordCheck(ctx.config.emailPassword.passwordCheck, input.password, user);
-    // Hashed only after the code matched: wrong guesses must not buy an argon2 run each.
-    const passwordHash = await ctx.hasher.hash(input.password);
-    // Mailbox proof, new password, the revocation of every session and the spent code commit together.
-    const count = await inTransaction(ctx, async (tx) => {
-      let revoked = await tx.sessions.revokeAll(user.id);
-      await proveMailbox(tx, user, "credential", meta);
-      await tx.store.accounts.upsertPassword(user.id, newAccount(ctx, user.id, "credential", passwordHash));
-      revoked += await tx.sessions.revokeAll(user.id);
-      // Another request with the same code won meanwhile: this one changes nothing.
-      if (!(await tx.store.verifications.consume(row.id))) throw invalidOtp();
-      return revoked;
-    });
-    // A password sign-in that wrote its session before the commit was not visible to the revocation (see signIn).
-    const late = await ctx.sessions.revokeAll(user.id);
-    const at = new Date(ctx.clock.now());
-    await this.codes.verified(t, user.id, meta);
-    await emitPasswordReset(ctx, { userId: user.id, method: "reset-otp", count: count + late, at, meta });
-    return { success: true };
-  }
-
-  /** Mailbox proven by an OTP: pre-proof accounts go (unverified users only) and an `EMAIL_OTP` account exists. */
-  private async proveForOtp(
-    ctx: AuthContext,
-    user: UserRecord,
-    meta: RequestMeta,
-    signedInAs: { userId: string; sessionId: string } | null = null,
-  ): Promise<UserRecord> {
-    const proven = await proveMailbox(ctx, user, "EMAIL_OTP", meta, signedInAs);
-    const accounts = await ctx.store.accounts.listByUser(proven.id);
-    if (!accounts.some((a) => a.providerId === "EMAIL_OTP"))
-      await ctx.store.accounts.create(newAccount(ctx, proven.id, "EMAIL_OTP", null));
-    return proven;
+    return resetPasswordWithOtp(this.ctx, this.codes, input, meta);
   }
 
   /**
@@ -290,7 +196,7 @@ export class EmailOtpService {
         if (!created.isNew) return { createdMeanwhile: created.user };
         user = created.user;
       } else {
-        user = await this.proveForOtp(tx, seen, meta);
+        user = await proveForOtp(tx, seen, meta);
       }
       return signInOrChallenge(tx, user, meta, { method: "email-otp", rememberMe: rememberMe ?? true });
     });

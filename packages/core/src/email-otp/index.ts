@@ -13,6 +13,6 @@ export type { ResolvedEmailOtpOptions, SendPurpose } from "./options.ts";
 export { OtpCodes, otpIdentifier } from "./otp-codes.ts";
 export type { OtpTarget, OtpRecipient, VerifyOptions } from "./otp-codes.ts";
 export { EmailOtpService } from "./email-otp.ts";
-export type { SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput } from "./email-otp.ts";
+export type { SendOtpInput, CheckOtpInput, SignInOtpInput, ResetPasswordOtpInput } from "./otp-inputs.ts";
 export { EmailChangeService } from "./email-change.ts";
 export type { RequestEmailChangeInput, ChangeEmailInput } from "./email-change.ts";

@@ -1,7 +1,5 @@
 import { AuthError, invalidOtp } from "../errors/errors.ts";
-import { hkdf } from "@noble/hashes/hkdf.js";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { base64url, constantTimeEqual, hashSecret, hmacSha256With, randomDigits, utf8 } from "../crypto/crypto.ts";
+import { constantTimeEqual, hashSecret, hmacSha256With, randomDigits } from "../crypto/crypto.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { OtpPurpose } from "../kernel/events.ts";
@@ -10,6 +8,7 @@ import type { ResolvedEmailOtpOptions } from "./options.ts";
 import { OTP_ACTIONS } from "./options.ts";
 import { emit } from "../kernel/emit.ts";
 import { codeLockKey } from "../rate-limit/rate-limit.ts";
+import { otpHashKey, otpValueHash } from "./otp-hash.ts";
 
 /**
  * One OTP slot: the row it lives in and the email events and mail are about.
@@ -237,23 +236,4 @@ export class OtpCodes {
     await emit(ctx, "OtpVerifyFailed", { identifier: target.email, purpose: target.purpose, attemptCount }, meta);
     if (lockoutKey) await ctx.lockout.recordFailure(lockoutKey, meta, { daily: true });
   }
-}
-
-// HKDF-SHA-256 parameters of the OTP hashing key: a key of its own, never the secret itself.
-const OTP_KEY_SALT = utf8("latchkey/otp-code");
-const OTP_KEY_INFO = utf8("hmac-sha-256 v1");
-
-/**
- * The HMAC key of stored OTP codes, derived from the auth `secret`.
- */
-function otpHashKey(secret: string): Uint8Array {
-  return hkdf(sha256, utf8(secret), OTP_KEY_SALT, OTP_KEY_INFO, 32);
-}
-
-/**
- * The stored form of an OTP: HMAC-SHA-256(key, identifier NUL code), base64url. Bound to the row identifier, so a
- * value copied into another row does not verify there.
- */
-function otpValueHash(mac: (text: string) => Uint8Array, identifier: string, code: string): string {
-  return base64url(mac(`${identifier}\u0000${code}`));
 }

@@ -11,13 +11,8 @@ import {
   type EmailOtpOptions,
 } from "./options.ts";
 import { OtpCodes } from "./otp-codes.ts";
-import {
-  EmailOtpService,
-  type CheckOtpInput,
-  type ResetPasswordOtpInput,
-  type SendOtpInput,
-  type SignInOtpInput,
-} from "./email-otp.ts";
+import { EmailOtpService } from "./email-otp.ts";
+import type { CheckOtpInput, ResetPasswordOtpInput, SendOtpInput, SignInOtpInput } from "./otp-inputs.ts";
 import type { ChangeEmailInput, RequestEmailChangeInput } from "./email-change.ts";
 
 /**

@@ -2,7 +2,9 @@ export { oauth, OAUTH_PLUGIN_ID } from "./plugin.ts";
 export type { OAuthApi, OAuthInstalled, OAuthPlugin } from "./plugin.ts";
 export { OAUTH_SCHEMA, OAUTH_OPTION_SHAPE } from "./options.ts";
 export type { OAuthOptions, ResolvedOAuthOptions } from "./options.ts";
-export { OAuthService, OAuthCallbackError, OAUTH_STATE_TTL_MS } from "./oauth.ts";
+export { OAuthService } from "./oauth.ts";
+export { OAUTH_STATE_TTL_MS } from "./flow-state.ts";
+export { OAuthCallbackError } from "./social-shapes.ts";
 export type {
   IdTokenSignInInput,
   LinkedAccountView,
@@ -10,7 +12,7 @@ export type {
   SocialCallback,
   SocialStart,
   StartSocialInput,
-} from "./oauth.ts";
+} from "./social-shapes.ts";
 export { oidc, oauth2 } from "./providers.ts";
 export type {
   ClientCredentials,
@@ -22,4 +24,4 @@ export type {
 } from "./providers.ts";
 export { apple, discord, github, gitlab, google, microsoft } from "./presets.ts";
 export type { OAuth2Endpoints } from "./presets.ts";
-export { ID_TOKEN_ALGORITHMS } from "./protocol.ts";
+export { ID_TOKEN_ALGORITHMS } from "./id-token.ts";

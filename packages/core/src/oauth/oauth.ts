@@ -1,123 +1,29 @@
-import * as oauth from "oauth4webapi";
-import { AuthError, invalidField } from "../errors/errors.ts";
-import { base64url, constantTimeEqual, hmacSha256With, randomId, utf8 } from "../crypto/crypto.ts";
-import { KeyEnvelope } from "../jwt/index.ts";
+import { AuthError } from "../errors/errors.ts";
 import { inTransaction } from "../context/transaction.ts";
 import { emit } from "../kernel/emit.ts";
-import { normalizeEmail, resolveCallbackUrl, withQuery } from "../kernel/validation.ts";
+import { normalizeEmail } from "../kernel/validation.ts";
 import { proveMailbox } from "../identity/mailbox-proof.ts";
 import { newUser } from "../identity/accounts.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
-import type { AccountRecord, UserRecord } from "../ports/records.ts";
+import type { UserRecord } from "../ports/records.ts";
 import type { SocialAccountStore } from "../ports/store.ts";
 import { isChallenge, signInOrChallenge, type SignInAttempt, type SignInOutcome } from "../session/sign-in-gate.ts";
+import { AccountTokenBox } from "./account-tokens.ts";
+import { LinkedAccounts } from "./linked-accounts.ts";
 import type { ResolvedOAuthOptions } from "./options.ts";
-import { ProtocolError, ProviderClient, type GrantedTokens } from "./protocol.ts";
+import { ProviderClient } from "./protocol.ts";
+import type { GrantedTokens } from "./protocol-shapes.ts";
 import type { OAuthProfile, OAuthProvider } from "./providers.ts";
-
-/** How long a started flow may take to come back (the state record's lifetime). */
-export const OAUTH_STATE_TTL_MS = 10 * 60_000;
-
-/** The verification-row identifier prefix of a started flow (`oauth-state:<flow id>`). */
-const STATE_PREFIX = "oauth-state:";
-
-/**
- * @example
- * const input: StartSocialInput = { provider: "github", callbackURL: "/dashboard", errorCallbackURL: "/sign-in" };
- */
-export interface StartSocialInput {
-  provider: string;
-  /** Where the browser goes once signed in: a path on `baseUrl` or a URL on a trusted origin. Default `baseUrl`. */
-  callbackURL?: string | null;
-  /** Where a failed or cancelled flow ends, with `?error=<code>`. Default: the plugin's `errorCallbackURL`. */
-  errorCallbackURL?: string | null;
-  /** Where a sign-in that created the user goes instead of `callbackURL`. */
-  newUserCallbackURL?: string | null;
-  /** Scopes to ask for besides the provider's. */
-  scopes?: string[] | null;
-}
-
-/**
- * A native app's sign-in with the ID token its provider SDK gave it (Sign in with Apple, Google Sign-In).
- *
- * @example
- * const input: IdTokenSignInInput = { provider: "google", idToken: { token: credential, nonce: rawNonce } };
- */
-export interface IdTokenSignInInput {
-  provider: string;
-  idToken: {
-    /** The ID token (a JWT signed by the provider). */
-    token: string;
-    /** The nonce the app gave the provider's SDK: the token's `nonce` claim must be exactly this. */
-    nonce: string;
-    /** The access token the SDK gave with it, kept (sealed) for `POST /get-access-token`. */
-    accessToken?: string | null;
-  };
-}
-
-/** A started flow: the provider URL to send the browser to, and the state the browser's cookie binds. */
-export interface SocialStart {
-  url: string;
-  /** Goes into the signed state cookie (`stateCookieValue`); never shown to anyone else. */
-  state: string;
-}
-
-/**
- * A finished flow: where to send the browser, and the session (null when the flow linked an account), or the
- * second step a two-factor user's sign-in needs first (`twoFactor()`).
- */
-export interface SocialCallback {
-  redirect: string;
-  signIn: SignInOutcome | null;
-  newUser: boolean;
-}
-
-/**
- * A flow that ended in failure: the browser goes to `redirect` (the error callback with `?error=<code>`). `code`
- * is the error code; nothing of the provider's text is kept.
- */
-export class OAuthCallbackError extends AuthError {
-  constructor(
-    code: ConstructorParameters<typeof AuthError>[0],
-    message: string,
-    readonly redirect: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(code, message, options);
-  }
-}
-
-/** A linked account as the owner sees it (no tokens). */
-export interface LinkedAccountView {
-  id: string;
-  providerId: string;
-  /** The provider's subject; null for a password or an email-code account. */
-  accountId: string | null;
-  scopes: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** What `POST /get-access-token` answers. */
-export interface ProviderAccessToken {
-  accessToken: string;
-  accessTokenExpiresAt: string | null;
-  scopes: string[];
-  idToken: string | null;
-}
-
-/** The sealed part of a started flow (its verification row's payload). */
-interface FlowRecord {
-  provider: string;
-  verifier: string;
-  nonce: string;
-  callbackURL: string;
-  errorCallbackURL: string;
-  newUserCallbackURL: string | null;
-  /** The user a `POST /link-social` flow links to; null for a sign-in. */
-  linkUserId: string | null;
-}
+import { SocialFlow } from "./social-flow.ts";
+import type {
+  IdTokenSignInInput,
+  LinkedAccountView,
+  ProviderAccessToken,
+  SocialCallback,
+  SocialStart,
+  StartSocialInput,
+} from "./social-shapes.ts";
 
 /** What a social sign-in tells the sign-in gate: the provider proved the first factor. */
 function socialAttempt(provider: OAuthProvider): SignInAttempt {
@@ -126,8 +32,6 @@ function socialAttempt(provider: OAuthProvider): SignInAttempt {
 
 /** Thrown inside a sign-in transaction when a racing request took the email or the identity first: start over. */
 class RaceLost extends Error {}
-
-const TOKEN_FIELDS = ["accessToken", "refreshToken", "idToken"] as const;
 
 /**
  * Social sign-in and linked accounts: the OAuth 2.0 authorization code flow with PKCE (and OpenID Connect) for each
@@ -139,23 +43,25 @@ const TOKEN_FIELDS = ["accessToken", "refreshToken", "idToken"] as const;
  * const { redirect, signIn } = await service.callback("github", params, stateFromCookie, meta);
  */
 export class OAuthService {
-  private readonly clients = new Map<string, ProviderClient>();
-  private readonly flowBox: KeyEnvelope;
-  private readonly tokenBox: KeyEnvelope;
-  private readonly stateMac: (text: string) => Uint8Array;
+  private readonly flow: SocialFlow;
+  private readonly tokens: AccountTokenBox;
+  private readonly accounts: LinkedAccounts;
 
   constructor(
     private readonly ctx: AuthContext,
     readonly options: ResolvedOAuthOptions,
     private readonly social: SocialAccountStore,
   ) {
+    const clients = new Map<string, ProviderClient>();
     for (const provider of options.providers.values())
-      this.clients.set(provider.id, new ProviderClient(provider, ctx.clock));
-    const { secret } = ctx.config;
-    this.flowBox = new KeyEnvelope(secret, ctx.random, { salt: "latchkey/oauth-state", info: "aes-256-gcm v1" });
-    this.tokenBox = new KeyEnvelope(secret, ctx.random, { salt: "latchkey/oauth-token", info: "aes-256-gcm v1" });
-    // A key of its own for the state cookie's MAC, derived from the secret (never the secret itself).
-    this.stateMac = hmacSha256With(utf8(`latchkey/oauth-state-cookie\u0000${secret}`));
+      clients.set(provider.id, new ProviderClient(provider, ctx.clock));
+    this.tokens = new AccountTokenBox(ctx);
+    this.accounts = new LinkedAccounts(ctx, social, this.tokens, (providerId) => this.flow.client(providerId));
+    this.flow = new SocialFlow(ctx, options, clients, {
+      signInWith: (provider, profile, tokens, meta) => this.signInWith(provider, profile, tokens, meta),
+      linkTo: (userId, provider, profile, tokens, meta) =>
+        this.accounts.linkTo(userId, provider, profile, tokens, meta),
+    });
   }
 
   /** The providers, in configuration order. */
@@ -165,34 +71,12 @@ export class OAuthService {
 
   /** The callback the provider redirects to: `<baseUrl><basePath>/callback/<provider>` (register it with the provider). */
   redirectUri(providerId: string): string {
-    const { config } = this.ctx;
-    return `${config.baseUrl}${config.basePath}/callback/${providerId}`;
-  }
-
-  /** Where failures end when no flow (or no error callback) is known. */
-  private defaultErrorTarget(): string {
-    const { config } = this.ctx;
-    return resolveCallbackUrl(config, this.options.errorCallbackURL, `${config.baseUrl}/`);
-  }
-
-  private client(providerId: unknown): ProviderClient {
-    const client = typeof providerId === "string" ? this.clients.get(providerId) : undefined;
-    if (!client) throw new AuthError("PROVIDER_NOT_FOUND", "No such sign-in provider");
-    return client;
+    return this.flow.redirectUri(providerId);
   }
 
   /** The cookie value that binds a flow to the browser that started it: `<state>.<HMAC>`. */
   stateCookieValue(state: string): string {
-    return `${state}.${base64url(this.stateMac(`${STATE_PREFIX}${state}`))}`;
-  }
-
-  /** The state a cookie carries when its MAC is right; null otherwise. */
-  private stateOfCookie(cookie: string | null): string | null {
-    if (!cookie) return null;
-    const dot = cookie.lastIndexOf(".");
-    if (dot <= 0) return null;
-    const state = cookie.slice(0, dot);
-    return constantTimeEqual(cookie, this.stateCookieValue(state)) ? state : null;
+    return this.flow.states.cookieValue(state);
   }
 
   /**
@@ -201,57 +85,7 @@ export class OAuthService {
    * `POST /link-social` flow of that signed-in user.
    */
   async start(input: StartSocialInput, _meta: RequestMeta, linkUserId: string | null): Promise<SocialStart> {
-    const { ctx } = this;
-    const client = this.client(input?.provider);
-    const { config } = ctx;
-    const text = (value: unknown, field: string) => {
-      if (value !== null && value !== undefined && typeof value !== "string")
-        throw invalidField(field, `${field} must be a string`);
-      return value as string | null | undefined;
-    };
-    const callbackURL = resolveCallbackUrl(config, text(input.callbackURL, "callbackURL"), `${config.baseUrl}/`);
-    const errorCallbackURL = resolveCallbackUrl(
-      config,
-      text(input.errorCallbackURL, "errorCallbackURL"),
-      this.defaultErrorTarget(),
-    );
-    const newUser = text(input.newUserCallbackURL, "newUserCallbackURL");
-    const newUserCallbackURL = newUser ? resolveCallbackUrl(config, newUser, callbackURL) : null;
-    const extra = input.scopes ?? [];
-    if (
-      !Array.isArray(extra) ||
-      extra.some((s) => typeof s !== "string" || !/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/.test(s))
-    )
-      throw invalidField("scopes", "scopes must be an array of scope tokens");
-    const scopes = [...new Set([...client.provider.scopes, ...extra])];
-    const flow: FlowRecord = {
-      provider: client.provider.id,
-      verifier: oauth.generateRandomCodeVerifier(),
-      nonce: oauth.generateRandomNonce(),
-      callbackURL,
-      errorCallbackURL,
-      newUserCallbackURL,
-      linkUserId,
-    };
-    const identifier = `${STATE_PREFIX}${randomId(ctx.random)}`;
-    const sealed = await this.flowBox.seal(identifier, JSON.stringify(flow));
-    const state = await ctx.secrets.issueToken(identifier, linkUserId, OAUTH_STATE_TTL_MS, sealed);
-    const url = await this.startUrl(client, flow, state, scopes);
-    return { url, state };
-  }
-
-  private async startUrl(client: ProviderClient, flow: FlowRecord, state: string, scopes: string[]): Promise<string> {
-    try {
-      return await client.authorizationUrl({
-        state,
-        nonce: flow.nonce,
-        verifier: flow.verifier,
-        redirectUri: this.redirectUri(flow.provider),
-        scopes,
-      });
-    } catch (error) {
-      throw new AuthError("OAUTH_PROVIDER_ERROR", "The provider cannot be reached", { cause: error });
-    }
+    return this.flow.start(input, _meta, linkUserId);
   }
 
   /**
@@ -265,62 +99,7 @@ export class OAuthService {
     stateCookie: string | null,
     meta: RequestMeta,
   ): Promise<SocialCallback> {
-    const fallback = this.defaultErrorTarget();
-    const fail = (target: string, code: ConstructorParameters<typeof AuthError>[0], message: string, cause?: unknown) =>
-      new OAuthCallbackError(code, message, withQuery(target, { error: code }), { cause });
-    const client = this.clients.get(providerId);
-    if (!client) throw fail(fallback, "PROVIDER_NOT_FOUND", "No such sign-in provider");
-    const state = params.get("state");
-    // Bound to the browser: the signed cookie of the flow this browser started must name the same state.
-    const bound = this.stateOfCookie(stateCookie);
-    if (!state || !bound || !constantTimeEqual(state, bound))
-      throw fail(fallback, "OAUTH_STATE_MISMATCH", "The sign-in did not start in this browser, or it expired");
-    let row: Awaited<ReturnType<AuthContext["secrets"]["findToken"]>>;
-    try {
-      row = await this.ctx.secrets.findToken(state, STATE_PREFIX);
-    } catch {
-      throw fail(fallback, "OAUTH_STATE_MISMATCH", "The sign-in is unknown, spent or expired");
-    }
-    // Spent before anything else: of two callbacks with the same state exactly one goes on.
-    if (!(await this.ctx.store.verifications.consume(row.id)))
-      throw fail(fallback, "OAUTH_STATE_MISMATCH", "The sign-in was already used");
-    let flow: FlowRecord;
-    try {
-      flow = JSON.parse(await this.flowBox.open(row.identifier, row.payload ?? "")) as FlowRecord;
-    } catch (error) {
-      throw fail(fallback, "OAUTH_STATE_MISMATCH", "The sign-in's record cannot be read", error);
-    }
-    const errorTarget = flow.errorCallbackURL;
-    if (flow.provider !== providerId)
-      throw fail(errorTarget, "OAUTH_STATE_MISMATCH", "The sign-in was started for another provider");
-    let tokens: GrantedTokens;
-    let profile: OAuthProfile;
-    try {
-      tokens = await client.redeem(params, {
-        state,
-        nonce: flow.nonce,
-        verifier: flow.verifier,
-        redirectUri: this.redirectUri(providerId),
-      });
-      profile = await client.profile(tokens);
-    } catch (error) {
-      if (error instanceof ProtocolError) throw fail(errorTarget, error.code, error.message, error);
-      throw fail(errorTarget, "OAUTH_PROVIDER_ERROR", "The provider could not be reached", error);
-    }
-    try {
-      if (flow.linkUserId !== null) {
-        await this.linkTo(flow.linkUserId, client.provider, profile, tokens, meta);
-        return { redirect: flow.callbackURL, signIn: null, newUser: false };
-      }
-      const { signIn, newUser } = await this.signInWith(client.provider, profile, tokens, meta);
-      const target = newUser ? (flow.newUserCallbackURL ?? flow.callbackURL) : flow.callbackURL;
-      // A two-factor user: the app's page finishes the sign-in with `POST /two-factor/verify` (pending cookie set).
-      const redirect = isChallenge(signIn) ? withQuery(target, { twoFactorRequired: "true" }) : target;
-      return { redirect, signIn, newUser };
-    } catch (error) {
-      if (error instanceof AuthError) throw fail(errorTarget, error.code, error.message, error);
-      throw error;
-    }
+    return this.flow.callback(providerId, params, stateCookie, meta);
   }
 
   /**
@@ -333,70 +112,7 @@ export class OAuthService {
     input: IdTokenSignInInput,
     meta: RequestMeta,
   ): Promise<{ signIn: SignInOutcome; newUser: boolean }> {
-    const client = this.client(input?.provider);
-    const { token, nonce, accessToken } = input.idToken ?? {};
-    if (typeof token !== "string" || token === "") throw invalidField("idToken.token", "idToken.token is required");
-    if (typeof nonce !== "string" || nonce === "")
-      throw invalidField("idToken.nonce", "idToken.nonce is required: the nonce the app gave the provider");
-    let tokens: GrantedTokens;
-    let profile: OAuthProfile;
-    try {
-      tokens = await client.nativeSignIn(token, nonce, typeof accessToken === "string" ? accessToken : null);
-      profile = await client.profile(tokens);
-    } catch (error) {
-      if (error instanceof ProtocolError) throw new AuthError(error.code, error.message, { cause: error });
-      throw new AuthError("OAUTH_PROVIDER_ERROR", "The provider could not be reached", { cause: error });
-    }
-    return this.signInWith(client.provider, profile, tokens, meta);
-  }
-
-  /** Seals a token for one column of one account row (the row id and the column are the associated data). */
-  private seal(accountId: string, field: (typeof TOKEN_FIELDS)[number], value: string | null): Promise<string | null> {
-    return value === null ? Promise.resolve(null) : this.tokenBox.seal(`${accountId}:${field}`, value);
-  }
-
-  /**
-   * The account's token columns after a grant, sealed. `stored`: the account as it is (null for a new one), whose
-   * tokens stay where the grant brought none: a refresh without a new refresh token (a provider that does not rotate
-   * them), and a native sign-in without an access token (the one a web sign-in stored stays usable).
-   */
-  private async sealedTokens(accountId: string, tokens: GrantedTokens, stored: AccountRecord | null) {
-    const at = new Date(this.ctx.clock.now());
-    const keepAccess = tokens.accessToken === "" && stored !== null;
-    return {
-      accessToken: keepAccess
-        ? stored.accessToken
-        : await this.seal(accountId, "accessToken", tokens.accessToken === "" ? null : tokens.accessToken),
-      refreshToken:
-        tokens.refreshToken === null
-          ? (stored?.refreshToken ?? null)
-          : await this.seal(accountId, "refreshToken", tokens.refreshToken),
-      idToken: await this.seal(accountId, "idToken", tokens.idToken),
-      accessTokenExpiresAt: keepAccess ? stored.accessTokenExpiresAt : tokens.expiresAt,
-      refreshTokenExpiresAt: null,
-      scope: keepAccess ? stored.scope : tokens.scope,
-      updatedAt: at,
-    };
-  }
-
-  private async newLinkedAccount(
-    userId: string,
-    provider: OAuthProvider,
-    profile: OAuthProfile,
-    tokens: GrantedTokens,
-  ): Promise<AccountRecord> {
-    const id = randomId(this.ctx.random);
-    const at = new Date(this.ctx.clock.now());
-    return {
-      id,
-      userId,
-      providerId: provider.id,
-      passwordHash: null,
-      accountId: profile.id,
-      ...(await this.sealedTokens(id, tokens, null)),
-      createdAt: at,
-      updatedAt: at,
-    };
+    return this.flow.signInWithIdToken(input, meta);
   }
 
   /**
@@ -439,7 +155,7 @@ export class OAuthService {
     if (found) {
       this.checkVerifiedForSignIn(found.user);
       await ctx.hooks.beforeSignIn(found.user, "sign-in-social", meta);
-      const sealed = await this.sealedTokens(found.account.id, tokens, found.account);
+      const sealed = await this.tokens.sealedTokens(found.account.id, tokens, found.account);
       await this.social.updateTokens(found.account.id, sealed);
       const signIn = await signInOrChallenge(ctx, found.user, meta, socialAttempt(provider));
       await this.signedIn(signIn, found.user.id, provider.id, meta);
@@ -460,7 +176,7 @@ export class OAuthService {
     });
     const user = await ctx.hooks.beforeUserCreated(draft, "sign-in-social", meta);
     await ctx.hooks.beforeSignIn(user, "sign-in-social", meta);
-    const account = await this.newLinkedAccount(user.id, provider, profile, tokens);
+    const account = await this.tokens.newLinkedAccount(user.id, provider, profile, tokens);
     const signIn = await inTransaction(ctx, async (tx) => {
       const created = await tx.store.users.create(user, [account]).catch((error: unknown) => {
         // The identity's unique index: a parallel callback of the same person created it first.
@@ -492,7 +208,7 @@ export class OAuthService {
     // The provider proved the mailbox: the user counts as verified from here on.
     this.checkVerifiedForSignIn({ emailVerified: true });
     await ctx.hooks.beforeSignIn(existing, "sign-in-social", meta);
-    const account = await this.newLinkedAccount(existing.id, provider, profile, tokens);
+    const account = await this.tokens.newLinkedAccount(existing.id, provider, profile, tokens);
     const signIn = await inTransaction(ctx, async (tx) => {
       // An unverified user loses what was set up before this proof (a password an attacker registered first).
       const user = await proveMailbox(tx, existing, null, meta);
@@ -516,56 +232,9 @@ export class OAuthService {
     await emit(this.ctx, "UserSignedIn", { userId, method: "social", providerId }, meta);
   }
 
-  /** Links the identity to the signed-in user who started `POST /link-social` (409 when it is someone else's). */
-  private async linkTo(
-    userId: string,
-    provider: OAuthProvider,
-    profile: OAuthProfile,
-    tokens: GrantedTokens,
-    meta: RequestMeta,
-  ): Promise<void> {
-    const found = await this.social.findByProviderAccount(provider.id, profile.id);
-    if (found) {
-      if (found.user.id !== userId)
-        throw new AuthError("ACCOUNT_ALREADY_LINKED", "This provider account is linked to another user");
-      await this.social.updateTokens(
-        found.account.id,
-        await this.sealedTokens(found.account.id, tokens, found.account),
-      );
-      return;
-    }
-    const linked = await this.social.link(await this.newLinkedAccount(userId, provider, profile, tokens));
-    if (linked === "taken")
-      throw new AuthError("ACCOUNT_ALREADY_LINKED", "This provider account is linked to another user");
-    if (linked === "owner-gone") throw new AuthError("SESSION_NOT_FOUND", "The account no longer exists");
-    await emit(this.ctx, "AccountLinked", { userId, providerId: provider.id }, meta);
-  }
-
   /** The user's accounts (passwords and email codes included), without tokens. */
   async listAccounts(userId: string): Promise<LinkedAccountView[]> {
-    const accounts = await this.ctx.store.accounts.listByUser(userId);
-    return accounts.map((a) => ({
-      id: a.id,
-      providerId: a.providerId,
-      accountId: a.accountId,
-      scopes: a.scope ? a.scope.split(" ").filter(Boolean) : [],
-      createdAt: a.createdAt.toISOString(),
-      updatedAt: a.updatedAt.toISOString(),
-    }));
-  }
-
-  /** The user's linked account of `providerId` (the one with `accountId` when given); 404 `ACCOUNT_NOT_FOUND`. */
-  private async linkedAccount(userId: string, providerId: unknown, accountId: unknown): Promise<AccountRecord> {
-    if (typeof providerId !== "string") throw invalidField("providerId", "providerId must be a string");
-    if (accountId !== undefined && accountId !== null && typeof accountId !== "string")
-      throw invalidField("accountId", "accountId must be a string");
-    const matches = (await this.ctx.store.accounts.listByUser(userId)).filter(
-      (a) => a.providerId === providerId && a.accountId !== null && (accountId == null || a.accountId === accountId),
-    );
-    const [account] = matches;
-    if (!account) throw new AuthError("ACCOUNT_NOT_FOUND", "No such linked account");
-    if (matches.length > 1) throw invalidField("accountId", "several accounts of this provider are linked: name one");
-    return account;
+    return this.accounts.listAccounts(userId);
   }
 
   /** Unlinks a provider identity; 409 `LAST_ACCOUNT` when it is the user's last way to sign in. */
@@ -574,13 +243,7 @@ export class OAuthService {
     input: { providerId: string; accountId?: string | null },
     meta: RequestMeta,
   ): Promise<{ success: true }> {
-    const account = await this.linkedAccount(userId, input?.providerId, input?.accountId);
-    const result = await this.social.unlink(userId, account.id);
-    if (result === "not-found") throw new AuthError("ACCOUNT_NOT_FOUND", "No such linked account");
-    if (result === "last")
-      throw new AuthError("LAST_ACCOUNT", "This is the account's last way to sign in: add another before removing it");
-    await emit(this.ctx, "AccountUnlinked", { userId, providerId: account.providerId }, meta);
-    return { success: true };
+    return this.accounts.unlink(userId, input, meta);
   }
 
   /**
@@ -591,52 +254,6 @@ export class OAuthService {
     userId: string,
     input: { providerId: string; accountId?: string | null },
   ): Promise<ProviderAccessToken> {
-    const account = await this.linkedAccount(userId, input?.providerId, input?.accountId);
-    const client = this.client(account.providerId);
-    const open = (field: (typeof TOKEN_FIELDS)[number]) => {
-      const sealed = account[field];
-      return sealed === null ? Promise.resolve(null) : this.tokenBox.open(`${account.id}:${field}`, sealed);
-    };
-    const now = this.ctx.clock.now();
-    const expired = account.accessTokenExpiresAt !== null && account.accessTokenExpiresAt.getTime() <= now + 5_000;
-    if (account.accessToken !== null && !expired) {
-      return {
-        accessToken: (await open("accessToken")) as string,
-        accessTokenExpiresAt: account.accessTokenExpiresAt?.toISOString() ?? null,
-        scopes: account.scope ? account.scope.split(" ") : [],
-        idToken: await open("idToken"),
-      };
-    }
-    const refreshToken = await open("refreshToken");
-    if (refreshToken === null)
-      throw new AuthError(
-        "OAUTH_TOKEN_UNAVAILABLE",
-        "The access token expired and there is no refresh token: sign in again",
-      );
-    let tokens: GrantedTokens;
-    try {
-      tokens = await client.refresh(refreshToken);
-    } catch (error) {
-      throw new AuthError(
-        "OAUTH_TOKEN_UNAVAILABLE",
-        "The provider refused to refresh the access token: sign in again",
-        {
-          cause: error,
-        },
-      );
-    }
-    const kept = {
-      ...tokens,
-      idToken: tokens.idToken ?? (await open("idToken")),
-      scope: tokens.scope ?? account.scope,
-    };
-    const sealed = await this.sealedTokens(account.id, kept, account);
-    await this.social.updateTokens(account.id, sealed);
-    return {
-      accessToken: tokens.accessToken,
-      accessTokenExpiresAt: tokens.expiresAt?.toISOString() ?? null,
-      scopes: kept.scope ? kept.scope.split(" ") : [],
-      idToken: kept.idToken,
-    };
+    return this.accounts.accessToken(userId, input);
   }
 }

@@ -4,14 +4,14 @@ import type { AuthPlugin, InstalledPlugin, PluginId } from "../context/plugin.ts
 import type { PluginPorts } from "../ports/store.ts";
 import { resolveOAuthOptions, type OAuthOptions, type ResolvedOAuthOptions } from "./options.ts";
 import type { SignInOutcome } from "../session/sign-in-gate.ts";
-import {
-  OAuthService,
-  type IdTokenSignInInput,
-  type LinkedAccountView,
-  type ProviderAccessToken,
-  type SocialStart,
-  type StartSocialInput,
-} from "./oauth.ts";
+import { OAuthService } from "./oauth.ts";
+import type {
+  IdTokenSignInInput,
+  LinkedAccountView,
+  ProviderAccessToken,
+  SocialStart,
+  StartSocialInput,
+} from "./social-shapes.ts";
 
 /**
  * `auth.api` operations of social sign-in (trusted server calls, no HTTP, no rate limit).

@@ -1,53 +1,10 @@
 import * as oauth from "oauth4webapi";
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, type JWTVerifyGetKey } from "jose";
 import type { Clock } from "../ports/clock.ts";
+import { CLOCK_TOLERANCE_S, verifyIdToken } from "./id-token.ts";
+import { ProtocolError, type GrantedTokens } from "./protocol-shapes.ts";
 import { isLoopback, type OAuthProfile, type OAuthProvider } from "./providers.ts";
-
-/** Asymmetric JWS algorithms an ID token may be signed with: never `none`, never HMAC keyed with the client secret. */
-export const ID_TOKEN_ALGORITHMS = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-];
-
-/** Seconds of clock difference tolerated with a provider (ID token `exp`, `iat`, `nbf`). */
-const CLOCK_TOLERANCE_S = 60;
-
-/** Why a step of the protocol failed: the flow ends on the error callback with this code. */
-export type ProtocolFailure =
-  | "OAUTH_ACCESS_DENIED"
-  | "OAUTH_PROVIDER_ERROR"
-  | "OAUTH_INVALID_RESPONSE"
-  | "OAUTH_STATE_MISMATCH";
-
-/** A failure of the protocol; `message` never carries provider text or tokens. */
-export class ProtocolError extends Error {
-  constructor(
-    readonly code: ProtocolFailure,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/** The tokens a code or refresh grant returned, and the ID token's verified claims (OpenID Connect). */
-export interface GrantedTokens {
-  accessToken: string;
-  refreshToken: string | null;
-  idToken: string | null;
-  /** From `expires_in`; null when the provider did not say. */
-  expiresAt: Date | null;
-  scope: string | null;
-  claims: Record<string, unknown> | null;
-}
+import { userApiProfile } from "./user-api.ts";
 
 function insecureOk(url: string): boolean {
   const parsed = new URL(url);
@@ -255,35 +212,7 @@ export class ProviderClient {
   ): Promise<Record<string, unknown>> {
     if (!server.jwks_uri) throw new ProtocolError("OAUTH_PROVIDER_ERROR", "The provider publishes no JWKS");
     this.jwks ??= createRemoteJWKSet(new URL(server.jwks_uri), { timeoutDuration: 10_000 });
-    const now = this.clock.now();
-    try {
-      const { payload } = await jwtVerify(idToken, this.jwks, {
-        issuer: server.issuer,
-        audience: audiences,
-        algorithms: ID_TOKEN_ALGORITHMS,
-        clockTolerance: CLOCK_TOLERANCE_S,
-        currentDate: new Date(now),
-        requiredClaims: ["sub", "iat", "exp"],
-      });
-      if (typeof payload.iat !== "number" || payload.iat * 1000 > now + CLOCK_TOLERANCE_S * 1000)
-        throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The ID token was issued in the future");
-      if (payload.nonce !== nonce) throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The ID token's nonce differs");
-      if (
-        Array.isArray(payload.aud) &&
-        payload.aud.length > 1 &&
-        !(typeof payload.azp === "string" && audiences.includes(payload.azp))
-      )
-        throw new ProtocolError("OAUTH_INVALID_RESPONSE", "The ID token was issued to another party");
-      return payload as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof ProtocolError) throw error;
-      const unreachable = error instanceof joseErrors.JWKSTimeout;
-      throw new ProtocolError(
-        unreachable ? "OAUTH_PROVIDER_ERROR" : "OAUTH_INVALID_RESPONSE",
-        "The ID token is not valid",
-        { cause: error },
-      );
-    }
+    return verifyIdToken(this.jwks, server, idToken, nonce, audiences, this.clock.now());
   }
 
   /**
@@ -327,32 +256,6 @@ export class ProviderClient {
         image: text(claims.picture),
       };
     }
-    const fetchJson = async (url: string): Promise<unknown> => {
-      const response = await fetch(url, {
-        headers: {
-          authorization: `Bearer ${tokens.accessToken}`,
-          accept: "application/json",
-          "user-agent": "latchkey",
-        },
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (!response.ok) throw new ProtocolError("OAUTH_PROVIDER_ERROR", "The provider's user API refused the request");
-      return response.json();
-    };
-    try {
-      const raw = await fetchJson(provider.userInfoUrl);
-      if (raw === null || typeof raw !== "object" || Array.isArray(raw))
-        throw new ProtocolError("OAUTH_PROVIDER_ERROR", "The provider's user API answered no object");
-      const profile = await provider.mapProfile(raw as Record<string, unknown>, {
-        accessToken: tokens.accessToken,
-        fetchJson,
-      });
-      if (typeof profile?.id !== "string" || profile.id === "" || profile.id === "undefined")
-        throw new ProtocolError("OAUTH_PROVIDER_ERROR", "The provider's profile has no id");
-      return profile;
-    } catch (error) {
-      if (error instanceof ProtocolError) throw error;
-      throw new ProtocolError("OAUTH_PROVIDER_ERROR", "The provider's user API could not be read", { cause: error });
-    }
+    return userApiProfile(provider, tokens);
   }
 }

@@ -5,196 +5,33 @@ import type { ResolvedConfig } from "../kernel/config.ts";
 import type { Clock, Random } from "../ports/clock.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
 import type { Store } from "../ports/store.ts";
-import { ownData, sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
+import { sharedOrigin, sharedPeekOf, type SharedPeek } from "../ports/shared-lookup.ts";
 import { storedUserAgent, type RequestMeta } from "../kernel/request-meta.ts";
-import { isoTime } from "./iso-time.ts";
+import { ANSWER_JSON, viewsOf, type CachedSession, type WithAnswerJson } from "./cached-session.ts";
+import {
+  ownUserView,
+  toSessionView,
+  toUserView,
+  type CookieDescriptor,
+  type SignInResult,
+  type ValidatedSession,
+} from "./views.ts";
 
-/** The user as returned to callers. */
-export interface UserView {
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  name: string | null;
-  image: string | null;
-  username: string | null;
-  /** User-controlled (`PATCH /user` replaces it): never trust it for authorization. */
-  metadata: Record<string, unknown>;
-  /** Server-only (`auth.api.updateUser`): roles, plan and entitlements belong here. */
-  appMetadata: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The session as returned to callers (never the token or its hash). */
-export interface SessionView {
-  id: string;
-  userId: string;
-  expiresAt: string;
-  createdAt: string;
-  updatedAt: string;
-  ip: string | null;
-  userAgent: string | null;
-  /** The admin's user id, on a session started by impersonating this user (`admin()`); absent otherwise. */
-  impersonatedBy?: string;
-  /** The organization the session acts for (`organizations()`); absent when none. */
-  activeOrganizationId?: string;
-}
-
-/** `{ token, expiresAt }`: the session token for `Authorization: Bearer` use. */
-export interface Credentials {
-  token: string;
-  expiresAt: string;
-}
-
-/** A cookie to set (or clear, with `maxAge: 0`). Only hono-adapter turns it into a header. */
-export interface CookieDescriptor {
-  name: string;
-  value: string;
-  /** Seconds; null for a browser-session cookie (no `Max-Age`, no `Expires`: it ends with the browser). */
-  maxAge: number | null;
-  httpOnly: true;
-  secure: boolean;
-  sameSite: "Lax" | "Strict" | "None";
-  path: "/";
-  domain: string | null;
-}
-
-/**
- * A cookie that travels beside the session cookie (device, pending two-factor sign-in, trusted device): HttpOnly,
- * `Path=/`, and Secure, SameSite and Domain as the session cookie.
- *
- * @example
- * companionCookie(config, config.deviceCookies.name, token, 400 * 86_400);
- */
-export function companionCookie(
-  config: Pick<ResolvedConfig, "cookies">,
-  name: string,
-  value: string,
-  maxAge: number,
-): CookieDescriptor {
-  const { cookies } = config;
-  return {
-    name,
-    value,
-    maxAge,
-    httpOnly: true,
-    secure: cookies.secure,
-    sameSite: cookies.sameSite,
-    path: "/",
-    domain: cookies.domain,
-  };
-}
-
-/** What a sign-in hands back besides the session: the (rotated) device token and its cookie. */
-export interface DeviceCredential {
-  /** The device's id (stable across rotations): `revoke({ userId, deviceId })` ends it. */
-  deviceId: string;
-  token: string;
-  cookie: CookieDescriptor;
-}
-
-/** What a sign-in of any kind returns. */
-export interface SignInResult {
-  user: UserView;
-  session: SessionView;
-  credentials: Credentials;
-  cookie: CookieDescriptor;
-  /**
-   * The device cookie of this browser for this account (issued, or rotated when the sign-in presented one); absent
-   * with `deviceCookies.enabled: false` and on sign-ins that do not issue one. Bearer clients get its `token` as
-   * `credentials.deviceToken`.
-   */
-  device?: DeviceCredential;
-}
-
-export interface ValidatedSession {
-  user: UserView;
-  session: SessionView;
-  /** The stored records, for services that need more than the views. */
-  userRecord: UserRecord;
-  sessionRecord: SessionRecord;
-  /** Set when the sliding refresh extended the session: the caller re-sends the cookie. */
-  refreshedCookie: CookieDescriptor | null;
-}
-
-/**
- * A live session the lookup cache held, as `SessionService.validateCached` answers it: the views of its entry and
- * the JSON of `{ user, session }`, made once per cache entry and shared by every request that reads it. Nothing in
- * it may be changed: `ownCopy` gives a caller the `ValidatedSession` it may keep and change.
- */
-export interface CachedSession {
-  /** The user's view, shared: copy it (`ownCopy`) before handing it to anything that may change it. */
-  readonly user: Readonly<UserView>;
-  /** The session's view, shared likewise. */
-  readonly session: Readonly<SessionView>;
-  /** `JSON.stringify({ user, session })`: get-session's answer. */
-  readonly json: string;
-  /** The cache entry the views were made from. */
-  readonly lookup: Readonly<{ session: SessionRecord; user: UserRecord }>;
-}
-
-// One WeakMap key per cache entry (few, long-lived); the answer's JSON rides on each request's result under a
-// symbol (a weak key per request would cost every garbage collection an ephemeron to trace).
-const viewsOfEntry = new WeakMap<object, CachedSession>();
-const ANSWER_JSON = Symbol("latchkey.answerJson");
-type WithAnswerJson = ValidatedSession & { [ANSWER_JSON]?: string };
-
-/** The views of a cache entry (not slid: its own records), made on the first request that reads it. */
-function viewsOf(entry: { session: SessionRecord; user: UserRecord }): CachedSession {
-  let views = viewsOfEntry.get(entry);
-  if (views === undefined) {
-    // Frozen: shared by every request that reads the entry, they are never handed out to be changed.
-    const user = Object.freeze(toUserView(entry.user));
-    const session = Object.freeze(toSessionView(entry.session));
-    views = Object.freeze({ user, session, json: JSON.stringify({ user, session }), lookup: entry });
-    viewsOfEntry.set(entry, views);
-  }
-  return views;
-}
-
-/**
- * `JSON.stringify({ user, session })` of a session `validate` answered from a cached lookup, computed once per cache
- * entry (the records of an entry never change; a slide, an update or a revocation drops the entry), or undefined:
- * then the caller serializes the views itself. get-session answers with it.
- */
-export function sessionAnswerJson(validated: ValidatedSession): string | undefined {
-  return (validated as WithAnswerJson)[ANSWER_JSON];
-}
-
-export function toUserView(u: UserRecord): UserView {
-  return {
-    id: u.id,
-    email: u.email,
-    emailVerified: u.emailVerified,
-    name: u.name,
-    image: u.image,
-    username: u.username,
-    metadata: u.metadata,
-    appMetadata: u.appMetadata,
-    createdAt: isoTime(u.createdAt),
-    updatedAt: isoTime(u.updatedAt),
-  };
-}
-
-/** A caller's own copy of a shared user view: its `metadata` and `appMetadata` too (see `ownData`). */
-export function ownUserView(u: Readonly<UserView>): UserView {
-  return { ...u, metadata: ownData(u.metadata), appMetadata: ownData(u.appMetadata) };
-}
-
-export function toSessionView(s: SessionRecord): SessionView {
-  return {
-    id: s.id,
-    userId: s.userId,
-    expiresAt: isoTime(s.expiresAt),
-    createdAt: isoTime(s.createdAt),
-    updatedAt: isoTime(s.updatedAt),
-    ip: s.ip,
-    userAgent: s.userAgent,
-    // Only on a session an admin started by impersonating its user (`admin()`).
-    ...(s.impersonatedBy === null || s.impersonatedBy === undefined ? {} : { impersonatedBy: s.impersonatedBy }),
-    ...(s.activeOrganizationId ? { activeOrganizationId: s.activeOrganizationId } : {}),
-  };
-}
+// The views and cookies of sessions, and the shared views of cached ones, keep their import path here.
+export { sessionAnswerJson, type CachedSession } from "./cached-session.ts";
+export {
+  companionCookie,
+  ownUserView,
+  toSessionView,
+  toUserView,
+  type CookieDescriptor,
+  type Credentials,
+  type DeviceCredential,
+  type SessionView,
+  type SignInResult,
+  type UserView,
+  type ValidatedSession,
+} from "./views.ts";
 
 /**
  * Sessions: a 32-byte random token goes to the client; only its SHA-256 is stored.
