@@ -10,7 +10,7 @@ export interface Ledger {
   otpUsers: Map<string, string>;
   answers: Answer[];
 }
-export const newLedger = (): Ledger => ({
+const newLedger = (): Ledger => ({
   attempted: new Set(),
   signedUp: new Map(),
   otpUsers: new Map(),
