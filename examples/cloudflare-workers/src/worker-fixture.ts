@@ -55,6 +55,13 @@ export const viaEdge = edgeOf(() => worker);
  * instance over the same D1), `unconfigured` with `unconfigured: true` (a deploy that forgot LATCHKEY_BASE_URL).
  */
 export function setUpWorkers(options: { other?: boolean; unconfigured?: boolean }): void {
+  // The instances this file started, disposed after it (in start order).
+  const started: RunningWorker[] = [];
+  const start = async (bindings: Record<string, string>) => {
+    const instance = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
+    started.push(instance);
+    return instance;
+  };
   beforeAll(async () => {
     bundle = inject("workerBundle");
     await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
@@ -70,7 +77,7 @@ export function setUpWorkers(options: { other?: boolean; unconfigured?: boolean 
     };
     // One D1 on disk, as `wrangler dev` keeps it; two workerd processes (two Miniflare instances) open it.
     persist = mkdtempSync(join(tmpdir(), "latchkey-d1-"));
-    worker = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
+    worker = await start(bindings);
     expect(await migrateD1Database(await worker.d1("DB"), readSqlMigrations(MIGRATIONS_FOLDERS.sqlite))).toEqual([
       "0000_initial",
       "0001_api_key_lifecycle",
@@ -86,16 +93,14 @@ export function setUpWorkers(options: { other?: boolean; unconfigured?: boolean 
       "0011_impersonation_index",
       "0012_organization_api_keys",
     ]);
-    if (options.other) other = await startWorker(bundle.code, bindings, { d1: { ...D1, persist } });
+    if (options.other) other = await start(bindings);
     // A deploy that forgot LATCHKEY_BASE_URL.
     const { LATCHKEY_BASE_URL: _, ...unpinned } = bindings;
-    if (options.unconfigured) unconfigured = await startWorker(bundle.code, unpinned, { d1: { ...D1, persist } });
+    if (options.unconfigured) unconfigured = await start(unpinned);
   });
 
   afterAll(async () => {
-    await worker?.dispose();
-    await other?.dispose();
-    await unconfigured?.dispose();
+    for (const instance of started.splice(0)) await instance.dispose();
     await new Promise((resolve) => capture.close(resolve));
     await idp?.close();
     if (persist) rmSync(persist, { recursive: true, force: true });
