@@ -2,7 +2,7 @@
 // First step of `pnpm test`: makes sure the system tools the tests start are present.
 //
 //   redis-server            the Redis counter tests, the reliability suite's Redis run, a consumer test
-//   chromium                the demo's browser suite (examples/node/src/browser.test.ts)
+//   chromium                the demo's browser suites (examples/node/src/*browser*.test.ts)
 //   python3-jwt,            the independent JWT/JWKS verifier (Debian's /usr/bin/python3, not a pyenv one)
 //   python3-cryptography
 //   python3-fastapi,        the FastAPI example (verifies Latchkey's JWTs from Python)

@@ -1,5 +1,5 @@
-// What the demo's Chromium suites share (browser.test.ts, passkey.browser.test.ts, organization.browser.test.ts): the
-// built pages, the demo server started as a developer starts it (`src/server.ts` on an embedded libSQL file), its
+// What the demo's Chromium suites share (browser-*.test.ts, passkey-*.browser.test.ts, organization.browser.test.ts):
+// the built pages, the demo server started as a developer starts it (`src/server.ts` on an embedded libSQL file), its
 // store opened beside it, Debian's Chromium through playwright-core, a user signed up over HTTP, and the axe-core
 // check of a page.
 import { spawn, type ChildProcess } from "node:child_process";

@@ -3,93 +3,32 @@
 // the Members page; the invitee opens the emailed link in a context of their own, signs up there, verifies the
 // address with the emailed code and accepts. What each page offers follows the server's `has-permission` answers,
 // and what the server refuses shows as its own words. Effects are checked in the demo's database.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { FullStore } from "@latchkey/core";
+// Setup and helpers: organization-fixture.ts.
+import { describe, expect, it } from "vitest";
+import { PASSWORD, poll, seriousViolations } from "./browser-harness.ts";
 import {
-  ensurePagesBuilt,
-  launchChromium,
-  nextEmail as nextEmailOf,
-  PASSWORD,
-  poll,
-  type RunningDemo,
-  seriousViolations,
-  signUpInto,
-  startDemo,
-} from "./browser-harness.ts";
+  activeOrganizationOf,
+  activeRow,
+  api,
+  codeIn,
+  createOrganization,
+  demo,
+  FORBIDDEN,
+  form,
+  LAST_OWNER,
+  linkIn,
+  nextEmail,
+  NOT_A_MEMBER,
+  NOT_PENDING,
+  NOT_YOURS,
+  person,
+  signedIn,
+  store,
+  submit,
+  setUpOrganizationDemo,
+} from "./organization-fixture.ts";
 
-const LAST_OWNER = "The organization's last owner cannot leave, be removed or be demoted";
-const FORBIDDEN = "Your role in this organization does not allow this";
-const NOT_A_MEMBER = "No such organization, or you are not a member of it";
-const NOT_PENDING = "The invitation was answered or canceled already";
-const NOT_YOURS = "This invitation was sent to another address";
-
-let demo: RunningDemo;
-let api = "";
-let store: FullStore;
-let browser: Browser;
-let work = "";
-const contexts: BrowserContext[] = [];
-
-const nextEmail = (to: string, action: () => Promise<unknown>) => nextEmailOf(demo, to, action);
-const codeIn = (email: string) => /is (\d{6})\./.exec(email)?.[1] ?? "";
-const linkIn = (email: string) => /(http:\/\/\S+)/.exec(email)?.[1] ?? "";
-const form = (page: Page, name: string): Locator => page.getByRole("form", { name });
-
-async function submit(page: Page, name: string, fields: Record<string, string>): Promise<void> {
-  const f = form(page, name);
-  for (const [label, value] of Object.entries(fields)) await f.getByLabel(label, { exact: true }).fill(value);
-  await f.getByRole("button").click();
-}
-
-/** A browser context of its own (a second person, or the same one on another device), closed after the test. */
-async function person(): Promise<Page> {
-  const context = await browser.newContext();
-  contexts.push(context);
-  return context.newPage();
-}
-
-let sourceHost = 1;
-/** A user signed up over HTTP from a loopback address of its own (its own per-IP bucket), signed in in `page`. */
-async function signedIn(page: Page, email: string, name: string): Promise<void> {
-  await signUpInto(page.context(), api, { email, password: PASSWORD, name }, `127.0.0.${++sourceHost}`);
-}
-
-/** The Organizations page: creates one (it becomes the active one) and waits for it in the list. */
-async function createOrganization(page: Page, fields: Record<string, string>): Promise<void> {
-  const rows = page.getByTestId("organization-row");
-  const before = await rows.count();
-  await submit(page, "create organization", fields);
-  await poll(() => rows.count()).toBe(before + 1);
-}
-
-const activeRow = (page: Page) => page.getByTestId("organization-row").filter({ has: page.getByTestId("active-mark") });
-
-async function activeOrganizationOf(email: string): Promise<Array<string | null | undefined>> {
-  const user = (await store.users.findByEmail(email))!;
-  return (await store.sessions.listByUser(user.id)).map((s) => s.activeOrganizationId);
-}
-
-beforeAll(async () => {
-  await ensurePagesBuilt();
-  work = mkdtempSync(join(tmpdir(), "latchkey-org-browser-"));
-  demo = await startDemo({ databaseUrl: `file:${join(work, "demo.db")}`, host: "127.0.0.1", provider: false });
-  ({ api, store } = demo);
-  browser = await launchChromium();
-}, 120_000);
-
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await demo?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+setUpOrganizationDemo();
 
 describe("organizations in the demo, an owner and an invitee in two browser contexts", { timeout: 60_000 }, () => {
   it("creates and switches organizations, invites by email, the invitee accepts in a second context, then a role change and a removal", async () => {

@@ -8,7 +8,7 @@ import { webPages } from "./static.ts";
 
 // Review fix 23: spa.html took its API origin from `?api=`, so a crafted link made it post the typed password to
 // any server. The page now uses only the origins its own server lists in the `latchkey-api-origins` meta; this
-// file checks the server half (the browser half is in browser.test.ts, "a page on another origin").
+// file checks the server half (the browser half is in browser-sessions.test.ts, "a page on another origin").
 
 const SPA_SOURCE = fileURLToPath(new URL("../web/spa.html", import.meta.url));
 

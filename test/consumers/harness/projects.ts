@@ -7,6 +7,9 @@ import { join } from "node:path";
 /** A tarball per public package, by name. */
 export type Packs = Record<string, string>;
 
+/** The packages a consumer's own Hono app installs. */
+export const HOST_APP = ["@latchkey/core", "@latchkey/hono-adapter", "@latchkey/memory-store"];
+
 export interface RunResult {
   code: number | null;
   stdout: string;
