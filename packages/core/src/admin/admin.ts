@@ -3,20 +3,12 @@ import { emit } from "../kernel/emit.ts";
 import type { AuthContext } from "../context/context.ts";
 import type { RequestMeta } from "../kernel/request-meta.ts";
 import type { SessionRecord, UserRecord } from "../ports/records.ts";
-import {
-  companionCookie,
-  type CookieDescriptor,
-  type SessionView,
-  type SignInResult,
-  type UserView,
-} from "../session/session.ts";
-import { banInForce } from "../ports/ban.ts";
+import type { CookieDescriptor, SessionView, SignInResult, UserView } from "../session/session.ts";
 import { endImpersonationsBy } from "../account/index.ts";
 import { applyBan } from "./ban.ts";
 import { listUsers, userDetail } from "./reads.ts";
 import {
   roleValue,
-  rolesOf,
   toAdminUserView,
   type AdminAccountOps,
   type AdminUserDetail,
@@ -26,11 +18,11 @@ import {
   type ListUsersResult,
 } from "./view.ts";
 import type { ResolvedAdminOptions } from "./options.ts";
+import { findUser, isAdminUser, userNotFound } from "./authority.ts";
+import { adminSessionCookie, impersonateUser, restoreAdmin, stopImpersonating } from "./impersonation.ts";
 
 /** The longest ban: 100 years (a date past it would not round-trip every store). */
 const MAX_BAN_SECONDS = 100 * 365 * 86_400;
-
-const notFound = () => new AuthError("NOT_FOUND", "No such user");
 
 /**
  * The admin API (`admin()`): authority comes only from server-written data (`appMetadata.role` in `adminRoles`, or
@@ -51,22 +43,13 @@ export class AdminService {
 
   /** Whether `user` is an admin: a role of theirs is in `adminRoles`, or their id is in `adminUserIds`. */
   isAdmin(user: UserRecord): boolean {
-    if (this.options.adminUserIds.includes(user.id)) return true;
-    return rolesOf(user).some((role) => this.options.adminRoles.includes(role));
+    return isAdminUser(this.options, user);
   }
 
   /** 403 `INSUFFICIENT_PERMISSIONS` unless `user` is an admin (an impersonation session is not the admin's). */
   assertAdmin(user: UserRecord, session: SessionRecord | null = null): void {
     if (session?.impersonatedBy) throw new AuthError("INSUFFICIENT_PERMISSIONS", "Stop impersonating first");
     if (!this.isAdmin(user)) throw new AuthError("INSUFFICIENT_PERMISSIONS", "Only an admin may do this");
-  }
-
-  private async target(userId: unknown): Promise<UserRecord> {
-    if (typeof userId !== "string" || userId === "" || userId.length > 255)
-      throw invalidField("userId", "userId must be a user id");
-    const user = await this.ctx.store.users.findById(userId);
-    if (!user) throw notFound();
-    return user;
   }
 
   /** A page of users: an email or name prefix (case-insensitive), or every user newest first; with the total. */
@@ -76,7 +59,7 @@ export class AdminService {
 
   /** The user with their sessions, linked accounts, API keys and latest 20 audit rows. 404 `NOT_FOUND`. */
   async getUser(userId: unknown): Promise<AdminUserDetail> {
-    return userDetail(this.ctx, await this.target(userId));
+    return userDetail(this.ctx, await findUser(this.ctx, userId));
   }
 
   /** Creates a user with a password (as `auth.api.createUser`) and, when given or configured, a role. */
@@ -97,7 +80,7 @@ export class AdminService {
       { email: input.email, password: input.password, name: input.name, emailVerified: input.emailVerified },
       meta,
     );
-    if (checked === null) return toAdminUserView(await this.target(view.id));
+    if (checked === null) return toAdminUserView(await findUser(this.ctx, view.id));
     return this.setRole(actor, { userId: view.id, role: checked }, meta);
   }
 
@@ -108,12 +91,12 @@ export class AdminService {
     meta: RequestMeta,
   ): Promise<AdminUserView> {
     const role = input.role === null ? null : roleValue(input.role);
-    const user = await this.target(input.userId);
+    const user = await findUser(this.ctx, input.userId);
     const { role: _previous, ...rest } = user.appMetadata;
     const appMetadata = role === null ? rest : { ...rest, role };
     const at = new Date(this.ctx.clock.now());
     const updated = await this.ctx.store.users.update(user.id, { appMetadata, updatedAt: at });
-    if (!updated?.ok) throw notFound();
+    if (!updated?.ok) throw userNotFound();
     await emit(this.ctx, "UserRoleChanged", { userId: user.id, actorId: actor.id, role }, meta, at);
     // Second, after the role: an impersonation started before it is found here; one started after it sees the
     // demotion in `impersonate`'s check and takes itself back.
@@ -133,14 +116,14 @@ export class AdminService {
     const seconds = input.banExpiresIn ?? null;
     if (seconds !== null && (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_BAN_SECONDS))
       throw invalidField("banExpiresIn", `banExpiresIn must be whole seconds from 1 to ${MAX_BAN_SECONDS}`);
-    const user = await this.target(input.userId);
+    const user = await findUser(this.ctx, input.userId);
     if (this.isAdmin(user)) throw new AuthError("CANNOT_BAN_ADMIN", "An admin cannot be banned: remove the role first");
     const { ctx } = this;
     const now = ctx.clock.now();
     const banExpires = seconds === null ? null : new Date(now + seconds * 1000);
     const at = new Date(now);
     const outcome = await applyBan(ctx.store, user.id, { reason, expires: banExpires }, at);
-    if (!outcome) throw notFound();
+    if (!outcome) throw userNotFound();
     const { revoked, disabled } = outcome;
     await emit(
       ctx,
@@ -173,7 +156,7 @@ export class AdminService {
    * enables the ones still wanted). Emits `UserUnbanned`.
    */
   async unban(actor: UserRecord, userId: string, meta: RequestMeta): Promise<AdminUserView> {
-    const user = await this.target(userId);
+    const user = await findUser(this.ctx, userId);
     const at = new Date(this.ctx.clock.now());
     const updated = await this.ctx.store.users.update(user.id, {
       banned: false,
@@ -181,14 +164,14 @@ export class AdminService {
       banExpires: null,
       updatedAt: at,
     });
-    if (!updated?.ok) throw notFound();
+    if (!updated?.ok) throw userNotFound();
     await emit(this.ctx, "UserUnbanned", { userId: user.id, actorId: actor.id }, meta, at);
     return toAdminUserView(updated.value);
   }
 
   /** Revokes every session of the user; how many. Emits `SessionRevoked` (`reason: "admin"`). */
   async revokeSessions(_actor: UserRecord, userId: string, meta: RequestMeta): Promise<{ count: number }> {
-    const user = await this.target(userId);
+    const user = await findUser(this.ctx, userId);
     const count = await this.ctx.sessions.revokeAll(user.id);
     if (count > 0)
       await emit(this.ctx, "SessionRevoked", { userId: user.id, sessionId: null, reason: "admin", count }, meta);
@@ -197,10 +180,10 @@ export class AdminService {
 
   /** Deletes the user and everything of theirs (as account deletion does). Never an admin, never oneself (403). */
   async removeUser(actor: UserRecord, userId: string, meta: RequestMeta): Promise<{ success: true }> {
-    const user = await this.target(userId);
+    const user = await findUser(this.ctx, userId);
     if (user.id === actor.id || this.isAdmin(user))
       throw new AuthError("INSUFFICIENT_PERMISSIONS", "An admin cannot be removed here: remove the role first");
-    if (!(await this.accounts.removeUser(user, meta))) throw notFound();
+    if (!(await this.accounts.removeUser(user, meta))) throw userNotFound();
     return { success: true };
   }
 
@@ -210,36 +193,13 @@ export class AdminService {
    * an impersonation session (403 `IMPERSONATION_NOT_ALLOWED`); a banned user has none (403 `USER_BANNED`).
    * Emits `ImpersonationStarted`.
    */
-  async impersonate(
+  impersonate(
     actor: UserRecord,
     actorSession: SessionRecord,
     userId: string,
     meta: RequestMeta,
   ): Promise<SignInResult> {
-    if (actorSession.impersonatedBy !== null)
-      throw new AuthError("IMPERSONATION_NOT_ALLOWED", "Stop impersonating before impersonating someone else");
-    const user = await this.target(userId);
-    if (user.id === actor.id || this.isAdmin(user))
-      throw new AuthError("IMPERSONATION_NOT_ALLOWED", "An admin cannot be impersonated");
-    const result = await this.ctx.sessions.create(user, meta, {
-      rememberMe: false,
-      impersonatedBy: actor.id,
-      expiresInMs: this.options.impersonationSessionMs,
-    });
-    // Written first, checked second: a demotion, ban or removal of the admin that raced this either sees the new
-    // session (and ends it) or is seen here (and the session is taken back).
-    const still = await this.ctx.store.users.findById(actor.id);
-    if (!still || !this.isAdmin(still) || banInForce(still, this.ctx.clock.now())) {
-      await this.ctx.store.sessions.delete(result.session.id);
-      throw new AuthError("INSUFFICIENT_PERMISSIONS", "Only an admin may do this");
-    }
-    await emit(
-      this.ctx,
-      "ImpersonationStarted",
-      { userId: user.id, actorId: actor.id, sessionId: result.session.id },
-      meta,
-    );
-    return result;
+    return impersonateUser(this.ctx, this.options, actor, actorSession, userId, meta);
   }
 
   /**
@@ -247,33 +207,22 @@ export class AdminService {
    * session cookie), so `/admin/stop-impersonating` can give it back; `null` clears it.
    */
   adminSessionCookie(token: string | null): CookieDescriptor {
-    const name = this.ctx.config.cookies.name.replace(/session$/, "admin_session");
-    const seconds = Math.floor(this.options.impersonationSessionMs / 1000);
-    return companionCookie(this.ctx.config, name, token ?? "", token === null ? 0 : seconds);
+    return adminSessionCookie(this.ctx, this.options, token);
   }
 
   /**
    * The admin's own session back, from the token the admin-session cookie kept: only a live session of `actorId`
    * that is not itself an impersonation; null otherwise (the admin signs in again).
    */
-  async restoreAdmin(
+  restoreAdmin(
     token: string | null,
     actorId: string,
   ): Promise<{ user: UserView; session: SessionView; cookie: CookieDescriptor } | null> {
-    if (token === null || token === "") return null;
-    const found = await this.ctx.sessions.validate(token);
-    if (!found || found.userRecord.id !== actorId || found.sessionRecord.impersonatedBy !== null) return null;
-    const { sessionRecord } = found;
-    const cookie = this.ctx.sessions.cookie(token, sessionRecord.expiresAt, sessionRecord.rememberMe);
-    return { user: found.user, session: found.session, cookie };
+    return restoreAdmin(this.ctx, token, actorId);
   }
 
   /** Ends an impersonation session (deleted on every instance). 400 for a session that is not one. */
-  async stopImpersonating(session: SessionRecord, meta: RequestMeta): Promise<{ actorId: string }> {
-    const actorId = session.impersonatedBy;
-    if (actorId === null) throw new AuthError("INVALID_REQUEST", "This session is not an impersonation");
-    if (await this.ctx.store.sessions.delete(session.id))
-      await emit(this.ctx, "ImpersonationStopped", { userId: session.userId, actorId, sessionId: session.id }, meta);
-    return { actorId };
+  stopImpersonating(session: SessionRecord, meta: RequestMeta): Promise<{ actorId: string }> {
+    return stopImpersonating(this.ctx, session, meta);
   }
 }

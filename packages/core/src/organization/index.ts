@@ -13,15 +13,12 @@ export type {
   ResolvedOrganizationsOptions,
 } from "./options.ts";
 export { OrganizationService } from "./organization.ts";
+export type { CreateOrganizationInput, InviteMemberInput, OrganizationRef, UpdateOrganizationInput } from "./input.ts";
 export type {
-  CreateOrganizationInput,
   FullOrganizationView,
   InvitationView,
-  InviteMemberInput,
   MembershipView,
   MemberView,
-  OrganizationRef,
   OrganizationView,
-  UpdateOrganizationInput,
-} from "./organization.ts";
+} from "./view.ts";
 export { DEFAULT_ROLES, OWNER_ROLE } from "./roles.ts";

@@ -7,15 +7,9 @@ import {
   type OrganizationsOptions,
   type ResolvedOrganizationsOptions,
 } from "./options.ts";
-import {
-  OrganizationService,
-  type CreateOrganizationInput,
-  type FullOrganizationView,
-  type InvitationView,
-  type MemberView,
-  type MembershipView,
-  type OrganizationView,
-} from "./organization.ts";
+import { OrganizationService } from "./organization.ts";
+import type { CreateOrganizationInput } from "./input.ts";
+import type { FullOrganizationView, InvitationView, MemberView, MembershipView, OrganizationView } from "./view.ts";
 
 /**
  * `auth.api` operations of organizations (trusted server calls, no HTTP, no rate limit; the last-owner rule and
