@@ -42,7 +42,11 @@ export async function listUsers(
   // limit" from "more"; a store that ignores `atMost` still answers at most the limit.
   const [page, counted] = await Promise.all([
     store.users.listPage({ search, limit, cursor }),
-    cursor !== null ? null : countLimit === null ? store.users.count(search) : store.users.count(search, countLimit + 1),
+    cursor !== null
+      ? null
+      : countLimit === null
+        ? store.users.count(search)
+        : store.users.count(search, countLimit + 1),
   ]);
   const users = page.items.map(toAdminUserView);
   if (counted === null) return { users, total: null, totalExact: null, nextCursor: page.nextCursor };

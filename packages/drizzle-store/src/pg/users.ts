@@ -152,7 +152,12 @@ function listing(db: PgDatabase): Pick<UserStore, "listPage" | "count"> {
         return row?.n ?? 0;
       }
       // Counted no further than `atMost`: the scan stops at the limit (decision 0082).
-      const capped = db.select({ one: sql`1`.as("one") }).from(users).where(where).limit(atMost).as("capped");
+      const capped = db
+        .select({ one: sql`1`.as("one") })
+        .from(users)
+        .where(where)
+        .limit(atMost)
+        .as("capped");
       const [row] = await db.select({ n: count() }).from(capped);
       return row?.n ?? 0;
     },

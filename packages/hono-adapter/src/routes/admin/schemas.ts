@@ -35,16 +35,13 @@ export const ListUsersQuery = z.object({
 export const ListUsersResponse = z
   .object({
     users: z.array(AdminUserSchema),
-    total: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description:
-          "How many users the whole listing (this search) has: on the first page; null after it. Counted no further than `admin({ listUsersCountLimit })` (100,000 by default): beyond it, that limit with `totalExact: false`",
-      }),
+    total: z.number().int().nullable().openapi({
+      description:
+        "How many users the whole listing (this search) has: on the first page; null after it. Counted no further than `admin({ listUsersCountLimit })` (100,000 by default): beyond it, that limit with `totalExact: false`",
+    }),
     totalExact: z.boolean().nullable().openapi({
-      description: "Whether `total` is exact (false: the listing has more users than `total`, e.g. \"100,000+\"); null after the first page",
+      description:
+        'Whether `total` is exact (false: the listing has more users than `total`, e.g. "100,000+"); null after the first page',
     }),
     nextCursor: z.string().nullable(),
   })
