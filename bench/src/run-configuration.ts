@@ -24,7 +24,7 @@ import { measurePooled, missingFor, plan, settle } from "./run-windows.ts";
 /** Each side's database driver per store, as its server describes it: printed above the results table. */
 export const drivers: DriverRow[] = [];
 
-export interface ConfigurationExtras {
+interface ConfigurationExtras {
   /** What the memory table calls this configuration. */
   label: string;
   /** A tuned Better Auth instead of its defaults; the rows' titles name it. */

@@ -22,7 +22,7 @@ import type { Scaled } from "./run-scale.ts";
 import { runningPostgres } from "./run-servers.ts";
 
 /** What a run has measured so far: each part adds to it, and the report is written from it. */
-export interface RunRecord {
+interface RunRecord {
   info: Record<string, string>;
   baseline: Baseline | null;
   floor: Measurement | null;
