@@ -5,148 +5,11 @@
  * chosen counter, another user handle) so a test can show exactly one check refusing it.
  */
 
-const encoder = new TextEncoder();
+import { type Cbor, cbor, concat, encoder, sha256, uint32, b64url } from "./webauthn-bytes.ts";
+import { COSE_ALG, newKey, type SoftwareAlgorithm, sign } from "./webauthn-keys.ts";
 
-/** What `cbor()` encodes. */
-export type Cbor = number | string | Uint8Array | Cbor[] | Map<number | string, Cbor>;
-
-function head(major: number, length: number): number[] {
-  if (length < 24) return [(major << 5) | length];
-  if (length < 0x100) return [(major << 5) | 24, length];
-  if (length < 0x10000) return [(major << 5) | 25, length >> 8, length & 0xff];
-  return [(major << 5) | 26, (length >>> 24) & 0xff, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff];
-}
-
-/** CBOR (RFC 8949) of integers, text, byte strings, arrays and maps: all a WebAuthn attestation object needs. */
-export function cbor(value: Cbor): Uint8Array {
-  const out: number[] = [];
-  const write = (v: Cbor): void => {
-    if (typeof v === "number") {
-      if (v >= 0) out.push(...head(0, v));
-      else out.push(...head(1, -1 - v));
-    } else if (typeof v === "string") {
-      const bytes = encoder.encode(v);
-      out.push(...head(3, bytes.length), ...bytes);
-    } else if (v instanceof Uint8Array) {
-      out.push(...head(2, v.length), ...v);
-    } else if (Array.isArray(v)) {
-      out.push(...head(4, v.length));
-      for (const item of v) write(item);
-    } else {
-      out.push(...head(5, v.size));
-      for (const [key, item] of v) {
-        write(key);
-        write(item);
-      }
-    }
-  };
-  write(value);
-  return new Uint8Array(out);
-}
-
-export function b64url(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromB64url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
-
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
-
-const sha256 = async (bytes: Uint8Array) =>
-  new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(bytes)));
-
-const uint32 = (n: number) => new Uint8Array([(n >>> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
-
-/** A raw P-256 signature (r || s, what Web Crypto gives) as the DER `SEQUENCE { r, s }` WebAuthn carries. */
-function derSignature(raw: Uint8Array): Uint8Array {
-  const integer = (bytes: Uint8Array) => {
-    let i = 0;
-    while (i < bytes.length - 1 && bytes[i] === 0) i++;
-    let body = bytes.slice(i);
-    if ((body[0] as number) & 0x80) body = concat(new Uint8Array([0]), body);
-    return concat(new Uint8Array([0x02, body.length]), body);
-  };
-  const seq = concat(integer(raw.slice(0, 32)), integer(raw.slice(32)));
-  return concat(new Uint8Array([0x30, seq.length]), seq);
-}
-
-const COSE_ALG: Record<SoftwareAlgorithm, number> = { ES256: -7, EdDSA: -8, RS256: -257 };
-
-/** A new key pair of `algorithm` and its public key as a COSE key. */
-async function newKey(algorithm: SoftwareAlgorithm): Promise<{ keys: CryptoKeyPair; cose: Uint8Array }> {
-  if (algorithm === "EdDSA") {
-    const keys = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
-    const x = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
-    return {
-      keys,
-      cose: cbor(
-        new Map<number, Cbor>([
-          [1, 1],
-          [3, -8],
-          [-1, 6],
-          [-2, x],
-        ]),
-      ),
-    };
-  }
-  if (algorithm === "RS256") {
-    const keys = (await crypto.subtle.generateKey(
-      { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
-      true,
-      ["sign", "verify"],
-    )) as CryptoKeyPair;
-    const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
-    const n = fromB64url(jwk.n as string);
-    const e = fromB64url(jwk.e as string);
-    return {
-      keys,
-      cose: cbor(
-        new Map<number, Cbor>([
-          [1, 3],
-          [3, -257],
-          [-1, n],
-          [-2, e],
-        ]),
-      ),
-    };
-  }
-  const keys = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-    "sign",
-    "verify",
-  ])) as CryptoKeyPair;
-  const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
-  const cose = cbor(
-    new Map<number, Cbor>([
-      [1, 2],
-      [3, -7],
-      [-1, 1],
-      [-2, fromB64url(jwk.x as string)],
-      [-3, fromB64url(jwk.y as string)],
-    ]),
-  );
-  return { keys, cose };
-}
-
-/** A WebAuthn signature of `data`: DER for ECDSA, raw for Ed25519 and RSA. */
-async function sign(algorithm: SoftwareAlgorithm, key: CryptoKey, data: Uint8Array): Promise<Uint8Array> {
-  const bytes = new Uint8Array(data);
-  if (algorithm === "EdDSA") return new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, key, bytes));
-  if (algorithm === "RS256") return new Uint8Array(await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, bytes));
-  return derSignature(new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, bytes)));
-}
+export { b64url, cbor, type Cbor } from "./webauthn-bytes.ts";
+export type { SoftwareAlgorithm } from "./webauthn-keys.ts";
 
 const FLAG_UP = 0x01;
 const FLAG_UV = 0x04;
@@ -180,9 +43,6 @@ export interface AssertionOverrides extends CeremonyOverrides {
   /** The user handle to send (base64url); null sends none. Default: the one stored with the credential. */
   userHandle?: string | null;
 }
-
-/** The credential key's algorithm (COSE): ES256 (-7), EdDSA with Ed25519 (-8), RS256 (-257). */
-export type SoftwareAlgorithm = "ES256" | "EdDSA" | "RS256";
 
 interface StoredCredential {
   id: Uint8Array;

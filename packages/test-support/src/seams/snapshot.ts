@@ -131,14 +131,9 @@ async function countSessions(store: FullStore, userId: string): Promise<number |
   return count;
 }
 
-/**
- * Reads the scoped rows through the ports (never a flow's call: take it outside the scheduler's flows).
- *
- * @example
- * const snap = await takeSnapshot(store, { userIds: [ada.userId], sessionTokens: [token] });
- */
-export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Promise<Snapshot> {
-  const snap: Snapshot = {
+/** A snapshot of nothing: every map empty, no JWKs. */
+export function emptySnapshot(): Snapshot {
+  return {
     users: new Map(),
     byEmail: new Map(),
     accounts: new Map(),
@@ -154,6 +149,16 @@ export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Prom
     organizations: new Map(),
     memberships: new Map(),
   };
+}
+
+/**
+ * Reads the scoped rows through the ports (never a flow's call: take it outside the scheduler's flows).
+ *
+ * @example
+ * const snap = await takeSnapshot(store, { userIds: [ada.userId], sessionTokens: [token] });
+ */
+export async function takeSnapshot(store: FullStore, scope: SnapshotScope): Promise<Snapshot> {
+  const snap: Snapshot = emptySnapshot();
   const userIds = new Set(scope.userIds ?? []);
   const social = store.socialAccounts;
   for (const [providerId, accountId] of social ? (scope.providerSubjects ?? []) : []) {

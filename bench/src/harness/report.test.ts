@@ -1,23 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { apiKey } from "@better-auth/api-key";
-import { getSchema } from "better-auth/db";
-import { emailOTP, jwt } from "better-auth/plugins";
 import { describe, expect, it } from "vitest";
-import { getTableColumns, type Table } from "drizzle-orm";
-import Database from "libsql";
-import { betterAuthDatabase } from "../servers/better-auth-db.ts";
-import { betterAuthSqliteSchema, type BetterAuthSchema } from "../servers/better-auth-sqlite.ts";
-import type { Measurement } from "./load.ts";
-import { BASELINE_BLOCK, GENERATED_END, GENERATED_START, replaceGenerated, unquotable } from "./docs.ts";
-import { CONFIGURATION_S, estimateRun, SETTLE_S } from "./estimate.ts";
-import { summarizeProfile } from "./profile.ts";
 import {
   baselineColumns,
   cpuRatio,
   cpuRatioSpread,
   markdownDrivers,
-  markdownScale,
   markdownTable,
   MIN_OPS,
   medianMeasurement,
@@ -28,81 +14,9 @@ import {
   totalCpuRatioSpread,
   type ScenarioResult,
 } from "./report.ts";
+import { measurement, result } from "./report-fixture.ts";
 
 // The harness's own logic; no timing is asserted anywhere (numbers come only from `pnpm bench`).
-
-const measurement = (opsPerSec: number, cpuMsPerOp: number, dbCpuMsPerOp: number | null = null): Measurement => ({
-  opsPerSec,
-  cpuMsPerOp,
-  dbCpuMsPerOp,
-  p50Ms: 1,
-  p99Ms: 2,
-  errors: 0,
-  ops: opsPerSec * 5,
-  windowMs: 5000,
-  rssPeakMb: 100,
-  windowMonotonicUs: [0, 5_000_000],
-});
-
-const result = (
-  latchkey: Measurement | null,
-  betterAuth: Measurement | null,
-  target: number | null,
-): ScenarioResult => ({
-  id: "token",
-  title: "/token",
-  store: "memory",
-  unit: "req",
-  latchkey,
-  betterAuth,
-  target,
-  floorTarget: null,
-  skipped: null,
-});
-
-describe("Better Auth on libSQL", () => {
-  const options = {
-    emailAndPassword: { enabled: true },
-    plugins: [emailOTP({ async sendVerificationOTP() {} }), apiKey(), jwt()],
-  };
-
-  it("creates its tables through its own migrations, with the indexes they declare, on one WAL connection", async () => {
-    const file = `${mkdtempSync(`${tmpdir()}/bench-ba-`)}/ba.db`;
-    const db = await betterAuthDatabase({ kind: "libsql", file }, options as never);
-    try {
-      expect(db.description).toMatch(/Kysely adapter .* native `libsql`/);
-      const reader = new Database(file, { readonly: true }) as unknown as {
-        prepare(sql: string): { all(): Array<Record<string, unknown>> };
-        close(): void;
-      };
-      const sql = reader
-        .prepare("select sql from sqlite_master where sql is not null")
-        .all()
-        .map((r) => String(r.sql))
-        .join("\n");
-      const mode = reader.prepare("pragma journal_mode").all()[0];
-      reader.close();
-      for (const table of ["user", "session", "account", "verification", "apikey", "jwks"])
-        expect(sql).toContain(`CREATE TABLE "${table}"`);
-      expect(sql).toMatch(/"token" text not null unique/);
-      expect(sql).toContain('CREATE INDEX "apikey_key_idx" on "apikey" ("key")');
-      expect(sql).toContain('CREATE INDEX "session_userId_idx" on "session" ("userId")');
-      expect(mode).toEqual({ journal_mode: "wal" });
-    } finally {
-      await db.close();
-    }
-  });
-
-  it("gives the scale seed the encoding its Kysely adapter writes on SQLite: ISO dates, 0/1 booleans", () => {
-    const { tables } = betterAuthSqliteSchema(getSchema(options as never) as BetterAuthSchema);
-    const session = getTableColumns(tables.session as Table);
-    const apikey = getTableColumns(tables.apikey as Table);
-    const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6));
-    expect(session.expiresAt?.mapToDriverValue(at)).toBe("2026-01-02T03:04:05.006Z");
-    expect(apikey.enabled?.mapToDriverValue(true)).toBe(1);
-    expect(apikey.remaining?.mapToDriverValue(5)).toBe(5);
-  });
-});
 
 describe("report", () => {
   it("computes the throughput ratio and the CPU-per-op ratio from the same window", () => {
@@ -302,126 +216,5 @@ describe("baseline table", () => {
     expect(row).toContain("| 1.1x | 1.1x |");
     expect(row).not.toContain("ignored here");
     expect(row).not.toContain(">= 5x");
-  });
-});
-
-describe("duration estimate", () => {
-  it("adds up warm-up, window and settling of every window of both servers, and a start-up per configuration", () => {
-    // One store, 5 repeats, 2 s + 5 s: a configuration of two plain scenarios and one doubled (sign-in):
-    // 2 servers x 5 repeats x ((7 + 1) + (7 + 1) + (14 + 1)) = 310 s, plus one start-up.
-    const estimate = estimateRun({
-      stores: 1,
-      repeat: 5,
-      warmupMs: 2_000,
-      measureMs: 5_000,
-      configurations: [{ part: "standard scenarios", scales: [1, 1, 2] }],
-      floor: false,
-      hashCap: false,
-      workers: false,
-    });
-    expect(SETTLE_S).toBe(1);
-    expect(estimate.totalS).toBe(310 + CONFIGURATION_S);
-    expect(estimate.parts).toEqual([{ part: "standard scenarios", seconds: 310 + CONFIGURATION_S, windows: 30 }]);
-  });
-});
-
-describe("CPU profile summary", () => {
-  it("counts only samples inside the measured window", () => {
-    const dir = mkdtempSync(`${tmpdir()}/bench-profile-`);
-    const profile = {
-      startTime: 1_000,
-      nodes: [
-        { id: 1, callFrame: { functionName: "(root)", url: "", lineNumber: -1 } },
-        {
-          id: 2,
-          callFrame: {
-            functionName: "startup",
-            url: "file:///x/node_modules/.pnpm/tsx@1/node_modules/tsx/a.js",
-            lineNumber: 0,
-          },
-        },
-        {
-          id: 3,
-          callFrame: { functionName: "validate", url: "file:///w/packages/core/src/session/session.ts", lineNumber: 9 },
-        },
-      ],
-      // startup at t=1100 and 1200 (before the window), validate at 2100 and 2200 (inside)
-      samples: [2, 2, 3, 3],
-      timeDeltas: [100, 100, 900, 100],
-    };
-    writeFileSync(`${dir}/a.cpuprofile`, JSON.stringify(profile));
-    const summary = summarizeProfile(dir, 5, [2_000, 3_000]);
-    expect(summary).toContain("validate");
-    expect(summary).toContain("@latchkey/core");
-    expect(summary).not.toContain("startup");
-  });
-});
-
-describe("scale report", () => {
-  const row = (lkSmall: Measurement, lkLarge: Measurement, baSmall: Measurement, baLarge: Measurement) =>
-    markdownScale([
-      {
-        id: "token",
-        title: "/token",
-        store: "postgres",
-        small: { users: 1000, latchkey: lkSmall, betterAuth: baSmall },
-        large: { users: 1_000_000, latchkey: lkLarge, betterAuth: baLarge },
-      },
-    ]);
-
-  it("says a hot path kept its throughput when it keeps at least 90% (by throughput and by CPU per operation)", () => {
-    const table = row(measurement(1000, 1), measurement(950, 1.05), measurement(100, 10), measurement(90, 11));
-    expect(table).toContain("| 95% |");
-    expect(table).toContain("kept: met (CPU/op: met); ratio: holds");
-    expect(table).toContain("@1,000 | @1,000,000");
-  });
-
-  it("says MISSED when the large seed costs more than 10%, and FELL when the ratio to Better Auth drops", () => {
-    const table = row(measurement(1000, 1), measurement(500, 2), measurement(100, 10), measurement(100, 10));
-    expect(table).toContain("kept: MISSED (CPU/op: missed); ratio: FELL");
-    expect(table).toContain("(+100%)");
-  });
-});
-
-describe("docs generator", () => {
-  const run = { final: true, repeat: 5, quick: false, command: "pnpm bench --repeat=5 --store=libsql,postgres" };
-
-  it("replaces only the generated block with the run's report", () => {
-    const doc = `# Benchmarks\n\nprose\n\n${GENERATED_START}\nold figures\n${GENERATED_END}\n\nmore prose\n`;
-    const out = replaceGenerated(doc, run, "| new | table |\n");
-    expect(out).toContain("| new | table |");
-    expect(out).not.toContain("old figures");
-    expect(out.startsWith("# Benchmarks\n\nprose\n\n")).toBe(true);
-    expect(out.endsWith(`${GENERATED_END}\n\nmore prose\n`)).toBe(true);
-    expect(out).toContain("`pnpm bench --repeat=5 --store=libsql,postgres`");
-    expect(() => replaceGenerated("# no markers", run, "x")).toThrow(/markers/);
-  });
-
-  it("writes a baseline run into its own block and leaves the main run's block as it was", () => {
-    const doc = [
-      "# Benchmarks",
-      GENERATED_START,
-      "main figures",
-      GENERATED_END,
-      "## Before and after",
-      BASELINE_BLOCK.start,
-      "old baseline figures",
-      BASELINE_BLOCK.end,
-      "",
-    ].join("\n");
-    const baselineRun = { ...run, command: "pnpm bench --baseline=3dea209 --repeat=5 --store=libsql,postgres" };
-    const out = replaceGenerated(doc, baselineRun, "| current | 3dea209 |\n", BASELINE_BLOCK);
-    expect(out).toContain(`${GENERATED_START}\nmain figures\n${GENERATED_END}`);
-    expect(out).not.toContain("old baseline figures");
-    expect(out).toContain("| current | 3dea209 |");
-    expect(out).toContain("(bench/results/baseline.md, copied unchanged)");
-    expect(() => replaceGenerated("# only the main block", baselineRun, "x", BASELINE_BLOCK)).toThrow(/baseline.md/);
-  });
-
-  it("refuses a run stopped part-way, a quick run and fewer than 5 windows", () => {
-    expect(unquotable(run)).toBeNull();
-    expect(unquotable({ ...run, final: false })).toMatch(/did not finish/);
-    expect(unquotable({ ...run, quick: true })).toMatch(/smoke/);
-    expect(unquotable({ ...run, repeat: 2 })).toMatch(/2 window/);
   });
 });
