@@ -1,5 +1,5 @@
 // The two-factor sign-in tests' helpers: a password sign-in, the second step, and what they leave behind.
-import { codeAt, enabledUser, ip, PASSWORD } from "./fixtures.ts";
+import { codeAt, type enabledUser, ip, PASSWORD } from "./fixtures.ts";
 
 export const EMAIL = "ada@example.com";
 export const PENDING_COOKIE = "__Host-latchkey.two-factor";
