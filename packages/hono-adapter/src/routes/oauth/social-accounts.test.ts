@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { AUDIT_LOG_PLUGIN_ID, auditLog } from "@latchkey/core";
 import type { TestOidcProvider } from "@latchkey/test-support/oidc-provider";
-import { cookieOf, PROVIDER, signInWithProvider, socialAuth } from "../../../test/routes/oauth/social-test-kit.ts";
-import { oidcProviderForFile, personMaker } from "./social-fixture.ts";
+import {
+  cookieOf,
+  oidcProviderForFile,
+  personMaker,
+  PROVIDER,
+  signInWithProvider,
+  socialAuth,
+} from "../../../test/routes/oauth/social-test-kit.ts";
 
 let idp: TestOidcProvider;
 oidcProviderForFile((started) => (idp = started));

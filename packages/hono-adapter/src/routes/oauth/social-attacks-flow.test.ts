@@ -2,9 +2,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { SignJWT } from "jose";
 import { authorizeAt, CLIENT_SECRET, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
-import { deliver, errorOf, REDIRECT_URI, socialAuth, startFlow } from "../../../test/routes/oauth/social-test-kit.ts";
+import {
+  deliver,
+  errorOf,
+  oidcProviderForFile,
+  personMaker,
+  REDIRECT_URI,
+  refused,
+  socialAuth,
+  startFlow,
+  userCount,
+} from "../../../test/routes/oauth/social-test-kit.ts";
 import type { TestAuth } from "../../../test/test-auth.ts";
-import { oidcProviderForFile, personMaker, refused, userCount } from "./social-fixture.ts";
 
 let idp: TestOidcProvider;
 oidcProviderForFile((started) => (idp = started));

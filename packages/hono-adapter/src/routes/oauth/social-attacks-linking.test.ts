@@ -5,13 +5,15 @@ import {
   deliver,
   errorOf,
   ip,
+  oidcProviderForFile,
+  personMaker,
   PROVIDER,
   REDIRECT_URI,
+  refused,
   signInWithProvider,
   socialAuth,
   startFlow,
 } from "../../../test/routes/oauth/social-test-kit.ts";
-import { oidcProviderForFile, personMaker, refused } from "./social-fixture.ts";
 
 let idp: TestOidcProvider;
 oidcProviderForFile((started) => (idp = started));

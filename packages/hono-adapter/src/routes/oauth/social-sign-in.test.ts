@@ -6,13 +6,14 @@ import { TEST_SECRET } from "../../../test/test-auth.ts";
 import {
   cookieOf,
   errorOf,
+  oidcProviderForFile,
+  personMaker,
   PROVIDER,
   REDIRECT_URI,
   signInWithProvider,
   socialAuth,
 } from "../../../test/routes/oauth/social-test-kit.ts";
 import { codeAt, type Setup } from "../two-factor/fixtures.ts";
-import { oidcProviderForFile, personMaker } from "./social-fixture.ts";
 
 let idp: TestOidcProvider;
 oidcProviderForFile((started) => (idp = started));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { passkeys } from "@latchkey/core";
 import { bearer, createTestAuth } from "../../../test/test-auth.ts";
 import { SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
-import { RP_ID, ORIGIN, type Options, setup } from "./passkey-fixture.ts";
+import { RP_ID, ORIGIN, type Options, setup } from "../../../test/routes/passkey/fixtures.ts";
 
 describe("passkeys over HTTP (software authenticator: real ES256 keys, CBOR attestation, signed assertions)", () => {
   it("a passkey sign-in obeys the account lockout and the beforeSignIn hook", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bearer } from "../../../test/test-auth.ts";
 import { b64url, SoftwareAuthenticator, type Cbor } from "@latchkey/test-support/software-authenticator";
-import { b64decode, ORIGIN, setup } from "./passkey-fixture.ts";
+import { b64decode, ORIGIN, setup } from "../../../test/routes/passkey/fixtures.ts";
 
 describe("passkeys over HTTP: every key type and attestation format the verifier takes, and the ones it refuses", () => {
   for (const algorithm of ["ES256", "EdDSA", "RS256"] as const)

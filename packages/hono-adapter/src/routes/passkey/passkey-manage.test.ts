@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bearer } from "../../../test/test-auth.ts";
 import { b64url, SoftwareAuthenticator, type CredentialJson } from "@latchkey/test-support/software-authenticator";
-import { ORIGIN, setup } from "./passkey-fixture.ts";
+import { ORIGIN, setup } from "../../../test/routes/passkey/fixtures.ts";
 
 describe("passkeys over HTTP (software authenticator: real ES256 keys, CBOR attestation, signed assertions)", () => {
   it("a passkey deleted (in another tab) no longer signs in; the last way to sign in cannot be deleted", async () => {

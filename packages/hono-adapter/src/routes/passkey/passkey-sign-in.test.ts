@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bearer } from "../../../test/test-auth.ts";
-import { RP_ID, ORIGIN, type Options, setup } from "./passkey-fixture.ts";
+import { RP_ID, ORIGIN, type Options, setup } from "../../../test/routes/passkey/fixtures.ts";
 
 describe("passkeys over HTTP (software authenticator: real ES256 keys, CBOR attestation, signed assertions)", () => {
   it("registers a discoverable passkey and signs in with it, discoverable and by email", async () => {

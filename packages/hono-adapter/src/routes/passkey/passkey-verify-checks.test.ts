@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bearer } from "../../../test/test-auth.ts";
 import { b64url, SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
-import { ORIGIN, setup } from "./passkey-fixture.ts";
+import { ORIGIN, setup } from "../../../test/routes/passkey/fixtures.ts";
 
 describe("passkeys over HTTP (software authenticator: real ES256 keys, CBOR attestation, signed assertions)", () => {
   it("a wrong origin, a wrong RP ID, a missing user verification or presence are refused (registration and sign-in)", async () => {

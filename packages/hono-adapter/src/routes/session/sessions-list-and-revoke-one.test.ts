@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
-import { PASSWORD, recordEvents, signInAgain, live, devices } from "./sessions-fixture.ts";
+import { PASSWORD, recordEvents, signInAgain, live, devices } from "../../../test/routes/session/fixtures.ts";
 
 describe("GET /list-sessions", () => {
   it("lists the user's live sessions newest first, marks the current one, and carries no token or hash", async () => {

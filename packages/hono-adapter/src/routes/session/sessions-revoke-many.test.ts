@@ -3,7 +3,7 @@ import { auditLog, hashSecret, type AuditLogApi } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { bearer, cookieHeaders, createTestAuth } from "../../../test/test-auth.ts";
 import { storesForTestRun } from "../../../test/test-stores.ts";
-import { PASSWORD, recordEvents, live, devices } from "./sessions-fixture.ts";
+import { PASSWORD, recordEvents, live, devices } from "../../../test/routes/session/fixtures.ts";
 
 describe("POST /revoke-other-sessions and /revoke-sessions", () => {
   it("revoke-other-sessions ends every other session of the user and keeps the current one", async () => {

@@ -1,7 +1,7 @@
 // The passkey route tests' shared setup: a test auth with passkeys() and Ada signed up, with a software authenticator.
 import { expect } from "vitest";
 import { passkeys, twoFactor, type AuthEvent, type PasskeyOptions } from "@latchkey/core";
-import { BASE_URL, bearer, createTestAuth } from "../../../test/test-auth.ts";
+import { BASE_URL, bearer, createTestAuth } from "../../test-auth.ts";
 import { SoftwareAuthenticator, type CredentialJson } from "@latchkey/test-support/software-authenticator";
 
 export const RP_ID = "app.example";

@@ -1,7 +1,7 @@
 // The session route tests' shared setup: Ada on three devices and Grace on one, and what a test reads back.
 import { expect } from "vitest";
 import { hashSecret, type AuthEvent } from "@latchkey/core";
-import type { TestAuth } from "../../../test/test-auth.ts";
+import type { TestAuth } from "../../test-auth.ts";
 
 export const PASSWORD = "correct horse battery";
 
