@@ -1,7 +1,13 @@
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { oauth, oidc, type OAuthOptions, type OAuthProvider } from "@latchkey/core";
 import { BASE_URL, createTestAuth, type TestAuth } from "../../test-auth.ts";
-import { authorizeAt, CLIENT_ID, CLIENT_SECRET, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
+import {
+  authorizeAt,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  startTestOidcProvider,
+  type TestOidcProvider,
+} from "@latchkey/test-support/oidc-provider";
 
 export const PROVIDER = "example-id";
 export const REDIRECT_URI = `${BASE_URL}/auth/callback/${PROVIDER}`;
@@ -75,4 +81,54 @@ export async function signInWithProvider(
 export function errorOf(res: Response): string | null {
   expect(res.status).toBe(302);
   return new URL(res.headers.get("location")!).searchParams.get("error");
+}
+
+// Per-file state (a test file's provider, its counter) lives in each file's call of these: the hono-adapter project
+// shares one module graph between its files (`isolate: false`).
+
+/**
+ * Starts a test OpenID provider before the calling file's tests and closes it after them. Call it at the top of a
+ * test file: the hooks are that file's.
+ *
+ * @example
+ * let idp: TestOidcProvider;
+ * oidcProviderForFile((started) => (idp = started));
+ */
+export function oidcProviderForFile(set: (idp: TestOidcProvider) => void): void {
+  let idp: TestOidcProvider | undefined;
+  beforeAll(async () => {
+    idp = await startTestOidcProvider([REDIRECT_URI]);
+    set(idp);
+  });
+  afterAll(async () => {
+    await idp?.close();
+  });
+}
+
+/**
+ * A maker of provider users for one test file (its own counter): a verified `<local>-…@example.com` with a fresh
+ * subject, plus `fields`.
+ *
+ * @example
+ * const person = personMaker("person", { name: "Ada Lovelace" });
+ * const who = person({ email_verified: false });
+ */
+export function personMaker(local: string, fields: { name?: string } = {}) {
+  let seq = 0;
+  return (over: { email_verified?: boolean; email?: string } = {}) => {
+    const n = `${Date.now().toString(36)}${seq++}`;
+    return { sub: `sub-${n}`, email: `${local}-${n}@example.com`, email_verified: true, ...fields, ...over };
+  };
+}
+
+export async function userCount(t: TestAuth, email: string) {
+  return (await t.store.users.findByEmail(email)) ? 1 : 0;
+}
+
+/** The failure redirect: to the error callback, no session cookie, no user. */
+export async function refused(t: TestAuth, res: Response, code: string, email: string) {
+  expect(errorOf(res)).toBe(code);
+  expect(res.headers.get("location")).toMatch(/^https:\/\/app\.example\//);
+  expect(res.headers.getSetCookie().some((l) => l.startsWith(t.auth.core.config.cookies.name))).toBe(false);
+  expect(await userCount(t, email)).toBe(0);
 }
