@@ -19,7 +19,7 @@ const KNOWN_SKIPS: Array<{ project: RegExp; file: RegExp; reason: string }> = [
   },
   {
     project: /^hono-adapter \((sqlite|postgres)\)$/,
-    file: /^packages\/hono-adapter\/src\/(http\/(compensation|rollback)-scope|seams\/faults|routes\/two-factor\/d1)\.test\.ts$/,
+    file: /^packages\/hono-adapter\/src\/(http\/(compensation|rollback)-scope|seams\/faults-compensating|routes\/two-factor\/d1)\.test\.ts$/,
     reason:
       "builds its own store (a gated memory store, the compensating D1-like harness, or a Miniflare D1), not the run's: runs once, in the memory project",
   },
