@@ -1,47 +1,16 @@
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { promisify } from "node:util";
 import { createTestPostgresDatabase, createTestSqliteFile } from "@latchkey/test-support";
 import { describe, expect, it } from "vitest";
 import { importMiniflare, wranglerMiniflare } from "./d1.ts";
-import { databaseKind, importMongoStore, loadMongoMigrator, migrate, migrateWith, redactUrl } from "./migrate.ts";
+import { migrate } from "./migrate.ts";
+import { latchkey, latchkeyWith, SUBPROCESS_TIMEOUT } from "./test-fixtures.ts";
 
-const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
-const run = promisify(execFile);
-
-async function latchkey(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return latchkeyWith({}, ...args);
-}
-
-async function latchkeyWith(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      encoding: "utf8",
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-// Each run of the bin starts Node (up to a second on a loaded two-core machine).
-const SUBPROCESS_TIMEOUT = { timeout: 30_000 };
-
-const notInstalled = () =>
-  Promise.reject(
-    Object.assign(new Error("Cannot find package '@latchkey/mongo-store' imported from cli"), {
-      code: "ERR_MODULE_NOT_FOUND",
-    }),
-  );
+// Migrating each kind of database. The tests that list the migrations are all in this file (a new migration is
+// added to each list here); the URL handling and the password masking are in migrate-urls.test.ts, MongoDB in
+// migrate-mongo.test.ts.
 
 describe("latchkey migrate", () => {
   it("migrates a fresh libSQL file through the CLI; a second run applies nothing", SUBPROCESS_TIMEOUT, async () => {
@@ -198,141 +167,6 @@ describe("latchkey migrate", () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("latchkey migrate --d1 <local-id>");
   });
-
-  it(
-    "refuses a missing or unsupported --database with the usage and exit code 2, printing no password",
-    SUBPROCESS_TIMEOUT,
-    async () => {
-      const missing = await latchkey("migrate");
-      expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain("latchkey migrate --database <url>");
-      const mysql = await latchkey("migrate", "--database", "mysql://root:hunter2@localhost/app");
-      expect(mysql.code).toBe(2);
-      expect(mysql.stderr).toContain("unsupported database URL mysql://root:***@localhost/app");
-      expect(mysql.stderr + mysql.stdout).not.toContain("hunter2");
-      const dsn = await latchkey("migrate", "--database", "host=localhost user=app password=hunter3 dbname=app");
-      expect(dsn.code).toBe(2);
-      expect(dsn.stderr).toContain("unsupported database URL host=localhost user=app password=*** dbname=app");
-      expect(dsn.stderr + dsn.stdout).not.toContain("hunter3");
-      await expect(migrate("mysql://localhost/app")).rejects.toThrow(
-        /expected postgres:\/\/, postgresql:\/\/, file:, libsql:\/\/ or mongodb:\/\//,
-      );
-    },
-  );
-
-  it("hands mongodb:// URLs to migrateMongo of @latchkey/mongo-store", async () => {
-    const calls: string[] = [];
-    const fake = {
-      migrateMongo: async (url: string, { log }: { log: (line: string) => void }) => (
-        calls.push(url), log("created indexes"), ["users.email_unique"]
-      ),
-    };
-    const lines: string[] = [];
-    const applied = await migrateWith(
-      "mongodb://127.0.0.1:27017/app",
-      { log: (line) => lines.push(line) },
-      async () => fake,
-    );
-    expect(applied).toEqual(["users.email_unique"]);
-    expect(calls).toEqual(["mongodb://127.0.0.1:27017/app"]);
-    expect(lines).toEqual(["created indexes"]);
-  });
-
-  it("finds migrateMongo in the installed @latchkey/mongo-store", async () => {
-    expect(await loadMongoMigrator(importMongoStore)).toBeTypeOf("function");
-  });
-
-  it("says which package to install when @latchkey/mongo-store is absent, and keeps other load errors", async () => {
-    await expect(migrateWith("mongodb://localhost/app", {}, notInstalled)).rejects.toThrow(
-      /@latchkey\/mongo-store, which is not installed/,
-    );
-    await expect(migrateWith("mongodb://localhost/app", {}, async () => ({}))).rejects.toThrow(
-      /does not export migrateMongo/,
-    );
-    const broken = () => Promise.reject(new Error("mongodb driver exploded"));
-    await expect(migrateWith("mongodb://localhost/app", {}, broken)).rejects.toThrow("mongodb driver exploded");
-  });
-
-  it("classifies URLs and masks passwords and auth tokens", () => {
-    expect(
-      [
-        "postgres://h/d",
-        "postgresql://h/d",
-        "file:/tmp/a.db",
-        "libsql://db.example.io",
-        "mongodb+srv://c/d",
-        "mysql://h/d",
-      ].map(databaseKind),
-    ).toEqual(["postgres", "postgres", "sqlite", "sqlite", "mongodb", null]);
-    expect(redactUrl("postgres://app:s3cret@db:5432/auth")).toBe("postgres://app:***@db:5432/auth");
-    expect(redactUrl("libsql://db.example.io?authToken=eyJhbGciOi")).toBe("libsql://db.example.io?authToken=***");
-    expect(redactUrl("file:./auth.db")).toBe("file:./auth.db");
-  });
-
-  it("masks multi-host user-info and password parameters, which new URL() cannot parse", () => {
-    expect(redactUrl("mongodb://admin:S3cret@db1,db2/app?replicaSet=rs0")).toBe(
-      "mongodb://admin:***@db1,db2/app?replicaSet=rs0",
-    );
-    expect(redactUrl("mongodb://admin:p@ss:w0rd@db1:27017,db2:27017/app")).toBe(
-      "mongodb://admin:***@db1:27017,db2:27017/app",
-    );
-    expect(redactUrl("postgres://db/auth?user=app&password=S3cret&sslmode=require")).toBe(
-      "postgres://db/auth?user=app&password=***&sslmode=require",
-    );
-    expect(redactUrl("postgresql://app@db/auth?sslpassword=k3y&PASSWORD=x")).toBe(
-      "postgresql://app@db/auth?sslpassword=***&PASSWORD=***",
-    );
-    expect(redactUrl("file:./auth.db?authToken=abc")).toBe("file:./auth.db?authToken=***");
-  });
-
-  // Issue 50, item 6: the user-info ended at the first `/`, `?` or `#`, and keyword DSNs were echoed whole.
-  it("takes the user-info up to the last @ before the host, and masks password= in keyword DSNs", async () => {
-    expect(redactUrl("postgres://admin:S3c/ret@host/db")).toBe("postgres://admin:***@host/db");
-    expect(redactUrl("postgres://admin:S3c?r#e@t@host:5432/db?sslmode=require&password=two")).toBe(
-      "postgres://admin:***@host:5432/db?sslmode=require&password=***",
-    );
-    expect(redactUrl("mongodb://admin:a/b@c@db1,db2/app")).toBe("mongodb://admin:***@db1,db2/app");
-    expect(redactUrl("postgres://db/auth")).toBe("postgres://db/auth");
-    expect(redactUrl("host=db.internal port=5432 user=app password=S3cret dbname=auth")).toBe(
-      "host=db.internal port=5432 user=app password=*** dbname=auth",
-    );
-    expect(redactUrl("host=db password = 'S3 c\\'ret' sslpassword=k3y user=app")).toBe(
-      "host=db password = *** sslpassword=*** user=app",
-    );
-    // The "unsupported database URL" error of migrate and sweep.
-    const dsn = "host=127.0.0.1 user=app password=S3cret-dsn dbname=auth";
-    await expect(migrate(dsn)).rejects.toThrow(
-      "unsupported database URL host=127.0.0.1 user=app password=*** dbname=auth",
-    );
-    await expect(migrate(dsn)).rejects.not.toThrow(/S3cret/);
-    await expect(migrate("mysql://root:S3c/ret@db/app")).rejects.toThrow(
-      "unsupported database URL mysql://root:***@db/app",
-    );
-    await expect(migrate("mysql://root:S3c/ret@db/app")).rejects.not.toThrow(/S3c|ret@/);
-  });
-
-  it(
-    "latchkey migrate never prints a database password: multi-host user-info, ?password=, driver errors",
-    SUBPROCESS_TIMEOUT,
-    async () => {
-      const attempts = [
-        ["--database", "postgres://app:S3cret-one@127.0.0.1:1/auth"],
-        ["--database=postgres://127.0.0.1:1/auth?user=app&password=S3cret-two"],
-        [
-          "--database",
-          "mongodb://admin:S3cret-three@127.0.0.1:1,127.0.0.2:1/app?serverSelectionTimeoutMS=300&connectTimeoutMS=300",
-        ],
-        ["--database", "postgres://app:S3cret/four@127.0.0.1:1/auth"],
-      ];
-      for (const args of attempts) {
-        const result = await latchkey("migrate", ...args);
-        expect(result.code, args.join(" ")).toBe(1);
-        const printed = result.stdout + result.stderr;
-        expect(printed).toMatch(/Migrating .*\*\*\*/);
-        expect(printed).not.toMatch(/S3cret/);
-      }
-    },
-  );
 
   it(
     "takes the URL from LATCHKEY_DATABASE_URL, so it stays out of ps and the shell history",

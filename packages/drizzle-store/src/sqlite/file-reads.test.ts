@@ -1,16 +1,17 @@
 import type { FullStore } from "@latchkey/core";
 import { fixtures } from "@latchkey/store-conformance";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drizzleStore, migrateDatabase } from "../sqlite.ts";
 import { createTestSqliteFile, type TestDatabase } from "@latchkey/test-support";
-import { fileReads, readThrough, writeThrough } from "./file-reads.ts";
-import { apiKeys, users, verifications } from "./schema.ts";
+import { closeMigratedFile, openMigratedFile } from "../../test/sqlite-file-store.ts";
+import { fileReads, readThrough } from "./file-reads.ts";
+import { users } from "./schema.ts";
 import { openSqlite, openSqliteForStore } from "./connection.ts";
 import { apiKeysPort } from "./api-keys.ts";
 import { drizzle } from "drizzle-orm/libsql";
 
-const { account, apiKey, at, session, user, verification } = fixtures;
+const { apiKey, at, session, user } = fixtures;
 // Drizzle wraps a driver error (as `cause`) in one naming the query.
 const driverMessage = (error: unknown) =>
   String(error instanceof Error && error.cause instanceof Error ? error.cause.message : error);
@@ -18,15 +19,8 @@ const driverMessage = (error: unknown) =>
 describe("file: store lookups on the read connection", () => {
   let database: TestDatabase;
   let store: FullStore;
-  beforeAll(async () => {
-    database = await createTestSqliteFile();
-    await migrateDatabase(database.url);
-    store = drizzleStore({ dialect: "sqlite", url: database.url });
-  });
-  afterAll(async () => {
-    await store?.close();
-    await database?.dispose();
-  });
+  beforeAll(async () => ({ database, store } = await openMigratedFile()));
+  afterAll(() => closeMigratedFile(store, database));
 
   it("opens a read connection for a file: database, and none for an in-memory one", async () => {
     const own = openSqliteForStore(database.url);
@@ -140,69 +134,6 @@ describe("file: store lookups on the read connection", () => {
     own.close();
   });
 
-  it("runs a single-statement write on the writer connection, visible at once to the client and the read connection", async () => {
-    const u = user();
-    await store.users.create(u, []);
-    const k = apiKey(u.id, { remaining: 10 });
-    await store.apiKeys.create(k);
-    const own = openSqliteForStore(database.url);
-    const reads = fileReads(own);
-    const wdb = (await reads.writer())!;
-    expect(wdb.all(sql`pragma synchronous`)).toEqual([{ synchronous: 1 }]); // NORMAL, as the client's connection
-    const use = writeThrough(
-      reads,
-      (w) =>
-        w
-          .update(apiKeys)
-          .set({ remaining: sql`${apiKeys.remaining} - 1` })
-          .where(sql`${apiKeys.id} = ${sql.placeholder("id")}`)
-          .returning()
-          .prepare(),
-      () => Promise.reject(new Error("the writer connection was not used")),
-    );
-    expect((await use({ id: k.id }))[0]?.remaining).toBe(9);
-    expect((await store.apiKeys.findById(k.id))?.remaining).toBe(9);
-    expect((await store.apiKeys.findByHash(k.keyHash))?.remaining).toBe(9);
-    // The store's own consumeUse (which runs there too) and the client's writes keep one count.
-    await store.apiKeys.consumeUse(k.id, at(10));
-    await store.apiKeys.update(k.id, null, { remaining: 100 });
-    await store.apiKeys.consumeUse(k.id, at(11));
-    expect((await use({ id: k.id }))[0]?.remaining).toBe(98);
-    await reads.close();
-    own.close();
-    const memory = openSqlite(":memory:");
-    const none = fileReads(memory);
-    expect(await none.writer()).toBeNull();
-    await none.close();
-    memory.close();
-  });
-
-  it("an API key's use on the writer connection waits for an open transaction of the store instead of meeting its lock", async () => {
-    const u = user();
-    await store.users.create(u, []);
-    const k = apiKey(u.id, { remaining: 5 });
-    await store.apiKeys.create(k);
-    await store.apiKeys.consumeUse(k.id, at(1)); // the writer connection is open and its statement prepared
-    let finish!: () => void;
-    const held = new Promise<void>((resolve) => (finish = resolve));
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    const other = user();
-    const transaction = store.transaction(async (tx) => {
-      await tx.users.create(other, []); // the transaction now holds SQLite's write lock
-      entered();
-      await held;
-    });
-    await inside;
-    // Without the gate this write spins in SQLite's busy handler on the thread the transaction needs, then fails.
-    const use = store.apiKeys.consumeUse(k.id, at(2));
-    finish();
-    await transaction;
-    expect((await use).ok).toBe(true);
-    expect((await store.apiKeys.findById(k.id))?.remaining).toBe(3);
-    expect(await store.users.findById(other.id)).not.toBeNull();
-  });
-
   it("looks up on the writer connection while it is idle, and on the read connection while a transaction is open there", async () => {
     const own = openSqliteForStore(database.url);
     const reads = fileReads(own);
@@ -251,47 +182,5 @@ describe("file: store lookups on the read connection", () => {
     expect(await early.users.findByEmail(u.email)).toEqual(u);
     await early.close();
     await fresh.dispose();
-  });
-
-  // The engine connections run drizzle's queries through a lean session (engine-session.ts): its rows must be the
-  // ones drizzle's own sessions give, and a statement that failed once must run again. (Inside a transaction, a
-  // conflict of the prepared user insert followed by another insert: transaction-ports.test.ts.)
-  it("engine session: answers rows as drizzle's libSQL client reads them (dates, booleans, JSON, nulls)", async () => {
-    const u = user({ emailVerified: true, name: null, image: null, metadata: { plan: "pro" } });
-    await store.users.create(u, [account(u.id)]);
-    const code = verification({ userId: u.id, payload: null, expiresAt: at(600_000) });
-    await store.verifications.issue(code);
-    const client = openSqlite(database.url);
-    try {
-      const viaClient = drizzle({ client });
-      const [userRow] = await viaClient.select().from(users).where(eq(users.email, u.email));
-      const [codeRow] = await viaClient
-        .select()
-        .from(verifications)
-        .where(eq(verifications.identifier, code.identifier));
-      // Through the engine session: outside a transaction and inside one (the writer's own statements).
-      expect(await store.users.findByEmail(u.email)).toEqual(userRow);
-      expect(await store.verifications.findByIdentifier(code.identifier)).toEqual(codeRow);
-      const inside = await store.transaction(async (tx) => [
-        await tx.users.findByEmail(u.email),
-        await tx.verifications.consume(code.id),
-      ]);
-      expect(inside).toEqual([userRow, codeRow]);
-      expect(userRow).toMatchObject({ emailVerified: true, name: null, metadata: { plan: "pro" } });
-      expect(codeRow?.expiresAt).toBeInstanceOf(Date);
-    } finally {
-      client.close();
-    }
-  });
-
-  it("engine session: runs a one-row statement again after it failed (the engine leaves a failed `get` unreset)", async () => {
-    // The issue upsert is one statement on the writer connection, stepped once per call: its NOT NULL constraint
-    // refuses a row without a hash. The next issue through the same statement must run, not repeat the error.
-    const refused = verification({ valueHash: null as unknown as string });
-    await expect(store.verifications.issue(refused)).rejects.toThrow();
-    const code = verification();
-    await store.verifications.issue(code);
-    expect(await store.verifications.findByIdentifier(code.identifier)).toMatchObject({ id: code.id });
-    expect(await store.verifications.findByIdentifier(refused.identifier)).toBeNull();
   });
 });
