@@ -50,7 +50,7 @@ export function spread(values: readonly number[]): Spread | null {
  * operations that straddle its edges, and its CPU holds the work of operations still in flight when it closes: with
  * 20 or more, one operation either way moves the throughput by at most 5%. Below that, a window of slow operations
  * (password hashing, 32 connections queued on one core) can hold one completion and the CPU of the whole window,
- * which made a 55.7x "ratio" out of a single sign-in. docs/benchmarks.md gives the reasoning.
+ * which made a 55.7x "ratio" out of a single sign-in. bench/README.md gives the reasoning.
  */
 export const MIN_OPS = 20;
 

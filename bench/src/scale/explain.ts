@@ -17,7 +17,7 @@ import type { SeedTarget } from "./seed.ts";
 /**
  * The hot statements of each library, written out with the columns and conditions each one uses (Latchkey's from
  * its drizzle-store; Better Auth's from what its adapters send for the same operation), with real values of the
- * seeded rows. Their plans go into docs/benchmarks.md: every hot lookup must be an index search, never a scan.
+ * seeded rows. Their plans go into the scale run's report (bench/README.md, "Scale"): every hot lookup must be an index search, never a scan.
  */
 export interface HotStatement {
   name: string;

@@ -78,7 +78,7 @@ export type BetterAuthStore = { kind: "memory" } | { kind: "libsql"; file: strin
  * Better Auth's database for one store kind, with its tables created by its own migrations where it has them: its
  * memory adapter; on libSQL, its built-in Kysely adapter over the native `libsql` engine's better-sqlite3-style
  * `Database` (the fastest SQLite driver its adapters take on Node 20: measured against its drizzle adapter over
- * `@libsql/client`, which prepares every statement again and converts every row, see docs/benchmarks.md); on
+ * `@libsql/client`, which prepares every statement again and converts every row, see bench/README.md); on
  * PostgreSQL, a `pg` Pool, which Better Auth takes as its database directly (the same built-in Kysely adapter).
  */
 export async function betterAuthDatabase(

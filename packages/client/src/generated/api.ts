@@ -91,7 +91,7 @@ export interface paths {
         };
         /**
          * List and search users
-         * @description Every user newest first, or those whose email or name starts with `searchValue` (case-insensitive) in that field's order; a page at a time (pass `nextCursor` back as `cursor`), the first with `total`, how many the whole listing has (null on the pages after it: counting a million users costs more than a page). Each page is an index range on every SQL store. Admins only: the signed-in user's `appMetadata.role` is one of `adminRoles`, or their id is in `adminUserIds` (403 `INSUFFICIENT_PERMISSIONS` otherwise, and from an impersonation session).
+         * @description Every user newest first, or those whose email or name starts with `searchValue` (case-insensitive) in that field's order; a page at a time (pass `nextCursor` back as `cursor`), the first with `total`, how many the whole listing has, counted no further than `admin({ listUsersCountLimit })` (100,000 by default; beyond it `totalExact` is false), and null on the pages after it: counting a million users costs more than a page. Each page is an index range on every SQL store. Admins only: the signed-in user's `appMetadata.role` is one of `adminRoles`, or their id is in `adminUserIds` (403 `INSUFFICIENT_PERMISSIONS` otherwise, and from an impersonation session).
          */
         get: operations["adminListUsers"];
         put?: never;
@@ -1900,8 +1900,10 @@ export interface components {
         };
         AdminUserList: {
             nextCursor: string | null;
-            /** @description How many users the whole listing (this search) has: on the first page; null after it */
+            /** @description How many users the whole listing (this search) has: on the first page; null after it. Counted no further than `admin({ listUsersCountLimit })` (100,000 by default): beyond it, that limit with `totalExact: false` */
             total: number | null;
+            /** @description Whether `total` is exact (false: the listing has more users than `total`, e.g. "100,000+"); null after the first page */
+            totalExact: boolean | null;
             users: components["schemas"]["AdminUser"][];
         };
         AdminUserResponse: {

@@ -23,6 +23,7 @@ describe("admin()", () => {
       return (await s.json(res)) as {
         users: Array<{ email: string; name: string }>;
         total: number | null;
+        totalExact: boolean | null;
         nextCursor: string | null;
       };
     };
