@@ -8,7 +8,7 @@ import { duplicateKeyFields } from "./errors.ts";
 
 export const OWNER = "owner";
 
-export const isMembershipTaken = (error: unknown) => {
+const isMembershipTaken = (error: unknown) => {
   const fields = duplicateKeyFields(error);
   return fields?.includes("organizationId") && fields.includes("userId");
 };
