@@ -4,7 +4,7 @@ import type { FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
 import { BASE_URL, type TestAuth } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
-import { cacheInstances, listening, onA, pausedOnce } from "./revocation-fixture.ts";
+import { cacheInstances, listening, onA, pausedOnce } from "../../test/cache/revocation-fixture.ts";
 
 // API keys with the lookup cache on, over the run's store: a verify reads the key with its owner, and a change to
 // either on instance A is refused by instance B once its carrier delivered it; a quota key spends every use at the

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { memoryStore } from "@latchkey/memory-store";
 import { BASE_URL, bearer } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
-import { cacheInstances, listening } from "./revocation-fixture.ts";
+import { cacheInstances, listening } from "../../test/cache/revocation-fixture.ts";
 
 // What the lookup cache hands a handler (the user, an API key) is the caller's own copy: editing it in place
 // changes nothing a later request sees.

@@ -5,7 +5,15 @@ import { redisCacheCarrier } from "@latchkey/redis-store";
 import { startTestRedis, type TestRedisServer } from "../../../../test/redis-server.ts";
 import { bearer, type TestAuth } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
-import { cacheInstances, cachedOn, listening, onA, session, signIn, until } from "./revocation-fixture.ts";
+import {
+  cacheInstances,
+  cachedOn,
+  listening,
+  onA,
+  session,
+  signIn,
+  until,
+} from "../../test/cache/revocation-fixture.ts";
 
 // The lookup cache with Redis pub/sub as its carrier, over the run's store (a `redis-server` of its own, started
 // before the tests): revocations delivered, and Redis down or frozen.

@@ -6,7 +6,15 @@ import { apiKeyRecord, testPostgresUrl } from "@latchkey/test-support";
 import { bearer } from "../../test/test-auth.ts";
 import { storesForTestRun, testStoreKind } from "../../test/test-stores.ts";
 import { send, verify } from "../routes/email-verification/test-fixtures.ts";
-import { cacheInstances, cachedOn, listening, onA, session, signIn, until } from "./revocation-fixture.ts";
+import {
+  cacheInstances,
+  cachedOn,
+  listening,
+  onA,
+  session,
+  signIn,
+  until,
+} from "../../test/cache/revocation-fixture.ts";
 
 // The lookup cache over HTTP on the run's store (memory, libSQL, PostgreSQL): every revocation is refused at
 // once on the instance that made it, and on another instance over the same database as soon as its carrier

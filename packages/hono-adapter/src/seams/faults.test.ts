@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { describeViolations, exploreFaults, structuralViolations, takeSnapshot } from "@latchkey/test-support";
 import { report, seamAuth, sharedStore } from "../../test/seams/harness.ts";
-import { plugins, type T } from "./fault-case-kit.ts";
-import { faultCases, underFaults } from "./under-faults.ts";
+import { plugins, type T } from "../../test/seams/fault-case-kit.ts";
+import { faultCases, underFaults } from "../../test/seams/under-faults.ts";
 
 // Every multi-write flow under every fault on the run's store (the cases: sign-in-fault-cases.ts and
 // account-fault-cases.ts), and the JWT key rotation.

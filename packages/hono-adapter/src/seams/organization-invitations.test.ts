@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { exploreInterleavings } from "@latchkey/test-support";
 import { answerOf, outcomes, PASSWORD, report, storeVariants, structural } from "../../test/seams/harness.ts";
-import { invitedWorld, orgAuth, orgBudget, PAIR_TIMEOUT_MS, post, statusOf } from "./organization-fixture.ts";
+import {
+  invitedWorld,
+  orgAuth,
+  orgBudget,
+  PAIR_TIMEOUT_MS,
+  post,
+  statusOf,
+} from "../../test/seams/organization-fixture.ts";
 
 // An invitation's accept racing the organizations' other flows (issue 46): x the removal of the invitee, x the
 // invitee's account deletion and x the organization's deletion. After each interleaving: the structural invariants,

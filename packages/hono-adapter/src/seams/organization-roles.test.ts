@@ -13,7 +13,15 @@ import {
 } from "../../test/seams/harness.ts";
 import { bearer } from "../../test/test-auth.ts";
 import { testStoreKind } from "../../test/test-stores.ts";
-import { orgAuth, orgBudget, PAIR_TIMEOUT_MS, person, post, statusOf, type OrgAuth } from "./organization-fixture.ts";
+import {
+  orgAuth,
+  orgBudget,
+  PAIR_TIMEOUT_MS,
+  person,
+  post,
+  statusOf,
+  type OrgAuth,
+} from "../../test/seams/organization-fixture.ts";
 
 // Role changes racing the organizations' other flows (issue 46): the last two owners' leave x demotion; a member's
 // demotion x a verify of the organization API key they made (decision 0079). After each interleaving: the

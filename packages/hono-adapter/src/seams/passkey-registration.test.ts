@@ -20,7 +20,7 @@ import {
   pendingRegistration,
   statusOf,
   type CreationOptions,
-} from "./passkey-fixture.ts";
+} from "../../test/seams/passkey-fixture.ts";
 
 // A passkey's registration racing the account's other flows (issue 44): x the deletion of the user's last passkey,
 // x the account's deletion and x the first proof of the mailbox. After each interleaving: the structural

@@ -18,7 +18,7 @@ import {
   passwordUserWithPasskey,
   pendingSignIn,
   statusOf,
-} from "./passkey-fixture.ts";
+} from "../../test/seams/passkey-fixture.ts";
 
 // A passkey sign-in racing the account's other flows (issue 44): x the account's deletion and x a password reset.
 // After each interleaving: the structural invariants, among them I2 (no passkey or session of a deleted user).

@@ -14,7 +14,7 @@ import {
   socialBudget,
   socialWorlds,
   type CallbackAnswer,
-} from "./social-fixture.ts";
+} from "../../test/seams/social-fixture.ts";
 
 // Social sign-in callbacks racing each other and the account's deletion (issue 43). The provider's part of a flow
 // (the login, the code) happens in the setup; what races is Latchkey's callback (state spent, code redeemed, account

@@ -24,7 +24,7 @@ import {
   socialBudget,
   socialWorlds,
   type CallbackAnswer,
-} from "./social-fixture.ts";
+} from "../../test/seams/social-fixture.ts";
 
 // Social sign-in racing the account's linked identities (issue 43): an unlink x a sign-in with the same identity,
 // and a link by email x an email sign-up of the same address. The provider's part of a flow happens in the setup;

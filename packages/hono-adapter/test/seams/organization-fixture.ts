@@ -1,9 +1,9 @@
 import { expect } from "vitest";
 import { organizations, type FullStore } from "@latchkey/core";
 import type { ScheduleRun } from "@latchkey/test-support";
-import { answer, answerOf, freshEmail, PASSWORD, seamAuth } from "../../test/seams/harness.ts";
-import { bearer, type TestAuth } from "../../test/test-auth.ts";
-import { testStoreKind } from "../../test/test-stores.ts";
+import { answer, answerOf, freshEmail, PASSWORD, seamAuth } from "./harness.ts";
+import { bearer, type TestAuth } from "../test-auth.ts";
+import { testStoreKind } from "../test-stores.ts";
 
 // The worlds of the organization pairs (organization-invitations.test.ts, organization-roles.test.ts): users,
 // an organization, a pending invitation. Nothing here keeps state between calls.

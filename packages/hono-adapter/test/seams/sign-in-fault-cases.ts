@@ -1,8 +1,8 @@
 import { expect } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { noSessionFromReplacedPassword, spentTokenHadEffect } from "@latchkey/test-support";
-import { answer, freshEmail, seamHasher, tokenOf } from "../../test/seams/harness.ts";
-import { bearer } from "../../test/test-auth.ts";
+import { answer, freshEmail, seamHasher, tokenOf } from "./harness.ts";
+import { bearer } from "../test-auth.ts";
 import { faultCaseList, NEW, OLD, type T } from "./fault-case-kit.ts";
 
 const credentialHash = async (t: T, userId: string) =>

@@ -1,8 +1,8 @@
 import { expect } from "vitest";
 import { hashSecret } from "@latchkey/core";
 import { spentTokenHadEffect } from "@latchkey/test-support";
-import { answer, freshEmail } from "../../test/seams/harness.ts";
-import { bearer } from "../../test/test-auth.ts";
+import { answer, freshEmail } from "./harness.ts";
+import { bearer } from "../test-auth.ts";
 import { faultCaseList, OLD } from "./fault-case-kit.ts";
 
 const { cases, faultCase } = faultCaseList();

@@ -2,9 +2,9 @@ import { expect } from "vitest";
 import { PASSKEYS_PLUGIN_ID, passkeys, type FullStore } from "@latchkey/core";
 import type { ScheduleRun } from "@latchkey/test-support";
 import { SoftwareAuthenticator } from "@latchkey/test-support/software-authenticator";
-import { answerOf, freshEmail, PASSWORD, seamAuth } from "../../test/seams/harness.ts";
-import { BASE_URL, bearer, type TestAuth } from "../../test/test-auth.ts";
-import { testStoreKind } from "../../test/test-stores.ts";
+import { answerOf, freshEmail, PASSWORD, seamAuth } from "./harness.ts";
+import { BASE_URL, bearer, type TestAuth } from "../test-auth.ts";
+import { testStoreKind } from "../test-stores.ts";
 
 // The worlds of the passkey pairs (passkey-registration.test.ts, passkey-sign-in.test.ts): a passkey user, a
 // registration or a sign-in answered by a software authenticator and ready to send. Nothing here keeps state

@@ -1,7 +1,7 @@
 import { apiKeys, emailOtp, jwt } from "@latchkey/core";
 import type { Snapshot, SnapshotScope, Violation } from "@latchkey/test-support";
-import type { Answer } from "../../test/seams/harness.ts";
-import type { TestAuth } from "../../test/test-auth.ts";
+import type { Answer } from "./harness.ts";
+import type { TestAuth } from "../test-auth.ts";
 
 // What a fault case of the seams is (faults.test.ts runs each on the run's store, faults-compensating.test.ts under
 // a compensating transaction): its auth's plugins, its passwords and its shape.

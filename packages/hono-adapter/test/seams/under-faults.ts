@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import type { FullStore } from "@latchkey/core";
 import { describeViolations, exploreFaults, structuralViolations, takeSnapshot } from "@latchkey/test-support";
-import { report, seamAuth, sharedStore } from "../../test/seams/harness.ts";
+import { report, seamAuth, sharedStore } from "./harness.ts";
 import { accountFaultCases } from "./account-fault-cases.ts";
 import { plugins, type FaultCase, type T } from "./fault-case-kit.ts";
 import { signInFaultCases } from "./sign-in-fault-cases.ts";

@@ -1,8 +1,8 @@
 import { afterEach, expect } from "vitest";
 import { apiKeys, type CacheCarrier, type FullStore } from "@latchkey/core";
 import { memoryStore } from "@latchkey/memory-store";
-import { bearer, createTestAuth, type TestAuth } from "../../test/test-auth.ts";
-import { storesForTestRun } from "../../test/test-stores.ts";
+import { bearer, createTestAuth, type TestAuth } from "../test-auth.ts";
+import { storesForTestRun } from "../test-stores.ts";
 
 // What the lookup cache's tests share (revocation.test.ts and its siblings): instances with the cache on over the
 // run's store, and the waits for a carrier's delivery, counted in `stats()`, never for a time.

@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import { oauth, type AccountRecord, type OAuthOptions } from "@latchkey/core";
 import type { ScheduleRun } from "@latchkey/test-support";
 import { authorizeAt, startTestOidcProvider, type TestOidcProvider } from "@latchkey/test-support/oidc-provider";
-import { freshEmail, seamAuth, type Answer } from "../../test/seams/harness.ts";
-import { exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../../test/routes/oauth/social-test-kit.ts";
-import type { TestAuth } from "../../test/test-auth.ts";
+import { freshEmail, seamAuth, type Answer } from "./harness.ts";
+import { exampleId, PROVIDER, REDIRECT_URI, startFlow } from "../routes/oauth/social-test-kit.ts";
+import type { TestAuth } from "../test-auth.ts";
 
 // The worlds of the social sign-in pairs (social-callbacks.test.ts, social-linking.test.ts). The test provider is
 // each file's own: `socialWorlds` starts it for the file that calls it and makes the helpers that reach it.
