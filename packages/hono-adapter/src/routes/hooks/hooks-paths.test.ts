@@ -135,10 +135,11 @@ describe("the tables list every path", () => {
     // A session is created directly (`sessions.create`) or at the end of a first factor (`signInOrChallenge`, which
     // creates it unless a second step is due). The second step (two-factor/sign-in-step.ts) finishes a sign-in
     // whose first step ran the hook: it is one creation without its own. The other is an admin's impersonation
-    // (admin/admin.ts): no sign-in of the user, so not the app's sign-in hook; the store still refuses a banned user.
+    // (admin/impersonation.ts): no sign-in of the user, so not the app's sign-in hook; the store still refuses a
+    // banned user.
     const found = sites(/\.sessions\.create\(|signInOrChallenge\(\w+, /g);
     expect(found).toEqual({
-      "admin/admin.ts": 1,
+      "admin/impersonation.ts": 1,
       "email-password/email-password.ts": 1,
       "email-password/sign-up.ts": 1,
       "email-otp/email-otp.ts": 1,
@@ -153,13 +154,13 @@ describe("the tables list every path", () => {
     // Only four make a session without asking the sign-in gate: the two sign-ups (a new user has no second factor),
     // the second step itself and an admin's impersonation. Every sign-in, social included, goes through the gate.
     expect(sites(/\.sessions\.create\(/g)).toEqual({
-      "admin/admin.ts": 1,
+      "admin/impersonation.ts": 1,
       "email-password/sign-up.ts": 1,
       "passkey/sign-up.ts": 1,
       "two-factor/sign-in-step.ts": 1,
     });
     delete found["two-factor/sign-in-step.ts"];
-    delete found["admin/admin.ts"];
+    delete found["admin/impersonation.ts"];
     expect(Object.keys(SIGN_IN).sort()).toEqual([
       "sign-in-email",
       "sign-in-email-otp",
